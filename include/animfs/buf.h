@@ -1,0 +1,45 @@
+/* Growable byte buffer and little-endian writer.
+ * Every codec produces its output (YAML text or binary) into an af_buf. */
+#ifndef ANIMFS_BUF_H
+#define ANIMFS_BUF_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct af_buf {
+	uint8_t *data;
+	size_t len;
+	size_t cap;
+	int failed; /* sticky: an allocation failed; later appends are no-ops */
+};
+
+#define AF_BUF_INIT { NULL, 0, 0, 0 }
+
+void af_buf_init(struct af_buf *b);
+void af_buf_free(struct af_buf *b);
+void af_buf_reset(struct af_buf *b);
+/* Make room for n more bytes; 0 or AF_ENOMEM (and b->failed set). */
+int af_buf_reserve(struct af_buf *b, size_t n);
+int af_buf_append(struct af_buf *b, const void *p, size_t n);
+int af_buf_puts(struct af_buf *b, const char *s);
+int af_buf_putc(struct af_buf *b, char c);
+int af_buf_printf(struct af_buf *b, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+int af_buf_fill(struct af_buf *b, uint8_t byte, size_t n);
+/* Zero-pad to a multiple of align (1 = nothing). */
+int af_buf_align(struct af_buf *b, size_t align);
+
+int af_buf_put_u8(struct af_buf *b, uint8_t v);
+int af_buf_put_u16le(struct af_buf *b, uint16_t v);
+int af_buf_put_u32le(struct af_buf *b, uint32_t v);
+int af_buf_put_u64le(struct af_buf *b, uint64_t v);
+int af_buf_put_f32le(struct af_buf *b, float v);
+/* Overwrite already written bytes (offset + width must be <= len). */
+void af_buf_patch_u16le(struct af_buf *b, size_t off, uint16_t v);
+void af_buf_patch_u32le(struct af_buf *b, size_t off, uint32_t v);
+void af_buf_patch_u64le(struct af_buf *b, size_t off, uint64_t v);
+
+/* Take ownership of the data (caller frees with free()); b becomes empty. */
+uint8_t *af_buf_steal(struct af_buf *b, size_t *len);
+
+#endif

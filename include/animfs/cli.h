@@ -1,0 +1,25 @@
+/* Command-line subcommands (src/cli/). Each returns the process exit code. */
+#ifndef ANIMFS_CLI_H
+#define ANIMFS_CLI_H
+
+#include "animfs/codec.h"
+
+enum { AF_EXIT_OK = 0, AF_EXIT_FAIL = 1, AF_EXIT_USAGE = 2 };
+
+int af_cli_decode(int argc, char **argv);
+int af_cli_encode(int argc, char **argv);
+int af_cli_check(int argc, char **argv);
+int af_cli_mount(int argc, char **argv);
+int af_cli_umount(int argc, char **argv);
+
+/* An af_io for a file given by path: siblings are looked up in its folder. */
+struct af_cli_io {
+	struct af_io io;
+	char dir[4096];
+};
+void af_cli_io_init(struct af_cli_io *c, const char *path);
+
+/* Print "animfs: <diag formatted with file>" (and warnings) to stderr. */
+void af_cli_report(const char *file, const struct af_diag *d);
+
+#endif

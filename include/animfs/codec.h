@@ -1,0 +1,47 @@
+/* The codec descriptor table. A codec turns one binary format into YAML and back;
+ * it knows nothing of FUSE and never prints. The FUSE layer and the command line
+ * reach codecs only through this table. */
+#ifndef ANIMFS_CODEC_H
+#define ANIMFS_CODEC_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+#define AF_BID_HEAD 64 /* bytes of the file's start passed to bid() */
+
+/* Where the bytes come from. Codecs that need companion files (a name map
+ * next to a state machine) ask through this; all members may be NULL. */
+struct af_io {
+	const char *name; /* base name of the binary file ("walk.animation") */
+	/* Read a file in the same folder by base name into out; 0 or AF_E*. */
+	int (*read_sibling)(void *ctx, const char *name, struct af_buf *out);
+	/* Call cb for each entry name of the same folder; stop when cb returns != 0. */
+	int (*list_siblings)(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx);
+	void *ctx;
+};
+
+struct af_codec {
+	const char *name;        /* "diesel-animation"; also the YAML `format:` value */
+	const char *description; /* one line for `animfs formats` */
+	const char *extensions;  /* "animation" or "PLD PLW EMD": informational */
+	unsigned version;        /* bump when the YAML rendering changes (cache key) */
+	/* Cheap claim from the base name and up to AF_BID_HEAD first bytes
+	 * (n may be smaller for short files). 0 = not mine, higher = surer. */
+	int (*bid)(const char *name, const uint8_t *head, size_t n);
+	int (*to_yaml)(const uint8_t *bin, size_t n, const struct af_io *io,
+		       struct af_buf *out, struct af_diag *d);
+	int (*from_yaml)(const uint8_t *yaml, size_t n, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d);
+};
+
+/* NULL-terminated table. */
+extern const struct af_codec *const af_codecs[];
+
+const struct af_codec *af_codec_bid(const char *name, const uint8_t *head, size_t n);
+const struct af_codec *af_codec_by_name(const char *name);
+/* The codec named by the document's top-level `format:` key. */
+const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct af_diag *d);
+
+#endif

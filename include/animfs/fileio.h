@@ -1,0 +1,27 @@
+/* File helpers shared by the command line and the mount: bounded whole-file
+ * reads and the atomic replace protocol (temp file, fsync, rename, fsync dir). */
+#ifndef ANIMFS_FILEIO_H
+#define ANIMFS_FILEIO_H
+
+#include <stddef.h>
+#include <sys/types.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+#define AF_MAX_FILE ((size_t)1 << 30) /* larger inputs are refused, not read */
+
+/* Read the whole file (relative to dirfd, or AT_FDCWD) into out. */
+int af_read_file_at(int dirfd, const char *path, size_t max, struct af_buf *out,
+		    struct af_diag *d);
+/* Read at most n first bytes. */
+int af_read_head_at(int dirfd, const char *path, uint8_t *head, size_t n, size_t *got);
+/* Replace dirfd/name atomically with data: write a temp file in the same folder,
+ * fsync it, rename it over name, fsync the folder. The mode of an existing file
+ * is kept (else `mode`). On failure the original is untouched and no temp file
+ * remains. Temp names start with ".animfs-tmp-". */
+int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       struct af_diag *d);
+
+#define AF_TMP_PREFIX ".animfs-tmp-"
+
+#endif

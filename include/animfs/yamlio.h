@@ -1,0 +1,92 @@
+/* YAML in and out.
+ * Out: codecs write text straight into an af_buf with these helpers (fast, one
+ * keyframe per line as flow sequences, no wrapping). In: libyaml events are built
+ * into a small tree whose nodes carry line:column, with aliases refused and depth
+ * bounded, so a hostile document cannot blow up memory or time. */
+#ifndef ANIMFS_YAMLIO_H
+#define ANIMFS_YAMLIO_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/arena.h"
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+/* ---- writing ---- */
+void af_y_indent(struct af_buf *b, int spaces);
+/* A string scalar: plain when it reads back as the same string, else quoted. */
+void af_y_str(struct af_buf *b, const char *s, size_t n);
+void af_y_cstr(struct af_buf *b, const char *s);
+void af_y_f32(struct af_buf *b, float v);
+void af_y_f64(struct af_buf *b, double v);
+void af_y_f16(struct af_buf *b, uint16_t bits);
+void af_y_u64(struct af_buf *b, uint64_t v);
+void af_y_i64(struct af_buf *b, int64_t v);
+void af_y_hex(struct af_buf *b, uint64_t v, int digits);
+/* Opaque bytes as a literal block of hex ("|" then lines of 32 bytes) at indent. */
+void af_y_hexblock(struct af_buf *b, const uint8_t *p, size_t n, int indent);
+/* Opaque bytes as a base64 literal block (76 chars a line) at indent. */
+void af_y_base64block(struct af_buf *b, const uint8_t *p, size_t n, int indent);
+
+/* ---- reading ---- */
+enum af_ytype { AF_YSCALAR, AF_YSEQ, AF_YMAP };
+
+struct af_ynode {
+	enum af_ytype type;
+	unsigned line, col;   /* 1-based start mark */
+	const char *tag;      /* NULL when none */
+	/* scalar */
+	const char *str;      /* NUL-terminated copy */
+	size_t len;
+	int plain;            /* plain (unquoted) style: may be null/number */
+	/* seq: n items; map: n pairs, items[2i] key, items[2i+1] value */
+	size_t n;
+	struct af_ynode **items;
+};
+
+struct af_ydoc {
+	struct af_arena arena;
+	struct af_ynode *root;
+};
+
+struct af_ylimits {
+	unsigned max_depth;   /* default 64 */
+	size_t max_nodes;     /* default 0 = bounded by the text size only */
+};
+
+/* Parse one document. Errors carry line:column. Aliases are refused. */
+int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
+		  const struct af_ylimits *lim, struct af_diag *d);
+void af_ydoc_free(struct af_ydoc *doc);
+
+/* Map lookup; NULL when absent or when m is not a map. */
+const struct af_ynode *af_ymap_get(const struct af_ynode *m, const char *key);
+/* Error with the node's position: "line:col" is taken from n. Returns code. */
+int af_y_error(struct af_diag *d, const struct af_ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+void af_y_warn(struct af_diag *d, const struct af_ynode *n, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+/* A null scalar (plain "", "~", "null"). */
+int af_y_is_null(const struct af_ynode *n);
+
+/* Checked getters: on failure an error naming `what` and the node's position. */
+int af_y_want(struct af_diag *d, const struct af_ynode *n, enum af_ytype t, const char *what);
+int af_y_get_f32(struct af_diag *d, const struct af_ynode *n, float *out, const char *what);
+int af_y_get_f64(struct af_diag *d, const struct af_ynode *n, double *out, const char *what);
+int af_y_get_f16(struct af_diag *d, const struct af_ynode *n, uint16_t *out, const char *what);
+int af_y_get_u64(struct af_diag *d, const struct af_ynode *n, uint64_t max, uint64_t *out,
+		 const char *what);
+int af_y_get_u32(struct af_diag *d, const struct af_ynode *n, uint32_t *out, const char *what);
+int af_y_get_i64(struct af_diag *d, const struct af_ynode *n, int64_t min, int64_t max,
+		 int64_t *out, const char *what);
+int af_y_get_str(struct af_diag *d, const struct af_ynode *n, const char **s, size_t *len,
+		 const char *what);
+/* Decode a hex or base64 block written by the helpers above (whitespace ignored). */
+int af_y_get_hex(struct af_diag *d, const struct af_ynode *n, struct af_buf *out, const char *what);
+int af_y_get_base64(struct af_diag *d, const struct af_ynode *n, struct af_buf *out,
+		    const char *what);
+/* Required key of a map: error "what: missing key 'k'" when absent. */
+const struct af_ynode *af_y_need(struct af_diag *d, const struct af_ynode *m, const char *key,
+				 const char *what);
+
+#endif

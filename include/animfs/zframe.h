@@ -1,0 +1,19 @@
+/* zlib framing helpers: bounded inflate of one stream, level-exact deflate. */
+#ifndef ANIMFS_ZFRAME_H
+#define ANIMFS_ZFRAME_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+/* Inflate one zlib stream from in[0..n). Fails (AF_EINVAL, with the byte offset)
+ * if the stream is corrupt, does not end, or would produce more than max_out
+ * bytes. *consumed = bytes of in used by the stream. */
+int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
+		      size_t *consumed, struct af_diag *d);
+/* compress2(level) semantics: one zlib stream, windowBits 15, memLevel 8. */
+int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out,
+		      struct af_diag *d);
+
+#endif

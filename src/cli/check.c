@@ -1,0 +1,166 @@
+/* `animfs check PATH...`: every file a codec claims goes binary -> YAML -> binary
+ * and must come back byte for byte. Prints each failure, then a table per format. */
+#include <fcntl.h>
+#include <ftw.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "animfs/cli.h"
+#include "animfs/fileio.h"
+
+#define MAX_CODECS 32
+
+struct stats {
+	unsigned long files, identical, failed, unsupported;
+	unsigned long long bytes;
+};
+
+static struct stats per[MAX_CODECS];
+static unsigned long not_claimed, seen;
+static int progress;
+static double last_progress;
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static size_t codec_index(const struct af_codec *c)
+{
+	size_t i = 0;
+	while (af_codecs[i] && af_codecs[i] != c)
+		i++;
+	return i;
+}
+
+static void clear_progress(void)
+{
+	if (progress)
+		fputs("\r\033[K", stderr);
+}
+
+static void fail(const char *path, const char *what)
+{
+	clear_progress();
+	printf("FAIL %s: %s\n", path, what);
+	fflush(stdout);
+}
+
+static void check_one(const char *path)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	struct af_buf in = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
+	struct af_diag d;
+	struct af_cli_io io;
+	char msg[2048];
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+
+	if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
+		return;
+	const struct af_codec *c = af_codec_bid(base, head, got);
+	if (!c) {
+		not_claimed++;
+		return;
+	}
+	struct stats *s = &per[codec_index(c)];
+	af_diag_init(&d);
+	af_cli_io_init(&io, path);
+	s->files++;
+	if (af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &in, &d)) {
+		af_diag_format(&d, "read", msg, sizeof(msg));
+		fail(path, msg);
+		s->failed++;
+		goto out;
+	}
+	s->bytes += in.len;
+	if (c->to_yaml(in.data, in.len, &io.io, &yaml, &d)) {
+		af_diag_format(&d, "decode", msg, sizeof(msg));
+		fail(path, msg);
+		if (d.code == AF_EUNSUP)
+			s->unsupported++;
+		else
+			s->failed++;
+		goto out;
+	}
+	if (c->from_yaml(yaml.data, yaml.len, &io.io, &back, &d)) {
+		af_diag_format(&d, "encode of its own YAML", msg, sizeof(msg));
+		fail(path, msg);
+		s->failed++;
+		goto out;
+	}
+	if (back.len != in.len || memcmp(back.data, in.data, in.len)) {
+		size_t i = 0, m = back.len < in.len ? back.len : in.len;
+		while (i < m && back.data[i] == in.data[i])
+			i++;
+		snprintf(msg, sizeof(msg), "re-encoded bytes differ from offset 0x%zx (%zu bytes in, %zu out)",
+			 i, in.len, back.len);
+		fail(path, msg);
+		s->failed++;
+		goto out;
+	}
+	s->identical++;
+out:
+	af_buf_free(&in);
+	af_buf_free(&yaml);
+	af_buf_free(&back);
+	af_diag_free(&d);
+}
+
+static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	(void)st;
+	(void)ftw;
+	if (type != FTW_F)
+		return 0;
+	seen++;
+	if (progress && now() - last_progress > 0.2) {
+		last_progress = now();
+		fprintf(stderr, "\r\033[K%lu files: %s", seen, path);
+	}
+	check_one(path);
+	return 0;
+}
+
+int af_cli_check(int argc, char **argv)
+{
+	unsigned long failed = 0, total = 0, identical = 0;
+	if (argc < 2) {
+		fprintf(stderr, "usage: animfs check PATH...\n");
+		return AF_EXIT_USAGE;
+	}
+	progress = isatty(2);
+	for (int i = 1; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) < 0) {
+			fprintf(stderr, "animfs check: %s: no such file or folder\n", argv[i]);
+			return AF_EXIT_USAGE;
+		}
+		if (nftw(argv[i], visit, 32, FTW_PHYS) < 0) {
+			perror("animfs check");
+			return AF_EXIT_FAIL;
+		}
+	}
+	clear_progress();
+	printf("%-22s %8s %12s %10s %8s %12s\n", "format", "files", "bytes", "identical", "failed",
+	       "unsupported");
+	for (size_t i = 0; af_codecs[i] && i < MAX_CODECS; i++) {
+		struct stats *s = &per[i];
+		if (!s->files)
+			continue;
+		printf("%-22s %8lu %12llu %10lu %8lu %12lu\n", af_codecs[i]->name, s->files, s->bytes,
+		       s->identical, s->failed, s->unsupported);
+		failed += s->failed;
+		total += s->files;
+		identical += s->identical;
+	}
+	printf("not claimed: %lu file%s\n", not_claimed, not_claimed == 1 ? "" : "s");
+	printf("%lu of %lu claimed files identical, %lu failed\n", identical, total, failed);
+	return failed ? AF_EXIT_FAIL : AF_EXIT_OK;
+}

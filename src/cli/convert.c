@@ -1,0 +1,223 @@
+/* `animfs decode` and `animfs encode`: one file through one codec. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "animfs/cli.h"
+#include "animfs/fileio.h"
+
+static int sib_read(void *ctx, const char *name, struct af_buf *out)
+{
+	struct af_cli_io *c = ctx;
+	char path[8192];
+	struct af_diag d;
+	if (strchr(name, '/'))
+		return AF_EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
+	af_diag_init(&d);
+	int rc = af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, out, &d);
+	af_diag_free(&d);
+	return rc;
+}
+
+#include <dirent.h>
+static int sib_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
+{
+	struct af_cli_io *c = ctx;
+	DIR *dir = opendir(c->dir);
+	struct dirent *e;
+	if (!dir)
+		return AF_EIO;
+	while ((e = readdir(dir)))
+		if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")))
+			if (cb(cbctx, e->d_name))
+				break;
+	closedir(dir);
+	return 0;
+}
+
+void af_cli_io_init(struct af_cli_io *c, const char *path)
+{
+	const char *slash = strrchr(path, '/');
+	memset(c, 0, sizeof(*c));
+	if (slash)
+		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)(slash - path ? slash - path : 1), path);
+	else
+		snprintf(c->dir, sizeof(c->dir), ".");
+	c->io.name = slash ? slash + 1 : path;
+	c->io.read_sibling = sib_read;
+	c->io.list_siblings = sib_list;
+	c->io.ctx = c;
+}
+
+void af_cli_report(const char *file, const struct af_diag *d)
+{
+	char msg[2048];
+	if (d->warnings.len) {
+		const char *p = (const char *)d->warnings.data, *end = p + d->warnings.len;
+		while (p < end) {
+			const char *eol = memchr(p, '\n', (size_t)(end - p));
+			if (!eol)
+				eol = end;
+			fprintf(stderr, "animfs: %s:%.*s\n", file, (int)(eol - p), p);
+			p = eol + 1;
+		}
+	}
+	if (d->code) {
+		af_diag_format(d, file, msg, sizeof(msg));
+		fprintf(stderr, "animfs: %s\n", msg);
+	}
+}
+
+static int read_input(const char *path, struct af_buf *in, struct af_diag *d)
+{
+	if (!strcmp(path, "-")) {
+		return af_read_file_at(AT_FDCWD, "/dev/stdin", AF_MAX_FILE, in, d);
+	}
+	return af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, in, d);
+}
+
+static int write_stdout(const struct af_buf *b)
+{
+	size_t off = 0;
+	while (off < b->len) {
+		ssize_t w = write(1, b->data + off, b->len - off);
+		if (w <= 0)
+			return -1;
+		off += (size_t)w;
+	}
+	return 0;
+}
+
+struct args {
+	const char *in, *out, *format;
+};
+
+static int parse_args(int argc, char **argv, struct args *a, int allow_format)
+{
+	memset(a, 0, sizeof(*a));
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			a->out = argv[++i];
+		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
+			a->format = argv[++i];
+		else if (argv[i][0] == '-' && argv[i][1]) {
+			fprintf(stderr, "animfs %s: unknown option '%s'\n", argv[0], argv[i]);
+			return -1;
+		} else if (!a->in)
+			a->in = argv[i];
+		else {
+			fprintf(stderr, "animfs %s: one input file only ('%s')\n", argv[0], argv[i]);
+			return -1;
+		}
+	}
+	if (!a->in) {
+		fprintf(stderr, "usage: animfs %s FILE [-o OUT]%s\n", argv[0],
+			allow_format ? " [--format NAME]" : "");
+		return -1;
+	}
+	return 0;
+}
+
+int af_cli_decode(int argc, char **argv)
+{
+	struct args a;
+	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	struct af_cli_io io;
+	const struct af_codec *c;
+	int rc = AF_EXIT_FAIL;
+
+	if (parse_args(argc, argv, &a, 1))
+		return AF_EXIT_USAGE;
+	af_diag_init(&d);
+	af_cli_io_init(&io, a.in);
+	if (read_input(a.in, &in, &d))
+		goto out;
+	if (a.format) {
+		c = af_codec_by_name(a.format);
+		if (!c) {
+			fprintf(stderr, "animfs: unknown format '%s' (see 'animfs formats')\n", a.format);
+			rc = AF_EXIT_USAGE;
+			goto out;
+		}
+	} else {
+		c = af_codec_bid(io.io.name, in.data, in.len < AF_BID_HEAD ? in.len : AF_BID_HEAD);
+		if (!c) {
+			af_diag_error(&d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
+			goto out;
+		}
+	}
+	if (c->to_yaml(in.data, in.len, &io.io, &out, &d))
+		goto out;
+	if (a.out) {
+		if (af_replace_file_at(AT_FDCWD, a.out, out.data, out.len, 0644, &d)) {
+			af_cli_report(a.out, &d);
+			af_diag_clear(&d);
+			goto out;
+		}
+	} else if (write_stdout(&out)) {
+		perror("animfs: writing the output");
+		goto out;
+	}
+	rc = AF_EXIT_OK;
+out:
+	if (d.code || d.warnings.len)
+		af_cli_report(a.in, &d);
+	af_buf_free(&in);
+	af_buf_free(&out);
+	af_diag_free(&d);
+	return rc;
+}
+
+int af_cli_encode(int argc, char **argv)
+{
+	struct args a;
+	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	struct af_cli_io io;
+	char outpath[4096];
+	const struct af_codec *c;
+	int rc = AF_EXIT_FAIL;
+
+	if (parse_args(argc, argv, &a, 0))
+		return AF_EXIT_USAGE;
+	if (!a.out) {
+		size_t l = strlen(a.in);
+		if (l <= 5 || strcmp(a.in + l - 5, ".yaml") || l - 5 >= sizeof(outpath)) {
+			fprintf(stderr, "animfs encode: give -o OUT (the input does not end in .yaml)\n");
+			return AF_EXIT_USAGE;
+		}
+		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a.in);
+		a.out = outpath;
+	}
+	af_diag_init(&d);
+	af_cli_io_init(&io, a.out);
+	if (read_input(a.in, &in, &d))
+		goto out;
+	c = af_codec_for_yaml(in.data, in.len, &d);
+	if (!c)
+		goto out;
+	if (c->from_yaml(in.data, in.len, &io.io, &out, &d))
+		goto out;
+	if (!strcmp(a.out, "-")) {
+		if (write_stdout(&out)) {
+			perror("animfs: writing the output");
+			goto out;
+		}
+	} else if (af_replace_file_at(AT_FDCWD, a.out, out.data, out.len, 0644, &d)) {
+		af_cli_report(a.out, &d);
+		af_diag_clear(&d);
+		goto out;
+	}
+	rc = AF_EXIT_OK;
+out:
+	if (d.code || d.warnings.len)
+		af_cli_report(a.in, &d);
+	af_buf_free(&in);
+	af_buf_free(&out);
+	af_diag_free(&d);
+	return rc;
+}

@@ -1,0 +1,72 @@
+/* animfs command line: dispatch, usage, version, formats. */
+#include <stdio.h>
+#include <string.h>
+
+#include "animfs/cli.h"
+#include "animfs/codec.h"
+
+#ifndef ANIMFS_VERSION
+#define ANIMFS_VERSION "0.0.0"
+#endif
+
+static void usage(FILE *f)
+{
+	fputs("usage: animfs COMMAND [ARGS]\n"
+	      "\n"
+	      "Turns game animation files into editable YAML and back.\n"
+	      "\n"
+	      "commands:\n"
+	      "  mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
+	      "                         show GAME as YAML views in VIEW (FUSE)\n"
+	      "  umount VIEW            unmount and wait until every save is on disk\n"
+	      "  decode FILE [-o OUT] [--format NAME]\n"
+	      "                         binary to YAML (stdout by default; git textconv ready)\n"
+	      "  encode FILE.yaml [-o OUT]\n"
+	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
+	      "  check PATH...          decode and re-encode every supported file; compare bytes\n"
+	      "  formats                list the supported formats\n"
+	      "  --help, --version\n"
+	      "\n"
+	      "exit codes: 0 ok, 1 failure, 2 usage error\n", f);
+}
+
+static int cmd_formats(void)
+{
+	printf("%-22s %-16s %s\n", "FORMAT", "FILES", "DESCRIPTION");
+	for (size_t i = 0; af_codecs[i]; i++)
+		printf("%-22s %-16s %s\n", af_codecs[i]->name, af_codecs[i]->extensions,
+		       af_codecs[i]->description);
+	return AF_EXIT_OK;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return AF_EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
+		usage(stdout);
+		return AF_EXIT_OK;
+	}
+	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
+		printf("animfs %s\n", ANIMFS_VERSION);
+		return AF_EXIT_OK;
+	}
+	if (!strcmp(cmd, "formats"))
+		return cmd_formats();
+	if (!strcmp(cmd, "decode"))
+		return af_cli_decode(argc - 1, argv + 1);
+	if (!strcmp(cmd, "encode"))
+		return af_cli_encode(argc - 1, argv + 1);
+	if (!strcmp(cmd, "check"))
+		return af_cli_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "mount"))
+		return af_cli_mount(argc - 1, argv + 1);
+	if (!strcmp(cmd, "umount") || !strcmp(cmd, "unmount"))
+		return af_cli_umount(argc - 1, argv + 1);
+	fprintf(stderr, "animfs: unknown command '%s'\n\n", cmd);
+	usage(stderr);
+	return AF_EXIT_USAGE;
+}

@@ -1,0 +1,89 @@
+/* Arena allocator: blocks chained, freed together. */
+#include <stdalign.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/arena.h"
+
+struct af_arena_block {
+	struct af_arena_block *next;
+	size_t size, used;
+	alignas(max_align_t) unsigned char data[];
+};
+
+void af_arena_init(struct af_arena *a)
+{
+	memset(a, 0, sizeof(*a));
+}
+
+void af_arena_free(struct af_arena *a)
+{
+	struct af_arena_block *b = a->head;
+	while (b) {
+		struct af_arena_block *next = b->next;
+		free(b);
+		b = next;
+	}
+	a->head = NULL;
+	a->used_total = 0;
+}
+
+void *af_arena_alloc(struct af_arena *a, size_t size)
+{
+	const size_t al = alignof(max_align_t);
+	if (size > SIZE_MAX / 2)
+		return NULL;
+	size = (size + al - 1) & ~(al - 1);
+	if (size == 0)
+		size = al;
+	if (a->limit && (size > a->limit || a->used_total > a->limit - size))
+		return NULL;
+	struct af_arena_block *b = a->head;
+	if (!b || b->size - b->used < size) {
+		size_t bs = 64 * 1024;
+		if (b && b->size < 4 * 1024 * 1024)
+			bs = b->size * 2;
+		if (bs < size)
+			bs = size;
+		struct af_arena_block *nb = malloc(sizeof(*nb) + bs);
+		if (!nb)
+			return NULL;
+		nb->size = bs;
+		nb->used = 0;
+		/* keep a partly used head in front when the new block is a one-off */
+		if (b && size > b->size && b->size - b->used > 4096) {
+			nb->next = b->next;
+			b->next = nb;
+			nb->used = size;
+			a->used_total += size;
+			memset(nb->data, 0, size);
+			return nb->data;
+		}
+		nb->next = b;
+		a->head = nb;
+		b = nb;
+	}
+	void *p = b->data + b->used;
+	b->used += size;
+	a->used_total += size;
+	memset(p, 0, size);
+	return p;
+}
+
+void *af_arena_array(struct af_arena *a, size_t count, size_t size)
+{
+	if (size && count > SIZE_MAX / size)
+		return NULL;
+	return af_arena_alloc(a, count * size);
+}
+
+char *af_arena_strndup(struct af_arena *a, const char *s, size_t n)
+{
+	char *p = af_arena_alloc(a, n + 1);
+	if (p) {
+		memcpy(p, s, n);
+		p[n] = 0;
+	}
+	return p;
+}

@@ -1,0 +1,171 @@
+/* Growable byte buffer with a sticky failure flag, and little-endian writers. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+void af_buf_init(struct af_buf *b)
+{
+	memset(b, 0, sizeof(*b));
+}
+
+void af_buf_free(struct af_buf *b)
+{
+	free(b->data);
+	af_buf_init(b);
+}
+
+void af_buf_reset(struct af_buf *b)
+{
+	b->len = 0;
+	b->failed = 0;
+}
+
+int af_buf_reserve(struct af_buf *b, size_t n)
+{
+	if (b->failed)
+		return AF_ENOMEM;
+	if (n <= b->cap - b->len)
+		return 0;
+	if (n > SIZE_MAX / 2 - b->len) {
+		b->failed = 1;
+		return AF_ENOMEM;
+	}
+	size_t want = b->len + n;
+	size_t cap = b->cap ? b->cap : 256;
+	while (cap < want)
+		cap *= 2;
+	uint8_t *p = realloc(b->data, cap);
+	if (!p) {
+		b->failed = 1;
+		return AF_ENOMEM;
+	}
+	b->data = p;
+	b->cap = cap;
+	return 0;
+}
+
+int af_buf_append(struct af_buf *b, const void *p, size_t n)
+{
+	if (af_buf_reserve(b, n))
+		return AF_ENOMEM;
+	if (n)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	return 0;
+}
+
+int af_buf_puts(struct af_buf *b, const char *s)
+{
+	return af_buf_append(b, s, strlen(s));
+}
+
+int af_buf_putc(struct af_buf *b, char c)
+{
+	if (b->len < b->cap && !b->failed) {
+		b->data[b->len++] = (uint8_t)c;
+		return 0;
+	}
+	return af_buf_append(b, &c, 1);
+}
+
+int af_buf_printf(struct af_buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	char small[256];
+	va_start(ap, fmt);
+	int n = vsnprintf(small, sizeof(small), fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return AF_EINVAL;
+	if ((size_t)n < sizeof(small))
+		return af_buf_append(b, small, (size_t)n);
+	if (af_buf_reserve(b, (size_t)n + 1))
+		return AF_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf((char *)b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += (size_t)n;
+	return 0;
+}
+
+int af_buf_fill(struct af_buf *b, uint8_t byte, size_t n)
+{
+	if (af_buf_reserve(b, n))
+		return AF_ENOMEM;
+	memset(b->data + b->len, byte, n);
+	b->len += n;
+	return 0;
+}
+
+int af_buf_align(struct af_buf *b, size_t align)
+{
+	if (align <= 1)
+		return 0;
+	size_t rem = b->len % align;
+	return rem ? af_buf_fill(b, 0, align - rem) : 0;
+}
+
+int af_buf_put_u8(struct af_buf *b, uint8_t v)
+{
+	return af_buf_append(b, &v, 1);
+}
+
+int af_buf_put_u16le(struct af_buf *b, uint16_t v)
+{
+	uint8_t p[2] = { (uint8_t)v, (uint8_t)(v >> 8) };
+	return af_buf_append(b, p, 2);
+}
+
+int af_buf_put_u32le(struct af_buf *b, uint32_t v)
+{
+	uint8_t p[4] = { (uint8_t)v, (uint8_t)(v >> 8), (uint8_t)(v >> 16), (uint8_t)(v >> 24) };
+	return af_buf_append(b, p, 4);
+}
+
+int af_buf_put_u64le(struct af_buf *b, uint64_t v)
+{
+	int rc = af_buf_put_u32le(b, (uint32_t)v);
+	return rc ? rc : af_buf_put_u32le(b, (uint32_t)(v >> 32));
+}
+
+int af_buf_put_f32le(struct af_buf *b, float v)
+{
+	uint32_t u;
+	memcpy(&u, &v, 4);
+	return af_buf_put_u32le(b, u);
+}
+
+void af_buf_patch_u16le(struct af_buf *b, size_t off, uint16_t v)
+{
+	if (b->failed || off > b->len || b->len - off < 2)
+		return;
+	b->data[off] = (uint8_t)v;
+	b->data[off + 1] = (uint8_t)(v >> 8);
+}
+
+void af_buf_patch_u32le(struct af_buf *b, size_t off, uint32_t v)
+{
+	if (b->failed || off > b->len || b->len - off < 4)
+		return;
+	for (int i = 0; i < 4; i++)
+		b->data[off + (size_t)i] = (uint8_t)(v >> (8 * i));
+}
+
+void af_buf_patch_u64le(struct af_buf *b, size_t off, uint64_t v)
+{
+	af_buf_patch_u32le(b, off, (uint32_t)v);
+	af_buf_patch_u32le(b, off + 4, (uint32_t)(v >> 32));
+}
+
+uint8_t *af_buf_steal(struct af_buf *b, size_t *len)
+{
+	uint8_t *p = b->data;
+	if (len)
+		*len = b->len;
+	af_buf_init(b);
+	return p;
+}

@@ -1,0 +1,109 @@
+/* Diagnostics: first error wins; warnings accumulate as lines. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "animfs/diag.h"
+
+void af_diag_init(struct af_diag *d)
+{
+	memset(d, 0, sizeof(*d));
+	d->offset = -1;
+}
+
+void af_diag_free(struct af_diag *d)
+{
+	af_buf_free(&d->warnings);
+	af_diag_init(d);
+}
+
+void af_diag_clear(struct af_diag *d)
+{
+	af_buf_reset(&d->warnings);
+	struct af_buf w = d->warnings;
+	af_diag_init(d);
+	d->warnings = w;
+}
+
+static int set(struct af_diag *d, int code, const char *fmt, va_list ap)
+{
+	if (!d || d->code)
+		return code;
+	d->code = code;
+	vsnprintf(d->msg, sizeof(d->msg), fmt, ap);
+	return code;
+}
+
+int af_diag_error(struct af_diag *d, int code, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	set(d, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int af_diag_at_offset(struct af_diag *d, int code, uint64_t off, const char *fmt, ...)
+{
+	va_list ap;
+	if (d && !d->code)
+		d->offset = (int64_t)off;
+	va_start(ap, fmt);
+	set(d, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+int af_diag_at_mark(struct af_diag *d, int code, unsigned line, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+	if (d && !d->code) {
+		d->line = line;
+		d->col = col;
+	}
+	va_start(ap, fmt);
+	set(d, code, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+void af_diag_warn(struct af_diag *d, unsigned line, unsigned col, const char *fmt, ...)
+{
+	char msg[512];
+	va_list ap;
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (line)
+		af_buf_printf(&d->warnings, "%u:%u: warning: %s\n", line, col, msg);
+	else
+		af_buf_printf(&d->warnings, "warning: %s\n", msg);
+	d->nwarnings++;
+}
+
+void af_diag_format(const struct af_diag *d, const char *file, char *out, size_t size)
+{
+	const char *msg = d->code ? d->msg : "no error";
+	if (!msg[0])
+		msg = af_strerror(d->code);
+	if (d->line)
+		snprintf(out, size, "%s:%u:%u: %s", file, d->line, d->col, msg);
+	else if (d->offset >= 0)
+		snprintf(out, size, "%s: byte 0x%llx: %s", file, (unsigned long long)d->offset, msg);
+	else
+		snprintf(out, size, "%s: %s", file, msg);
+}
+
+const char *af_strerror(int code)
+{
+	switch (code) {
+	case AF_OK: return "ok";
+	case AF_EINVAL: return "invalid content";
+	case AF_ENOMEM: return "out of memory";
+	case AF_EIO: return "input/output error";
+	case AF_EUNSUP: return "unsupported variant";
+	default: return "unknown error";
+	}
+}

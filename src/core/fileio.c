@@ -1,0 +1,165 @@
+/* Bounded file reading and atomic replacement (temp + fsync + rename + dir fsync). */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "animfs/fileio.h"
+
+int af_read_file_at(int dirfd, const char *path, size_t max, struct af_buf *out,
+		    struct af_diag *d)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	int rc = 0;
+	struct stat st;
+	if (fd < 0)
+		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+	if (fstat(fd, &st) < 0) {
+		rc = af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
+	if (S_ISDIR(st.st_mode)) {
+		rc = af_diag_error(d, AF_EIO, "is a directory");
+		goto out;
+	}
+	if (st.st_size > 0 && (uint64_t)st.st_size > max) {
+		rc = af_diag_error(d, AF_EINVAL, "file is %lld bytes; the limit is %zu",
+				   (long long)st.st_size, max);
+		goto out;
+	}
+	if (af_buf_reserve(out, st.st_size > 0 ? (size_t)st.st_size + 1 : 4096)) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (;;) {
+		if (out->len >= max + 1) {
+			rc = af_diag_error(d, AF_EINVAL, "file is larger than the limit of %zu bytes", max);
+			goto out;
+		}
+		if (af_buf_reserve(out, 65536)) {
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
+		ssize_t r = read(fd, out->data + out->len, out->cap - out->len);
+		if (r < 0) {
+			if (errno == EINTR)
+				continue;
+			rc = af_diag_error(d, AF_EIO, "read failed: %s", strerror(errno));
+			goto out;
+		}
+		if (r == 0)
+			break;
+		out->len += (size_t)r;
+	}
+	if (out->len > max)
+		rc = af_diag_error(d, AF_EINVAL, "file is larger than the limit of %zu bytes", max);
+out:
+	close(fd);
+	return rc;
+}
+
+int af_read_head_at(int dirfd, const char *path, uint8_t *head, size_t n, size_t *got)
+{
+	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
+	size_t have = 0;
+	if (fd < 0)
+		return AF_EIO;
+	while (have < n) {
+		ssize_t r = read(fd, head + have, n - have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+	}
+	close(fd);
+	*got = have;
+	return 0;
+}
+
+static int write_all(int fd, const uint8_t *p, size_t n)
+{
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0) {
+			if (errno == EINTR)
+				continue;
+			return -1;
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       struct af_diag *d)
+{
+	char tmp[4096];
+	const char *slash = strrchr(name, '/');
+	size_t dirlen = slash ? (size_t)(slash - name) + 1 : 0;
+	struct stat st;
+	int fd = -1, dfd = -1, rc = 0, created = 0;
+	static unsigned counter;
+
+	if (fstatat(dirfd, name, &st, 0) == 0)
+		mode = st.st_mode & 07777;
+	if (dirlen + strlen(AF_TMP_PREFIX) + 64 + strlen(name + dirlen) >= sizeof(tmp))
+		return af_diag_error(d, AF_EIO, "file name too long");
+	for (int attempt = 0; attempt < 100; attempt++) {
+		snprintf(tmp, sizeof(tmp), "%.*s%s%ld-%u-%s", (int)dirlen, name, AF_TMP_PREFIX,
+			 (long)getpid(), __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED),
+			 name + dirlen);
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+		if (fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (fd < 0) {
+		rc = af_diag_error(d, AF_EIO, "cannot create a temporary file: %s", strerror(errno));
+		goto out;
+	}
+	created = 1;
+	if (fchmod(fd, mode) < 0 && errno != EPERM) {
+		rc = af_diag_error(d, AF_EIO, "cannot set mode: %s", strerror(errno));
+		goto out;
+	}
+	if (write_all(fd, data, n) < 0) {
+		rc = af_diag_error(d, AF_EIO, "cannot write: %s", strerror(errno));
+		goto out;
+	}
+	if (fsync(fd) < 0) {
+		rc = af_diag_error(d, AF_EIO, "fsync failed: %s", strerror(errno));
+		goto out;
+	}
+	if (close(fd) < 0) {
+		fd = -1;
+		rc = af_diag_error(d, AF_EIO, "close failed: %s", strerror(errno));
+		goto out;
+	}
+	fd = -1;
+	if (renameat(dirfd, tmp, dirfd, name) < 0) {
+		rc = af_diag_error(d, AF_EIO, "rename failed: %s", strerror(errno));
+		goto out;
+	}
+	created = 0;
+	if (dirlen) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%.*s", (int)dirlen, name);
+		dfd = openat(dirfd, dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	} else {
+		dfd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (dfd >= 0 && fsync(dfd) < 0 && errno != EINVAL)
+		rc = af_diag_error(d, AF_EIO, "fsync of the folder failed: %s", strerror(errno));
+out:
+	if (fd >= 0)
+		close(fd);
+	if (dfd >= 0)
+		close(dfd);
+	if (created)
+		unlinkat(dirfd, tmp, 0);
+	return rc;
+}
