@@ -156,6 +156,7 @@ int af_scratch_open_dir(struct af_fs *fs);
 void af_scratch_remove(struct af_fs *fs);
 /* Create (O_CREAT | flags) rel in the scratch area, making its folders. fd or -errno. */
 int af_scratch_create(struct af_fs *fs, const char *rel, int flags, mode_t mode);
+int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel);
 int af_scratch_exists(struct af_fs *fs, const char *rel, struct stat *st);
 int af_scratch_unlink(struct af_fs *fs, const char *rel);
 int af_scratch_rename(struct af_fs *fs, const char *from, const char *to);

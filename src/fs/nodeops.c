@@ -329,3 +329,18 @@ int af_op_statfs(const char *path, struct statvfs *st)
 	(void)path;
 	return fstatvfs(af_ctx_fs()->rootfd, st) ? -errno : 0;
 }
+
+/* Only editors make links in a view (emacs' `.#x` lock): they live in the scratch area. */
+int af_op_symlink(const char *target, const char *path)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (r.kind != AF_K_NONE || r.ghost)
+		return -EEXIST;
+	if (fs->read_only)
+		return -EROFS;
+	return af_scratch_symlink(fs, target, r.rel);
+}

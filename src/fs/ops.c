@@ -9,7 +9,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	cfg->use_ino = 0;
-	cfg->nullpath_ok = 1;
+	cfg->nullpath_ok = 0; /* paths when known; NULL only for unlinked open files */
 	cfg->hard_remove = 1; /* no .fuse_hidden files: they would be editor junk */
 	cfg->attr_timeout = 0;
 	cfg->entry_timeout = 0;
@@ -22,6 +22,7 @@ static const struct fuse_operations ops = {
 	.getattr = af_op_getattr,
 	.readdir = af_op_readdir,
 	.readlink = af_op_readlink,
+	.symlink = af_op_symlink,
 	.mkdir = af_op_mkdir,
 	.rmdir = af_op_rmdir,
 	.unlink = af_op_unlink,

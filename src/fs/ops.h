@@ -22,6 +22,7 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi);
 int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
 		  struct fuse_file_info *fi, enum fuse_readdir_flags flags);
 int af_op_readlink(const char *path, char *buf, size_t size);
+int af_op_symlink(const char *target, const char *path);
 int af_op_mkdir(const char *path, mode_t mode);
 int af_op_rmdir(const char *path);
 int af_op_unlink(const char *path);

@@ -95,6 +95,19 @@ out:
 	return rc;
 }
 
+int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel)
+{
+	int rc;
+	pthread_mutex_lock(&fs->lock);
+	rc = make_parents(fs, rel);
+	if (!rc && symlinkat(target, fs->scratchfd, rel) < 0)
+		rc = -errno;
+	if (!rc)
+		fs->nscratch++;
+	pthread_mutex_unlock(&fs->lock);
+	return rc;
+}
+
 int af_scratch_unlink(struct af_fs *fs, const char *rel)
 {
 	int rc = 0;

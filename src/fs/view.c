@@ -130,6 +130,16 @@ void af_ghost_del(struct af_fs *fs, const char *rel)
 	pthread_mutex_unlock(&fs->lock);
 }
 
+/* A claimed binary asked for by its own name: hidden when it renders, shown as
+ * itself when it does not decode (only this decides, so it is decided here). */
+static void hidden_or_broken(struct af_fs *fs, struct af_res *r)
+{
+	struct af_text *t;
+	if (af_view_render(fs, r->rel, &r->st, &t) == -EIO)
+		r->kind = AF_K_PASS;
+	af_text_unref(t);
+}
+
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 {
 	int rc = af_view_rel(path, r->rel, sizeof(r->rel));
@@ -182,6 +192,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		} else {
 			af_view_classify(fs, r->rel, &r->st, &r->info);
 			r->kind = r->info.codec && !r->info.failed ? AF_K_HIDDEN : AF_K_PASS;
+			if (r->kind == AF_K_HIDDEN && !r->info.have_size)
+				hidden_or_broken(fs, r);
 		}
 	}
 	if (r->kind != AF_K_NONE && r->kind != AF_K_DIR &&
