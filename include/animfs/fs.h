@@ -193,12 +193,14 @@ struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,
 				     struct af_text *snap, int is_view);
 void af_handle_free(struct af_fs *fs, struct af_handle *h);
+size_t af_handle_size(struct af_handle *h);
 int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off);
 int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off);
 int af_handle_truncate(struct af_handle *h, off_t size);
 /* Commit when changed since the last commit; 0 or -errno. */
 int af_handle_commit(struct af_fs *fs, struct af_handle *h);
-/* Size of a changed open view of rel (an unsaved buffer), -1 when none. */
+/* Size of a changed open view of rel (an unsaved buffer), -1 when none: what a
+ * new view not yet saved shows. */
 long long af_handle_pending_size(struct af_fs *fs, const char *rel);
 
 /* ---- ops.c / session.c ---- */

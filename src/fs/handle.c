@@ -84,6 +84,15 @@ static const uint8_t *text_of(struct af_handle *h, size_t *len)
 	return h->snap ? h->snap->data : NULL;
 }
 
+size_t af_handle_size(struct af_handle *h)
+{
+	size_t len;
+	pthread_mutex_lock(&h->lock);
+	text_of(h, &len);
+	pthread_mutex_unlock(&h->lock);
+	return len;
+}
+
 int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off)
 {
 	size_t len;

@@ -42,7 +42,13 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		return rc;
 	if (r.kind == AF_K_NONE)
 		return pending_stat(fs, r.rel, st);
-	return af_view_stat(fs, &r, st);
+	rc = af_view_stat(fs, &r, st);
+	if (rc == 0 && h && h->is_view) {
+		/* fstat of an open view: its own buffer's size, not the saved text's */
+		st->st_size = (off_t)af_handle_size(h);
+		st->st_blocks = (st->st_size + 511) / 512;
+	}
+	return rc;
 }
 
 struct lister {

@@ -354,11 +354,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
 		st->st_ino = 0;
 		break;
 	case AF_K_VIEW: {
-		long long pending = af_handle_pending_size(fs, r->rel);
 		*st = r->st;
-		if (pending >= 0) {
-			st->st_size = pending;
-		} else if (r->info.have_size) {
+		if (r->info.have_size) {
 			st->st_size = (off_t)r->info.size;
 		} else {
 			struct af_text *t;

@@ -1,0 +1,40 @@
+# Other writers: sed -i, a shell `>` redirect, cp over a view, cp of a new YAML
+# (creates the binary its `format:` names), rm of a view (deletes the binary), and a
+# new plain file (scratch: listed in the view, never in GAME).
+. "$(dirname "$0")/common.inc"
+copy_samples
+bin=$(pick_small)
+v="$VIEW/$bin.yaml"
+mount_view
+before=$(game_listing)
+
+sed -i 's/^length: *[^ ]*/length: 21.5/' "$v" || fail "sed -i"
+[ "$(length_of "$GAME/$bin")" = 21.5 ] || fail "sed -i did not arrive"
+[ "$(game_listing)" = "$before" ] || fail "sed -i left a file in GAME"
+
+sed 's/^length: *[^ ]*/length: 22.5/' "$v" > "$T/new.yaml"
+cat "$T/new.yaml" > "$v" || fail "redirect"
+[ "$(length_of "$GAME/$bin")" = 22.5 ] || fail "> did not arrive"
+
+sed 's/^length: *[^ ]*/length: 23.5/' "$v" > "$T/new.yaml"
+cp "$T/new.yaml" "$v" || fail "cp over"
+[ "$(length_of "$GAME/$bin")" = 23.5 ] || fail "cp over did not arrive"
+
+cp "$T/new.yaml" "$VIEW/brand_new.animation.yaml" || fail "cp of a new YAML"
+[ -f "$GAME/brand_new.animation" ] || fail "cp of a new YAML made no binary"
+[ "$(length_of "$GAME/brand_new.animation")" = 23.5 ] || fail "new binary content"
+cmp -s "$VIEW/brand_new.animation.yaml" <("$ANIMFS" decode "$GAME/brand_new.animation") ||
+  fail "new view differs from its decode"
+
+rm "$VIEW/brand_new.animation.yaml" || fail "rm"
+[ -e "$GAME/brand_new.animation" ] && fail "rm kept the binary"
+[ -e "$VIEW/brand_new.animation.yaml" ] && fail "rm kept the view"
+
+echo scratch > "$VIEW/notes.tmp" || fail "new plain file"
+[ "$(cat "$VIEW/notes.tmp")" = scratch ] || fail "scratch read"
+ls "$VIEW" | grep -qx notes.tmp || fail "scratch file not listed"
+[ -e "$GAME/notes.tmp" ] && fail "scratch file reached GAME"
+mv "$VIEW/notes.tmp" "$VIEW/notes2.tmp" || fail "scratch rename"
+rm "$VIEW/notes2.tmp" || fail "scratch rm"
+[ "$(game_listing)" = "$before" ] || fail "GAME changed: $(game_listing)"
+echo "ok: writers"
