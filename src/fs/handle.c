@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "animfs/fs.h"
@@ -58,6 +59,15 @@ struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const ch
 
 void af_handle_free(struct af_fs *fs, struct af_handle *h)
 {
+	if (h->kind == AF_H_TEXT && h->is_view && h->dirty && h->own.len == 0) {
+		struct af_diag d;
+		af_diag_init(&d);
+		af_diag_error(&d, AF_EINVAL, "the file was emptied and closed; an empty document is "
+			      "not saved (the binary is unchanged)");
+		af_errlog_add(fs->errors, h->rel, &d);
+		af_fs_log(LOG_WARNING, "%s: emptied and closed; not saved", h->rel);
+		af_diag_free(&d);
+	}
 	pthread_mutex_lock(&fs->lock);
 	if (h->prev)
 		h->prev->next = h->next;
@@ -181,7 +191,10 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 	if (h->kind != AF_H_TEXT || !h->is_view)
 		return 0;
 	pthread_mutex_lock(&h->lock);
-	if (h->dirty) {
+	/* An empty buffer is never a document: it is what a shell's `>` or an editor's
+	 * O_TRUNC leaves before the first write, and a dup'd descriptor closed then
+	 * flushes it. Wait for content; release reports a view left empty. */
+	if (h->dirty && h->own.len > 0) {
 		/* One attempt per change: a failed save is reported once, and the
 		 * view shows the backing file again when this handle closes. */
 		tried = 1;
