@@ -87,6 +87,16 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		goto out;
 	}
 	have_fs = 1;
+	{
+		char sp[PATH_MAX];
+		size_t gl = strlen(game);
+		if (realpath(fs.scratch_path, sp) && !strncmp(sp, game, gl) &&
+		    (sp[gl] == '/' || sp[gl] == 0)) {
+			fprintf(stderr, "animfs mount: the scratch folder %s would be inside GAME; "
+				"set TMPDIR to a folder outside it\n", sp);
+			goto out;
+		}
+	}
 	if (build_args(o, game, &args)) {
 		fprintf(stderr, "animfs mount: out of memory\n");
 		goto out;
