@@ -6,6 +6,7 @@
 #ifndef ANIMFS_FS_H
 #define ANIMFS_FS_H
 
+#include <dirent.h>
 #include <pthread.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -134,6 +135,8 @@ int af_view_is_candidate(const char *rel);
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 		      struct af_rinfo *info);
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
+/* opendir of a folder below dirfd (NULL and errno on failure). */
+DIR *af_opendir_at(int dirfd, const char *rel);
 /* An af_io giving a codec its binary's siblings through the GAME descriptor. */
 struct af_sibio {
 	struct af_io io;

@@ -87,15 +87,11 @@ static int shadowed(struct lister *l, int dfd, const char *name)
 
 static void list_backing(struct lister *l)
 {
-	int fd = openat(l->fs->rootfd, l->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = af_opendir_at(l->fs->rootfd, l->dir);
 	struct dirent *e;
 	char name[300];
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return;
-	}
 	while ((e = readdir(dir))) {
 		const char *n = e->d_name;
 		struct stat st;
@@ -125,14 +121,10 @@ static void list_backing(struct lister *l)
 
 static void list_scratch(struct lister *l)
 {
-	int fd = openat(l->fs->scratchfd, l->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = af_opendir_at(l->fs->scratchfd, l->dir);
 	struct dirent *e;
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return;
-	}
 	while ((e = readdir(dir)))
 		if (e->d_type != DT_DIR)
 			l->filler(l->buf, e->d_name, NULL, 0, 0);
@@ -277,7 +269,36 @@ static int meta_target(struct af_fs *fs, const char *path, struct af_res *r, int
 	}
 }
 
-int af_op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+/* chmod, chown and utimens differ only in the call at the end. */
+enum meta_op { META_MODE, META_OWNER, META_TIMES };
+struct meta {
+	enum meta_op op;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	const struct timespec *tv;
+};
+
+static int meta_call(int fd, int dfd, const char *name, const struct meta *m)
+{
+	int rc;
+	switch (m->op) {
+	case META_MODE:
+		rc = fd >= 0 ? fchmod(fd, m->mode) : fchmodat(dfd, name, m->mode, 0);
+		break;
+	case META_OWNER:
+		rc = fd >= 0 ? fchown(fd, m->uid, m->gid)
+			     : fchownat(dfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW);
+		break;
+	default:
+		rc = fd >= 0 ? futimens(fd, m->tv)
+			     : utimensat(dfd, name, m->tv, AT_SYMLINK_NOFOLLOW);
+		break;
+	}
+	return rc ? -errno : 0;
+}
+
+static int meta_apply(const char *path, struct fuse_file_info *fi, const struct meta *m)
 {
 	struct af_fs *fs = af_ctx_fs();
 	struct af_handle *h = af_fi_handle(fi);
@@ -287,47 +308,31 @@ int af_op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
 	if (fs->read_only)
 		return -EROFS;
 	if (h && h->kind == AF_H_FD)
-		return fchmod(h->fd, mode) ? -errno : 0;
+		return meta_call(h->fd, -1, NULL, m);
 	rc = meta_target(fs, path ? path : h ? h->rel : "", &r, &dfd, &name);
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	return fchmodat(dfd, name, mode, 0) ? -errno : 0;
+	if (m->op == META_TIMES && r.kind == AF_K_VIEW)
+		return 0; /* a view's times are its binary's; only a save moves them */
+	return meta_call(-1, dfd, name, m);
+}
+
+int af_op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct meta m = {.op = META_MODE, .mode = mode};
+	return meta_apply(path, fi, &m);
 }
 
 int af_op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
 {
-	struct af_fs *fs = af_ctx_fs();
-	struct af_handle *h = af_fi_handle(fi);
-	struct af_res r;
-	const char *name;
-	int dfd, rc;
-	if (fs->read_only)
-		return -EROFS;
-	if (h && h->kind == AF_H_FD)
-		return fchown(h->fd, uid, gid) ? -errno : 0;
-	rc = meta_target(fs, path ? path : h ? h->rel : "", &r, &dfd, &name);
-	if (rc)
-		return rc > 0 ? 0 : rc;
-	return fchownat(dfd, name, uid, gid, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	struct meta m = {.op = META_OWNER, .uid = uid, .gid = gid};
+	return meta_apply(path, fi, &m);
 }
 
 int af_op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
 {
-	struct af_fs *fs = af_ctx_fs();
-	struct af_handle *h = af_fi_handle(fi);
-	struct af_res r;
-	const char *name;
-	int dfd, rc;
-	if (fs->read_only)
-		return -EROFS;
-	if (h && h->kind == AF_H_FD)
-		return futimens(h->fd, tv) ? -errno : 0;
-	rc = meta_target(fs, path ? path : h ? h->rel : "", &r, &dfd, &name);
-	if (rc)
-		return rc > 0 ? 0 : rc;
-	if (r.kind == AF_K_VIEW)
-		return 0; /* a view's times are its binary's; only a save moves them */
-	return utimensat(dfd, name, tv, AT_SYMLINK_NOFOLLOW) ? -errno : 0;
+	struct meta m = {.op = META_TIMES, .tv = tv};
+	return meta_apply(path, fi, &m);
 }
 
 int af_op_statfs(const char *path, struct statvfs *st)

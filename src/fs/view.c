@@ -206,6 +206,15 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 
 /* Sibling access for codecs: the binary's own folder, through the GAME descriptor. */
 
+DIR *af_opendir_at(int dirfd, const char *rel)
+{
+	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir && fd >= 0)
+		close(fd);
+	return dir;
+}
+
 static int sib_read(void *ctx, const char *name, struct af_buf *out)
 {
 	struct af_sibio *s = ctx;
@@ -223,14 +232,10 @@ static int sib_read(void *ctx, const char *name, struct af_buf *out)
 static int sib_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 {
 	struct af_sibio *s = ctx;
-	int fd = openat(s->fs->rootfd, s->dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	DIR *dir = af_opendir_at(s->fs->rootfd, s->dir);
 	struct dirent *e;
-	if (!dir) {
-		if (fd >= 0)
-			close(fd);
+	if (!dir)
 		return AF_EIO;
-	}
 	while ((e = readdir(dir)))
 		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
 		    strncmp(e->d_name, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))

@@ -30,6 +30,12 @@ rm "$VIEW/brand_new.animation.yaml" || fail "rm"
 [ -e "$GAME/brand_new.animation" ] && fail "rm kept the binary"
 [ -e "$VIEW/brand_new.animation.yaml" ] && fail "rm kept the view"
 
+chmod 600 "$v" || fail "chmod of a view"
+[ "$(stat -c %a "$GAME/$bin")" = 600 ] || fail "chmod did not reach the binary"
+m0=$(stat -c %y "$GAME/$bin")
+touch "$v" || fail "touch of a view"
+[ "$(stat -c %y "$GAME/$bin")" = "$m0" ] || fail "touch moved the binary's mtime"
+
 echo scratch > "$VIEW/notes.tmp" || fail "new plain file"
 [ "$(cat "$VIEW/notes.tmp")" = scratch ] || fail "scratch read"
 ls "$VIEW" | grep -qx notes.tmp || fail "scratch file not listed"
