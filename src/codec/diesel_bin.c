@@ -3,6 +3,7 @@
  * layout style detection of spec 6.3, and the writer that rebuilds with that style. */
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "animfs/bytes.h"
 #include "animfs/zframe.h"
@@ -257,13 +258,17 @@ static int parse_blob(const uint8_t *p, size_t n, unsigned w, struct af_arena *a
 		return af_diag_at_offset(d, AF_EUNSUP, tbl + 2 * w,
 					 "the beat-time section has %llu entries; its layout is unknown",
 					 (unsigned long long)cnt[1]);
+	/* every claim against the real size first, then the count equality */
+	if ((rc = need(&r, tbl, off[0], cnt[0], w, "object names")) ||
+	    (rc = need(&r, tbl + 4 * w, off[2], cnt[2], w == 4 ? 8 : 16, "events")) ||
+	    (rc = need(&r, tbl + 6 * w, off[3], cnt[3], 2 * w, "position tracks")) ||
+	    (rc = need(&r, tbl + 8 * w, off[4], cnt[4], 2 * w, "rotation tracks")))
+		return rc;
 	if (cnt[0] != cnt[3] || cnt[0] != cnt[4])
 		return af_diag_at_offset(d, AF_EUNSUP, tbl,
 					 "%llu object names but %llu position and %llu rotation tracks; they must be equal",
 					 (unsigned long long)cnt[0], (unsigned long long)cnt[3],
 					 (unsigned long long)cnt[4]);
-	if ((rc = need(&r, tbl, off[0], cnt[0], w, "object names")))
-		return rc;
 	m->nobj = (uint32_t)cnt[0];
 	m->obj = af_arena_array(a, m->nobj ? m->nobj : 1, sizeof(*m->obj));
 	if (!m->obj)
@@ -350,30 +355,65 @@ static int magic_ok(const uint8_t *p, size_t n)
 	return n >= 4 && (!memcmp(p, le, 4) || !memcmp(p, sw, 4));
 }
 
-/* Which compress2 level gives these deflate bytes (header bytes aside)? */
+/* Does compress2(level) write s[0..ns), header bytes aside? The deflate output is
+ * compared as it is produced, so a wrong level costs only up to its first difference. */
+static int level_matches(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns, int level,
+			 uint8_t hdr[2], int *match)
+{
+	z_stream zs;
+	uint8_t chunk[16384];
+	size_t pos = 0;
+	int zrc;
+	*match = 0;
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit(&zs, level) != Z_OK)
+		return AF_ENOMEM;
+	zs.next_in = (Bytef *)blob;
+	zs.avail_in = (uInt)n;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zrc = deflate(&zs, Z_FINISH);
+		size_t got = sizeof(chunk) - zs.avail_out, skip = 0;
+		if (pos + got > ns)
+			goto out;
+		if (pos == 0 && got >= 2) {
+			hdr[0] = chunk[0], hdr[1] = chunk[1];
+			skip = 2;
+		}
+		if (memcmp(chunk + skip, s + pos + skip, got - skip))
+			goto out;
+		pos += got;
+	} while (zrc == Z_OK);
+	*match = zrc == Z_STREAM_END && pos == ns;
+out:
+	deflateEnd(&zs);
+	return 0;
+}
+
+/* Which compress2 level reproduces the stream (spec 3)? Level 6 first. */
 static int detect_level(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns,
 			struct dsl_anim *m, struct af_diag *d)
 {
 	static const int order[] = { 6, 9, 1, 2, 3, 4, 5, 7, 8, 0 };
-	struct af_buf c = AF_BUF_INIT;
-	int rc = 0;
-	m->level = -1;
+	uint8_t hdr[2];
+	int match;
 	m->zhdr[0] = s[0], m->zhdr[1] = s[1];
+	if (n > UINT32_MAX)
+		return af_diag_error(d, AF_EINVAL, "inflated data too large");
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		af_buf_reset(&c);
-		if ((rc = af_zframe_deflate(blob, n, order[i], &c, d)))
-			goto out;
-		if (c.len == ns && !memcmp(c.data + 2, s + 2, ns - 2)) {
+		if (level_matches(blob, n, s, ns, order[i], hdr, &match))
+			return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise deflate");
+		if (match) {
 			m->level = order[i];
-			m->zhdr_custom = memcmp(c.data, s, 2) != 0;
-			goto out;
+			m->zhdr_custom = memcmp(hdr, s, 2) != 0;
+			return 0;
 		}
 	}
+	m->level = -1;
 	m->zstream = s;
 	m->nzstream = ns;
-out:
-	af_buf_free(&c);
-	return rc;
+	return 0;
 }
 
 static int unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
@@ -388,7 +428,7 @@ static int unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf
 	uint32_t want = af_le32(bin + n - 4);
 	if (want > DSL_MAX_BLOB)
 		return af_diag_at_offset(d, AF_EINVAL, n - 4,
-					 "size trailer claims %u bytes, more than the %u MiB animfs accepts",
+					 "size trailer claims %u bytes, more than the %u MiB animfs accepts (is the file truncated?)",
 					 want, DSL_MAX_BLOB >> 20);
 	if ((uint64_t)want > (uint64_t)(n - 4) * DSL_MAX_RATIO)
 		return af_diag_at_offset(d, AF_EINVAL, n - 4,
@@ -479,6 +519,11 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 					 "not a Diesel animation: neither a zlib stream (78 9C ...) nor a raw blob (85 CC 83 08 ...)");
 	}
 	if ((rc = parse_either(p, np, a, m, &o, d))) {
+		if (tmp.container == DSL_ZLIB && d->offset >= 0) {
+			char t[sizeof(d->msg)];
+			snprintf(t, sizeof(t), "in the inflated data: %.700s", d->msg);
+			memcpy(d->msg, t, sizeof(t));
+		}
 		if (p[0] == 0x08 && rc == AF_EINVAL)
 			return af_diag_error(d, AF_EUNSUP,
 					     "byte-swapped magic and not readable as little-endian: a big-endian (console) file? Not supported (%s)",

@@ -466,8 +466,14 @@ static int parse_key(struct kctx *k, const struct af_ynode *kn, struct dsl_key *
 	size_t want_n = 1 + ti->nval + (size_t)ti->has_flag;
 	int optional = k->type == DSL_POS_U16 || k->type == DSL_ROT_PACKED;
 	if (kn->type != AF_YSEQ || (kn->n != want_n && !(optional && kn->n == want_n + 1)))
-		return kerr(k, kn, "a %s key is %s; found %s", ti->name, key_shape(k->type),
-			    kn->type == AF_YSEQ ? "a different number of values" : shown(kn));
+	{
+		char found[48];
+		if (kn->type == AF_YSEQ)
+			snprintf(found, sizeof(found), "%zu values", kn->n);
+		else
+			snprintf(found, sizeof(found), "'%.40s'", shown(kn));
+		return kerr(k, kn, "a %s key is %s; found %s", ti->name, key_shape(k->type), found);
+	}
 	int rc = kf32(k, kn->items[0], &key->t);
 	if (rc)
 		return rc;
@@ -529,6 +535,8 @@ static int parse_track(struct pctx *c, const struct af_ynode *n, const char *pat
 		k.extra = (uint16_t)v;
 	}
 	snprintf(sub, sizeof(sub), "%s.keys", path);
+	if (af_y_is_null(ks) || (ks->type == AF_YSEQ && ks->n == 0))
+		return perr(c, ks, path, "track has no keys");
 	if ((rc = want(c, ks, AF_YSEQ, sub)))
 		return rc;
 	if (ks->n == 0)
