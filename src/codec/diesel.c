@@ -24,26 +24,6 @@ static int diesel_bid(const char *name, const uint8_t *head, size_t n)
 	return ext ? 10 : 0; /* claim it so that a broken .animation gets a message */
 }
 
-/* The layout must rebuild byte for byte before animfs shows the file as
- * editable (spec 6.3, "verify at load time"). */
-static int verify_rebuild(const struct dsl_anim *m, const uint8_t *blob, size_t n,
-			  struct af_diag *d)
-{
-	struct af_buf re = AF_BUF_INIT;
-	int rc = dsl_build_blob(m, &re, d);
-	if (!rc && (re.len != n || memcmp(re.data, blob, n))) {
-		size_t i = 0, lim = re.len < n ? re.len : n;
-		while (i < lim && re.data[i] == blob[i])
-			i++;
-		rc = af_diag_at_offset(d, AF_EUNSUP, i,
-				       "the animation decodes, but its layout does not rebuild byte for byte "
-				       "(first difference here, %zu bytes rebuilt for %zu); animfs cannot write it back",
-				       re.len, n);
-	}
-	af_buf_free(&re);
-	return rc;
-}
-
 static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 			  struct af_buf *out, struct af_diag *d)
 {
@@ -54,13 +34,7 @@ static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 	int rc;
 	(void)io;
 	af_arena_init(&a);
-	if ((rc = dsl_read(bin, n, &a, &m, &blob, d)))
-		goto out;
-	if (m.container == DSL_ZLIB)
-		rc = verify_rebuild(&m, blob.data, blob.len, d);
-	else
-		rc = verify_rebuild(&m, bin, n, d);
-	if (rc)
+	if ((rc = dsl_read(bin, n, &a, &m, &blob, d)) || (rc = dsl_check_decoded(&m, d)))
 		goto out;
 	if ((rc = dsl_emit_yaml(&m, out)))
 		af_diag_error(d, rc, "out of memory while writing YAML");

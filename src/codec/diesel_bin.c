@@ -3,6 +3,7 @@
  * layout style detection of spec 6.3, and the writer that rebuilds with that style. */
 #include <stdio.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "animfs/bytes.h"
 #include "animfs/zframe.h"
@@ -257,13 +258,17 @@ static int parse_blob(const uint8_t *p, size_t n, unsigned w, struct af_arena *a
 		return af_diag_at_offset(d, AF_EUNSUP, tbl + 2 * w,
 					 "the beat-time section has %llu entries; its layout is unknown",
 					 (unsigned long long)cnt[1]);
+	/* every claim against the real size first, then the count equality */
+	if ((rc = need(&r, tbl, off[0], cnt[0], w, "object names")) ||
+	    (rc = need(&r, tbl + 4 * w, off[2], cnt[2], w == 4 ? 8 : 16, "events")) ||
+	    (rc = need(&r, tbl + 6 * w, off[3], cnt[3], 2 * w, "position tracks")) ||
+	    (rc = need(&r, tbl + 8 * w, off[4], cnt[4], 2 * w, "rotation tracks")))
+		return rc;
 	if (cnt[0] != cnt[3] || cnt[0] != cnt[4])
 		return af_diag_at_offset(d, AF_EUNSUP, tbl,
 					 "%llu object names but %llu position and %llu rotation tracks; they must be equal",
 					 (unsigned long long)cnt[0], (unsigned long long)cnt[3],
 					 (unsigned long long)cnt[4]);
-	if ((rc = need(&r, tbl, off[0], cnt[0], w, "object names")))
-		return rc;
 	m->nobj = (uint32_t)cnt[0];
 	m->obj = af_arena_array(a, m->nobj ? m->nobj : 1, sizeof(*m->obj));
 	if (!m->obj)
@@ -350,30 +355,65 @@ static int magic_ok(const uint8_t *p, size_t n)
 	return n >= 4 && (!memcmp(p, le, 4) || !memcmp(p, sw, 4));
 }
 
-/* Which compress2 level gives these deflate bytes (header bytes aside)? */
+/* Does compress2(level) write s[0..ns), header bytes aside? The deflate output is
+ * compared as it is produced, so a wrong level costs only up to its first difference. */
+static int level_matches(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns, int level,
+			 uint8_t hdr[2], int *match)
+{
+	z_stream zs;
+	uint8_t chunk[16384];
+	size_t pos = 0;
+	int zrc;
+	*match = 0;
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit(&zs, level) != Z_OK)
+		return AF_ENOMEM;
+	zs.next_in = (Bytef *)blob;
+	zs.avail_in = (uInt)n;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zrc = deflate(&zs, Z_FINISH);
+		size_t got = sizeof(chunk) - zs.avail_out, skip = 0;
+		if (pos + got > ns)
+			goto out;
+		if (pos == 0 && got >= 2) {
+			hdr[0] = chunk[0], hdr[1] = chunk[1];
+			skip = 2;
+		}
+		if (memcmp(chunk + skip, s + pos + skip, got - skip))
+			goto out;
+		pos += got;
+	} while (zrc == Z_OK);
+	*match = zrc == Z_STREAM_END && pos == ns;
+out:
+	deflateEnd(&zs);
+	return 0;
+}
+
+/* Which compress2 level reproduces the stream (spec 3)? Level 6 first. */
 static int detect_level(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns,
 			struct dsl_anim *m, struct af_diag *d)
 {
 	static const int order[] = { 6, 9, 1, 2, 3, 4, 5, 7, 8, 0 };
-	struct af_buf c = AF_BUF_INIT;
-	int rc = 0;
-	m->level = -1;
+	uint8_t hdr[2];
+	int match;
 	m->zhdr[0] = s[0], m->zhdr[1] = s[1];
+	if (n > UINT32_MAX)
+		return af_diag_error(d, AF_EINVAL, "inflated data too large");
 	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		af_buf_reset(&c);
-		if ((rc = af_zframe_deflate(blob, n, order[i], &c, d)))
-			goto out;
-		if (c.len == ns && !memcmp(c.data + 2, s + 2, ns - 2)) {
+		if (level_matches(blob, n, s, ns, order[i], hdr, &match))
+			return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise deflate");
+		if (match) {
 			m->level = order[i];
-			m->zhdr_custom = memcmp(c.data, s, 2) != 0;
-			goto out;
+			m->zhdr_custom = memcmp(hdr, s, 2) != 0;
+			return 0;
 		}
 	}
+	m->level = -1;
 	m->zstream = s;
 	m->nzstream = ns;
-out:
-	af_buf_free(&c);
-	return rc;
+	return 0;
 }
 
 static int unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
@@ -388,7 +428,7 @@ static int unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf
 	uint32_t want = af_le32(bin + n - 4);
 	if (want > DSL_MAX_BLOB)
 		return af_diag_at_offset(d, AF_EINVAL, n - 4,
-					 "size trailer claims %u bytes, more than the %u MiB animfs accepts",
+					 "size trailer claims %u bytes, more than the %u MiB animfs accepts (is the file truncated?)",
 					 want, DSL_MAX_BLOB >> 20);
 	if ((uint64_t)want > (uint64_t)(n - 4) * DSL_MAX_RATIO)
 		return af_diag_at_offset(d, AF_EINVAL, n - 4,
@@ -419,48 +459,80 @@ static void copy_diag(struct af_diag *to, const struct af_diag *from)
 		af_diag_error(to, from->code, "%s", from->msg);
 }
 
-/* Parse both widths and keep the reading that passes (spec 2, "Width"). */
-static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct dsl_anim *m,
-			struct dsl_offs *o, struct af_diag *d)
+/* The layout must rebuild byte for byte before the file is shown as editable
+ * (spec 6.3, "verify at load time"). */
+static int verify_rebuild(const struct dsl_anim *m, const uint8_t *blob, size_t n,
+			  struct af_diag *d)
 {
-	struct dsl_anim m8;
-	struct dsl_offs o8;
-	struct af_diag d4, d8;
-	int rc4, rc8 = AF_EINVAL, rc;
-	af_diag_init(&d4);
-	af_diag_init(&d8);
-	rc4 = parse_blob(p, n, 4, a, m, o, &d4);
-	if (n >= 120)
-		rc8 = parse_blob(p, n, 8, a, &m8, &o8, &d8);
-	else
-		af_diag_at_offset(&d8, AF_EINVAL, 0, "too short for the 64-bit header");
-	if (!rc4 && !rc8) {
-		int s4 = m->size_actual * 4 + (o->names == 60) * 2 + (m->nobj != 0);
-		int s8 = m8.size_actual * 4 + (o8.names == 120) * 2 + (m8.nobj != 0);
-		if (s8 > s4)
-			*m = m8, *o = o8;
-		rc = 0;
-	} else if (!rc8) {
-		*m = m8, *o = o8;
-		rc = 0;
-	} else if (!rc4) {
-		rc = 0;
-	} else {
-		/* report the reading whose size field matches, else the 32-bit one */
-		int use8 = n >= 120 && af_le64(p + 16) == n && af_le32(p + 12) != n;
-		copy_diag(d, use8 ? &d8 : &d4);
-		rc = use8 ? rc8 : rc4;
+	struct af_buf re = AF_BUF_INIT;
+	int rc = dsl_build_blob(m, &re, d);
+	if (!rc && (re.len != n || memcmp(re.data, blob, n))) {
+		size_t i = 0, lim = re.len < n ? re.len : n;
+		while (i < lim && re.data[i] == blob[i])
+			i++;
+		rc = af_diag_at_offset(d, AF_EUNSUP, i,
+				       "the animation decodes, but its layout does not rebuild byte for byte "
+				       "(first difference here, %zu bytes rebuilt for %zu); animfs cannot write it back",
+				       re.len, n);
 	}
-	af_diag_free(&d4);
-	af_diag_free(&d8);
+	af_buf_free(&re);
 	return rc;
+}
+
+/* Parse both widths; keep the best-ranked reading that also rebuilds exactly
+ * (spec 2, "Width": never decide by the size field alone). */
+static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct dsl_anim *m,
+			struct af_diag *d)
+{
+	struct dsl_anim r[2];
+	struct dsl_offs o[2];
+	struct af_diag dd[2];
+	int rc[2], first, done = 0;
+	af_diag_init(&dd[0]);
+	af_diag_init(&dd[1]);
+	rc[0] = parse_blob(p, n, 4, a, &r[0], &o[0], &dd[0]);
+	rc[1] = n >= 120 ? parse_blob(p, n, 8, a, &r[1], &o[1], &dd[1])
+			 : af_diag_at_offset(&dd[1], AF_EINVAL, 0, "too short for the 64-bit header");
+	if (rc[0] && rc[1]) {
+		/* report the reading whose size field matches, else the 32-bit one */
+		first = n >= 120 && af_le64(p + 16) == n && af_le32(p + 12) != n;
+		copy_diag(d, &dd[first]);
+		done = rc[first];
+		goto out;
+	}
+	if (!rc[0] && !rc[1]) {
+		int s4 = r[0].size_actual * 4 + (o[0].names == 60) * 2 + (r[0].nobj != 0);
+		int s8 = r[1].size_actual * 4 + (o[1].names == 120) * 2 + (r[1].nobj != 0);
+		first = s8 > s4;
+	} else {
+		first = rc[0] ? 1 : 0;
+	}
+	for (int i = 0; i < 2; i++) {
+		int k = i ? !first : first;
+		if (rc[k])
+			continue;
+		af_diag_clear(&dd[k]);
+		detect_style(&r[k], &o[k], a);
+		if (!(rc[k] = verify_rebuild(&r[k], p, n, &dd[k]))) {
+			*m = r[k];
+			done = 0;
+			goto out;
+		}
+		if (i == 0)
+			done = k + 1; /* report the first candidate's failure */
+	}
+	copy_diag(d, &dd[done - 1]);
+	done = rc[done - 1];
+out:
+	af_diag_free(&dd[0]);
+	af_diag_free(&dd[1]);
+	return done;
 }
 
 int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *m,
 	     struct af_buf *blob, struct af_diag *d)
 {
 	struct dsl_anim tmp;
-	struct dsl_offs o;
 	const uint8_t *p = bin;
 	size_t np = n;
 	int rc;
@@ -478,12 +550,23 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 		return af_diag_at_offset(d, AF_EINVAL, 0,
 					 "not a Diesel animation: neither a zlib stream (78 9C ...) nor a raw blob (85 CC 83 08 ...)");
 	}
-	if ((rc = parse_either(p, np, a, m, &o, d))) {
-		if (p[0] == 0x08 && rc == AF_EINVAL)
-			return af_diag_error(d, AF_EUNSUP,
-					     "byte-swapped magic and not readable as little-endian: a big-endian (console) file? Not supported (%s)",
-					     d->msg);
-		return rc;
+	if ((rc = parse_either(p, np, a, m, d))) {
+		char t[sizeof(d->msg)];
+		int64_t off = d->offset;
+		if (p[0] == 0x08 && rc == AF_EINVAL) {
+			snprintf(t, sizeof(t),
+				 "byte-swapped magic and not readable as little-endian: a big-endian (console) file? Not supported (%.600s)",
+				 d->msg);
+			rc = AF_EUNSUP;
+		} else if (tmp.container == DSL_ZLIB && off >= 0) {
+			snprintf(t, sizeof(t), "in the inflated data: %.700s", d->msg);
+		} else {
+			return rc;
+		}
+		af_diag_clear(d);
+		if (off >= 0)
+			return af_diag_at_offset(d, rc, (uint64_t)off, "%s", t);
+		return af_diag_error(d, rc, "%s", t);
 	}
 	m->container = tmp.container;
 	m->level = tmp.level;
@@ -491,7 +574,6 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 	memcpy(m->zhdr, tmp.zhdr, 2);
 	m->zextra = tmp.zextra, m->nzextra = tmp.nzextra;
 	m->zstream = tmp.zstream, m->nzstream = tmp.nzstream;
-	detect_style(m, &o, a);
 	return 0;
 }
 

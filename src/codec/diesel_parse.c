@@ -394,9 +394,14 @@ static const char *key_shape(int type)
 	}
 }
 
+static double quat_len(const double q[4])
+{
+	return sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+}
+
 static int quat_check(struct kctx *k, const struct af_ynode *n, const double q[4], int is_float)
 {
-	double len = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+	double len = quat_len(q);
 	double dev = fabs(len - 1.0);
 	if (dev > 0.01)
 		return kerr(k, n, "quaternion [%g, %g, %g, %g] has length %.4f; a rotation must be a unit quaternion",
@@ -466,8 +471,14 @@ static int parse_key(struct kctx *k, const struct af_ynode *kn, struct dsl_key *
 	size_t want_n = 1 + ti->nval + (size_t)ti->has_flag;
 	int optional = k->type == DSL_POS_U16 || k->type == DSL_ROT_PACKED;
 	if (kn->type != AF_YSEQ || (kn->n != want_n && !(optional && kn->n == want_n + 1)))
-		return kerr(k, kn, "a %s key is %s; found %s", ti->name, key_shape(k->type),
-			    kn->type == AF_YSEQ ? "a different number of values" : shown(kn));
+	{
+		char found[48];
+		if (kn->type == AF_YSEQ)
+			snprintf(found, sizeof(found), "%zu values", kn->n);
+		else
+			snprintf(found, sizeof(found), "'%.40s'", shown(kn));
+		return kerr(k, kn, "a %s key is %s; found %s", ti->name, key_shape(k->type), found);
+	}
 	int rc = kf32(k, kn->items[0], &key->t);
 	if (rc)
 		return rc;
@@ -529,6 +540,8 @@ static int parse_track(struct pctx *c, const struct af_ynode *n, const char *pat
 		k.extra = (uint16_t)v;
 	}
 	snprintf(sub, sizeof(sub), "%s.keys", path);
+	if (af_y_is_null(ks) || (ks->type == AF_YSEQ && ks->n == 0))
+		return perr(c, ks, path, "track has no keys");
 	if ((rc = want(c, ks, AF_YSEQ, sub)))
 		return rc;
 	if (ks->n == 0)
@@ -638,4 +651,81 @@ int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_a
 	agg_flush(d, &c.flag1, "keys");
 	agg_flush(d, &c.extra, "keys");
 	return 0;
+}
+
+/* ---------------------------------------------------------------- decoded files */
+
+static int bad_key(struct af_diag *d, const struct dsl_anim *m, uint32_t oi, int rot, uint32_t ki,
+		   const char *why)
+{
+	const struct dsl_object *o = &m->obj[oi];
+	return af_diag_error(d, AF_EUNSUP,
+			     "objects[%u] (%.*s) %s key %u: %s; animfs shows only files it can save back",
+			     oi, (int)(o->name_len > 60 ? 60 : o->name_len), o->name,
+			     rot ? "rotation" : "position", ki, why);
+}
+
+static int check_track(const struct dsl_anim *m, uint32_t oi, int rot, struct af_diag *d)
+{
+	const struct dsl_track *t = rot ? &m->obj[oi].rot : &m->obj[oi].pos;
+	const struct dsl_type_info *ti = &dsl_types[t->type];
+	for (uint32_t i = 0; i < t->nkeys; i++) {
+		const struct dsl_key *k = &t->keys[i];
+		double q[4];
+		if (!isfinite(k->t) || k->t < 0)
+			return bad_key(d, m, oi, rot, i, "the time is negative or not a number");
+		if (i && !(k->t > t->keys[i - 1].t))
+			return bad_key(d, m, oi, rot, i, "the time is not greater than the previous key's");
+		if (t->type == DSL_POS_U16)
+			continue;
+		if (t->type == DSL_ROT_PACKED) {
+			dsl_unpack_quat(k->u, q);
+			/* the printed text may move the length by ~1e-3: keep a margin */
+			if (fabs(quat_len(q) - 1.0) > 0.008)
+				return bad_key(d, m, oi, rot, i, "the packed quaternion is not a rotation");
+			continue;
+		}
+		for (unsigned j = 0; j < ti->nval; j++) {
+			if (!isfinite(k->f[j]))
+				return bad_key(d, m, oi, rot, i, "a value is not a finite number");
+			q[j] = k->f[j];
+		}
+		if (ti->is_rot && fabs(quat_len(q) - 1.0) > 0.01)
+			return bad_key(d, m, oi, rot, i, "the quaternion is not unit length");
+	}
+	return 0;
+}
+
+int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
+{
+	struct af_arena a;
+	struct dsl_strset names;
+	int rc = 0, found;
+	af_arena_init(&a);
+	if (!isfinite(m->length) || m->length < 0) {
+		rc = af_diag_error(d, AF_EUNSUP, "the animation length is negative or not a number");
+		goto out;
+	}
+	for (uint32_t i = 0; i < m->nev && !rc; i++)
+		if (!m->ev[i].name_len || !isfinite(m->ev[i].frac))
+			rc = af_diag_error(d, AF_EUNSUP,
+					   "events[%u]: empty name or a time that is not a number", i);
+	if (rc)
+		goto out;
+	if (dsl_strset_init(&names, &a, m->nobj)) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < m->nobj && !rc; i++) {
+		const struct dsl_object *o = &m->obj[i];
+		dsl_strset_put(&names, o->name, o->name_len, &found);
+		if (!o->name_len || found)
+			rc = af_diag_error(d, AF_EUNSUP, "objects[%u]: the name '%.*s' is empty or repeated",
+					   i, (int)(o->name_len > 60 ? 60 : o->name_len), o->name);
+		else if (!(rc = check_track(m, i, 0, d)))
+			rc = check_track(m, i, 1, d);
+	}
+out:
+	af_arena_free(&a);
+	return rc;
 }

@@ -108,6 +108,8 @@ int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag 
 int dsl_write(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
 
 /* diesel_emit.c / diesel_parse.c: model <-> YAML */
+/* Refuse a decoded file whose YAML could not be saved back (section 7 hard errors). */
+int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d);
 int dsl_emit_yaml(const struct dsl_anim *m, struct af_buf *out);
 struct af_ynode;
 /* The model's strings point into the document's nodes: keep it until written. */
