@@ -279,22 +279,20 @@ struct meta {
 	const struct timespec *tv;
 };
 
-static int meta_call(int fd, int dfd, const char *name, const struct meta *m)
+static int meta_fd(int fd, const struct meta *m)
 {
-	int rc;
-	switch (m->op) {
-	case META_MODE:
-		rc = fd >= 0 ? fchmod(fd, m->mode) : fchmodat(dfd, name, m->mode, 0);
-		break;
-	case META_OWNER:
-		rc = fd >= 0 ? fchown(fd, m->uid, m->gid)
-			     : fchownat(dfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW);
-		break;
-	default:
-		rc = fd >= 0 ? futimens(fd, m->tv)
-			     : utimensat(dfd, name, m->tv, AT_SYMLINK_NOFOLLOW);
-		break;
-	}
+	int rc = m->op == META_MODE    ? fchmod(fd, m->mode)
+		 : m->op == META_OWNER ? fchown(fd, m->uid, m->gid)
+				       : futimens(fd, m->tv);
+	return rc ? -errno : 0;
+}
+
+static int meta_at(int dfd, const char *name, const struct meta *m)
+{
+	int rc = m->op == META_MODE ? fchmodat(dfd, name, m->mode, 0)
+		 : m->op == META_OWNER
+			 ? fchownat(dfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW)
+			 : utimensat(dfd, name, m->tv, AT_SYMLINK_NOFOLLOW);
 	return rc ? -errno : 0;
 }
 
@@ -308,13 +306,13 @@ static int meta_apply(const char *path, struct fuse_file_info *fi, const struct 
 	if (fs->read_only)
 		return -EROFS;
 	if (h && h->kind == AF_H_FD)
-		return meta_call(h->fd, -1, NULL, m);
+		return meta_fd(h->fd, m);
 	rc = meta_target(fs, path ? path : h ? h->rel : "", &r, &dfd, &name);
 	if (rc)
 		return rc > 0 ? 0 : rc;
 	if (m->op == META_TIMES && r.kind == AF_K_VIEW)
 		return 0; /* a view's times are its binary's; only a save moves them */
-	return meta_call(-1, dfd, name, m);
+	return meta_at(dfd, name, m);
 }
 
 int af_op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
