@@ -155,7 +155,7 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 		return 0;
 	}
 	list_backing(&l);
-	if (fs->nscratch)
+	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
 		list_scratch(&l);
 	if (!strcmp(r.rel, "."))
 		filler(buf, AF_CTL_DIR, NULL, 0, 0);

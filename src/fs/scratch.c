@@ -88,7 +88,7 @@ int af_scratch_create(struct af_fs *fs, const char *rel, int flags, mode_t mode)
 		goto out;
 	}
 	if (!existed)
-		fs->nscratch++;
+		__atomic_add_fetch(&fs->nscratch, 1, __ATOMIC_RELAXED);
 	rc = fd;
 out:
 	pthread_mutex_unlock(&fs->lock);
@@ -103,7 +103,7 @@ int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel)
 	if (!rc && symlinkat(target, fs->scratchfd, rel) < 0)
 		rc = -errno;
 	if (!rc)
-		fs->nscratch++;
+		__atomic_add_fetch(&fs->nscratch, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fs->lock);
 	return rc;
 }
@@ -115,7 +115,7 @@ int af_scratch_unlink(struct af_fs *fs, const char *rel)
 	if (unlinkat(fs->scratchfd, rel, 0) < 0)
 		rc = -errno;
 	else if (fs->nscratch)
-		fs->nscratch--;
+		__atomic_sub_fetch(&fs->nscratch, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fs->lock);
 	return rc;
 }
@@ -131,7 +131,7 @@ int af_scratch_rename(struct af_fs *fs, const char *from, const char *to)
 	if (renameat(fs->scratchfd, from, fs->scratchfd, to) < 0)
 		rc = -errno;
 	else if (existed && fs->nscratch)
-		fs->nscratch--;
+		__atomic_sub_fetch(&fs->nscratch, 1, __ATOMIC_RELAXED);
 out:
 	pthread_mutex_unlock(&fs->lock);
 	return rc;

@@ -168,7 +168,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
 		return 0; /* our own commit in flight */
-	if (fs->nscratch && af_scratch_exists(fs, r->rel, &r->st)) {
+	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED) &&
+	    af_scratch_exists(fs, r->rel, &r->st)) {
 		r->kind = AF_K_SCRATCH;
 		return 0;
 	}
