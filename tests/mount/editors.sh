@@ -7,7 +7,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 copy_samples
 bin=$(pick_small)
 v="$VIEW/$bin.yaml"
-mount_view
+mount_view_fg
 before=$(game_listing)
 value=10
 for ed in vim-yes vim-no emacs gedit sed; do
@@ -42,5 +42,6 @@ fi
 ls -A "$VIEW" | grep -v '\.animation\.yaml$' | grep -qv '^\.animfs$' &&
   fail "editor files left in the view: $(ls -A "$VIEW")"
 "$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
 [ "$(length_of "$GAME/$bin")" = "$value.25" ] || fail "edit not on disk after umount"
 echo "ok: editors"

@@ -5,7 +5,7 @@
 copy_samples
 bin=$(pick_small)
 v="$VIEW/$bin.yaml"
-mount_view
+mount_view_fg
 before=$(game_listing)
 
 sed -i 's/^length: *[^ ]*/length: 21.5/' "$v" || fail "sed -i"
@@ -44,4 +44,6 @@ mv "$VIEW/notes.tmp" "$VIEW/notes2.tmp" || fail "scratch rename"
 rm "$VIEW/notes2.tmp" || fail "scratch rm"
 [ "$(game_listing)" = "$before" ] || fail "GAME changed: $(game_listing)"
 [ -s "$VIEW/.animfs/errors" ] && fail "spurious save errors: $(cat "$VIEW/.animfs/errors")"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
 echo "ok: writers"
