@@ -125,7 +125,8 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	}
 	if (r.ghost && r.ghost_of == AF_K_PASS) {
 		/* an editor writing back a file it renamed away: the original, in place */
-		rc = open_fd(fs, fi, fs->rootfd, r.rel, fi->flags | O_CREAT | O_TRUNC, mode);
+		rc = open_fd(fs, fi, fs->rootfd, r.rel, (fi->flags & ~O_EXCL) | O_CREAT | O_TRUNC,
+			     mode);
 		if (rc == 0)
 			af_ghost_del(fs, r.rel);
 		return rc;

@@ -21,6 +21,17 @@ for ed in vim-yes vim-no emacs gedit sed; do
     fail "$ed: view does not show the saved value"
   echo "ok: $ed"
 done
+# the same editors on a plain file: it is written in place, backups stay out of GAME
+printf 'plain v0\n' > "$GAME/notes.txt"
+before=$(game_listing)
+for ed in vim-yes vim-no emacs gedit sed; do
+  printf 'plain %s\n' "$ed" > "$T/new.txt"
+  python3 "$(dirname "$0")/editors.py" "$ed" "$VIEW/notes.txt" "$T/new.txt" ||
+    fail "$ed save of a plain file failed"
+  [ "$(cat "$GAME/notes.txt")" = "plain $ed" ] || fail "$ed: plain file not saved"
+  [ "$(game_listing)" = "$before" ] || fail "$ed: GAME changed: $(game_listing)"
+done
+rm -f "$VIEW/notes.txt~"
 # emacs leaves its backup: it is a scratch file, visible in the view, never in GAME
 [ -f "$v~" ] || fail "emacs backup not visible in the view"
 rm -f "$v~"
@@ -39,7 +50,7 @@ if command -v vim >/dev/null; then
 else
   echo "note: vim not installed; real-vim part skipped"
 fi
-ls -A "$VIEW" | grep -v '\.animation\.yaml$' | grep -qv '^\.animfs$' &&
+ls -A "$VIEW" | grep -v '\.animation\.yaml$' | grep -v '^notes.txt$' | grep -qv '^\.animfs$' &&
   fail "editor files left in the view: $(ls -A "$VIEW")"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
