@@ -131,6 +131,38 @@ static void list_scratch(struct lister *l)
 	closedir(dir);
 }
 
+/* New views being written (no binary yet, or one renamed away) are listed too,
+ * so a listing agrees with stat while an editor saves. */
+static void list_pending(struct lister *l)
+{
+	enum { MAXP = 32 };
+	char names[MAXP][256];
+	int n = 0;
+	size_t dl = strlen(l->dir);
+	int root = !strcmp(l->dir, ".");
+	pthread_mutex_lock(&l->fs->lock);
+	for (struct af_handle *h = l->fs->handles; h && n < MAXP; h = h->next) {
+		const char *base = strrchr(h->rel, '/');
+		base = base ? base + 1 : h->rel;
+		int here = root ? base == h->rel
+				: (size_t)(base - h->rel) == dl + 1 && !strncmp(h->rel, l->dir, dl);
+		size_t bl = strlen(base);
+		if (h->kind == AF_H_TEXT && h->is_view && here && bl < sizeof(names[0]) &&
+		    __atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) >= 0) {
+			memcpy(names[n], base, bl + 1);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&l->fs->lock);
+	for (int i = 0; i < n; i++) {
+		struct af_res r;
+		char path[4400];
+		snprintf(path, sizeof(path), "/%s", child(l, names[i]));
+		if (af_view_resolve(l->fs, path, &r) == 0 && r.kind == AF_K_NONE)
+			l->filler(l->buf, names[i], NULL, 0, 0);
+	}
+}
+
 int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
 		  struct fuse_file_info *fi, enum fuse_readdir_flags flags)
 {
@@ -157,6 +189,7 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	list_backing(&l);
 	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
 		list_scratch(&l);
+	list_pending(&l);
 	if (!strcmp(r.rel, "."))
 		filler(buf, AF_CTL_DIR, NULL, 0, 0);
 	return 0;

@@ -26,6 +26,19 @@ cp "$T/new.yaml" "$VIEW/brand_new.animation.yaml" || fail "cp of a new YAML"
 cmp -s "$VIEW/brand_new.animation.yaml" <("$ANIMFS" decode "$GAME/brand_new.animation") ||
   fail "new view differs from its decode"
 
+# while a new view is being written it is listed (and stat'ed) with its buffer's size
+python3 - "$VIEW" "$T/new.yaml" <<'PY' || fail "a new view being written is not listed"
+import os, sys
+view, src = sys.argv[1:3]
+p = os.path.join(view, "pending.animation.yaml")
+fd = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+os.write(fd, open(src, "rb").read())
+ok = "pending.animation.yaml" in os.listdir(view) and os.stat(p).st_size == os.path.getsize(src)
+os.close(fd)
+sys.exit(0 if ok else 1)
+PY
+[ -f "$GAME/pending.animation" ] || fail "the pending view was not saved at close"
+rm "$VIEW/pending.animation.yaml"
 rm "$VIEW/brand_new.animation.yaml" || fail "rm"
 [ -e "$GAME/brand_new.animation" ] && fail "rm kept the binary"
 [ -e "$VIEW/brand_new.animation.yaml" ] && fail "rm kept the view"
