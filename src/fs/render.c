@@ -45,7 +45,7 @@ struct rc_entry {
 };
 
 /* Entries without text are small; past this many the table starts over. */
-#define RC_MAX_ENTRIES (1u << 20)
+#define RC_MAX_ENTRIES (1u << 18)
 
 struct af_rcache {
 	pthread_mutex_t lock;
