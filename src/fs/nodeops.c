@@ -59,12 +59,19 @@ struct lister {
 	char rel[4096];
 };
 
+/* dir/name in l->rel ("" when too long: it then matches nothing). */
 static const char *child(struct lister *l, const char *name)
 {
-	if (!strcmp(l->dir, "."))
-		snprintf(l->rel, sizeof(l->rel), "%s", name);
-	else
-		snprintf(l->rel, sizeof(l->rel), "%s/%s", l->dir, name);
+	size_t dl = strcmp(l->dir, ".") ? strlen(l->dir) + 1 : 0, nl = strlen(name);
+	if (dl + nl >= sizeof(l->rel)) {
+		l->rel[0] = 0;
+		return l->rel;
+	}
+	if (dl) {
+		memcpy(l->rel, l->dir, dl - 1);
+		l->rel[dl - 1] = '/';
+	}
+	memcpy(l->rel + dl, name, nl + 1);
 	return l->rel;
 }
 
