@@ -255,8 +255,10 @@ static void put_cases(struct em *e, const struct jz_chunk *ch, int ind)
 			af_buf_puts(e->b, "- {state: ");
 			put_ref(e, k->state);
 		}
-		af_buf_puts(e->b, ", next: ");
-		put_refs(e, &k->next);
+		if (k->next.n) { /* absent = empty */
+			af_buf_puts(e->b, ", next: ");
+			put_refs(e, &k->next);
+		}
 		af_buf_puts(e->b, "}\n");
 	}
 }
@@ -423,7 +425,7 @@ static int put_chunk(struct em *e, int32_t c, int ind, int in_extra)
 	}
 	if (ch->kind != JZ_OPAQUE && ch->version != k->version) {
 		key(e, ind, "version");
-		af_y_hex(e->b, ch->version, 4);
+		af_y_hex(e->b, ch->version, ch->version > 0xFFFF ? 8 : 4);
 		af_buf_putc(e->b, '\n');
 	}
 	if (ch->kind == JZ_OPAQUE || ch->ckey.instance || ch->ckey.group) {
@@ -514,7 +516,7 @@ static int put_document(struct em *e)
 	put_fields(e, sm, 0);
 	if (sm->version != jz_kinds[JZ_SM].version) {
 		af_buf_puts(e->b, "version: ");
-		af_y_hex(e->b, sm->version, 4);
+		af_y_hex(e->b, sm->version, sm->version > 0xFFFF ? 8 : 4);
 		af_buf_putc(e->b, '\n');
 	}
 	if (sm->ckey.group) {
