@@ -508,6 +508,15 @@ static void test_decode_errors(void **state)
 	put32(t + 0x1C, 1);
 	expect_decode_error(t, n, AF_EUNSUP, 0x1C, "beat-time section has 1 entries");
 	expect_decode_error((const uint8_t *)"hello world", 11, AF_EINVAL, 0, "not a Diesel animation");
+	/* a name YAML text cannot carry byte for byte; a control byte it can */
+	memcpy(t, blob, n);
+	t[66] = 0xE9;
+	expect_decode_error(t, n, AF_EUNSUP, -2, "objects[0]: the name is empty, repeated or not UTF-8 text");
+	t[66] = 0x01;
+	struct af_buf y = AF_BUF_INIT;
+	roundtrip(t, n, &y);
+	contains(&y, "- name: \"ro\\x01t\"\n");
+	af_buf_free(&y);
 	/* a layout that does not rebuild: 4 stray bytes before the rotation table */
 	memcpy(t, blob, 104);
 	memset(t + 104, 0, 4);
