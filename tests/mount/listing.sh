@@ -35,6 +35,26 @@ cmp -s "$VIEW/broken.animation" "$GAME/broken.animation" || fail "undecodable pa
 { echo x > "$VIEW/.animfs/errors"; } 2>/dev/null && fail ".animfs/errors is writable"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 
+# Every sample of every format: a file `animfs decode` takes shows as its exact view,
+# any other shows as itself (no codec yet, or one that refuses it).
+cp -r "$ANIMFS_SAMPLES" "$GAME/all"
+chmod -R u+w "$GAME/all"
+mount_view
+views=0 plain=0
+while IFS= read -r -d '' f; do
+  rel=${f#"$GAME"/}
+  if "$ANIMFS" decode "$f" > "$T/expect" 2>/dev/null; then
+    cmp -s "$VIEW/$rel.yaml" "$T/expect" || fail "$rel.yaml differs from decode"
+    [ "$(stat -c %s "$VIEW/$rel.yaml")" = "$(stat -c %s "$T/expect")" ] || fail "$rel.yaml size"
+    views=$((views + 1))
+  else
+    cmp -s "$VIEW/$rel" "$f" || fail "$rel is not passed through"
+    plain=$((plain + 1))
+  fi
+done < <(find "$GAME/all" -type f -print0)
+echo "all samples: $views views, $plain passed through"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+
 # Cold mount of many files: nothing is decoded until a file is stat'ed or opened.
 rm -rf "$GAME"/* && mkdir "$GAME/many"
 src=$(ls -S "$ANIMFS_SAMPLES"/diesel/*.animation | tail -1)
