@@ -190,6 +190,7 @@ struct af_handle {
 	struct af_text *snap;  /* text as opened (shared) until the first change */
 	struct af_buf own;     /* private copy after the first change */
 	int owned, dirty;
+	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 };
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);

@@ -109,9 +109,6 @@ static int open_game(const char *game)
 static int check_view(const char *view)
 {
 	struct stat st;
-	DIR *d;
-	struct dirent *e;
-	int entries = 0, animfs = 0;
 	if (stat(view, &st)) {
 		if (errno == ENOTCONN)
 			fprintf(stderr, "animfs mount: '%s' is a stale mount (Transport endpoint is not "
@@ -127,6 +124,14 @@ static int check_view(const char *view)
 		fprintf(stderr, "animfs mount: VIEW '%s' is not a folder\n", view);
 		return -1;
 	}
+	return 0;
+}
+
+static int check_view_empty(const char *view)
+{
+	DIR *d;
+	struct dirent *e;
+	int entries = 0, animfs = 0;
 	d = opendir(view);
 	if (!d) {
 		fprintf(stderr, "animfs mount: cannot read VIEW '%s': %s\n", view, strerror(errno));
@@ -204,7 +209,7 @@ int af_cli_mount(int argc, char **argv)
 	fd = open_game(o.game);
 	if (fd < 0)
 		return AF_EXIT_FAIL;
-	if (check_view(o.view) || check_nesting(o.game, o.view) ||
+	if (check_view(o.view) || check_nesting(o.game, o.view) || check_view_empty(o.view) ||
 	    (o.allow_other && check_allow_other())) {
 		close(fd);
 		return AF_EXIT_FAIL;

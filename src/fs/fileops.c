@@ -171,7 +171,10 @@ int af_op_write(const char *path, const char *buf, size_t size, off_t off,
 static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 {
 	struct af_text *t;
-	int rc = af_view_render(fs, r->bin, &r->st, &t);
+	int rc;
+	if (size == 0)
+		return -EINVAL; /* an empty document is never a save */
+	rc = af_view_render(fs, r->bin, &r->st, &t);
 	if (rc)
 		return rc;
 	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);

@@ -179,6 +179,7 @@ int af_handle_truncate(struct af_handle *h, off_t size)
 	}
 	h->own.len = (size_t)size;
 	h->dirty = 1;
+	h->zeroed |= size == 0;
 	__atomic_store_n(&h->pending, (long long)h->own.len, __ATOMIC_RELEASE);
 out:
 	pthread_mutex_unlock(&h->lock);
@@ -193,8 +194,9 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 	pthread_mutex_lock(&h->lock);
 	/* An empty buffer is never a document: it is what a shell's `>` or an editor's
 	 * O_TRUNC leaves before the first write, and a dup'd descriptor closed then
-	 * flushes it. Wait for content; release reports a view left empty. */
-	if (h->dirty && h->own.len > 0) {
+	 * flushes it. Wait for content; release reports a view left empty. An
+	 * explicit ftruncate to 0 on an open view is a save of nothing: refused. */
+	if (h->dirty && (h->own.len > 0 || h->zeroed)) {
 		/* One attempt per change: a failed save is reported once, and the
 		 * view shows the backing file again when this handle closes. */
 		tried = 1;
