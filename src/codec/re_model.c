@@ -115,7 +115,6 @@ static int re_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	struct af_buf bufs[16];
 	struct re_sec sec[16];
 	int rc;
-	(void)io;
 	memset(&doc, 0, sizeof(doc));
 	memset(&f, 0, sizeof(f));
 	for (int i = 0; i < 16; i++)
@@ -124,6 +123,8 @@ static int re_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
 	if (!rc)
 		rc = af_re_parse(doc.root, &f, &a, d);
+	if (!rc)
+		rc = af_re_cross_check(&f, io, d);
 	if (!rc)
 		rc = encode_sections(&f, bufs, sec, d);
 	if (!rc)

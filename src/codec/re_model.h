@@ -74,6 +74,7 @@ struct re_emr {
 
 struct re_bank {
 	unsigned edd_sec, emr_sec;
+	const struct af_ynode *node; /* when parsed from YAML */
 	const char *verbatim; /* non-NULL: both sections carried as bytes, this is why */
 	struct re_edd edd;
 	struct re_emr emr;
@@ -125,6 +126,10 @@ int af_re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **
 
 /* re_verbatim.c: read-only information about carried sections (comment lines). */
 void af_re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int indent);
+
+/* re_cross.c: checks against sibling files and the mesh (spec 8, items 13-15). */
+struct af_io;
+int af_re_cross_check(const struct re_file *f, const struct af_io *io, struct af_diag *d);
 
 /* re_emit.c / re_parse.c */
 int af_re_emit(const struct re_file *f, struct af_buf *out, struct af_diag *d);

@@ -450,6 +450,7 @@ static int parse_bank(struct pctx *c, const struct af_ynode *bn, unsigned i, str
 	jp(path, "banks[%u]", i);
 	if ((rc = af_y_want(c->d, bn, AF_YMAP, path)))
 		return rc;
+	k->node = bn;
 	for (unsigned s = 0; s < c->lay->nsec; s++) {
 		if (c->lay->slots[s].bank != (int)i)
 			continue;
