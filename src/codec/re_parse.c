@@ -328,7 +328,7 @@ static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct r
 		return rc;
 	if (v < 1 || v > 256)
 		return af_y_error(c->d, af_ymap_get(bank, "bone_count"), "%s.bone_count: %llu; "
-				  "child lists hold u8 indices, so 1..256 bones", path,
+				  "child lists hold u8 indices, 1 to at most 256 bones", path,
 				  (unsigned long long)v);
 	m->nbones = (uint16_t)v;
 	if ((rc = get_u(c, bank, "keyframe_size", 0xFFFF, &v, path)))
