@@ -75,6 +75,18 @@ const struct re_layout *af_re_layout_by(unsigned game, unsigned kind)
 	return NULL;
 }
 
+void af_re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k)
+{
+	for (unsigned s = 0; s < L->nsec; s++) {
+		if (L->slots[s].bank != (int)bank)
+			continue;
+		if (L->slots[s].role == RE_EDD)
+			k->edd_sec = s;
+		else
+			k->emr_sec = s;
+	}
+}
+
 const char *af_re_kind_name(unsigned kind)
 {
 	return kind == RE_PLD ? "pld" : kind == RE_PLW ? "plw" : "emd";

@@ -32,14 +32,7 @@ static int decode_bank(struct re_file *f, unsigned i, struct af_arena *a, struct
 	const unsigned game = f->lay->game;
 	struct af_diag local;
 	int rc;
-	for (unsigned s = 0; s < f->lay->nsec; s++) {
-		if (f->lay->slots[s].bank != (int)i)
-			continue;
-		if (f->lay->slots[s].role == RE_EDD)
-			k->edd_sec = s;
-		else
-			k->emr_sec = s;
-	}
+	af_re_bank_slots(f->lay, i, k);
 	const struct re_sec *e = &f->sec[k->edd_sec], *m = &f->sec[k->emr_sec];
 	af_diag_init(&local);
 	rc = af_re_edd_decode(e->p, e->len, game, (uint64_t)e->file_off, &k->edd, a, &local);

@@ -98,6 +98,8 @@ struct re_file {
 const struct re_layout *af_re_layout_find(unsigned nsec, const char *name);
 const struct re_layout *af_re_layout_by(unsigned game, unsigned kind);
 const char *af_re_kind_name(unsigned kind);
+/* Fill k->edd_sec and k->emr_sec from the layout. */
+void af_re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k);
 const char *af_re_role_name(unsigned role);
 int af_re_bid(const char *name, const uint8_t *head, size_t n);
 int af_re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,

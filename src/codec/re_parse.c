@@ -14,6 +14,7 @@ struct pctx {
 	struct af_arena *a;
 	const struct re_layout *lay;
 	unsigned game;
+	const struct af_ynode *role[16]; /* data[].role per section */
 };
 
 #define AF_RE_PATH 256
@@ -101,6 +102,7 @@ static int parse_blob(struct pctx *c, const struct af_ynode *e, size_t i, struct
 		return af_y_error(c->d, e, "%s: section %llu appears twice", path,
 				  (unsigned long long)sec);
 	seen[sec] = 1;
+	c->role[sec] = rn;
 	const struct af_ynode *hx = af_ymap_get(e, "hex"), *b64 = af_ymap_get(e, "base64");
 	if (!hx == !b64)
 		return af_y_error(c->d, e, "%s: give the bytes as exactly one of 'hex' or "
@@ -124,6 +126,7 @@ static int parse_blob(struct pctx *c, const struct af_ynode *e, size_t i, struct
 	}
 	af_buf_free(&bytes);
 	(void)role;
+	(void)rlen;
 	return rc;
 }
 
@@ -451,14 +454,7 @@ static int parse_bank(struct pctx *c, const struct af_ynode *bn, unsigned i, str
 	if ((rc = af_y_want(c->d, bn, AF_YMAP, path)))
 		return rc;
 	k->node = bn;
-	for (unsigned s = 0; s < c->lay->nsec; s++) {
-		if (c->lay->slots[s].bank != (int)i)
-			continue;
-		if (c->lay->slots[s].role == RE_EDD)
-			k->edd_sec = s;
-		else
-			k->emr_sec = s;
-	}
+	af_re_bank_slots(c->lay, i, k);
 	const struct af_ynode *v = af_ymap_get(bn, "verbatim");
 	if (v) {
 		size_t len;
@@ -490,8 +486,12 @@ static int check_data_slots(struct pctx *c, const struct af_ynode *root, struct 
 			return af_y_error(c->d, data, "data: section %u (%s) is missing", s,
 					  af_re_role_name(sl->role));
 		if (!needs && seen[s])
-			return af_y_error(c->d, data, "data: section %u is built from "
+			return af_y_error(c->d, c->role[s], "data: section %u is built from "
 					  "banks[%d]; remove its bytes from 'data'", s, sl->bank);
+		const char *want = k && !k->verbatim ? "emr-pool" : af_re_role_name(sl->role);
+		if (needs && strcmp(c->role[s]->str, want))
+			return af_y_error(c->d, c->role[s], "data: section %u holds '%s', not '%s'",
+					  s, want, c->role[s]->str);
 	}
 	return AF_OK;
 }
@@ -499,7 +499,7 @@ static int check_data_slots(struct pctx *c, const struct af_ynode *root, struct 
 int af_re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
 		struct af_diag *d)
 {
-	struct pctx c = { d, a, NULL, 0 };
+	struct pctx c = { .d = d, .a = a };
 	unsigned char seen[16] = { 0 };
 	int rc = af_y_want(d, root, AF_YMAP, "top level");
 	if (rc)

@@ -249,8 +249,10 @@ static void test_structure_errors(void **state)
 			  "\"00000000\"}\n", "", "  - {section: 2", "data: section 3 (unknown) is missing");
 	expect_edit_error(re3_doc, NULL, "section: 3,", "section: 2,", "section: 2, role: unknown",
 			  "section 2 appears twice");
-	expect_edit_error(re3_doc, NULL, "section: 3,", "section: 0,", "  - {section: 2",
+	expect_edit_error(re3_doc, NULL, "section: 3,", "section: 0,", "section: 0,",
 			  "section 0 is built from banks[0]");
+	expect_edit_error(re3_doc, NULL, "role: mesh-md2", "role: tim", "role: tim",
+			  "data: section 2 holds 'mesh-md2', not 'tim'");
 	/* sequences need a pool */
 	char *a = re_replace(re3_doc, NULL, "    keyframes:\n", "    keyframes: empty\n    old:\n");
 	expect_error(a, "      - pose_start: 0", "1 sequences but the bank has no keyframe pool");
