@@ -62,7 +62,7 @@ static void check_mesh(const struct re_file *f, struct af_diag *d)
 	for (unsigned s = 0; s < f->lay->nsec; s++) {
 		const struct re_sec *x = &f->sec[s];
 		unsigned role = f->lay->slots[s].role;
-		if (x->len >= 12 && role == RE_MD2)
+		if (x->len >= 8 && role == RE_MD2 && af_le32(x->p))
 			objects = af_le32(x->p + 4);
 		else if (x->len >= 12 && role == RE_MD1)
 			objects = af_le32(x->p + 8) / 2;

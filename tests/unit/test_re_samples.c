@@ -276,6 +276,82 @@ static void test_add_pose_and_sequence(void **state)
 	unload(&s);
 }
 
+/* ---------------------------------------------------------------- siblings */
+
+struct fake_dir {
+	const char *name[2];
+	const struct af_buf *bytes[2];
+};
+
+static int fake_read(void *ctx, const char *name, struct af_buf *out)
+{
+	const struct fake_dir *f = ctx;
+	for (int i = 0; i < 2; i++)
+		if (f->name[i] && !strcmp(f->name[i], name))
+			return af_buf_append(out, f->bytes[i]->data, f->bytes[i]->len);
+	return AF_EIO;
+}
+
+/* PLW bank 0 animates the PLD beside it: a PLD with another bone count is refused;
+ * a PLW whose bank lost a sequence against the file it replaces is only warned about. */
+static void test_plw_beside_pld(void **state)
+{
+	struct sample s, pld;
+	struct af_buf out = AF_BUF_INIT, other = AF_BUF_INIT;
+	struct af_diag d;
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLW, &s);
+	LOAD_OR_SKIP(RE3_PLD, &pld);
+	const char *plw_name = "PL00W0F.PLW";
+	struct fake_dir dir = { { "PL00.PLD", plw_name }, { &pld.bin, &s.bin } };
+	struct af_io io = { plw_name, fake_read, NULL, &dir };
+	af_diag_init(&d);
+	const char *y = (char *)s.yaml.data;
+	assert_int_equal(re_codec()->from_yaml(s.yaml.data, strlen(y), &io, &out, &d), 0);
+	assert_int_equal(d.nwarnings, 0);
+	/* a PLD with 3 bones: built from the example */
+	struct af_buf ex = AF_BUF_INIT;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/examples/re3_tiny.PLD.yaml", ANIMFS_SOURCE_DIR);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char tmp[8192];
+	size_t got = fread(tmp, 1, sizeof(tmp), f);
+	fclose(f);
+	assert_int_equal(re_enc(tmp, got, &other, &d), 0);
+	dir.bytes[0] = &other;
+	af_buf_reset(&out);
+	assert_int_not_equal(re_codec()->from_yaml(s.yaml.data, strlen(y), &io, &out, &d), 0);
+	if (!strstr(d.msg, "bank 0 has 15 bones / 76-byte keyframes but PL00.PLD has 3 / 24"))
+		fail_msg("%s", d.msg);
+	assert_int_equal(d.line, re_line_of(y, "  - bank: 0"));
+	/* drop the last sequence of bank 1 (the lower-body overlay) */
+	const char *b1 = strstr(y, "  - bank: 1");
+	const char *last = NULL, *p = b1;
+	while ((p = strstr(p + 1, "      - pose_start:")) && p < strstr(b1, "    keyframes:"))
+		last = p;
+	assert_non_null(last);
+	struct af_buf cut = AF_BUF_INIT;
+	af_buf_append(&cut, y, (size_t)(last - y));
+	af_buf_puts(&cut, strstr(last, "    keyframes:"));
+	dir.bytes[0] = &pld.bin;
+	af_diag_free(&d);
+	af_diag_init(&d);
+	af_buf_reset(&out);
+	if (re_codec()->from_yaml(cut.data, cut.len, &io, &out, &d))
+		fail_msg("%u:%u: %s", d.line, d.col, d.msg);
+	assert_int_equal(d.nwarnings, 1);
+	assert_non_null(strstr((char *)d.warnings.data, "banks[1]: "));
+	assert_non_null(strstr((char *)d.warnings.data, "the game expects a fixed set"));
+	af_buf_free(&cut);
+	af_buf_free(&ex);
+	af_buf_free(&other);
+	af_buf_free(&out);
+	af_diag_free(&d);
+	unload(&s);
+	unload(&pld);
+}
+
 /* ---------------------------------------------------------------- damage */
 
 static uint64_t rng = 0x243F6A8885A308D3ull;
@@ -377,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_relpos_edit),
 		cmocka_unit_test(test_add_frame),
 		cmocka_unit_test(test_add_pose_and_sequence),
+		cmocka_unit_test(test_plw_beside_pld),
 		cmocka_unit_test(test_damage_pld),
 		cmocka_unit_test(test_damage_plw),
 		cmocka_unit_test(test_damage_emd),

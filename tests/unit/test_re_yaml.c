@@ -32,7 +32,7 @@ static const char re3_doc[] =
 	"      - {pose: 0, motion: [0, 0, 0], y_offset: -900, angles: [[0, 0, 0], [10, 0, 0], [-10, 0, 0]]}\n"
 	"      - {pose: 1, motion: [-50, 0, 0], y_offset: -905, angles: [[0, 5, 0], [-0.35, 0, 0], [180, 0, 0]]}\n"
 	"data:\n"
-	"  - {section: 2, role: mesh-md2, length: 8, hex: \"0800000000000000\"}\n"
+	"  - {section: 2, role: mesh-md2, length: 8, hex: \"0800000003000000\"}\n"
 	"  - {section: 3, role: unknown, length: 4, hex: \"00000000\"}\n"
 	"  - {section: 4, role: tim, length: 8, base64: \"EAAAAAIAAAA=\"}\n";
 
@@ -288,6 +288,23 @@ static void test_offset_limit(void **state)
 	af_diag_free(&d);
 }
 
+/* Warnings do not stop the encode: a skeleton with more bones than mesh objects. */
+static void test_mesh_warning(void **state)
+{
+	(void)state;
+	char *doc = re_replace(re3_doc, NULL, "0800000003000000", "0800000002000000");
+	struct af_buf out = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	assert_int_equal(re_enc(doc, strlen(doc), &out, &d), 0);
+	assert_int_equal(d.nwarnings, 1);
+	assert_non_null(strstr((char *)d.warnings.data, "banks[0]: 3 bones but the mesh has 2 "
+			       "objects"));
+	free(doc);
+	af_buf_free(&out);
+	af_diag_free(&d);
+}
+
 /* The documented edits: a new pose at the end and a new sequence that uses it. */
 static void test_add_pose_and_sequence(void **state)
 {
@@ -327,6 +344,7 @@ int main(void)
 		cmocka_unit_test(test_structure_errors),
 		cmocka_unit_test(test_offset_limit),
 		cmocka_unit_test(test_add_pose_and_sequence),
+		cmocka_unit_test(test_mesh_warning),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
