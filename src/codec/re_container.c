@@ -51,17 +51,21 @@ static const char *extension(const char *name)
 	return dot ? dot + 1 : NULL;
 }
 
-/* Without a name (bytes from a pipe) a 4-section file is taken as an RE2 PLD: the PLW
- * layout is identical, so the bytes rebuild the same either way. */
+static int model_ext(const char *ext)
+{
+	return ext && (!strcasecmp(ext, "PLD") || !strcasecmp(ext, "PLW") || !strcasecmp(ext, "EMD"));
+}
+
+/* A model extension must match the section count (a 5-section .EMD is not a model).
+ * Without one (a pipe, `decode --format`) the count alone decides; 4 sections are
+ * then taken as an RE2 PLD: the PLW layout is identical, the bytes rebuild the same. */
 const struct re_layout *af_re_layout_find(unsigned nsec, const char *name)
 {
 	const char *ext = extension(name);
 	for (size_t i = 0; i < NLAYOUTS; i++) {
 		if (layouts[i].nsec != nsec)
 			continue;
-		if (!name || !ext)
-			return &layouts[i];
-		if (!strcasecmp(ext, layouts[i].ext))
+		if (!model_ext(ext) || !strcasecmp(ext, layouts[i].ext))
 			return &layouts[i];
 	}
 	return NULL;

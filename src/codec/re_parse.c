@@ -119,7 +119,8 @@ static int parse_blob(struct pctx *c, const struct af_ynode *e, size_t i, struct
 		if (!copy)
 			rc = NOMEM(c);
 		else {
-			memcpy(copy, bytes.data, bytes.len);
+			if (bytes.len)
+				memcpy(copy, bytes.data, bytes.len);
 			f->sec[sec].p = copy;
 			f->sec[sec].len = bytes.len;
 		}
@@ -492,6 +493,9 @@ static int check_data_slots(struct pctx *c, const struct af_ynode *root, struct 
 		if (needs && strcmp(c->role[s]->str, want))
 			return af_y_error(c->d, c->role[s], "data: section %u holds '%s', not '%s'",
 					  s, want, c->role[s]->str);
+		if (needs && f->sec[s].len == 0 && strcmp(want, "emr-pool"))
+			return af_y_error(c->d, c->role[s], "data: section %u has no bytes; a section "
+					  "holds at least 4 (an empty slot is 00000000)", s);
 	}
 	return AF_OK;
 }

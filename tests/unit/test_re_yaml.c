@@ -251,6 +251,8 @@ static void test_structure_errors(void **state)
 			  "section 2 appears twice");
 	expect_edit_error(re3_doc, NULL, "section: 3,", "section: 0,", "section: 0,",
 			  "section 0 is built from banks[0]");
+	expect_edit_error(re3_doc, NULL, "length: 4, hex: \"00000000\"", "length: 0, hex: \"\"",
+			  "length: 0", "data: section 3 has no bytes");
 	expect_edit_error(re3_doc, NULL, "role: mesh-md2", "role: tim", "role: tim",
 			  "data: section 2 holds 'mesh-md2', not 'tim'");
 	/* sequences need a pool */
