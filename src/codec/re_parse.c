@@ -86,8 +86,6 @@ static int parse_blob(struct pctx *c, const struct af_ynode *e, size_t i, struct
 {
 	char path[AF_RE_PATH];
 	uint64_t sec, len;
-	const char *role;
-	size_t rlen;
 	struct af_buf bytes = AF_BUF_INIT;
 	int rc;
 	jp(path, "data[%zu]", i);
@@ -96,7 +94,7 @@ static int parse_blob(struct pctx *c, const struct af_ynode *e, size_t i, struct
 	    (rc = get_u(c, e, "length", UINT32_MAX, &len, path)))
 		return rc;
 	const struct af_ynode *rn = af_y_need(c->d, e, "role", path);
-	if (!rn || af_y_get_str(c->d, rn, &role, &rlen, path))
+	if (!rn || af_y_want(c->d, rn, AF_YSCALAR, path))
 		return AF_EINVAL;
 	if (seen[sec])
 		return af_y_error(c->d, e, "%s: section %llu appears twice", path,
@@ -126,8 +124,6 @@ static int parse_blob(struct pctx *c, const struct af_ynode *e, size_t i, struct
 		}
 	}
 	af_buf_free(&bytes);
-	(void)role;
-	(void)rlen;
 	return rc;
 }
 
