@@ -32,4 +32,14 @@ for f in "$dir"/*; do
 	"$ANIMFS" encode "$tmp/$base.yaml" -o "$tmp/$base" || fail "encode $base"
 	cmp -s "$f" "$tmp/$base" || fail "$base: re-encoded bytes differ"
 done
+# what an animator sees: header-only bank 0, opaque 7-bone pool, RE2 absolute records
+plw="$tmp/biohazard-utils_re3_pld0_leon_PL00W00.PLW.yaml"
+grep -q "^    skeleton: none" "$plw" || fail "PLW bank 0 does not say it has no skeleton"
+grep -q "^    keyframes: opaque" "$plw" || fail "PLW 7-bone pool not shown as opaque"
+grep -q "^    records: re2-absolute" "$tmp/biohazard-utils_re2_pld0_leon_PL00.PLD.yaml" \
+	|| fail "RE2 records style not shown"
+grep -q "^      - {bone: 14, parent: 13, relpos: \[" "$tmp/biohazard-utils_re3_pld0_leon_PL00.PLD.yaml" \
+	|| fail "RE3 PLD skeleton not shown"
+grep -q "# TIM texture: 384 x 256 pixels, 8 bpp, 3 palettes" "$tmp/biohazard-utils_re3_pld0_leon_PL00.PLD.yaml" \
+	|| fail "TIM information not shown"
 echo "all $models sample models identical"
