@@ -48,7 +48,7 @@ static int take(struct af_rd *r, size_t n, const uint8_t **p)
 
 int af_rd_u8(struct af_rd *r, uint8_t *v)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	int rc = take(r, 1, &p);
 	if (!rc)
 		*v = p[0];
@@ -57,7 +57,7 @@ int af_rd_u8(struct af_rd *r, uint8_t *v)
 
 int af_rd_u16(struct af_rd *r, uint16_t *v)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	int rc = take(r, 2, &p);
 	if (!rc)
 		*v = af_le16(p);
@@ -66,7 +66,7 @@ int af_rd_u16(struct af_rd *r, uint16_t *v)
 
 int af_rd_u32(struct af_rd *r, uint32_t *v)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	int rc = take(r, 4, &p);
 	if (!rc)
 		*v = af_le32(p);
@@ -75,7 +75,7 @@ int af_rd_u32(struct af_rd *r, uint32_t *v)
 
 int af_rd_u64(struct af_rd *r, uint64_t *v)
 {
-	const uint8_t *p;
+	const uint8_t *p = NULL;
 	int rc = take(r, 8, &p);
 	if (!rc)
 		*v = af_le64(p);

@@ -86,6 +86,133 @@ static size_t special(char *out, int neg, int isnan, int canonical, uint64_t bit
 	return (size_t)snprintf(out, AF_NUM_MAX, neg ? "-.inf" : ".inf");
 }
 
+static const double p10[23] = { 1e0,  1e1,  1e2,  1e3,  1e4,  1e5,  1e6,  1e7,
+				1e8,  1e9,  1e10, 1e11, 1e12, 1e13, 1e14, 1e15,
+				1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22 };
+
+/* x * 10^s in double: exact power for |s| <= 22, else two steps (callers verify). */
+static double scale10(double x, int s)
+{
+	while (s > 22) {
+		x *= 1e22;
+		s -= 22;
+	}
+	while (s < -22) {
+		x /= 1e22;
+		s += 22;
+	}
+	return s >= 0 ? x * p10[s] : x / p10[-s];
+}
+
+/* D * 10^k as a correctly rounded float, on the fast path only: D and 10^|k| are
+ * exact doubles, so one rounding to double; the cast to float is then correct
+ * unless that double sits exactly on a float midpoint (or is subnormal/huge). */
+static int fast_dec_to_f32(uint64_t D, int k, float *out)
+{
+	if (D > (1ull << 53) || k < -22 || k > 22)
+		return -1;
+	double d = k >= 0 ? (double)D * p10[k] : (double)D / p10[-k];
+	if (d != 0 && (d < 0x1p-126 || d >= 0x1p127))
+		return -1;
+	if ((af_f64_bits(d) & 0x1FFFFFFFu) == 0x10000000u)
+		return -1;
+	*out = (float)d;
+	return 0;
+}
+
+static int ndigits(uint64_t D)
+{
+	int n = 1;
+	while (D >= 10) {
+		D /= 10;
+		n++;
+	}
+	return n;
+}
+
+static int digits_of(uint64_t D, char *dig)
+{
+	int n = ndigits(D);
+	for (int i = n - 1; i >= 0; i--) {
+		dig[i] = (char)('0' + D % 10);
+		D /= 10;
+	}
+	return n;
+}
+
+/* Does D * 10^k read back (through af_parse_f32's rules) as exactly target? */
+static int f32_roundtrips(uint64_t D, int k, const void *target)
+{
+	float back;
+	if (D == 0)
+		return 0;
+	if (fast_dec_to_f32(D, k, &back) == 0)
+		return back == *(const float *)target;
+	char dig[24], txt[48];
+	int n = digits_of(D, dig);
+	size_t len = layout(txt, 0, dig, n, n - 1 + k);
+	return af_parse_f32(txt, len, &back) == 0 && back == *(const float *)target;
+}
+
+/* The same for a half float (the parser's rule: correctly rounded double, then RNE). */
+static int f16_roundtrips(uint64_t D, int k, const void *target)
+{
+	uint16_t back;
+	double d;
+	if (D == 0)
+		return 0;
+	if (D <= (1ull << 53) && k >= -22 && k <= 22) {
+		d = k >= 0 ? (double)D * p10[k] : (double)D / p10[-k];
+		return af_f64_to_f16(d, &back) == 0 && back == *(const uint16_t *)target;
+	}
+	char dig[24], txt[48];
+	int n = digits_of(D, dig);
+	size_t len = layout(txt, 0, dig, n, n - 1 + k);
+	return af_parse_f16(txt, len, &back) == 0 && back == *(const uint16_t *)target;
+}
+
+/* Shortest digits for the positive value av: binary search on the number of
+ * significant digits p (if p digits round-trip, so do p+1), trying the two
+ * p-digit neighbours of av at each step, so inexact scaling cannot hide an answer. */
+static size_t shortest(char *out, int neg, double av, int maxp,
+		       int (*roundtrips)(uint64_t, int, const void *), const void *target)
+{
+	int e2;
+	frexp(av, &e2);
+	int e10 = (int)floor((e2 - 1) * 0.30102999566398120); /* floor(log10(av)), maybe -1 off */
+	uint64_t bestD = 0;
+	int bests = 0;
+	int lo = 1, hi = maxp;
+	while (lo <= hi) {
+		int p = (lo + hi) / 2;
+		int s = p - 1 - e10;
+		double x = scale10(av, s);
+		double fl = floor(x);
+		int ok_lo = 0, ok_hi = 0;
+		uint64_t dlo = 0, dhi = 0;
+		if (fl < 0x1p53) {
+			dlo = (uint64_t)fl;
+			dhi = dlo + 1;
+			ok_lo = roundtrips(dlo, -s, target);
+			ok_hi = roundtrips(dhi, -s, target);
+		}
+		if (ok_lo || ok_hi) {
+			bestD = ok_lo && (!ok_hi || x - fl <= (double)dhi - x) ? dlo : dhi;
+			bests = s;
+			hi = p - 1;
+		} else {
+			lo = p + 1;
+		}
+	}
+	char dig[32];
+	if (bestD) {
+		int n = digits_of(bestD, dig);
+		return layout(out, neg, dig, n, n - 1 - bests);
+	}
+	int e = 0, k = sci_digits(av, 17, dig, &e); /* not reached for finite input */
+	return layout(out, neg, dig, k, e);
+}
+
 size_t af_fmt_f32(char *out, float v)
 {
 	uint32_t bits = af_f32_bits(v);
@@ -94,28 +221,8 @@ size_t af_fmt_f32(char *out, float v)
 		return special(out, neg, isnan(v), bits == 0x7FC00000u, bits, 8);
 	if (v == 0)
 		return (size_t)snprintf(out, AF_NUM_MAX, neg ? "-0.0" : "0.0");
-	double av = fabs((double)v);
-	char dig[32], best[32];
-	int e = 0, be = 0, bk = 0;
-	int lo = 1, hi = 9;
-	while (lo <= hi) {
-		int mid = (lo + hi) / 2;
-		int k = sci_digits(av, mid, dig, &e);
-		char txt[48];
-		size_t n = layout(txt, 0, dig, k, e);
-		float back;
-		if (af_parse_f32(txt, n, &back) == 0 && back == fabsf(v)) {
-			memcpy(best, dig, (size_t)k);
-			bk = k;
-			be = e;
-			hi = mid - 1;
-		} else {
-			lo = mid + 1;
-		}
-	}
-	if (!bk)
-		bk = sci_digits(av, 9, best, &be);
-	return layout(out, neg, best, bk, be);
+	float target = fabsf(v);
+	return shortest(out, neg, (double)target, 9, f32_roundtrips, &target);
 }
 
 size_t af_fmt_f64(char *out, double v)
@@ -157,34 +264,40 @@ size_t af_fmt_f16(char *out, uint16_t h)
 		return special(out, neg, (h & 0x3FF) != 0, h == 0x7E00, h, 4);
 	if ((h & 0x7FFF) == 0)
 		return (size_t)snprintf(out, AF_NUM_MAX, neg ? "-0.0" : "0.0");
-	double av = fabs((double)af_f16_to_f32(h));
-	char dig[32], best[32];
-	int e = 0, be = 0, bk = 0;
-	for (int p = 1; p <= 9 && !bk; p++) {
-		int k = sci_digits(av, p, dig, &e);
-		char txt[48];
-		size_t n = layout(txt, 0, dig, k, e);
-		uint16_t back;
-		if (af_parse_f16(txt, n, &back) == 0 && back == (h & 0x7FFF)) {
-			memcpy(best, dig, (size_t)k);
-			bk = k;
-			be = e;
-		}
-	}
-	if (!bk)
-		bk = sci_digits(av, 9, best, &be);
-	return layout(out, neg, best, bk, be);
+	uint16_t target = h & 0x7FFF;
+	return shortest(out, neg, (double)af_f16_to_f32(target), 6, f16_roundtrips, &target);
 }
 
 size_t af_fmt_fixed(char *out, double v, int decimals)
 {
-	if (decimals <= 0) {
-		int n = snprintf(out, AF_NUM_MAX, "%.0f.0", v);
-		return n > 0 ? (size_t)n : 0;
+	if (decimals < 0)
+		decimals = 0;
+	if (decimals <= 9 && fabs(v) < 1e9) {
+		/* one rounding of |v| * 10^d, then integer digits: no printf on the hot path */
+		uint64_t D = (uint64_t)floor(fabs(v) * p10[decimals] + 0.5);
+		uint64_t scale = (uint64_t)p10[decimals];
+		uint64_t ip = D / scale, fp = D % scale;
+		char *p = out;
+		if (v < 0 && D)
+			*p++ = '-';
+		p += af_fmt_u64(p, ip);
+		*p++ = '.';
+		if (decimals == 0) {
+			*p++ = '0';
+		} else {
+			for (int i = decimals - 1; i >= 0; i--) {
+				p[i] = (char)('0' + fp % 10);
+				fp /= 10;
+			}
+			p += decimals;
+		}
+		*p = 0;
+		return (size_t)(p - out);
 	}
 	if (decimals > 17)
 		decimals = 17;
-	int n = snprintf(out, AF_NUM_MAX, "%.*f", decimals, v);
+	int n = decimals ? snprintf(out, AF_NUM_MAX, "%.*f", decimals, v)
+			 : snprintf(out, AF_NUM_MAX, "%.0f.0", v);
 	return n > 0 ? (size_t)n : 0;
 }
 
@@ -303,6 +416,81 @@ static int decimal_text(const char *s, size_t n, char *buf)
 	return 0;
 }
 
+/* Clinger's fast path on syntax-checked text: up to 19 significant digits and a
+ * small power of ten convert with a single rounding. -1 = use the slow path. */
+static int split_decimal(const char *s, size_t n, int *neg, uint64_t *D, int *k)
+{
+	size_t i = 0;
+	int digits = 0, frac = 0, ex = 0, eneg = 0;
+	uint64_t v = 0;
+	*neg = 0;
+	if (s[i] == '+' || s[i] == '-')
+		*neg = s[i++] == '-';
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+		if (v == 0 && s[i] == '0')
+			continue;
+		if (++digits > 19)
+			return -1;
+		v = v * 10 + (uint64_t)(s[i] - '0');
+	}
+	if (i < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++) {
+			frac++;
+			if (v == 0 && s[i] == '0')
+				continue;
+			if (++digits > 19)
+				return -1;
+			v = v * 10 + (uint64_t)(s[i] - '0');
+		}
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (s[i] == '+' || s[i] == '-')
+			eneg = s[i++] == '-';
+		for (; i < n; i++) {
+			if (ex > 10000)
+				return -1;
+			ex = ex * 10 + (s[i] - '0');
+		}
+	}
+	*D = v;
+	*k = (eneg ? -ex : ex) - frac;
+	return 0;
+}
+
+static int fast_parse_f32(const char *s, size_t n, float *out)
+{
+	int neg, k;
+	uint64_t D;
+	if (split_decimal(s, n, &neg, &D, &k))
+		return -1;
+	if (D == 0) {
+		*out = neg ? -0.0f : 0.0f;
+		return 0;
+	}
+	if (fast_dec_to_f32(D, k, out))
+		return -1;
+	if (neg)
+		*out = -*out;
+	return 0;
+}
+
+static int fast_parse_f64(const char *s, size_t n, double *out)
+{
+	int neg, k;
+	uint64_t D;
+	if (split_decimal(s, n, &neg, &D, &k))
+		return -1;
+	if (D == 0) {
+		*out = neg ? -0.0 : 0.0;
+		return 0;
+	}
+	if (D > (1ull << 53) || k < -22 || k > 22)
+		return -1;
+	double d = k >= 0 ? (double)D * p10[k] : (double)D / p10[-k];
+	*out = neg ? -d : d;
+	return 0;
+}
+
 int af_parse_f64(const char *s, size_t n, double *out)
 {
 	char buf[NUM_TEXT_MAX];
@@ -318,6 +506,8 @@ int af_parse_f64(const char *s, size_t n, double *out)
 	}
 	if (decimal_text(s, n, buf))
 		return -1;
+	if (fast_parse_f64(buf, n, out) == 0)
+		return 0;
 	*out = strtod(buf, NULL);
 	return 0;
 }
@@ -339,6 +529,8 @@ int af_parse_f32(const char *s, size_t n, float *out)
 	}
 	if (decimal_text(s, n, buf))
 		return -1;
+	if (fast_parse_f32(buf, n, out) == 0)
+		return 0;
 	*out = strtof(buf, NULL);
 	return 0;
 }

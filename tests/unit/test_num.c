@@ -214,6 +214,24 @@ static void test_fixed_hex(void **state)
 	assert_string_equal(t, "14.80");
 	af_fmt_fixed(t, 15.0, 0);
 	assert_string_equal(t, "15.0");
+	af_fmt_fixed(t, -0.001, 2);
+	assert_string_equal(t, "0.00");
+	af_fmt_fixed(t, -453.5727, 4);
+	assert_string_equal(t, "-453.5727");
+	af_fmt_fixed(t, 0.70605, 3);
+	assert_string_equal(t, "0.706");
+	af_fmt_fixed(t, 2e12, 2);
+	assert_string_equal(t, "2000000000000.00");
+	for (int i = 0; i < 100000; i++) {
+		double v = ((double)(next32() % 2000001) - 1000000.0) / 997.0;
+		for (int dd = 0; dd <= 9; dd++) {
+			double back;
+			size_t n = af_fmt_fixed(t, v, dd);
+			assert_int_equal(af_parse_f64(t, n, &back), 0);
+			if (fabs(back - v) > 0.5 * pow(10, -dd) * (1 + 1e-9))
+				fail_msg("%.17g with %d decimals printed as %s", v, dd, t);
+		}
+	}
 	af_fmt_hex(t, 0x0883CC85u, 8);
 	assert_string_equal(t, "0x0883CC85");
 	af_fmt_i64(t, -42);

@@ -1,0 +1,205 @@
+/* Diesel animation model -> YAML text. Numbers are written straight into the
+ * output buffer (no printf per value): one key per line as a flow sequence, in
+ * the binary's own order, human units (seconds, centimetres, quaternions x y z w). */
+#include <stdio.h>
+#include <string.h>
+
+#include "animfs/num.h"
+#include "animfs/yamlio.h"
+#include "diesel_priv.h"
+
+#define KEY_MAX (16 + 8 * AF_NUM_MAX) /* longest key line this file writes */
+
+static void line(struct af_buf *b, int indent, const char *text)
+{
+	af_y_indent(b, indent);
+	af_buf_puts(b, text);
+}
+
+static void kv_u64(struct af_buf *b, const char *key, uint64_t v)
+{
+	line(b, 2, key);
+	af_y_u64(b, v);
+	af_buf_putc(b, '\n');
+}
+
+static void emit_binary(const struct dsl_anim *m, struct af_buf *b)
+{
+	af_buf_puts(b, "binary:                # how the bytes are laid out; keep as is\n");
+	line(b, 2, m->width == 32 ? "layout: 32-bit\n" : "layout: 64-bit\n");
+	line(b, 2, m->container == DSL_ZLIB ? "container: zlib\n" : "container: raw\n");
+	if (m->container == DSL_ZLIB) {
+		if (m->level >= 0) {
+			kv_u64(b, "zlib_level: ", (uint64_t)m->level);
+			if (m->zhdr_custom) {
+				line(b, 2, "zlib_header: ");
+				af_y_hex(b, (uint64_t)m->zhdr[0] << 8 | m->zhdr[1], 4);
+				af_buf_putc(b, '\n');
+			}
+		} else {
+			line(b, 2, "zlib_level: none      # no zlib level reproduces the stream\n");
+			line(b, 2, "zlib_stream: ");
+			af_y_base64block(b, m->zstream, m->nzstream, 4);
+		}
+		if (m->nzextra) {
+			line(b, 2, "zlib_extra: ");
+			af_y_hexblock(b, m->zextra, m->nzextra, 4);
+		}
+	}
+	line(b, 2, "magic: ");
+	af_y_hex(b, (uint64_t)m->magic[0] | (uint64_t)m->magic[1] << 8 |
+			    (uint64_t)m->magic[2] << 16 | (uint64_t)m->magic[3] << 24, 8);
+	af_buf_putc(b, '\n');
+	kv_u64(b, "version: ", m->version);
+	kv_u64(b, "location: ", m->location);
+	if (m->width == 64 && (m->hpad0 || m->hpad1)) {
+		kv_u64(b, "header_pad0: ", m->hpad0);
+		kv_u64(b, "header_pad1: ", m->hpad1);
+	}
+	if (m->size_actual)
+		line(b, 2, "size_field: actual\n");
+	else
+		kv_u64(b, "size_field: ", m->size_value);
+	if (m->unk_same)
+		line(b, 2, "unknown_offset: events\n");
+	else
+		kv_u64(b, "unknown_offset: ", m->unk_value);
+	if (m->nev == 0) {
+		if (m->evoff_here)
+			line(b, 2, "empty_events_offset: here\n");
+		else
+			kv_u64(b, "empty_events_offset: ", m->evoff_value);
+	}
+	kv_u64(b, "name_pad: ", m->name_pad);
+	kv_u64(b, "event_pad: ", m->event_pad);
+	kv_u64(b, "track_align: ", m->track_align);
+	line(b, 2, m->dedupe_events ? "dedupe_event_names: true\n" : "dedupe_event_names: false\n");
+}
+
+static void emit_events(const struct dsl_anim *m, struct af_buf *b)
+{
+	if (!m->nev) {
+		/* a null value, not "[]": core's YAML reader trips on empty flow sequences */
+		af_buf_puts(b, "events:                # none\n");
+		return;
+	}
+	af_buf_puts(b, "events:                # [time as a fraction of length, name]\n");
+	for (uint32_t i = 0; i < m->nev; i++) {
+		const struct dsl_event *e = &m->ev[i];
+		line(b, 2, "- [");
+		af_y_f32(b, e->frac);
+		af_buf_puts(b, ", ");
+		af_y_str(b, e->name, e->name_len);
+		af_buf_printf(b, "]  # %.3f s\n", (double)e->frac * (double)m->length);
+	}
+}
+
+/* Is the pos_u16 `extra` word the same on every key? */
+static int extra_constant(const struct dsl_track *t)
+{
+	for (uint32_t i = 1; i < t->nkeys; i++)
+		if (t->keys[i].c[3] != t->keys[0].c[3])
+			return 0;
+	return 1;
+}
+
+static char *put_sep(char *p)
+{
+	*p++ = ',';
+	*p++ = ' ';
+	return p;
+}
+
+static char *put_u64(char *p, uint64_t v)
+{
+	return p + af_fmt_u64(p, v);
+}
+
+/* One key as "        - [t, ...]\n" written in place. */
+static char *put_key(char *p, const struct dsl_track *t, const struct dsl_key *k, int extra_each)
+{
+	const struct dsl_type_info *ti = &dsl_types[t->type];
+	memcpy(p, "        - [", 11);
+	p += 11;
+	p += af_fmt_f32(p, k->t);
+	if (t->type == DSL_POS_U16) {
+		for (int j = 0; j < 3; j++)
+			p = put_sep(p), p += dsl_fmt_cm(p, k->c[j]);
+		if (extra_each)
+			p = put_u64(put_sep(p), k->c[3]);
+	} else if (t->type == DSL_ROT_PACKED) {
+		p = put_sep(p);
+		size_t n = dsl_fmt_quat(p, k->u);
+		if (n) {
+			p += n;
+		} else { /* never seen: no d <= 9 re-packs; carry the raw code as well */
+			double q[4];
+			dsl_unpack_quat(k->u, q);
+			for (int j = 0; j < 4; j++)
+				p += af_fmt_f64(p, q[j]), p = put_sep(p);
+			p += af_fmt_hex(p, k->u, 8);
+		}
+	} else {
+		for (unsigned j = 0; j < ti->nval; j++)
+			p = put_sep(p), p += af_fmt_f32(p, k->f[j]);
+		if (ti->has_flag)
+			p = put_u64(put_sep(p), k->u);
+	}
+	*p++ = ']';
+	*p++ = '\n';
+	return p;
+}
+
+static int emit_track(const struct dsl_track *t, int rot, struct af_buf *b)
+{
+	int extra_each = 0;
+	line(b, 4, rot ? "rotation:\n" : "position:\n");
+	line(b, 6, "type: ");
+	af_buf_puts(b, dsl_types[t->type].name);
+	af_buf_putc(b, '\n');
+	if (t->reserved) {
+		line(b, 6, "reserved: ");
+		af_y_u64(b, t->reserved);
+		af_buf_putc(b, '\n');
+	}
+	if (t->type == DSL_POS_U16) {
+		extra_each = !extra_constant(t);
+		if (!extra_each && t->keys[0].c[3]) {
+			line(b, 6, "extra: ");
+			af_y_u64(b, t->keys[0].c[3]);
+			af_buf_putc(b, '\n');
+		}
+	}
+	line(b, 6, "keys:\n");
+	for (uint32_t i = 0; i < t->nkeys; i++) {
+		if (af_buf_reserve(b, KEY_MAX))
+			return AF_ENOMEM;
+		char *p = (char *)b->data + b->len;
+		b->len += (size_t)(put_key(p, t, &t->keys[i], extra_each) - p);
+	}
+	return 0;
+}
+
+int dsl_emit_yaml(const struct dsl_anim *m, struct af_buf *b)
+{
+	af_buf_puts(b, "# Diesel engine animation (PAYDAY 2 / RAID), decoded by animfs; see "
+		       "docs/diesel-animation.md\n"
+		       "# Key times in seconds, positions in centimetres [t, x, y, z], rotations as "
+		       "quaternions [t, x, y, z, w].\n"
+		       "format: diesel-animation\n"
+		       "length: ");
+	af_y_f32(b, m->length);
+	af_buf_puts(b, "            # seconds\n");
+	emit_binary(m, b);
+	emit_events(m, b);
+	af_buf_puts(b, m->nobj ? "objects:\n" : "objects:               # none\n");
+	for (uint32_t i = 0; i < m->nobj; i++) {
+		const struct dsl_object *o = &m->obj[i];
+		line(b, 2, "- name: ");
+		af_y_str(b, o->name, o->name_len);
+		af_buf_putc(b, '\n');
+		if (emit_track(&o->pos, 0, b) || emit_track(&o->rot, 1, b))
+			return AF_ENOMEM;
+	}
+	return b->failed ? AF_ENOMEM : 0;
+}

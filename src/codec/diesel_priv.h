@@ -1,0 +1,144 @@
+/* Diesel `.animation` codec, private interface shared by diesel*.c.
+ * The model below is the format's own concepts (objects, tracks, keys, events)
+ * plus the layout "style" that lets an edited file be rebuilt the way it was written. */
+#ifndef ANIMFS_DIESEL_PRIV_H
+#define ANIMFS_DIESEL_PRIV_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "animfs/arena.h"
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+#define DSL_MAGIC 0x0883CC85u           /* bytes 85 CC 83 08 */
+#define DSL_MAX_BLOB (256u << 20)       /* refuse trailers beyond 256 MiB */
+#define DSL_MAX_RATIO 1032u             /* deflate never expands more than ~1032:1 */
+
+enum dsl_type {
+	DSL_POS_U16,
+	DSL_POS_F32,
+	DSL_POS_F32_FLAG,
+	DSL_ROT_F32,
+	DSL_ROT_PACKED,
+	DSL_ROT_F32_FLAG,
+	DSL_NTYPES
+};
+
+struct dsl_type_info {
+	const char *name;
+	uint32_t hash;
+	int is_rot;
+	unsigned stride; /* key bytes, time included */
+	unsigned nval;   /* values after the time in a YAML key, flag/extra excluded */
+	int has_flag;
+};
+extern const struct dsl_type_info dsl_types[DSL_NTYPES];
+int dsl_type_by_hash(uint32_t hash);                 /* -1 when unknown */
+int dsl_type_by_name(const char *s, size_t n);       /* -1 when unknown */
+
+/* One key; which members are used depends on the track type. */
+struct dsl_key {
+	float t;
+	float f[4];      /* float types: x y z (w) */
+	uint32_t u;      /* flag (_flag types) or packed code (rot_packed) */
+	uint16_t c[4];   /* pos_u16: x y z codes and the `extra` word */
+};
+
+struct dsl_track {
+	int type;
+	uint64_t reserved; /* track header word 0, kept verbatim */
+	uint32_t nkeys;
+	struct dsl_key *keys;
+};
+
+struct dsl_object {
+	const char *name;
+	size_t name_len;
+	struct dsl_track pos, rot;
+};
+
+struct dsl_event {
+	float frac; /* fraction of the clip length, not seconds */
+	const char *name;
+	size_t name_len;
+};
+
+enum { DSL_RAW = 0, DSL_ZLIB = 1 };
+
+struct dsl_anim {
+	/* binary layout and container */
+	int width;               /* 32 or 64 */
+	int container;           /* DSL_RAW or DSL_ZLIB */
+	int level;               /* zlib level that reproduces the stream, -1: none does */
+	int zhdr_custom;         /* zhdr differs from what compress2(level) writes */
+	uint8_t zhdr[2];
+	const uint8_t *zextra;   /* bytes between the stream and the trailer */
+	size_t nzextra;
+	const uint8_t *zstream;  /* original stream when level == -1 */
+	size_t nzstream;
+	/* header fields kept as found */
+	uint8_t magic[4];
+	uint32_t version;
+	uint64_t location;
+	int size_actual;         /* size field = blob length; else size_value verbatim */
+	uint64_t size_value;
+	uint64_t hpad0;          /* 64-bit header padding words */
+	uint32_t hpad1;
+	/* layout style (spec 6.3) */
+	int unk_same;            /* unknown offset = events offset; else unk_value */
+	uint64_t unk_value;
+	int evoff_here;          /* no events: events offset = current position; else evoff_value */
+	uint64_t evoff_value;
+	unsigned name_pad, event_pad, track_align;
+	int dedupe_events;
+	/* content */
+	float length;
+	uint32_t nobj, nev;
+	struct dsl_object *obj;
+	struct dsl_event *ev;
+};
+
+void dsl_anim_defaults(struct dsl_anim *m, int width);
+
+/* diesel_bin.c: bytes <-> model */
+int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *m,
+	     struct af_buf *blob, struct af_diag *d);
+int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
+int dsl_write(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
+
+/* diesel_emit.c / diesel_parse.c: model <-> YAML */
+/* Refuse a decoded file whose YAML could not be saved back (section 7 hard errors). */
+int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d);
+int dsl_emit_yaml(const struct dsl_anim *m, struct af_buf *out);
+struct af_ynode;
+/* The model's strings point into the document's nodes: keep it until written. */
+int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_anim *m,
+		   struct af_diag *d);
+
+/* diesel_quant.c: the quantisation rules of spec 5.2, 5.5 and 6.5 */
+double dsl_u16_to_cm(uint16_t code);
+/* Round to nearest; -1 when the value does not fit a code 0..65535. */
+int dsl_cm_to_u16(double cm, uint16_t *code);
+void dsl_unpack_quat(uint32_t code, double q[4]);
+/* Pack as typed with the windowed minimum-error k-rule (finite input). */
+uint32_t dsl_pack_quat(const double q[4]);
+/* Fewest decimals (0..2, more if ever needed) that re-encode to the code. */
+size_t dsl_fmt_cm(char *out, uint16_t code);
+/* Four components with the fewest common decimals d >= 3 that re-pack to the
+ * code; writes "x, y, z, w"; returns 0 when no d <= 9 works. */
+size_t dsl_fmt_quat(char *out, uint32_t code);
+
+/* A small open-addressing set of strings (names), used to find duplicates
+ * and de-duplicate event names without quadratic scans. */
+struct dsl_strset {
+	size_t cap;
+	const char **s;
+	size_t *len;
+	uint64_t *val;
+};
+int dsl_strset_init(struct dsl_strset *set, struct af_arena *a, size_t count);
+/* Returns the slot index; *found tells whether it already existed. */
+size_t dsl_strset_put(struct dsl_strset *set, const char *s, size_t n, int *found);
+
+#endif

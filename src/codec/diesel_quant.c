@@ -1,0 +1,182 @@
+/* Diesel animation quantisation: pos_u16 centimetres and the 32-bit packed
+ * "smallest three" quaternion (spec 5.2, 5.5, 6.5). The printers check their own
+ * text with the encoders below, so unedited values re-encode exactly by construction.
+ * Built with -ffp-contract=off (CMakeLists): printer and encoder must compute alike. */
+#include <math.h>
+#include <string.h>
+
+#include "animfs/num.h"
+#include "diesel_priv.h"
+
+static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
+static const uint64_t p10i[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+				 100000000, 1000000000 };
+
+double dsl_u16_to_cm(uint16_t code)
+{
+	return ((double)code - 32767.0) * 1000.0 / 32767.0;
+}
+
+int dsl_cm_to_u16(double cm, uint16_t *code)
+{
+	if (!(cm > -1001.0 && cm < 1001.0)) /* also false for NaN */
+		return -1;
+	double v = floor(cm * 32767.0 / 1000.0 + 0.5) + 32767.0;
+	if (v < 0 || v > 65535)
+		return -1;
+	*code = (uint16_t)v;
+	return 0;
+}
+
+static double comp10(unsigned v)
+{
+	return ((double)v - 512.0) * 0.75 / 512.0; /* exact in binary */
+}
+
+void dsl_unpack_quat(uint32_t code, double q[4])
+{
+	unsigned k = code & 3;
+	double a = comp10((code >> 2) & 1023), b = comp10((code >> 12) & 1023),
+	       c = comp10((code >> 22) & 1023);
+	double r = 1.0 - a * a - b * b - c * c;
+	q[(k + 1) & 3] = a;
+	q[(k + 2) & 3] = b;
+	q[(k + 3) & 3] = c;
+	q[k] = sqrt(r > 0 ? r : 0);
+}
+
+static unsigned quant10(double c)
+{
+	double v = floor(c * 2048.0 / 3.0 + 0.5) + 512.0;
+	return v < 0 ? 0 : v > 1023 ? 1023 : (unsigned)v;
+}
+
+/* The windowed minimum-error k-rule of spec 6.5: candidates are the components
+ * within 0.02 of the largest magnitude; the one whose packed form decodes closest
+ * to the typed values wins; ties go to the larger magnitude, then the lower k. */
+uint32_t dsl_pack_quat(const double q[4])
+{
+	double m = 0, best_err = INFINITY;
+	uint32_t best = 0;
+	int best_k = -1;
+	for (int i = 0; i < 4; i++)
+		if (fabs(q[i]) > m)
+			m = fabs(q[i]);
+	for (int k = 0; k < 4; k++) {
+		if (!(fabs(q[k]) >= m - 0.02))
+			continue;
+		double s = q[k] < 0 ? -1.0 : 1.0, dec[4], err = 0;
+		uint32_t code = (uint32_t)k;
+		for (int j = 1; j <= 3; j++)
+			code |= (uint32_t)quant10(s * q[(k + j) & 3]) << (2 + 10 * (j - 1));
+		dsl_unpack_quat(code, dec);
+		for (int i = 0; i < 4; i++) {
+			double e = fabs(dec[i] - s * q[i]);
+			if (e > err)
+				err = e;
+		}
+		if (err < best_err || (err == best_err && fabs(q[k]) > fabs(q[best_k]))) {
+			best_err = err;
+			best = code;
+			best_k = k;
+		}
+	}
+	return best;
+}
+
+/* r / 10^d as text with exactly d decimals ("15.0" when d == 0). */
+static size_t fmt_scaled(char *out, int64_t r, int d)
+{
+	char *p = out;
+	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
+	if (r < 0)
+		*p++ = '-';
+	p += af_fmt_u64(p, a / p10i[d]);
+	*p++ = '.';
+	if (d == 0) {
+		*p++ = '0';
+	} else {
+		uint64_t f = a % p10i[d];
+		for (int i = d - 1; i >= 0; i--, f /= 10)
+			p[i] = (char)('0' + f % 10);
+		p += d;
+	}
+	*p = 0;
+	return (size_t)(p - out);
+}
+
+size_t dsl_fmt_cm(char *out, uint16_t code)
+{
+	double cm = dsl_u16_to_cm(code);
+	for (int d = 0; d <= 6; d++) {
+		int64_t r = (int64_t)llround(cm * p10[d]);
+		uint16_t back;
+		/* r / 10^d is what strtod returns for the text: both are exact doubles */
+		if (!dsl_cm_to_u16((double)r / p10[d], &back) && back == code)
+			return fmt_scaled(out, r, d);
+	}
+	return af_fmt_f64(out, cm); /* unreachable: 2 decimals always suffice */
+}
+
+size_t dsl_fmt_quat(char *out, uint32_t code)
+{
+	double q[4], v[4];
+	int64_t r[4];
+	dsl_unpack_quat(code, q);
+	for (int d = 3; d <= 9; d++) {
+		for (int i = 0; i < 4; i++) {
+			r[i] = (int64_t)llround(q[i] * p10[d]);
+			v[i] = (double)r[i] / p10[d];
+		}
+		if (dsl_pack_quat(v) != code)
+			continue;
+		char *p = out;
+		for (int i = 0; i < 4; i++) {
+			if (i) {
+				*p++ = ',';
+				*p++ = ' ';
+			}
+			p += fmt_scaled(p, r[i], d);
+		}
+		return (size_t)(p - out);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- name set */
+
+static uint64_t str_hash(const char *s, size_t n)
+{
+	uint64_t h = 1469598103934665603ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
+	return h;
+}
+
+int dsl_strset_init(struct dsl_strset *set, struct af_arena *a, size_t count)
+{
+	size_t cap = 16;
+	while (cap < count * 2)
+		cap *= 2;
+	set->cap = cap;
+	set->s = af_arena_array(a, cap, sizeof(*set->s));
+	set->len = af_arena_array(a, cap, sizeof(*set->len));
+	set->val = af_arena_array(a, cap, sizeof(*set->val));
+	return set->s && set->len && set->val ? 0 : AF_ENOMEM;
+}
+
+size_t dsl_strset_put(struct dsl_strset *set, const char *s, size_t n, int *found)
+{
+	size_t i = (size_t)str_hash(s, n) & (set->cap - 1);
+	while (set->s[i]) {
+		if (set->len[i] == n && !memcmp(set->s[i], s, n)) {
+			*found = 1;
+			return i;
+		}
+		i = (i + 1) & (set->cap - 1);
+	}
+	set->s[i] = s;
+	set->len[i] = n;
+	*found = 0;
+	return i;
+}

@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# The command line's contract: help, version, formats, exit codes, error texts.
+set -u
+fails=0
+t() { # t NAME EXPECTED_RC CMD... ; output in $out
+	local name=$1 want=$2; shift 2
+	out=$("$@" 2>&1); local rc=$?
+	if [ "$rc" != "$want" ]; then echo "FAIL $name: exit $rc, wanted $want"; echo "$out"; fails=$((fails+1)); fi
+}
+has() { case "$out" in *"$1"*) ;; *) echo "FAIL: output lacks '$1':"; echo "$out"; fails=$((fails+1));; esac; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+
+t help 0 "$ANIMFS" --help; has "usage: animfs"; has "exit codes"
+t version 0 "$ANIMFS" --version; has "animfs "
+t noargs 2 "$ANIMFS"
+t unknown 2 "$ANIMFS" frobnicate; has "unknown command 'frobnicate'"
+t formats 0 "$ANIMFS" formats; has "FORMAT"
+t decode-usage 2 "$ANIMFS" decode
+t decode-badopt 2 "$ANIMFS" decode --bogus x
+t encode-usage 2 "$ANIMFS" encode
+t check-usage 2 "$ANIMFS" check
+t check-missing 2 "$ANIMFS" check "$tmp/nope"
+printf 'hello\n' > "$tmp/readme.txt"
+t decode-unclaimed 1 "$ANIMFS" decode "$tmp/readme.txt"; has "readme.txt: no codec recognises this file"
+t decode-missing 1 "$ANIMFS" decode "$tmp/absent.animation"; has "absent.animation: cannot open"
+t check-unclaimed 0 "$ANIMFS" check "$tmp"; has "not claimed: 1 file"
+printf 'a: 1\n' > "$tmp/x.yaml"
+t encode-noformat 1 "$ANIMFS" encode "$tmp/x.yaml"; has "x.yaml:1:1: no top-level 'format:' key"
+printf '# x\nformat: nope\n' > "$tmp/y.yaml"
+t encode-unknownformat 1 "$ANIMFS" encode "$tmp/y.yaml"; has "y.yaml:2:9: unknown format 'nope'"
+t encode-noout 2 "$ANIMFS" encode "$tmp/readme.txt"
+[ -e "$tmp/x" ] && { echo "FAIL: a failed encode left a file"; fails=$((fails+1)); }
+echo "$(( 18 - fails )) passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# `cmake --install` puts the binary and the man page in place, and the man page
+# documents every command and option that --help lists.
+set -eu
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+cmake --install "$ANIMFS_BUILD_DIR" --prefix "$tmp/prefix" >/dev/null
+test -x "$tmp/prefix/bin/animfs" || { echo "FAIL: bin/animfs not installed"; exit 1; }
+man1="$tmp/prefix/share/man/man1/animfs.1"
+test -f "$man1" || { echo "FAIL: man page not installed"; exit 1; }
+fails=0; n=0
+page=$(sed -e 's/\\-/-/g' -e 's/\\f[BIR]//g' "$man1")
+for word in $("$ANIMFS" --help | grep -oE '^  [a-z]+|(^|[ [])--?[a-z][a-z-]*' | tr -d ' [' | sort -u); do
+  n=$((n+1))
+  grep -qe "$word" <<<"$page" || { echo "FAIL: man page does not mention '$word'"; fails=$((fails+1)); }
+done
+echo "$((n - fails)) passed, $fails failed"
+[ $fails -eq 0 ]

@@ -1,0 +1,16 @@
+/* The properties every codec must keep on any input, shared by the libFuzzer
+ * targets and the replay test: no crash, and
+ *   binary: decodes without error  =>  its YAML encodes to the identical bytes;
+ *   YAML:   encodes without error  =>  the result decodes, and re-encodes stably. */
+#ifndef ANIMFS_FUZZ_PROPS_H
+#define ANIMFS_FUZZ_PROPS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/codec.h"
+
+/* Each returns 0 when the property holds, -1 (with a message on stderr) when not. */
+int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n);
+int af_fuzz_yaml(const struct af_codec *c, const uint8_t *data, size_t n);
+
+#endif
