@@ -119,6 +119,13 @@ int af_re_bid(const char *name, const uint8_t *head, size_t n)
 		/* every section holds at least 4 bytes */
 		if ((uint64_t)dir < 8 + 4ull * count)
 			return 0;
+		/* a PLD/PLW starts with an EDD: empty, or a first frame list at a whole
+		 * number of records (spec 4.3) */
+		if (layouts[i].kind != RE_EMD && n >= 12 && af_le32(head + 8)) {
+			unsigned R = layouts[i].game == RE_GAME3 ? 8 : 4, first = af_le16(head + 10);
+			if (!first || first % R || first >= dir)
+				return 0;
+		}
 		return 80;
 	}
 	return 0;

@@ -422,6 +422,12 @@ static void test_container(void **state)
 	assert_int_equal(re_codec()->bid("PL99.EMD", bin.data, 64), 0);
 	assert_int_equal(re_codec()->bid("PL99.TIM", bin.data, 64), 0);
 	assert_int_equal(re_codec()->bid("PL99.PLD", bin.data, 7), 0);
+	uint8_t head[64];
+	memcpy(head, bin.data, sizeof(head));
+	head[10] = 12; /* first EDD frame list not at a whole number of 8-byte records */
+	assert_int_equal(re_codec()->bid("PL99.PLD", head, 64), 0);
+	memset(head + 8, 0, 4); /* an empty EDD */
+	assert_true(re_codec()->bid("PL99.PLD", head, 64) > 0);
 	/* frames refer to poses 5.. and 256.. of a 2-pose pool: carried verbatim, warned */
 	assert_int_equal(re_dec(bin.data, bin.len, "PL99.PLD", &yaml, &d), 0);
 	assert_int_equal(d.nwarnings, 1);
