@@ -96,4 +96,23 @@ static inline void re_read_dir(const uint8_t *p, size_t n, struct re_dir *dir)
 	assert_int_equal(dir->off[0], 8);
 }
 
+/* Whatever the bytes: no crash; an error has a message; a success rebuilds them. */
+static inline void re_survive(const uint8_t *p, size_t n, const char *name)
+{
+	struct af_buf yaml = AF_BUF_INIT, back = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	if (re_dec(p, n, name, &yaml, &d)) {
+		assert_true(d.msg[0] != 0);
+	} else {
+		if (re_enc((char *)yaml.data, yaml.len, &back, &d))
+			fail_msg("%s: decoded damaged input does not encode: %s", name, d.msg);
+		assert_int_equal(back.len, n);
+		assert_memory_equal(back.data, p, n);
+	}
+	af_buf_free(&yaml);
+	af_buf_free(&back);
+	af_diag_free(&d);
+}
+
 #endif
