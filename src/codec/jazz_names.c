@@ -144,7 +144,7 @@ int jz_names_add_keymap(struct jz_names *nm, const uint8_t *p, size_t n, struct 
 		size_t at = r.pos;
 		if (af_rd_u64(&r, &key) || af_rd_u32(&r, &len))
 			return AF_EINVAL;
-		if (len > INT32_MAX || af_rd_bytes(&r, len, &text))
+		if (len > INT32_MAX || len > n - r.pos || af_rd_bytes(&r, len, &text))
 			return af_diag_at_offset(d, AF_EINVAL, at + 8,
 						 "_KEY entry %u: text length %u runs past the end", i, len);
 		if (jz_names_add(nm, key, (const char *)text, len))
