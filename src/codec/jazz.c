@@ -79,6 +79,10 @@ static int jazz_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, st
 	if ((rc = jz_decode(bin, n, &m, d)))
 		goto out;
 	load_names(io, &nm, d);
+	if (jz_names_add_script_name(&nm, m.chunks[0].ckey.instance, m.chunks[0].u[0])) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
 	rc = jz_emit(&m, &nm, out, d);
 out:
 	jz_names_free(&nm);

@@ -215,3 +215,25 @@ int jz_is_keymap_name(const char *name)
 		return 1;
 	return strstr(name, "%%+_KEY") != NULL || !strncasecmp(name, "S3_0166038C_", 12);
 }
+
+int jz_names_add_script_name(struct jz_names *nm, uint64_t instance, uint32_t name_hash)
+{
+	size_t n = nm->n;
+	for (size_t i = 0; i < n; i++) {
+		const char *t = nm->e[i].text, *end = t + nm->e[i].len, *b = t, *dot = NULL;
+		uint64_t h;
+		if (nm->e[i].key != instance)
+			continue;
+		for (const char *p = t; p < end; p++)
+			if (*p == '\\' || *p == '/')
+				b = p + 1;
+		for (const char *p = b; p < end; p++)
+			if (*p == '.')
+				dot = p;
+		if (!dot)
+			dot = end;
+		if (!jz_hash_name(b, (size_t)(dot - b), JZ_H32, &h) && h == name_hash)
+			return jz_names_add(nm, name_hash, b, (size_t)(dot - b));
+	}
+	return 0;
+}

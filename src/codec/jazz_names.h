@@ -42,6 +42,10 @@ int jz_names_add(struct jz_names *nm, uint64_t key, const char *text, size_t len
 /* A name that hashes back to v under rule (map first, then the built-in list), or NULL. */
 const char *jz_names_find(struct jz_names *nm, uint64_t v, int rule);
 
+/* Smooth Jazz maps a machine's instance to its script path ("mods\name.tigerjazz"): offer
+ * that file's base name as the machine name when it hashes to name_hash. */
+int jz_names_add_script_name(struct jz_names *nm, uint64_t instance, uint32_t name_hash);
+
 /* Does a base file name look like an s3pe _KEY export ("*.keyname", "%%+_KEY")? */
 int jz_is_keymap_name(const char *name);
 

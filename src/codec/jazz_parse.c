@@ -224,7 +224,8 @@ static int parse_fields(struct ps *p, const struct af_ynode *map, struct jz_chun
 static int check_keys(struct ps *p, const struct af_ynode *map, int kind, const char *const *extra,
 		      const char *path)
 {
-	static const char *const common[] = { "label", "kind", "version", "key", NULL };
+	static const char *const chunk_keys[] = { "label", "kind", "version", "key", NULL };
+	const char *const *common = kind == JZ_SM ? chunk_keys + 2 : chunk_keys;
 	for (size_t i = 0; i < map->n; i++) {
 		const struct af_ynode *k = map->items[2 * i];
 		int ok = 0;
@@ -977,12 +978,29 @@ static int place_chunks(struct ps *p, const struct af_ynode *root, struct jz_mod
 	return 0;
 }
 
-/* Warnings of spec 8: nodes no graph lists. */
+/* Warnings of spec 8: chunks the lists do not reach, animation actors that are no actor. */
 static void warn_unlisted(struct ps *p)
 {
 	uint8_t *listed = af_arena_alloc(p->a, p->n);
+	const struct jz_chunk *sm = p->ch[0];
 	if (!listed)
 		return;
+	for (int l = 0; l < 3; l++)
+		for (uint32_t k = 0; k < sm->list[l].n; k++)
+			listed[sm->list[l].v[k]] = 1;
+	for (uint32_t i = 0; i < sm->nanims; i++) {
+		uint32_t a = sm->anims[3 * i + 2], found = a == 0;
+		for (uint32_t c = 0; c < p->n && !found; c++)
+			found = p->ch[c]->kind == JZ_AD && p->ch[c]->u[0] == a;
+		if (!found)
+			af_y_warn(p->d, sm->ynode, "animations[%u]: actor 0x%08X is the name of no actor",
+				  i, a);
+	}
+	for (uint32_t i = 0; i < p->n; i++)
+		if ((p->ch[i]->kind == JZ_AD || p->ch[i]->kind == JZ_PD || p->ch[i]->kind == JZ_ST) &&
+		    !listed[i])
+			af_y_warn(p->d, p->ch[i]->ynode, "%s '%s' is not listed in the state machine",
+				  jz_kinds[p->ch[i]->kind].yname, p->ch[i]->label ? p->ch[i]->label : "?");
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->ch[i]->kind == JZ_DG)
 			for (uint32_t k = 0; k < p->ch[i]->list[0].n; k++)
