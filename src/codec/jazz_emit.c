@@ -49,14 +49,23 @@ static const char *htext(struct em *e, uint64_t v, int rule, char *tmp)
 	return tmp;
 }
 
+/* Text that may be a 0x hash (plain: a hex literal reads back as a string in YAML anyway). */
+static void put_text(struct em *e, const char *s)
+{
+	size_t n = strlen(s), i = 2;
+	while (n > 2 && s[0] == '0' && s[1] == 'x' && i < n &&
+	       ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'F')))
+		i++;
+	if (n > 2 && i == n)
+		af_buf_append(e->b, s, n);
+	else
+		af_y_str(e->b, s, n);
+}
+
 static void put_hash(struct em *e, uint64_t v, int rule)
 {
 	char t[AF_NUM_MAX];
-	const char *s = htext(e, v, rule, t);
-	if (s == t)
-		af_buf_puts(e->b, t);
-	else
-		af_y_cstr(e->b, s);
+	put_text(e, htext(e, v, rule, t));
 }
 
 static void put_flags(struct em *e, const struct jz_enum *en, uint32_t v)
@@ -128,7 +137,7 @@ static void put_ref(struct em *e, int32_t c)
 	if (c < 0)
 		af_buf_puts(e->b, "null");
 	else
-		af_y_cstr(e->b, e->label[c]);
+		put_text(e, e->label[c]);
 }
 
 static void put_refs(struct em *e, const struct jz_refs *l)
@@ -415,7 +424,7 @@ static int put_chunk(struct em *e, int32_t c, int ind, int in_extra)
 	e->rank[c] = e->nrank++;
 	if (e->explicit_label[c] || jz_is_node(ch->kind)) {
 		key(e, ind, "label");
-		af_y_cstr(e->b, e->label[c]);
+		put_text(e, e->label[c]);
 		af_buf_putc(e->b, '\n');
 	}
 	if (in_extra || jz_is_node(ch->kind)) {
