@@ -6,7 +6,7 @@
 #include "jazz_int.h"
 
 struct placer {
-	const struct jz_model *m;
+	const struct af_jz_model *m;
 	uint8_t *placed;
 	uint32_t *order, n;
 };
@@ -25,11 +25,11 @@ static int rank_cmp_ctx(const uint32_t *rank, uint32_t a, uint32_t b)
 	return ra < rb ? -1 : ra > rb;
 }
 
-int jz_canonical_order(const struct jz_model *m, const uint32_t *def_rank, uint32_t *order,
+int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank, uint32_t *order,
 		       struct af_diag *d)
 {
 	struct placer p = { m, calloc(m->nchunks ? m->nchunks : 1, 1), order, 0 };
-	const struct jz_chunk *ch = m->chunks;
+	const struct af_jz_chunk *ch = m->chunks;
 	if (!p.placed)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	place(&p, 0, 1);
@@ -47,10 +47,10 @@ int jz_canonical_order(const struct jz_model *m, const uint32_t *def_rank, uint3
 	}
 	uint32_t graphs_end = p.n;
 	for (uint32_t i = states_end; i < graphs_end; i++) {
-		const struct jz_refs *nodes = &ch[order[i]].list[0];
+		const struct af_jz_refs *nodes = &ch[order[i]].list[0];
 		for (uint32_t k = 0; k < nodes->n; k++) {
 			int32_t c = nodes->v[k];
-			place(&p, c, c >= 0 && jz_is_node(ch[c].kind));
+			place(&p, c, c >= 0 && af_jz_is_node(ch[c].kind));
 		}
 	}
 	/* The rest by definition rank: a simple insertion into the tail keeps it stable. */
