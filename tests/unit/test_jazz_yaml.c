@@ -536,6 +536,102 @@ static void test_edit_structure(void **state)
 	af_buf_free(&s.bin);
 }
 
+/* Layouts no sample has, written as YAML: AcOp, DG00, Play patterns with odd/even/non-BMP
+ * lengths, actor slots and suffixes, a shared node and a cycle. Encode, decode, compare. */
+static const char exotic_doc[] =
+	"format: sims3-jazz\n"
+	"name: exotic\n"
+	"actors:\n  - name: x\n  - name: y\n"
+	"parameters:\n  - name: \"x:Age\"\n    default_value: adult\n"
+	"states:\n"
+	"  - name: Enter\n    flags: [Public, Entry]\n    transitions: [Exit]\n"
+	"    decision_graph:\n      entry_points: [dest]\n      nodes:\n"
+	"        - label: dest\n          kind: select_on_destination\n          cases:\n"
+	"            - {state: Exit, next: [mirror]}\n            - {state: Enter}\n"
+	"        - label: mirror\n          kind: actor_operation\n          actor: y\n"
+	"          operation: SetMirror\n          operand: 1\n          next: [pat]\n"
+	"        - label: pat\n          kind: play\n"
+	"          clip: {instance: 0x02D5DF126B20C4F3, type: 0x00000000}\n"
+	"          animation: \"a_wave_\\u00e9\"\n"
+	"          additive_animation: \"\\U0001F600ab\"\n"
+	"          actor: x\n          flags: [AtEnd, TimingIgnored]\n"
+	"          actor_slots:\n            - [1, 2, x, slotA]\n"
+	"          actor_suffixes:\n            - [x, \"x:Age\"]\n"
+	"          next: [mirror]\n"
+	"  - name: Exit\n    flags: [Exit]\n    decision_graph:\n      nodes: [mirror]\n";
+
+static void test_exotic_layouts(void **state)
+{
+	(void)state;
+	struct af_buf bin, y = AF_BUF_INIT, back;
+	struct af_diag d;
+	struct af_arena a;
+	struct af_jz_model m;
+	if (encode(exotic_doc, &bin, &d))
+		fail_msg("%u:%u: %s", d.line, d.col, d.msg);
+	model_of(&bin, &a, &m);
+	int seen = 0;
+	for (uint32_t i = 0; i < m.nchunks; i++) {
+		const struct af_jz_chunk *c = &m.chunks[i];
+		if (c->kind == JZ_DG00) {
+			assert_int_equal(c->ncases, 2);
+			assert_int_equal(m.chunks[c->cases[0].state].u[0], af_fnv1_32_lower("exit", 4));
+			assert_int_equal(c->cases[1].next.n, 0);
+			seen |= 1;
+		}
+		if (c->kind == JZ_ACOP) {
+			assert_int_equal(c->u[0], 1);
+			assert_int_equal(m.chunks[c->ref[0]].u[0], af_fnv1_32_lower("y", 1));
+			seen |= 2;
+		}
+		if (c->kind == JZ_PLAY) {
+			assert_int_equal(c->str[0].n, 8);          /* even: padded */
+			assert_int_equal(c->str[0].u[7], 0xE9);
+			assert_int_equal(c->str[1].n, 4);          /* surrogate pair + 2 */
+			assert_int_equal(c->str[1].u[0], 0xD83D);
+			assert_int_equal(c->nslots, 1);
+			assert_int_equal(c->slots[3], af_fnv1_32_lower("slota", 5));
+			assert_int_equal(c->nsuffixes, 1);
+			assert_int_equal(c->u[3], 0x61);
+			assert_int_equal(c->list[0].n, 1);         /* the cycle back to mirror */
+			assert_int_equal(m.chunks[c->list[0].v[0]].kind, JZ_ACOP);
+			seen |= 4;
+		}
+	}
+	assert_int_equal(seen, 7);
+	af_diag_free(&d);
+	af_diag_init(&d);
+	assert_int_equal(af_codec_jazz.to_yaml(bin.data, bin.len, NULL, &y, &d), 0);
+	af_buf_putc(&y, 0);
+	assert_non_null(strstr((char *)y.data, "animation: \"a_wave_\xC3\xA9\"\n"));
+	assert_non_null(strstr((char *)y.data, "flags: [AtEnd, TimingIgnored]\n"));
+	assert_non_null(strstr((char *)y.data, "    decision_graph:\n      nodes:\n        - actor_op1\n"));
+	assert_int_equal(encode((char *)y.data, &back, &d), 0);
+	assert_int_equal(back.len, bin.len);
+	assert_memory_equal(back.data, bin.data, bin.len);
+	af_arena_free(&a);
+	af_buf_free(&bin);
+	af_buf_free(&back);
+	af_buf_free(&y);
+	af_diag_free(&d);
+}
+
+/* Any prefix of a valid document is either a valid document or an error; never a crash. */
+static void test_yaml_truncations(void **state)
+{
+	(void)state;
+	size_t n = strlen(exotic_doc);
+	for (size_t i = 0; i < n; i++) {
+		struct af_buf out = AF_BUF_INIT;
+		struct af_diag d;
+		af_diag_init(&d);
+		if (af_codec_jazz.from_yaml((const uint8_t *)exotic_doc, i, NULL, &out, &d))
+			assert_int_equal(out.len, 0);
+		af_buf_free(&out);
+		af_diag_free(&d);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -545,6 +641,8 @@ int main(void)
 		cmocka_unit_test(test_keymap_errors),
 		cmocka_unit_test(test_edit_rename),
 		cmocka_unit_test(test_edit_structure),
+		cmocka_unit_test(test_exotic_layouts),
+		cmocka_unit_test(test_yaml_truncations),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
