@@ -2,6 +2,7 @@
  * decision graph and nodes. A chunk is written in full where the document first meets it
  * and by label everywhere else, so shared nodes and cycles print once and never loop. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "animfs/bytes.h"
@@ -452,35 +453,63 @@ static int put_chunk(struct em *e, int32_t c, int ind, int in_extra)
 	return put_body(e, ch, ind);
 }
 
+struct dup {
+	int kind;
+	uint32_t hash, idx;
+};
+
+static int dup_cmp(const void *a, const void *b)
+{
+	const struct dup *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* How many earlier actors/parameters/states share each one's name (sorting keeps this
+ * O(n log n) for hostile files with many chunks). */
+static int count_repeats(const struct em *e, uint32_t *repeat)
+{
+	const struct af_jz_model *m = e->m;
+	struct dup *v = malloc((m->nchunks + 1) * sizeof(*v));
+	uint32_t n = 0;
+	if (!v)
+		return AF_ENOMEM;
+	for (uint32_t c = 0; c < m->nchunks; c++) {
+		int k = m->chunks[c].kind;
+		if (k == JZ_AD || k == JZ_PD || k == JZ_ST)
+			v[n++] = (struct dup){ k, m->chunks[c].u[0], c };
+	}
+	qsort(v, n, sizeof(*v), dup_cmp);
+	for (uint32_t i = 1; i < n; i++)
+		if (v[i].kind == v[i - 1].kind && v[i].hash == v[i - 1].hash)
+			repeat[v[i].idx] = repeat[v[i - 1].idx] + 1;
+	free(v);
+	return 0;
+}
+
 /* Labels: names for actors, parameters and states ("#2" on repeats), kind + counter for
  * nodes and graphs. */
 static int make_labels(struct em *e, struct af_arena *a)
 {
 	const struct af_jz_model *m = e->m;
 	uint32_t counter[JZ_NKINDS] = { 0 };
+	uint32_t *repeat = af_arena_array(a, m->nchunks + 1, sizeof(*repeat));
+	if (!repeat || count_repeats(e, repeat))
+		return AF_ENOMEM;
 	for (uint32_t c = 0; c < m->nchunks; c++) {
 		const struct af_jz_chunk *ch = &m->chunks[c];
 		char t[AF_NUM_MAX + 64];
-		const char *s;
 		counter[ch->kind]++;
 		if (ch->kind == JZ_AD || ch->kind == JZ_PD || ch->kind == JZ_ST) {
 			char h[AF_NUM_MAX];
-			uint32_t same = 0;
-			s = htext(e, ch->u[0], JZ_H32, h);
-			for (uint32_t o = 0; o < c; o++)
-				if (m->chunks[o].kind == ch->kind && m->chunks[o].u[0] == ch->u[0])
-					same++;
-			if (same) {
-				e->label[c] = NULL;
-				size_t l = strlen(s);
-				char *x = af_arena_alloc(a, l + 16);
-				if (!x)
-					return AF_ENOMEM;
-				memcpy(x, s, l);
-				snprintf(x + l, 16, "#%u", same + 1);
-				e->label[c] = x;
+			const char *s = htext(e, ch->u[0], JZ_H32, h);
+			if (repeat[c]) {
+				snprintf(t, sizeof(t), "%.*s#%u", 60, s, repeat[c] + 1);
 				e->explicit_label[c] = 1;
-				continue;
+				s = t;
 			}
 			e->label[c] = af_arena_strndup(a, s, strlen(s));
 		} else {

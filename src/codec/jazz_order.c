@@ -19,10 +19,16 @@ static void place(struct placer *p, int32_t c, int kind_ok)
 	p->order[p->n++] = (uint32_t)c;
 }
 
-static int rank_cmp_ctx(const uint32_t *rank, uint32_t a, uint32_t b)
+struct ranked {
+	uint32_t rank, idx;
+};
+
+static int rank_cmp(const void *a, const void *b)
 {
-	uint32_t ra = rank ? rank[a] : a, rb = rank ? rank[b] : b;
-	return ra < rb ? -1 : ra > rb;
+	const struct ranked *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
 int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank, uint32_t *order,
@@ -53,18 +59,20 @@ int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank,
 			place(&p, c, c >= 0 && af_jz_is_node(ch[c].kind));
 		}
 	}
-	/* The rest by definition rank: a simple insertion into the tail keeps it stable. */
-	uint32_t tail = p.n;
-	for (uint32_t c = 0; c < m->nchunks; c++) {
-		if (p.placed[c])
-			continue;
-		uint32_t j = p.n++;
-		while (j > tail && rank_cmp_ctx(def_rank, c, order[j - 1]) < 0) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = c;
+	/* The rest by definition rank. */
+	struct ranked *rest = malloc((m->nchunks + 1) * sizeof(*rest));
+	uint32_t nrest = 0;
+	if (!rest) {
+		free(p.placed);
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
+	for (uint32_t c = 0; c < m->nchunks; c++)
+		if (!p.placed[c])
+			rest[nrest++] = (struct ranked){ def_rank ? def_rank[c] : c, c };
+	qsort(rest, nrest, sizeof(*rest), rank_cmp);
+	for (uint32_t i = 0; i < nrest; i++)
+		order[p.n++] = rest[i].idx;
+	free(rest);
 	free(p.placed);
 	return 0;
 }

@@ -25,6 +25,12 @@ struct pref {
 	const char *path;
 };
 
+struct lab {
+	int cat;
+	const char *label;
+	uint32_t idx;
+};
+
 struct ps {
 	struct af_diag *d;
 	struct af_arena *a;
@@ -32,8 +38,8 @@ struct ps {
 	uint32_t n, cap;
 	struct pref *refs;
 	size_t nrefs, caprefs;
-	uint32_t *sorted; /* labelled chunk indices sorted by (category, label) */
-	uint32_t nsorted;
+	struct lab *labs; /* labelled chunks sorted by (category, label) */
+	uint32_t nlabs;
 };
 
 static int cat_of(int kind)
@@ -715,54 +721,52 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 
 /* ------------------------------------------------------------ resolution */
 
-static int label_cmp_ps(const struct ps *p, uint32_t a, uint32_t b)
+static int lab_cmp(const struct lab *x, const struct lab *y)
 {
-	int ca = cat_of(p->ch[a]->kind), cb = cat_of(p->ch[b]->kind);
-	if (ca != cb)
-		return ca < cb ? -1 : 1;
-	return strcmp(p->ch[a]->label, p->ch[b]->label);
+	if (x->cat != y->cat)
+		return x->cat < y->cat ? -1 : 1;
+	return strcmp(x->label, y->label);
 }
 
-static const struct ps *sort_ctx;
-static int label_cmp(const void *a, const void *b)
+static int lab_sort(const void *a, const void *b)
 {
-	int r = label_cmp_ps(sort_ctx, *(const uint32_t *)a, *(const uint32_t *)b);
-	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) -
-		       (*(const uint32_t *)a < *(const uint32_t *)b);
+	const struct lab *x = a, *y = b;
+	int r = lab_cmp(x, y);
+	return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* Sort the labels once (no shared state: codecs may run in several threads at once). */
 static int index_labels(struct ps *p)
 {
 	uint32_t n = 0;
-	p->sorted = af_arena_array(p->a, p->n + 1, sizeof(*p->sorted));
-	if (!p->sorted)
+	p->labs = af_arena_array(p->a, p->n + 1, sizeof(*p->labs));
+	if (!p->labs)
 		return oom(p);
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->ch[i]->label)
-			p->sorted[n++] = i;
-	sort_ctx = p;
-	qsort(p->sorted, n, sizeof(*p->sorted), label_cmp);
+			p->labs[n++] = (struct lab){ cat_of(p->ch[i]->kind), p->ch[i]->label, i };
+	qsort(p->labs, n, sizeof(*p->labs), lab_sort);
 	for (uint32_t i = 1; i < n; i++)
-		if (!label_cmp_ps(p, p->sorted[i - 1], p->sorted[i])) {
-			const struct af_ynode *a = p->ch[p->sorted[i - 1]]->ynode;
-			const struct af_ynode *b = p->ch[p->sorted[i]]->ynode;
+		if (!lab_cmp(&p->labs[i - 1], &p->labs[i])) {
+			const struct af_ynode *a = p->ch[p->labs[i - 1].idx]->ynode;
+			const struct af_ynode *b = p->ch[p->labs[i].idx]->ynode;
 			return af_y_error(p->d, b, "duplicate label '%s' for %s (also at line %u); give "
-					  "one of them a distinct 'label:'", p->ch[p->sorted[i]]->label,
-					  cat_name(cat_of(p->ch[p->sorted[i]]->kind)), a->line);
+					  "one of them a distinct 'label:'", p->labs[i].label,
+					  cat_name(p->labs[i].cat), a->line);
 		}
-	p->nsorted = n;
+	p->nlabs = n;
 	return 0;
 }
 
 static int32_t find_label(const struct ps *p, int cat, const char *s)
 {
-	uint32_t lo = 0, hi = p->nsorted;
-	while (lo < hi) { /* binary search on (category, label) */
+	struct lab key = { cat, s, 0 };
+	uint32_t lo = 0, hi = p->nlabs;
+	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct af_jz_chunk *c = p->ch[p->sorted[mid]];
-		int r = cat_of(c->kind) != cat ? (cat_of(c->kind) < cat ? -1 : 1) : strcmp(c->label, s);
+		int r = lab_cmp(&p->labs[mid], &key);
 		if (!r)
-			return (int32_t)p->sorted[mid];
+			return (int32_t)p->labs[mid].idx;
 		if (r < 0)
 			lo = mid + 1;
 		else
@@ -978,6 +982,12 @@ static int place_chunks(struct ps *p, const struct af_ynode *root, struct af_jz_
 	return 0;
 }
 
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
 /* Warnings of spec 8: chunks the lists do not reach, animation actors that are no actor. */
 static void warn_unlisted(struct ps *p)
 {
@@ -988,11 +998,16 @@ static void warn_unlisted(struct ps *p)
 	for (int l = 0; l < 3; l++)
 		for (uint32_t k = 0; k < sm->list[l].n; k++)
 			listed[sm->list[l].v[k]] = 1;
+	uint32_t *names = af_arena_array(p->a, p->n + 1, sizeof(*names)), nn = 0;
+	if (!names)
+		return;
+	for (uint32_t c = 0; c < p->n; c++)
+		if (p->ch[c]->kind == JZ_AD)
+			names[nn++] = p->ch[c]->u[0];
+	qsort(names, nn, sizeof(*names), u32_cmp);
 	for (uint32_t i = 0; i < sm->nanims; i++) {
-		uint32_t a = sm->anims[3 * i + 2], found = a == 0;
-		for (uint32_t c = 0; c < p->n && !found; c++)
-			found = p->ch[c]->kind == JZ_AD && p->ch[c]->u[0] == a;
-		if (!found)
+		uint32_t a = sm->anims[3 * i + 2];
+		if (a && !bsearch(&a, names, nn, sizeof(*names), u32_cmp))
 			af_y_warn(p->d, sm->ynode, "animations[%u]: actor 0x%08X is the name of no actor",
 				  i, a);
 	}
