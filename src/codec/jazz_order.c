@@ -35,9 +35,14 @@ int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank,
 		       struct af_diag *d)
 {
 	struct placer p = { m, calloc(m->nchunks ? m->nchunks : 1, 1), order, 0 };
+	struct ranked *rest = malloc((m->nchunks + 1) * sizeof(*rest));
 	const struct af_jz_chunk *ch = m->chunks;
-	if (!p.placed)
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	uint32_t nrest = 0;
+	int rc = 0;
+	if (!p.placed || !rest) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
 	place(&p, 0, 1);
 	for (int l = 0; l < 3; l++) {
 		static const int want[3] = { JZ_AD, JZ_PD, JZ_ST };
@@ -60,19 +65,14 @@ int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank,
 		}
 	}
 	/* The rest by definition rank. */
-	struct ranked *rest = malloc((m->nchunks + 1) * sizeof(*rest));
-	uint32_t nrest = 0;
-	if (!rest) {
-		free(p.placed);
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	}
 	for (uint32_t c = 0; c < m->nchunks; c++)
 		if (!p.placed[c])
 			rest[nrest++] = (struct ranked){ def_rank ? def_rank[c] : c, c };
 	qsort(rest, nrest, sizeof(*rest), rank_cmp);
 	for (uint32_t i = 0; i < nrest; i++)
 		order[p.n++] = rest[i].idx;
+out:
 	free(rest);
 	free(p.placed);
-	return 0;
+	return rc;
 }
