@@ -648,6 +648,11 @@ static int parse_body(struct ps *p, const struct af_ynode *map, struct af_jz_chu
 			rc = oom(p);
 		if (!rc && data.len)
 			memcpy((uint8_t *)ch->data, data.data, data.len);
+		/* that would read back as the known kind, so it must be written as one */
+		if (!rc && af_jz_kind_of_type(ch->ckey.type) != JZ_OPAQUE && data.len >= 8 &&
+		    !memcmp(data.data, af_jz_kinds[af_jz_kind_of_type(ch->ckey.type)].tag, 4))
+			rc = af_y_error(p->d, y, "%s: an opaque chunk with the type and tag of %s; write "
+					"it as that kind", fp, af_jz_kinds[af_jz_kind_of_type(ch->ckey.type)].tag);
 		ch->len = (uint32_t)data.len;
 		af_buf_free(&data);
 		return rc;

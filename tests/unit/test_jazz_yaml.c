@@ -185,6 +185,10 @@ static void test_validation(void **state)
 		     "clip: unknown field 'typ'");
 	expect_error("  - [a_wave.ma, x, x]", "  - [a_wave.ma, x]", "[a_wave.ma, x]",
 		     "animations[0]: expected 3 values, found 2");
+	expect_error("format: sims3-jazz\n", "format: sims3-jazz\nextra_chunks:\n  - kind: opaque\n"
+		     "    key: {instance: 0x0, type: 0x02EEDB2F, group: 0}\n"
+		     "    data: 535f414400010000aaaaaaaa00000000\n", "535f",
+		     "extra_chunks[0].data: an opaque chunk with the type and tag of S_AD");
 	expect_error("format: sims3-jazz\n", "format: sims3-jazz\nchunk_order: [0, 1]\n",
 		     "chunk_order", "chunk_order: 2 entries, but the document defines 12 chunks");
 }
