@@ -884,8 +884,14 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct af_jz
 	if (parse_fields(p, root, sm, "top level"))
 		return AF_EINVAL;
 	if ((y = af_ymap_get(root, "instance"))) {
+		const struct af_ynode *nm = af_ymap_get(root, "name");
 		if (get_hash(p, y, -1, &sm->ckey.instance, "instance"))
 			return AF_EINVAL;
+		if (!is_hex_text(nm->str, nm->len) &&
+		    af_fnv1_64_lower(nm->str, nm->len) != sm->ckey.instance)
+			af_y_warn(p->d, y, "instance is not the FNV-1 64 of the name '%s'; delete "
+				  "'instance:' to derive the resource instance from the name",
+				  nm->len > 60 ? "(long)" : nm->str);
 	} else {
 		y = af_ymap_get(root, "name");
 		if (is_hex_text(y->str, y->len))
