@@ -40,6 +40,14 @@ grep -q 'AccessorySponge' "$tmp/blow.yaml" && fail "AccessorySponge shown"
 grep -q 'clip: {instance: a_allergies_blowNose_accessoryTissue, group: 0x78000000}' "$tmp/blow.yaml" \
   || fail "CLIP-rule name not resolved"
 
+# The _KEY has no entry for "breastfeed_carry" itself, only the Smooth Jazz script path
+# "mods\breastfeed_carry.tigerjazz" for the instance: its base name hashes back, so it is shown.
+"$ANIMFS" decode "$S/echoweaver_Breastfeed/S3_02D5DF13_00000000_F2524F99CE17CA3E%%+JAZZ.jazz" > "$tmp/bf.yaml"
+grep -q '^name: breastfeed_carry$' "$tmp/bf.yaml" || fail "machine name from the script path"
+grep -q '^instance:' "$tmp/bf.yaml" && fail "instance shown for breastfeed_carry"
+grep -q '^          kind: stop$' "$tmp/bf.yaml" || fail "Stop node"
+grep -q '^          track_mask: upperBodyToddler$' "$tmp/bf.yaml" || fail "track mask name"
+
 # Alone in a folder (no _KEY): hashes show as hex, and both documents encode to the original.
 cp "$pet" "$tmp/alone.jazz"
 "$ANIMFS" decode "$tmp/alone.jazz" > "$tmp/alone.yaml"
