@@ -196,7 +196,6 @@ static int anim_tail(struct rd *c, struct af_jz_chunk *ch)
 
 static int body(struct rd *c, struct af_jz_chunk *ch)
 {
-	struct af_jz_model *m = c->m;
 	switch (ch->kind) {
 	case JZ_SM:
 		if (af_rd_u32(&c->r, &ch->u[0]) || refs(c, &ch->list[0], 1u << JZ_AD) ||
@@ -266,7 +265,6 @@ static int body(struct rd *c, struct af_jz_chunk *ch)
 			return AF_EINVAL;
 		return 0;
 	default:
-		(void)m;
 		return 0;
 	}
 }
