@@ -54,7 +54,13 @@ struct af_ylimits {
 	size_t max_nodes;     /* default 0 = bounded by the text size only */
 };
 
-/* Parse one document. Errors carry line:column. Aliases are refused. */
+/* No real document comes near this (the largest samples render to a few MiB); a
+ * larger one is refused before parsing, by the command line, the mount (EFBIG)
+ * and af_ydoc_parse itself, so memory stays bounded by a small multiple of it. */
+#define AF_MAX_YAML ((size_t)256 << 20)
+
+/* Parse one document. Errors carry line:column. Aliases are refused. Documents
+ * larger than AF_MAX_YAML are refused. */
 int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 		  const struct af_ylimits *lim, struct af_diag *d);
 void af_ydoc_free(struct af_ydoc *doc);
