@@ -51,13 +51,17 @@ struct af_ydoc {
 
 struct af_ylimits {
 	unsigned max_depth;   /* default 64 */
-	size_t max_nodes;     /* default 0 = bounded by the text size only */
+	size_t max_nodes;     /* default 0 = AF_MAX_YAML_NODES */
 };
 
 /* No real document comes near this (the largest samples render to a few MiB); a
  * larger one is refused before parsing, by the command line, the mount (EFBIG)
  * and af_ydoc_parse itself, so memory stays bounded by a small multiple of it. */
 #define AF_MAX_YAML ((size_t)256 << 20)
+/* The tree costs ~100 bytes a value, so the size limit alone would let a document
+ * of "1," pairs take tens of GiB. The largest real documents have ~100k values;
+ * this default (used when af_ylimits.max_nodes is 0) bounds the tree to ~200 MiB. */
+#define AF_MAX_YAML_NODES ((size_t)2 << 20)
 
 /* Parse one document. Errors carry line:column. Aliases are refused. Documents
  * larger than AF_MAX_YAML are refused. */

@@ -300,7 +300,7 @@ int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	unsigned max_depth = lim && lim->max_depth ? lim->max_depth : 64;
-	size_t max_nodes = lim ? lim->max_nodes : 0, nodes = 0;
+	size_t max_nodes = lim && lim->max_nodes ? lim->max_nodes : AF_MAX_YAML_NODES, nodes = 0;
 	struct frame *stack = NULL;
 	size_t depth = 0;
 	int rc = 0, docs = 0, have_ev = 0;
@@ -391,9 +391,10 @@ int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 				rc = af_diag_error(d, AF_ENOMEM, "out of memory reading YAML");
 				goto out;
 			}
-			if (max_nodes && ++nodes > max_nodes) {
+			if (++nodes > max_nodes) {
 				rc = af_diag_at_mark(d, AF_EINVAL, node->line, node->col,
-						     "document has more than %zu values", max_nodes);
+						     "document has more than %zu values (the limit for YAML read by animfs)",
+						     max_nodes);
 				goto out;
 			}
 			if (depth == 0)

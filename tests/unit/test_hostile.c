@@ -371,24 +371,18 @@ static void yaml_invalid_utf8(void **state)
 		expect_yaml_error(codecs[i], trunc, sizeof(trunc) - 1, "UTF-8", 2, 0.1, 4);
 }
 
-/* Many values, each cheap: bounded by the text, never by a count in it. */
+/* Many values, each cheap: the tree is bounded by a value count, not by the text. */
 static void yaml_wide(void **state)
 {
 	(void)state;
 	struct af_buf b = AF_BUF_INIT;
 	af_buf_puts(&b, "format: x\nwide: [");
-	for (int i = 0; i < 2000000; i++)
+	for (size_t i = 0; i < AF_MAX_YAML_NODES; i++)
 		af_buf_puts(&b, "1,");
 	af_buf_puts(&b, "1]\n");
-	for (size_t i = 0; i < NCODECS; i++) {
-		struct af_buf out = AF_BUF_INIT;
-		struct af_diag d;
-		double t0 = now();
-		assert_int_not_equal(encode(codecs[i], (const char *)b.data, b.len, &out, &d), 0);
-		assert_true(now() - t0 < 20.0);
-		af_buf_free(&out);
-		af_diag_free(&d);
-	}
+	for (size_t i = 0; i < NCODECS; i++)
+		expect_yaml_error(codecs[i], (const char *)b.data, b.len, "document has more than", 2,
+				  30.0, 1024);
 	af_buf_free(&b);
 }
 
