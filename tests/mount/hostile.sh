@@ -1,0 +1,60 @@
+# Hostile documents saved through the mount: aliases (a billion laughs), deep
+# nesting, bad UTF-8 and too many values are refused at close with EINVAL and a
+# line:col in .animfs/errors; writing past the 256 MiB YAML limit fails with EFBIG;
+# the binary is untouched throughout. No samples needed.
+. "$(dirname "$0")/common.inc"
+command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
+cp "$GAME/walk.animation" "$T/orig"
+mount_view_fg
+python3 - "$VIEW/walk.animation.yaml" "$VIEW/.animfs/errors" <<'PY' || fail "hostile saves"
+import errno, os, sys
+v, errors = sys.argv[1:3]
+laughs = b"format: diesel-animation\na: &a [lol,lol,lol,lol,lol,lol,lol,lol,lol]\n"
+for i, c in enumerate("bcdefghij"):
+    laughs += ("%s: &%s [%s]\n" % (c, c, ",".join(["*" + "abcdefghij"[i]] * 9))).encode()
+cases = [
+    ("billion laughs", laughs, "walk.animation.yaml:3:8: aliases (*a) are not supported"),
+    ("deep nesting", b"format: diesel-animation\nx: " + b"[" * 100000 + b"]" * 100000 + b"\n",
+     "walk.animation.yaml:2:67: nesting deeper than 64 levels"),
+    ("bad UTF-8", b"# x\nformat: diesel-animation\nname: ab\xff\n",
+     "walk.animation.yaml:3:9: invalid leading UTF-8 octet"),
+    ("too many values", b"format: diesel-animation\nx: [" + b"1," * (3 << 20) + b"1]\n",
+     "document has more than 2097152 values"),
+]
+bad = 0
+for name, doc, want in cases:
+    fd = os.open(v, os.O_WRONLY | os.O_TRUNC)
+    os.write(fd, doc)
+    try:
+        os.close(fd)
+        print("FAIL %s: close succeeded" % name); bad += 1; continue
+    except OSError as e:
+        if e.errno != errno.EINVAL:
+            print("FAIL %s: close gave %s" % (name, e)); bad += 1
+    last = open(errors).read().splitlines()[-1]
+    if want not in last:
+        print("FAIL %s: errors says %r" % (name, last)); bad += 1
+# past the YAML size limit: EFBIG at the write, nothing allocated for it
+fd = os.open(v, os.O_WRONLY)
+try:
+    os.pwrite(fd, b"x", 256 << 20)
+    print("FAIL: a write past 256 MiB was accepted"); bad += 1
+except OSError as e:
+    if e.errno != errno.EFBIG:
+        print("FAIL: write past 256 MiB gave %s" % e); bad += 1
+try:
+    os.ftruncate(fd, (256 << 20) + 1)
+    print("FAIL: a truncate past 256 MiB was accepted"); bad += 1
+except OSError as e:
+    if e.errno != errno.EFBIG:
+        print("FAIL: truncate past 256 MiB gave %s" % e); bad += 1
+os.close(fd)
+sys.exit(1 if bad else 0)
+PY
+cmp -s "$GAME/walk.animation" "$T/orig" || fail "the binary changed"
+ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "a temporary file was left"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+echo "hostile: ok"
