@@ -1,4 +1,5 @@
-# A save on a full file system: GAME is a small tmpfs, filled to the last block.
+# A save on a full file system: GAME is a small tmpfs, filled to the last block
+# (through the mount and with `animfs encode -o`).
 # The save fails with an error the writer sees (close), the binary keeps its bytes,
 # no temporary file is left, the error names the cause; with room again it saves.
 # Needs root (mount -t tmpfs); the tmpfs is always unmounted on exit.
@@ -39,6 +40,11 @@ ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "a temporary file was left: $(l
 grep -q "walk.animation.yaml: .*No space left on device" "$VIEW/.animfs/errors" ||
   fail "the error does not name the cause: $(cat "$VIEW/.animfs/errors")"
 cmp -s "$v" <("$ANIMFS" decode "$GAME/walk.animation") || fail "the view does not show the binary again"
+# the command line on the same full disk: refused, nothing left behind
+out=$("$ANIMFS" encode "$T/new.yaml" -o "$GAME/walk.animation" 2>&1) && fail "encode onto a full disk succeeded"
+echo "$out" | grep -q "No space left on device" || fail "encode on a full disk: $out"
+cmp -s "$GAME/walk.animation" "$T/orig" || fail "encode changed the binary on a full disk"
+ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "encode left a temporary file"
 # room again: the same save goes through
 rm -f "$GAME/filler" "$GAME/filler2"
 cat "$T/new.yaml" > "$v" || fail "save with room"
