@@ -4,9 +4,11 @@
 #include "animfs/codec.h"
 
 extern const struct af_codec af_codec_diesel;
+extern const struct af_codec af_codec_jazz;
 
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
+	&af_codec_jazz,
 	NULL,
 };
 

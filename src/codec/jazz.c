@@ -1,0 +1,123 @@
+/* The sims3-jazz codec descriptor: bid, and the two pipelines
+ * bytes -> model -> YAML (with names from _KEY maps beside the file) and
+ * YAML -> model -> bytes. The codec takes resource bytes, never a container. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "animfs/codec.h"
+#include "jazz_int.h"
+
+/* Collect sibling _KEY maps in name order, so the first-wins rule is deterministic. */
+struct sibs {
+	char **names;
+	size_t n, cap;
+	int failed;
+};
+
+static int add_sib(void *ctx, const char *name)
+{
+	struct sibs *s = ctx;
+	if (!jz_is_keymap_name(name) || s->n >= 256)
+		return 0;
+	if (s->n == s->cap) {
+		size_t cap = s->cap ? s->cap * 2 : 8;
+		char **p = realloc(s->names, cap * sizeof(*p));
+		if (!p)
+			return s->failed = 1;
+		s->names = p;
+		s->cap = cap;
+	}
+	if (!(s->names[s->n] = strdup(name)))
+		return s->failed = 1;
+	s->n++;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Name maps are a convenience: one that cannot be read or parsed is reported as a
+ * warning and skipped, since the document re-encodes the same without it. */
+static void load_names(const struct af_io *io, struct jz_names *nm, struct af_diag *d)
+{
+	struct sibs s = { 0 };
+	if (!io || !io->list_siblings || !io->read_sibling)
+		return;
+	io->list_siblings(io->ctx, add_sib, &s);
+	if (s.n)
+		qsort(s.names, s.n, sizeof(*s.names), cmp_str);
+	for (size_t i = 0; i < s.n; i++) {
+		struct af_buf b = AF_BUF_INIT;
+		struct af_diag kd;
+		af_diag_init(&kd);
+		if (!io->read_sibling(io->ctx, s.names[i], &b) &&
+		    jz_names_add_keymap(nm, b.data, b.len, &kd)) {
+			char msg[1024];
+			af_diag_format(&kd, s.names[i], msg, sizeof(msg));
+			af_diag_warn(d, 0, 0, "name map skipped: %s", msg);
+		}
+		af_diag_free(&kd);
+		af_buf_free(&b);
+		free(s.names[i]);
+	}
+	free(s.names);
+}
+
+static int jazz_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+			struct af_diag *d)
+{
+	struct af_arena arena;
+	struct jz_model m = { 0 };
+	struct jz_names nm;
+	int rc;
+	af_arena_init(&arena);
+	jz_names_init(&nm, &arena);
+	m.arena = &arena;
+	if ((rc = jz_decode(bin, n, &m, d)))
+		goto out;
+	load_names(io, &nm, d);
+	rc = jz_emit(&m, &nm, out, d);
+out:
+	jz_names_free(&nm);
+	af_arena_free(&arena);
+	return rc;
+}
+
+static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
+			  struct af_buf *out, struct af_diag *d)
+{
+	struct af_arena arena;
+	struct jz_model m = { 0 };
+	int rc;
+	(void)io;
+	af_arena_init(&arena);
+	m.arena = &arena;
+	if (!(rc = jz_parse(yaml, n, &arena, &m, d)))
+		rc = jz_encode(&m, out, d);
+	af_arena_free(&arena);
+	return rc;
+}
+
+static int jazz_bid(const char *name, const uint8_t *head, size_t n)
+{
+	size_t l = name ? strlen(name) : 0;
+	int named = (l > 5 && !strcasecmp(name + l - 5, ".jazz")) ||
+		    (name && (strstr(name, "%%+JAZZ") || !strncasecmp(name, "S3_02D5DF13_", 12)));
+	if (!jz_head_ok(head, n))
+		return 0;
+	/* the content is what counts; a Jazz-like name only makes us surer */
+	return named ? 80 : 40;
+}
+
+const struct af_codec af_codec_jazz = {
+	.name = "sims3-jazz",
+	.description = "The Sims 3 animation state machine (Jazz RCOL 0x02D5DF13, s3pe *.jazz)",
+	.extensions = "jazz",
+	.version = 1,
+	.bid = jazz_bid,
+	.to_yaml = jazz_to_yaml,
+	.from_yaml = jazz_from_yaml,
+};

@@ -1,0 +1,217 @@
+/* Sims 3 names: FNV-1 rules of spec 5.1-5.3, the _KEY name map parser (5.5) and the
+ * "print a name only if it hashes back" lookup (5.6), with a small built-in list. */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "animfs/bytes.h"
+#include "animfs/fnv.h"
+#include "jazz_names.h"
+
+static int ascii_ok(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80 || s[i] == 0)
+			return 0;
+	return 1;
+}
+
+static char lc(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+}
+
+static unsigned age_code(const char *s, size_t n)
+{
+	static const struct { const char *s; unsigned v; } ages[] = {
+		{ "b", 0x01 }, { "p", 0x02 }, { "c", 0x03 }, { "t", 0x04 }, { "h", 0x05 },
+		{ "e", 0x06 }, { "ad", 0x08 }, { "cd", 0x09 }, { "al", 0x0A }, { "ac", 0x0D },
+		{ "cc", 0x0E }, { "ah", 0x10 }, { "ch", 0x11 }, { "ab", 0x12 }, { "ar", 0x13 },
+	};
+	for (size_t i = 0; i < sizeof(ages) / sizeof(ages[0]); i++)
+		if (strlen(ages[i].s) == n && !strncasecmp(ages[i].s, s, n))
+			return ages[i].v;
+	return 0;
+}
+
+static int is_ao(const char *s, size_t n)
+{
+	return n == 1 && (lc(s[0]) == 'a' || lc(s[0]) == 'o');
+}
+
+/* FNV64CLIP: the game hashes the age-generic name and marks the ages in the top 16 bits. */
+uint64_t jz_clip_hash(const char *s, size_t n)
+{
+	const char *us = memchr(s, '_', n);
+	char head[6];
+	size_t hl = 0;
+	unsigned mask = 0;
+	if (us && (size_t)(us - s) <= 5) {
+		size_t hn = (size_t)(us - s);
+		const char *two = memchr(s, '2', hn);
+		size_t xn = two ? (size_t)(two - s) : hn;
+		size_t yn = two ? hn - xn - 1 : 0;
+		const char *y = two ? two + 1 : NULL;
+		if (xn >= 1 && xn <= 2) {
+			if (two && yn >= 1 && yn <= 2) {
+				if (!(is_ao(s, xn) && is_ao(y, yn))) {
+					head[0] = lc(s[0]) == 'o' ? 'o' : 'a';
+					head[1] = '2';
+					head[2] = lc(y[0]) == 'o' ? 'o' : 'a';
+					hl = 3;
+					mask = 0x8000u | age_code(s, xn) << 8 | age_code(y, yn);
+				}
+			} else if (!is_ao(s, xn)) {
+				head[0] = 'a';
+				hl = 1;
+				mask = 0x8000u | age_code(s, xn) << 8;
+			}
+		}
+	}
+	uint64_t h;
+	if (hl) {
+		h = af_fnv1_64_lower(head, hl);
+		for (const char *p = us; p < s + n; p++) /* continue FNV-1 over "_rest" */
+			h = (h * 0x00000100000001B3ull) ^ (uint8_t)lc(*p);
+	} else {
+		h = af_fnv1_64_lower(s, n);
+	}
+	h &= 0x7FFFFFFFFFFFFFFFull;
+	return h ^ ((uint64_t)mask << 48);
+}
+
+int jz_hash_name(const char *s, size_t n, int rule, uint64_t *out)
+{
+	if (!ascii_ok(s, n))
+		return -1;
+	switch (rule) {
+	case JZ_H32: *out = af_fnv1_32_lower(s, n); break;
+	case JZ_H64: *out = af_fnv1_64_lower(s, n); break;
+	default: *out = jz_clip_hash(s, n); break;
+	}
+	return 0;
+}
+
+void jz_names_init(struct jz_names *nm, struct af_arena *a)
+{
+	memset(nm, 0, sizeof(*nm));
+	nm->arena = a;
+}
+
+void jz_names_free(struct jz_names *nm)
+{
+	free(nm->e);
+	nm->e = NULL;
+	nm->n = nm->cap = 0;
+}
+
+int jz_names_add(struct jz_names *nm, uint64_t key, const char *text, size_t len)
+{
+	if (nm->n == nm->cap) {
+		size_t cap = nm->cap ? nm->cap * 2 : 64;
+		struct jz_name_ent *e = realloc(nm->e, cap * sizeof(*e));
+		if (!e)
+			return AF_ENOMEM;
+		nm->e = e;
+		nm->cap = cap;
+	}
+	char *t = af_arena_strndup(nm->arena, text, len);
+	if (!t)
+		return AF_ENOMEM;
+	nm->e[nm->n] = (struct jz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n };
+	nm->n++;
+	nm->sorted = 0;
+	return 0;
+}
+
+int jz_names_add_keymap(struct jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	struct af_rd r;
+	uint32_t version, count;
+	af_rd_init(&r, p, n, d);
+	if (af_rd_u32(&r, &version) || af_rd_u32(&r, &count))
+		return AF_EINVAL;
+	if (version != 1)
+		return af_diag_at_offset(d, AF_EUNSUP, 0, "_KEY name map version %u (only 1 is known)",
+					 version);
+	if (count > INT32_MAX || af_rd_need(&r, 8, count, 12, "_KEY entries"))
+		return af_diag_at_offset(d, AF_EINVAL, 4, "_KEY entry count %u does not fit the %zu bytes",
+					 count, n);
+	for (uint32_t i = 0; i < count; i++) {
+		uint64_t key;
+		uint32_t len;
+		const uint8_t *text;
+		size_t at = r.pos;
+		if (af_rd_u64(&r, &key) || af_rd_u32(&r, &len))
+			return AF_EINVAL;
+		if (len > INT32_MAX || af_rd_bytes(&r, len, &text))
+			return af_diag_at_offset(d, AF_EINVAL, at + 8,
+						 "_KEY entry %u: text length %u runs past the end", i, len);
+		if (jz_names_add(nm, key, (const char *)text, len))
+			return af_diag_error(d, AF_ENOMEM, "out of memory reading a _KEY name map");
+	}
+	if (r.pos != n)
+		return af_diag_at_offset(d, AF_EINVAL, r.pos, "%zu unparsed bytes after the _KEY entries",
+					 n - r.pos);
+	return 0;
+}
+
+static int ent_cmp(const void *a, const void *b)
+{
+	const struct jz_name_ent *x = a, *y = b;
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return x->order < y->order ? -1 : x->order > y->order;
+}
+
+/* Common names of the animation system, tried after the name maps. */
+static const char *const builtin[] = {
+	"Enter", "Exit", "Loop", "Idle", "Start", "Stop", "Main",
+	"x", "y", "z", "a", "b", "o",
+	"x:Age", "y:Age", "x:Species", "y:Species", "x:Gender", "y:Gender",
+	"Age", "Species", "Gender", "Mirror", "IsMirrored",
+	"adult", "child", "teen", "elder", "toddler", "baby", "young adult",
+	"cat", "dog", "littleDog", "horse", "human", "male", "female",
+	"true", "false", "surface", "object", "sim", NULL,
+};
+
+static int hashes_back(const char *t, size_t n, uint64_t v, int rule)
+{
+	uint64_t h;
+	if (n >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
+		return 0; /* would read back as a number (spec 5.6) */
+	return !jz_hash_name(t, n, rule, &h) && h == v;
+}
+
+const char *jz_names_find(struct jz_names *nm, uint64_t v, int rule)
+{
+	if (nm && nm->n) {
+		if (!nm->sorted) {
+			qsort(nm->e, nm->n, sizeof(*nm->e), ent_cmp);
+			nm->sorted = 1;
+		}
+		size_t lo = 0, hi = nm->n;
+		while (lo < hi) {
+			size_t mid = lo + (hi - lo) / 2;
+			if (nm->e[mid].key < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		for (; lo < nm->n && nm->e[lo].key == v; lo++)
+			if (hashes_back(nm->e[lo].text, nm->e[lo].len, v, rule))
+				return nm->e[lo].text;
+	}
+	for (size_t i = 0; builtin[i]; i++)
+		if (hashes_back(builtin[i], strlen(builtin[i]), v, rule))
+			return builtin[i];
+	return NULL;
+}
+
+int jz_is_keymap_name(const char *name)
+{
+	size_t l = strlen(name);
+	if (l > 8 && !strcasecmp(name + l - 8, ".keyname"))
+		return 1;
+	return strstr(name, "%%+_KEY") != NULL || !strncasecmp(name, "S3_0166038C_", 12);
+}

@@ -1,0 +1,70 @@
+/* The canonical chunk order of spec 7.1 (S_SM, S_AD, S_PD, S_St by the S_SM lists, S_DG by
+ * the states, nodes by first appearance in the S_DG node lists), computed from the model.
+ * Chunks those rules do not reach follow in the order the YAML document defines them. */
+#include <stdlib.h>
+
+#include "jazz_int.h"
+
+struct placer {
+	const struct jz_model *m;
+	uint8_t *placed;
+	uint32_t *order, n;
+};
+
+static void place(struct placer *p, int32_t c, int kind_ok)
+{
+	if (c < 0 || (uint32_t)c >= p->m->nchunks || p->placed[c] || !kind_ok)
+		return;
+	p->placed[c] = 1;
+	p->order[p->n++] = (uint32_t)c;
+}
+
+static int rank_cmp_ctx(const uint32_t *rank, uint32_t a, uint32_t b)
+{
+	uint32_t ra = rank ? rank[a] : a, rb = rank ? rank[b] : b;
+	return ra < rb ? -1 : ra > rb;
+}
+
+int jz_canonical_order(const struct jz_model *m, const uint32_t *def_rank, uint32_t *order,
+		       struct af_diag *d)
+{
+	struct placer p = { m, calloc(m->nchunks ? m->nchunks : 1, 1), order, 0 };
+	const struct jz_chunk *ch = m->chunks;
+	if (!p.placed)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	place(&p, 0, 1);
+	for (int l = 0; l < 3; l++) {
+		static const int want[3] = { JZ_AD, JZ_PD, JZ_ST };
+		for (uint32_t i = 0; i < ch[0].list[l].n; i++) {
+			int32_t c = ch[0].list[l].v[i];
+			place(&p, c, c >= 0 && ch[c].kind == want[l]);
+		}
+	}
+	uint32_t states_end = p.n;
+	for (uint32_t i = 0; i < states_end; i++) {
+		int32_t g = ch[order[i]].kind == JZ_ST ? ch[order[i]].ref[0] : JZ_NULL;
+		place(&p, g, g >= 0 && ch[g].kind == JZ_DG);
+	}
+	uint32_t graphs_end = p.n;
+	for (uint32_t i = states_end; i < graphs_end; i++) {
+		const struct jz_refs *nodes = &ch[order[i]].list[0];
+		for (uint32_t k = 0; k < nodes->n; k++) {
+			int32_t c = nodes->v[k];
+			place(&p, c, c >= 0 && jz_is_node(ch[c].kind));
+		}
+	}
+	/* The rest by definition rank: a simple insertion into the tail keeps it stable. */
+	uint32_t tail = p.n;
+	for (uint32_t c = 0; c < m->nchunks; c++) {
+		if (p.placed[c])
+			continue;
+		uint32_t j = p.n++;
+		while (j > tail && rank_cmp_ctx(def_rank, c, order[j - 1]) < 0) {
+			order[j] = order[j - 1];
+			j--;
+		}
+		order[j] = c;
+	}
+	free(p.placed);
+	return 0;
+}
