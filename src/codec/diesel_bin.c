@@ -315,8 +315,8 @@ static size_t events_end(const struct dsl_anim *m, size_t start, struct af_arena
 
 static unsigned first_align(size_t from, uint64_t to, unsigned dflt)
 {
-	const unsigned cand[4] = { dflt, 1, 4, 8 };
-	for (int i = 0; i < 4; i++)
+	const unsigned cand[5] = { dflt, 1, 4, 8, 2 };
+	for (int i = 0; i < 5; i++)
 		if (align_up(from, cand[i]) == to)
 			return cand[i];
 	return dflt;

@@ -346,6 +346,8 @@ static void test_validation_errors(void **state)
 	expect_error("- [0.0, 0.0, 0.0, 0.0, 1.0]\n  - name: hips", "- [0.0, 0.0, 0.0, 0.0, 2.0]\n  - name: hips",
 		     15, 17,
 		     "objects[0].rotation.keys[0]: quaternion [0, 0, 0, 2] has length 2.0000; a rotation must be a unit quaternion");
+	expect_error("[0.0, 0.0, 0.0, 0.0, 1.0]", "[0.0, 0.0, 0.0, 0.0, 1.0, 0xFFFFFFFF]", 15, 37,
+		     "objects[0].rotation.keys[0]: the raw packed code 0xFFFFFFFF does not decode to a rotation");
 	expect_error("name: hips", "name: root", 16, 11, "objects[1]: 'root': duplicate name (also objects[0])");
 	expect_error("name: hips", "name: \"\"", 16, 11, "objects[1].name: name is empty");
 	expect_error("type: pos_f32", "type: pos_f64", 18, 13,
