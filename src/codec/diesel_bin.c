@@ -381,6 +381,29 @@ static int verify_rebuild(const struct dsl_anim *m, const uint8_t *blob, size_t 
 	return rc;
 }
 
+/* track_align is detected from the first track header only; when a later track
+ * contradicts it (an aligned-by-chance start), the other values are tried. */
+static int verify_style(struct dsl_anim *m, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	const unsigned cand[4] = { 4, 8, 2, 1 };
+	int rc = verify_rebuild(m, p, n, d);
+	for (int i = 0; rc == AF_EUNSUP && i < 4; i++) {
+		struct dsl_anim t = *m;
+		struct af_diag dd;
+		if (cand[i] == m->track_align)
+			continue;
+		t.track_align = cand[i];
+		af_diag_init(&dd);
+		if (!verify_rebuild(&t, p, n, &dd)) {
+			m->track_align = cand[i];
+			af_diag_clear(d);
+			rc = 0;
+		}
+		af_diag_free(&dd);
+	}
+	return rc;
+}
+
 /* Parse both widths; keep the best-ranked reading that also rebuilds exactly
  * (spec 2, "Width": never decide by the size field alone). */
 static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct dsl_anim *m,
@@ -415,7 +438,7 @@ static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct d
 			continue;
 		af_diag_clear(&dd[k]);
 		detect_style(&r[k], &o[k], a);
-		if (!(rc[k] = verify_rebuild(&r[k], p, n, &dd[k]))) {
+		if (!(rc[k] = verify_style(&r[k], p, n, &dd[k]))) {
 			*m = r[k];
 			done = 0;
 			goto out;
