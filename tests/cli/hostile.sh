@@ -61,6 +61,12 @@ t bad-utf8 10 "badutf8.yaml:3:9: invalid leading UTF-8 octet" "$A" encode "$tmp/
 t huge-scalar 60 "huge.yaml:4:1: " "$A" encode "$tmp/huge.yaml" -o "$tmp/out"
 t wide 60 "wide.yaml:2:4194299: document has more than 2097152 values" "$A" encode "$tmp/wide.yaml" -o "$tmp/out"
 t too-large 10 "the limit is 268435456" "$A" encode "$tmp/toolarge.yaml" -o "$tmp/out"
+# a skeleton whose parents form a cycle (bones 1 and 2 each other's parent)
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+sed 's/{bone: 1, parent: 0,/{bone: 1, parent: 2,/; s/{bone: 2, parent: 0,/{bone: 2, parent: 1,/' \
+  "$src/examples/re3_tiny.PLD.yaml" > "$tmp/cycle.PLD.yaml"
+t skeleton-cycle 10 "cycle.PLD.yaml:15:9: banks[0].skeleton[1]: bone 1 is not part of a tree rooted at bone 0" \
+  "$A" encode "$tmp/cycle.PLD.yaml" -o "$tmp/out"
 [ -e "$tmp/out" ] && { echo "FAIL: a refused document left an output file"; fails=$((fails+1)); }
 ls -A "$tmp" | grep -q animfs-tmp && { echo "FAIL: a temporary file was left"; fails=$((fails+1)); }
 [ $fails = 0 ] || { echo "$fails failure(s)"; exit 1; }
