@@ -1,4 +1,5 @@
-# Hostile documents saved through the mount: aliases (a billion laughs), deep
+# Hostile binaries in GAME (lying trailer, deflate bomb) are listed quickly and shown
+# as themselves. Hostile documents saved through the mount: aliases (a billion laughs), deep
 # nesting, bad UTF-8 and too many values are refused at close with EINVAL and a
 # line:col in .animfs/errors; writing past the 256 MiB YAML limit fails with EFBIG;
 # the binary is untouched throughout. No samples needed.
@@ -7,7 +8,21 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
 cp "$GAME/walk.animation" "$T/orig"
+# hostile binaries in GAME: a lying 4 GiB trailer and a deflate bomb
+python3 - "$GAME" <<'PY'
+import os, struct, sys, zlib
+g = sys.argv[1]
+open(os.path.join(g, "liar.animation"), "wb").write(zlib.compress(b"hello") + struct.pack("<I", 0xFFFFFFFF))
+open(os.path.join(g, "bomb.animation"), "wb").write(zlib.compress(bytes(64 << 20), 9) + struct.pack("<I", 1 << 20))
+PY
+cp "$GAME/liar.animation" "$T/liar"; cp "$GAME/bomb.animation" "$T/bomb"
 mount_view_fg
+# they are shown as themselves (they do not decode), quickly, and read back unchanged
+timeout 20 ls "$VIEW" > "$T/ls" || fail "listing a folder of hostile binaries took too long"
+timeout 20 cat "$VIEW/liar.animation" "$VIEW/liar.animation.yaml" > /dev/null 2>&1
+cmp -s "$VIEW/bomb.animation" "$T/bomb" || fail "the bomb does not read back as itself"
+cmp -s "$VIEW/liar.animation" "$T/liar" || fail "the liar does not read back as itself"
+grep -q '^walk.animation.yaml$' "$T/ls" || fail "the good file is not listed: $(cat "$T/ls")"
 python3 - "$VIEW/walk.animation.yaml" "$VIEW/.animfs/errors" <<'PY' || fail "hostile saves"
 import errno, os, sys
 v, errors = sys.argv[1:3]
@@ -54,6 +69,7 @@ os.close(fd)
 sys.exit(1 if bad else 0)
 PY
 cmp -s "$GAME/walk.animation" "$T/orig" || fail "the binary changed"
+cmp -s "$GAME/bomb.animation" "$T/bomb" || fail "the bomb changed"
 ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "a temporary file was left"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
