@@ -259,6 +259,67 @@ static void offsets_and_counts(void **state)
 
 /* ---- YAML ---- */
 
+/* Every number of each example document replaced by a hostile one (huge counts,
+ * sizes and indices, negative, wrapping, non-finite): a clear error or a document
+ * that keeps the YAML property, and never an allocation sized by the number. */
+static void yaml_numbers(void **state)
+{
+	(void)state;
+	static const char *const files[] = { "walk.animation.yaml", "wave_hello.jazz.yaml",
+					     "re3_tiny.PLD.yaml" };
+	static const char *const vals[] = { "4294967295", "4294967296", "2147483648", "-1",
+					    "18446744073709551615", "99999999999999999999", "1e308",
+					    ".nan", "0x7fffffff", "0" };
+	for (size_t f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+		struct af_buf y = AF_BUF_INIT, m = AF_BUF_INIT;
+		size_t tried = 0, refused = 0;
+		long rss0 = maxrss_mb();
+		double t0 = now();
+		read_example(files[f], &y);
+		struct af_diag d;
+		af_diag_init(&d);
+		const struct af_codec *c = af_codec_for_yaml(y.data, y.len, &d);
+		af_diag_free(&d);
+		assert_non_null(c);
+		for (size_t i = 0; i < y.len; i++) {
+			/* a number token: starts after a separator, runs over [0-9a-fA-Fx.+-] */
+			if (!(y.data[i] >= '0' && y.data[i] <= '9') ||
+			    (i && !strchr(" [,:-", y.data[i - 1])))
+				continue;
+			size_t e = i;
+			while (e < y.len && strchr("0123456789abcdefABCDEFx.+-", y.data[e]))
+				e++;
+			for (size_t v = 0; v < sizeof(vals) / sizeof(vals[0]); v++) {
+				struct af_buf out = AF_BUF_INIT;
+				m.len = 0;
+				af_buf_append(&m, y.data, i);
+				af_buf_puts(&m, vals[v]);
+				af_buf_append(&m, y.data + e, y.len - e);
+				tried++;
+				af_diag_init(&d);
+				if (c->from_yaml(m.data, m.len, &io, &out, &d)) {
+					refused++;
+					if (d.msg[0] == 0)
+						fail_msg("%s: %s at %zu refused without a message", files[f],
+							 vals[v], i);
+				} else if (af_fuzz_yaml(c, m.data, m.len)) {
+					fail_msg("%s: %s at byte %zu breaks the YAML property", files[f],
+						 vals[v], i);
+				}
+				af_diag_free(&d);
+				af_buf_free(&out);
+			}
+			i = e;
+		}
+		print_message("%s: %zu hostile numbers, %zu refused, %.2f s, +%ld MiB\n", files[f],
+			      tried, refused, now() - t0, maxrss_mb() - rss0);
+		assert_true(refused > 0);
+		assert_true(maxrss_mb() - rss0 < 64);
+		af_buf_free(&y);
+		af_buf_free(&m);
+	}
+}
+
 static void expect_yaml_error(const char *name, const char *yaml, size_t n, const char *text,
 			      unsigned line, double max_s, long max_rss_growth_mb)
 {
@@ -393,6 +454,7 @@ int main(void)
 		cmocka_unit_test(diesel_trailer_4gib),
 		cmocka_unit_test(diesel_deflate_bomb),
 		cmocka_unit_test(offsets_and_counts),
+		cmocka_unit_test(yaml_numbers),
 		cmocka_unit_test(yaml_billion_laughs),
 		cmocka_unit_test(yaml_deep_nesting),
 		cmocka_unit_test(yaml_huge_scalar),
