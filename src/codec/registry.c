@@ -3,7 +3,10 @@
 
 #include "animfs/codec.h"
 
+extern const struct af_codec af_codec_motn;
+
 const struct af_codec *const af_codecs[] = {
+	&af_codec_motn,
 	NULL,
 };
 
