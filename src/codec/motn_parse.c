@@ -59,6 +59,45 @@ static int64_t small_uint(const struct af_ynode *n)
 	return (int64_t)v;
 }
 
+/* Clinger's fast path: up to 15 digits and a power of ten up to 22 make both operands
+ * exact, so one IEEE multiply or divide gives the correctly rounded double, the same
+ * one strtod gives. Same syntax as af_parse_f64; anything else goes to it. */
+static int fast_decimal(const char *s, size_t n, double *out)
+{
+	static const double p10[] = { 1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10, 1e11,
+				      1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21,
+				      1e22 };
+	size_t i = 0;
+	int neg = 0, digits = 0, scale = 0, e = 0, esign = 1, ed = 0;
+	uint64_t m = 0;
+	if (n && (s[0] == '-' || s[0] == '+'))
+		neg = s[i++] == '-';
+	for (; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++)
+		m = m * 10 + (uint64_t)(s[i] - '0');
+	if (i < n && s[i] == '.')
+		for (i++; i < n && s[i] >= '0' && s[i] <= '9'; i++, digits++, scale--)
+			m = m * 10 + (uint64_t)(s[i] - '0');
+	if (!digits || digits > 15)
+		return -1;
+	if (i < n && (s[i] == 'e' || s[i] == 'E')) {
+		i++;
+		if (i < n && (s[i] == '+' || s[i] == '-'))
+			esign = s[i++] == '-' ? -1 : 1;
+		for (; i < n && s[i] >= '0' && s[i] <= '9' && ed < 4; i++, ed++)
+			e = e * 10 + (s[i] - '0');
+		if (!ed)
+			return -1;
+	}
+	if (i != n)
+		return -1;
+	e = esign * e + scale;
+	if (e < -22 || e > 22)
+		return -1;
+	double v = e < 0 ? (double)m / p10[-e] : (double)m * p10[e];
+	*out = neg ? -v : v;
+	return 0;
+}
+
 /* A value or slope: a finite decimal rounded to the nearest half, or 0xHHHH raw bits. */
 static int get_half(struct pctx *p, const struct af_ynode *n, uint16_t *out, const char *what)
 {
@@ -72,7 +111,7 @@ static int get_half(struct pctx *p, const struct af_ynode *n, uint16_t *out, con
 		*out = (uint16_t)bits;
 		return 0;
 	}
-	if (af_parse_f64(n->str, n->len, &v) || !isfinite(v))
+	if ((fast_decimal(n->str, n->len, &v) && af_parse_f64(n->str, n->len, &v)) || !isfinite(v))
 		return perr(p, n, "%s: expected a number or 0xHHHH raw half bits, got '%.40s'", what,
 			    n->str);
 	if (af_f64_to_f16(v, out))
@@ -387,7 +426,7 @@ static int parse_entries(struct pctx *p, const struct af_ynode *en, const struct
 			if (strlen(me->name) != me->name_len)
 				return af_y_error(p->d, nm, "%s: a name cannot contain NUL", what);
 		} else if ((nm = af_ymap_get(e, "name_hex"))) {
-			const uint8_t *b;
+			const uint8_t *b = NULL;
 			if (get_hexbytes(p, nm, what, &b, &me->name_len))
 				return p->d->code;
 			if (memchr(b, 0, me->name_len))
