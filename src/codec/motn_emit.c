@@ -351,7 +351,6 @@ int motn_emit(const struct motn_file *f, const char *filename, struct af_buf *ou
 	}
 	if (count(f, &e, &st))
 		goto out;
-	af_buf_reserve(out, 16u << 20);
 	emit_head(f, filename, &st, out);
 	emit_tables(f, out);
 	emit_blocks(&e, f);

@@ -161,7 +161,7 @@ static size_t find_stamp(const uint8_t *p, size_t n)
 	if (e < 25 || p[e - 1] != '\n')
 		return n;
 	const uint8_t *s = p + e - 25;
-	static const char pat[] = "Aaa Aaa ## ##:##:## ####";
+	static const char pat[] = "AAA AAA ## ##:##:## ####";
 	for (int i = 0; i < 24; i++) {
 		char c = (char)s[i], k = pat[i];
 		int ok = k == '#' ? (c >= '0' && c <= '9') || (i == 8 && c == ' ')
@@ -391,6 +391,8 @@ static int motn_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, st
 	int rc;
 	af_arena_init(&a);
 	rc = motn_decode(bin, n, &a, &f, d);
+	if (!rc && af_buf_reserve(out, n * 8 + 4096)) /* the text is about 8x the binary */
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	if (!rc)
 		rc = motn_emit(&f, io && io->name ? io->name : NULL, out, d);
 	af_arena_free(&a);

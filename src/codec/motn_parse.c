@@ -524,7 +524,8 @@ out:
 	return rc;
 }
 
-static int parse_header(struct pctx *p, const struct af_ynode *h, uint64_t *count)
+static int parse_header(struct pctx *p, const struct af_ynode *h, uint64_t *count,
+			const struct af_ynode **count_node)
 {
 	const struct af_ynode *n;
 	uint64_t v;
@@ -545,6 +546,7 @@ static int parse_header(struct pctx *p, const struct af_ynode *h, uint64_t *coun
 	if (!(n = af_y_need(p->d, h, "count", "header")) ||
 	    af_y_get_u64(p->d, n, MOTN_MAX_ENTRIES, count, "header.count"))
 		return p->d->code;
+	*count_node = n;
 	if ((n = af_ymap_get(h, "names_pad")) &&
 	    get_hexbytes(p, n, "header.names_pad", &f->names_pad, &f->names_pad_len))
 		return p->d->code;
@@ -558,7 +560,7 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 {
 	struct af_ydoc doc;
 	struct pctx p;
-	const struct af_ynode *r, *hn, *en, *xn, *bn, *tn;
+	const struct af_ynode *r, *hn, *en, *xn, *bn, *tn, *cn = NULL;
 	const struct idref *xids = NULL;
 	uint64_t count = 0;
 	int rc;
@@ -581,11 +583,11 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 		rc = d->code;
 		goto out;
 	}
-	if ((rc = parse_header(&p, hn, &count)) || (rc = parse_extras(&p, xn, &xids)) ||
+	if ((rc = parse_header(&p, hn, &count, &cn)) || (rc = parse_extras(&p, xn, &xids)) ||
 	    (rc = block_ids(&p, bn)) || (rc = parse_entries(&p, en, xids)))
 		goto out;
 	if (count != f->nentries) {
-		rc = af_y_error(d, en, "entries: %u entries but header.count is %llu: entries cannot be "
+		rc = af_y_error(d, cn, "entries: %u entries but header.count is %llu: entries cannot be "
 				"added, removed or reordered (the game indexes them)", f->nentries,
 				(unsigned long long)count);
 		goto out;
