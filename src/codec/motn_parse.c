@@ -249,6 +249,9 @@ static int check_frames(struct pctx *p, const struct af_ynode *fn, struct motn_s
 			if (!(s->bones[b].mask & (1u << c)))
 				continue;
 			p->chan = c;
+			if (ch->nkeys - 2 > (s->wide ? 0xFFFFu : 0xFFu))
+				return perr(p, ch->keys[0].node, "%u intermediate keys; at most 255 unless "
+					    "wide_counts is true (better: split the clip)", ch->nkeys - 2);
 			for (uint32_t k = 0; k < ch->nkeys; k++) {
 				const struct motn_key *key = &ch->keys[k];
 				const struct af_ynode *at = key->node->items[0];

@@ -354,6 +354,38 @@ static void test_validation(void **state)
 		     "the last key must be at frame F-1 (= 9), not 8");
 }
 
+/* 256 intermediate keys need wide counts */
+static void test_too_many_keys(void **state)
+{
+	(void)state;
+	struct af_buf y = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	af_buf_puts(&y, "format: shenmue-motn\nheader: {attr_high: 0, pad: '000000000000000000000000',"
+		    " count: 1}\nentries:\n  - {name: K, block: 0, extra: 0x28}\nextras:\n"
+		    "  0x28: '00000000'\nblocks:\n  - block: 0\n    frames: 300\n    rig: 0\n"
+		    "    wide_counts: false\n    bones:\n      - bone: 3\n        rz:\n");
+	for (int k = 0; k < 258; k++)
+		af_buf_printf(&y, "          - [%d, 0]\n", k == 257 ? 299 : k);
+	af_buf_puts(&y, "trailer: ''\n");
+	af_buf_putc(&y, 0);
+	assert_int_equal(encode((const char *)y.data, &out, &d), AF_EINVAL);
+	assert_non_null(strstr(d.msg, "blocks[0] (K) bone 3 rz: 256 intermediate keys; at most 255"));
+	assert_int_equal(d.line, 15);
+	af_buf_free(&out);
+	af_diag_free(&d);
+	/* the same with wide counts encodes, with u16 block-2 entries */
+	char *w = replace((const char *)y.data, "wide_counts: false", "wide_counts: true");
+	if (encode(w, &out, &d))
+		fail_msg("%s", d.msg);
+	uint32_t data_off = af_le32(out.data + 8);
+	assert_int_equal(af_le16(out.data + data_off), 0x8000 | 300);
+	assert_int_equal(af_le16(out.data + data_off + 16), 256);
+	free(w);
+	af_buf_free(&y);
+	af_buf_free(&out);
+	af_diag_free(&d);
+}
+
 /* 128 bones x 6 channels x 100 intermediate u16 frames: block 4 would start past 0xFFFF. */
 static void test_too_large(void **state)
 {
@@ -517,6 +549,7 @@ int main(void)
 		cmocka_unit_test(test_edit_channel_and_frames),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_too_large),
+		cmocka_unit_test(test_too_many_keys),
 		cmocka_unit_test(test_all_halves),
 		cmocka_unit_test(test_bid),
 		cmocka_unit_test(test_broken_input),
