@@ -50,6 +50,7 @@ struct motn_block {
 	const char *label;    /* user-chosen non-numeric id, or NULL */
 	uint8_t orphan;       /* referenced by no entry */
 	uint8_t raw;          /* kept verbatim */
+	uint8_t view;         /* raw, but seq holds what the game reads (shown read-only) */
 	const char *why;      /* reason a block is raw */
 	const uint8_t *bytes; /* raw bytes */
 	size_t len;
@@ -93,7 +94,8 @@ struct motn_file {
 /* motn_seq.c: one sequence block. */
 /* Decode the block at p (region of n bytes) following its header offsets, then accept it
  * only if the canonical re-encoding equals the original bytes. Returns 0 and the length
- * used, or 1 with *why set (raw), or AF_ENOMEM. scratch is reused between calls. */
+ * used; 1 with *why set (raw); 2 with *why when it decoded but is not canonical (raw, and
+ * *out is what the game reads); or AF_ENOMEM. scratch is reused between calls. */
 int motn_seq_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_buf *scratch,
 		    struct motn_seq *out, size_t *used, const char **why);
 /* Canonical encoding (spec 4.7). Fails with a message in d when off5 > 0xFFFF or a count

@@ -268,6 +268,28 @@ static void emit_seq(struct emit *e, const struct motn_seq *s)
 	}
 }
 
+/* A non-canonical raw block as the game reads it, as comments: read-only by construction.
+ * Uncommenting these lines in place of raw/size/hex turns it into a canonical block. */
+static void emit_view(struct emit *e, const struct motn_seq *s)
+{
+	struct af_buf *b = e->b, tmp = AF_BUF_INIT;
+	af_buf_puts(b, "    # what the game reads from it (read-only; to edit, replace raw, size and "
+		    "hex by these lines without '# '):\n");
+	e->b = &tmp;
+	emit_seq(e, s);
+	e->b = b;
+	for (size_t i = 0; i < tmp.len;) {
+		const uint8_t *nl = memchr(tmp.data + i, '\n', tmp.len - i);
+		size_t end = nl ? (size_t)(nl - tmp.data) + 1 : tmp.len;
+		af_buf_puts(b, "    # ");
+		af_buf_append(b, tmp.data + i + 4, end - i - 4);
+		i = end;
+	}
+	if (tmp.failed)
+		b->failed = 1;
+	af_buf_free(&tmp);
+}
+
 static void emit_names(struct emit *e, const struct motn_file *f, uint32_t bi)
 {
 	struct af_buf *b = e->b;
@@ -312,6 +334,8 @@ static void emit_blocks(struct emit *e, const struct motn_file *f)
 		af_y_u64(b, bl->len);
 		af_buf_puts(b, "\n    hex: ");
 		af_y_hexblock(b, bl->bytes, bl->len, 6);
+		if (bl->view)
+			emit_view(e, &bl->seq);
 	}
 }
 

@@ -219,6 +219,7 @@ static int read_region(struct part *pt, uint32_t s, uint32_t e, int referenced, 
 			referenced = 0;
 			continue;
 		}
+		b.view = rc == 2;
 		if (pos & 1)
 			b.why = "starts at an odd offset";
 		size_t len = e - pos;

@@ -226,7 +226,7 @@ int motn_seq_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_bu
 	}
 	if (scratch->len > n) {
 		*why = "canonical re-encoding is longer than the block";
-		return 1;
+		return 2;
 	}
 	if (memcmp(scratch->data, p, scratch->len)) {
 		size_t i = 0;
@@ -234,7 +234,7 @@ int motn_seq_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_bu
 			i++;
 		*why = why_fmt(a, "non-canonical layout (e.g. gaps between its blocks): a canonical "
 			       "re-encoding differs from byte +0x%X", (unsigned)i);
-		return 1;
+		return 2;
 	}
 	(void)end;
 	*used = scratch->len;

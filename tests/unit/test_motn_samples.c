@@ -307,6 +307,58 @@ static void test_edit_frames(void **state)
 	af_diag_free(&d);
 }
 
+/* The non-canonical walk of the alt file: shown as comments; uncommented in place of
+ * raw/size/hex it becomes a canonical, editable block that the game reads the same way. */
+static void test_alt_view_to_standard(void **state)
+{
+	(void)state;
+	const char *y = alt_s.yaml, *blk = strstr(y, "  - block: 0xCEBB2\n");
+	assert_non_null(blk);
+	const char *raw = strstr(blk, "    raw: "), *view = strstr(blk, "    # what the game reads");
+	assert_non_null(raw);
+	assert_non_null(view);
+	const char *next = strstr(view, "\n  - block: ");
+	assert_non_null(next);
+	struct af_buf e = AF_BUF_INIT, out = AF_BUF_INIT, y2 = AF_BUF_INIT;
+	af_buf_append(&e, y, (size_t)(raw - y));
+	const char *p = strchr(view, '\n') + 1;
+	while (p < next + 1) { /* drop "# " after the 4-space indent */
+		const char *nl = strchr(p, '\n');
+		assert_true(!strncmp(p, "    # ", 6));
+		af_buf_append(&e, "    ", 4);
+		af_buf_append(&e, p + 6, (size_t)(nl + 1 - (p + 6)));
+		p = nl + 1;
+	}
+	af_buf_puts(&e, next + 1);
+	af_buf_putc(&e, 0);
+	struct af_diag d;
+	if (encode((const char *)e.data, &out, &d))
+		fail_msg("%s (line %u)", d.msg, d.line);
+	/* the walk is canonical now: decode reports no raw walk, and everything else is kept */
+	assert_int_equal(af_codec_by_name("shenmue-motn")->to_yaml(out.data, out.len, NULL, &y2, &d), 0);
+	af_buf_putc(&y2, 0);
+	assert_non_null(strstr((const char *)y2.data, "# 1326 blocks: 1300 decoded, 26 raw, 7 orphans;"));
+	uint32_t data_off = af_le32(out.data + 8);
+	const uint8_t *s = out.data + data_off + WALK_REL;
+	assert_int_equal(af_le16(s + 12), 0x01C0);
+	assert_int_equal(af_le16(s + 14), 0x3BC0);
+	assert_int_equal(af_le16(s + 16), 0x47C0);
+	assert_int_equal(af_le16(s + 18), 0);
+	uint16_t fr[64], val[64], fr0[64], val0[64];
+	uint8_t ty[64], ty0[64];
+	const uint8_t *s0 = alt_s.bin.data + data_off + WALK_REL;
+	for (unsigned c = 0; c < 3; c++) { /* what the game reads did not change */
+		unsigned n = read_chan(s, 29, c, fr, ty, val);
+		assert_int_equal(n, read_chan(s0, 29, c, fr0, ty0, val0));
+		assert_memory_equal(fr, fr0, n * sizeof(*fr));
+		assert_memory_equal(val, val0, n * sizeof(*val));
+	}
+	af_buf_free(&e);
+	af_buf_free(&out);
+	af_buf_free(&y2);
+	af_diag_free(&d);
+}
+
 /* Damaged copies: a clean error, or a decode that re-encodes exactly. */
 static void test_damaged(void **state)
 {
@@ -358,6 +410,7 @@ int main(void)
 		cmocka_unit_test(test_edit_value),
 		cmocka_unit_test(test_edit_add_key),
 		cmocka_unit_test(test_edit_frames),
+		cmocka_unit_test(test_alt_view_to_standard),
 		cmocka_unit_test(test_damaged),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
