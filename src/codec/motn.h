@@ -23,12 +23,12 @@ struct motn_key {
 	uint16_t frame;
 	uint8_t type;      /* 0..3 = number of words */
 	uint16_t w[3];
-	const struct af_ynode *node; /* YAML node while parsing; NULL when decoded */
 };
 
 struct motn_chan {
 	uint32_t nkeys;    /* >= 2: implicit first, intermediates, implicit last */
 	struct motn_key *keys;
+	const struct af_ynode *node; /* its YAML key list while parsing; NULL when decoded */
 };
 
 struct motn_bone {

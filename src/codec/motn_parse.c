@@ -53,8 +53,17 @@ static int perr(struct pctx *p, const struct af_ynode *n, const char *fmt, ...)
 /* A small unsigned decimal or 0x integer, -1 when the scalar is not one. */
 static int64_t small_uint(const struct af_ynode *n)
 {
-	uint64_t v;
-	if (!n || n->type != AF_YSCALAR || af_parse_u64(n->str, n->len, &v) || v > 0xFFFFFFFFu)
+	uint64_t v = 0;
+	if (!n || n->type != AF_YSCALAR)
+		return -1;
+	if (n->len && n->len <= 5) { /* frames and key types: plain digits, the common case */
+		size_t i = 0;
+		while (i < n->len && n->str[i] >= '0' && n->str[i] <= '9')
+			v = v * 10 + (uint64_t)(n->str[i++] - '0');
+		if (i == n->len)
+			return (int64_t)v;
+	}
+	if (af_parse_u64(n->str, n->len, &v) || v > 0xFFFFFFFFu)
 		return -1;
 	return (int64_t)v;
 }
@@ -156,7 +165,6 @@ static int parse_key(struct pctx *p, const struct af_ynode *n, struct motn_key *
 			    key_words[ty], n->n - 2);
 	k->frame = (uint16_t)fr;
 	k->type = (uint8_t)ty;
-	k->node = n;
 	if (ty && get_half(p, n->items[2], &k->w[ty - 1], "value"))
 		return p->d->code;
 	for (int w = 0; w + 1 < ty; w++)
@@ -172,6 +180,7 @@ static int parse_chan(struct pctx *p, const struct af_ynode *n, struct motn_chan
 	if (n->n > 0xFFFF + 2)
 		return perr(p, n, "%zu keys: at most 65537 per channel", n->n);
 	ch->nkeys = (uint32_t)n->n;
+	ch->node = n;
 	ch->keys = af_arena_array(p->a, n->n, sizeof(*ch->keys));
 	if (!ch->keys)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
@@ -250,11 +259,11 @@ static int check_frames(struct pctx *p, const struct af_ynode *fn, struct motn_s
 				continue;
 			p->chan = c;
 			if (ch->nkeys - 2 > (s->wide ? 0xFFFFu : 0xFFu))
-				return perr(p, ch->keys[0].node, "%u intermediate keys; at most 255 unless "
+				return perr(p, ch->node->items[0], "%u intermediate keys; at most 255 unless "
 					    "wide_counts is true (better: split the clip)", ch->nkeys - 2);
 			for (uint32_t k = 0; k < ch->nkeys; k++) {
 				const struct motn_key *key = &ch->keys[k];
-				const struct af_ynode *at = key->node->items[0];
+				const struct af_ynode *at = ch->node->items[k]->items[0];
 				p->key = (int)k;
 				if (k == 0 && key->frame != 0)
 					return perr(p, at, "the first key must be at frame 0, not %u",
@@ -364,6 +373,11 @@ static int block_ids(struct pctx *p, const struct af_ynode *bl)
 			f->blocks[i].label = id->str;
 		}
 	}
+	for (size_t i = 0; i < bl->n; i++) /* word labels: few, so a plain scan */
+		for (size_t j = 0; f->blocks[i].label && j < i; j++)
+			if (f->blocks[j].label && !strcmp(f->blocks[i].label, f->blocks[j].label))
+				return af_y_error(p->d, af_ymap_get(bl->items[i], "block"),
+						  "blocks[%zu]: duplicate block id", i);
 	qsort(p->ids, p->nids, sizeof(*p->ids), cmp_idref);
 	for (uint32_t i = 1; i < p->nids; i++)
 		if (p->ids[i].num == p->ids[i - 1].num)
@@ -491,6 +505,8 @@ static int parse_block(struct pctx *p, const struct af_ynode *bn, struct motn_bl
 	b->raw = 1;
 	if (get_hexbytes(p, hx, "hex", &b->bytes, &b->len))
 		return p->d->code;
+	if (!b->len)
+		return perr(p, hx, "a raw block needs at least one byte");
 	if (sz && small_uint(sz) != (int64_t)b->len)
 		return perr(p, sz, "size says %s bytes but hex holds %zu; raw blocks are read-only",
 			    sz->type == AF_YSCALAR ? sz->str : "?", b->len);
@@ -599,7 +615,7 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 	    (rc = get_hexbytes(&p, tn, "trailer", &f->trailer, &f->trailer_len)))
 		goto out;
 	/* Labels and names still point into the tree, which goes away below
-	 * (key->node does too; it is only used while parsing). */
+	 * (chan->node does too; it is only used while parsing). */
 	for (uint32_t i = 0; i < f->nblocks && !rc; i++)
 		if (f->blocks[i].label && !(f->blocks[i].label = af_arena_strndup(
 			    a, f->blocks[i].label, strlen(f->blocks[i].label))))
