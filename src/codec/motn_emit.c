@@ -1,6 +1,7 @@
 /* Shenmue MOTN: model -> YAML text. Written straight into the af_buf with hand-rolled
- * integer writers and a per-call cache of half-float texts (about a million values in
- * motion.bin, but only tens of thousands of distinct halves), so no per-value printf. */
+ * integer writers and a process-wide cache of half-float texts (about a million values in
+ * motion.bin, but only 31,567 distinct halves), so no per-value printf. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,16 +9,17 @@
 #include "animfs/yamlio.h"
 #include "motn.h"
 
-/* Shortest round-trip text of each half, computed on first use. Owned by one render,
- * so no locking is needed. */
-struct f16cache {
-	uint8_t len[65536];
-	char txt[65536][14];
-};
+/* Shortest round-trip text of each half, computed on first use and kept for the life of
+ * the process (a mount renders many times). Lock-free and race-free: whoever claims an
+ * entry (EMPTY -> BUSY) writes it and publishes it (READY, release); a reader that finds
+ * it not READY formats the value itself. */
+enum { HALF_EMPTY, HALF_BUSY, HALF_READY };
+static atomic_uchar half_state[65536];
+static uint8_t half_len[65536];
+static char half_txt[65536][14];
 
 struct emit {
 	struct af_buf *b;
-	struct f16cache *hc;
 	uint32_t *name_first, *name_next; /* per block: entries using it, in table order */
 };
 
@@ -33,7 +35,7 @@ static char *put_uint(char *o, uint32_t v)
 	return o;
 }
 
-static char *put_half(struct emit *e, char *o, uint16_t h)
+static char *put_half(char *o, uint16_t h)
 {
 	static const char hx[] = "0123456789ABCDEF";
 	if ((h & 0x7C00) == 0x7C00) { /* inf/NaN: only the raw-bits form reads back */
@@ -43,14 +45,20 @@ static char *put_half(struct emit *e, char *o, uint16_t h)
 			*o++ = hx[h >> s & 15];
 		return o;
 	}
-	if (!e->hc->len[h]) {
-		char t[AF_NUM_MAX];
-		size_t n = af_fmt_f16(t, h);
-		memcpy(e->hc->txt[h], t, n < 14 ? n : 14);
-		e->hc->len[h] = (uint8_t)(n < 14 ? n : 14);
+	if (atomic_load_explicit(&half_state[h], memory_order_acquire) == HALF_READY) {
+		memcpy(o, half_txt[h], half_len[h]);
+		return o + half_len[h];
 	}
-	memcpy(o, e->hc->txt[h], e->hc->len[h]);
-	return o + e->hc->len[h];
+	size_t n = af_fmt_f16(o, h); /* at most 11 characters for a finite half */
+	unsigned char empty = HALF_EMPTY;
+	if (n <= sizeof(half_txt[h]) &&
+	    atomic_compare_exchange_strong_explicit(&half_state[h], &empty, HALF_BUSY,
+						    memory_order_acquire, memory_order_relaxed)) {
+		memcpy(half_txt[h], o, n);
+		half_len[h] = (uint8_t)n;
+		atomic_store_explicit(&half_state[h], HALF_READY, memory_order_release);
+	}
+	return o + n;
 }
 
 static void hex_id(struct af_buf *b, uint32_t v)
@@ -219,7 +227,7 @@ static void emit_chan(struct emit *e, const struct motn_chan *ch, int c)
 	af_buf_puts(b, ":\n");
 	for (uint32_t k = 0; k < ch->nkeys; k++) {
 		const struct motn_key *key = &ch->keys[k];
-		if (af_buf_reserve(b, 80))
+		if (af_buf_reserve(b, 16 + 3 * AF_NUM_MAX + 16))
 			return;
 		char *o = (char *)b->data + b->len;
 		memcpy(o, "          - [", 13);
@@ -230,11 +238,11 @@ static void emit_chan(struct emit *e, const struct motn_chan *ch, int c)
 		if (key->type) { /* value first for people; the file stores it last */
 			*o++ = ',';
 			*o++ = ' ';
-			o = put_half(e, o, key->w[key->type - 1]);
+			o = put_half(o, key->w[key->type - 1]);
 			for (unsigned w = 0; w + 1 < key->type; w++) {
 				*o++ = ',';
 				*o++ = ' ';
-				o = put_half(e, o, key->w[w]);
+				o = put_half(o, key->w[w]);
 			}
 		}
 		*o++ = ']';
@@ -360,13 +368,12 @@ static void emit_trailer(const struct motn_file *f, struct af_buf *b)
 int motn_emit(const struct motn_file *f, const char *filename, struct af_buf *out,
 	      struct af_diag *d)
 {
-	struct emit e = { out, NULL, NULL, NULL };
+	struct emit e = { out, NULL, NULL };
 	struct stats st;
 	int rc = AF_ENOMEM;
-	e.hc = calloc(1, sizeof(*e.hc));
 	e.name_first = malloc(((size_t)f->nblocks + 1) * sizeof(uint32_t));
 	e.name_next = malloc(((size_t)f->nentries + 1) * sizeof(uint32_t));
-	if (!e.hc || !e.name_first || !e.name_next)
+	if (!e.name_first || !e.name_next)
 		goto out;
 	memset(e.name_first, 0xFF, ((size_t)f->nblocks + 1) * sizeof(uint32_t));
 	for (uint32_t i = f->nentries; i-- > 0;) {
@@ -381,7 +388,6 @@ int motn_emit(const struct motn_file *f, const char *filename, struct af_buf *ou
 	emit_trailer(f, out);
 	rc = out->failed ? AF_ENOMEM : 0;
 out:
-	free(e.hc);
 	free(e.name_first);
 	free(e.name_next);
 	return rc ? af_diag_error(d, rc, "out of memory rendering YAML") : 0;
