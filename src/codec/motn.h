@@ -98,10 +98,12 @@ struct motn_file {
  * *out is what the game reads); or AF_ENOMEM. scratch is reused between calls. */
 int motn_seq_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_buf *scratch,
 		    struct motn_seq *out, size_t *used, const char **why);
-/* Canonical encoding (spec 4.7). Fails with a message in d when off5 > 0xFFFF or a count
- * overflows its field; `what` names the block in the message. */
-int motn_seq_encode(const struct motn_seq *s, struct af_buf *out, struct af_diag *d,
-		    unsigned line, const char *what);
+/* Canonical block offsets off2..off5 (spec 4.7); -1 when a channel has fewer than 2 keys
+ * or more intermediate keys than its count field holds. */
+int motn_seq_layout(const struct motn_seq *s, size_t off[4]);
+/* Canonical encoding; AF_EINVAL when motn_seq_layout fails or block 5 would start past
+ * 0xFFFF (the parser reports both with the YAML position first), AF_ENOMEM. */
+int motn_seq_encode(const struct motn_seq *s, struct af_buf *out);
 /* Human name of a rig slot, or NULL ("BoneNN"). */
 const char *motn_bone_name(unsigned id);
 extern const char motn_chan_names[MOTN_NCH][3];

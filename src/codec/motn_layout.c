@@ -357,12 +357,9 @@ int motn_encode(const struct motn_file *f, struct af_buf *out, struct af_diag *d
 		b->new_off = (uint32_t)(out->len - base - data_off);
 		if (b->raw)
 			af_buf_append(out, b->bytes, b->len);
-		else {
-			char what[48];
-			snprintf(what, sizeof(what), "blocks[%u]", i);
-			if (motn_seq_encode(&b->seq, out, d, b->line, what))
-				return d->code;
-		}
+		else if (motn_seq_encode(&b->seq, out) == AF_EINVAL)
+			return af_diag_at_mark(d, AF_EINVAL, b->line, 1, "blocks[%u]: the sequence does "
+					       "not fit its 16-bit offsets or 8/16-bit counts", i);
 	}
 	af_buf_append(out, f->trailer, f->trailer_len);
 	if (out->failed)

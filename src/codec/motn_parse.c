@@ -321,7 +321,13 @@ static int parse_seq(struct pctx *p, const struct af_ynode *n, struct motn_seq *
 		if (parse_bone(p, bn->items[i], &s->bones[i], i ? s->bones[i - 1].id : -1))
 			return p->d->code;
 	p->bone = -1;
-	return check_frames(p, fn, s);
+	if (check_frames(p, fn, s))
+		return p->d->code;
+	size_t off[4];
+	if (!motn_seq_layout(s, off) && off[3] > 0xFFFF)
+		return perr(p, n, "sequence too large: block 5 would start at +0x%zX; the header "
+			    "offsets are 16-bit (split the clip or drop keys)", off[3]);
+	return 0;
 }
 
 static int cmp_idref(const void *a, const void *b)

@@ -218,7 +218,7 @@ int motn_seq_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_bu
 	if (rc)
 		return rc;
 	af_buf_reset(scratch);
-	if (motn_seq_encode(s, scratch, NULL, 0, NULL)) {
+	if (motn_seq_encode(s, scratch)) {
 		if (scratch->failed)
 			return AF_ENOMEM;
 		*why = "does not fit the canonical layout";
@@ -241,45 +241,39 @@ int motn_seq_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_bu
 	return 0;
 }
 
-static int too_big(struct af_diag *d, unsigned line, const char *what, const char *fmt, size_t v)
+int motn_seq_layout(const struct motn_seq *s, size_t off[4])
 {
-	if (d)
-		af_diag_at_mark(d, AF_EINVAL, line, 1, fmt, what ? what : "sequence", v);
-	return AF_EINVAL;
-}
-
-int motn_seq_encode(const struct motn_seq *s, struct af_buf *out, struct af_diag *d,
-		    unsigned line, const char *what)
-{
-	size_t base = out->len, nch = 0, sum_n = 0, sum_b = 0;
+	size_t nch = 0, sum_n = 0, sum_b = 0, maxn = s->wide ? 0xFFFF : 0xFF;
 	unsigned w2 = s->wide ? 2 : 1, w3 = s->frames > 255 ? 2 : 1;
-	size_t maxn = s->wide ? 0xFFFF : 0xFF;
-
 	for (uint32_t b = 0; b < s->nbones; b++)
 		for (int c = 0; c < MOTN_NCH; c++) {
 			if (!(s->bones[b].mask & (1u << c)))
 				continue;
 			size_t nk = s->bones[b].ch[c].nkeys;
-			if (nk - 2 > maxn)
-				return too_big(d, line, what, "%s: %zu intermediate keys in one channel; at "
-					       "most 255 unless wide_counts is true (better: split the clip)",
-					       nk - 2);
+			if (nk < 2 || nk - 2 > maxn)
+				return -1;
 			nch++;
 			sum_n += nk - 2;
 			sum_b += (nk + 3) / 4;
 		}
-	size_t off2 = 12 + 2 * ((size_t)s->nbones + 1);
-	size_t off3 = off2 + nch * w2;
-	if (w3 == 2 && (off3 & 1))
-		off3++;
-	size_t off4 = off3 + w3 * sum_n;
-	size_t off5 = off4 + sum_b;
-	if (off5 & 1)
-		off5++;
-	if (off5 > 0xFFFF)
-		return too_big(d, line, what, "%s: sequence too large: block 5 would start at +0x%zX; "
-			       "the header offsets are 16-bit", off5);
+	off[0] = 12 + 2 * ((size_t)s->nbones + 1);
+	off[1] = off[0] + nch * w2;
+	if (w3 == 2 && (off[1] & 1))
+		off[1]++;
+	off[2] = off[1] + w3 * sum_n;
+	off[3] = off[2] + sum_b;
+	if (off[3] & 1)
+		off[3]++;
+	return 0;
+}
 
+int motn_seq_encode(const struct motn_seq *s, struct af_buf *out)
+{
+	size_t base = out->len, off[4];
+	unsigned w2 = s->wide ? 2 : 1, w3 = s->frames > 255 ? 2 : 1;
+	if (motn_seq_layout(s, off) || off[3] > 0xFFFF)
+		return AF_EINVAL;
+	size_t off2 = off[0], off3 = off[1], off4 = off[2], off5 = off[3];
 	af_buf_put_u16le(out, (uint16_t)(s->frames | (s->wide ? 0x8000 : 0)));
 	af_buf_put_u16le(out, s->rig);
 	af_buf_put_u16le(out, (uint16_t)off2);
@@ -329,10 +323,5 @@ int motn_seq_encode(const struct motn_seq *s, struct af_buf *out, struct af_diag
 				}
 			}
 	}
-	if (out->failed) {
-		if (d)
-			af_diag_error(d, AF_ENOMEM, "out of memory encoding a sequence");
-		return AF_ENOMEM;
-	}
-	return 0;
+	return out->failed ? AF_ENOMEM : 0;
 }

@@ -407,7 +407,7 @@ static void test_too_large(void **state)
 	af_buf_puts(&y, "trailer: ''\n");
 	af_buf_putc(&y, 0);
 	assert_int_equal(encode((const char *)y.data, &out, &d), AF_EINVAL);
-	assert_non_null(strstr(d.msg, "blocks[0]: sequence too large"));
+	assert_non_null(strstr(d.msg, "blocks[0] (BIG): sequence too large"));
 	assert_int_equal(d.line, 8);
 	af_buf_free(&y);
 	af_buf_free(&out);
