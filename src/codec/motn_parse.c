@@ -477,6 +477,41 @@ static int parse_entries(struct pctx *p, const struct af_ynode *en, const struct
 	return 0;
 }
 
+struct name_ref {
+	const char *s;
+	size_t len;
+	uint32_t idx;
+};
+
+static int cmp_name(const void *a, const void *b)
+{
+	const struct name_ref *x = a, *y = b;
+	int c = memcmp(x->s, y->s, x->len < y->len ? x->len : y->len);
+	return c ? c : (x->len > y->len) - (x->len < y->len);
+}
+
+/* Empty or repeated names are legal in the format but become clashing file names in
+ * tools, so they are worth a warning (the sample has neither). */
+static int warn_names(struct pctx *p, const struct af_ynode *en)
+{
+	struct motn_file *f = p->f;
+	struct name_ref *v = malloc(f->nentries * sizeof(*v));
+	if (!v)
+		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < f->nentries; i++) {
+		v[i] = (struct name_ref){ f->entries[i].name, f->entries[i].name_len, i };
+		if (!v[i].len)
+			af_y_warn(p->d, en->items[i], "entries[%u]: empty name", i);
+	}
+	qsort(v, f->nentries, sizeof(*v), cmp_name);
+	for (uint32_t i = 1; i < f->nentries; i++)
+		if (v[i].len && !cmp_name(&v[i - 1], &v[i]))
+			af_y_warn(p->d, en->items[v[i].idx], "entries[%u]: the name is also used by "
+				  "entries[%u]", v[i].idx, v[i - 1].idx);
+	free(v);
+	return 0;
+}
+
 /* names: is derived from entries; an edited list is refused. */
 static int check_names(struct pctx *p, const struct af_ynode *nn, const uint32_t *first,
 		       const uint32_t *next, uint32_t bi)
@@ -610,6 +645,8 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 	}
 	if ((rc = parse_header(&p, hn, &count, &cn)) || (rc = parse_extras(&p, xn, &xids)) ||
 	    (rc = block_ids(&p, bn)) || (rc = parse_entries(&p, en, xids)))
+		goto out;
+	if ((rc = warn_names(&p, en)))
 		goto out;
 	if (count != f->nentries) {
 		rc = af_y_error(d, cn, "entries: %u entries but header.count is %llu: entries cannot be "

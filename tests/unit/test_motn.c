@@ -307,6 +307,27 @@ static void test_edit_channel_and_frames(void **state)
 	assert_memory_equal(blk + 2, seq_types + 2, sizeof(seq_types) - 2);
 }
 
+static void test_name_warnings(void **state)
+{
+	(void)state;
+	uint8_t bin[1024];
+	size_t n = build_file(bin, sizeof(bin));
+	char *y = render(bin, n), *e = replace(y, "{name: S3,", "{name: S0,");
+	char *e2 = replace(e, "names: [S0, S3]", "names: [S0, S0]");
+	struct af_buf out = AF_BUF_INIT;
+	struct af_diag d;
+	if (encode(e2, &out, &d))
+		fail_msg("%s", d.msg);
+	assert_int_equal(d.nwarnings, 1);
+	assert_non_null(strstr((const char *)d.warnings.data, "entries[3]: the name is also used by entries[0]"));
+	assert_int_equal(out.len, n); /* same length: only a name byte changed */
+	af_buf_free(&out);
+	af_diag_free(&d);
+	free(y);
+	free(e);
+	free(e2);
+}
+
 /* The document with one edit must fail at the edit's line with msg in the message. */
 static void expect_error(const char *from, const char *to, const char *msg)
 {
@@ -548,6 +569,7 @@ int main(void)
 		cmocka_unit_test(test_edit_add_remove_key),
 		cmocka_unit_test(test_edit_channel_and_frames),
 		cmocka_unit_test(test_validation),
+		cmocka_unit_test(test_name_warnings),
 		cmocka_unit_test(test_too_large),
 		cmocka_unit_test(test_too_many_keys),
 		cmocka_unit_test(test_all_halves),
