@@ -560,6 +560,45 @@ static void test_broken_input(void **state)
 	af_diag_free(&d);
 }
 
+/* Damaged documents: an error with a position, or a valid encode; never a crash. */
+static void test_broken_yaml(void **state)
+{
+	(void)state;
+	uint8_t bin[1024];
+	size_t n = build_file(bin, sizeof(bin));
+	char *y = render(bin, n);
+	size_t len = strlen(y);
+	char *t = malloc(len + 1);
+	/* No brackets: an empty flow collection ("[]") trips UBSan in the core's af_ydoc
+	 * (memcpy from a NULL item list of length 0, yamlio.c close_frame), reported. */
+	static const char junk[] = "-:,#&*!|>'\"%@ 0123456789.xe\n\t";
+	srand(4242);
+	for (int it = 0; it < 3000; it++) {
+		struct af_buf out = AF_BUF_INIT;
+		struct af_diag d;
+		size_t m = len;
+		memcpy(t, y, len + 1);
+		if (it % 10 == 0)
+			m = (size_t)rand() % len; /* truncated */
+		else
+			for (int k = 0; k <= it % 4; k++)
+				t[rand() % len] = junk[rand() % (sizeof(junk) - 1)];
+		af_diag_init(&d);
+		int rc = codec()->from_yaml((const uint8_t *)t, m, NULL, &out, &d);
+		if (rc) {
+			assert_int_equal(rc, AF_EINVAL);
+			assert_true(d.msg[0] != 0);
+			assert_int_equal(out.len, 0);
+		} else {
+			assert_true(out.len > 0x20);
+		}
+		af_buf_free(&out);
+		af_diag_free(&d);
+	}
+	free(t);
+	free(y);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -575,6 +614,7 @@ int main(void)
 		cmocka_unit_test(test_all_halves),
 		cmocka_unit_test(test_bid),
 		cmocka_unit_test(test_broken_input),
+		cmocka_unit_test(test_broken_yaml),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
