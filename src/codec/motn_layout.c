@@ -352,6 +352,9 @@ int motn_encode(const struct motn_file *f, struct af_buf *out, struct af_diag *d
 	else
 		af_buf_align(out, 8);
 	data_off = out->len - base;
+	if (data_off & 1)
+		return af_diag_error(d, AF_EINVAL, "header.names_pad: the data section would start at "
+				     "the odd offset 0x%zX; drop names_pad to pad canonically", data_off);
 	for (uint32_t i = 0; i < f->nblocks; i++) {
 		struct motn_block *b = &f->blocks[i];
 		b->new_off = (uint32_t)(out->len - base - data_off);
