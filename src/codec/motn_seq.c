@@ -85,6 +85,10 @@ static int read_block1(const uint8_t *p, size_t n, struct layout *L, struct af_a
 		prev = e >> 9;
 		L->nent++;
 	}
+	if (!L->nent) { /* valid bytes, but not an editable sequence (spec 7.1) */
+		*why = "no bone entries";
+		return 1;
+	}
 	s->nbones = L->nent;
 	s->bones = af_arena_array(a, L->nent ? L->nent : 1, sizeof(*s->bones));
 	if (!s->bones)

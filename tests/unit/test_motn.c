@@ -560,6 +560,24 @@ static void test_broken_input(void **state)
 	af_diag_free(&d);
 }
 
+/* A block that re-encodes canonically but fails the edit rules (no bones) stays raw, so
+ * its YAML encodes again (found by the fuzzer). */
+static void test_no_bones_is_raw(void **state)
+{
+	(void)state;
+	uint8_t bin[1024];
+	size_t n = build_file(bin, sizeof(bin));
+	uint32_t data_off = af_le32(bin + 8);
+	static const uint8_t empty[] = { 0x0A, 0x00, 0x0D, 0x00, 0x0E, 0x00, 0x0E, 0x00,
+					 0x0E, 0x00, 0x0E, 0x00, 0x00, 0x00 };
+	memcpy(bin + data_off, empty, sizeof(empty)); /* over S0's start */
+	char *y = render(bin, n);
+	assert_non_null(strstr(y, "  - block: 0x0\n    names: [S0, S3]   # shared by 2 names: an edit "
+			       "here changes all of them\n    raw: no bone entries   #"));
+	free(y);
+	check_damaged(bin, n);
+}
+
 /* Damaged documents: an error with a position, or a valid encode; never a crash. */
 static void test_broken_yaml(void **state)
 {
@@ -615,6 +633,7 @@ int main(void)
 		cmocka_unit_test(test_bid),
 		cmocka_unit_test(test_broken_input),
 		cmocka_unit_test(test_broken_yaml),
+		cmocka_unit_test(test_no_bones_is_raw),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
