@@ -251,33 +251,29 @@ static int read_blocks(const uint8_t *bin, const struct hdr *h, struct motn_file
 	uint32_t nr = 0, E = h->size - h->data_off;
 	uint32_t *rs = distinct(table, h->n, 0, &nr), *first = NULL;
 	struct part pt = { bin + h->data_off, f, a, AF_BUF_INIT, 0, NULL };
-	int rc = 0;
-	if (!rs || !(first = malloc((size_t)nr * sizeof(*first)))) {
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	int rc = AF_ENOMEM;
+	if (!rs || !(first = malloc((size_t)nr * sizeof(*first))))
 		goto out;
-	}
-	if (rs[0] > 0 && (rc = read_region(&pt, 0, rs[0], 0, 0)))
-		goto nomem;
+	if (rs[0] > 0 && read_region(&pt, 0, rs[0], 0, 0))
+		goto out;
 	for (uint32_t i = 0; i < nr; i++) {
 		first[i] = f->nblocks;
-		if ((rc = read_region(&pt, rs[i], i + 1 < nr ? rs[i + 1] : E, 1, i + 1 == nr)))
-			goto nomem;
+		if (read_region(&pt, rs[i], i + 1 < nr ? rs[i + 1] : E, 1, i + 1 == nr))
+			goto out;
 	}
 	f->blocks = af_arena_array(a, f->nblocks, sizeof(*f->blocks));
 	if (!f->blocks)
-		goto nomem;
+		goto out;
 	memcpy(f->blocks, pt.blocks, f->nblocks * sizeof(*f->blocks));
 	for (uint32_t i = 0; i < h->n; i++)
 		f->entries[i].block = first[find_u32(rs, nr, af_le32(table + 8 * (size_t)i))];
-	goto out;
-nomem:
-	rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	rc = 0;
 out:
 	free(rs);
 	free(first);
 	free(pt.blocks);
 	af_buf_free(&pt.scratch);
-	return rc;
+	return rc ? af_diag_error(d, rc, "out of memory") : 0;
 }
 
 int motn_decode(const uint8_t *bin, size_t n, struct af_arena *a, struct motn_file *f,
