@@ -292,11 +292,13 @@ int motn_decode(const uint8_t *bin, size_t n, struct af_arena *a, struct motn_fi
 	for (uint32_t i = 0; i < h.n; i++) {
 		const uint8_t *e = bin + h.table_off + 8 * (size_t)i;
 		if (af_le32(e) >= h.size - h.data_off)
-			return af_diag_at_offset(d, AF_EINVAL, h.table_off + 8ull * i, "entry %u: data "
-						 "offset 0x%X is outside the data section", i, af_le32(e));
+			return af_diag_at_offset(d, AF_EUNSUP, h.table_off + 8ull * i, "entry %u: data "
+						 "offset 0x%X is outside the data section (damaged file or "
+						 "unsupported MOTN variant)", i, af_le32(e));
 		if (af_le32(e + 4) < h.table_off + 8 * h.n || af_le32(e + 4) >= h.names_off)
-			return af_diag_at_offset(d, AF_EINVAL, h.table_off + 8ull * i + 4, "entry %u: "
-						 "extra offset 0x%X is outside the extra-data area", i,
+			return af_diag_at_offset(d, AF_EUNSUP, h.table_off + 8ull * i + 4, "entry %u: "
+						 "extra offset 0x%X is outside the extra-data area (damaged "
+						 "file or unsupported MOTN variant)", i,
 						 af_le32(e + 4));
 	}
 	f->table_off = h.table_off;
