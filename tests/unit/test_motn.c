@@ -348,31 +348,37 @@ static void expect_error(const char *from, const char *to, const char *msg)
 	free(e);
 }
 
+/* One edit each: the text replaced, its replacement, the expected message. */
+static const char *const bad_edits[][3] = {
+	{ "[6, 0]", "[3, 0]",
+	  "blocks[0] (S0) bone 0 tx key 4: frame 3 is before the previous key's frame 4" },
+	{ "[6, 0]", "[10, 0]", "frame 10 is outside 0..F-1" },
+	{ "[2, 1, 1.0]", "[2, 2, 1.0]", "tx key 1: key type 2 takes 2 value(s)" },
+	{ "[2, 1, 1.0]", "[2, 4, 1.0]", "key type must be 0, 1, 2 or 3" },
+	{ "[2, 1, 1.0]", "[2, 1, 70000]", "outside the half-float range" },
+	{ "[2, 1, 1.0]", "[2, 1, .inf]", "expected a number or 0xHHHH" },
+	{ "[2, 1, 1.0]", "[2, 1, abc]", "expected a number or 0xHHHH" },
+	{ "- bone: 2 ", "- bone: 128 ", "bone id 128 out of range 0..127" },
+	{ "        tx:\n          - [0, 0]\n          - [2,",
+	  "        sx:\n          - [0, 0]\n          - [2,", "unknown channel 'sx'" },
+	{ "[0, 1, 0.0]\n          - [256", "[1, 1, 0.0]\n          - [256",
+	  "the first key must be at frame 0" },
+	{ "frames: 300", "frames: 40000", "frames must be 1..32767" },
+	{ "rig: 0xD", "rig: 0x800D", "rig 0x800D has bit 15 set" },
+	{ "names: [S0, S3]", "names: [S0]", "names are derived from entries" },
+	{ "{name: S4, block: 0x82,", "{name: S4, block: 0x99,", "block '0x99' is not in blocks" },
+	{ "  count: 5", "  count: 6", "entries cannot be added, removed or reordered" },
+	{ "    size: 12\n", "    size: 14\n", "raw blocks are read-only" },
+	/* inconsistent last keys (only one moved) are an error, not a silent move */
+	{ "[9, 3, -2.0, 0.0, 1.5]", "[8, 3, -2.0, 0.0, 1.5]",
+	  "the last key must be at frame F-1 (= 9), not 8" },
+};
+
 static void test_validation(void **state)
 {
 	(void)state;
-	expect_error("[6, 0]", "[3, 0]",
-		     "blocks[0] (S0) bone 0 tx key 4: frame 3 is before the previous key's frame 4");
-	expect_error("[6, 0]", "[10, 0]", "frame 10 is outside 0..F-1");
-	expect_error("[2, 1, 1.0]", "[2, 2, 1.0]", "tx key 1: key type 2 takes 2 value(s)");
-	expect_error("[2, 1, 1.0]", "[2, 4, 1.0]", "key type must be 0, 1, 2 or 3");
-	expect_error("[2, 1, 1.0]", "[2, 1, 70000]", "outside the half-float range");
-	expect_error("[2, 1, 1.0]", "[2, 1, .inf]", "expected a number or 0xHHHH");
-	expect_error("[2, 1, 1.0]", "[2, 1, abc]", "expected a number or 0xHHHH");
-	expect_error("- bone: 2 ", "- bone: 128 ", "bone id 128 out of range 0..127");
-	expect_error("        tx:\n          - [0, 0]\n          - [2,", "        sx:\n          - [0, 0]\n          - [2,",
-		     "unknown channel 'sx'");
-	expect_error("[0, 1, 0.0]\n          - [256", "[1, 1, 0.0]\n          - [256",
-		     "the first key must be at frame 0");
-	expect_error("frames: 300", "frames: 40000", "frames must be 1..32767");
-	expect_error("rig: 0xD", "rig: 0x800D", "rig 0x800D has bit 15 set");
-	expect_error("names: [S0, S3]", "names: [S0]", "names are derived from entries");
-	expect_error("{name: S4, block: 0x82,", "{name: S4, block: 0x99,", "block '0x99' is not in blocks");
-	expect_error("  count: 5", "  count: 6", "entries cannot be added, removed or reordered");
-	expect_error("    size: 12\n", "    size: 14\n", "raw blocks are read-only");
-	/* inconsistent last keys (only one moved) are an error, not a silent move */
-	expect_error("[9, 3, -2.0, 0.0, 1.5]", "[8, 3, -2.0, 0.0, 1.5]",
-		     "the last key must be at frame F-1 (= 9), not 8");
+	for (size_t i = 0; i < sizeof(bad_edits) / sizeof(bad_edits[0]); i++)
+		expect_error(bad_edits[i][0], bad_edits[i][1], bad_edits[i][2]);
 }
 
 /* 256 intermediate keys need wide counts */
