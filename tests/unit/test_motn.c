@@ -584,6 +584,23 @@ static void test_no_bones_is_raw(void **state)
 	check_damaged(bin, n);
 }
 
+/* Infinity and NaN halves in a file show as raw bits and come back exactly. */
+static void test_nonfinite_halves(void **state)
+{
+	(void)state;
+	uint8_t bin[1024];
+	size_t n = build_file(bin, sizeof(bin));
+	uint32_t data_off = af_le32(bin + 8);
+	bin[data_off + 28] = 0x01; /* tx key 1: 0x3C00 -> 0x7C01 (a NaN) */
+	bin[data_off + 29] = 0x7C;
+	bin[data_off + 30] = 0x00; /* tx key 2 slope: 0xBC00 -> 0xFC00 (-inf) */
+	bin[data_off + 31] = 0xFC;
+	char *y = render(bin, n);
+	assert_non_null(strstr(y, "          - [2, 1, 0x7C01]\n          - [4, 2, 0.5, 0xFC00]\n"));
+	free(y);
+	check_damaged(bin, n);
+}
+
 /* Damaged documents: an error with a position, or a valid encode; never a crash. */
 static void test_broken_yaml(void **state)
 {
@@ -640,6 +657,7 @@ int main(void)
 		cmocka_unit_test(test_broken_input),
 		cmocka_unit_test(test_broken_yaml),
 		cmocka_unit_test(test_no_bones_is_raw),
+		cmocka_unit_test(test_nonfinite_halves),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
