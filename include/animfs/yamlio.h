@@ -59,9 +59,10 @@ struct af_ylimits {
  * and af_ydoc_parse itself, so memory stays bounded by a small multiple of it. */
 #define AF_MAX_YAML ((size_t)256 << 20)
 /* The tree costs ~100 bytes a value, so the size limit alone would let a document
- * of "1," pairs take tens of GiB. The largest real documents have ~100k values;
- * this default (used when af_ylimits.max_nodes is 0) bounds the tree to ~200 MiB. */
-#define AF_MAX_YAML_NODES ((size_t)2 << 20)
+ * of "1," pairs take tens of GiB. The largest real document (a Shenmue motion bank,
+ * 14.5 MB) has 1.95M values; this default (used when af_ylimits.max_nodes is 0)
+ * leaves 4x room and bounds the tree to ~800 MiB. */
+#define AF_MAX_YAML_NODES ((size_t)8 << 20)
 
 /* Parse one document. Errors carry line:column. Aliases are refused. Documents
  * larger than AF_MAX_YAML are refused. */
