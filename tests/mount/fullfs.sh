@@ -15,6 +15,7 @@ cleanup_all() {
   cleanup
 }
 trap cleanup_all EXIT
+trap 'exit 143' TERM INT HUP   # a ctest timeout still unmounts (the EXIT trap runs)
 mount -t tmpfs -o size=256k,mode=0755 animfs-test-full "$GAME" ||
   { echo "SKIP: cannot mount a tmpfs here"; exit 77; }
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
