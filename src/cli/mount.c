@@ -1,20 +1,309 @@
-/* `animfs mount` / `animfs umount`: the FUSE view is not built yet (issue 3). */
+/* `animfs mount` and `animfs umount`: argument checks with clear reasons, GAME opened
+ * once before the daemon starts, and an unmount that waits for the daemon to exit
+ * (every save is on disk when it returns). */
+#include <errno.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
 
 #include "animfs/cli.h"
+#include "animfs/fs.h"
+
+static int usage(void)
+{
+	fputs("usage: animfs mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n",
+	      stderr);
+	return AF_EXIT_USAGE;
+}
+
+static int parse_o(const char *list, struct af_fs_opts *o)
+{
+	char buf[256];
+	snprintf(buf, sizeof(buf), "%s", list);
+	for (char *save, *t = strtok_r(buf, ",", &save); t; t = strtok_r(NULL, ",", &save)) {
+		if (!strcmp(t, "ro"))
+			o->read_only = 1;
+		else if (!strcmp(t, "rw"))
+			o->read_only = 0;
+		else if (!strcmp(t, "allow_other"))
+			o->allow_other = 1;
+		else {
+			fprintf(stderr, "animfs mount: unknown option -o %s (known: ro, allow_other)\n", t);
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int parse(int argc, char **argv, struct af_fs_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
+	for (int i = 1; i < argc; i++) {
+		const char *a = argv[i];
+		if (!strcmp(a, "-f")) {
+			o->foreground = 1;
+		} else if (!strcmp(a, "-d")) {
+			o->debug = o->foreground = 1;
+		} else if (!strcmp(a, "-o") && i + 1 < argc) {
+			if (parse_o(argv[++i], o))
+				return -1;
+		} else if (!strncmp(a, "-o", 2) && a[2]) {
+			if (parse_o(a + 2, o))
+				return -1;
+		} else if (!strncmp(a, "--cache-mb=", 11)) {
+			char *end;
+			unsigned long mb = strtoul(a + 11, &end, 10);
+			if (*end || !a[11] || mb > (1ul << 20)) {
+				fprintf(stderr, "animfs mount: --cache-mb wants a number of MiB\n");
+				return -1;
+			}
+			o->cache_bytes = (size_t)mb << 20;
+		} else if (a[0] == '-' && a[1]) {
+			fprintf(stderr, "animfs mount: unknown option '%s'\n", a);
+			return -1;
+		} else if (!o->game) {
+			o->game = a;
+		} else if (!o->view) {
+			o->view = a;
+		} else {
+			fprintf(stderr, "animfs mount: too many arguments ('%s')\n", a);
+			return -1;
+		}
+	}
+	return o->game && o->view ? 0 : -1;
+}
+
+static int open_game(const char *game)
+{
+	int fd = open(game, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		if (errno == ENOENT)
+			fprintf(stderr, "animfs mount: GAME folder '%s' does not exist\n", game);
+		else if (errno == ENOTDIR)
+			fprintf(stderr, "animfs mount: GAME '%s' is not a folder\n", game);
+		else
+			fprintf(stderr, "animfs mount: cannot open GAME folder '%s': %s\n", game,
+				strerror(errno));
+		return -1;
+	}
+	if (faccessat(fd, ".", R_OK | X_OK, AT_EACCESS)) {
+		fprintf(stderr, "animfs mount: GAME folder '%s' is not readable: %s\n", game,
+			strerror(errno));
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+static int check_view(const char *view)
+{
+	struct stat st;
+	if (stat(view, &st)) {
+		if (errno == ENOTCONN)
+			fprintf(stderr, "animfs mount: '%s' is a stale mount (Transport endpoint is not "
+				"connected); clear it with: fusermount3 -u %s\n", view, view);
+		else if (errno == ENOENT)
+			fprintf(stderr, "animfs mount: VIEW folder '%s' does not exist (mkdir it first)\n",
+				view);
+		else
+			fprintf(stderr, "animfs mount: VIEW '%s': %s\n", view, strerror(errno));
+		return -1;
+	}
+	if (!S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "animfs mount: VIEW '%s' is not a folder\n", view);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_view_empty(const char *view)
+{
+	DIR *d;
+	struct dirent *e;
+	int entries = 0, animfs = 0;
+	d = opendir(view);
+	if (!d) {
+		fprintf(stderr, "animfs mount: cannot read VIEW '%s': %s\n", view, strerror(errno));
+		return -1;
+	}
+	while ((e = readdir(d)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")) {
+			entries++;
+			animfs |= !strcmp(e->d_name, AF_CTL_DIR);
+		}
+	closedir(d);
+	if (entries) {
+		fprintf(stderr, "animfs mount: VIEW folder '%s' is not empty%s\n", view,
+			animfs ? " (an animfs mount is there; animfs umount it first)" : "");
+		return -1;
+	}
+	return 0;
+}
+
+/* Whether path `in` is `outer` or below it (both resolved). */
+static int inside(const char *in, const char *outer)
+{
+	size_t n = strlen(outer);
+	if (n == 1 && outer[0] == '/')
+		return 1;
+	return !strncmp(in, outer, n) && (in[n] == 0 || in[n] == '/');
+}
+
+static int check_nesting(const char *game, const char *view)
+{
+	char g[PATH_MAX], v[PATH_MAX];
+	if (!realpath(game, g) || !realpath(view, v)) {
+		fprintf(stderr, "animfs mount: cannot resolve paths: %s\n", strerror(errno));
+		return -1;
+	}
+	if (inside(v, g)) {
+		fprintf(stderr, "animfs mount: VIEW '%s' is inside GAME '%s'; choose a VIEW outside "
+			"the game folder\n", view, game);
+		return -1;
+	}
+	if (inside(g, v)) {
+		fprintf(stderr, "animfs mount: GAME '%s' is inside VIEW '%s'\n", game, view);
+		return -1;
+	}
+	return 0;
+}
+
+static int check_allow_other(void)
+{
+	char line[256];
+	FILE *f;
+	int ok = 0;
+	if (geteuid() == 0)
+		return 0;
+	f = fopen("/etc/fuse.conf", "r");
+	while (f && fgets(line, sizeof(line), f)) {
+		char *p = line + strspn(line, " \t");
+		if (!strncmp(p, "user_allow_other", 16) && strchr(" \t\r\n", p[16] ? p[16] : '\n'))
+			ok = 1;
+	}
+	if (f)
+		fclose(f);
+	if (!ok)
+		fprintf(stderr, "animfs mount: -o allow_other needs a line 'user_allow_other' in "
+			"/etc/fuse.conf (only root can add it)\n");
+	return ok ? 0 : -1;
+}
 
 int af_cli_mount(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "animfs mount: not available yet in this build; use decode/encode/check\n");
-	return AF_EXIT_FAIL;
+	struct af_fs_opts o;
+	int fd, rc;
+	if (parse(argc, argv, &o))
+		return usage();
+	fd = open_game(o.game);
+	if (fd < 0)
+		return AF_EXIT_FAIL;
+	if (check_view(o.view) || check_nesting(o.game, o.view) || check_view_empty(o.view) ||
+	    (o.allow_other && check_allow_other())) {
+		close(fd);
+		return AF_EXIT_FAIL;
+	}
+	rc = af_fs_run(fd, &o);
+	close(fd);
+	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;
+}
+
+static long read_pid(const char *view, int *err)
+{
+	char path[PATH_MAX + 32], buf[32];
+	snprintf(path, sizeof(path), "%s/%s/%s", view, AF_CTL_DIR, AF_CTL_PID);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	*err = 0;
+	if (fd < 0) {
+		*err = errno;
+		return -1;
+	}
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = 0;
+	return strtol(buf, NULL, 10);
+}
+
+static int run_fusermount(const char *view)
+{
+	pid_t p = fork();
+	int status;
+	if (p < 0)
+		return -1;
+	if (p == 0) {
+		execlp("fusermount3", "fusermount3", "-u", view, (char *)NULL);
+		perror("animfs umount: cannot run fusermount3");
+		_exit(127);
+	}
+	if (waitpid(p, &status, 0) < 0)
+		return -1;
+	return WIFEXITED(status) && WEXITSTATUS(status) == 0 ? 0 : -1;
+}
+
+/* Wait (up to a minute) until the daemon has exited. */
+static int wait_exit(long pid, int pidfd)
+{
+	if (pidfd >= 0) {
+		struct pollfd p = {pidfd, POLLIN, 0};
+		int r = poll(&p, 1, 60000);
+		return r == 1 ? 0 : -1;
+	}
+	for (int i = 0; i < 6000; i++) {
+		if (kill((pid_t)pid, 0) < 0 && errno == ESRCH)
+			return 0;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+	return -1;
 }
 
 int af_cli_umount(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "animfs umount: not available yet in this build\n");
-	return AF_EXIT_FAIL;
+	const char *view;
+	int err, pidfd = -1, rc = AF_EXIT_FAIL;
+	long pid;
+	if (argc != 2) {
+		fputs("usage: animfs umount VIEW\n", stderr);
+		return AF_EXIT_USAGE;
+	}
+	view = argv[1];
+	pid = read_pid(view, &err);
+	if (pid <= 0) {
+		if (err == ENOTCONN) {
+			/* the daemon is gone: only the stale mount is left */
+			if (run_fusermount(view) == 0)
+				return AF_EXIT_OK;
+			return AF_EXIT_FAIL;
+		}
+		fprintf(stderr, "animfs umount: '%s' is not an animfs mount\n", view);
+		return AF_EXIT_FAIL;
+	}
+	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
+	if (run_fusermount(view)) {
+		fprintf(stderr, "animfs umount: could not unmount '%s' (files still open?)\n", view);
+		goto out;
+	}
+	if (wait_exit(pid, pidfd)) {
+		fprintf(stderr, "animfs umount: the daemon (pid %ld) did not exit within a minute\n",
+			pid);
+		goto out;
+	}
+	rc = AF_EXIT_OK;
+out:
+	if (pidfd >= 0)
+		close(pidfd);
+	return rc;
 }

@@ -696,6 +696,27 @@ static int check_track(const struct dsl_anim *m, uint32_t oi, int rot, struct af
 	return 0;
 }
 
+/* Names must survive YAML text: bytes that are not UTF-8 would come back as
+ * other bytes (the writer shows them as \xNN, which YAML reads as U+00NN). */
+static int utf8_ok(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s, *end = p + n;
+	while (p < end) {
+		unsigned c = *p, len = c < 0x80 ? 1 : c >= 0xC2 && c <= 0xDF ? 2
+				     : c >= 0xE0 && c <= 0xEF ? 3 : c >= 0xF0 && c <= 0xF4 ? 4 : 0;
+		if (!len || (size_t)(end - p) < len)
+			return 0;
+		for (unsigned i = 1; i < len; i++)
+			if ((p[i] & 0xC0) != 0x80)
+				return 0;
+		if ((c == 0xE0 && p[1] < 0xA0) || (c == 0xED && p[1] >= 0xA0) ||
+		    (c == 0xF0 && p[1] < 0x90) || (c == 0xF4 && p[1] >= 0x90))
+			return 0;
+		p += len;
+	}
+	return 1;
+}
+
 int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
 {
 	struct af_arena a;
@@ -707,9 +728,11 @@ int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
 		goto out;
 	}
 	for (uint32_t i = 0; i < m->nev && !rc; i++)
-		if (!m->ev[i].name_len || !isfinite(m->ev[i].frac))
+		if (!m->ev[i].name_len || !isfinite(m->ev[i].frac) ||
+		    !utf8_ok(m->ev[i].name, m->ev[i].name_len))
 			rc = af_diag_error(d, AF_EUNSUP,
-					   "events[%u]: empty name or a time that is not a number", i);
+					   "events[%u]: empty name, a name that is not UTF-8 text, or a time that is not a number",
+					   i);
 	if (rc)
 		goto out;
 	if (dsl_strset_init(&names, &a, m->nobj)) {
@@ -719,9 +742,9 @@ int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
 	for (uint32_t i = 0; i < m->nobj && !rc; i++) {
 		const struct dsl_object *o = &m->obj[i];
 		dsl_strset_put(&names, o->name, o->name_len, &found);
-		if (!o->name_len || found)
-			rc = af_diag_error(d, AF_EUNSUP, "objects[%u]: the name '%.*s' is empty or repeated",
-					   i, (int)(o->name_len > 60 ? 60 : o->name_len), o->name);
+		if (!o->name_len || found || !utf8_ok(o->name, o->name_len))
+			rc = af_diag_error(d, AF_EUNSUP,
+					   "objects[%u]: the name is empty, repeated or not UTF-8 text", i);
 		else if (!(rc = check_track(m, i, 0, d)))
 			rc = check_track(m, i, 1, d);
 	}

@@ -27,7 +27,27 @@ diff -u "$tmp/edit.yaml" "$tmp/back.yaml" || fail "edited YAML does not come bac
 cmp -s "$kate" "$tmp/edit.animation" && fail "the edit did not change the binary"
 [ "$(stat -c %s "$tmp/edit.animation")" -gt 100 ] || fail "edited binary too small"
 
-# 3. broken inputs: exit 1, a message naming the file and the place, no crash
+# 3. structural edits keep the file's style: a third-party file (no padding, event
+#    names copied): one more event, one key inserted, the last object removed
+knife=$S/glorykills__shared_rifle_generic_heister_execution_knife_front.animation
+"$ANIMFS" decode "$knife" > "$tmp/knife.yaml" || fail "decode knife"
+grep -q '^  dedupe_event_names: false$' "$tmp/knife.yaml" || fail "knife: style not detected"
+last_ev=$(grep -n '^  - \[.*\]  # .* s$' "$tmp/knife.yaml" | tail -1 | cut -d: -f1)
+last_obj=$(grep -n '^  - name:' "$tmp/knife.yaml" | tail -1 | cut -d: -f1)
+awk -v le="$last_ev" -v lo="$last_obj" '
+	NR >= lo { next }
+	{ print }
+	NR == le { print }                      # the last event once more
+	' "$tmp/knife.yaml" > "$tmp/knife2.yaml"
+# insert a key at 0.05 s after the first key at 1/30 s, with that key's values
+awk '!done && /^        - \[0.033333335, / { print; sub(/\[0.033333335, /, "[0.05, "); print; done = 1; next } { print }' \
+	"$tmp/knife2.yaml" > "$tmp/knife3.yaml"
+[ "$(diff "$tmp/knife.yaml" "$tmp/knife3.yaml" | grep -c '^>')" = 2 ] || fail "knife: edit script did not add 2 lines"
+"$ANIMFS" encode "$tmp/knife3.yaml" -o "$tmp/knife3.animation" 2>/dev/null || fail "encode knife edit"
+"$ANIMFS" decode "$tmp/knife3.animation" > "$tmp/knife4.yaml" || fail "decode knife edit"
+diff -u "$tmp/knife3.yaml" "$tmp/knife4.yaml" || fail "knife: structural edit does not come back unchanged"
+
+# 4. broken inputs: exit 1, a message naming the file and the place, no crash
 head -c 800 "$kate" > "$tmp/trunc.animation"
 out=$("$ANIMFS" decode "$tmp/trunc.animation" 2>&1 >/dev/null); rc=$?
 [ $rc = 1 ] || fail "truncated: exit $rc"

@@ -166,6 +166,87 @@ static void test_flag_types(void **state)
 	af_buf_free(&y);
 }
 
+static size_t sample_blob(uint8_t *blob)
+{
+	uint8_t pk[12], rk[8];
+	putf(pk, 0.0f), put16(pk + 4, 33252), put16(pk + 6, 34007), put16(pk + 8, 35350), put16(pk + 10, 0);
+	putf(rk, 0.0f), put32(rk + 4, 0x80200803);
+	return mk_blob(blob, 0x1DC686E0, 12, pk, 0x96ECB85C, 8, rk, 1);
+}
+
+/* Header oddities are kept as found: byte-swapped magic (PD2ModelParser), size 0,
+ * unknown and events offsets 0 (DieselEngineFormats), version/location words. */
+static void test_header_variants(void **state)
+{
+	(void)state;
+	uint8_t blob[512], z[1024];
+	struct af_buf y = AF_BUF_INIT;
+	size_t n = sample_blob(blob);
+	blob[0] = 0x08, blob[1] = 0x83, blob[2] = 0xCC, blob[3] = 0x85;
+	put32(blob + 0x04, 7);
+	put32(blob + 0x08, 0x1000);
+	put32(blob + 0x0C, 0);
+	put32(blob + 0x20, 0); /* unknown offset */
+	put32(blob + 0x28, 0); /* events offset, no events */
+	roundtrip(blob, n, &y);
+	contains(&y, "  magic: 0x85CC8308\n  version: 7\n  location: 4096\n  size_field: 0\n"
+		     "  unknown_offset: events\n  empty_events_offset: 0\n"); /* both 0 */
+	roundtrip(z, zwrap(z, blob, n), &y);
+	af_buf_free(&y);
+}
+
+/* zlib streams other than compress2 level 6: other levels, hand-made headers,
+ * bytes before the trailer, and a stream no level reproduces (kept as base64). */
+static void test_zlib_variants(void **state)
+{
+	(void)state;
+	uint8_t blob[512], z[1024];
+	struct af_buf y = AF_BUF_INIT;
+	size_t n = sample_blob(blob);
+	uLongf zl = sizeof(z);
+	assert_int_equal(compress2(z, &zl, blob, n, 1), Z_OK);
+	put32(z + zl, (uint32_t)n);
+	roundtrip(z, zl + 4, &y);
+	contains(&y, "  zlib_level: 1\n  magic:");
+	size_t zn = zwrap(z, blob, n);
+	z[1] = 0xDA; /* 78 DA in front of level-6 data */
+	roundtrip(z, zn, &y);
+	contains(&y, "  zlib_level: 6\n  zlib_header: 0x78DA\n");
+	memmove(z + zn - 1, z + zn - 4, 4); /* 3 extra bytes before the trailer */
+	z[zn - 4] = 0xAA, z[zn - 3] = 0xBB, z[zn - 2] = 0xCC;
+	roundtrip(z, zn + 3, &y);
+	contains(&y, "  zlib_extra: |\n    aabbcc\n");
+	/* two stored blocks by hand: no compress2 level splits a small input so */
+	size_t h = n / 2, o = 2;
+	z[0] = 0x78, z[1] = 0x9C;
+	z[o++] = 0x00, put16(z + o, (uint16_t)h), put16(z + o + 2, (uint16_t)~h), o += 4;
+	memcpy(z + o, blob, h), o += h;
+	z[o++] = 0x01, put16(z + o, (uint16_t)(n - h)), put16(z + o + 2, (uint16_t)~(n - h)), o += 4;
+	memcpy(z + o, blob + h, n - h), o += n - h;
+	uint32_t ad = (uint32_t)adler32(adler32(0, NULL, 0), blob, (uInt)n);
+	z[o] = (uint8_t)(ad >> 24), z[o + 1] = (uint8_t)(ad >> 16), z[o + 2] = (uint8_t)(ad >> 8),
+	z[o + 3] = (uint8_t)ad;
+	put32(z + o + 4, (uint32_t)n);
+	assert_int_equal(o + 8, 15 + n + 5);
+	roundtrip(z, o + 8, &y);
+	contains(&y, "  zlib_level: none");
+	contains(&y, "  zlib_stream: |\n    eJwA");
+	/* edited: the carried stream no longer fits, a stock stream is written */
+	char *at = strstr((char *)y.data, "14.8, ");
+	assert_non_null(at);
+	at[3] = '9';
+	struct af_buf out = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	assert_int_equal(C->from_yaml(y.data, y.len, NULL, &out, &d), 0);
+	assert_int_equal(out.data[0], 0x78);
+	assert_int_equal(out.data[1], 0x9C);
+	assert_int_not_equal(out.data[2], 0x01);
+	af_buf_free(&out);
+	af_diag_free(&d);
+	af_buf_free(&y);
+}
+
 /* ---------------------------------------------------------------- YAML side */
 
 static const char *const WALK =
@@ -361,14 +442,6 @@ static void expect_decode_error(const uint8_t *bin, size_t n, int code, int64_t 
 	af_diag_free(&d);
 }
 
-static size_t sample_blob(uint8_t *blob)
-{
-	uint8_t pk[12], rk[8];
-	putf(pk, 0.0f), put16(pk + 4, 33252), put16(pk + 6, 34007), put16(pk + 8, 35350), put16(pk + 10, 0);
-	putf(rk, 0.0f), put32(rk + 4, 0x80200803);
-	return mk_blob(blob, 0x1DC686E0, 12, pk, 0x96ECB85C, 8, rk, 1);
-}
-
 static void test_decode_errors(void **state)
 {
 	(void)state;
@@ -435,6 +508,15 @@ static void test_decode_errors(void **state)
 	put32(t + 0x1C, 1);
 	expect_decode_error(t, n, AF_EUNSUP, 0x1C, "beat-time section has 1 entries");
 	expect_decode_error((const uint8_t *)"hello world", 11, AF_EINVAL, 0, "not a Diesel animation");
+	/* a name YAML text cannot carry byte for byte; a control byte it can */
+	memcpy(t, blob, n);
+	t[66] = 0xE9;
+	expect_decode_error(t, n, AF_EUNSUP, -2, "objects[0]: the name is empty, repeated or not UTF-8 text");
+	t[66] = 0x01;
+	struct af_buf y = AF_BUF_INIT;
+	roundtrip(t, n, &y);
+	contains(&y, "- name: \"ro\\x01t\"\n");
+	af_buf_free(&y);
 	/* a layout that does not rebuild: 4 stray bytes before the rotation table */
 	memcpy(t, blob, 104);
 	memset(t + 104, 0, 4);
@@ -595,6 +677,8 @@ int main(void)
 		cmocka_unit_test(test_u16_packed),
 		cmocka_unit_test(test_f32_types),
 		cmocka_unit_test(test_flag_types),
+		cmocka_unit_test(test_header_variants),
+		cmocka_unit_test(test_zlib_variants),
 		cmocka_unit_test(test_walk_encodes),
 		cmocka_unit_test(test_validation_errors),
 		cmocka_unit_test(test_validation_warnings),

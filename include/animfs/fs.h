@@ -1,0 +1,218 @@
+/* The FUSE view (src/fs/): GAME shown with every codec-claimed binary as <name>.yaml.
+ * It knows codecs only through codec.h. Modules: render.c (render cache), view.c
+ * (name mapping), commit.c (parse -> encode -> atomic replace), scratch.c (editor
+ * temp files outside GAME), handle.c (open files), errlog.c (log + .animfs/errors),
+ * ops.c (the thin fuse_operations table), session.c (mount, daemonize, loop). */
+#ifndef ANIMFS_FS_H
+#define ANIMFS_FS_H
+
+#include <dirent.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "animfs/buf.h"
+#include "animfs/codec.h"
+#include "animfs/diag.h"
+
+#define AF_VIEW_SUFFIX ".yaml"
+#define AF_CTL_DIR ".animfs"         /* virtual folder at the view's root */
+#define AF_CTL_ERRORS "errors"       /* recent failed saves, newest last */
+#define AF_CTL_PID "pid"             /* the daemon's pid, for `animfs umount` */
+#define AF_DEFAULT_CACHE_MB 256
+
+struct af_fs_opts {
+	const char *game, *view; /* as given (for messages) */
+	int foreground, debug, read_only, allow_other;
+	size_t cache_bytes;
+};
+
+/* ---- render.c: immutable shared text and the identity-keyed render cache ---- */
+
+/* Rendered YAML, shared read-only by the cache and open handles. */
+struct af_text {
+	unsigned refs; /* atomic */
+	size_t len;
+	uint8_t data[];
+};
+struct af_text *af_text_new(const void *data, size_t len);
+struct af_text *af_text_ref(struct af_text *t);
+void af_text_unref(struct af_text *t);
+
+/* What is known about one backing file identity. */
+struct af_rinfo {
+	const struct af_codec *codec; /* NULL: no codec claims it (plain pass-through) */
+	int failed;                   /* claimed but does not decode: pass-through */
+	int have_size;
+	size_t size;                  /* rendered length when have_size */
+};
+
+struct af_rcache;
+struct af_rcache *af_rcache_new(size_t max_text_bytes);
+void af_rcache_free(struct af_rcache *c);
+/* The entry for st's identity: 1 when known (info filled; *text gets a reference
+ * when the text is still cached and text != NULL), 0 when unknown. */
+int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
+		  struct af_text **text);
+/* Record the bid result, or a render (text != NULL) or a failure for st. */
+void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, const struct af_codec *codec);
+void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
+			struct af_text *text);
+void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec);
+size_t af_rcache_text_bytes(struct af_rcache *c);
+
+/* ---- errlog.c: log lines and the .animfs/errors ring ---- */
+
+void af_fs_log_init(int use_syslog);
+void af_fs_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct af_errlog;
+struct af_errlog *af_errlog_new(unsigned capacity);
+void af_errlog_free(struct af_errlog *e);
+/* Record "time view_path: line:col: problem" (the diag formatted). */
+void af_errlog_add(struct af_errlog *e, const char *view_path, const struct af_diag *d);
+/* The whole list as text, oldest first. */
+struct af_text *af_errlog_text(struct af_errlog *e);
+
+/* ---- the mounted file system ---- */
+
+struct af_handle;
+struct af_fs {
+	int rootfd;    /* GAME, opened once before daemonizing */
+	int scratchfd; /* private temp folder outside GAME for editor files */
+	char scratch_path[4096];
+	int read_only;
+	struct af_rcache *cache;
+	struct af_errlog *errors;
+	pthread_mutex_t lock;        /* handles, ghosts, scratch bookkeeping */
+	pthread_mutex_t commit_lock; /* one commit at a time */
+	struct af_handle *handles;   /* open files (list) */
+	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
+	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
+};
+struct af_name {
+	struct af_name *next;
+	int kind; /* enum af_kind the name had */
+	char path[];
+};
+
+int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only);
+void af_fs_destroy(struct af_fs *fs);
+
+/* ---- view.c: what a view path is ---- */
+
+enum af_kind {
+	AF_K_NONE,     /* nothing there */
+	AF_K_DIR,      /* a backing folder */
+	AF_K_PASS,     /* a backing file shown as is */
+	AF_K_VIEW,     /* <binary>.yaml: a rendered view */
+	AF_K_HIDDEN,   /* a claimed binary's own name: not shown */
+	AF_K_SCRATCH,  /* an editor file in the scratch area */
+	AF_K_CTLDIR,   /* /.animfs */
+	AF_K_CTLFILE,  /* /.animfs/errors, /.animfs/pid */
+};
+
+struct af_res {
+	enum af_kind kind;
+	char rel[4096];     /* path relative to GAME (or scratch); "." for the root */
+	char bin[4096];     /* AF_K_VIEW: the backing binary's relative path */
+	struct stat st;     /* backing (or scratch) stat */
+	struct af_rinfo info;
+	int ghost;          /* the name was renamed away: reported as AF_K_NONE */
+	enum af_kind ghost_of;
+};
+
+/* "/a/b.yaml" -> "a/b.yaml" ("." for "/"); -ENAMETOOLONG. */
+int af_view_rel(const char *path, char *rel, size_t size);
+/* Length of name without ".yaml", or 0 when it does not end so (or is only that). */
+size_t af_view_strip(const char *name);
+/* Would a new file of this name be a view YAML (its binary's extension is one a
+ * codec lists)? */
+int af_view_is_candidate(const char *rel);
+/* Classify a backing regular file: bid (cached by identity). */
+void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
+		      struct af_rinfo *info);
+int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
+/* opendir of a folder below dirfd (NULL and errno on failure). */
+DIR *af_opendir_at(int dirfd, const char *rel);
+/* An af_io giving a codec its binary's siblings through the GAME descriptor. */
+struct af_sibio {
+	struct af_io io;
+	struct af_fs *fs;
+	char dir[4096];
+};
+void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel);
+/* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
+int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
+		   struct af_text **out);
+/* Fill st for a resolved view path (exact YAML size for views). */
+int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st);
+int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
+void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind);
+void af_ghost_del(struct af_fs *fs, const char *rel);
+
+/* ---- scratch.c: editor files outside GAME ---- */
+
+int af_scratch_open_dir(struct af_fs *fs);
+void af_scratch_remove(struct af_fs *fs);
+/* Create (O_CREAT | flags) rel in the scratch area, making its folders. fd or -errno. */
+int af_scratch_create(struct af_fs *fs, const char *rel, int flags, mode_t mode);
+int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel);
+int af_scratch_exists(struct af_fs *fs, const char *rel, struct stat *st);
+int af_scratch_unlink(struct af_fs *fs, const char *rel);
+int af_scratch_rename(struct af_fs *fs, const char *from, const char *to);
+/* Put data into a new scratch file rel (replacing one there). 0 or -errno. */
+int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n, mode_t mode);
+
+/* ---- commit.c: a YAML document -> the backing binary ---- */
+
+/* Parse, validate, encode and atomically replace bin_rel (relative to GAME).
+ * view_rel names the YAML in messages. 0, -EINVAL (bad content) or -EIO. */
+int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
+	      size_t n);
+/* Replace a plain backing file with data (a scratch file renamed onto it). */
+int af_commit_plain(struct af_fs *fs, const char *rel, const uint8_t *data, size_t n,
+		    mode_t mode);
+
+/* ---- handle.c: open files ---- */
+
+enum af_hkind { AF_H_FD, AF_H_TEXT };
+struct af_handle {
+	struct af_handle *next, *prev;
+	enum af_hkind kind;
+	int fd;                /* AF_H_FD: backing or scratch descriptor */
+	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
+	char rel[4096];        /* view path relative to the root */
+	char bin[4096];        /* the binary it commits to */
+	pthread_mutex_t lock;
+	struct af_text *snap;  /* text as opened (shared) until the first change */
+	struct af_buf own;     /* private copy after the first change */
+	int owned, dirty;
+	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
+	long long pending;     /* buffer length while changed and unsaved, else -1 */
+};
+struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
+struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,
+				     struct af_text *snap, int is_view);
+void af_handle_free(struct af_fs *fs, struct af_handle *h);
+size_t af_handle_size(struct af_handle *h);
+int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off);
+int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off);
+int af_handle_truncate(struct af_handle *h, off_t size);
+/* Commit when changed since the last commit; 0 or -errno. */
+int af_handle_commit(struct af_fs *fs, struct af_handle *h);
+/* Size of a changed open view of rel (an unsaved buffer), -1 when none: what a
+ * new view not yet saved shows. */
+long long af_handle_pending_size(struct af_fs *fs, const char *rel);
+
+/* ---- ops.c / session.c ---- */
+
+struct fuse_operations;
+const struct fuse_operations *af_fs_operations(void);
+/* Mount opts->view, daemonize unless foreground, serve until unmounted.
+ * rootfd is GAME opened by the caller. Returns a process exit code. */
+int af_fs_run(int rootfd, const struct af_fs_opts *opts);
+
+#endif

@@ -1,0 +1,263 @@
+/* animfs-bench: the in-process half of scripts/bench.
+ *   animfs-bench gen DIR N          build N realistic Diesel animations with animfs' own
+ *                                   encoder into DIR/anims, and the same bytes under names
+ *                                   no codec claims into DIR/plain (the pass-through baseline)
+ *   animfs-bench codec FILE...      per codec: decode->YAML and YAML->encode throughput in MB/s
+ *                                   of YAML, against zlib inflate alone and copying the output
+ *  * Every figure is printed with its baseline measured in the same run. */
+#include <errno.h>
+#include <math.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <yaml.h>
+#include <zlib.h>
+
+#include "animfs/codec.h"
+#include "animfs/fileio.h"
+#include "animfs/yamlio.h"
+
+static double now(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+static uint64_t rng = 0x2545F4914F6CDD1Dull;
+static double urand(void) /* [0, 1) */
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static uint32_t af_le32_tail(const struct af_buf *b)
+{
+	const uint8_t *p = b->data + b->len - 4;
+	return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+static int mkdirs(const char *path)
+{
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s", path);
+	for (char *p = tmp + 1; *p; p++)
+		if (*p == '/') {
+			*p = 0;
+			if (mkdir(tmp, 0755) && errno != EEXIST)
+				return -1;
+			*p = '/';
+		}
+	return mkdir(tmp, 0755) && errno != EEXIST ? -1 : 0;
+}
+
+/* One animation as YAML: ~60 bones, a few dozen keys on moving tracks, half the
+ * tracks constant (one key) as in the stock set, a mix of track types. */
+static void gen_yaml(struct af_buf *y, int idx)
+{
+	int bones = 55 + (int)(urand() * 12);
+	int frames = 20 + (int)(urand() * 60);
+	double len = frames / 30.0;
+	int rot_float = urand() < 0.27;
+	af_buf_printf(y, "# benchmark animation %d\nformat: diesel-animation\nlength: %.6f\n", idx, len);
+	int nev = (int)(urand() * 4);
+	af_buf_puts(y, nev ? "events:\n" : "events: []\n");
+	for (int e = 0; e < nev; e++)
+		af_buf_printf(y, "  - [%.4f, %s]\n", (e + 1.0) / (nev + 1.0), e % 2 ? "leftfoot" : "rightfoot");
+	af_buf_puts(y, "objects:\n");
+	for (int b = 0; b < bones; b++) {
+		int root = b == 0;
+		af_buf_printf(y, "  - name: %s%d\n", root ? "root_point" : "Bone", b);
+		int pk = urand() < 0.5 ? 1 : frames / 2 + 1;
+		int rk = urand() < 0.4 ? 1 : frames / 2 + 1;
+		af_buf_printf(y, "    position:\n      type: %s\n      keys:\n", root ? "pos_f32" : "pos_u16");
+		double px = urand() * 40 - 20, py = urand() * 40 - 20, pz = urand() * 40 - 20;
+		for (int k = 0; k < pk; k++) {
+			double t = pk == 1 ? 0 : len * k / (pk - 1);
+			if (root)
+				af_buf_printf(y, "        - [%.7g, %.4f, %.4f, %.4f]\n", (float)t, px, py + 150 * t, pz);
+			else
+				af_buf_printf(y, "        - [%.7g, %.2f, %.2f, %.2f]\n", (float)t, px + k * 0.1,
+					      py - k * 0.05, pz);
+		}
+		af_buf_printf(y, "    rotation:\n      type: %s\n      keys:\n", rot_float ? "rot_f32" : "rot_packed");
+		double ax = urand() - 0.5, ay = urand() - 0.5, az = urand() - 0.5;
+		for (int k = 0; k < rk; k++) {
+			double t = rk == 1 ? 0 : len * k / (rk - 1);
+			double a = 0.3 * sin(6.283 * t / len) + ax, bq = ay, c = az;
+			double nrm = sqrt(a * a + bq * bq + c * c + 1);
+			double q[4] = { a / nrm, bq / nrm, c / nrm, 1 / nrm };
+			if (rot_float)
+				af_buf_printf(y, "        - [%.7g, %.7g, %.7g, %.7g, %.7g]\n", (float)t, (float)q[0],
+					      (float)q[1], (float)q[2], (float)q[3]);
+			else
+				af_buf_printf(y, "        - [%.7g, %.3f, %.3f, %.3f, %.3f]\n", (float)t, q[0], q[1],
+					      q[2], q[3]);
+		}
+	}
+}
+
+static int cmd_gen(const char *dir, int n)
+{
+	const struct af_codec *c = af_codec_by_name("diesel-animation");
+	char path[4096];
+	struct af_diag d;
+	if (!c) {
+		fprintf(stderr, "no diesel codec in this build\n");
+		return 1;
+	}
+	af_diag_init(&d);
+	for (int i = 0; i < n; i++) {
+		struct af_buf y = AF_BUF_INIT, bin = AF_BUF_INIT;
+		gen_yaml(&y, i);
+		if (c->from_yaml(y.data, y.len, NULL, &bin, &d)) {
+			fprintf(stderr, "generated animation %d does not encode: line %u: %s\n", i, d.line, d.msg);
+			return 1;
+		}
+		for (int plain = 0; plain < 2; plain++) {
+			snprintf(path, sizeof(path), "%s/%s/set%02d", dir, plain ? "plain" : "anims", i / 250);
+			if (mkdirs(path))
+				return 1;
+			snprintf(path, sizeof(path), "%s/%s/set%02d/anim_%05d.%s", dir, plain ? "plain" : "anims",
+				 i / 250, i, plain ? "bin" : "animation");
+			if (af_replace_file_at(AT_FDCWD, path, bin.data, bin.len, 0644, &d)) {
+				fprintf(stderr, "%s: %s\n", path, d.msg);
+				return 1;
+			}
+		}
+		af_buf_free(&y);
+		af_buf_free(&bin);
+	}
+	af_diag_free(&d);
+	return 0;
+}
+
+struct loaded {
+	struct af_buf *files;
+	const struct af_codec **codec;
+	int n;
+};
+
+static void row(const char *what, double secs, double mb, const char *base, double bsecs)
+{
+	printf("%-34s %9.1f ms %9.1f MB/s   %-26s %9.1f ms   ratio %6.2f\n", what, secs * 1e3,
+	       secs > 0 ? mb / secs : 0, base, bsecs * 1e3, bsecs > 0 ? secs / bsecs : 0);
+}
+
+static int cmd_codec(int argc, char **argv)
+{
+	struct loaded L = { calloc((size_t)argc, sizeof(struct af_buf)),
+			    calloc((size_t)argc, sizeof(void *)), 0 };
+	struct af_diag d;
+	af_diag_init(&d);
+	for (int i = 0; i < argc; i++) {
+		struct af_buf *b = &L.files[L.n];
+		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, b, &d))
+			continue;
+		const char *base = strrchr(argv[i], '/');
+		L.codec[L.n] = af_codec_bid(base ? base + 1 : argv[i], b->data, b->len < 64 ? b->len : 64);
+		if (L.codec[L.n])
+			L.n++;
+		else
+			af_buf_free(b);
+	}
+	for (size_t ci = 0; af_codecs[ci]; ci++) {
+		const struct af_codec *c = af_codecs[ci];
+		struct af_buf *yaml = calloc((size_t)L.n, sizeof(*yaml));
+		double bin_mb = 0, yaml_mb = 0;
+		int cnt = 0;
+		double t0 = now();
+		for (int i = 0; i < L.n; i++) {
+			if (L.codec[i] != c)
+				continue;
+			af_diag_clear(&d);
+			if (c->to_yaml(L.files[i].data, L.files[i].len, NULL, &yaml[i], &d) == 0) {
+				cnt++;
+				bin_mb += L.files[i].len / 1e6;
+				yaml_mb += yaml[i].len / 1e6;
+			}
+		}
+		double t_dec = now() - t0;
+		if (!cnt) {
+			free(yaml);
+			continue;
+		}
+		t0 = now();
+		for (int i = 0; i < L.n; i++) {
+			struct af_buf out = AF_BUF_INIT;
+			if (L.codec[i] == c && yaml[i].len)
+				c->from_yaml(yaml[i].data, yaml[i].len, NULL, &out, &d);
+			af_buf_free(&out);
+		}
+		double t_enc = now() - t0;
+		/* baselines: copying the YAML bytes; inflating (Diesel); libyaml parsing alone */
+		t0 = now();
+		for (int i = 0; i < L.n; i++) {
+			if (!yaml[i].len)
+				continue;
+			uint8_t *cp = malloc(yaml[i].len);
+			memcpy(cp, yaml[i].data, yaml[i].len);
+			__asm__ volatile("" ::"r"(cp) : "memory");
+			free(cp);
+		}
+		double t_copy = now() - t0;
+		t0 = now();
+		for (int i = 0; i < L.n; i++) {
+			if (!yaml[i].len)
+				continue;
+			yaml_parser_t p;
+			yaml_event_t ev;
+			yaml_parser_initialize(&p);
+			yaml_parser_set_input_string(&p, yaml[i].data, yaml[i].len);
+			int done = 0;
+			while (!done && yaml_parser_parse(&p, &ev)) {
+				done = ev.type == YAML_STREAM_END_EVENT;
+				yaml_event_delete(&ev);
+			}
+			yaml_parser_delete(&p);
+		}
+		double t_libyaml = now() - t0;
+		double t_inflate = 0;
+		if (!strcmp(c->name, "diesel-animation")) {
+			t0 = now();
+			for (int i = 0; i < L.n; i++) {
+				if (L.codec[i] != c || L.files[i].len < 6)
+					continue;
+				uLongf outlen = af_le32_tail(&L.files[i]);
+				uint8_t *o = malloc(outlen + 1);
+				uncompress(o, &outlen, L.files[i].data, (uLong)L.files[i].len - 4);
+				free(o);
+			}
+			t_inflate = now() - t0;
+		}
+		printf("\n%s: %d files, %.1f MB binary, %.1f MB YAML\n", c->name, cnt, bin_mb, yaml_mb);
+		row("decode -> YAML", t_dec, yaml_mb, "copy of the YAML bytes", t_copy);
+		if (t_inflate > 0)
+			row("decode -> YAML", t_dec, yaml_mb, "zlib inflate alone", t_inflate);
+		row("YAML -> encode", t_enc, yaml_mb, "libyaml parse alone", t_libyaml);
+		for (int i = 0; i < L.n; i++)
+			af_buf_free(&yaml[i]);
+		free(yaml);
+	}
+	for (int i = 0; i < L.n; i++)
+		af_buf_free(&L.files[i]);
+	free(L.files);
+	free(L.codec);
+	af_diag_free(&d);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	if (argc >= 4 && !strcmp(argv[1], "gen"))
+		return cmd_gen(argv[2], atoi(argv[3]));
+	if (argc >= 3 && !strcmp(argv[1], "codec"))
+		return cmd_codec(argc - 2, argv + 2);
+	fprintf(stderr, "usage: animfs-bench gen DIR N | codec FILE...\n");
+	return 2;
+}

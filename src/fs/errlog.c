@@ -1,0 +1,101 @@
+/* Logging for the mount (syslog once daemonized, stderr in the foreground) and the
+ * ring of recent failed saves shown as VIEW/.animfs/errors. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <time.h>
+
+#include "animfs/fs.h"
+
+static int log_to_syslog;
+
+void af_fs_log_init(int use_syslog)
+{
+	log_to_syslog = use_syslog;
+	if (use_syslog)
+		openlog("animfs", LOG_PID, LOG_DAEMON);
+}
+
+void af_fs_log(int prio, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (log_to_syslog) {
+		vsyslog(prio, fmt, ap);
+	} else {
+		char line[2048];
+		vsnprintf(line, sizeof(line), fmt, ap);
+		fprintf(stderr, "animfs: %s\n", line);
+	}
+	va_end(ap);
+}
+
+struct af_errlog {
+	pthread_mutex_t lock;
+	unsigned cap, count, next; /* ring: next = slot to write */
+	char **lines;
+};
+
+struct af_errlog *af_errlog_new(unsigned capacity)
+{
+	struct af_errlog *e = calloc(1, sizeof(*e));
+	if (!e)
+		return NULL;
+	e->lines = calloc(capacity ? capacity : 1, sizeof(char *));
+	if (!e->lines) {
+		free(e);
+		return NULL;
+	}
+	e->cap = capacity ? capacity : 1;
+	pthread_mutex_init(&e->lock, NULL);
+	return e;
+}
+
+void af_errlog_free(struct af_errlog *e)
+{
+	if (!e)
+		return;
+	for (unsigned i = 0; i < e->cap; i++)
+		free(e->lines[i]);
+	free(e->lines);
+	pthread_mutex_destroy(&e->lock);
+	free(e);
+}
+
+void af_errlog_add(struct af_errlog *e, const char *view_path, const struct af_diag *d)
+{
+	char msg[1200], stamp[32], *line;
+	time_t now = time(NULL);
+	struct tm tm;
+	gmtime_r(&now, &tm);
+	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	af_diag_format(d, view_path, msg, sizeof(msg));
+	size_t n = strlen(stamp) + strlen(msg) + 3;
+	line = malloc(n);
+	if (!line)
+		return;
+	snprintf(line, n, "%s %s\n", stamp, msg);
+	pthread_mutex_lock(&e->lock);
+	free(e->lines[e->next]);
+	e->lines[e->next] = line;
+	e->next = (e->next + 1) % e->cap;
+	if (e->count < e->cap)
+		e->count++;
+	pthread_mutex_unlock(&e->lock);
+}
+
+struct af_text *af_errlog_text(struct af_errlog *e)
+{
+	struct af_buf b = AF_BUF_INIT;
+	struct af_text *t;
+	pthread_mutex_lock(&e->lock);
+	unsigned first = (e->next + e->cap - e->count) % e->cap;
+	for (unsigned i = 0; i < e->count; i++)
+		af_buf_puts(&b, e->lines[(first + i) % e->cap]);
+	pthread_mutex_unlock(&e->lock);
+	t = b.failed ? NULL : af_text_new(b.data, b.len);
+	af_buf_free(&b);
+	return t;
+}

@@ -1,0 +1,251 @@
+/* Operations on open files. Views and control files are text handles served with
+ * direct_io (no stale page cache after a commit); a view commits on flush and fsync.
+ * Pass-through and scratch files are plain descriptors. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "animfs/fileio.h"
+#include "ops.h"
+
+#define WRITE_FLAGS (O_WRONLY | O_RDWR | O_TRUNC | O_APPEND)
+
+static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct)
+{
+	if (!h)
+		return -ENOMEM;
+	fi->fh = (uint64_t)(uintptr_t)h;
+	fi->direct_io = direct;
+	fi->keep_cache = 0;
+	return 0;
+}
+
+static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const char *rel,
+		   int flags, mode_t mode)
+{
+	int fd = openat(dfd, rel, (flags & ~O_NOFOLLOW) | O_CLOEXEC, mode);
+	if (fd < 0)
+		return -errno;
+	struct af_handle *h = af_handle_new_fd(fs, fd, rel);
+	if (!h)
+		close(fd);
+	return put_handle(fi, h, 0);
+}
+
+static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
+{
+	struct af_text *t;
+	if (fi->flags & WRITE_FLAGS)
+		return -EACCES;
+	if (!strcmp(r->rel + sizeof(AF_CTL_DIR), AF_CTL_PID)) {
+		char pid[32];
+		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+		t = af_text_new(pid, (size_t)n);
+	} else {
+		t = af_errlog_text(fs->errors);
+	}
+	if (!t)
+		return -ENOMEM;
+	struct af_handle *h = af_handle_new_text(fs, r->rel, NULL, t, 0);
+	af_text_unref(t);
+	return put_handle(fi, h, 1);
+}
+
+static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
+{
+	struct af_text *t = NULL;
+	if (fs->read_only && (fi->flags & WRITE_FLAGS))
+		return -EROFS;
+	if (!(fi->flags & O_TRUNC)) {
+		int rc = af_view_render(fs, r->bin, &r->st, &t);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
+	}
+	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
+	af_text_unref(t);
+	return put_handle(fi, h, 1);
+}
+
+int af_op_open(const char *path, struct fuse_file_info *fi)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	switch (r.kind) {
+	case AF_K_VIEW:
+		return open_view(fs, &r, fi);
+	case AF_K_CTLFILE:
+		return open_ctl(fs, &r, fi);
+	case AF_K_PASS:
+		if (fs->read_only && (fi->flags & WRITE_FLAGS))
+			return -EROFS;
+		return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags, 0);
+	case AF_K_SCRATCH:
+		return open_fd(fs, fi, fs->scratchfd, r.rel, fi->flags, 0);
+	case AF_K_DIR:
+	case AF_K_CTLDIR:
+		return -EISDIR;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* The binary a new view name saves to: the name without ".yaml". */
+static void bin_of(const char *rel, char *bin, size_t size)
+{
+	const char *base = strrchr(rel, '/');
+	base = base ? base + 1 : rel;
+	size_t n = (size_t)(base - rel) + af_view_strip(base);
+	snprintf(bin, size, "%.*s", (int)n, rel);
+}
+
+int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (fs->read_only)
+		return -EROFS;
+	if (r.kind != AF_K_NONE) {
+		if (fi->flags & O_EXCL)
+			return -EEXIST;
+		if (r.kind == AF_K_HIDDEN) {
+			af_fs_log(LOG_WARNING, "%s: refused to create the name of a binary shown as "
+				  "%s%s", r.rel, r.rel, AF_VIEW_SUFFIX);
+			return -EPERM;
+		}
+		return af_op_open(path, fi);
+	}
+	if (r.ghost && r.ghost_of == AF_K_PASS) {
+		/* an editor writing back a file it renamed away: the original, in place */
+		rc = open_fd(fs, fi, fs->rootfd, r.rel, (fi->flags & ~O_EXCL) | O_CREAT | O_TRUNC,
+			     mode);
+		if (rc == 0)
+			af_ghost_del(fs, r.rel);
+		return rc;
+	}
+	if ((r.ghost && r.ghost_of == AF_K_VIEW) || af_view_is_candidate(r.rel)) {
+		char bin[4096];
+		bin_of(r.rel, bin, sizeof(bin));
+		return put_handle(fi, af_handle_new_text(fs, r.rel, bin, NULL, 1), 1);
+	}
+	/* Anything else new is an editor's file: it lives outside GAME. */
+	int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
+	if (fd < 0)
+		return fd;
+	struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
+	if (!h)
+		close(fd);
+	return put_handle(fi, h, 0);
+}
+
+int af_op_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
+{
+	struct af_handle *h = af_fi_handle(fi);
+	(void)path;
+	if (h->kind == AF_H_TEXT)
+		return af_handle_read(h, buf, size, off);
+	ssize_t n = pread(h->fd, buf, size, off);
+	return n < 0 ? -errno : (int)n;
+}
+
+int af_op_write(const char *path, const char *buf, size_t size, off_t off,
+		struct fuse_file_info *fi)
+{
+	struct af_handle *h = af_fi_handle(fi);
+	(void)path;
+	if (h->kind == AF_H_TEXT)
+		return h->is_view ? af_handle_write(h, buf, size, off) : -EBADF;
+	ssize_t n = pwrite(h->fd, buf, size, off);
+	return n < 0 ? -errno : (int)n;
+}
+
+/* truncate(2) by name on a view: a save of the shortened text. */
+static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
+{
+	struct af_text *t;
+	int rc;
+	if (size == 0)
+		return -EINVAL; /* an empty document is never a save */
+	rc = af_view_render(fs, r->bin, &r->st, &t);
+	if (rc)
+		return rc;
+	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
+	af_text_unref(t);
+	if (!h)
+		return -ENOMEM;
+	rc = af_handle_truncate(h, size);
+	if (rc == 0)
+		rc = af_handle_commit(fs, h);
+	af_handle_free(fs, h);
+	return rc;
+}
+
+int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_handle *h = af_fi_handle(fi);
+	struct af_res r;
+	int rc;
+	if (h) {
+		if (h->kind == AF_H_FD)
+			return ftruncate(h->fd, size) ? -errno : 0;
+		return h->is_view ? af_handle_truncate(h, size) : -EACCES;
+	}
+	rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (fs->read_only && r.kind != AF_K_SCRATCH)
+		return -EROFS;
+	switch (r.kind) {
+	case AF_K_VIEW:
+		return truncate_view(fs, &r, size);
+	case AF_K_PASS:
+	case AF_K_SCRATCH: {
+		int dfd = r.kind == AF_K_PASS ? fs->rootfd : fs->scratchfd;
+		int fd = openat(dfd, r.rel, O_WRONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -errno;
+		rc = ftruncate(fd, size) ? -errno : 0;
+		close(fd);
+		return rc;
+	}
+	case AF_K_CTLFILE:
+		return -EACCES;
+	case AF_K_DIR:
+	case AF_K_CTLDIR:
+		return -EISDIR;
+	default:
+		return -ENOENT;
+	}
+}
+
+int af_op_flush(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	return af_handle_commit(af_ctx_fs(), af_fi_handle(fi));
+}
+
+int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
+{
+	struct af_handle *h = af_fi_handle(fi);
+	(void)path;
+	if (h->kind == AF_H_TEXT)
+		return af_handle_commit(af_ctx_fs(), h);
+	int rc = datasync ? fdatasync(h->fd) : fsync(h->fd);
+	return rc ? -errno : 0;
+}
+
+int af_op_release(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	af_handle_free(af_ctx_fs(), af_fi_handle(fi));
+	return 0;
+}

@@ -1,0 +1,227 @@
+/* Open files. A pass-through or scratch file is a descriptor. A view is a private
+ * text buffer: it starts as the rendered text (shared, copied on the first change),
+ * write and truncate change only the buffer, and a commit encodes it. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "animfs/fs.h"
+
+static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)
+{
+	struct af_handle *h = calloc(1, sizeof(*h));
+	if (!h)
+		return NULL;
+	h->fd = -1;
+	snprintf(h->rel, sizeof(h->rel), "%s", rel);
+	pthread_mutex_init(&h->lock, NULL);
+	pthread_mutex_lock(&fs->lock);
+	h->next = fs->handles;
+	if (fs->handles)
+		fs->handles->prev = h;
+	fs->handles = h;
+	pthread_mutex_unlock(&fs->lock);
+	return h;
+}
+
+struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel)
+{
+	struct af_handle *h = alloc_handle(fs, rel);
+	if (h) {
+		h->kind = AF_H_FD;
+		h->fd = fd;
+	}
+	return h;
+}
+
+struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,
+				     struct af_text *snap, int is_view)
+{
+	struct af_handle *h = alloc_handle(fs, rel);
+	if (!h)
+		return NULL;
+	h->kind = AF_H_TEXT;
+	h->is_view = is_view;
+	h->is_ctl = !is_view;
+	snprintf(h->bin, sizeof(h->bin), "%s", bin ? bin : "");
+	h->snap = af_text_ref(snap);
+	h->pending = -1;
+	if (!snap) {
+		h->owned = 1; /* a new or truncated view: empty and changed */
+		h->dirty = 1;
+		h->pending = 0;
+	}
+	return h;
+}
+
+void af_handle_free(struct af_fs *fs, struct af_handle *h)
+{
+	if (h->kind == AF_H_TEXT && h->is_view && h->dirty && h->own.len == 0) {
+		struct af_diag d;
+		af_diag_init(&d);
+		af_diag_error(&d, AF_EINVAL, "the file was emptied and closed; an empty document is "
+			      "not saved (the binary is unchanged)");
+		af_errlog_add(fs->errors, h->rel, &d);
+		af_fs_log(LOG_WARNING, "%s: emptied and closed; not saved", h->rel);
+		af_diag_free(&d);
+	}
+	pthread_mutex_lock(&fs->lock);
+	if (h->prev)
+		h->prev->next = h->next;
+	else
+		fs->handles = h->next;
+	if (h->next)
+		h->next->prev = h->prev;
+	pthread_mutex_unlock(&fs->lock);
+	if (h->fd >= 0)
+		close(h->fd);
+	af_text_unref(h->snap);
+	af_buf_free(&h->own);
+	pthread_mutex_destroy(&h->lock);
+	free(h);
+}
+
+static const uint8_t *text_of(struct af_handle *h, size_t *len)
+{
+	if (h->owned) {
+		*len = h->own.len;
+		return h->own.data;
+	}
+	*len = h->snap ? h->snap->len : 0;
+	return h->snap ? h->snap->data : NULL;
+}
+
+size_t af_handle_size(struct af_handle *h)
+{
+	size_t len;
+	pthread_mutex_lock(&h->lock);
+	text_of(h, &len);
+	pthread_mutex_unlock(&h->lock);
+	return len;
+}
+
+int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off)
+{
+	size_t len;
+	pthread_mutex_lock(&h->lock);
+	const uint8_t *p = text_of(h, &len);
+	size_t got = 0;
+	if (off >= 0 && (uint64_t)off < len) {
+		got = len - (size_t)off < n ? len - (size_t)off : n;
+		memcpy(out, p + off, got);
+	}
+	pthread_mutex_unlock(&h->lock);
+	return (int)got;
+}
+
+/* Take a private copy of the shared text before the first change. */
+static int own(struct af_handle *h)
+{
+	if (h->owned)
+		return 0;
+	if (h->snap && af_buf_append(&h->own, h->snap->data, h->snap->len))
+		return -ENOMEM;
+	af_text_unref(h->snap);
+	h->snap = NULL;
+	h->owned = 1;
+	return 0;
+}
+
+/* Views are text documents: a bound far above any real one, so a runaway
+ * writer gets EFBIG instead of eating the daemon's memory. */
+#define AF_MAX_VIEW ((size_t)1 << 30)
+
+int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off)
+{
+	int rc;
+	if (off < 0 || (uint64_t)off > AF_MAX_VIEW || n > AF_MAX_VIEW - (size_t)off)
+		return -EFBIG;
+	pthread_mutex_lock(&h->lock);
+	rc = own(h);
+	if (rc)
+		goto out;
+	size_t end = (size_t)off + n;
+	if (end > h->own.len) {
+		if (af_buf_reserve(&h->own, end - h->own.len)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+		if ((size_t)off > h->own.len)
+			memset(h->own.data + h->own.len, 0, (size_t)off - h->own.len);
+		h->own.len = end;
+	}
+	memcpy(h->own.data + off, in, n);
+	h->dirty = 1;
+	__atomic_store_n(&h->pending, (long long)h->own.len, __ATOMIC_RELEASE);
+	rc = (int)n;
+out:
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+int af_handle_truncate(struct af_handle *h, off_t size)
+{
+	int rc;
+	if (size < 0 || (uint64_t)size > AF_MAX_VIEW)
+		return -EFBIG;
+	pthread_mutex_lock(&h->lock);
+	rc = own(h);
+	if (rc)
+		goto out;
+	if ((size_t)size > h->own.len) {
+		if (af_buf_fill(&h->own, 0, (size_t)size - h->own.len)) {
+			rc = -ENOMEM;
+			goto out;
+		}
+	}
+	h->own.len = (size_t)size;
+	h->dirty = 1;
+	h->zeroed |= size == 0;
+	__atomic_store_n(&h->pending, (long long)h->own.len, __ATOMIC_RELEASE);
+out:
+	pthread_mutex_unlock(&h->lock);
+	return rc;
+}
+
+int af_handle_commit(struct af_fs *fs, struct af_handle *h)
+{
+	int rc = 0, tried = 0;
+	if (h->kind != AF_H_TEXT || !h->is_view)
+		return 0;
+	pthread_mutex_lock(&h->lock);
+	/* An empty buffer is never a document: it is what a shell's `>` or an editor's
+	 * O_TRUNC leaves before the first write, and a dup'd descriptor closed then
+	 * flushes it. Wait for content; release reports a view left empty. An
+	 * explicit ftruncate to 0 on an open view is a save of nothing: refused. */
+	if (h->dirty && (h->own.len > 0 || h->zeroed)) {
+		/* One attempt per change: a failed save is reported once, and the
+		 * view shows the backing file again when this handle closes. */
+		tried = 1;
+		rc = af_commit(fs, h->rel, h->bin, h->own.data ? h->own.data : (const uint8_t *)"",
+			       h->own.len);
+		h->dirty = 0;
+		__atomic_store_n(&h->pending, -1LL, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&h->lock);
+	if (tried && rc == 0)
+		af_ghost_del(fs, h->rel);
+	return rc;
+}
+
+long long af_handle_pending_size(struct af_fs *fs, const char *rel)
+{
+	long long size = -1;
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_handle *h = fs->handles; h; h = h->next) {
+		if (h->kind != AF_H_TEXT || !h->is_view || strcmp(h->rel, rel))
+			continue;
+		size = __atomic_load_n(&h->pending, __ATOMIC_ACQUIRE);
+		if (size >= 0)
+			break;
+	}
+	pthread_mutex_unlock(&fs->lock);
+	return size;
+}

@@ -1,0 +1,395 @@
+/* Operations on names: attributes (exact YAML sizes), listings (claimed binaries as
+ * <name>.yaml, scratch files, the control folder), folders, unlink and metadata. */
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/statvfs.h>
+#include <unistd.h>
+
+#include "animfs/fileio.h"
+#include "ops.h"
+
+/* A file that exists only as an open, unsaved buffer (a new view being written). */
+static int pending_stat(struct af_fs *fs, const char *rel, struct stat *st)
+{
+	long long size = af_handle_pending_size(fs, rel);
+	if (size < 0)
+		return -ENOENT;
+	if (fstatat(fs->rootfd, ".", st, 0))
+		return -errno;
+	st->st_mode = S_IFREG | 0644;
+	st->st_nlink = 1;
+	st->st_size = size;
+	st->st_blocks = (size + 511) / 512;
+	st->st_ino = 0;
+	return 0;
+}
+
+int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_handle *h = af_fi_handle(fi);
+	struct af_res r;
+	int rc;
+	if (h && h->kind == AF_H_FD)
+		return fstat(h->fd, st) ? -errno : 0;
+	if (!path && !h)
+		return -ENOENT;
+	rc = af_view_resolve(fs, path ? path : h->rel, &r);
+	if (rc)
+		return rc;
+	if (r.kind == AF_K_NONE)
+		return pending_stat(fs, r.rel, st);
+	rc = af_view_stat(fs, &r, st);
+	if (rc == 0 && h && h->is_view) {
+		/* fstat of an open view: its own buffer's size, not the saved text's */
+		st->st_size = (off_t)af_handle_size(h);
+		st->st_blocks = (st->st_size + 511) / 512;
+	}
+	return rc;
+}
+
+struct lister {
+	struct af_fs *fs;
+	void *buf;
+	fuse_fill_dir_t filler;
+	const char *dir; /* relative, "." for the root */
+	char rel[4096];
+};
+
+/* dir/name in l->rel ("" when too long: it then matches nothing). */
+static const char *child(struct lister *l, const char *name)
+{
+	size_t dl = strcmp(l->dir, ".") ? strlen(l->dir) + 1 : 0, nl = strlen(name);
+	if (dl + nl >= sizeof(l->rel)) {
+		l->rel[0] = 0;
+		return l->rel;
+	}
+	if (dl) {
+		memcpy(l->rel, l->dir, dl - 1);
+		l->rel[dl - 1] = '/';
+	}
+	memcpy(l->rel + dl, name, nl + 1);
+	return l->rel;
+}
+
+/* Whether a real `x.yaml` is shadowed by the view of a claimed binary `x`. */
+static int shadowed(struct lister *l, int dfd, const char *name)
+{
+	size_t n = af_view_strip(name);
+	char bin[256];
+	struct stat st;
+	struct af_rinfo info;
+	if (!n || n >= sizeof(bin))
+		return 0;
+	memcpy(bin, name, n);
+	bin[n] = 0;
+	if (fstatat(dfd, bin, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+		return 0;
+	af_view_classify(l->fs, child(l, bin), &st, &info);
+	return info.codec && !info.failed;
+}
+
+static void list_backing(struct lister *l)
+{
+	DIR *dir = af_opendir_at(l->fs->rootfd, l->dir);
+	struct dirent *e;
+	char name[300];
+	if (!dir)
+		return;
+	while ((e = readdir(dir))) {
+		const char *n = e->d_name;
+		struct stat st;
+		struct af_rinfo info = {0};
+		if (!strcmp(n, ".") || !strcmp(n, "..") ||
+		    !strncmp(n, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)) ||
+		    (!strcmp(l->dir, ".") && !strcmp(n, AF_CTL_DIR)))
+			continue;
+		if (af_ghost_has(l->fs, child(l, n), NULL))
+			continue;
+		if ((e->d_type == DT_REG || e->d_type == DT_UNKNOWN) &&
+		    fstatat(dirfd(dir), n, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
+			if (shadowed(l, dirfd(dir), n))
+				continue;
+			af_view_classify(l->fs, child(l, n), &st, &info);
+		}
+		if (info.codec && !info.failed) {
+			snprintf(name, sizeof(name), "%s%s", n, AF_VIEW_SUFFIX);
+			if (!af_ghost_has(l->fs, child(l, name), NULL))
+				l->filler(l->buf, name, NULL, 0, 0);
+		} else {
+			l->filler(l->buf, n, NULL, 0, 0);
+		}
+	}
+	closedir(dir);
+}
+
+static void list_scratch(struct lister *l)
+{
+	DIR *dir = af_opendir_at(l->fs->scratchfd, l->dir);
+	struct dirent *e;
+	if (!dir)
+		return;
+	while ((e = readdir(dir)))
+		if (e->d_type != DT_DIR)
+			l->filler(l->buf, e->d_name, NULL, 0, 0);
+	closedir(dir);
+}
+
+/* New views being written (no binary yet, or one renamed away) are listed too,
+ * so a listing agrees with stat while an editor saves. */
+static void list_pending(struct lister *l)
+{
+	enum { MAXP = 32 };
+	char names[MAXP][256];
+	int n = 0;
+	size_t dl = strlen(l->dir);
+	int root = !strcmp(l->dir, ".");
+	pthread_mutex_lock(&l->fs->lock);
+	for (struct af_handle *h = l->fs->handles; h && n < MAXP; h = h->next) {
+		const char *base = strrchr(h->rel, '/');
+		base = base ? base + 1 : h->rel;
+		int here = root ? base == h->rel
+				: (size_t)(base - h->rel) == dl + 1 && !strncmp(h->rel, l->dir, dl);
+		size_t bl = strlen(base);
+		if (h->kind == AF_H_TEXT && h->is_view && here && bl < sizeof(names[0]) &&
+		    __atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) >= 0) {
+			memcpy(names[n], base, bl + 1);
+			n++;
+		}
+	}
+	pthread_mutex_unlock(&l->fs->lock);
+	for (int i = 0; i < n; i++) {
+		struct af_res r;
+		char path[4400];
+		snprintf(path, sizeof(path), "/%s", child(l, names[i]));
+		if (af_view_resolve(l->fs, path, &r) == 0 && r.kind == AF_K_NONE)
+			l->filler(l->buf, names[i], NULL, 0, 0);
+	}
+}
+
+int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
+		  struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	struct lister l = {fs, buf, filler, r.rel, ""};
+	(void)off;
+	(void)fi;
+	(void)flags;
+	if (!path)
+		return -ENOENT;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (r.kind != AF_K_DIR && r.kind != AF_K_CTLDIR)
+		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
+	filler(buf, ".", NULL, 0, 0);
+	filler(buf, "..", NULL, 0, 0);
+	if (r.kind == AF_K_CTLDIR) {
+		filler(buf, AF_CTL_ERRORS, NULL, 0, 0);
+		filler(buf, AF_CTL_PID, NULL, 0, 0);
+		return 0;
+	}
+	list_backing(&l);
+	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
+		list_scratch(&l);
+	list_pending(&l);
+	if (!strcmp(r.rel, "."))
+		filler(buf, AF_CTL_DIR, NULL, 0, 0);
+	return 0;
+}
+
+int af_op_readlink(const char *path, char *buf, size_t size)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	int dfd = r.kind == AF_K_SCRATCH ? fs->scratchfd : fs->rootfd;
+	if (r.kind != AF_K_PASS && r.kind != AF_K_SCRATCH)
+		return -EINVAL;
+	ssize_t n = readlinkat(dfd, r.rel, buf, size - 1);
+	if (n < 0)
+		return -errno;
+	buf[n] = 0;
+	return 0;
+}
+
+int af_op_mkdir(const char *path, mode_t mode)
+{
+	struct af_fs *fs = af_ctx_fs();
+	char rel[4096];
+	int rc = af_view_rel(path, rel, sizeof(rel));
+	if (rc)
+		return rc;
+	if (fs->read_only)
+		return -EROFS;
+	if (!strcmp(rel, AF_CTL_DIR))
+		return -EEXIST;
+	return mkdirat(fs->rootfd, rel, mode) ? -errno : 0;
+}
+
+int af_op_rmdir(const char *path)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (r.kind == AF_K_CTLDIR)
+		return -EACCES;
+	if (r.kind != AF_K_DIR)
+		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
+	if (fs->read_only)
+		return -EROFS;
+	if (unlinkat(fs->rootfd, r.rel, AT_REMOVEDIR))
+		return -errno;
+	unlinkat(fs->scratchfd, r.rel, AT_REMOVEDIR); /* its mirror, when empty */
+	return 0;
+}
+
+int af_op_unlink(const char *path)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (fs->read_only)
+		return -EROFS;
+	switch (r.kind) {
+	case AF_K_SCRATCH:
+		return af_scratch_unlink(fs, r.rel);
+	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
+		return unlinkat(fs->rootfd, r.bin, 0) ? -errno : 0;
+	case AF_K_PASS:
+		return unlinkat(fs->rootfd, r.rel, 0) ? -errno : 0;
+	case AF_K_DIR:
+		return -EISDIR;
+	case AF_K_CTLDIR:
+	case AF_K_CTLFILE:
+		return -EACCES;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* The descriptor and name a metadata change applies to; -errno when none. */
+static int meta_target(struct af_fs *fs, const char *path, struct af_res *r, int *dfd,
+		       const char **name)
+{
+	int rc = af_view_resolve(fs, path, r);
+	if (rc)
+		return rc;
+	*dfd = fs->rootfd;
+	switch (r->kind) {
+	case AF_K_VIEW:
+		*name = r->bin;
+		return 0;
+	case AF_K_PASS:
+	case AF_K_DIR:
+		*name = r->rel;
+		return 0;
+	case AF_K_SCRATCH:
+		*dfd = fs->scratchfd;
+		*name = r->rel;
+		return 0;
+	case AF_K_NONE:
+		/* an unsaved new view: nothing to change yet */
+		return af_handle_pending_size(fs, r->rel) >= 0 ? 1 : -ENOENT;
+	case AF_K_CTLDIR:
+	case AF_K_CTLFILE:
+		return -EACCES;
+	default:
+		return -ENOENT;
+	}
+}
+
+/* chmod, chown and utimens differ only in the call at the end. */
+enum meta_op { META_MODE, META_OWNER, META_TIMES };
+struct meta {
+	enum meta_op op;
+	mode_t mode;
+	uid_t uid;
+	gid_t gid;
+	const struct timespec *tv;
+};
+
+static int meta_fd(int fd, const struct meta *m)
+{
+	int rc = m->op == META_MODE    ? fchmod(fd, m->mode)
+		 : m->op == META_OWNER ? fchown(fd, m->uid, m->gid)
+				       : futimens(fd, m->tv);
+	return rc ? -errno : 0;
+}
+
+static int meta_at(int dfd, const char *name, const struct meta *m)
+{
+	int rc = m->op == META_MODE ? fchmodat(dfd, name, m->mode, 0)
+		 : m->op == META_OWNER
+			 ? fchownat(dfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW)
+			 : utimensat(dfd, name, m->tv, AT_SYMLINK_NOFOLLOW);
+	return rc ? -errno : 0;
+}
+
+static int meta_apply(const char *path, struct fuse_file_info *fi, const struct meta *m)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_handle *h = af_fi_handle(fi);
+	struct af_res r;
+	const char *name;
+	int dfd, rc;
+	if (fs->read_only)
+		return -EROFS;
+	if (h && h->kind == AF_H_FD)
+		return meta_fd(h->fd, m);
+	rc = meta_target(fs, path ? path : h ? h->rel : "", &r, &dfd, &name);
+	if (rc)
+		return rc > 0 ? 0 : rc;
+	if (m->op == META_TIMES && r.kind == AF_K_VIEW)
+		return 0; /* a view's times are its binary's; only a save moves them */
+	return meta_at(dfd, name, m);
+}
+
+int af_op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi)
+{
+	struct meta m = {.op = META_MODE, .mode = mode};
+	return meta_apply(path, fi, &m);
+}
+
+int af_op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi)
+{
+	struct meta m = {.op = META_OWNER, .uid = uid, .gid = gid};
+	return meta_apply(path, fi, &m);
+}
+
+int af_op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi)
+{
+	struct meta m = {.op = META_TIMES, .tv = tv};
+	return meta_apply(path, fi, &m);
+}
+
+int af_op_statfs(const char *path, struct statvfs *st)
+{
+	(void)path;
+	return fstatvfs(af_ctx_fs()->rootfd, st) ? -errno : 0;
+}
+
+/* Only editors make links in a view (emacs' `.#x` lock): they live in the scratch area. */
+int af_op_symlink(const char *target, const char *path)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (r.kind != AF_K_NONE || r.ghost)
+		return -EEXIST;
+	if (fs->read_only)
+		return -EROFS;
+	return af_scratch_symlink(fs, target, r.rel);
+}

@@ -1,0 +1,289 @@
+/* The render cache: what is known about each backing file identity (device, inode,
+ * size, mtime and ctime in ns, codec version): the bid, the rendered size, and the
+ * rendered text itself under a memory bound (LRU). Sizes outlive evicted texts. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/fs.h"
+
+struct af_text *af_text_new(const void *data, size_t len)
+{
+	struct af_text *t = malloc(sizeof(*t) + len + 1);
+	if (!t)
+		return NULL;
+	t->refs = 1;
+	t->len = len;
+	if (len)
+		memcpy(t->data, data, len);
+	t->data[len] = 0;
+	return t;
+}
+
+struct af_text *af_text_ref(struct af_text *t)
+{
+	if (t)
+		__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+void af_text_unref(struct af_text *t)
+{
+	if (t && __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(t);
+}
+
+struct rc_entry {
+	struct rc_entry *hnext, *prev, *next; /* hash chain; LRU of entries with text */
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime, ctime;
+	unsigned version;
+	struct af_rinfo info;
+	struct af_text *text;
+};
+
+/* Entries without text are small; past this many the table starts over. */
+#define RC_MAX_ENTRIES (1u << 18)
+
+struct af_rcache {
+	pthread_mutex_t lock;
+	struct rc_entry **buckets;
+	size_t nbuckets, count;
+	struct rc_entry *lru_head, *lru_tail; /* head = most recent */
+	size_t text_bytes, max_text_bytes;
+};
+
+struct af_rcache *af_rcache_new(size_t max_text_bytes)
+{
+	struct af_rcache *c = calloc(1, sizeof(*c));
+	if (!c)
+		return NULL;
+	c->nbuckets = 4096;
+	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
+	if (!c->buckets) {
+		free(c);
+		return NULL;
+	}
+	c->max_text_bytes = max_text_bytes;
+	pthread_mutex_init(&c->lock, NULL);
+	return c;
+}
+
+static void clear_all(struct af_rcache *c)
+{
+	for (size_t i = 0; i < c->nbuckets; i++) {
+		struct rc_entry *e = c->buckets[i], *n;
+		for (; e; e = n) {
+			n = e->hnext;
+			af_text_unref(e->text);
+			free(e);
+		}
+		c->buckets[i] = NULL;
+	}
+	c->count = 0;
+	c->lru_head = c->lru_tail = NULL;
+	c->text_bytes = 0;
+}
+
+void af_rcache_free(struct af_rcache *c)
+{
+	if (!c)
+		return;
+	clear_all(c);
+	free(c->buckets);
+	pthread_mutex_destroy(&c->lock);
+	free(c);
+}
+
+static size_t hash_of(dev_t dev, ino_t ino)
+{
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev * 0xC2B2AE3D27D4EB4Full;
+	return (size_t)(h ^ (h >> 29));
+}
+
+static int64_t ns_of(const struct timespec *t)
+{
+	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static void lru_unlink(struct af_rcache *c, struct rc_entry *e)
+{
+	if (e->prev)
+		e->prev->next = e->next;
+	else if (c->lru_head == e)
+		c->lru_head = e->next;
+	if (e->next)
+		e->next->prev = e->prev;
+	else if (c->lru_tail == e)
+		c->lru_tail = e->prev;
+	e->prev = e->next = NULL;
+}
+
+static void lru_front(struct af_rcache *c, struct rc_entry *e)
+{
+	e->next = c->lru_head;
+	e->prev = NULL;
+	if (c->lru_head)
+		c->lru_head->prev = e;
+	c->lru_head = e;
+	if (!c->lru_tail)
+		c->lru_tail = e;
+}
+
+static void drop_text(struct af_rcache *c, struct rc_entry *e)
+{
+	if (!e->text)
+		return;
+	lru_unlink(c, e);
+	c->text_bytes -= e->text->len;
+	af_text_unref(e->text);
+	e->text = NULL;
+}
+
+static struct rc_entry *find(struct af_rcache *c, const struct stat *st)
+{
+	struct rc_entry *e = c->buckets[hash_of(st->st_dev, st->st_ino) % c->nbuckets];
+	for (; e; e = e->hnext)
+		if (e->dev == st->st_dev && e->ino == st->st_ino)
+			return e;
+	return NULL;
+}
+
+static int same_identity(const struct rc_entry *e, const struct stat *st)
+{
+	return e->size == st->st_size && e->mtime == ns_of(&st->st_mtim) &&
+	       e->ctime == ns_of(&st->st_ctim);
+}
+
+static void grow(struct af_rcache *c)
+{
+	size_t n = c->nbuckets * 2;
+	struct rc_entry **b = calloc(n, sizeof(*b));
+	if (!b)
+		return; /* longer chains, still correct */
+	for (size_t i = 0; i < c->nbuckets; i++) {
+		struct rc_entry *e = c->buckets[i], *next;
+		for (; e; e = next) {
+			next = e->hnext;
+			size_t k = hash_of(e->dev, e->ino) % n;
+			e->hnext = b[k];
+			b[k] = e;
+		}
+	}
+	free(c->buckets);
+	c->buckets = b;
+	c->nbuckets = n;
+}
+
+/* The entry for st, reset when the identity changed; NULL on ENOMEM. */
+static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st,
+			       const struct af_codec *codec)
+{
+	struct rc_entry *e = find(c, st);
+	unsigned version = codec ? codec->version : 0;
+	if (e) {
+		if (!same_identity(e, st) || e->version != version) {
+			drop_text(c, e);
+			memset(&e->info, 0, sizeof(e->info));
+		}
+	} else {
+		if (c->count >= RC_MAX_ENTRIES)
+			clear_all(c);
+		if (c->count >= c->nbuckets)
+			grow(c);
+		e = calloc(1, sizeof(*e));
+		if (!e)
+			return NULL;
+		size_t k = hash_of(st->st_dev, st->st_ino) % c->nbuckets;
+		e->hnext = c->buckets[k];
+		c->buckets[k] = e;
+		c->count++;
+	}
+	e->dev = st->st_dev;
+	e->ino = st->st_ino;
+	e->size = st->st_size;
+	e->mtime = ns_of(&st->st_mtim);
+	e->ctime = ns_of(&st->st_ctim);
+	e->version = version;
+	return e;
+}
+
+int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
+		  struct af_text **text)
+{
+	int known = 0;
+	if (text)
+		*text = NULL;
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = find(c, st);
+	if (e && same_identity(e, st) &&
+	    e->version == (e->info.codec ? e->info.codec->version : 0)) {
+		*info = e->info;
+		known = 1;
+		if (text && e->text) {
+			*text = af_text_ref(e->text);
+			lru_unlink(c, e);
+			lru_front(c, e);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return known;
+}
+
+void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, const struct af_codec *codec)
+{
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = obtain(c, st, codec);
+	if (e && e->info.codec != codec) {
+		drop_text(c, e);
+		memset(&e->info, 0, sizeof(e->info));
+		e->info.codec = codec;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
+			struct af_text *text)
+{
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = obtain(c, st, codec);
+	if (!e)
+		goto out;
+	drop_text(c, e);
+	e->info.codec = codec;
+	e->info.failed = 0;
+	e->info.have_size = 1;
+	e->info.size = text->len;
+	if (text->len > c->max_text_bytes)
+		goto out; /* too big to keep: the size is still remembered */
+	e->text = af_text_ref(text);
+	c->text_bytes += text->len;
+	lru_front(c, e);
+	while (c->text_bytes > c->max_text_bytes && c->lru_tail)
+		drop_text(c, c->lru_tail);
+out:
+	pthread_mutex_unlock(&c->lock);
+}
+
+void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec)
+{
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = obtain(c, st, codec);
+	if (e) {
+		drop_text(c, e);
+		memset(&e->info, 0, sizeof(e->info));
+		e->info.codec = codec;
+		e->info.failed = 1;
+	}
+	pthread_mutex_unlock(&c->lock);
+}
+
+size_t af_rcache_text_bytes(struct af_rcache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	size_t n = c->text_bytes;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}

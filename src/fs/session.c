@@ -1,0 +1,140 @@
+/* The mount's life: state set up before daemonizing (GAME's descriptor is the
+ * caller's, the scratch folder is made here), the FUSE session, the daemon (which
+ * logs to syslog, never to the terminal it left), and the cleanup at unmount. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "ops.h"
+
+int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
+{
+	int rc;
+	memset(fs, 0, sizeof(*fs));
+	fs->rootfd = rootfd;
+	fs->scratchfd = -1;
+	fs->read_only = read_only;
+	pthread_mutex_init(&fs->lock, NULL);
+	pthread_mutex_init(&fs->commit_lock, NULL);
+	fs->cache = af_rcache_new(cache_bytes);
+	fs->errors = af_errlog_new(64);
+	if (!fs->cache || !fs->errors) {
+		af_fs_destroy(fs);
+		return -ENOMEM;
+	}
+	rc = af_scratch_open_dir(fs);
+	if (rc)
+		af_fs_destroy(fs);
+	return rc;
+}
+
+void af_fs_destroy(struct af_fs *fs)
+{
+	while (fs->handles)
+		af_handle_free(fs, fs->handles);
+	while (fs->ghosts) {
+		struct af_name *g = fs->ghosts;
+		fs->ghosts = g->next;
+		free(g);
+	}
+	af_scratch_remove(fs);
+	af_rcache_free(fs->cache);
+	af_errlog_free(fs->errors);
+	fs->cache = NULL;
+	fs->errors = NULL;
+	pthread_mutex_destroy(&fs->lock);
+	pthread_mutex_destroy(&fs->commit_lock);
+}
+
+static int build_args(const struct af_fs_opts *o, const char *game, struct fuse_args *args)
+{
+	char opt[PATH_MAX + 128];
+	snprintf(opt, sizeof(opt), "fsname=animfs:%s,subtype=animfs", game);
+	if (fuse_opt_add_arg(args, "animfs") || fuse_opt_add_arg(args, "-o") ||
+	    fuse_opt_add_arg(args, opt))
+		return -1;
+	if (o->read_only && (fuse_opt_add_arg(args, "-o") || fuse_opt_add_arg(args, "ro")))
+		return -1;
+	if (o->allow_other && (fuse_opt_add_arg(args, "-o") ||
+			       fuse_opt_add_arg(args, "allow_other,default_permissions")))
+		return -1;
+	if (o->debug && fuse_opt_add_arg(args, "-d"))
+		return -1;
+	return 0;
+}
+
+int af_fs_run(int rootfd, const struct af_fs_opts *o)
+{
+	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
+	struct fuse *f = NULL;
+	struct af_fs fs;
+	char view[PATH_MAX], game[PATH_MAX];
+	int rc = 1, mounted = 0, have_fs = 0;
+
+	af_fs_log_init(0);
+	if (!realpath(o->view, view) || !realpath(o->game, game)) {
+		fprintf(stderr, "animfs mount: %s: %s\n", o->view, strerror(errno));
+		goto out;
+	}
+	int e = af_fs_init(&fs, rootfd, o->cache_bytes, o->read_only);
+	if (e) {
+		fprintf(stderr, "animfs mount: cannot make the scratch folder: %s\n", strerror(-e));
+		goto out;
+	}
+	have_fs = 1;
+	{
+		char sp[PATH_MAX];
+		size_t gl = strlen(game);
+		if (realpath(fs.scratch_path, sp) && !strncmp(sp, game, gl) &&
+		    (sp[gl] == '/' || sp[gl] == 0)) {
+			fprintf(stderr, "animfs mount: the scratch folder %s would be inside GAME; "
+				"set TMPDIR to a folder outside it\n", sp);
+			goto out;
+		}
+	}
+	if (build_args(o, game, &args)) {
+		fprintf(stderr, "animfs mount: out of memory\n");
+		goto out;
+	}
+	f = fuse_new(&args, af_fs_operations(), sizeof(struct fuse_operations), &fs);
+	if (!f) {
+		fprintf(stderr, "animfs mount: cannot set up FUSE (see the message above)\n");
+		goto out;
+	}
+	if (fuse_mount(f, view)) {
+		fprintf(stderr, "animfs mount: cannot mount on %s (see the message above)\n", o->view);
+		goto out;
+	}
+	mounted = 1;
+	if (fuse_set_signal_handlers(fuse_get_session(f))) {
+		fprintf(stderr, "animfs mount: cannot set signal handlers\n");
+		goto out;
+	}
+	/* The mount is in place; the parent returns once the child is detached. */
+	if (!o->foreground) {
+		if (fuse_daemonize(0)) {
+			fprintf(stderr, "animfs mount: cannot daemonize\n");
+			goto out;
+		}
+		af_fs_log_init(1);
+	}
+	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", game, view, fs.scratch_path);
+	rc = fuse_loop_mt(f, 0) ? 1 : 0;
+	af_fs_log(LOG_INFO, "unmounted %s", view);
+out:
+	if (f) {
+		fuse_remove_signal_handlers(fuse_get_session(f));
+		if (mounted)
+			fuse_unmount(f);
+		fuse_destroy(f);
+	}
+	fuse_opt_free_args(&args);
+	if (have_fs)
+		af_fs_destroy(&fs);
+	return rc;
+}

@@ -1,0 +1,382 @@
+/* Name mapping: what a path in the view is (a folder, a pass-through file, a YAML
+ * view of a claimed binary, an editor's scratch file, the control folder), and the
+ * lazy bid and render behind a view, both cached by the backing file's identity. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "animfs/fileio.h"
+#include "animfs/fs.h"
+
+int af_view_rel(const char *path, char *rel, size_t size)
+{
+	while (*path == '/')
+		path++;
+	if (!*path)
+		path = ".";
+	size_t n = strlen(path);
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(rel, path, n + 1);
+	while (n > 1 && rel[n - 1] == '/')
+		rel[--n] = 0;
+	return 0;
+}
+
+static const char *base_of(const char *rel)
+{
+	const char *s = strrchr(rel, '/');
+	return s ? s + 1 : rel;
+}
+
+size_t af_view_strip(const char *name)
+{
+	size_t n = strlen(name), k = strlen(AF_VIEW_SUFFIX);
+	if (n <= k || strcmp(name + n - k, AF_VIEW_SUFFIX))
+		return 0;
+	return n - k;
+}
+
+int af_view_is_candidate(const char *rel)
+{
+	const char *base = base_of(rel);
+	size_t n = af_view_strip(base);
+	const char *dot;
+	char stem[256];
+	if (!n || n >= sizeof(stem))
+		return 0;
+	memcpy(stem, base, n);
+	stem[n] = 0;
+	dot = strrchr(stem, '.');
+	if (!dot || dot == stem || !dot[1])
+		return 0;
+	for (size_t i = 0; af_codecs[i]; i++) {
+		const char *e = af_codecs[i]->extensions;
+		size_t el = strlen(dot + 1);
+		while (e && *e) {
+			size_t wl = strcspn(e, " ,");
+			if (wl == el && !strncasecmp(e, dot + 1, el))
+				return 1;
+			e += wl;
+			e += strspn(e, " ,");
+		}
+	}
+	return 0;
+}
+
+void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
+		      struct af_rinfo *info)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	memset(info, 0, sizeof(*info));
+	if (!S_ISREG(st->st_mode))
+		return;
+	if (af_rcache_get(fs->cache, st, info, NULL))
+		return;
+	if (af_read_head_at(fs->rootfd, rel, head, sizeof(head), &got))
+		return;
+	info->codec = af_codec_bid(base_of(rel), head, got);
+	af_rcache_put_bid(fs->cache, st, info->codec);
+}
+
+int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind)
+{
+	int found = 0;
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_name *g = fs->ghosts; g; g = g->next)
+		if (!strcmp(g->path, rel)) {
+			found = 1;
+			if (kind)
+				*kind = (enum af_kind)g->kind;
+			break;
+		}
+	pthread_mutex_unlock(&fs->lock);
+	return found;
+}
+
+void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind)
+{
+	if (af_ghost_has(fs, rel, NULL))
+		return;
+	size_t n = strlen(rel) + 1;
+	struct af_name *g = malloc(sizeof(*g) + n);
+	if (!g)
+		return;
+	memcpy(g->path, rel, n);
+	g->kind = (int)kind;
+	pthread_mutex_lock(&fs->lock);
+	g->next = fs->ghosts;
+	fs->ghosts = g;
+	pthread_mutex_unlock(&fs->lock);
+}
+
+void af_ghost_del(struct af_fs *fs, const char *rel)
+{
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_name **p = &fs->ghosts; *p; p = &(*p)->next)
+		if (!strcmp((*p)->path, rel)) {
+			struct af_name *g = *p;
+			*p = g->next;
+			free(g);
+			break;
+		}
+	pthread_mutex_unlock(&fs->lock);
+}
+
+/* A claimed binary asked for by its own name: hidden when it renders, shown as
+ * itself when it does not decode (only this decides, so it is decided here). */
+static void hidden_or_broken(struct af_fs *fs, struct af_res *r)
+{
+	struct af_text *t;
+	if (af_view_render(fs, r->rel, &r->st, &t) == -EIO)
+		r->kind = AF_K_PASS;
+	af_text_unref(t);
+}
+
+int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
+{
+	int rc = af_view_rel(path, r->rel, sizeof(r->rel));
+	const char *base;
+	size_t n;
+	memset(&r->info, 0, sizeof(r->info));
+	r->kind = AF_K_NONE;
+	r->bin[0] = 0;
+	r->ghost = 0;
+	if (rc)
+		return rc;
+	base = base_of(r->rel);
+	if (!strcmp(r->rel, ".")) {
+		r->kind = AF_K_DIR;
+		return fstatat(fs->rootfd, ".", &r->st, 0) ? -errno : 0;
+	}
+	if (!strcmp(r->rel, AF_CTL_DIR)) {
+		r->kind = AF_K_CTLDIR;
+		return 0;
+	}
+	if (!strncmp(r->rel, AF_CTL_DIR "/", sizeof(AF_CTL_DIR))) {
+		const char *f = r->rel + sizeof(AF_CTL_DIR);
+		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID))
+			r->kind = AF_K_CTLFILE;
+		return 0;
+	}
+	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
+		return 0; /* our own commit in flight */
+	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED) &&
+	    af_scratch_exists(fs, r->rel, &r->st)) {
+		r->kind = AF_K_SCRATCH;
+		return 0;
+	}
+	n = af_view_strip(base);
+	if (n) {
+		size_t dirlen = (size_t)(base - r->rel);
+		memcpy(r->bin, r->rel, dirlen + n);
+		r->bin[dirlen + n] = 0;
+		if (fstatat(fs->rootfd, r->bin, &r->st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		    S_ISREG(r->st.st_mode)) {
+			af_view_classify(fs, r->bin, &r->st, &r->info);
+			if (r->info.codec && !r->info.failed)
+				r->kind = AF_K_VIEW;
+		}
+		if (r->kind == AF_K_NONE)
+			r->bin[0] = 0;
+	}
+	if (r->kind == AF_K_NONE && fstatat(fs->rootfd, r->rel, &r->st, AT_SYMLINK_NOFOLLOW) == 0) {
+		if (S_ISDIR(r->st.st_mode)) {
+			r->kind = AF_K_DIR;
+		} else {
+			af_view_classify(fs, r->rel, &r->st, &r->info);
+			r->kind = r->info.codec && !r->info.failed ? AF_K_HIDDEN : AF_K_PASS;
+			if (r->kind == AF_K_HIDDEN && !r->info.have_size)
+				hidden_or_broken(fs, r);
+		}
+	}
+	if (r->kind != AF_K_NONE && r->kind != AF_K_DIR &&
+	    af_ghost_has(fs, r->rel, &r->ghost_of)) {
+		r->ghost = 1;
+		r->kind = AF_K_NONE;
+	}
+	return 0;
+}
+
+/* Sibling access for codecs: the binary's own folder, through the GAME descriptor. */
+
+DIR *af_opendir_at(int dirfd, const char *rel)
+{
+	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir && fd >= 0)
+		close(fd);
+	return dir;
+}
+
+static int sib_read(void *ctx, const char *name, struct af_buf *out)
+{
+	struct af_sibio *s = ctx;
+	char path[8192];
+	struct af_diag d;
+	if (strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
+		return AF_EINVAL;
+	snprintf(path, sizeof(path), "%s/%s", s->dir, name);
+	af_diag_init(&d);
+	int rc = af_read_file_at(s->fs->rootfd, path, AF_MAX_FILE, out, &d);
+	af_diag_free(&d);
+	return rc;
+}
+
+static int sib_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
+{
+	struct af_sibio *s = ctx;
+	DIR *dir = af_opendir_at(s->fs->rootfd, s->dir);
+	struct dirent *e;
+	if (!dir)
+		return AF_EIO;
+	while ((e = readdir(dir)))
+		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
+		    strncmp(e->d_name, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
+			if (cb(cbctx, e->d_name))
+				break;
+	closedir(dir);
+	return 0;
+}
+
+void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
+{
+	const char *base = base_of(bin_rel);
+	struct af_io *io = &s->io;
+	s->fs = fs;
+	if (base == bin_rel)
+		snprintf(s->dir, sizeof(s->dir), ".");
+	else
+		snprintf(s->dir, sizeof(s->dir), "%.*s", (int)(base - bin_rel - 1), bin_rel);
+	memset(io, 0, sizeof(*io));
+	io->name = base;
+	io->read_sibling = sib_read;
+	io->list_siblings = sib_list;
+	io->ctx = s;
+}
+
+int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
+		   struct af_text **out)
+{
+	struct af_buf in = AF_BUF_INIT, yaml = AF_BUF_INIT;
+	struct af_diag d;
+	struct af_rinfo info;
+	struct af_sibio sib;
+	struct stat st = *st0, again;
+	int rc = 0;
+
+	*out = NULL;
+	af_diag_init(&d);
+	for (int attempt = 0;; attempt++) {
+		if (af_rcache_get(fs->cache, &st, &info, out) && *out)
+			goto out;
+		if (!info.codec)
+			af_view_classify(fs, bin_rel, &st, &info);
+		if (!info.codec || info.failed) {
+			rc = -EIO;
+			goto out;
+		}
+		af_buf_reset(&in);
+		af_diag_clear(&d);
+		if (af_read_file_at(fs->rootfd, bin_rel, AF_MAX_FILE, &in, &d)) {
+			rc = -EIO;
+			goto out;
+		}
+		/* A file replaced while we read it is read again under its new identity. */
+		if (fstatat(fs->rootfd, bin_rel, &again, AT_SYMLINK_NOFOLLOW)) {
+			rc = -errno;
+			goto out;
+		}
+		if (again.st_ino == st.st_ino && again.st_size == st.st_size &&
+		    again.st_mtim.tv_sec == st.st_mtim.tv_sec &&
+		    again.st_mtim.tv_nsec == st.st_mtim.tv_nsec)
+			break;
+		if (attempt >= 3) {
+			rc = -EAGAIN;
+			goto out;
+		}
+		st = again;
+		info.codec = NULL;
+	}
+	af_sibio_init(&sib, fs, bin_rel);
+	if (info.codec->to_yaml(in.data, in.len, &sib.io, &yaml, &d) || yaml.failed) {
+		char msg[1200];
+		if (!d.code)
+			af_diag_error(&d, AF_ENOMEM, "out of memory");
+		af_diag_format(&d, bin_rel, msg, sizeof(msg));
+		af_fs_log(LOG_WARNING, "%s (shown as the plain binary)", msg);
+		if (d.code != AF_ENOMEM)
+			af_rcache_put_failed(fs->cache, &st, info.codec);
+		rc = -EIO;
+		goto out;
+	}
+	*out = af_text_new(yaml.data, yaml.len);
+	if (!*out) {
+		rc = -ENOMEM;
+		goto out;
+	}
+	af_rcache_put_text(fs->cache, &st, info.codec, *out);
+out:
+	af_buf_free(&in);
+	af_buf_free(&yaml);
+	af_diag_free(&d);
+	return rc;
+}
+
+static size_t ctl_size(struct af_fs *fs, const char *rel)
+{
+	struct af_text *t;
+	size_t n;
+	if (!strcmp(rel + sizeof(AF_CTL_DIR), AF_CTL_PID)) {
+		char pid[32];
+		return (size_t)snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
+	}
+	t = af_errlog_text(fs->errors);
+	n = t ? t->len : 0;
+	af_text_unref(t);
+	return n;
+}
+
+int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
+{
+	switch (r->kind) {
+	case AF_K_NONE:
+	case AF_K_HIDDEN:
+		return -ENOENT;
+	case AF_K_CTLDIR:
+	case AF_K_CTLFILE:
+		if (fstatat(fs->rootfd, ".", st, 0))
+			return -errno;
+		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
+		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
+		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel);
+		st->st_ino = 0;
+		break;
+	case AF_K_VIEW: {
+		*st = r->st;
+		if (r->info.have_size) {
+			st->st_size = (off_t)r->info.size;
+		} else {
+			struct af_text *t;
+			int rc = af_view_render(fs, r->bin, &r->st, &t);
+			if (rc)
+				return rc == -EIO ? -ENOENT : rc;
+			st->st_size = (off_t)t->len;
+			af_text_unref(t);
+		}
+		break;
+	}
+	default:
+		*st = r->st;
+		return 0;
+	}
+	st->st_blocks = (st->st_size + 511) / 512;
+	return 0;
+}

@@ -1,0 +1,69 @@
+# Listing and exact sizes: every sample appears as <name>.yaml with the size and bytes
+# of `animfs decode`, the binary is hidden, other files pass through, folders show,
+# a file a codec claims but cannot decode shows as the plain binary, and a cold mount
+# of a thousand files is instant.
+. "$(dirname "$0")/common.inc"
+copy_samples
+mkdir -p "$GAME/sub/deeper"
+printf 'plain text\n' > "$GAME/sub/readme.txt"
+cp "$GAME/$(pick_small)" "$GAME/sub/deeper/moved.animation"
+# a claimed name whose content does not decode: first 64 bytes only
+head -c 64 "$GAME/$(pick_small)" > "$GAME/broken.animation"
+mount_view
+n=0
+for bin in "$GAME"/*.animation; do
+  b=$(basename "$bin")
+  [ "$b" = broken.animation ] && continue
+  v="$VIEW/$b.yaml"
+  [ -f "$v" ] || fail "$b.yaml not listed"
+  "$ANIMFS" decode "$bin" > "$T/expect" || fail "decode $b"
+  [ "$(stat -c %s "$v")" = "$(stat -c %s "$T/expect")" ] || fail "st_size of $b.yaml differs"
+  cmp -s "$v" "$T/expect" || fail "content of $b.yaml differs from decode"
+  [ -e "$VIEW/$b" ] && fail "the binary $b is visible"
+  n=$((n + 1))
+done
+[ $n -ge 1 ] || fail "no samples"
+ls "$VIEW" | grep -q '\.animation$' && fail "a claimed binary is listed"
+[ -f "$VIEW/sub/deeper/moved.animation.yaml" ] || fail "nested view missing"
+[ "$(cat "$VIEW/sub/readme.txt")" = "plain text" ] || fail "pass-through read"
+echo more >> "$VIEW/sub/readme.txt"
+[ "$(tail -1 "$GAME/sub/readme.txt")" = more ] || fail "pass-through write"
+[ -f "$VIEW/broken.animation" ] || fail "undecodable file not shown as its binary"
+cmp -s "$VIEW/broken.animation" "$GAME/broken.animation" || fail "undecodable pass-through bytes"
+[ -e "$VIEW/broken.animation.yaml" ] && fail "undecodable file shown as a view"
+[ -f "$VIEW/.animfs/errors" ] || fail ".animfs/errors missing"
+{ echo x > "$VIEW/.animfs/errors"; } 2>/dev/null && fail ".animfs/errors is writable"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+
+# Every sample of every format: a file `animfs decode` takes shows as its exact view,
+# any other shows as itself (no codec yet, or one that refuses it).
+cp -r "$ANIMFS_SAMPLES" "$GAME/all"
+chmod -R u+w "$GAME/all"
+mount_view
+views=0 plain=0
+while IFS= read -r -d '' f; do
+  rel=${f#"$GAME"/}
+  if "$ANIMFS" decode "$f" > "$T/expect" 2>/dev/null; then
+    cmp -s "$VIEW/$rel.yaml" "$T/expect" || fail "$rel.yaml differs from decode"
+    [ "$(stat -c %s "$VIEW/$rel.yaml")" = "$(stat -c %s "$T/expect")" ] || fail "$rel.yaml size"
+    views=$((views + 1))
+  else
+    cmp -s "$VIEW/$rel" "$f" || fail "$rel is not passed through"
+    plain=$((plain + 1))
+  fi
+done < <(find "$GAME/all" -type f -print0)
+echo "all samples: $views views, $plain passed through"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+
+# Cold mount of many files: nothing is decoded until a file is stat'ed or opened.
+rm -rf "$GAME"/* && mkdir "$GAME/many"
+src=$(ls -S "$ANIMFS_SAMPLES"/diesel/*.animation | tail -1)
+for i in $(seq 1 1000); do cp "$src" "$GAME/many/a$i.animation"; done
+start=$(date +%s%N)
+mount_view
+count=$(ls "$VIEW/many" | grep -c '\.animation\.yaml$')
+ms=$(( ($(date +%s%N) - start) / 1000000 ))
+[ "$count" = 1000 ] || fail "listed $count of 1000"
+echo "mount + cold listing of 1000 files: ${ms} ms"
+[ $ms -lt 5000 ] || fail "cold mount and listing took ${ms} ms"
+echo "ok: listing"

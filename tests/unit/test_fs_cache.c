@@ -1,0 +1,183 @@
+/* The render cache (identity keys, the memory bound, sizes that outlive evicted
+ * texts, failures), shared texts, and the ring behind .animfs/errors. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+
+#include "animfs/fs.h"
+
+static const struct af_codec fake = {"fake", "test", "fk", 3, NULL, NULL, NULL};
+static const struct af_codec fake4 = {"fake", "test", "fk", 4, NULL, NULL, NULL};
+
+static struct stat ident(ino_t ino, off_t size, long mtime_ns)
+{
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_dev = 7;
+	st.st_ino = ino;
+	st.st_size = size;
+	st.st_mtim.tv_sec = 1000;
+	st.st_mtim.tv_nsec = mtime_ns;
+	st.st_mode = S_IFREG | 0644;
+	return st;
+}
+
+static void test_text_refs(void **state)
+{
+	(void)state;
+	struct af_text *t = af_text_new("abc", 3);
+	assert_non_null(t);
+	assert_int_equal(t->len, 3);
+	assert_int_equal(t->data[3], 0);
+	assert_ptr_equal(af_text_ref(t), t);
+	af_text_unref(t);
+	assert_memory_equal(t->data, "abc", 3); /* still alive: one reference left */
+	af_text_unref(t);
+	af_text_unref(NULL);
+}
+
+static void test_identity(void **state)
+{
+	(void)state;
+	struct af_rcache *c = af_rcache_new(1 << 20);
+	struct stat a = ident(1, 100, 5), changed = ident(1, 100, 6), grown = ident(1, 101, 5);
+	struct af_rinfo info;
+	struct af_text *t, *got;
+	assert_int_equal(af_rcache_get(c, &a, &info, &got), 0);
+	af_rcache_put_bid(c, &a, &fake);
+	assert_int_equal(af_rcache_get(c, &a, &info, &got), 1);
+	assert_ptr_equal(info.codec, &fake);
+	assert_int_equal(info.have_size, 0);
+	assert_null(got);
+	t = af_text_new("rendered", 8);
+	af_rcache_put_text(c, &a, &fake, t);
+	af_text_unref(t);
+	assert_int_equal(af_rcache_get(c, &a, &info, &got), 1);
+	assert_int_equal(info.size, 8);
+	assert_non_null(got);
+	assert_memory_equal(got->data, "rendered", 8);
+	af_text_unref(got);
+	/* another mtime (ns) or size is another identity */
+	assert_int_equal(af_rcache_get(c, &changed, &info, &got), 0);
+	assert_int_equal(af_rcache_get(c, &grown, &info, &got), 0);
+	/* a new codec version resets what was known */
+	af_rcache_put_bid(c, &a, &fake4);
+	assert_int_equal(af_rcache_get(c, &a, &info, &got), 1);
+	assert_ptr_equal(info.codec, &fake4);
+	assert_int_equal(info.have_size, 0);
+	assert_null(got);
+	assert_int_equal(af_rcache_text_bytes(c), 0);
+	af_rcache_free(c);
+}
+
+static void test_bound_keeps_sizes(void **state)
+{
+	(void)state;
+	struct af_rcache *c = af_rcache_new(100);
+	struct af_rinfo info;
+	struct af_text *got;
+	char text[40];
+	memset(text, 'x', sizeof(text));
+	for (ino_t i = 1; i <= 10; i++) {
+		struct stat st = ident(i, 10, 0);
+		struct af_text *t = af_text_new(text, sizeof(text));
+		af_rcache_put_text(c, &st, &fake, t);
+		af_text_unref(t);
+		assert_true(af_rcache_text_bytes(c) <= 100);
+	}
+	assert_int_equal(af_rcache_text_bytes(c), 80);
+	struct stat old = ident(1, 10, 0), recent = ident(10, 10, 0);
+	assert_int_equal(af_rcache_get(c, &old, &info, &got), 1);
+	assert_null(got); /* text evicted ... */
+	assert_int_equal(info.have_size, 1);
+	assert_int_equal(info.size, 40); /* ... its size kept */
+	assert_int_equal(af_rcache_get(c, &recent, &info, &got), 1);
+	assert_non_null(got);
+	af_text_unref(got);
+	/* a text larger than the whole bound is not kept, its size is */
+	char huge[200] = {0};
+	struct stat hs = ident(99, 1, 0);
+	struct af_text *big = af_text_new(huge, sizeof(huge));
+	af_rcache_put_text(c, &hs, &fake, big);
+	af_text_unref(big);
+	assert_int_equal(af_rcache_get(c, &hs, &info, &got), 1);
+	assert_null(got);
+	assert_int_equal(info.size, 200);
+	af_rcache_free(c);
+}
+
+static void test_failed(void **state)
+{
+	(void)state;
+	struct af_rcache *c = af_rcache_new(1000);
+	struct stat st = ident(5, 3, 0);
+	struct af_rinfo info;
+	af_rcache_put_failed(c, &st, &fake);
+	assert_int_equal(af_rcache_get(c, &st, &info, NULL), 1);
+	assert_int_equal(info.failed, 1);
+	assert_ptr_equal(info.codec, &fake);
+	af_rcache_free(c);
+}
+
+static void test_many_entries(void **state)
+{
+	(void)state;
+	struct af_rcache *c = af_rcache_new(1000);
+	struct af_rinfo info;
+	for (ino_t i = 0; i < 20000; i++) {
+		struct stat st = ident(i, 1, 0);
+		af_rcache_put_bid(c, &st, i % 2 ? &fake : NULL);
+	}
+	for (ino_t i = 0; i < 20000; i += 997) {
+		struct stat st = ident(i, 1, 0);
+		assert_int_equal(af_rcache_get(c, &st, &info, NULL), 1);
+		assert_ptr_equal(info.codec, i % 2 ? &fake : NULL);
+	}
+	af_rcache_free(c);
+}
+
+static void test_errlog_ring(void **state)
+{
+	(void)state;
+	struct af_errlog *e = af_errlog_new(2);
+	struct af_diag d;
+	struct af_text *t;
+	af_diag_init(&d);
+	t = af_errlog_text(e);
+	assert_int_equal(t->len, 0);
+	af_text_unref(t);
+	for (int i = 1; i <= 3; i++) {
+		af_diag_clear(&d);
+		af_diag_at_mark(&d, AF_EINVAL, (unsigned)i, 7, "problem %d", i);
+		af_errlog_add(e, "a/walk.animation.yaml", &d);
+	}
+	t = af_errlog_text(e);
+	const char *s = (const char *)t->data;
+	assert_null(strstr(s, "problem 1")); /* the oldest fell out */
+	const char *two = strstr(s, "a/walk.animation.yaml:2:7: problem 2\n");
+	const char *three = strstr(s, "a/walk.animation.yaml:3:7: problem 3\n");
+	assert_non_null(two);
+	assert_non_null(three);
+	assert_true(two < three); /* newest last */
+	assert_true(s[0] >= '2' && s[0] <= '9'); /* starts with the time */
+	af_text_unref(t);
+	af_diag_free(&d);
+	af_errlog_free(e);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_text_refs),
+		cmocka_unit_test(test_identity),
+		cmocka_unit_test(test_bound_keeps_sizes),
+		cmocka_unit_test(test_failed),
+		cmocka_unit_test(test_many_entries),
+		cmocka_unit_test(test_errlog_ring),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
