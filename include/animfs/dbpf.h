@@ -27,8 +27,9 @@ struct af_dbpf_entry {
 
 /* A parsed package. The bytes are borrowed: they must outlive the struct. */
 struct af_dbpf {
-	const uint8_t *data;
+	const uint8_t *data; /* the whole file; NULL after af_dbpf_open_index */
 	size_t n;
+	const uint8_t *ix;   /* the index bytes */
 	uint32_t count, index_off, index_size, index_type;
 	uint32_t shared[3]; /* type, group, instance-high when their flag is set */
 	struct af_dbpf_entry *e;
@@ -40,6 +41,10 @@ int af_dbpf_is_v2(const uint8_t *head, size_t n);
  * known compression values. Not DBPF 2.0 gives AF_EUNSUP; damage gives AF_EINVAL
  * with the byte offset. Warnings (flag/size disagreements) go to d. */
 int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_diag *d);
+/* The same checks from the 96-byte header and the index alone (two small reads, for
+ * listings); n is the file size. Only the index is usable afterwards (data is NULL). */
+int af_dbpf_open_index(struct af_dbpf *p, const uint8_t *head, size_t hn, const uint8_t *index,
+		       size_t in, size_t n, struct af_diag *d);
 void af_dbpf_close(struct af_dbpf *p);
 
 static inline uint64_t af_dbpf_instance(const struct af_dbpf_entry *e)

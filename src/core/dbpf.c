@@ -56,7 +56,7 @@ static int check_entry(const struct af_dbpf *p, uint32_t i, struct af_diag *d)
 
 static int read_index(struct af_dbpf *p, struct af_diag *d)
 {
-	const uint8_t *ix = p->data + p->index_off;
+	const uint8_t *ix = p->ix;
 	uint32_t ns, per, pos;
 	uint64_t need;
 	p->index_type = af_le32(ix);
@@ -113,28 +113,33 @@ static int read_index(struct af_dbpf *p, struct af_diag *d)
 	return 0;
 }
 
-int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_diag *d)
+/* Magic, version and where the index is; head holds hn >= 4 bytes of an n-byte file. */
+static int read_header(struct af_dbpf *p, const uint8_t *head, size_t hn, size_t n,
+		       struct af_diag *d)
 {
-	int rc;
-	memset(p, 0, sizeof(*p));
-	p->data = data;
-	p->n = n;
-	if (n < 4 || memcmp(data, "DBPF", 4))
+	if (hn < 4 || memcmp(head, "DBPF", 4))
 		return af_diag_at_offset(d, AF_EUNSUP, 0, "not a DBPF package (no 'DBPF' magic)");
-	if (n < AF_DBPF_HEADER)
+	if (n < AF_DBPF_HEADER || hn < AF_DBPF_HEADER)
 		return af_diag_at_offset(d, AF_EINVAL, n, "the DBPF header needs 96 bytes, the file has %zu",
 					 n);
-	if (af_le32(data + 4) != 2 || af_le32(data + 8) != 0)
+	if (af_le32(head + 4) != 2 || af_le32(head + 8) != 0)
 		return af_diag_at_offset(d, AF_EUNSUP, 4,
 					 "DBPF version %u.%u; only 2.0 (The Sims 3) is supported",
-					 af_le32(data + 4), af_le32(data + 8));
-	p->count = af_le32(data + 36);
-	p->index_size = af_le32(data + 44);
-	p->index_off = af_le32(data + 64) ? af_le32(data + 64) : af_le32(data + 40);
+					 af_le32(head + 4), af_le32(head + 8));
+	p->count = af_le32(head + 36);
+	p->index_size = af_le32(head + 44);
+	p->index_off = af_le32(head + 64) ? af_le32(head + 64) : af_le32(head + 40);
 	if (!af_fits(p->index_off, p->index_size, n))
 		return af_diag_at_offset(d, AF_EINVAL, 64,
 					 "the index at 0x%X, %u bytes, runs past the end of the %zu-byte file",
 					 p->index_off, p->index_size, n);
+	return 0;
+}
+
+/* The index, once p->ix points at its index_size bytes. */
+static int read_all(struct af_dbpf *p, struct af_diag *d)
+{
+	int rc;
 	if (!p->count && !p->index_size)
 		return 0; /* an empty package may have no index at all */
 	if (p->index_size < 4)
@@ -144,6 +149,33 @@ int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_dia
 	if ((rc = read_index(p, d)))
 		af_dbpf_close(p);
 	return rc;
+}
+
+int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_diag *d)
+{
+	int rc;
+	memset(p, 0, sizeof(*p));
+	p->data = data;
+	p->n = n;
+	if ((rc = read_header(p, data, n, n, d)))
+		return rc;
+	p->ix = data + p->index_off;
+	return read_all(p, d);
+}
+
+int af_dbpf_open_index(struct af_dbpf *p, const uint8_t *head, size_t hn, const uint8_t *index,
+		       size_t in, size_t n, struct af_diag *d)
+{
+	int rc;
+	memset(p, 0, sizeof(*p));
+	p->n = n;
+	if ((rc = read_header(p, head, hn, n, d)))
+		return rc;
+	if (in < p->index_size)
+		return af_diag_at_offset(d, AF_EIO, p->index_off, "only %zu of the index's %u bytes were read",
+					 in, p->index_size);
+	p->ix = index;
+	return read_all(p, d);
 }
 
 void af_dbpf_close(struct af_dbpf *p)

@@ -87,8 +87,22 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 		return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags, 0);
 	case AF_K_SCRATCH:
 		return open_fd(fs, fi, fs->scratchfd, r.rel, fi->flags, 0);
+	case AF_K_PKGINDEX: {
+		struct af_text *t;
+		int rc = af_pkgfs_render(fs, r.bin, 1, &t);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
+		if (fi->flags & WRITE_FLAGS) {
+			af_text_unref(t);
+			return -EACCES;
+		}
+		struct af_handle *h = af_handle_new_text(fs, r.rel, NULL, t, 0);
+		af_text_unref(t);
+		return put_handle(fi, h, 1);
+	}
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
+	case AF_K_PKGDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;
@@ -218,9 +232,11 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		return rc;
 	}
 	case AF_K_CTLFILE:
+	case AF_K_PKGINDEX:
 		return -EACCES;
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
+	case AF_K_PKGDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;

@@ -12,35 +12,7 @@ cp -r "$src" "$tmp/wc" && chmod -R u+w "$tmp/wc"
 pkg="$tmp/wc/WarriorCats.package"
 cp "$pkg" "$tmp/orig.package"
 
-# --- an independent DBPF 2.0 index reader: "type group insthi instlo offset stored" ---
-index_of() {
-	local f=$1 count ix size itype p k i
-	count=$(od -An -tu4 -j 36 -N4 "$f" | tr -d ' ')
-	size=$(od -An -tu4 -j 44 -N4 "$f" | tr -d ' ')
-	ix=$(od -An -tu4 -j 64 -N4 "$f" | tr -d ' ')
-	read -r -a w <<<"$(od -An -tu4 -v -j "$ix" -N "$size" "$f" | tr '\n' ' ')"
-	itype=${w[0]}; p=1
-	local sh=(0 0 0) v=(0 0 0)
-	for k in 0 1 2; do if (( itype >> k & 1 )); then sh[$k]=${w[$p]}; p=$((p+1)); fi; done
-	for ((i = 0; i < count; i++)); do
-		for k in 0 1 2; do
-			if (( itype >> k & 1 )); then v[$k]=${sh[$k]}; else v[$k]=${w[$p]}; p=$((p+1)); fi
-		done
-		echo "${v[0]} ${v[1]} ${v[2]} ${w[$p]} ${w[$((p+1))]} $(( ${w[$((p+2))]} & 0x7FFFFFFF ))"
-		p=$((p+5))
-	done
-}
-stored() { tail -c +$(( $2 + 1 )) "$1" | head -c "$3"; }
-
-# FNV-1 32 of a lower-cased ASCII name, for the hash a new state name gets
-fnv32() {
-	local s=${1,,} h=2166136261 i c
-	for ((i = 0; i < ${#s}; i++)); do
-		printf -v c '%d' "'${s:i:1}"
-		h=$(( (h * 16777619) & 0xFFFFFFFF ^ c ))
-	done
-	printf '0x%08X' "$h"
-}
+. "$(dirname "$0")/pkg_check.inc"
 
 # --- the package as a folder ---
 "$ANIMFS" decode "$pkg/index.yaml" >"$tmp/index.yaml" || bad "decode index.yaml"
@@ -73,20 +45,9 @@ sed 's/Loop Water/Loop Sprinkle/g' "$tmp/pg.yaml" >"$tmp/ed.yaml"
 cmp -s "$pkg" "$tmp/orig.package" && bad "the edit did not change the package"
 
 # independent check: same records in the same order; the 37 others byte-identical
-index_of "$tmp/orig.package" >"$tmp/before"
-index_of "$pkg" >"$tmp/after"
-[ "$(wc -l <"$tmp/before")" = 38 ] || bad "independent reader: $(wc -l <"$tmp/before") records"
-same=0; jazz=0
-while read -r t g hi lo off size <&3 && read -r t2 g2 hi2 lo2 off2 size2 <&4; do
-	[ "$t $g $hi $lo" = "$t2 $g2 $hi2 $lo2" ] || bad "record key changed: $t $g $hi $lo -> $t2 $g2 $hi2 $lo2"
-	if [ "$t" = $((0x02D5DF13)) ]; then jazz=$((jazz+1)); continue; fi
-	if cmp -s <(stored "$tmp/orig.package" "$off" "$size") <(stored "$pkg" "$off2" "$size2") && [ "$size" = "$size2" ]; then
-		same=$((same+1))
-	else
-		bad "resource $t/$hi$lo changed"
-	fi
-done 3<"$tmp/before" 4<"$tmp/after"
-[ "$same" = 37 ] && [ "$jazz" = 1 ] || bad "$same of 37 other resources identical, $jazz Jazz"
+[ "$(index_of "$tmp/orig.package" | wc -l)" = 38 ] || bad "independent reader: not 38 records"
+res=$(compare_packages "$tmp/orig.package" "$pkg" "$tmp")
+[ "$res" = "37 1" ] || bad "independent comparison: $res"
 [ "$(stat -c %s "$pkg")" -lt 84003 ] || bad "the re-compressed package is not smaller"
 
 # the Jazz holds the edit: the new name's hash (not in the _KEY map) replaces the old name

@@ -437,6 +437,39 @@ static void test_bad_packages(void **state)
 	af_diag_free(&d);
 }
 
+/* The listing check: header and index read separately give the same records. */
+static void test_open_index(void **state)
+{
+	(void)state;
+	struct res r[3];
+	struct af_buf b = AF_BUF_INIT;
+	struct af_dbpf p, q;
+	struct af_diag d;
+	size_t n = sample_res(r);
+	af_diag_init(&d);
+	build(&b, 5, r, n);
+	size_t ix = af_le32(b.data + 64), isz = af_le32(b.data + 44);
+	uint8_t *index = malloc(isz);
+	memcpy(index, b.data + ix, isz);
+	assert_int_equal(af_dbpf_open(&p, b.data, b.len, &d), 0);
+	assert_int_equal(af_dbpf_open_index(&q, b.data, 96, index, isz, b.len, &d), 0);
+	assert_null(q.data);
+	assert_int_equal(q.count, 3);
+	assert_memory_equal(q.e, p.e, 3 * sizeof(*p.e));
+	af_dbpf_close(&q);
+	af_dbpf_close(&p);
+	/* a short read of the index, a record pointing past the file, a short header */
+	assert_int_equal(af_dbpf_open_index(&q, b.data, 96, index, isz - 1, b.len, &d), AF_EIO);
+	af_diag_clear(&d);
+	assert_int_equal(af_dbpf_open_index(&q, b.data, 96, index, isz, b.len - isz - 1, &d), AF_EINVAL);
+	af_diag_clear(&d);
+	assert_int_equal(af_dbpf_open_index(&q, b.data, 60, index, isz, b.len, &d), AF_EINVAL);
+	assert_null(q.e);
+	free(index);
+	af_buf_free(&b);
+	af_diag_free(&d);
+}
+
 static void test_pkgview_synthetic(void **state)
 {
 	(void)state;
@@ -551,6 +584,7 @@ int main(void)
 		cmocka_unit_test(test_file_order_deleted_shared),
 		cmocka_unit_test(test_rebuild_edits),
 		cmocka_unit_test(test_bad_packages),
+		cmocka_unit_test(test_open_index),
 		cmocka_unit_test(test_pkgview_synthetic),
 		cmocka_unit_test(test_pkgview_sample),
 	};
