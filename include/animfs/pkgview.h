@@ -26,6 +26,7 @@ struct af_pkgview {
 	struct af_pkg_item *items;
 	size_t nitems;
 	char **notes; /* per index record: why a Jazz record is not editable, or NULL */
+	struct af_buf *keys; /* per index record: the unpacked _KEY name map (else empty) */
 };
 
 /* Parse a package (copied). Not DBPF 2.0: AF_EUNSUP; damaged: AF_EINVAL with the byte

@@ -63,20 +63,17 @@ static int io_read(void *ctx, const char *want, struct af_buf *out)
 {
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
-	struct af_diag d;
-	int rc = AF_EIO;
-	af_diag_init(&d);
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
 		if (!is_key(&v->pkg.e[i]))
 			continue;
 		key_name(v, i, name, sizeof(name));
 		if (!strcmp(name, want)) {
-			rc = af_dbpf_body(&v->pkg, i, out, &d);
-			break;
+			if (!v->keys[i].data) /* it did not unpack (index.yaml says why) */
+				return AF_EINVAL;
+			return af_buf_append(out, v->keys[i].data, v->keys[i].len) ? AF_ENOMEM : 0;
 		}
 	}
-	af_diag_free(&d);
-	return rc;
+	return AF_EIO;
 }
 
 static void make_io(const struct af_pkgview *v, const struct af_pkg_item *it, struct af_io *io)
@@ -146,20 +143,10 @@ static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, char *out)
 static void display_name(const struct af_pkgview *v, uint32_t i, char *out)
 {
 	uint64_t inst = af_dbpf_instance(&v->pkg.e[i]);
-	struct af_buf b = AF_BUF_INIT;
-	struct af_diag d;
-	af_diag_init(&d);
 	out[0] = 0;
-	for (uint32_t k = 0; k < v->pkg.count && !out[0]; k++) {
-		if (!is_key(&v->pkg.e[k]))
-			continue;
-		af_buf_reset(&b);
-		if (!af_dbpf_body(&v->pkg, k, &b, &d) && name_in_keymap(b.data, b.len, inst, out))
+	for (uint32_t k = 0; k < v->pkg.count; k++)
+		if (v->keys[k].data && name_in_keymap(v->keys[k].data, v->keys[k].len, inst, out))
 			break;
-		af_diag_clear(&d);
-	}
-	af_buf_free(&b);
-	af_diag_free(&d);
 }
 
 static int name_taken(const struct af_pkgview *v, const char *name)
@@ -175,6 +162,23 @@ static int name_taken(const struct af_pkgview *v, const char *name)
 static int set_note(struct af_pkgview *v, uint32_t i, const char *msg)
 {
 	return (v->notes[i] = strdup(msg)) ? 0 : AF_ENOMEM;
+}
+
+/* Every _KEY map is unpacked once: names for the folder and for every document. */
+static int unpack_key(struct af_pkgview *v, uint32_t i, struct af_diag *d)
+{
+	struct af_diag kd;
+	int rc = 0;
+	af_diag_init(&kd);
+	if (af_dbpf_body(&v->pkg, i, &v->keys[i], &kd)) {
+		char msg[1024];
+		af_buf_free(&v->keys[i]);
+		af_diag_format(&kd, "cannot be unpacked, so its names are not used", msg, sizeof(msg));
+		if (kd.code == AF_ENOMEM || set_note(v, i, msg))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	}
+	af_diag_free(&kd);
+	return rc;
 }
 
 /* A Jazz record is editable when its body unpacks and passes the codec's content check. */
@@ -225,10 +229,14 @@ int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n, struct 
 		goto out;
 	v->items = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*v->items));
 	v->notes = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*v->notes));
-	if (!v->items || !v->notes) {
+	v->keys = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*v->keys));
+	if (!v->items || !v->notes || !v->keys) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
+	for (uint32_t i = 0; i < v->pkg.count; i++)
+		if (is_key(&v->pkg.e[i]) && (rc = unpack_key(v, i, d)))
+			goto out;
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
 		const struct af_dbpf_entry *e = &v->pkg.e[i];
 		if (e->type == AF_DBPF_TYPE_JAZZ && !af_dbpf_deleted(e) && (rc = add_item(v, i, d)))
@@ -244,7 +252,10 @@ void af_pkgview_close(struct af_pkgview *v)
 {
 	for (uint32_t i = 0; v->notes && i < v->pkg.count; i++)
 		free(v->notes[i]);
+	for (uint32_t i = 0; v->keys && i < v->pkg.count; i++)
+		af_buf_free(&v->keys[i]);
 	free(v->notes);
+	free(v->keys);
 	free(v->items);
 	af_dbpf_close(&v->pkg);
 	af_buf_free(&v->file);
