@@ -161,7 +161,8 @@ void af_ghost_del(struct af_fs *fs, const char *rel);
  * whose bin is "X.package/<name>.jazz"); render and commit route such bins here. A
  * package that is damaged or not DBPF 2.0 is a plain file (the reason logged once). */
 struct af_pkgfs;
-struct af_pkgfs *af_pkgfs_new(void);
+/* max_bytes bounds the packages kept decoded (the one in use is always kept). */
+struct af_pkgfs *af_pkgfs_new(size_t max_bytes);
 void af_pkgfs_free(struct af_pkgfs *p);
 /* Whether the GAME file rel is shown as a folder (header and index checked, cached). */
 int af_pkgfs_is_folder(struct af_fs *fs, const char *rel, const struct stat *st);

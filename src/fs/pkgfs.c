@@ -26,7 +26,7 @@ struct ident {
 };
 
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
-#define LOADED 4      /* whole packages kept decoded, least recently used dropped */
+#define LOADED 4      /* at most this many packages kept decoded (LRU), and ... */
 
 struct verdict {
 	struct ident id;
@@ -40,6 +40,7 @@ struct loaded {
 	struct af_pkgview v;
 	struct af_text *index;
 	struct af_text **texts; /* per item, rendered on demand */
+	size_t bytes;           /* the package copy and the rendered texts */
 	char name[256];         /* the package's base name, for index.yaml */
 };
 
@@ -48,6 +49,7 @@ struct af_pkgfs {
 	struct verdict verdicts[VERDICTS];
 	struct loaded loaded[LOADED];
 	unsigned long tick;
+	size_t max_bytes; /* ... within the --cache-mb bound (the one in use is always kept) */
 };
 
 static void ident_of(const struct stat *st, struct ident *id)
@@ -66,11 +68,13 @@ static int same(const struct ident *a, const struct ident *b)
 	       a->ctime == b->ctime;
 }
 
-struct af_pkgfs *af_pkgfs_new(void)
+struct af_pkgfs *af_pkgfs_new(size_t max_bytes)
 {
 	struct af_pkgfs *p = calloc(1, sizeof(*p));
-	if (p)
+	if (p) {
 		pthread_mutex_init(&p->lock, NULL);
+		p->max_bytes = max_bytes;
+	}
 	return p;
 }
 
@@ -195,6 +199,24 @@ int af_pkgfs_is_folder(struct af_fs *fs, const char *rel, const struct stat *st)
 
 /* ---- loaded packages ---- */
 
+/* Drop least recently used packages until `more` bytes fit the bound. */
+static void trim(struct af_pkgfs *p, size_t more)
+{
+	for (;;) {
+		size_t total = more;
+		struct loaded *lru = NULL;
+		for (int i = 0; i < LOADED; i++)
+			if (p->loaded[i].used) {
+				total += p->loaded[i].bytes;
+				if (!lru || p->loaded[i].last < lru->last)
+					lru = &p->loaded[i];
+			}
+		if (!lru || total <= p->max_bytes)
+			return;
+		drop(lru);
+	}
+}
+
 /* The loaded package for rel, read when its identity is new. Call with p->lock held. */
 static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
@@ -232,6 +254,7 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 			victim = &p->loaded[i];
 	if (victim->used)
 		drop(victim);
+	trim(p, file.len);
 	if (af_pkgview_open(&victim->v, file.data, file.len, d))
 		goto out;
 	victim->texts = calloc(victim->v.nitems ? victim->v.nitems : 1, sizeof(*victim->texts));
@@ -242,6 +265,7 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 	}
 	victim->id = id;
 	victim->used = 1;
+	victim->bytes = file.len;
 	snprintf(victim->name, sizeof(victim->name), "%s", base_of(rel));
 	l = victim;
 out:
@@ -370,8 +394,10 @@ int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text
 	if (!l)
 		goto out;
 	if (index) {
-		if (!l->index && !af_pkgview_index_yaml(&l->v, l->name, &yaml))
+		if (!l->index && !af_pkgview_index_yaml(&l->v, l->name, &yaml)) {
 			l->index = af_text_new(yaml.data, yaml.len);
+			l->bytes += yaml.len;
+		}
 		*out = af_text_ref(l->index);
 		rc = *out ? 0 : -ENOMEM;
 		goto out;
@@ -384,6 +410,7 @@ int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text
 		if (af_pkgview_read(&l->v, it, &yaml, &d) || yaml.failed)
 			goto out;
 		l->texts[k] = af_text_new(yaml.data, yaml.len);
+		l->bytes += yaml.len;
 	}
 	*out = af_text_ref(l->texts[k]);
 	rc = *out ? 0 : -ENOMEM;

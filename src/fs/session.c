@@ -23,7 +23,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
 	pthread_mutex_init(&fs->commit_lock, NULL);
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
-	fs->pkgs = af_pkgfs_new();
+	fs->pkgs = af_pkgfs_new(cache_bytes);
 	if (!fs->cache || !fs->errors || !fs->pkgs) {
 		af_fs_destroy(fs);
 		return -ENOMEM;
