@@ -136,7 +136,7 @@ int af_cli_decode(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a, 1))
 		return AF_EXIT_USAGE;
-	if (!a.format && af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member))
+	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
 		return af_cli_pkg_decode(a.in, pkg, member, a.out);
 	af_diag_init(&d);
 	af_cli_io_init(&io, a.in);
