@@ -45,7 +45,7 @@ void af_cli_io_init(struct af_cli_io *c, const char *path)
 	const char *slash = strrchr(path, '/');
 	memset(c, 0, sizeof(*c));
 	if (slash)
-		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)(slash - path ? slash - path : 1), path);
+		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)((slash - path) ? slash - path : 1), path);
 	else
 		snprintf(c->dir, sizeof(c->dir), ".");
 	c->io.name = slash ? slash + 1 : path;

@@ -29,7 +29,7 @@ struct res {
  * then the index with the shared fields of r[0]. */
 static void build(struct af_buf *b, uint32_t itype, const struct res *r, size_t n)
 {
-	uint32_t off[16];
+	uint32_t off[16] = { 0 };
 	af_buf_reset(b);
 	af_buf_append(b, "DBPF", 4);
 	af_buf_put_u32le(b, 2);

@@ -206,7 +206,7 @@ static void test_compress_generated(void **state)
 {
 	(void)state;
 	size_t max = 300000;
-	uint8_t *b = malloc(max);
+	uint8_t *b = calloc(max, 1);
 	/* sizes around every boundary of the literal/stop handling, many content kinds */
 	for (size_t n = 0; n < 300; n++) {
 		for (int kind = 0; kind < 4; kind++) {
