@@ -48,6 +48,7 @@ struct af_rinfo {
 	int failed;                   /* claimed but does not decode: pass-through */
 	int have_size;
 	size_t size;                  /* rendered length when have_size */
+	uint64_t name_hash;           /* the name the bid was made for (bids read names) */
 };
 
 struct af_rcache;
@@ -58,7 +59,8 @@ void af_rcache_free(struct af_rcache *c);
 int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
 		  struct af_text **text);
 /* Record the bid result, or a render (text != NULL) or a failure for st. */
-void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, const struct af_codec *codec);
+void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name_hash,
+		       const struct af_codec *codec);
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
 			struct af_text *text);
 void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec);

@@ -1,12 +1,10 @@
-/* Diesel animation bytes <-> model: the zlib + size-trailer container, the
- * 32-/64-bit in-place blob with every count and offset checked before use, the
- * layout style detection of spec 6.3, and the writer that rebuilds with that style. */
+/* Diesel animation bytes <-> model: the 32-/64-bit in-place blob with every count
+ * and offset checked before use, the layout style detection of spec 6.3, and the
+ * writer that rebuilds with that style (the zlib container is in diesel_zlib.c). */
 #include <stdio.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "animfs/bytes.h"
-#include "animfs/zframe.h"
 #include "diesel_priv.h"
 
 const struct dsl_type_info dsl_types[DSL_NTYPES] = {
@@ -315,8 +313,8 @@ static size_t events_end(const struct dsl_anim *m, size_t start, struct af_arena
 
 static unsigned first_align(size_t from, uint64_t to, unsigned dflt)
 {
-	const unsigned cand[4] = { dflt, 1, 4, 8 };
-	for (int i = 0; i < 4; i++)
+	const unsigned cand[5] = { dflt, 1, 4, 8, 2 };
+	for (int i = 0; i < 5; i++)
 		if (align_up(from, cand[i]) == to)
 			return cand[i];
 	return dflt;
@@ -355,102 +353,6 @@ static int magic_ok(const uint8_t *p, size_t n)
 	return n >= 4 && (!memcmp(p, le, 4) || !memcmp(p, sw, 4));
 }
 
-/* Does compress2(level) write s[0..ns), header bytes aside? The deflate output is
- * compared as it is produced, so a wrong level costs only up to its first difference. */
-static int level_matches(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns, int level,
-			 uint8_t hdr[2], int *match)
-{
-	z_stream zs;
-	uint8_t chunk[16384];
-	size_t pos = 0;
-	int zrc;
-	*match = 0;
-	memset(&zs, 0, sizeof(zs));
-	if (deflateInit(&zs, level) != Z_OK)
-		return AF_ENOMEM;
-	zs.next_in = (Bytef *)blob;
-	zs.avail_in = (uInt)n;
-	do {
-		zs.next_out = chunk;
-		zs.avail_out = sizeof(chunk);
-		zrc = deflate(&zs, Z_FINISH);
-		size_t got = sizeof(chunk) - zs.avail_out, skip = 0;
-		if (pos + got > ns)
-			goto out;
-		if (pos == 0 && got >= 2) {
-			hdr[0] = chunk[0], hdr[1] = chunk[1];
-			skip = 2;
-		}
-		if (memcmp(chunk + skip, s + pos + skip, got - skip))
-			goto out;
-		pos += got;
-	} while (zrc == Z_OK);
-	*match = zrc == Z_STREAM_END && pos == ns;
-out:
-	deflateEnd(&zs);
-	return 0;
-}
-
-/* Which compress2 level reproduces the stream (spec 3)? Level 6 first. */
-static int detect_level(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns,
-			struct dsl_anim *m, struct af_diag *d)
-{
-	static const int order[] = { 6, 9, 1, 2, 3, 4, 5, 7, 8, 0 };
-	uint8_t hdr[2];
-	int match;
-	m->zhdr[0] = s[0], m->zhdr[1] = s[1];
-	if (n > UINT32_MAX)
-		return af_diag_error(d, AF_EINVAL, "inflated data too large");
-	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
-		if (level_matches(blob, n, s, ns, order[i], hdr, &match))
-			return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise deflate");
-		if (match) {
-			m->level = order[i];
-			m->zhdr_custom = memcmp(hdr, s, 2) != 0;
-			return 0;
-		}
-	}
-	m->level = -1;
-	m->zstream = s;
-	m->nzstream = ns;
-	return 0;
-}
-
-static int unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
-		 struct af_diag *d)
-{
-	size_t consumed = 0;
-	int rc;
-	if (n < 2 + 4)
-		return af_diag_at_offset(d, AF_EINVAL, 0,
-					 "file is truncated: %zu bytes cannot hold a zlib stream and the 4-byte size trailer",
-					 n);
-	uint32_t want = af_le32(bin + n - 4);
-	if (want > DSL_MAX_BLOB)
-		return af_diag_at_offset(d, AF_EINVAL, n - 4,
-					 "size trailer claims %u bytes, more than the %u MiB animfs accepts (is the file truncated?)",
-					 want, DSL_MAX_BLOB >> 20);
-	if ((uint64_t)want > (uint64_t)(n - 4) * DSL_MAX_RATIO)
-		return af_diag_at_offset(d, AF_EINVAL, n - 4,
-					 "size trailer claims %u bytes, but %zu compressed bytes cannot inflate to more than %llu (deflate expands at most ~1032:1); the trailer is wrong or the file is truncated",
-					 want, n - 4, (unsigned long long)(n - 4) * DSL_MAX_RATIO);
-	if ((rc = af_zframe_inflate(bin, n - 4, want, blob, &consumed, d))) {
-		if (rc == AF_EINVAL && strstr(d->msg, "more than"))
-			snprintf(d->msg, sizeof(d->msg),
-				 "zlib stream inflates to more than the %u bytes the size trailer says (the trailer lies)",
-				 want);
-		return rc;
-	}
-	if (blob->len != want)
-		return af_diag_at_offset(d, AF_EINVAL, n - 4,
-					 "size trailer says %u bytes, but the zlib stream inflates to %zu (the trailer lies)",
-					 want, blob->len);
-	m->container = DSL_ZLIB;
-	m->zextra = bin + consumed;
-	m->nzextra = n - 4 - consumed;
-	return detect_level(blob->data, blob->len, bin, consumed, m, d);
-}
-
 static void copy_diag(struct af_diag *to, const struct af_diag *from)
 {
 	if (from->offset >= 0)
@@ -476,6 +378,29 @@ static int verify_rebuild(const struct dsl_anim *m, const uint8_t *blob, size_t 
 				       re.len, n);
 	}
 	af_buf_free(&re);
+	return rc;
+}
+
+/* track_align is detected from the first track header only; when a later track
+ * contradicts it (an aligned-by-chance start), the other values are tried. */
+static int verify_style(struct dsl_anim *m, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	const unsigned cand[4] = { 4, 8, 2, 1 };
+	int rc = verify_rebuild(m, p, n, d);
+	for (int i = 0; rc == AF_EUNSUP && i < 4; i++) {
+		struct dsl_anim t = *m;
+		struct af_diag dd;
+		if (cand[i] == m->track_align)
+			continue;
+		t.track_align = cand[i];
+		af_diag_init(&dd);
+		if (!verify_rebuild(&t, p, n, &dd)) {
+			m->track_align = cand[i];
+			af_diag_clear(d);
+			rc = 0;
+		}
+		af_diag_free(&dd);
+	}
 	return rc;
 }
 
@@ -513,7 +438,7 @@ static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct d
 			continue;
 		af_diag_clear(&dd[k]);
 		detect_style(&r[k], &o[k], a);
-		if (!(rc[k] = verify_rebuild(&r[k], p, n, &dd[k]))) {
+		if (!(rc[k] = verify_style(&r[k], p, n, &dd[k]))) {
 			*m = r[k];
 			done = 0;
 			goto out;
@@ -538,7 +463,7 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 	int rc;
 	dsl_anim_defaults(&tmp, 32);
 	if (zlib_header_ok(bin, n)) {
-		if ((rc = unzip(bin, n, &tmp, blob, d)))
+		if ((rc = dsl_unzip(bin, n, &tmp, blob, d)))
 			return rc;
 		p = blob->data, np = blob->len;
 		if (!magic_ok(p, np))
@@ -727,49 +652,15 @@ out:
 	return rc;
 }
 
-/* The original stream is reused only when it inflates to exactly this blob. */
-static int stream_matches(const struct dsl_anim *m, const struct af_buf *blob)
-{
-	struct af_buf t = AF_BUF_INIT;
-	struct af_diag d;
-	size_t used = 0;
-	af_diag_init(&d);
-	int ok = !af_zframe_inflate(m->zstream, m->nzstream, blob->len, &t, &used, &d) &&
-		 used == m->nzstream && t.len == blob->len && !memcmp(t.data, blob->data, t.len);
-	af_buf_free(&t);
-	af_diag_free(&d);
-	return ok;
-}
-
 int dsl_write(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d)
 {
 	struct af_buf blob = AF_BUF_INIT;
 	int rc = dsl_build_blob(m, &blob, d);
 	if (rc)
 		goto out;
-	if (m->container == DSL_RAW) {
-		rc = af_buf_append(out, blob.data, blob.len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
-		goto out;
-	}
-	if (blob.len > UINT32_MAX) {
-		rc = af_diag_error(d, AF_EINVAL, "the animation is too large for the size trailer");
-		goto out;
-	}
-	size_t start = out->len;
-	if (m->level < 0 && m->zstream && stream_matches(m, &blob)) {
-		af_buf_append(out, m->zstream, m->nzstream);
-	} else {
-		/* not reproducible and edited: a stock stream (78 9C, level 6) */
-		int level = m->level < 0 ? 6 : m->level;
-		if ((rc = af_zframe_deflate(blob.data, blob.len, level, out, d)))
-			goto out;
-		if (m->level >= 0 && m->zhdr_custom)
-			memcpy(out->data + start, m->zhdr, 2);
-	}
-	if (m->nzextra)
-		af_buf_append(out, m->zextra, m->nzextra);
-	af_buf_put_u32le(out, (uint32_t)blob.len);
-	if (out->failed)
+	if (m->container == DSL_ZLIB)
+		rc = dsl_zlib_write(m, &blob, out, d);
+	else if (af_buf_append(out, blob.data, blob.len))
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 out:
 	af_buf_free(&blob);

@@ -180,8 +180,24 @@ static int emit_track(const struct dsl_track *t, int rot, struct af_buf *b)
 	return 0;
 }
 
+/* An upper-bound guess of the text size, reserved once: growing a megabyte
+ * buffer by doubling copies it several times. */
+static size_t size_guess(const struct dsl_anim *m)
+{
+	size_t n = 2048 + (size_t)m->nev * 96;
+	for (uint32_t i = 0; i < m->nobj; i++) {
+		const struct dsl_track *t[2] = { &m->obj[i].pos, &m->obj[i].rot };
+		n += 160 + m->obj[i].name_len;
+		for (int j = 0; j < 2; j++)
+			n += (size_t)t[j]->nkeys * (16 + 14 * (1 + dsl_types[t[j]->type].nval + 1));
+	}
+	return n;
+}
+
 int dsl_emit_yaml(const struct dsl_anim *m, struct af_buf *b)
 {
+	if (af_buf_reserve(b, size_guess(m)))
+		return AF_ENOMEM;
 	af_buf_puts(b, "# Diesel engine animation (PAYDAY 2 / RAID), decoded by animfs; see "
 		       "docs/diesel-animation.md\n"
 		       "# Key times in seconds, positions in centimetres [t, x, y, z], rotations as "

@@ -394,6 +394,11 @@ static const char *key_shape(int type)
 	}
 }
 
+/* A packed code whose three stored components exceed unit length decodes to a
+ * non-rotation. Tighter than the 0.01 typed-text limit: printed text may move the
+ * length by ~1e-3, and the file must still encode from its own YAML. */
+#define PACKED_LEN_TOL 0.008
+
 static double quat_len(const double q[4])
 {
 	return sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
@@ -439,8 +444,13 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct dsl_ke
 		double q[4];
 		for (int j = 0; j < 4 && !rc; j++)
 			rc = kf64(k, it[j], &q[j]);
-		if (!rc && kn->n == 6)
-			rc = ku64(k, it[4], UINT32_MAX, "the raw packed code", &v);
+		if (!rc && kn->n == 6 && !(rc = ku64(k, it[4], UINT32_MAX, "the raw packed code", &v))) {
+			double raw[4];
+			dsl_unpack_quat((uint32_t)v, raw);
+			if (fabs(quat_len(raw) - 1.0) > PACKED_LEN_TOL)
+				return kerr(k, it[4], "the raw packed code %s does not decode to a rotation",
+					    it[4]->str);
+		}
 		if (!rc && (rc = quat_check(k, it[0], q, 0)) == 0)
 			key->u = kn->n == 6 ? (uint32_t)v : dsl_pack_quat(q);
 		return rc;
@@ -680,8 +690,7 @@ static int check_track(const struct dsl_anim *m, uint32_t oi, int rot, struct af
 			continue;
 		if (t->type == DSL_ROT_PACKED) {
 			dsl_unpack_quat(k->u, q);
-			/* the printed text may move the length by ~1e-3: keep a margin */
-			if (fabs(quat_len(q) - 1.0) > 0.008)
+			if (fabs(quat_len(q) - 1.0) > PACKED_LEN_TOL)
 				return bad_key(d, m, oi, rot, i, "the packed quaternion is not a rotation");
 			continue;
 		}

@@ -107,6 +107,13 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
 int dsl_write(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
 
+/* diesel_zlib.c: the container. dsl_unzip inflates and records level, header
+ * bytes and extra bytes in m; dsl_zlib_write appends stream, extra bytes, trailer. */
+int dsl_unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
+	      struct af_diag *d);
+int dsl_zlib_write(const struct dsl_anim *m, const struct af_buf *blob, struct af_buf *out,
+		   struct af_diag *d);
+
 /* diesel_emit.c / diesel_parse.c: model <-> YAML */
 /* Refuse a decoded file whose YAML could not be saved back (section 7 hard errors). */
 int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d);

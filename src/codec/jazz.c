@@ -18,7 +18,7 @@ struct sibs {
 static int add_sib(void *ctx, const char *name)
 {
 	struct sibs *s = ctx;
-	if (!jz_is_keymap_name(name) || s->n >= 256)
+	if (!af_jz_is_keymap_name(name) || s->n >= 256)
 		return 0;
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 8;
@@ -41,7 +41,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* Name maps are a convenience: one that cannot be read or parsed is reported as a
  * warning and skipped, since the document re-encodes the same without it. */
-static void load_names(const struct af_io *io, struct jz_names *nm, struct af_diag *d)
+static void load_names(const struct af_io *io, struct af_jz_names *nm, struct af_diag *d)
 {
 	struct sibs s = { 0 };
 	if (!io || !io->list_siblings || !io->read_sibling)
@@ -54,7 +54,7 @@ static void load_names(const struct af_io *io, struct jz_names *nm, struct af_di
 		struct af_diag kd;
 		af_diag_init(&kd);
 		if (!io->read_sibling(io->ctx, s.names[i], &b) &&
-		    jz_names_add_keymap(nm, b.data, b.len, &kd)) {
+		    af_jz_names_add_keymap(nm, b.data, b.len, &kd)) {
 			char msg[1024];
 			af_diag_format(&kd, s.names[i], msg, sizeof(msg));
 			af_diag_warn(d, 0, 0, "name map skipped: %s", msg);
@@ -70,18 +70,22 @@ static int jazz_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, st
 			struct af_diag *d)
 {
 	struct af_arena arena;
-	struct jz_model m = { 0 };
-	struct jz_names nm;
+	struct af_jz_model m = { 0 };
+	struct af_jz_names nm;
 	int rc;
 	af_arena_init(&arena);
-	jz_names_init(&nm, &arena);
+	af_jz_names_init(&nm, &arena);
 	m.arena = &arena;
-	if ((rc = jz_decode(bin, n, &m, d)))
+	if ((rc = af_jz_decode(bin, n, &m, d)))
 		goto out;
 	load_names(io, &nm, d);
-	rc = jz_emit(&m, &nm, out, d);
+	if (af_jz_names_add_script_name(&nm, m.chunks[0].ckey.instance, m.chunks[0].u[0])) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = af_jz_emit(&m, &nm, out, d);
 out:
-	jz_names_free(&nm);
+	af_jz_names_free(&nm);
 	af_arena_free(&arena);
 	return rc;
 }
@@ -90,13 +94,13 @@ static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 			  struct af_buf *out, struct af_diag *d)
 {
 	struct af_arena arena;
-	struct jz_model m = { 0 };
+	struct af_jz_model m = { 0 };
 	int rc;
 	(void)io;
 	af_arena_init(&arena);
 	m.arena = &arena;
-	if (!(rc = jz_parse(yaml, n, &arena, &m, d)))
-		rc = jz_encode(&m, out, d);
+	if (!(rc = af_jz_parse(yaml, n, &arena, &m, d)))
+		rc = af_jz_encode(&m, out, d);
 	af_arena_free(&arena);
 	return rc;
 }
@@ -106,7 +110,7 @@ static int jazz_bid(const char *name, const uint8_t *head, size_t n)
 	size_t l = name ? strlen(name) : 0;
 	int named = (l > 5 && !strcasecmp(name + l - 5, ".jazz")) ||
 		    (name && (strstr(name, "%%+JAZZ") || !strncasecmp(name, "S3_02D5DF13_", 12)));
-	if (!jz_head_ok(head, n))
+	if (!af_jz_head_ok(head, n))
 		return 0;
 	/* the content is what counts; a Jazz-like name only makes us surer */
 	return named ? 80 : 40;

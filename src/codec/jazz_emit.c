@@ -2,6 +2,7 @@
  * decision graph and nodes. A chunk is written in full where the document first meets it
  * and by label everywhere else, so shared nodes and cycles print once and never loop. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "animfs/bytes.h"
@@ -12,8 +13,8 @@
 
 struct em {
 	struct af_buf *b;
-	const struct jz_model *m;
-	struct jz_names *nm;
+	const struct af_jz_model *m;
+	struct af_jz_names *nm;
 	const char **label;
 	uint8_t *explicit_label, *defined;
 	uint32_t *rank, nrank;
@@ -42,24 +43,33 @@ static void key_block(struct em *e, int ind, const char *k)
 
 static const char *htext(struct em *e, uint64_t v, int rule, char *tmp)
 {
-	const char *s = rule >= 0 ? jz_names_find(e->nm, v, rule) : NULL;
+	const char *s = rule >= 0 ? af_jz_names_find(e->nm, v, rule) : NULL;
 	if (s)
 		return s;
 	af_fmt_hex(tmp, v, rule == JZ_H32 ? 8 : 16);
 	return tmp;
 }
 
+/* Text that may be a 0x hash (plain: a hex literal reads back as a string in YAML anyway). */
+static void put_text(struct em *e, const char *s)
+{
+	size_t n = strlen(s), i = 2;
+	while (n > 2 && s[0] == '0' && s[1] == 'x' && i < n &&
+	       ((s[i] >= '0' && s[i] <= '9') || (s[i] >= 'A' && s[i] <= 'F')))
+		i++;
+	if (n > 2 && i == n)
+		af_buf_append(e->b, s, n);
+	else
+		af_y_str(e->b, s, n);
+}
+
 static void put_hash(struct em *e, uint64_t v, int rule)
 {
 	char t[AF_NUM_MAX];
-	const char *s = htext(e, v, rule, t);
-	if (s == t)
-		af_buf_puts(e->b, t);
-	else
-		af_y_cstr(e->b, s);
+	put_text(e, htext(e, v, rule, t));
 }
 
-static void put_flags(struct em *e, const struct jz_enum *en, uint32_t v)
+static void put_flags(struct em *e, const struct af_jz_enum *en, uint32_t v)
 {
 	uint32_t rest = v;
 	int n = 0;
@@ -68,7 +78,7 @@ static void put_flags(struct em *e, const struct jz_enum *en, uint32_t v)
 		return;
 	}
 	af_buf_putc(e->b, '[');
-	for (const struct jz_enum_item *i = en->items; i->name; i++) {
+	for (const struct af_jz_enum_item *i = en->items; i->name; i++) {
 		int multi = en->mask && (i->value & en->mask) == i->value;
 		if (multi ? (v & en->mask) != i->value : !(i->value && (v & i->value) == i->value))
 			continue;
@@ -83,7 +93,7 @@ static void put_flags(struct em *e, const struct jz_enum *en, uint32_t v)
 	af_buf_putc(e->b, ']');
 }
 
-static void put_value(struct em *e, const struct jz_field *f, uint32_t v)
+static void put_value(struct em *e, const struct af_jz_field *f, uint32_t v)
 {
 	const char *name;
 	switch (f->ft) {
@@ -91,7 +101,7 @@ static void put_value(struct em *e, const struct jz_field *f, uint32_t v)
 	case JZ_FT_H32: put_hash(e, v, JZ_H32); break;
 	case JZ_FT_FLAGS: put_flags(e, f->e, v); break;
 	case JZ_FT_ENUM:
-		name = jz_enum_name(f->e, v);
+		name = af_jz_enum_name(f->e, v);
 		if (name)
 			af_buf_puts(e->b, name);
 		else
@@ -103,9 +113,9 @@ static void put_value(struct em *e, const struct jz_field *f, uint32_t v)
 
 /* Table fields of a chunk; the S_SM name is followed by its instance when that is not
  * the FNV-1 64 of the name (so renaming the machine renames the resource). */
-static void put_fields(struct em *e, const struct jz_chunk *ch, int ind)
+static void put_fields(struct em *e, const struct af_jz_chunk *ch, int ind)
 {
-	for (const struct jz_field *f = jz_fields[ch->kind]; f->name; f++) {
+	for (const struct af_jz_field *f = af_jz_fields[ch->kind]; f->name; f++) {
 		if (f->omit && ch->u[f->slot] == f->def)
 			continue;
 		key(e, ind, f->name);
@@ -128,10 +138,10 @@ static void put_ref(struct em *e, int32_t c)
 	if (c < 0)
 		af_buf_puts(e->b, "null");
 	else
-		af_y_cstr(e->b, e->label[c]);
+		put_text(e, e->label[c]);
 }
 
-static void put_refs(struct em *e, const struct jz_refs *l)
+static void put_refs(struct em *e, const struct af_jz_refs *l)
 {
 	af_buf_putc(e->b, '[');
 	for (uint32_t i = 0; i < l->n; i++) {
@@ -142,7 +152,7 @@ static void put_refs(struct em *e, const struct jz_refs *l)
 	af_buf_putc(e->b, ']');
 }
 
-static void put_key(struct em *e, const struct jz_key *k, uint32_t deftype, int rule)
+static void put_key(struct em *e, const struct af_jz_key *k, uint32_t deftype, int rule)
 {
 	if (k->type == deftype && !k->group) {
 		put_hash(e, k->instance, rule);
@@ -162,7 +172,7 @@ static void put_key(struct em *e, const struct jz_key *k, uint32_t deftype, int 
 }
 
 /* UTF-16 -> UTF-8; a lone surrogate cannot be written back from YAML text. */
-static int put_utf16(struct em *e, const struct jz_str *s, const char *what)
+static int put_utf16(struct em *e, const struct af_jz_str *s, const char *what)
 {
 	struct af_buf t = AF_BUF_INIT;
 	int rc = 0;
@@ -219,7 +229,7 @@ static void put_u32_rows(struct em *e, int ind, const char *k, const uint32_t *v
 	}
 }
 
-static void put_next(struct em *e, int ind, const struct jz_refs *l)
+static void put_next(struct em *e, int ind, const struct af_jz_refs *l)
 {
 	if (!l->n)
 		return;
@@ -235,7 +245,7 @@ static void put_ref_line(struct em *e, int ind, const char *k, int32_t c)
 	af_buf_putc(e->b, '\n');
 }
 
-static void put_cases(struct em *e, const struct jz_chunk *ch, int ind)
+static void put_cases(struct em *e, const struct af_jz_chunk *ch, int ind)
 {
 	static const char *const names[] = { "outcomes", "cases", "cases" };
 	int which = ch->kind == JZ_RAND ? 0 : ch->kind == JZ_SOPN ? 1 : 2;
@@ -243,7 +253,7 @@ static void put_cases(struct em *e, const struct jz_chunk *ch, int ind)
 		return; /* absent = empty */
 	key_block(e, ind, names[which]);
 	for (uint32_t i = 0; i < ch->ncases; i++) {
-		const struct jz_case *k = &ch->cases[i];
+		const struct af_jz_case *k = &ch->cases[i];
 		af_y_indent(e->b, ind + 2);
 		if (which == 0) {
 			af_buf_puts(e->b, "- {weight: ");
@@ -266,7 +276,7 @@ static void put_cases(struct em *e, const struct jz_chunk *ch, int ind)
 static int put_chunk(struct em *e, int32_t c, int ind, int in_extra);
 
 /* A list of chunks: definitions for the ones not yet written, labels for the others. */
-static int put_def_list(struct em *e, int ind, const char *k, const struct jz_refs *l)
+static int put_def_list(struct em *e, int ind, const char *k, const struct af_jz_refs *l)
 {
 	if (!l->n)
 		return 0; /* absent = empty */
@@ -289,12 +299,12 @@ static int put_def_list(struct em *e, int ind, const char *k, const struct jz_re
 
 static int graph_is_plain_empty(const struct em *e, int32_t g)
 {
-	const struct jz_chunk *ch = &e->m->chunks[g];
+	const struct af_jz_chunk *ch = &e->m->chunks[g];
 	return !ch->list[0].n && !ch->list[1].n && !ch->u[0] && !e->explicit_label[g] &&
-	       ch->version == jz_kinds[JZ_DG].version && !ch->ckey.instance && !ch->ckey.group;
+	       ch->version == af_jz_kinds[JZ_DG].version && !ch->ckey.instance && !ch->ckey.group;
 }
 
-static int put_state_graph(struct em *e, const struct jz_chunk *st, int ind)
+static int put_state_graph(struct em *e, const struct af_jz_chunk *st, int ind)
 {
 	int32_t g = st->ref[0];
 	key(e, ind, "decision_graph");
@@ -314,7 +324,7 @@ static int put_state_graph(struct em *e, const struct jz_chunk *st, int ind)
 	return put_chunk(e, g, ind + 2, 0);
 }
 
-static int put_body(struct em *e, const struct jz_chunk *ch, int ind)
+static int put_body(struct em *e, const struct af_jz_chunk *ch, int ind)
 {
 	static const int slot_rules[4] = { -1, -1, JZ_H32, JZ_H32 };
 	static const int suffix_rules[2] = { JZ_H32, JZ_H32 };
@@ -409,16 +419,16 @@ static int put_body(struct em *e, const struct jz_chunk *ch, int ind)
 
 static int put_chunk(struct em *e, int32_t c, int ind, int in_extra)
 {
-	const struct jz_chunk *ch = &e->m->chunks[c];
-	const struct jz_kind_info *k = &jz_kinds[ch->kind];
+	const struct af_jz_chunk *ch = &e->m->chunks[c];
+	const struct af_jz_kind_info *k = &af_jz_kinds[ch->kind];
 	e->defined[c] = 1;
 	e->rank[c] = e->nrank++;
-	if (e->explicit_label[c] || jz_is_node(ch->kind)) {
+	if (e->explicit_label[c] || af_jz_is_node(ch->kind)) {
 		key(e, ind, "label");
-		af_y_cstr(e->b, e->label[c]);
+		put_text(e, e->label[c]);
 		af_buf_putc(e->b, '\n');
 	}
-	if (in_extra || jz_is_node(ch->kind)) {
+	if (in_extra || af_jz_is_node(ch->kind)) {
 		key(e, ind, "kind");
 		af_buf_puts(e->b, k->yname);
 		af_buf_putc(e->b, '\n');
@@ -443,39 +453,67 @@ static int put_chunk(struct em *e, int32_t c, int ind, int in_extra)
 	return put_body(e, ch, ind);
 }
 
+struct dup {
+	int kind;
+	uint32_t hash, idx;
+};
+
+static int dup_cmp(const void *a, const void *b)
+{
+	const struct dup *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->hash != y->hash)
+		return x->hash < y->hash ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+/* How many earlier actors/parameters/states share each one's name (sorting keeps this
+ * O(n log n) for hostile files with many chunks). */
+static int count_repeats(const struct em *e, uint32_t *repeat)
+{
+	const struct af_jz_model *m = e->m;
+	struct dup *v = malloc((m->nchunks + 1) * sizeof(*v));
+	uint32_t n = 0;
+	if (!v)
+		return AF_ENOMEM;
+	for (uint32_t c = 0; c < m->nchunks; c++) {
+		int k = m->chunks[c].kind;
+		if (k == JZ_AD || k == JZ_PD || k == JZ_ST)
+			v[n++] = (struct dup){ k, m->chunks[c].u[0], c };
+	}
+	qsort(v, n, sizeof(*v), dup_cmp);
+	for (uint32_t i = 1; i < n; i++)
+		if (v[i].kind == v[i - 1].kind && v[i].hash == v[i - 1].hash)
+			repeat[v[i].idx] = repeat[v[i - 1].idx] + 1;
+	free(v);
+	return 0;
+}
+
 /* Labels: names for actors, parameters and states ("#2" on repeats), kind + counter for
  * nodes and graphs. */
 static int make_labels(struct em *e, struct af_arena *a)
 {
-	const struct jz_model *m = e->m;
+	const struct af_jz_model *m = e->m;
 	uint32_t counter[JZ_NKINDS] = { 0 };
+	uint32_t *repeat = af_arena_array(a, m->nchunks + 1, sizeof(*repeat));
+	if (!repeat || count_repeats(e, repeat))
+		return AF_ENOMEM;
 	for (uint32_t c = 0; c < m->nchunks; c++) {
-		const struct jz_chunk *ch = &m->chunks[c];
+		const struct af_jz_chunk *ch = &m->chunks[c];
 		char t[AF_NUM_MAX + 64];
-		const char *s;
 		counter[ch->kind]++;
 		if (ch->kind == JZ_AD || ch->kind == JZ_PD || ch->kind == JZ_ST) {
 			char h[AF_NUM_MAX];
-			uint32_t same = 0;
-			s = htext(e, ch->u[0], JZ_H32, h);
-			for (uint32_t o = 0; o < c; o++)
-				if (m->chunks[o].kind == ch->kind && m->chunks[o].u[0] == ch->u[0])
-					same++;
-			if (same) {
-				e->label[c] = NULL;
-				size_t l = strlen(s);
-				char *x = af_arena_alloc(a, l + 16);
-				if (!x)
-					return AF_ENOMEM;
-				memcpy(x, s, l);
-				snprintf(x + l, 16, "#%u", same + 1);
-				e->label[c] = x;
+			const char *s = htext(e, ch->u[0], JZ_H32, h);
+			if (repeat[c]) {
+				snprintf(t, sizeof(t), "%.*s#%u", 60, s, repeat[c] + 1);
 				e->explicit_label[c] = 1;
-				continue;
+				s = t;
 			}
 			e->label[c] = af_arena_strndup(a, s, strlen(s));
 		} else {
-			snprintf(t, sizeof(t), "%s%u", jz_kinds[ch->kind].prefix, counter[ch->kind]);
+			snprintf(t, sizeof(t), "%s%u", af_jz_kinds[ch->kind].prefix, counter[ch->kind]);
 			e->label[c] = af_arena_strndup(a, t, strlen(t));
 		}
 		if (!e->label[c])
@@ -490,7 +528,7 @@ static int make_labels(struct em *e, struct af_arena *a)
 	return 0;
 }
 
-static void put_top_key(struct em *e, const char *k, const struct jz_key *key_)
+static void put_top_key(struct em *e, const char *k, const struct af_jz_key *key_)
 {
 	af_buf_puts(e->b, k);
 	af_buf_puts(e->b, "{instance: ");
@@ -504,8 +542,8 @@ static void put_top_key(struct em *e, const char *k, const struct jz_key *key_)
 
 static int put_document(struct em *e)
 {
-	const struct jz_model *m = e->m;
-	const struct jz_chunk *sm = &m->chunks[0];
+	const struct af_jz_model *m = e->m;
+	const struct af_jz_chunk *sm = &m->chunks[0];
 	static const int anim_rules[3] = { JZ_H32, JZ_H32, JZ_H32 };
 	int rc;
 	af_buf_puts(e->b, "# The Sims 3 animation state machine (Jazz, RCOL resource 0x02D5DF13), "
@@ -514,7 +552,7 @@ static int put_document(struct em *e)
 	e->defined[0] = 1;
 	e->rank[0] = e->nrank++;
 	put_fields(e, sm, 0);
-	if (sm->version != jz_kinds[JZ_SM].version) {
+	if (sm->version != af_jz_kinds[JZ_SM].version) {
 		af_buf_puts(e->b, "version: ");
 		af_y_hex(e->b, sm->version, sm->version > 0xFFFF ? 8 : 4);
 		af_buf_putc(e->b, '\n');
@@ -557,7 +595,7 @@ static int put_chunk_order(struct em *e)
 	int rc, same = 1;
 	if (!order)
 		return af_diag_error(e->d, AF_ENOMEM, "out of memory");
-	if ((rc = jz_canonical_order(e->m, e->rank, order, e->d)))
+	if ((rc = af_jz_canonical_order(e->m, e->rank, order, e->d)))
 		return rc;
 	for (uint32_t i = 0; i < n; i++)
 		same &= order[i] == i;
@@ -571,7 +609,7 @@ static int put_chunk_order(struct em *e)
 	return 0;
 }
 
-int jz_emit(const struct jz_model *m, struct jz_names *names, struct af_buf *out,
+int af_jz_emit(const struct af_jz_model *m, struct af_jz_names *names, struct af_buf *out,
 	    struct af_diag *d)
 {
 	struct em e = { .b = out, .m = m, .nm = names, .d = d };

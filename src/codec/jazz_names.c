@@ -40,7 +40,7 @@ static int is_ao(const char *s, size_t n)
 }
 
 /* FNV64CLIP: the game hashes the age-generic name and marks the ages in the top 16 bits. */
-uint64_t jz_clip_hash(const char *s, size_t n)
+uint64_t af_jz_clip_hash(const char *s, size_t n)
 {
 	const char *us = memchr(s, '_', n);
 	char head[6];
@@ -80,36 +80,36 @@ uint64_t jz_clip_hash(const char *s, size_t n)
 	return h ^ ((uint64_t)mask << 48);
 }
 
-int jz_hash_name(const char *s, size_t n, int rule, uint64_t *out)
+int af_jz_hash_name(const char *s, size_t n, int rule, uint64_t *out)
 {
 	if (!ascii_ok(s, n))
 		return -1;
 	switch (rule) {
 	case JZ_H32: *out = af_fnv1_32_lower(s, n); break;
 	case JZ_H64: *out = af_fnv1_64_lower(s, n); break;
-	default: *out = jz_clip_hash(s, n); break;
+	default: *out = af_jz_clip_hash(s, n); break;
 	}
 	return 0;
 }
 
-void jz_names_init(struct jz_names *nm, struct af_arena *a)
+void af_jz_names_init(struct af_jz_names *nm, struct af_arena *a)
 {
 	memset(nm, 0, sizeof(*nm));
 	nm->arena = a;
 }
 
-void jz_names_free(struct jz_names *nm)
+void af_jz_names_free(struct af_jz_names *nm)
 {
 	free(nm->e);
 	nm->e = NULL;
 	nm->n = nm->cap = 0;
 }
 
-int jz_names_add(struct jz_names *nm, uint64_t key, const char *text, size_t len)
+int af_jz_names_add(struct af_jz_names *nm, uint64_t key, const char *text, size_t len)
 {
 	if (nm->n == nm->cap) {
 		size_t cap = nm->cap ? nm->cap * 2 : 64;
-		struct jz_name_ent *e = realloc(nm->e, cap * sizeof(*e));
+		struct af_jz_name_ent *e = realloc(nm->e, cap * sizeof(*e));
 		if (!e)
 			return AF_ENOMEM;
 		nm->e = e;
@@ -118,13 +118,13 @@ int jz_names_add(struct jz_names *nm, uint64_t key, const char *text, size_t len
 	char *t = af_arena_strndup(nm->arena, text, len);
 	if (!t)
 		return AF_ENOMEM;
-	nm->e[nm->n] = (struct jz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n };
+	nm->e[nm->n] = (struct af_jz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n };
 	nm->n++;
 	nm->sorted = 0;
 	return 0;
 }
 
-int jz_names_add_keymap(struct jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d)
+int af_jz_names_add_keymap(struct af_jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d)
 {
 	struct af_rd r;
 	uint32_t version, count;
@@ -144,10 +144,10 @@ int jz_names_add_keymap(struct jz_names *nm, const uint8_t *p, size_t n, struct 
 		size_t at = r.pos;
 		if (af_rd_u64(&r, &key) || af_rd_u32(&r, &len))
 			return AF_EINVAL;
-		if (len > INT32_MAX || af_rd_bytes(&r, len, &text))
+		if (len > INT32_MAX || len > n - r.pos || af_rd_bytes(&r, len, &text))
 			return af_diag_at_offset(d, AF_EINVAL, at + 8,
 						 "_KEY entry %u: text length %u runs past the end", i, len);
-		if (jz_names_add(nm, key, (const char *)text, len))
+		if (af_jz_names_add(nm, key, (const char *)text, len))
 			return af_diag_error(d, AF_ENOMEM, "out of memory reading a _KEY name map");
 	}
 	if (r.pos != n)
@@ -158,7 +158,7 @@ int jz_names_add_keymap(struct jz_names *nm, const uint8_t *p, size_t n, struct 
 
 static int ent_cmp(const void *a, const void *b)
 {
-	const struct jz_name_ent *x = a, *y = b;
+	const struct af_jz_name_ent *x = a, *y = b;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
@@ -180,10 +180,10 @@ static int hashes_back(const char *t, size_t n, uint64_t v, int rule)
 	uint64_t h;
 	if (n >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
 		return 0; /* would read back as a number (spec 5.6) */
-	return !jz_hash_name(t, n, rule, &h) && h == v;
+	return !af_jz_hash_name(t, n, rule, &h) && h == v;
 }
 
-const char *jz_names_find(struct jz_names *nm, uint64_t v, int rule)
+const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule)
 {
 	if (nm && nm->n) {
 		if (!nm->sorted) {
@@ -208,10 +208,32 @@ const char *jz_names_find(struct jz_names *nm, uint64_t v, int rule)
 	return NULL;
 }
 
-int jz_is_keymap_name(const char *name)
+int af_jz_is_keymap_name(const char *name)
 {
 	size_t l = strlen(name);
 	if (l > 8 && !strcasecmp(name + l - 8, ".keyname"))
 		return 1;
 	return strstr(name, "%%+_KEY") != NULL || !strncasecmp(name, "S3_0166038C_", 12);
+}
+
+int af_jz_names_add_script_name(struct af_jz_names *nm, uint64_t instance, uint32_t name_hash)
+{
+	size_t n = nm->n;
+	for (size_t i = 0; i < n; i++) {
+		const char *t = nm->e[i].text, *end = t + nm->e[i].len, *b = t, *dot = NULL;
+		uint64_t h;
+		if (nm->e[i].key != instance)
+			continue;
+		for (const char *p = t; p < end; p++)
+			if (*p == '\\' || *p == '/')
+				b = p + 1;
+		for (const char *p = b; p < end; p++)
+			if (*p == '.')
+				dot = p;
+		if (!dot)
+			dot = end;
+		if (!af_jz_hash_name(b, (size_t)(dot - b), JZ_H32, &h) && h == name_hash)
+			return af_jz_names_add(nm, name_hash, b, (size_t)(dot - b));
+	}
+	return 0;
 }

@@ -13,36 +13,40 @@
 #define JZ_TYPE_KEYMAP 0x0166038Cu
 
 /* Which hash a field uses (spec 5.2). */
-enum jz_hash_rule { JZ_H32, JZ_H64, JZ_HCLIP };
+enum af_jz_hash_rule { JZ_H32, JZ_H64, JZ_HCLIP };
 
 /* Hash a name with a rule; -1 if the name is empty of meaning for hashing
  * (non-ASCII or NUL bytes: spec 5.1 refuses them). */
-int jz_hash_name(const char *s, size_t n, int rule, uint64_t *out);
-uint64_t jz_clip_hash(const char *s, size_t n); /* s must be ASCII */
+int af_jz_hash_name(const char *s, size_t n, int rule, uint64_t *out);
+uint64_t af_jz_clip_hash(const char *s, size_t n); /* s must be ASCII */
 
-struct jz_name_ent {
+struct af_jz_name_ent {
 	uint64_t key;
 	const char *text; /* NUL-terminated copy */
 	uint32_t len;
 	uint32_t order;   /* position in load order: first wins on collisions */
 };
 
-struct jz_names {
+struct af_jz_names {
 	struct af_arena *arena;
-	struct jz_name_ent *e;
+	struct af_jz_name_ent *e;
 	size_t n, cap;
 	int sorted;
 };
 
-void jz_names_init(struct jz_names *nm, struct af_arena *a);
-void jz_names_free(struct jz_names *nm); /* the entry array; texts live in the arena */
+void af_jz_names_init(struct af_jz_names *nm, struct af_arena *a);
+void af_jz_names_free(struct af_jz_names *nm); /* the entry array; texts live in the arena */
 /* Parse one _KEY resource and append its entries. Errors carry byte offsets. */
-int jz_names_add_keymap(struct jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d);
-int jz_names_add(struct jz_names *nm, uint64_t key, const char *text, size_t len);
+int af_jz_names_add_keymap(struct af_jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d);
+int af_jz_names_add(struct af_jz_names *nm, uint64_t key, const char *text, size_t len);
 /* A name that hashes back to v under rule (map first, then the built-in list), or NULL. */
-const char *jz_names_find(struct jz_names *nm, uint64_t v, int rule);
+const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule);
+
+/* Smooth Jazz maps a machine's instance to its script path ("mods\name.tigerjazz"): offer
+ * that file's base name as the machine name when it hashes to name_hash. */
+int af_jz_names_add_script_name(struct af_jz_names *nm, uint64_t instance, uint32_t name_hash);
 
 /* Does a base file name look like an s3pe _KEY export ("*.keyname", "%%+_KEY")? */
-int jz_is_keymap_name(const char *name);
+int af_jz_is_keymap_name(const char *name);
 
 #endif

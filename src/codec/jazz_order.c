@@ -6,7 +6,7 @@
 #include "jazz_int.h"
 
 struct placer {
-	const struct jz_model *m;
+	const struct af_jz_model *m;
 	uint8_t *placed;
 	uint32_t *order, n;
 };
@@ -19,19 +19,30 @@ static void place(struct placer *p, int32_t c, int kind_ok)
 	p->order[p->n++] = (uint32_t)c;
 }
 
-static int rank_cmp_ctx(const uint32_t *rank, uint32_t a, uint32_t b)
+struct ranked {
+	uint32_t rank, idx;
+};
+
+static int rank_cmp(const void *a, const void *b)
 {
-	uint32_t ra = rank ? rank[a] : a, rb = rank ? rank[b] : b;
-	return ra < rb ? -1 : ra > rb;
+	const struct ranked *x = a, *y = b;
+	if (x->rank != y->rank)
+		return x->rank < y->rank ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-int jz_canonical_order(const struct jz_model *m, const uint32_t *def_rank, uint32_t *order,
+int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank, uint32_t *order,
 		       struct af_diag *d)
 {
 	struct placer p = { m, calloc(m->nchunks ? m->nchunks : 1, 1), order, 0 };
-	const struct jz_chunk *ch = m->chunks;
-	if (!p.placed)
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	struct ranked *rest = malloc((m->nchunks + 1) * sizeof(*rest));
+	const struct af_jz_chunk *ch = m->chunks;
+	uint32_t nrest = 0;
+	int rc = 0;
+	if (!p.placed || !rest) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
 	place(&p, 0, 1);
 	for (int l = 0; l < 3; l++) {
 		static const int want[3] = { JZ_AD, JZ_PD, JZ_ST };
@@ -47,24 +58,21 @@ int jz_canonical_order(const struct jz_model *m, const uint32_t *def_rank, uint3
 	}
 	uint32_t graphs_end = p.n;
 	for (uint32_t i = states_end; i < graphs_end; i++) {
-		const struct jz_refs *nodes = &ch[order[i]].list[0];
+		const struct af_jz_refs *nodes = &ch[order[i]].list[0];
 		for (uint32_t k = 0; k < nodes->n; k++) {
 			int32_t c = nodes->v[k];
-			place(&p, c, c >= 0 && jz_is_node(ch[c].kind));
+			place(&p, c, c >= 0 && af_jz_is_node(ch[c].kind));
 		}
 	}
-	/* The rest by definition rank: a simple insertion into the tail keeps it stable. */
-	uint32_t tail = p.n;
-	for (uint32_t c = 0; c < m->nchunks; c++) {
-		if (p.placed[c])
-			continue;
-		uint32_t j = p.n++;
-		while (j > tail && rank_cmp_ctx(def_rank, c, order[j - 1]) < 0) {
-			order[j] = order[j - 1];
-			j--;
-		}
-		order[j] = c;
-	}
+	/* The rest by definition rank. */
+	for (uint32_t c = 0; c < m->nchunks; c++)
+		if (!p.placed[c])
+			rest[nrest++] = (struct ranked){ def_rank ? def_rank[c] : c, c };
+	qsort(rest, nrest, sizeof(*rest), rank_cmp);
+	for (uint32_t i = 0; i < nrest; i++)
+		order[p.n++] = rest[i].idx;
+out:
+	free(rest);
 	free(p.placed);
-	return 0;
+	return rc;
 }

@@ -25,20 +25,26 @@ struct pref {
 	const char *path;
 };
 
+struct lab {
+	int cat;
+	const char *label;
+	uint32_t idx;
+};
+
 struct ps {
 	struct af_diag *d;
 	struct af_arena *a;
-	struct jz_chunk **ch; /* definition order; each chunk in the arena so pointers hold */
+	struct af_jz_chunk **ch; /* definition order; each chunk in the arena so pointers hold */
 	uint32_t n, cap;
 	struct pref *refs;
 	size_t nrefs, caprefs;
-	uint32_t *sorted; /* labelled chunk indices sorted by (category, label) */
-	uint32_t nsorted;
+	struct lab *labs; /* labelled chunks sorted by (category, label) */
+	uint32_t nlabs;
 };
 
 static int cat_of(int kind)
 {
-	return jz_is_node(kind) ? CAT_NODE : kind;
+	return af_jz_is_node(kind) ? CAT_NODE : kind;
 }
 
 static const char *cat_name(int cat)
@@ -104,7 +110,7 @@ static int get_hash(struct ps *p, const struct af_ynode *y, int rule, uint64_t *
 	if (rule < 0)
 		return af_y_error(p->d, y, "%s: expected a 0x number (no name is known to hash "
 				  "to this field)", what);
-	if (jz_hash_name(y->str, y->len, rule, out))
+	if (af_jz_hash_name(y->str, y->len, rule, out))
 		return af_y_error(p->d, y, "%s: name '%s' contains non-ASCII characters (or NUL); "
 				  "Sims 3 names are hashed as ASCII, write the hash as 0x%0*X instead",
 				  what, y->len > 60 ? "(long)" : y->str, rule == JZ_H32 ? 8 : 16, 0);
@@ -122,25 +128,25 @@ static int get_f32bits(struct ps *p, const struct af_ynode *y, uint32_t *out, co
 	return 0;
 }
 
-static int enum_error(struct ps *p, const struct af_ynode *y, const struct jz_enum *e,
+static int enum_error(struct ps *p, const struct af_ynode *y, const struct af_jz_enum *e,
 		      const char *what)
 {
 	char known[400];
 	size_t l = 0;
 	known[0] = 0;
-	for (const struct jz_enum_item *i = e->items; i->name && l < sizeof(known) - 40; i++)
+	for (const struct af_jz_enum_item *i = e->items; i->name && l < sizeof(known) - 40; i++)
 		l += (size_t)snprintf(known + l, sizeof(known) - l, "%s%s", l ? ", " : "", i->name);
 	return af_y_error(p->d, y, "%s: unknown %s name '%s' (known: %s)", what, e->what,
 			  y->len > 60 ? "(long)" : y->str, known);
 }
 
-static int get_enum(struct ps *p, const struct af_ynode *y, const struct jz_enum *e,
+static int get_enum(struct ps *p, const struct af_ynode *y, const struct af_jz_enum *e,
 		    uint32_t *out, const char *what)
 {
 	uint64_t v;
 	if (af_y_want(p->d, y, AF_YSCALAR, what))
 		return AF_EINVAL;
-	if (!jz_enum_lookup(e, y->str, y->len, out))
+	if (!af_jz_enum_lookup(e, y->str, y->len, out))
 		return 0;
 	if (af_parse_u64(y->str, y->len, &v))
 		return enum_error(p, y, e, what);
@@ -150,7 +156,7 @@ static int get_enum(struct ps *p, const struct af_ynode *y, const struct jz_enum
 	return 0;
 }
 
-static int get_flags(struct ps *p, const struct af_ynode *y, const struct jz_enum *e,
+static int get_flags(struct ps *p, const struct af_ynode *y, const struct af_jz_enum *e,
 		     uint32_t *out, const char *what)
 {
 	char path[PATH_MAX_];
@@ -167,7 +173,7 @@ static int get_flags(struct ps *p, const struct af_ynode *y, const struct jz_enu
 		sub(path, what, "[%zu]", i);
 		if (af_y_want(p->d, it, AF_YSCALAR, path))
 			return AF_EINVAL;
-		if (!jz_enum_lookup(e, it->str, it->len, &v)) {
+		if (!af_jz_enum_lookup(e, it->str, it->len, &v)) {
 			if (e->mask && (v & e->mask) == v) {
 				if (timing >= 0 && (uint32_t)timing != v)
 					return af_y_error(p->d, it, "%s: conflicting values for one "
@@ -188,7 +194,7 @@ static int get_flags(struct ps *p, const struct af_ynode *y, const struct jz_enu
 	return 0;
 }
 
-static int get_field(struct ps *p, const struct af_ynode *y, const struct jz_field *f,
+static int get_field(struct ps *p, const struct af_ynode *y, const struct af_jz_field *f,
 		     uint32_t *out, const char *what)
 {
 	uint64_t h;
@@ -205,11 +211,11 @@ static int get_field(struct ps *p, const struct af_ynode *y, const struct jz_fie
 	}
 }
 
-static int parse_fields(struct ps *p, const struct af_ynode *map, struct jz_chunk *ch,
+static int parse_fields(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
 			const char *path)
 {
 	char fp[PATH_MAX_];
-	for (const struct jz_field *f = jz_fields[ch->kind]; f->name; f++) {
+	for (const struct af_jz_field *f = af_jz_fields[ch->kind]; f->name; f++) {
 		const struct af_ynode *y = af_ymap_get(map, f->name);
 		ch->u[f->slot] = f->def;
 		if (!y && f->ft == JZ_FT_H32 && !strcmp(f->name, "name"))
@@ -224,7 +230,8 @@ static int parse_fields(struct ps *p, const struct af_ynode *map, struct jz_chun
 static int check_keys(struct ps *p, const struct af_ynode *map, int kind, const char *const *extra,
 		      const char *path)
 {
-	static const char *const common[] = { "label", "kind", "version", "key", NULL };
+	static const char *const chunk_keys[] = { "label", "kind", "version", "key", NULL };
+	const char *const *common = kind == JZ_SM ? chunk_keys + 2 : chunk_keys;
 	for (size_t i = 0; i < map->n; i++) {
 		const struct af_ynode *k = map->items[2 * i];
 		int ok = 0;
@@ -234,11 +241,11 @@ static int check_keys(struct ps *p, const struct af_ynode *map, int kind, const 
 			ok = !strcmp(k->str, common[j]);
 		for (size_t j = 0; !ok && extra && extra[j]; j++)
 			ok = !strcmp(k->str, extra[j]);
-		for (const struct jz_field *f = jz_fields[kind]; !ok && f->name; f++)
+		for (const struct af_jz_field *f = af_jz_fields[kind]; !ok && f->name; f++)
 			ok = !strcmp(k->str, f->name);
 		if (!ok)
 			return af_y_error(p->d, k, "%s: unknown field '%s' for %s", path,
-					  k->len > 60 ? "(long)" : k->str, jz_kinds[kind].yname);
+					  k->len > 60 ? "(long)" : k->str, af_jz_kinds[kind].yname);
 	}
 	return 0;
 }
@@ -290,7 +297,7 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 /* A list of references. With defs, items that are maps define chunks of that kind (the
  * place the document first shows them) and the other items name defined ones. */
 static int ref_seq(struct ps *p, const struct af_ynode *y, int cat, int defs, int kind,
-		   struct jz_refs *out, const char *path)
+		   struct af_jz_refs *out, const char *path)
 {
 	char ip[PATH_MAX_];
 	int rc;
@@ -312,13 +319,13 @@ static int ref_seq(struct ps *p, const struct af_ynode *y, int cat, int defs, in
 	return 0;
 }
 
-static int ref_list(struct ps *p, const struct af_ynode *y, int cat, struct jz_refs *out,
+static int ref_list(struct ps *p, const struct af_ynode *y, int cat, struct af_jz_refs *out,
 		    const char *path)
 {
 	return ref_seq(p, y, cat, 0, 0, out, path);
 }
 
-static int def_list(struct ps *p, const struct af_ynode *y, int kind, struct jz_refs *out,
+static int def_list(struct ps *p, const struct af_ynode *y, int kind, struct af_jz_refs *out,
 		    const char *path)
 {
 	return ref_seq(p, y, cat_of(kind), 1, kind, out, path);
@@ -338,18 +345,18 @@ static int opt_ref(struct ps *p, const struct af_ynode *map, const char *k, int 
 static int kind_from_text(const struct af_ynode *y)
 {
 	for (int k = 0; k < JZ_NKINDS; k++)
-		if ((strlen(jz_kinds[k].yname) == y->len && !strcasecmp(jz_kinds[k].yname, y->str)) ||
-		    (y->len == 4 && !memcmp(jz_kinds[k].tag, y->str, 4)))
+		if ((strlen(af_jz_kinds[k].yname) == y->len && !strcasecmp(af_jz_kinds[k].yname, y->str)) ||
+		    (y->len == 4 && !memcmp(af_jz_kinds[k].tag, y->str, 4)))
 			return k;
 	return -1;
 }
 
 static int new_chunk(struct ps *p, int kind, const struct af_ynode *y, int32_t *idx)
 {
-	struct jz_chunk *ch;
+	struct af_jz_chunk *ch;
 	if (p->n == p->cap) {
 		uint32_t cap = p->cap ? p->cap * 2 : 64;
-		struct jz_chunk **c = realloc(p->ch, cap * sizeof(*c));
+		struct af_jz_chunk **c = realloc(p->ch, cap * sizeof(*c));
 		if (!c)
 			return oom(p);
 		p->ch = c;
@@ -358,8 +365,8 @@ static int new_chunk(struct ps *p, int kind, const struct af_ynode *y, int32_t *
 	if (p->n >= INT32_MAX / 2 || !(ch = af_arena_alloc(p->a, sizeof(*ch))))
 		return oom(p);
 	ch->kind = kind;
-	ch->ckey.type = jz_kinds[kind].type;
-	ch->version = jz_kinds[kind].version;
+	ch->ckey.type = af_jz_kinds[kind].type;
+	ch->version = af_jz_kinds[kind].version;
 	ch->ref[0] = ch->ref[1] = JZ_NULL;
 	ch->ynode = y;
 	*idx = (int32_t)p->n;
@@ -368,7 +375,7 @@ static int new_chunk(struct ps *p, int kind, const struct af_ynode *y, int32_t *
 }
 
 static int parse_key(struct ps *p, const struct af_ynode *y, uint32_t deftype, int rule,
-		     struct jz_key *k, const char *path)
+		     struct af_jz_key *k, const char *path)
 {
 	char fp[PATH_MAX_];
 	const struct af_ynode *v;
@@ -399,7 +406,7 @@ static int parse_key(struct ps *p, const struct af_ynode *y, uint32_t deftype, i
 }
 
 static int opt_key(struct ps *p, const struct af_ynode *map, const char *name, uint32_t deftype,
-		   int rule, struct jz_key *k, const char *path)
+		   int rule, struct af_jz_key *k, const char *path)
 {
 	char fp[PATH_MAX_];
 	const struct af_ynode *y = af_ymap_get(map, name);
@@ -410,7 +417,7 @@ static int opt_key(struct ps *p, const struct af_ynode *map, const char *name, u
 }
 
 /* UTF-8 (already validated by libyaml) -> UTF-16 with the animfs length limit. */
-static int parse_str(struct ps *p, const struct af_ynode *map, const char *name, struct jz_str *s,
+static int parse_str(struct ps *p, const struct af_ynode *map, const char *name, struct af_jz_str *s,
 		     const char *path)
 {
 	const struct af_ynode *y = af_ymap_get(map, name);
@@ -486,7 +493,7 @@ static int parse_rows(struct ps *p, const struct af_ynode *y, int width, const i
 	return 0;
 }
 
-static int parse_cases(struct ps *p, const struct af_ynode *map, struct jz_chunk *ch,
+static int parse_cases(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
 		       const char *path)
 {
 	const char *name = ch->kind == JZ_RAND ? "outcomes" : "cases";
@@ -506,7 +513,7 @@ static int parse_cases(struct ps *p, const struct af_ynode *map, struct jz_chunk
 		return oom(p);
 	for (size_t i = 0; i < y->n; i++) {
 		const struct af_ynode *c = y->items[i], *v;
-		struct jz_case *k = &ch->cases[i];
+		struct af_jz_case *k = &ch->cases[i];
 		uint64_t h;
 		char ip[PATH_MAX_];
 		sub(ip, cp, "[%zu]", i);
@@ -552,7 +559,7 @@ static const char *const *const kind_keys[JZ_NKINDS] = {
 	[JZ_PROP] = k_prop, [JZ_ACOP] = k_acop, [JZ_OPAQUE] = k_opaque,
 };
 
-static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct jz_chunk *st,
+static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *st,
 			   const char *path)
 {
 	char fp[PATH_MAX_];
@@ -571,7 +578,7 @@ static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct jz_c
 	return add_ref(p, &st->ref[0], y, JZ_DG, 1, fp);
 }
 
-static int parse_body(struct ps *p, const struct af_ynode *map, struct jz_chunk *ch,
+static int parse_body(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
 		      const char *path)
 {
 	static const int slot_rules[4] = { -1, -1, JZ_H32, JZ_H32 };
@@ -641,6 +648,11 @@ static int parse_body(struct ps *p, const struct af_ynode *map, struct jz_chunk 
 			rc = oom(p);
 		if (!rc && data.len)
 			memcpy((uint8_t *)ch->data, data.data, data.len);
+		/* that would read back as the known kind, so it must be written as one */
+		if (!rc && af_jz_kind_of_type(ch->ckey.type) != JZ_OPAQUE && data.len >= 8 &&
+		    !memcmp(data.data, af_jz_kinds[af_jz_kind_of_type(ch->ckey.type)].tag, 4))
+			rc = af_y_error(p->d, y, "%s: an opaque chunk with the type and tag of %s; write "
+					"it as that kind", fp, af_jz_kinds[af_jz_kind_of_type(ch->ckey.type)].tag);
 		ch->len = (uint32_t)data.len;
 		af_buf_free(&data);
 		return rc;
@@ -649,7 +661,7 @@ static int parse_body(struct ps *p, const struct af_ynode *map, struct jz_chunk 
 	}
 }
 
-static int parse_ckey(struct ps *p, const struct af_ynode *map, struct jz_chunk *ch,
+static int parse_ckey(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
 		      const char *path)
 {
 	char fp[PATH_MAX_];
@@ -663,10 +675,10 @@ static int parse_ckey(struct ps *p, const struct af_ynode *map, struct jz_chunk 
 	sub(fp, path, ".key");
 	if (parse_key(p, y, ch->ckey.type, -1, &ch->ckey, fp))
 		return AF_EINVAL;
-	if (ch->kind != JZ_OPAQUE && ch->ckey.type != jz_kinds[ch->kind].type)
+	if (ch->kind != JZ_OPAQUE && ch->ckey.type != af_jz_kinds[ch->kind].type)
 		return af_y_error(p->d, y, "%s: key type 0x%08X does not match the %s chunk type "
-				  "0x%08X", fp, ch->ckey.type, jz_kinds[ch->kind].tag,
-				  jz_kinds[ch->kind].type);
+				  "0x%08X", fp, ch->ckey.type, af_jz_kinds[ch->kind].tag,
+				  af_jz_kinds[ch->kind].type);
 	return 0;
 }
 
@@ -674,7 +686,7 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 		  int32_t *idx)
 {
 	const struct af_ynode *y;
-	struct jz_chunk *ch;
+	struct af_jz_chunk *ch;
 	char fp[PATH_MAX_];
 	int want_cat = cat_of(kind);
 	if ((y = af_ymap_get(map, "kind"))) {
@@ -689,9 +701,9 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 					  y->len > 40 ? "(long)" : y->str);
 		if (want_cat >= 0 && cat_of(k) != want_cat)
 			return af_y_error(p->d, y, "%s: a %s chunk cannot stand here; expected %s", fp,
-					  jz_kinds[k].yname, cat_name(want_cat));
+					  af_jz_kinds[k].yname, cat_name(want_cat));
 		kind = k;
-	} else if (kind < 0 || jz_is_node(kind)) {
+	} else if (kind < 0 || af_jz_is_node(kind)) {
 		return af_y_error(p->d, map, "%s: missing key 'kind'", path);
 	}
 	if (check_keys(p, map, kind, kind_keys[kind], path) || new_chunk(p, kind, map, idx))
@@ -714,54 +726,52 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 
 /* ------------------------------------------------------------ resolution */
 
-static int label_cmp_ps(const struct ps *p, uint32_t a, uint32_t b)
+static int lab_cmp(const struct lab *x, const struct lab *y)
 {
-	int ca = cat_of(p->ch[a]->kind), cb = cat_of(p->ch[b]->kind);
-	if (ca != cb)
-		return ca < cb ? -1 : 1;
-	return strcmp(p->ch[a]->label, p->ch[b]->label);
+	if (x->cat != y->cat)
+		return x->cat < y->cat ? -1 : 1;
+	return strcmp(x->label, y->label);
 }
 
-static const struct ps *sort_ctx;
-static int label_cmp(const void *a, const void *b)
+static int lab_sort(const void *a, const void *b)
 {
-	int r = label_cmp_ps(sort_ctx, *(const uint32_t *)a, *(const uint32_t *)b);
-	return r ? r : (*(const uint32_t *)a > *(const uint32_t *)b) -
-		       (*(const uint32_t *)a < *(const uint32_t *)b);
+	const struct lab *x = a, *y = b;
+	int r = lab_cmp(x, y);
+	return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
+/* Sort the labels once (no shared state: codecs may run in several threads at once). */
 static int index_labels(struct ps *p)
 {
 	uint32_t n = 0;
-	p->sorted = af_arena_array(p->a, p->n + 1, sizeof(*p->sorted));
-	if (!p->sorted)
+	p->labs = af_arena_array(p->a, p->n + 1, sizeof(*p->labs));
+	if (!p->labs)
 		return oom(p);
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->ch[i]->label)
-			p->sorted[n++] = i;
-	sort_ctx = p;
-	qsort(p->sorted, n, sizeof(*p->sorted), label_cmp);
+			p->labs[n++] = (struct lab){ cat_of(p->ch[i]->kind), p->ch[i]->label, i };
+	qsort(p->labs, n, sizeof(*p->labs), lab_sort);
 	for (uint32_t i = 1; i < n; i++)
-		if (!label_cmp_ps(p, p->sorted[i - 1], p->sorted[i])) {
-			const struct af_ynode *a = p->ch[p->sorted[i - 1]]->ynode;
-			const struct af_ynode *b = p->ch[p->sorted[i]]->ynode;
+		if (!lab_cmp(&p->labs[i - 1], &p->labs[i])) {
+			const struct af_ynode *a = p->ch[p->labs[i - 1].idx]->ynode;
+			const struct af_ynode *b = p->ch[p->labs[i].idx]->ynode;
 			return af_y_error(p->d, b, "duplicate label '%s' for %s (also at line %u); give "
-					  "one of them a distinct 'label:'", p->ch[p->sorted[i]]->label,
-					  cat_name(cat_of(p->ch[p->sorted[i]]->kind)), a->line);
+					  "one of them a distinct 'label:'", p->labs[i].label,
+					  cat_name(p->labs[i].cat), a->line);
 		}
-	p->nsorted = n;
+	p->nlabs = n;
 	return 0;
 }
 
 static int32_t find_label(const struct ps *p, int cat, const char *s)
 {
-	uint32_t lo = 0, hi = p->nsorted;
-	while (lo < hi) { /* binary search on (category, label) */
+	struct lab key = { cat, s, 0 };
+	uint32_t lo = 0, hi = p->nlabs;
+	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
-		const struct jz_chunk *c = p->ch[p->sorted[mid]];
-		int r = cat_of(c->kind) != cat ? (cat_of(c->kind) < cat ? -1 : 1) : strcmp(c->label, s);
+		int r = lab_cmp(&p->labs[mid], &key);
 		if (!r)
-			return (int32_t)p->sorted[mid];
+			return (int32_t)p->labs[mid].idx;
 		if (r < 0)
 			lo = mid + 1;
 		else
@@ -781,14 +791,14 @@ static int resolve(struct ps *p, const struct pref *r)
 	/* a state/actor/parameter may also be named by any spelling that hashes the same */
 	if ((r->cat == JZ_AD || r->cat == JZ_PD || r->cat == JZ_ST) &&
 	    (is_hex_text(r->y->str, r->y->len) ? !af_parse_u64(r->y->str, r->y->len, &h)
-	     : !jz_hash_name(r->y->str, r->y->len, JZ_H32, &h))) {
+	     : !af_jz_hash_name(r->y->str, r->y->len, JZ_H32, &h))) {
 		int32_t found = JZ_NULL;
 		for (uint32_t i = 0; i < p->n; i++)
 			if (p->ch[i]->kind == r->cat && p->ch[i]->u[0] == h) {
 				if (found >= 0)
 					return af_y_error(p->d, r->y, "%s: '%s' matches several %s names; "
 							  "use a label", r->path, r->y->str,
-							  jz_kinds[r->cat].yname);
+							  af_jz_kinds[r->cat].yname);
 				found = (int32_t)i;
 			}
 		if (found >= 0) {
@@ -799,17 +809,17 @@ static int resolve(struct ps *p, const struct pref *r)
 	for (int cat = 0; cat <= CAT_NODE; cat++)
 		if (cat != r->cat && (c = find_label(p, cat, r->y->str)) >= 0)
 			return af_y_error(p->d, r->y, "%s: '%s' points to %s (%s, line %u), expected %s",
-					  r->path, r->y->str, cat_name(cat), jz_kinds[p->ch[c]->kind].tag,
+					  r->path, r->y->str, cat_name(cat), af_jz_kinds[p->ch[c]->kind].tag,
 					  ((const struct af_ynode *)p->ch[c]->ynode)->line,
 					  cat_name(r->cat));
 	return af_y_error(p->d, r->y, "%s: dangling reference: no %s is labelled '%s'", r->path,
-			  jz_kinds[r->cat == CAT_NODE ? JZ_PLAY : r->cat].yname,
+			  af_jz_kinds[r->cat == CAT_NODE ? JZ_PLAY : r->cat].yname,
 			  r->y->len > 60 ? "(long)" : r->y->str);
 }
 
 /* ------------------------------------------------------------ top level */
 
-static int parse_rcol(struct ps *p, const struct af_ynode *root, struct jz_model *m)
+static int parse_rcol(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
 {
 	const struct af_ynode *y = af_ymap_get(root, "rcol"), *v;
 	m->rcol_version = 3;
@@ -832,7 +842,7 @@ static int parse_rcol(struct ps *p, const struct af_ynode *root, struct jz_model
 	return 0;
 }
 
-static int parse_externals(struct ps *p, const struct af_ynode *root, struct jz_model *m)
+static int parse_externals(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
 {
 	const struct af_ynode *y = af_ymap_get(root, "externals");
 	char ip[PATH_MAX_];
@@ -860,11 +870,11 @@ static const char *const top_keys[] = {
 	"animations", "states", "extra_chunks", "chunk_order", NULL,
 };
 
-static int parse_machine(struct ps *p, const struct af_ynode *root, struct jz_model *m)
+static int parse_machine(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
 {
 	static const int anim_rules[3] = { JZ_H32, JZ_H32, JZ_H32 };
 	const struct af_ynode *y;
-	struct jz_chunk *sm;
+	struct af_jz_chunk *sm;
 	int32_t idx;
 	if (af_y_want(p->d, root, AF_YMAP, "the document"))
 		return AF_EINVAL;
@@ -874,8 +884,14 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct jz_mo
 	if (parse_fields(p, root, sm, "top level"))
 		return AF_EINVAL;
 	if ((y = af_ymap_get(root, "instance"))) {
+		const struct af_ynode *nm = af_ymap_get(root, "name");
 		if (get_hash(p, y, -1, &sm->ckey.instance, "instance"))
 			return AF_EINVAL;
+		if (!is_hex_text(nm->str, nm->len) &&
+		    af_fnv1_64_lower(nm->str, nm->len) != sm->ckey.instance)
+			af_y_warn(p->d, y, "instance is not the FNV-1 64 of the name '%s'; delete "
+				  "'instance:' to derive the resource instance from the name",
+				  nm->len > 60 ? "(long)" : nm->str);
 	} else {
 		y = af_ymap_get(root, "name");
 		if (is_hex_text(y->str, y->len))
@@ -895,7 +911,7 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct jz_mo
 		return AF_EINVAL;
 	y = af_ymap_get(root, "extra_chunks");
 	if (y && !af_y_is_null(y)) {
-		struct jz_refs extra;
+		struct af_jz_refs extra;
 		if (af_y_want(p->d, y, AF_YSEQ, "extra_chunks"))
 			return AF_EINVAL;
 		for (size_t i = 0; i < y->n; i++)
@@ -908,7 +924,7 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct jz_mo
 }
 
 /* Visit every reference slot of a chunk. */
-static void remap(struct jz_chunk *ch, const uint32_t *pos)
+static void remap(struct af_jz_chunk *ch, const uint32_t *pos)
 {
 #define MAP(x) ((x) = (x) < 0 ? (x) : (int32_t)pos[(x)])
 	for (int i = 0; i < 2; i++)
@@ -924,11 +940,11 @@ static void remap(struct jz_chunk *ch, const uint32_t *pos)
 #undef MAP
 }
 
-static int place_chunks(struct ps *p, const struct af_ynode *root, struct jz_model *m)
+static int place_chunks(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
 {
 	const struct af_ynode *y = af_ymap_get(root, "chunk_order");
 	uint32_t n = p->n, *order, *pos;
-	struct jz_chunk *tmp;
+	struct af_jz_chunk *tmp;
 	order = af_arena_array(p->a, n, sizeof(*order));
 	pos = af_arena_array(p->a, n, sizeof(*pos));
 	tmp = af_arena_array(p->a, n, sizeof(*tmp));
@@ -939,7 +955,7 @@ static int place_chunks(struct ps *p, const struct af_ynode *root, struct jz_mod
 		tmp[i] = *p->ch[i];
 	m->chunks = tmp; /* definition order, for the canonical order */
 	m->nchunks = n;
-	if (jz_canonical_order(m, NULL, order, p->d))
+	if (af_jz_canonical_order(m, NULL, order, p->d))
 		return AF_EINVAL;
 	for (uint32_t i = 0; i < n; i++)
 		pos[order[i]] = i;
@@ -977,24 +993,52 @@ static int place_chunks(struct ps *p, const struct af_ynode *root, struct jz_mod
 	return 0;
 }
 
-/* Warnings of spec 8: nodes no graph lists. */
+static int u32_cmp(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	return (x > y) - (x < y);
+}
+
+/* Warnings of spec 8: chunks the lists do not reach, animation actors that are no actor. */
 static void warn_unlisted(struct ps *p)
 {
 	uint8_t *listed = af_arena_alloc(p->a, p->n);
+	const struct af_jz_chunk *sm = p->ch[0];
 	if (!listed)
 		return;
+	for (int l = 0; l < 3; l++)
+		for (uint32_t k = 0; k < sm->list[l].n; k++)
+			listed[sm->list[l].v[k]] = 1;
+	uint32_t *names = af_arena_array(p->a, p->n + 1, sizeof(*names)), nn = 0;
+	if (!names)
+		return;
+	for (uint32_t c = 0; c < p->n; c++)
+		if (p->ch[c]->kind == JZ_AD)
+			names[nn++] = p->ch[c]->u[0];
+	qsort(names, nn, sizeof(*names), u32_cmp);
+	for (uint32_t i = 0; i < sm->nanims; i++) {
+		uint32_t a = sm->anims[3 * i + 2];
+		if (a && !bsearch(&a, names, nn, sizeof(*names), u32_cmp))
+			af_y_warn(p->d, sm->ynode, "animations[%u]: actor 0x%08X is the name of no actor",
+				  i, a);
+	}
+	for (uint32_t i = 0; i < p->n; i++)
+		if ((p->ch[i]->kind == JZ_AD || p->ch[i]->kind == JZ_PD || p->ch[i]->kind == JZ_ST) &&
+		    !listed[i])
+			af_y_warn(p->d, p->ch[i]->ynode, "%s '%s' is not listed in the state machine",
+				  af_jz_kinds[p->ch[i]->kind].yname, p->ch[i]->label ? p->ch[i]->label : "?");
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->ch[i]->kind == JZ_DG)
 			for (uint32_t k = 0; k < p->ch[i]->list[0].n; k++)
 				if (p->ch[i]->list[0].v[k] >= 0)
 					listed[p->ch[i]->list[0].v[k]] = 1;
 	for (uint32_t i = 0; i < p->n; i++)
-		if (jz_is_node(p->ch[i]->kind) && !listed[i])
+		if (af_jz_is_node(p->ch[i]->kind) && !listed[i])
 			af_y_warn(p->d, p->ch[i]->ynode, "node '%s' is in no decision graph's nodes list",
 				  p->ch[i]->label ? p->ch[i]->label : "?");
 }
 
-int jz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct jz_model *m,
+int af_jz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct af_jz_model *m,
 	     struct af_diag *d)
 {
 	struct af_ydoc doc;

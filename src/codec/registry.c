@@ -5,10 +5,12 @@
 
 extern const struct af_codec af_codec_diesel;
 extern const struct af_codec af_codec_jazz;
+extern const struct af_codec af_codec_re_model;
 
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
 	&af_codec_jazz,
+	&af_codec_re_model,
 	NULL,
 };
 

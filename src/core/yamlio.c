@@ -227,7 +227,8 @@ static int close_frame(struct af_ydoc *doc, struct frame *f, struct af_diag *d)
 	node->items = af_arena_array(&doc->arena, f->n ? f->n : 1, sizeof(*node->items));
 	if (!node->items)
 		return af_diag_error(d, AF_ENOMEM, "out of memory reading YAML");
-	memcpy(node->items, f->items, f->n * sizeof(*node->items));
+	if (f->n)
+		memcpy(node->items, f->items, f->n * sizeof(*node->items));
 	if (node->type == AF_YMAP) {
 		node->n = f->n / 2;
 		if (node->n > 1) {

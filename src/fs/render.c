@@ -232,7 +232,8 @@ int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *i
 	return known;
 }
 
-void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, const struct af_codec *codec)
+void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name_hash,
+		       const struct af_codec *codec)
 {
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = obtain(c, st, codec);
@@ -241,6 +242,8 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, const struct 
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
 	}
+	if (e)
+		e->info.name_hash = name_hash;
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -272,10 +275,12 @@ void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const stru
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = obtain(c, st, codec);
 	if (e) {
+		uint64_t name_hash = e->info.name_hash;
 		drop_text(c, e);
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
 		e->info.failed = 1;
+		e->info.name_hash = name_hash;
 	}
 	pthread_mutex_unlock(&c->lock);
 }

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,10 @@ int af_scratch_open_dir(struct af_fs *fs)
 	snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/animfs-scratch-XXXXXX", tmp);
 	if (!mkdtemp(fs->scratch_path))
 		return -errno;
+	/* absolute: the daemon leaves its working folder, and removes this by path */
+	char abs[PATH_MAX];
+	if (realpath(fs->scratch_path, abs) && strlen(abs) < sizeof(fs->scratch_path))
+		memcpy(fs->scratch_path, abs, strlen(abs) + 1);
 	fs->scratchfd = open(fs->scratch_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->scratchfd < 0) {
 		int e = errno;

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
+#include "animfs/fnv.h"
 #include "animfs/fs.h"
 
 int af_view_rel(const char *path, char *rel, size_t size)
@@ -76,14 +77,20 @@ void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 	uint8_t head[AF_BID_HEAD];
 	size_t got = 0;
 	memset(info, 0, sizeof(*info));
+	const char *base = base_of(rel);
+	uint64_t name_hash = af_fnv1_64(base, strlen(base)) | 1;
 	if (!S_ISREG(st->st_mode))
 		return;
-	if (af_rcache_get(fs->cache, st, info, NULL))
+	if (af_rcache_get(fs->cache, st, info, NULL) && info->name_hash == name_hash)
 		return;
+	memset(info, 0, sizeof(*info));
 	if (af_read_head_at(fs->rootfd, rel, head, sizeof(head), &got))
 		return;
-	info->codec = af_codec_bid(base_of(rel), head, got);
-	af_rcache_put_bid(fs->cache, st, info->codec);
+	info->codec = af_codec_bid(base, head, got);
+	info->name_hash = name_hash;
+	af_rcache_put_bid(fs->cache, st, name_hash, info->codec);
+	/* the entry may still know this identity's size (same codec, same name) */
+	af_rcache_get(fs->cache, st, info, NULL);
 }
 
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind)
@@ -282,10 +289,9 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 		return af_pkgfs_render(fs, bin_rel, 0, out);
 	af_diag_init(&d);
 	for (int attempt = 0;; attempt++) {
+		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
 		if (af_rcache_get(fs->cache, &st, &info, out) && *out)
 			goto out;
-		if (!info.codec)
-			af_view_classify(fs, bin_rel, &st, &info);
 		if (!info.codec || info.failed) {
 			rc = -EIO;
 			goto out;
@@ -310,7 +316,6 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 			goto out;
 		}
 		st = again;
-		info.codec = NULL;
 	}
 	af_sibio_init(&sib, fs, bin_rel);
 	if (info.codec->to_yaml(in.data, in.len, &sib.io, &yaml, &d) || yaml.failed) {

@@ -53,6 +53,17 @@ if bad:
     sys.exit(1)
 PY
 
+# a temporary file left by a crashed save: hidden, and swept when its folder is listed
+dead=999999; while kill -0 $dead 2>/dev/null; do dead=$((dead + 1)); done
+old_tmp="$GAME/.animfs-tmp-$dead-1-$bin"
+young_tmp="$GAME/.animfs-tmp-$dead-2-$bin"
+echo partial > "$old_tmp"; touch -d '2 minutes ago' "$old_tmp"
+echo partial > "$young_tmp"
+ls -a "$VIEW" | grep -q animfs-tmp && fail "a temporary file is listed"
+[ -e "$old_tmp" ] && fail "an old temporary file of a dead process was not swept"
+[ -e "$young_tmp" ] || fail "a young temporary file was swept"
+rm -f "$young_tmp"
+
 # umount right after a save: the edit is on disk when umount returns
 sed -i 's/^length: *[^ ]*/length: 33.5/' "$v" || fail "sed -i"
 "$ANIMFS" umount "$VIEW" || fail "umount"

@@ -346,6 +346,8 @@ static void test_validation_errors(void **state)
 	expect_error("- [0.0, 0.0, 0.0, 0.0, 1.0]\n  - name: hips", "- [0.0, 0.0, 0.0, 0.0, 2.0]\n  - name: hips",
 		     15, 17,
 		     "objects[0].rotation.keys[0]: quaternion [0, 0, 0, 2] has length 2.0000; a rotation must be a unit quaternion");
+	expect_error("[0.0, 0.0, 0.0, 0.0, 1.0]", "[0.0, 0.0, 0.0, 0.0, 1.0, 0xFFFFFFFF]", 15, 37,
+		     "objects[0].rotation.keys[0]: the raw packed code 0xFFFFFFFF does not decode to a rotation");
 	expect_error("name: hips", "name: root", 16, 11, "objects[1]: 'root': duplicate name (also objects[0])");
 	expect_error("name: hips", "name: \"\"", 16, 11, "objects[1].name: name is empty");
 	expect_error("type: pos_f32", "type: pos_f64", 18, 13,
@@ -422,6 +424,33 @@ static void test_64bit_from_yaml(void **state)
 	contains(&y, "layout: 64-bit\n  container: raw\n");
 	af_buf_free(&bin);
 	af_buf_free(&y);
+	af_diag_free(&d);
+}
+
+/* track_align 4 in a 64-bit file whose first track header is 8-aligned by chance:
+ * the later, 4-aligned headers decide (found by fuzzing). */
+static void test_track_align_by_chance(void **state)
+{
+	(void)state;
+	const char *y =
+		"format: diesel-animation\nlength: 1.0\n"
+		"binary: {layout: 64-bit, container: raw, name_pad: 4, event_pad: 4, track_align: 4}\n"
+		"objects:\n"
+		"  - name: ab\n    position: {type: pos_f32_flag, keys: [[0.0, 1.0, 2.0, 3.0, 1]]}\n"
+		"    rotation: {type: rot_f32_flag, keys: [[0.0, 0.0, 0.0, 0.0, 1.0, 1]]}\n"
+		"  - name: c\n    position: {type: pos_f32_flag, keys: [[0.0, 1.0, 2.0, 3.0, 1]]}\n"
+		"    rotation: {type: rot_f32_flag, keys: [[0.0, 0.0, 0.0, 0.0, 1.0, 1]]}\n";
+	struct af_buf bin = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	assert_int_equal(C->from_yaml((const uint8_t *)y, strlen(y), NULL, &bin, &d), 0);
+	assert_int_equal(af_le64(bin.data + 0x60), 144);                 /* position table */
+	assert_int_equal(af_le64(bin.data + 144 + 8), 176);              /* header 0: 8-aligned */
+	assert_int_equal(af_le64(bin.data + 144 + 24), 176 + 24 + 20);   /* header 1: not */
+	roundtrip(bin.data, bin.len, &out);
+	contains(&out, "  track_align: 4\n");
+	af_buf_free(&bin);
+	af_buf_free(&out);
 	af_diag_free(&d);
 }
 
@@ -683,6 +712,7 @@ int main(void)
 		cmocka_unit_test(test_validation_errors),
 		cmocka_unit_test(test_validation_warnings),
 		cmocka_unit_test(test_64bit_from_yaml),
+		cmocka_unit_test(test_track_align_by_chance),
 		cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_packing_examples),
 		cmocka_unit_test(test_packing_exact),

@@ -48,7 +48,7 @@ static void test_identity(void **state)
 	struct af_rinfo info;
 	struct af_text *t, *got;
 	assert_int_equal(af_rcache_get(c, &a, &info, &got), 0);
-	af_rcache_put_bid(c, &a, &fake);
+	af_rcache_put_bid(c, &a, 1, &fake);
 	assert_int_equal(af_rcache_get(c, &a, &info, &got), 1);
 	assert_ptr_equal(info.codec, &fake);
 	assert_int_equal(info.have_size, 0);
@@ -65,7 +65,7 @@ static void test_identity(void **state)
 	assert_int_equal(af_rcache_get(c, &changed, &info, &got), 0);
 	assert_int_equal(af_rcache_get(c, &grown, &info, &got), 0);
 	/* a new codec version resets what was known */
-	af_rcache_put_bid(c, &a, &fake4);
+	af_rcache_put_bid(c, &a, 1, &fake4);
 	assert_int_equal(af_rcache_get(c, &a, &info, &got), 1);
 	assert_ptr_equal(info.codec, &fake4);
 	assert_int_equal(info.have_size, 0);
@@ -130,7 +130,7 @@ static void test_many_entries(void **state)
 	struct af_rinfo info;
 	for (ino_t i = 0; i < 20000; i++) {
 		struct stat st = ident(i, 1, 0);
-		af_rcache_put_bid(c, &st, i % 2 ? &fake : NULL);
+		af_rcache_put_bid(c, &st, 1, i % 2 ? &fake : NULL);
 	}
 	for (ino_t i = 0; i < 20000; i += 997) {
 		struct stat st = ident(i, 1, 0);

@@ -265,6 +265,50 @@ static void test_commit_sample(void **state)
 	af_diag_free(&d);
 }
 
+/* Bids read names: two hard links to one zlib-framed Diesel file under names that
+ * bid differently are told apart although they share one identity. */
+static void test_hardlink_bid(void **state)
+{
+	struct env *e = *state;
+	struct af_buf bin = AF_BUF_INIT;
+	struct af_diag d;
+	struct af_res r;
+	char src[4096] = "";
+	DIR *dir = opendir(ANIMFS_SAMPLES "/diesel");
+	struct dirent *de;
+	af_diag_init(&d);
+	while (dir && !src[0] && (de = readdir(dir))) {
+		if (!strstr(de->d_name, ".animation"))
+			continue;
+		snprintf(src, sizeof(src), "%s/diesel/%s", ANIMFS_SAMPLES, de->d_name);
+		af_buf_reset(&bin);
+		if (af_read_file_at(AT_FDCWD, src, AF_MAX_FILE, &bin, &d) || !bin.len ||
+		    bin.data[0] != 0x78)
+			src[0] = 0;
+	}
+	if (dir)
+		closedir(dir);
+	if (!src[0] || !af_codec_by_name("diesel-animation")) {
+		af_buf_free(&bin);
+		af_diag_free(&d);
+		skip();
+		return;
+	}
+	assert_int_equal(af_replace_file_at(e->fs.rootfd, "h.animation", bin.data, bin.len, 0644,
+					    &d), 0);
+	assert_int_equal(linkat(e->fs.rootfd, "h.animation", e->fs.rootfd, "h.dat", 0), 0);
+	for (int round = 0; round < 2; round++) {
+		assert_int_equal(af_view_resolve(&e->fs, "/h.animation.yaml", &r), 0);
+		assert_int_equal(r.kind, AF_K_VIEW);
+		assert_int_equal(af_view_resolve(&e->fs, "/h.dat", &r), 0);
+		assert_int_equal(r.kind, AF_K_PASS);
+		assert_int_equal(af_view_resolve(&e->fs, "/h.dat.yaml", &r), 0);
+		assert_int_equal(r.kind, AF_K_NONE);
+	}
+	af_buf_free(&bin);
+	af_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -274,6 +318,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_resolve_plain, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_sample, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_hardlink_bid, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

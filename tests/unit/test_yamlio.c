@@ -62,6 +62,13 @@ static void test_errors(void **state)
 	assert_string_equal(msg, "f:3:1: duplicate key 'a'");
 	af_diag_free(&d);
 
+	/* empty collections are fine (no copy from an empty item list) */
+	assert_int_equal(parse("a: []\nb: {}\nc: [[], {}]\n", &doc, &d), 0);
+	assert_int_equal(af_ymap_get(doc.root, "a")->n, 0);
+	assert_int_equal(af_ymap_get(doc.root, "b")->type, AF_YMAP);
+	af_ydoc_free(&doc);
+	af_diag_free(&d);
+
 	assert_int_equal(parse("", &doc, &d), AF_EINVAL);
 	af_diag_free(&d);
 

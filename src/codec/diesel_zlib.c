@@ -1,0 +1,142 @@
+/* Diesel animation container: one zlib stream + optional extra bytes + a u32 size
+ * trailer (spec 3). Inflate is bounded by a sane trailer; the compress2 level that
+ * reproduces the stream is found by recompressing, so an unedited file comes back exact. */
+#include <stdio.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "animfs/bytes.h"
+#include "animfs/zframe.h"
+#include "diesel_priv.h"
+
+/* Does compress2(level) write s[0..ns), header bytes aside? The deflate output is
+ * compared as it is produced, so a wrong level costs only up to its first difference. */
+static int level_matches(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns, int level,
+			 uint8_t hdr[2], int *match)
+{
+	z_stream zs;
+	uint8_t chunk[16384];
+	size_t pos = 0;
+	int zrc;
+	*match = 0;
+	memset(&zs, 0, sizeof(zs));
+	if (deflateInit(&zs, level) != Z_OK)
+		return AF_ENOMEM;
+	zs.next_in = (Bytef *)blob;
+	zs.avail_in = (uInt)n;
+	do {
+		zs.next_out = chunk;
+		zs.avail_out = sizeof(chunk);
+		zrc = deflate(&zs, Z_FINISH);
+		size_t got = sizeof(chunk) - zs.avail_out, skip = 0;
+		if (pos + got > ns)
+			goto out;
+		if (pos == 0 && got >= 2) {
+			hdr[0] = chunk[0], hdr[1] = chunk[1];
+			skip = 2;
+		}
+		if (memcmp(chunk + skip, s + pos + skip, got - skip))
+			goto out;
+		pos += got;
+	} while (zrc == Z_OK);
+	*match = zrc == Z_STREAM_END && pos == ns;
+out:
+	deflateEnd(&zs);
+	return 0;
+}
+
+/* Which compress2 level reproduces the stream (spec 3)? Level 6 first. */
+static int detect_level(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns,
+			struct dsl_anim *m, struct af_diag *d)
+{
+	static const int order[] = { 6, 9, 1, 2, 3, 4, 5, 7, 8, 0 };
+	uint8_t hdr[2];
+	int match;
+	m->zhdr[0] = s[0], m->zhdr[1] = s[1];
+	if (n > UINT32_MAX)
+		return af_diag_error(d, AF_EINVAL, "inflated data too large");
+	for (size_t i = 0; i < sizeof(order) / sizeof(order[0]); i++) {
+		if (level_matches(blob, n, s, ns, order[i], hdr, &match))
+			return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise deflate");
+		if (match) {
+			m->level = order[i];
+			m->zhdr_custom = memcmp(hdr, s, 2) != 0;
+			return 0;
+		}
+	}
+	m->level = -1;
+	m->zstream = s;
+	m->nzstream = ns;
+	return 0;
+}
+
+int dsl_unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
+	      struct af_diag *d)
+{
+	size_t consumed = 0;
+	int rc;
+	if (n < 2 + 4)
+		return af_diag_at_offset(d, AF_EINVAL, 0,
+					 "file is truncated: %zu bytes cannot hold a zlib stream and the 4-byte size trailer",
+					 n);
+	uint32_t want = af_le32(bin + n - 4);
+	if (want > DSL_MAX_BLOB)
+		return af_diag_at_offset(d, AF_EINVAL, n - 4,
+					 "size trailer claims %u bytes, more than the %u MiB animfs accepts (is the file truncated?)",
+					 want, DSL_MAX_BLOB >> 20);
+	if ((uint64_t)want > (uint64_t)(n - 4) * DSL_MAX_RATIO)
+		return af_diag_at_offset(d, AF_EINVAL, n - 4,
+					 "size trailer claims %u bytes, but %zu compressed bytes cannot inflate to more than %llu (deflate expands at most ~1032:1); the trailer is wrong or the file is truncated",
+					 want, n - 4, (unsigned long long)(n - 4) * DSL_MAX_RATIO);
+	if ((rc = af_zframe_inflate(bin, n - 4, want, blob, &consumed, d))) {
+		if (rc == AF_EINVAL && strstr(d->msg, "more than"))
+			snprintf(d->msg, sizeof(d->msg),
+				 "zlib stream inflates to more than the %u bytes the size trailer says (the trailer lies)",
+				 want);
+		return rc;
+	}
+	if (blob->len != want)
+		return af_diag_at_offset(d, AF_EINVAL, n - 4,
+					 "size trailer says %u bytes, but the zlib stream inflates to %zu (the trailer lies)",
+					 want, blob->len);
+	m->container = DSL_ZLIB;
+	m->zextra = bin + consumed;
+	m->nzextra = n - 4 - consumed;
+	return detect_level(blob->data, blob->len, bin, consumed, m, d);
+}
+
+/* The original stream is reused only when it inflates to exactly this blob. */
+static int stream_matches(const struct dsl_anim *m, const struct af_buf *blob)
+{
+	struct af_buf t = AF_BUF_INIT;
+	struct af_diag d;
+	size_t used = 0;
+	af_diag_init(&d);
+	int ok = !af_zframe_inflate(m->zstream, m->nzstream, blob->len, &t, &used, &d) &&
+		 used == m->nzstream && t.len == blob->len && !memcmp(t.data, blob->data, t.len);
+	af_buf_free(&t);
+	af_diag_free(&d);
+	return ok;
+}
+
+int dsl_zlib_write(const struct dsl_anim *m, const struct af_buf *blob, struct af_buf *out,
+		   struct af_diag *d)
+{
+	size_t start = out->len;
+	int rc;
+	if (blob->len > UINT32_MAX)
+		return af_diag_error(d, AF_EINVAL, "the animation is too large for the size trailer");
+	if (m->level < 0 && m->zstream && stream_matches(m, blob)) {
+		af_buf_append(out, m->zstream, m->nzstream);
+	} else {
+		/* not reproducible and edited: a stock stream (78 9C, level 6) */
+		if ((rc = af_zframe_deflate(blob->data, blob->len, m->level < 0 ? 6 : m->level, out, d)))
+			return rc;
+		if (m->level >= 0 && m->zhdr_custom)
+			memcpy(out->data + start, m->zhdr, 2);
+	}
+	if (m->nzextra)
+		af_buf_append(out, m->zextra, m->nzextra);
+	af_buf_put_u32le(out, (uint32_t)blob->len);
+	return out->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+}

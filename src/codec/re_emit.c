@@ -1,0 +1,200 @@
+/* model -> YAML for RE2/RE3 models: banks (skeleton, sequences, keyframe pool) first,
+ * the verbatim sections as base64/hex blocks at the end. Layout documented in
+ * docs/re-model.md; re_parse.c reads exactly this shape back. */
+#include <stdio.h>
+
+#include "re_model.h"
+#include "animfs/num.h"
+
+static void triple(struct af_buf *b, const int16_t *v)
+{
+	af_buf_printf(b, "[%d, %d, %d]", v[0], v[1], v[2]);
+}
+
+static void emit_skeleton(struct af_buf *b, const struct re_emr *m)
+{
+	if (!m->has_skeleton) {
+		af_buf_puts(b, "    skeleton: none   # header-only bank: animates the skeleton "
+			    "of the character's PLD\n");
+		af_buf_printf(b, "    armature_offset: %u   # stale header field, carried as is\n",
+			      m->armature_offset);
+		return;
+	}
+	af_buf_puts(b, "    skeleton:   # bone order; relpos = rest offset from the parent "
+		    "(game units, +y down)\n");
+	for (unsigned i = 0; i < m->nbones; i++) {
+		af_buf_printf(b, "      - {bone: %u, parent: %d, relpos: ", i, m->parent[i]);
+		triple(b, m->relpos[i]);
+		af_buf_puts(b, "}\n");
+	}
+}
+
+static void pose_range(const struct re_seq *s, unsigned game, uint64_t *lo, uint64_t *hi)
+{
+	*lo = UINT64_MAX;
+	*hi = 0;
+	for (size_t k = 0; k < s->nframes; k++) {
+		uint64_t p = s->frames[k].pose + (game == RE_GAME3 ? s->pose_start : 0);
+		*lo = p < *lo ? p : *lo;
+		*hi = p > *hi ? p : *hi;
+	}
+}
+
+/* Empty lists print as 'none' rather than '[]' (both are read back). */
+static void emit_sequences(struct af_buf *b, const struct re_edd *e, unsigned game)
+{
+	if (!e->nseq) {
+		af_buf_puts(b, "    sequences: none\n");
+		return;
+	}
+	af_buf_puts(b, "    sequences:\n");
+	for (size_t i = 0; i < e->nseq; i++) {
+		const struct re_seq *s = &e->seq[i];
+		uint64_t lo, hi;
+		pose_range(s, game, &lo, &hi);
+		if (game == RE_GAME3)
+			af_buf_printf(b, "      - pose_start: %u   ", s->pose_start);
+		else
+			af_buf_puts(b, s->nframes ? "      - frames:   " : "      - frames: none   ");
+		af_buf_printf(b, "# sequence %zu: %zu frames", i, s->nframes);
+		if (s->nframes)
+			af_buf_printf(b, ", poses %llu..%llu", (unsigned long long)lo,
+				      (unsigned long long)hi);
+		af_buf_putc(b, '\n');
+		if (game == RE_GAME3)
+			af_buf_puts(b, s->nframes ? "        frames:\n" : "        frames: none\n");
+		for (size_t k = 0; k < s->nframes; k++)
+			af_buf_printf(b, game == RE_GAME3 ? "          - [%u, 0x%02X]\n"
+				      : "          - [%u, 0x%X]\n",
+				      s->frames[k].pose, s->frames[k].flags);
+	}
+}
+
+static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsigned game,
+		      unsigned n)
+{
+	char t[AF_NUM_MAX];
+	af_buf_printf(b, "      - {pose: %zu, ", i);
+	if (game == RE_GAME2) {
+		af_buf_puts(b, "offset: ");
+		triple(b, ps->offset);
+		af_buf_puts(b, ", ");
+	}
+	af_buf_puts(b, "motion: ");
+	triple(b, ps->motion);
+	if (game == RE_GAME3)
+		af_buf_printf(b, ", y_offset: %d", ps->y_offset);
+	af_buf_puts(b, ", angles: [");
+	for (unsigned bone = 0; bone < n; bone++) {
+		af_buf_puts(b, bone ? ", [" : "[");
+		for (int x = 0; x < 3; x++) {
+			af_re_deg_fmt(t, ps->codes[3 * bone + x]);
+			af_buf_puts(b, x ? ", " : "");
+			af_buf_puts(b, t);
+		}
+		af_buf_putc(b, ']');
+	}
+	af_buf_puts(b, "]}\n");
+}
+
+static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned game)
+{
+	if (m->opaque_pool) {
+		af_buf_printf(b, "    keyframes: opaque   # %zu records of 32 bytes, not the declared "
+			      "%u-byte keyframes; carried as bytes (data, role emr-pool)\n",
+			      m->nposes, m->keyframe_size);
+		return;
+	}
+	if (!m->nposes) {
+		af_buf_puts(b, "    keyframes: none\n");
+		return;
+	}
+	af_buf_printf(b, "    keyframes:   # %zu poses in file order; motion is cumulative "
+		      "within a sequence; angles [x, y, z] per bone in degrees (4096 = 360)\n",
+		      m->nposes);
+	for (size_t i = 0; i < m->nposes; i++)
+		emit_pose(b, &m->poses[i], i, game, m->nbones);
+}
+
+static void emit_bank(struct af_buf *b, const struct re_file *f, unsigned i)
+{
+	const struct re_bank *k = &f->bank[i];
+	const unsigned game = f->lay->game;
+	af_buf_printf(b, "  - bank: %u\n    name: ", i);
+	af_y_cstr(b, f->lay->bank_names[i]);
+	af_buf_printf(b, "\n    sections: [%u, %u]   # EDD, EMR\n", k->edd_sec, k->emr_sec);
+	if (k->verbatim) {
+		af_buf_puts(b, "    verbatim: ");
+		af_y_cstr(b, k->verbatim);
+		af_buf_puts(b, "   # both sections carried as bytes (data)\n");
+		return;
+	}
+	if (game == RE_GAME3)
+		af_buf_puts(b, "    records: re3-relative   # frames [pose, flags]: pose = "
+			    "pose_start + u8 (0..255), flags u8\n");
+	else
+		af_buf_puts(b, "    records: re2-absolute   # frames [pose, flags]: absolute "
+			    "12-bit pose (0..4095), 20-bit flags\n");
+	if (k->emr.empty) {
+		af_buf_puts(b, "    keyframes: empty   # the EMR slot is 4 zero bytes\n");
+		emit_sequences(b, &k->edd, game);
+		return;
+	}
+	af_buf_printf(b, "    bone_count: %u\n    keyframe_size: %u\n", k->emr.nbones,
+		      k->emr.keyframe_size);
+	emit_skeleton(b, &k->emr);
+	emit_sequences(b, &k->edd, game);
+	emit_keyframes(b, &k->emr, game);
+}
+
+static void emit_blob(struct af_buf *b, unsigned sec, const char *role, const uint8_t *p,
+		      size_t len, unsigned info_role)
+{
+	af_buf_printf(b, "  - section: %u\n    role: %s\n    length: %zu\n", sec, role, len);
+	af_re_info(b, info_role, p, len, 4);
+	if (len <= 64) {
+		af_buf_puts(b, "    hex: ");
+		af_y_hexblock(b, p, len, 6);
+	} else {
+		af_buf_puts(b, "    base64: ");
+		af_y_base64block(b, p, len, 6);
+	}
+}
+
+static void emit_data(struct af_buf *b, const struct re_file *f)
+{
+	af_buf_puts(b, "data:   # carried sections, byte for byte\n");
+	for (unsigned s = 0; s < f->lay->nsec; s++) {
+		const struct re_slot *sl = &f->lay->slots[s];
+		const struct re_sec *x = &f->sec[s];
+		if (sl->bank < 0) {
+			emit_blob(b, s, af_re_role_name(sl->role), x->p, x->len, sl->role);
+			continue;
+		}
+		const struct re_bank *k = &f->bank[sl->bank];
+		if (k->verbatim) {
+			emit_blob(b, s, af_re_role_name(sl->role), x->p, x->len, sl->role);
+		} else if (sl->role == RE_EMR && k->emr.opaque_pool) {
+			emit_blob(b, s, "emr-pool", k->emr.pool, k->emr.pool_len, RE_EMR);
+		}
+	}
+}
+
+int af_re_emit(const struct re_file *f, struct af_buf *b, struct af_diag *d)
+{
+	const struct re_layout *L = f->lay;
+	af_buf_printf(b, "# Resident Evil %u model file (.%s) decoded by animfs: animation banks "
+		      "(EDD sequences, EMR skeleton and keyframe pool); meshes, textures and "
+		      "unknown blocks carried in 'data' at the end\n", L->game, L->ext);
+	af_buf_printf(b, "format: re-model\ngame: re%u\nkind: %s\n", L->game,
+		      af_re_kind_name(L->kind));
+	af_buf_printf(b, "# %u sections in directory order:", L->nsec);
+	for (unsigned s = 0; s < L->nsec; s++)
+		af_buf_printf(b, " %u %s%s", s, af_re_role_name(L->slots[s].role),
+			      s + 1 < L->nsec ? "," : "\n");
+	af_buf_puts(b, "banks:\n");
+	for (unsigned i = 0; i < L->nbanks; i++)
+		emit_bank(b, f, i);
+	emit_data(b, f);
+	return b->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : AF_OK;
+}

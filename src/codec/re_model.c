@@ -1,0 +1,140 @@
+/* The "re-model" codec: Resident Evil 2/3 .PLD/.PLW/.EMD. Wires the stages together:
+ * bytes -> directory -> banks (EDD+EMR, or verbatim when a bank is not in the form the
+ * rebuild rules reproduce) -> YAML, and YAML -> model -> sections -> directory. */
+#include <stdio.h>
+#include <string.h>
+
+#include "re_model.h"
+#include "animfs/codec.h"
+
+/* Every frame must name a pose of the paired pool; otherwise the bank cannot be
+ * shown as editable data (an edit could never be validated). */
+static int check_refs(const struct re_bank *k, unsigned game, uint64_t base,
+		      struct af_diag *d)
+{
+	for (size_t i = 0; i < k->edd.nseq; i++) {
+		const struct re_seq *s = &k->edd.seq[i];
+		for (size_t j = 0; j < s->nframes; j++) {
+			uint64_t p = s->frames[j].pose + (game == RE_GAME3 ? s->pose_start : 0);
+			if (k->emr.empty || p >= k->emr.nposes)
+				return af_diag_at_offset(d, AF_EINVAL, base, "sequence %zu frame "
+							 "%zu: pose %llu is outside the keyframe "
+							 "pool (%zu poses)", i, j,
+							 (unsigned long long)p, k->emr.nposes);
+		}
+	}
+	return AF_OK;
+}
+
+static int decode_bank(struct re_file *f, unsigned i, struct af_arena *a, struct af_diag *d)
+{
+	struct re_bank *k = &f->bank[i];
+	const unsigned game = f->lay->game;
+	struct af_diag local;
+	int rc;
+	af_re_bank_slots(f->lay, i, k);
+	const struct re_sec *e = &f->sec[k->edd_sec], *m = &f->sec[k->emr_sec];
+	af_diag_init(&local);
+	rc = af_re_edd_decode(e->p, e->len, game, (uint64_t)e->file_off, &k->edd, a, &local);
+	if (!rc)
+		rc = af_re_emr_decode(m->p, m->len, game,
+				      f->lay->slots[k->emr_sec].flags & RE_SLOT_SEVEN,
+				      (uint64_t)m->file_off, &k->emr, a, &local);
+	if (!rc)
+		rc = check_refs(k, game, (uint64_t)e->file_off, &local);
+	if (rc == AF_ENOMEM) {
+		af_diag_error(d, rc, "out of memory");
+	} else if (rc) {
+		char why[900];
+		snprintf(why, sizeof(why), "byte 0x%llx: %s", (unsigned long long)local.offset,
+			 local.msg);
+		k->verbatim = af_arena_strndup(a, why, strlen(why));
+		af_diag_warn(d, 0, 0, "bank %u (sections %u, %u) carried as bytes: %s", i,
+			     k->edd_sec, k->emr_sec, why);
+		rc = k->verbatim ? AF_OK : af_diag_error(d, AF_ENOMEM, "out of memory");
+	}
+	af_diag_free(&local);
+	return rc;
+}
+
+static int re_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+		      struct af_diag *d)
+{
+	struct af_arena a;
+	struct re_file f;
+	int rc;
+	af_arena_init(&a);
+	memset(&f, 0, sizeof(f));
+	rc = af_re_dir_read(bin, n, io ? io->name : NULL, &f, &a, d);
+	for (unsigned i = 0; !rc && i < f.lay->nbanks; i++)
+		rc = decode_bank(&f, i, &a, d);
+	if (!rc)
+		rc = af_re_emit(&f, out, d);
+	af_arena_free(&a);
+	return rc;
+}
+
+static int encode_sections(const struct re_file *f, struct af_buf *bufs, struct re_sec *sec,
+			   struct af_diag *d)
+{
+	const unsigned game = f->lay->game;
+	for (unsigned s = 0; s < f->lay->nsec; s++) {
+		const struct re_slot *sl = &f->lay->slots[s];
+		const struct re_bank *k = sl->bank >= 0 ? &f->bank[sl->bank] : NULL;
+		char path[32];
+		int rc = AF_OK;
+		sec[s] = f->sec[s];
+		if (!k || k->verbatim)
+			continue;
+		snprintf(path, sizeof(path), "banks[%d]", sl->bank);
+		if (sl->role == RE_EDD)
+			rc = af_re_edd_encode(&k->edd, game, path, &bufs[s], d);
+		else
+			rc = af_re_emr_encode(&k->emr, game, &bufs[s], d);
+		if (rc)
+			return rc;
+		sec[s].p = bufs[s].data;
+		sec[s].len = bufs[s].len;
+	}
+	return AF_OK;
+}
+
+static int re_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
+			struct af_buf *out, struct af_diag *d)
+{
+	struct af_ydoc doc;
+	struct af_arena a;
+	struct re_file f;
+	struct af_buf bufs[16];
+	struct re_sec sec[16];
+	int rc;
+	memset(&doc, 0, sizeof(doc));
+	memset(&f, 0, sizeof(f));
+	for (int i = 0; i < 16; i++)
+		af_buf_init(&bufs[i]);
+	af_arena_init(&a);
+	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
+	if (!rc)
+		rc = af_re_parse(doc.root, &f, &a, d);
+	if (!rc)
+		rc = af_re_cross_check(&f, io, d);
+	if (!rc)
+		rc = encode_sections(&f, bufs, sec, d);
+	if (!rc)
+		rc = af_re_dir_write(sec, f.lay->nsec, out, d);
+	for (int i = 0; i < 16; i++)
+		af_buf_free(&bufs[i]);
+	af_arena_free(&a);
+	af_ydoc_free(&doc);
+	return rc;
+}
+
+const struct af_codec af_codec_re_model = {
+	.name = "re-model",
+	.description = "Resident Evil 2/3 models: EDD sequences, EMR skeleton and keyframes",
+	.extensions = "PLD PLW EMD",
+	.version = 1,
+	.bid = af_re_bid,
+	.to_yaml = re_to_yaml,
+	.from_yaml = re_from_yaml,
+};

@@ -1,0 +1,141 @@
+/* Resident Evil 2/3 model files (.PLD .PLW .EMD): the in-memory model shared by the
+ * re_*.c stages (container, EDD, EMR, verbatim info, YAML emit/parse). Private to
+ * src/codec. The format is described in formats/re-pld.md (section numbers below). */
+#ifndef AF_RE_MODEL_H
+#define AF_RE_MODEL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "animfs/arena.h"
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+#include "animfs/yamlio.h"
+
+enum re_game { RE_GAME2 = 2, RE_GAME3 = 3 };
+enum re_kind { RE_PLD, RE_PLW, RE_EMD };
+enum re_role { RE_EDD, RE_EMR, RE_MD2, RE_MD1, RE_TIM, RE_BLOCK20, RE_UNKNOWN };
+
+#define RE_SLOT_HEADER_ONLY 1 /* bank animates another file's skeleton (spec 5.7) */
+#define RE_SLOT_SEVEN 2       /* the 7-bone lower-body bank with 32-byte records (5.8) */
+
+struct re_slot {
+	uint8_t role;  /* enum re_role */
+	int8_t bank;   /* bank number for EDD/EMR slots, -1 otherwise */
+	uint8_t flags; /* RE_SLOT_* on the EMR slot */
+};
+
+/* One per (game, kind); the section count alone fixes it (spec 2). */
+struct re_layout {
+	uint8_t game, kind, nsec, nbanks;
+	const char *ext;               /* "PLD" */
+	const struct re_slot *slots;   /* nsec entries */
+	const char *const *bank_names; /* nbanks entries */
+};
+
+struct re_frame {
+	uint32_t pose;  /* RE3: relative u8; RE2: absolute 12-bit */
+	uint32_t flags; /* RE3: u8; RE2: 20 bits */
+	const struct af_ynode *node;
+};
+
+struct re_seq {
+	uint32_t pose_start; /* RE3 only */
+	size_t nframes;
+	struct re_frame *frames;
+	const struct af_ynode *node;
+};
+
+struct re_edd {
+	size_t nseq;
+	struct re_seq *seq;
+};
+
+struct re_pose {
+	int16_t offset[3]; /* RE2 only */
+	int16_t motion[3]; /* cumulative root motion, raw */
+	int16_t y_offset;  /* RE3 only */
+	uint16_t *codes;   /* 3 * nbones 12-bit angle codes, bone-major x y z */
+};
+
+struct re_emr {
+	int empty;                /* the 4-zero-byte slot (spec 3.3) */
+	int has_skeleton;         /* keyframe_offset > 8 */
+	uint16_t armature_offset; /* carried for header-only banks (stale) */
+	uint16_t nbones, keyframe_size;
+	int16_t (*relpos)[3];
+	int *parent;              /* -1 for bone 0 */
+	int opaque_pool;          /* 7-bone bank: pool carried verbatim */
+	const uint8_t *pool;
+	size_t pool_len;
+	size_t nposes;            /* for an opaque pool: pool_len / 32 */
+	struct re_pose *poses;
+};
+
+struct re_bank {
+	unsigned edd_sec, emr_sec;
+	const struct af_ynode *node; /* when parsed from YAML */
+	const char *verbatim; /* non-NULL: both sections carried as bytes, this is why */
+	struct re_edd edd;
+	struct re_emr emr;
+};
+
+struct re_sec {
+	const uint8_t *p; /* raw bytes (decoded file, or carried from YAML) */
+	size_t len;
+	int64_t file_off; /* -1 when not from a binary */
+};
+
+struct re_file {
+	const struct re_layout *lay;
+	struct re_sec *sec; /* lay->nsec */
+	struct re_bank *bank; /* lay->nbanks */
+};
+
+#define RE_SEVEN_RECORD 32
+
+/* re_container.c */
+const struct re_layout *af_re_layout_find(unsigned nsec, const char *name);
+const struct re_layout *af_re_layout_by(unsigned game, unsigned kind);
+const char *af_re_kind_name(unsigned kind);
+/* Fill k->edd_sec and k->emr_sec from the layout. */
+void af_re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k);
+const char *af_re_role_name(unsigned role);
+int af_re_bid(const char *name, const uint8_t *head, size_t n);
+int af_re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
+		   struct af_arena *a, struct af_diag *d);
+int af_re_dir_write(const struct re_sec *sec, unsigned nsec, struct af_buf *out,
+		    struct af_diag *d);
+
+/* re_edd.c: spec 4. base = file offset of the section, for messages. */
+int af_re_edd_decode(const uint8_t *p, size_t len, unsigned game, uint64_t base,
+		     struct re_edd *e, struct af_arena *a, struct af_diag *d);
+int af_re_edd_encode(const struct re_edd *e, unsigned game, const char *path,
+		     struct af_buf *out, struct af_diag *d);
+
+/* re_emr.c: spec 5. */
+unsigned af_re_kf_header(unsigned game);
+unsigned af_re_kf_size(unsigned game, unsigned nbones);
+uint16_t af_re_angle_get(const uint8_t *area, unsigned k);
+void af_re_angle_put(uint8_t *area, unsigned k, uint16_t code);
+size_t af_re_deg_fmt(char *out, uint16_t code);
+int af_re_deg_quantize(double deg, uint16_t *code);
+int af_re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64_t base,
+		     struct re_emr *m, struct af_arena *a, struct af_diag *d);
+int af_re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
+		     struct af_diag *d);
+int af_re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why);
+
+/* re_verbatim.c: read-only information about carried sections (comment lines). */
+void af_re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int indent);
+
+/* re_cross.c: checks against sibling files and the mesh (spec 8, items 13-15). */
+struct af_io;
+int af_re_cross_check(const struct re_file *f, const struct af_io *io, struct af_diag *d);
+
+/* re_emit.c / re_parse.c */
+int af_re_emit(const struct re_file *f, struct af_buf *out, struct af_diag *d);
+int af_re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
+		struct af_diag *d);
+
+#endif

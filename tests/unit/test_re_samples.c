@@ -1,0 +1,445 @@
+/* re-model against the sample files (skipped when ../shared/samples is absent): edits
+ * made in the YAML text come out as exactly the expected bytes, checked by reading the
+ * binary by hand; and damaged inputs (flips, truncations, bad directories) never crash
+ * and, when they decode, still rebuild byte for byte. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+
+#include "re_testutil.h"
+
+#define RE3_PLD "biohazard-utils_re3_pld0_leon_PL00.PLD"
+#define RE3_PLW "biohazard-utils_re3_pld0_leon_PL00W0F.PLW"
+#define RE3_EMD "biohazard-utils_re3_emd_leon_em50.emd"
+#define RE2_PLD "biohazard-utils_re2_pld0_leon_PL00.PLD"
+
+struct sample {
+	struct af_buf bin, yaml;
+};
+
+static int load(const char *name, struct sample *s)
+{
+	struct af_diag d;
+	memset(s, 0, sizeof(*s));
+	if (!re_load_sample(name, &s->bin))
+		return 0;
+	af_diag_init(&d);
+	if (re_dec(s->bin.data, s->bin.len, name, &s->yaml, &d))
+		fail_msg("decode %s: %s", name, d.msg);
+	af_buf_putc(&s->yaml, 0);
+	af_diag_free(&d);
+	return 1;
+}
+
+static void unload(struct sample *s)
+{
+	af_buf_free(&s->bin);
+	af_buf_free(&s->yaml);
+}
+
+#define LOAD_OR_SKIP(name, s)                                                   \
+	do {                                                                    \
+		if (!load(name, s)) {                                           \
+			print_message("SKIP: ../shared/samples not found\n");   \
+			skip();                                                 \
+		}                                                               \
+	} while (0)
+
+static void encode_text(const char *text, struct af_buf *out)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	if (re_enc(text, strlen(text), out, &d))
+		fail_msg("encode: %u:%u: %s", d.line, d.col, d.msg);
+	af_diag_free(&d);
+}
+
+/* Replace the number that starts at `at` (up to ',' or ']') with `num`. */
+static char *replace_number(const char *text, const char *at, const char *num)
+{
+	size_t len = strcspn(at, ",]");
+	char old[64];
+	assert_true(len < sizeof(old));
+	memcpy(old, at, len);
+	old[len] = 0;
+	/* make `old` unique by anchoring at `at` itself */
+	struct af_buf b = AF_BUF_INIT;
+	af_buf_append(&b, text, (size_t)(at - text));
+	af_buf_puts(&b, num);
+	af_buf_puts(&b, at + len);
+	af_buf_putc(&b, 0);
+	return (char *)af_buf_steal(&b, &len);
+}
+
+/* All bytes equal except those in [lo, hi). */
+static void same_except(const struct af_buf *a, const struct af_buf *b, size_t lo, size_t hi)
+{
+	assert_int_equal(a->len, b->len);
+	for (size_t i = 0; i < a->len; i++)
+		if ((i < lo || i >= hi) && a->data[i] != b->data[i])
+			fail_msg("byte 0x%zx changed (%02x -> %02x)", i, a->data[i], b->data[i]);
+}
+
+/* One angle (pose 0, bone 0, x) changed to 45 degrees = code 512: only its 12 bits move. */
+static void angle_edit(const char *name, unsigned emr_sec, unsigned header, void **state)
+{
+	struct sample s;
+	struct af_buf out = AF_BUF_INIT;
+	struct re_dir dir;
+	(void)state;
+	LOAD_OR_SKIP(name, &s);
+	const char *text = (char *)s.yaml.data;
+	const char *pose = strstr(text, "      - {pose: 0,");
+	assert_non_null(pose);
+	char *edited = replace_number(text, strstr(pose, "angles: [[") + 10, "45");
+	encode_text(edited, &out);
+	re_read_dir(out.data, out.len, &dir);
+	const uint8_t *emr = out.data + dir.off[emr_sec];
+	size_t at = dir.off[emr_sec] + af_le16(emr + 2) + header;
+	assert_int_equal(out.data[at] | (out.data[at + 1] & 0x0F) << 8, 512);
+	assert_int_equal(out.data[at + 1] >> 4, s.bin.data[at + 1] >> 4);
+	same_except(&s.bin, &out, at, at + 2);
+	free(edited);
+	af_buf_free(&out);
+	unload(&s);
+}
+
+static void test_angle_edit_re3(void **state) { angle_edit(RE3_PLD, 1, 8, state); }
+static void test_angle_edit_re2(void **state) { angle_edit(RE2_PLD, 1, 12, state); }
+
+/* Root motion x of pose 0 in the PLW's upper-body bank (section 6). */
+static void test_root_edit_plw(void **state)
+{
+	struct sample s;
+	struct af_buf out = AF_BUF_INIT;
+	struct re_dir dir;
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLW, &s);
+	const char *text = (char *)s.yaml.data;
+	const char *pose = strstr(strstr(text, "  - bank: 2"), "      - {pose: 0, motion: [");
+	char *edited = replace_number(text, pose + 27, "-1234");
+	encode_text(edited, &out);
+	re_read_dir(out.data, out.len, &dir);
+	size_t at = dir.off[6] + af_le16(out.data + dir.off[6] + 2);
+	assert_int_equal((int16_t)af_le16(out.data + at), -1234);
+	same_except(&s.bin, &out, at, at + 2);
+	free(edited);
+	af_buf_free(&out);
+	unload(&s);
+}
+
+static void test_relpos_edit(void **state)
+{
+	struct sample s;
+	struct af_buf out = AF_BUF_INIT;
+	struct re_dir dir;
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLD, &s);
+	const char *text = (char *)s.yaml.data;
+	const char *bone = strstr(strstr(text, "      - {bone: 1,"), "relpos: [");
+	size_t n = strcspn(bone, "]");
+	char old[64];
+	memcpy(old, bone, n + 1);
+	old[n + 1] = 0;
+	char *edited = re_replace(text, "      - {bone: 1,", old, "relpos: [11, -22, 33]");
+	encode_text(edited, &out);
+	re_read_dir(out.data, out.len, &dir);
+	size_t at = dir.off[1] + 8 + 6;
+	assert_int_equal((int16_t)af_le16(out.data + at), 11);
+	assert_int_equal((int16_t)af_le16(out.data + at + 2), -22);
+	assert_int_equal((int16_t)af_le16(out.data + at + 4), 33);
+	same_except(&s.bin, &out, at, at + 6);
+	free(edited);
+	af_buf_free(&out);
+	unload(&s);
+}
+
+struct edd_view {
+	size_t nseq, len;
+	const uint8_t *p;
+};
+
+static void edd_view(const struct af_buf *b, unsigned sec, struct edd_view *v)
+{
+	struct re_dir dir;
+	re_read_dir(b->data, b->len, &dir);
+	v->p = b->data + dir.off[sec];
+	v->len = dir.len[sec];
+	v->nseq = af_le16(v->p + 2) / 8;
+	assert_int_equal(af_le32(v->p + v->len - 4), v->len - 4);
+}
+
+/* Sections other than `sec` keep their bytes. */
+static void others_same(const struct af_buf *a, const struct af_buf *b, unsigned skip1,
+			unsigned skip2)
+{
+	struct re_dir da, db;
+	re_read_dir(a->data, a->len, &da);
+	re_read_dir(b->data, b->len, &db);
+	assert_int_equal(da.count, db.count);
+	for (unsigned i = 0; i < da.count; i++) {
+		if (i == skip1 || i == skip2)
+			continue;
+		assert_int_equal(da.len[i], db.len[i]);
+		assert_memory_equal(a->data + da.off[i], b->data + db.off[i], da.len[i]);
+	}
+}
+
+/* A frame [0, 0x00] in front of sequence 0: its count +1, later lists 2 bytes on,
+ * the FF FF pad toggles, trailer recomputed, other sections untouched. */
+static void test_add_frame(void **state)
+{
+	struct sample s;
+	struct af_buf out = AF_BUF_INIT;
+	struct edd_view a, b;
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLD, &s);
+	char *edited = re_replace((char *)s.yaml.data, NULL, "        frames:\n",
+				  "        frames:\n          - [0, 0x00]\n");
+	encode_text(edited, &out);
+	edd_view(&s.bin, 0, &a);
+	edd_view(&out, 0, &b);
+	assert_int_equal(a.nseq, b.nseq);
+	assert_int_equal(af_le16(b.p), af_le16(a.p) + 1);
+	assert_int_equal(af_le32(b.p + 4), af_le32(a.p + 4));
+	size_t frames = 0;
+	for (size_t i = 0; i < a.nseq; i++) {
+		if (i) {
+			assert_int_equal(af_le16(b.p + 8 * i + 2), af_le16(a.p + 8 * i + 2) + 2);
+			assert_int_equal(af_le16(b.p + 8 * i), af_le16(a.p + 8 * i));
+		}
+		frames += af_le16(a.p + 8 * i);
+	}
+	size_t lists = 8 * a.nseq;
+	assert_int_equal(b.p[lists], 0);
+	assert_int_equal(b.p[lists + 1], 0);
+	assert_memory_equal(b.p + lists + 2, a.p + lists, 2 * frames);
+	size_t end = lists + 2 * (frames + 1);
+	if (end % 4 == 2) {
+		assert_int_equal(b.p[end], 0xFF);
+		assert_int_equal(b.p[end + 1], 0xFF);
+		end += 2;
+	}
+	assert_int_equal(b.len, end + 4);
+	others_same(&s.bin, &out, 0, 0);
+	free(edited);
+	af_buf_free(&out);
+	unload(&s);
+}
+
+/* A copy of pose 0 appended to the pool and a new last sequence showing it. */
+static void test_add_pose_and_sequence(void **state)
+{
+	struct sample s;
+	struct af_buf out = AF_BUF_INIT;
+	struct edd_view a, b;
+	struct re_dir da, db;
+	char line[4096], seq[128];
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLD, &s);
+	const char *text = (char *)s.yaml.data;
+	re_read_dir(s.bin.data, s.bin.len, &da);
+	const uint8_t *emr = s.bin.data + da.off[1];
+	size_t K = af_le16(emr + 2), ks = af_le16(emr + 6), npose = (da.len[1] - K) / ks;
+	const char *p0 = strstr(text, "      - {pose: 0,");
+	size_t n = strcspn(p0, "\n");
+	assert_true(n + 32 < sizeof(line));
+	snprintf(line, sizeof(line), "\n      - {pose: %zu,%.*s\ndata:", npose, (int)(n - 17),
+		 p0 + 17);
+	snprintf(seq, sizeof(seq), "      - pose_start: %zu\n        frames:\n          - [0, 0x04]\n"
+		 "    keyframes:", npose);
+	char *t1 = re_replace(text, NULL, "\ndata:", line);
+	char *t2 = re_replace(t1, NULL, "    keyframes:", seq);
+	free(t1);
+	t1 = t2;
+	t2 = NULL;
+	encode_text(t1, &out);
+	re_read_dir(out.data, out.len, &db);
+	assert_int_equal(db.len[1], da.len[1] + ks);
+	assert_memory_equal(out.data + db.off[1], emr, da.len[1]);
+	assert_memory_equal(out.data + db.off[1] + da.len[1], emr + K, ks);
+	edd_view(&s.bin, 0, &a);
+	edd_view(&out, 0, &b);
+	assert_int_equal(b.nseq, a.nseq + 1);
+	const uint8_t *r = b.p + 8 * a.nseq;
+	assert_int_equal(af_le16(r), 1);
+	assert_int_equal(af_le32(r + 4), npose);
+	size_t at = af_le16(r + 2);
+	assert_int_equal(b.p[at], 0);
+	assert_int_equal(b.p[at + 1], 4);
+	others_same(&s.bin, &out, 0, 1);
+	free(t1);
+	free(t2);
+	af_buf_free(&out);
+	unload(&s);
+}
+
+/* ---------------------------------------------------------------- siblings */
+
+struct fake_dir {
+	const char *name[2];
+	const struct af_buf *bytes[2];
+};
+
+static int fake_read(void *ctx, const char *name, struct af_buf *out)
+{
+	const struct fake_dir *f = ctx;
+	for (int i = 0; i < 2; i++)
+		if (f->name[i] && !strcmp(f->name[i], name))
+			return af_buf_append(out, f->bytes[i]->data, f->bytes[i]->len);
+	return AF_EIO;
+}
+
+/* PLW bank 0 animates the PLD beside it: a PLD with another bone count is refused;
+ * a PLW whose bank lost a sequence against the file it replaces is only warned about. */
+static void test_plw_beside_pld(void **state)
+{
+	struct sample s, pld;
+	struct af_buf out = AF_BUF_INIT, other = AF_BUF_INIT;
+	struct af_diag d;
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLW, &s);
+	LOAD_OR_SKIP(RE3_PLD, &pld);
+	const char *plw_name = "PL00W0F.PLW";
+	struct fake_dir dir = { { "PL00.PLD", plw_name }, { &pld.bin, &s.bin } };
+	struct af_io io = { plw_name, fake_read, NULL, &dir };
+	af_diag_init(&d);
+	const char *y = (char *)s.yaml.data;
+	assert_int_equal(re_codec()->from_yaml(s.yaml.data, strlen(y), &io, &out, &d), 0);
+	assert_int_equal(d.nwarnings, 0);
+	/* a PLD with 3 bones: built from the example */
+	struct af_buf ex = AF_BUF_INIT;
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/examples/re3_tiny.PLD.yaml", ANIMFS_SOURCE_DIR);
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	char tmp[8192];
+	size_t got = fread(tmp, 1, sizeof(tmp), f);
+	fclose(f);
+	assert_int_equal(re_enc(tmp, got, &other, &d), 0);
+	dir.bytes[0] = &other;
+	af_buf_reset(&out);
+	assert_int_not_equal(re_codec()->from_yaml(s.yaml.data, strlen(y), &io, &out, &d), 0);
+	if (!strstr(d.msg, "bank 0 has 15 bones / 76-byte keyframes but PL00.PLD has 3 / 24"))
+		fail_msg("%s", d.msg);
+	assert_int_equal(d.line, re_line_of(y, "  - bank: 0"));
+	/* drop the last sequence of bank 1 (the lower-body overlay) */
+	const char *b1 = strstr(y, "  - bank: 1");
+	const char *last = NULL, *p = b1;
+	while ((p = strstr(p + 1, "      - pose_start:")) && p < strstr(b1, "    keyframes:"))
+		last = p;
+	assert_non_null(last);
+	struct af_buf cut = AF_BUF_INIT;
+	af_buf_append(&cut, y, (size_t)(last - y));
+	af_buf_puts(&cut, strstr(last, "    keyframes:"));
+	dir.bytes[0] = &pld.bin;
+	af_diag_free(&d);
+	af_diag_init(&d);
+	af_buf_reset(&out);
+	if (re_codec()->from_yaml(cut.data, cut.len, &io, &out, &d))
+		fail_msg("%u:%u: %s", d.line, d.col, d.msg);
+	assert_int_equal(d.nwarnings, 1);
+	assert_non_null(strstr((char *)d.warnings.data, "banks[1]: "));
+	assert_non_null(strstr((char *)d.warnings.data, "the game expects a fixed set"));
+	af_buf_free(&cut);
+	af_buf_free(&ex);
+	af_buf_free(&other);
+	af_buf_free(&out);
+	af_diag_free(&d);
+	unload(&s);
+	unload(&pld);
+}
+
+/* ---------------------------------------------------------------- damage */
+
+static uint64_t rng = 0x243F6A8885A308D3ull;
+static uint32_t next32(void)
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (uint32_t)(rng >> 11);
+}
+
+static void damage(const char *name, unsigned rounds)
+{
+	struct af_buf bin = AF_BUF_INIT;
+	if (!re_load_sample(name, &bin)) {
+		print_message("SKIP: ../shared/samples not found\n");
+		skip();
+	}
+	uint8_t *m = malloc(bin.len);
+	assert_non_null(m);
+	uint32_t dir = af_le32(bin.data);
+	for (unsigned r = 0; r < rounds; r++) {
+		memcpy(m, bin.data, bin.len);
+		unsigned flips = 1 + next32() % 4;
+		/* aim most flips at the banks and the directory, where the parsing is */
+		for (unsigned f = 0; f < flips; f++) {
+			size_t at = next32() % 3 ? next32() % (dir < 40000 ? dir : 40000)
+				: dir + next32() % (bin.len - dir);
+			m[at] ^= (uint8_t)(1u << (next32() % 8));
+		}
+		re_survive(m, bin.len, name);
+		re_survive(m, next32() % bin.len, name); /* truncated */
+	}
+	/* directory entries pointing outside the file */
+	memcpy(m, bin.data, bin.len);
+	af_buf_patch_u32le(&bin, dir + 4, 0xFFFFFFF0u);
+	re_survive(bin.data, bin.len, name);
+	free(m);
+	af_buf_free(&bin);
+}
+
+static void test_damage_pld(void **state) { (void)state; damage(RE3_PLD, 20); }
+static void test_damage_plw(void **state) { (void)state; damage(RE3_PLW, 40); }
+static void test_damage_emd(void **state) { (void)state; damage(RE3_EMD, 15); }
+static void test_damage_re2(void **state) { (void)state; damage(RE2_PLD, 15); }
+
+/* Damaged YAML text never crashes the parser/encoder. */
+static void test_damage_yaml(void **state)
+{
+	struct sample s;
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLW, &s);
+	size_t n = s.yaml.len - 1;
+	size_t data = (size_t)(strstr((char *)s.yaml.data, "\ndata:") - (char *)s.yaml.data);
+	char *m = malloc(n + 1);
+	assert_non_null(m);
+	static const char junk[] = "-[]{}:, 0x9#\n\"'&*!|>%@`";
+	for (int r = 0; r < 40; r++) {
+		memcpy(m, s.yaml.data, n + 1);
+		for (int f = 0; f < 3; f++)
+			m[next32() % data] = junk[next32() % (sizeof(junk) - 1)];
+		struct af_buf out = AF_BUF_INIT;
+		struct af_diag d;
+		af_diag_init(&d);
+		if (re_enc(m, n, &out, &d))
+			assert_true(d.msg[0] != 0);
+		af_buf_free(&out);
+		af_diag_free(&d);
+	}
+	free(m);
+	unload(&s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_angle_edit_re3),
+		cmocka_unit_test(test_angle_edit_re2),
+		cmocka_unit_test(test_root_edit_plw),
+		cmocka_unit_test(test_relpos_edit),
+		cmocka_unit_test(test_add_frame),
+		cmocka_unit_test(test_add_pose_and_sequence),
+		cmocka_unit_test(test_plw_beside_pld),
+		cmocka_unit_test(test_damage_pld),
+		cmocka_unit_test(test_damage_plw),
+		cmocka_unit_test(test_damage_emd),
+		cmocka_unit_test(test_damage_re2),
+		cmocka_unit_test(test_damage_yaml),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
