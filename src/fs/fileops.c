@@ -35,6 +35,17 @@ static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const c
 	return put_handle(fi, h, 0);
 }
 
+/* A read-only text handle (control files, a package's index.yaml); takes over t. */
+static int open_ro_text(struct af_fs *fs, struct fuse_file_info *fi, const char *rel,
+			struct af_text *t)
+{
+	if (!t)
+		return -ENOMEM;
+	struct af_handle *h = af_handle_new_text(fs, rel, NULL, t, 0);
+	af_text_unref(t);
+	return put_handle(fi, h, 1);
+}
+
 static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
 	struct af_text *t;
@@ -47,11 +58,7 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *f
 	} else {
 		t = af_errlog_text(fs->errors);
 	}
-	if (!t)
-		return -ENOMEM;
-	struct af_handle *h = af_handle_new_text(fs, r->rel, NULL, t, 0);
-	af_text_unref(t);
-	return put_handle(fi, h, 1);
+	return open_ro_text(fs, fi, r->rel, t);
 }
 
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
@@ -96,9 +103,7 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 			af_text_unref(t);
 			return -EACCES;
 		}
-		struct af_handle *h = af_handle_new_text(fs, r.rel, NULL, t, 0);
-		af_text_unref(t);
-		return put_handle(fi, h, 1);
+		return open_ro_text(fs, fi, r.rel, t);
 	}
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
