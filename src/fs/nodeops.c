@@ -352,6 +352,7 @@ static int meta_target(struct af_fs *fs, const char *path, struct af_res *r, int
 		return af_handle_pending_size(fs, r->rel) >= 0 ? 1 : -ENOENT;
 	case AF_K_CTLDIR:
 	case AF_K_CTLFILE:
+	case AF_K_PKGINDEX:
 		return -EACCES;
 	default:
 		return -ENOENT;

@@ -158,6 +158,7 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		return move_file(fs, &s, &t);
 	case AF_K_CTLDIR:
 	case AF_K_CTLFILE:
+	case AF_K_PKGINDEX:
 		return -EACCES;
 	default:
 		return -ENOENT;

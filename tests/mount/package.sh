@@ -25,6 +25,12 @@ cmp -s "$V/petgardening.jazz.yaml" "$T/pg.yaml" || fail "the view differs from d
 [ "$(stat -c %s "$V/petgardening.jazz.yaml")" = "$(stat -c %s "$T/pg.yaml")" ] || fail "st_size"
 { echo x > "$V/index.yaml"; } 2>/dev/null && fail "index.yaml is writable"
 rm "$V/petgardening.jazz.yaml" 2>/dev/null && fail "a resource could be removed"
+mv "$V/index.yaml" "$V/other.yaml" 2>/dev/null && fail "index.yaml could be renamed"
+[ -f "$V/index.yaml" ] || fail "index.yaml is gone"
+chmod 640 "$V/petgardening.jazz.yaml" && [ "$(stat -c %a "$pkg")" = 640 ] || fail "chmod of a member is not the package's"
+chmod 644 "$V/petgardening.jazz.yaml"
+mv "$V" "$VIEW/wc/Renamed.package" && [ -f "$GAME/wc/Renamed.package" ] || fail "renaming the folder"
+mv "$VIEW/wc/Renamed.package" "$V" && [ -f "$pkg" ] || fail "renaming the folder back"
 cmp -s "$pkg" "$T/orig.package" || fail "the package changed without a save"
 
 # damaged and non-DBPF packages are the plain files they are
