@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "animfs/cli.h"
+#include "animfs/dbpf.h"
 #include "animfs/fileio.h"
+#include "pkg_cli.h"
 
 static int sib_read(void *ctx, const char *name, struct af_buf *out)
 {
@@ -128,10 +130,14 @@ int af_cli_decode(int argc, char **argv)
 	struct af_diag d;
 	struct af_cli_io io;
 	const struct af_codec *c;
+	char pkg[4096];
+	const char *member;
 	int rc = AF_EXIT_FAIL;
 
 	if (parse_args(argc, argv, &a, 1))
 		return AF_EXIT_USAGE;
+	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
+		return af_cli_pkg_decode(a.in, pkg, member, a.out);
 	af_diag_init(&d);
 	af_cli_io_init(&io, a.in);
 	if (read_input(a.in, &in, &d))
@@ -145,6 +151,12 @@ int af_cli_decode(int argc, char **argv)
 		}
 	} else {
 		c = af_codec_bid(io.io.name, in.data, in.len < AF_BID_HEAD ? in.len : AF_BID_HEAD);
+		if (!c && af_dbpf_is_v2(in.data, in.len)) {
+			af_diag_error(&d, AF_EUNSUP,
+				      "a Sims 3 package: decode %s/%s or %s/NAME.jazz (listed in the index)",
+				      a.in, "index.yaml", a.in);
+			goto out;
+		}
 		if (!c) {
 			af_diag_error(&d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
 			goto out;
@@ -178,7 +190,8 @@ int af_cli_encode(int argc, char **argv)
 	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_cli_io io;
-	char outpath[4096];
+	char outpath[4096], pkg[4096];
+	const char *member;
 	const struct af_codec *c;
 	int rc = AF_EXIT_FAIL;
 
@@ -193,6 +206,8 @@ int af_cli_encode(int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a.in);
 		a.out = outpath;
 	}
+	if (af_cli_pkg_split(a.out, pkg, sizeof(pkg), &member))
+		return af_cli_pkg_encode(a.in, a.out, pkg, member);
 	af_diag_init(&d);
 	af_cli_io_init(&io, a.out);
 	if (read_input(a.in, &in, &d))
