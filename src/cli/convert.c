@@ -93,6 +93,23 @@ static int write_stdout(const struct af_buf *b)
 	return 0;
 }
 
+/* Standard output when path is NULL or "-", else an atomic replace of path.
+ * A write error is reported here (naming path) and leaves d clear. */
+static int write_result(const char *path, const struct af_buf *b, struct af_diag *d)
+{
+	if (!path || !strcmp(path, "-")) {
+		if (write_stdout(b) == 0)
+			return 0;
+		perror("animfs: writing the output");
+		return -1;
+	}
+	if (af_replace_file_at(AT_FDCWD, path, b->data, b->len, 0644, d) == 0)
+		return 0;
+	af_cli_report(path, d);
+	af_diag_clear(d);
+	return -1;
+}
+
 struct args {
 	const char *in, *out, *format;
 };
@@ -164,16 +181,8 @@ int af_cli_decode(int argc, char **argv)
 	}
 	if (c->to_yaml(in.data, in.len, &io.io, &out, &d))
 		goto out;
-	if (a.out) {
-		if (af_replace_file_at(AT_FDCWD, a.out, out.data, out.len, 0644, &d)) {
-			af_cli_report(a.out, &d);
-			af_diag_clear(&d);
-			goto out;
-		}
-	} else if (write_stdout(&out)) {
-		perror("animfs: writing the output");
+	if (write_result(a.out, &out, &d))
 		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)
@@ -217,16 +226,8 @@ int af_cli_encode(int argc, char **argv)
 		goto out;
 	if (c->from_yaml(in.data, in.len, &io.io, &out, &d))
 		goto out;
-	if (!strcmp(a.out, "-")) {
-		if (write_stdout(&out)) {
-			perror("animfs: writing the output");
-			goto out;
-		}
-	} else if (af_replace_file_at(AT_FDCWD, a.out, out.data, out.len, 0644, &d)) {
-		af_cli_report(a.out, &d);
-		af_diag_clear(&d);
+	if (write_result(a.out, &out, &d))
 		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)
