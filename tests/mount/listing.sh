@@ -3,6 +3,7 @@
 # a file a codec claims but cannot decode shows as the plain binary, and a cold mount
 # of a thousand files is instant.
 . "$(dirname "$0")/common.inc"
+need_samples
 copy_samples
 mkdir -p "$GAME/sub/deeper"
 printf 'plain text\n' > "$GAME/sub/readme.txt"

@@ -4,6 +4,7 @@
 # package; damaged and non-DBPF packages pass through, their reason logged once. After
 # unmounting, the package is checked independently (tests/cli/pkg_check.inc).
 . "$(dirname "$0")/common.inc"
+need_samples
 . "$(dirname "$0")/../cli/pkg_check.inc"
 src="$ANIMFS_SAMPLES/sims3/echoweaver_WarriorCats"
 [ -f "$src/WarriorCats.package" ] || { echo "SKIP: ../shared/samples not found"; exit 77; }
