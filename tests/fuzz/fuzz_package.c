@@ -1,13 +1,8 @@
-/* libFuzzer target for Sims 3 packages and RefPack (not built by CMake yet; the codec
- * targets are per codec). Inputs with an odd first byte are a RefPack stream: whatever
- * decompresses must survive our compressor and decompress back identically. Others are
- * a package: open, index.yaml, every Jazz read, and its own YAML committed must leave the
- * package unchanged. Build and run (seed: a copy of a sample package in a corpus folder):
- *   CC=clang cmake -S . -B build-fuzz -DANIMFS_FUZZ=ON -DANIMFS_SANITIZE=ON
- *   cmake --build build-fuzz --target animfs_core
- *   clang -g -O1 -fsanitize=fuzzer,address,undefined -Iinclude tests/fuzz/fuzz_package.c \
- *     build-fuzz/libanimfs_core.a -lz -lyaml -lm -o build-fuzz/fuzz_package
- *   build-fuzz/fuzz_package CORPUS -max_total_time=240 -max_len=100000 */
+/* libFuzzer target for Sims 3 packages and RefPack (built as fuzz_package with
+ * -DANIMFS_FUZZ=ON; `scripts/fuzz SECONDS package` runs it). Inputs with an odd
+ * first byte are a RefPack stream: whatever decompresses must survive our compressor
+ * and decompress back identically. Others are a package: open, index.yaml, every Jazz
+ * read, and its own YAML committed must leave the package unchanged. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
