@@ -14,6 +14,8 @@
 #include <zlib.h>
 
 #include "animfs/codec.h"
+#include "animfs/dbpf.h"
+#include "animfs/refpack.h"
 #include "animfs/fileio.h"
 #include "animfs/yamlio.h"
 #include "animfs/zframe.h"
@@ -135,6 +137,56 @@ static void diesel_deflate_bomb(void **state)
 	af_buf_put_u32le(&b, sizeof(noise));
 	expect_error("diesel-animation", &b, "truncated", 0.5, 8);
 	af_buf_free(&b);
+}
+
+/* Sims 3 packages: a RefPack header claiming 4 GiB, and DBPF indexes whose count,
+ * size and offset wrap or point outside the file. */
+static void package_lies(void **state)
+{
+	(void)state;
+	static const uint8_t rp[] = { 0x90, 0xFB, 0xFF, 0xFF, 0xFF, 0xFF, 0xFC };
+	struct af_buf out = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	assert_int_equal(af_refpack_decompress(rp, sizeof(rp), UINT64_MAX, &out, &d), AF_EINVAL);
+	assert_non_null(strstr(d.msg, "declares 4294967295 bytes, more than 7 compressed bytes"));
+	assert_int_equal(d.offset, 2);
+	assert_int_equal(out.len, 0);
+	af_diag_free(&d);
+	static const struct {
+		unsigned at;
+		uint32_t v;
+	} lies[] = { { 36, 0xFFFFFFFFu }, { 44, 0xFFFFFFFFu }, { 64, 0xFFFFFFF0u }, { 64, 120 },
+		     { 44, 0 }, { 36, 0x10000000u } };
+	for (size_t i = 0; i <= sizeof(lies) / sizeof(lies[0]); i++) {
+		uint8_t pkg[96 + 4 + 32] = { 'D', 'B', 'P', 'F', 2, 0, 0, 0 };
+		struct af_dbpf p;
+		int honest = i == sizeof(lies) / sizeof(lies[0]); /* the last round lies not */
+		/* one entry, index at 96: flags 0, then type group insthi instlo off size mem cmp */
+		pkg[36] = 1;
+		pkg[44] = 4 + 32;
+		pkg[64] = 96;
+		for (int k = 0; !honest && k < 4; k++)
+			pkg[lies[i].at + (unsigned)k] = (uint8_t)(lies[i].v >> (8 * k));
+		af_diag_init(&d);
+		double t0 = now();
+		int rc = af_dbpf_open(&p, pkg, sizeof(pkg), &d);
+		if (honest) {
+			if (rc)
+				fail_msg("the honest package is refused: %s", d.msg);
+			af_dbpf_close(&p);
+			af_diag_free(&d);
+			break;
+		}
+		if (rc == 0) {
+			af_dbpf_close(&p);
+			fail_msg("header field %u = 0x%x accepted", lies[i].at, lies[i].v);
+		}
+		assert_true(d.offset >= 0 && d.msg[0]);
+		assert_true(now() - t0 < 0.5);
+		af_diag_free(&d);
+	}
+	af_buf_free(&out);
 }
 
 static void read_example(const char *file, struct af_buf *out)
@@ -465,6 +517,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(diesel_trailer_4gib),
 		cmocka_unit_test(diesel_deflate_bomb),
+		cmocka_unit_test(package_lies),
 		cmocka_unit_test(offsets_and_counts),
 		cmocka_unit_test(yaml_numbers),
 		cmocka_unit_test(yaml_billion_laughs),
