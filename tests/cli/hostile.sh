@@ -53,6 +53,10 @@ t trailer-4GiB-text 10 "size trailer claims 4294967295 bytes, more than the 256 
 t trailer-ratio 10 "cannot inflate to more than" "$A" decode "$tmp/trailerbig.animation"
 t deflate-bomb 20 "inflates to more than the 1048576 bytes the size trailer says" "$A" decode "$tmp/bomb.animation"
 t zlib-cut 10 "truncated" "$A" decode "$tmp/cut.animation"
+# animfs check over all of them: each reported, none stops the walk
+t check-folder 30 "bomb.animation: decode: byte 0x" sh -c 'exec "$0" check "$1" 1>&2' "$A" "$tmp"
+grep -q "trailer4g.animation: decode: byte 0xd: size trailer claims" "$tmp/err" ||
+  { echo "FAIL check-folder: trailer4g not reported"; fails=$((fails+1)); }
 t alias 10 "alias.yaml:3:7: aliases (*l) are not supported" "$A" encode "$tmp/alias.yaml" -o "$tmp/out"
 t billion-laughs 10 "laughs.yaml:3:" "$A" encode "$tmp/laughs.yaml" -o "$tmp/out"
 t deep-flow 10 "deep.yaml:2:" "$A" encode "$tmp/deep.yaml" -o "$tmp/out"
