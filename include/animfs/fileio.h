@@ -24,4 +24,10 @@ int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, 
 
 #define AF_TMP_PREFIX ".animfs-tmp-"
 
+/* Test-only crash injection: reads ANIMFS_FAULT once (after-temp-write,
+ * after-temp-fsync, before-rename or after-rename); from then on every
+ * af_replace_file_at() _exit()s the process at that step, as a crash or power
+ * loss would stop it. Unknown values are reported and refused (-1). */
+int af_fault_init(void);
+
 #endif

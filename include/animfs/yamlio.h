@@ -51,10 +51,21 @@ struct af_ydoc {
 
 struct af_ylimits {
 	unsigned max_depth;   /* default 64 */
-	size_t max_nodes;     /* default 0 = bounded by the text size only */
+	size_t max_nodes;     /* default 0 = AF_MAX_YAML_NODES */
 };
 
-/* Parse one document. Errors carry line:column. Aliases are refused. */
+/* No real document comes near this (the largest samples render to a few MiB); a
+ * larger one is refused before parsing, by the command line, the mount (EFBIG)
+ * and af_ydoc_parse itself, so memory stays bounded by a small multiple of it. */
+#define AF_MAX_YAML ((size_t)256 << 20)
+/* The tree costs ~100 bytes a value, so the size limit alone would let a document
+ * of "1," pairs take tens of GiB. The largest real document (a Shenmue motion bank,
+ * 14.5 MB) has 1.95M values; this default (used when af_ylimits.max_nodes is 0)
+ * leaves 4x room and bounds the tree to ~800 MiB. */
+#define AF_MAX_YAML_NODES ((size_t)8 << 20)
+
+/* Parse one document. Errors carry line:column. Aliases are refused. Documents
+ * larger than AF_MAX_YAML are refused. */
 int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 		  const struct af_ylimits *lim, struct af_diag *d);
 void af_ydoc_free(struct af_ydoc *doc);

@@ -8,6 +8,7 @@
 #include "animfs/cli.h"
 #include "animfs/dbpf.h"
 #include "animfs/fileio.h"
+#include "animfs/yamlio.h"
 #include "pkg_cli.h"
 
 static int sib_read(void *ctx, const char *name, struct af_buf *out)
@@ -73,12 +74,9 @@ void af_cli_report(const char *file, const struct af_diag *d)
 	}
 }
 
-static int read_input(const char *path, struct af_buf *in, struct af_diag *d)
+static int read_input(const char *path, size_t max, struct af_buf *in, struct af_diag *d)
 {
-	if (!strcmp(path, "-")) {
-		return af_read_file_at(AT_FDCWD, "/dev/stdin", AF_MAX_FILE, in, d);
-	}
-	return af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, in, d);
+	return af_read_file_at(AT_FDCWD, strcmp(path, "-") ? path : "/dev/stdin", max, in, d);
 }
 
 static int write_stdout(const struct af_buf *b)
@@ -157,7 +155,7 @@ int af_cli_decode(int argc, char **argv)
 		return af_cli_pkg_decode(a.in, pkg, member, a.out);
 	af_diag_init(&d);
 	af_cli_io_init(&io, a.in);
-	if (read_input(a.in, &in, &d))
+	if (read_input(a.in, AF_MAX_FILE, &in, &d))
 		goto out;
 	if (a.format) {
 		c = af_codec_by_name(a.format);
@@ -219,7 +217,7 @@ int af_cli_encode(int argc, char **argv)
 		return af_cli_pkg_encode(a.in, a.out, pkg, member);
 	af_diag_init(&d);
 	af_cli_io_init(&io, a.out);
-	if (read_input(a.in, &in, &d))
+	if (read_input(a.in, AF_MAX_YAML, &in, &d))
 		goto out;
 	c = af_codec_for_yaml(in.data, in.len, &d);
 	if (!c)

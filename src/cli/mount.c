@@ -17,6 +17,7 @@
 #include <unistd.h>
 
 #include "animfs/cli.h"
+#include "animfs/fileio.h"
 #include "animfs/fs.h"
 
 static int usage(void)
@@ -206,6 +207,10 @@ int af_cli_mount(int argc, char **argv)
 	int fd, rc;
 	if (parse(argc, argv, &o))
 		return usage();
+	if (af_fault_init()) {
+		fprintf(stderr, "animfs mount: unknown ANIMFS_FAULT value (a test switch)\n");
+		return AF_EXIT_USAGE;
+	}
 	fd = open_game(o.game);
 	if (fd < 0)
 		return AF_EXIT_FAIL;

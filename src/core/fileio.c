@@ -80,6 +80,30 @@ int af_read_head_at(int dirfd, const char *path, uint8_t *head, size_t n, size_t
 	return 0;
 }
 
+static const char *const fault_names[] = { "after-temp-write", "after-temp-fsync",
+					    "before-rename", "after-rename" };
+enum { F_NONE = -1, F_AFTER_WRITE, F_AFTER_FSYNC, F_BEFORE_RENAME, F_AFTER_RENAME };
+static int fault_at = F_NONE;
+
+int af_fault_init(void)
+{
+	const char *v = getenv("ANIMFS_FAULT");
+	fault_at = F_NONE;
+	if (!v || !*v)
+		return 0;
+	for (int i = 0; i < (int)(sizeof(fault_names) / sizeof(fault_names[0])); i++)
+		if (!strcmp(v, fault_names[i]))
+			fault_at = i;
+	return fault_at == F_NONE ? -1 : 0;
+}
+
+/* Exit at once, no cleanup, no atexit: what a crash leaves is what we test. */
+static void fault(int step)
+{
+	if (fault_at == step)
+		_exit(86);
+}
+
 static int write_all(int fd, const uint8_t *p, size_t n)
 {
 	while (n) {
@@ -130,21 +154,25 @@ int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, 
 		rc = af_diag_error(d, AF_EIO, "cannot write: %s", strerror(errno));
 		goto out;
 	}
+	fault(F_AFTER_WRITE);
 	if (fsync(fd) < 0) {
 		rc = af_diag_error(d, AF_EIO, "fsync failed: %s", strerror(errno));
 		goto out;
 	}
+	fault(F_AFTER_FSYNC);
 	if (close(fd) < 0) {
 		fd = -1;
 		rc = af_diag_error(d, AF_EIO, "close failed: %s", strerror(errno));
 		goto out;
 	}
 	fd = -1;
+	fault(F_BEFORE_RENAME);
 	if (renameat(dirfd, tmp, dirfd, name) < 0) {
 		rc = af_diag_error(d, AF_EIO, "rename failed: %s", strerror(errno));
 		goto out;
 	}
 	created = 0;
+	fault(F_AFTER_RENAME);
 	if (dirlen) {
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%.*s", (int)dirlen, name);

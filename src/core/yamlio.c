@@ -273,19 +273,44 @@ static struct af_ynode *new_node(struct af_ydoc *doc, enum af_ytype t, const yam
 	return n;
 }
 
+/* libyaml's reader (bad UTF-8, control characters) reports a byte offset, not a
+ * mark: turn it into line:column (columns count characters) for the message. */
+static int reader_error(const uint8_t *text, size_t n, const yaml_parser_t *p,
+			struct af_diag *d)
+{
+	size_t off = p->problem_offset < n ? p->problem_offset : n;
+	unsigned line = 1, col = 1;
+	for (size_t i = 0; i < off; i++) {
+		if (text[i] == '\n') {
+			line++;
+			col = 1;
+		} else if ((text[i] & 0xC0) != 0x80) {
+			col++;
+		}
+	}
+	if (p->problem_value >= 0)
+		return af_diag_at_mark(d, AF_EINVAL, line, col, "%s (byte 0x%02x at offset %zu)",
+				       p->problem, (unsigned)p->problem_value, off);
+	return af_diag_at_mark(d, AF_EINVAL, line, col, "%s (at offset %zu)", p->problem, off);
+}
+
 int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 		  const struct af_ylimits *lim, struct af_diag *d)
 {
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	unsigned max_depth = lim && lim->max_depth ? lim->max_depth : 64;
-	size_t max_nodes = lim ? lim->max_nodes : 0, nodes = 0;
+	size_t max_nodes = lim && lim->max_nodes ? lim->max_nodes : AF_MAX_YAML_NODES, nodes = 0;
 	struct frame *stack = NULL;
 	size_t depth = 0;
 	int rc = 0, docs = 0, have_ev = 0;
 
 	af_arena_init(&doc->arena);
 	doc->root = NULL;
+	if (n > AF_MAX_YAML)
+		return af_diag_error(d, AF_EINVAL,
+				     "the document is %zu bytes; animfs accepts YAML up to %zu MiB",
+				     n, AF_MAX_YAML >> 20);
 	if (!yaml_parser_initialize(&parser))
 		return af_diag_error(d, AF_ENOMEM, "cannot initialise the YAML parser");
 	yaml_parser_set_input_string(&parser, text, n);
@@ -297,7 +322,9 @@ int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 	for (;;) {
 		if (!yaml_parser_parse(&parser, &ev)) {
 			const char *prob = parser.problem ? parser.problem : "malformed YAML";
-			if (parser.context)
+			if (parser.error == YAML_READER_ERROR)
+				rc = reader_error(text, n, &parser, d);
+			else if (parser.context)
 				rc = af_diag_at_mark(d, AF_EINVAL, (unsigned)parser.problem_mark.line + 1,
 						     (unsigned)parser.problem_mark.column + 1,
 						     "%s %s", parser.context, prob);
@@ -364,9 +391,10 @@ int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 				rc = af_diag_error(d, AF_ENOMEM, "out of memory reading YAML");
 				goto out;
 			}
-			if (max_nodes && ++nodes > max_nodes) {
+			if (++nodes > max_nodes) {
 				rc = af_diag_at_mark(d, AF_EINVAL, node->line, node->col,
-						     "document has more than %zu values", max_nodes);
+						     "document has more than %zu values (the limit for YAML read by animfs)",
+						     max_nodes);
 				goto out;
 			}
 			if (depth == 0)

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "animfs/fs.h"
+#include "animfs/yamlio.h"
 
 static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)
 {
@@ -130,9 +131,9 @@ static int own(struct af_handle *h)
 	return 0;
 }
 
-/* Views are text documents: a bound far above any real one, so a runaway
+/* Views are text documents: AF_MAX_YAML is far above any real one, so a runaway
  * writer gets EFBIG instead of eating the daemon's memory. */
-#define AF_MAX_VIEW ((size_t)1 << 30)
+#define AF_MAX_VIEW AF_MAX_YAML
 
 int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off)
 {
