@@ -138,6 +138,7 @@ void dsl_unpack_quat(uint32_t code, double q[4]);
 uint32_t dsl_pack_quat(const double q[4]);
 /* Fewest decimals (0..2, more if ever needed) that re-encode to the code. */
 size_t dsl_fmt_cm(char *out, uint16_t code);
+size_t dsl_fmt_cm_slow(char *out, uint16_t code); /* the search dsl_fmt_cm tabulates */
 /* Four components with the fewest common decimals d >= 3 that re-pack to the
  * code; writes "x, y, z, w"; returns 0 when no d <= 9 works. */
 size_t dsl_fmt_quat(char *out, uint32_t code);
