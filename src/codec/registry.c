@@ -6,11 +6,13 @@
 extern const struct af_codec af_codec_diesel;
 extern const struct af_codec af_codec_jazz;
 extern const struct af_codec af_codec_re_model;
+extern const struct af_codec af_codec_motn;
 
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
 	&af_codec_jazz,
 	&af_codec_re_model,
+	&af_codec_motn,
 	NULL,
 };
 
