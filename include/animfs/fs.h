@@ -39,6 +39,8 @@ struct af_text {
 	uint8_t data[];
 };
 struct af_text *af_text_new(const void *data, size_t len);
+/* The text of b itself (b is left empty), or NULL on ENOMEM (b unchanged). */
+struct af_text *af_text_take(struct af_buf *b);
 struct af_text *af_text_ref(struct af_text *t);
 void af_text_unref(struct af_text *t);
 

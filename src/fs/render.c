@@ -3,6 +3,8 @@
  * rendered text itself under a memory bound (LRU). Sizes outlive evicted texts,
  * and outlive the mount in a file of the user's cache folder (af_rcache_save). */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -20,6 +22,26 @@ struct af_text *af_text_new(const void *data, size_t len)
 	if (len)
 		memcpy(t->data, data, len);
 	t->data[len] = 0;
+	return t;
+}
+
+struct af_text *af_text_take(struct af_buf *b)
+{
+	size_t h = offsetof(struct af_text, data), len = b->len;
+	if (b->failed || len > SIZE_MAX - h - 1)
+		return NULL;
+	/* the text moves up by the header inside its own block: no second copy of a
+	 * render that may be tens of MB */
+	uint8_t *p = realloc(b->data, h + len + 1);
+	if (!p)
+		return NULL;
+	memmove(p + h, p, len);
+	struct af_text *t = (struct af_text *)(void *)p;
+	t->refs = 1;
+	t->len = len;
+	t->data[len] = 0;
+	b->data = NULL;
+	b->len = b->cap = 0;
 	return t;
 }
 
