@@ -254,8 +254,7 @@ static int close_frame(struct af_ydoc *doc, struct frame *f, struct af_diag *d)
 	} else {
 		node->n = f->n;
 	}
-	free(f->items);
-	f->items = NULL;
+	f->n = 0; /* f->items stays for the next container at this depth */
 	return rc;
 }
 
@@ -377,8 +376,7 @@ int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 			}
 			if (node->type != AF_YSCALAR) {
 				stack[depth].node = node;
-				stack[depth].n = stack[depth].cap = 0;
-				stack[depth].items = NULL;
+				stack[depth].n = 0;
 				depth++;
 			}
 		}
@@ -392,8 +390,8 @@ out:
 	if (have_ev)
 		yaml_event_delete(&ev);
 	if (stack)
-		for (size_t i = 0; i < depth; i++)
-			free(stack[i].items);
+		for (size_t i = 0; i <= max_depth; i++)
+			free(stack[i].items); /* calloc'ed: unused levels are NULL */
 	free(stack);
 	yaml_parser_delete(&parser);
 	if (rc)
