@@ -42,9 +42,13 @@ static void *take(struct af_arena *a, size_t size, size_t al, int zero)
 	struct af_arena_block *b = a->head;
 	size_t off = b ? (b->used + al - 1) & ~(al - 1) : 0;
 	if (!b || off > b->size || b->size - off < size) {
+		/* blocks double from 64 KiB up to 32 MiB (a big document's tree gets few
+		 * big blocks; a small one stays small) */
 		size_t bs = 64 * 1024;
-		if (b && b->size < 4 * 1024 * 1024)
-			bs = b->size * 2;
+		if (b)
+			bs = b->size < 16u << 20 ? b->size * 2 : 32u << 20;
+		if (bs < 64 * 1024)
+			bs = 64 * 1024;
 		if (bs < size)
 			bs = size;
 		struct af_arena_block *nb = malloc(sizeof(*nb) + bs);
