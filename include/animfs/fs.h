@@ -99,6 +99,7 @@ struct af_fs {
 	struct af_handle *handles;   /* open files (list) */
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
+	struct af_pkgfs *pkgs;       /* Sims 3 packages shown as folders (pkgfs.c) */
 };
 struct af_name {
 	struct af_name *next;
@@ -120,6 +121,8 @@ enum af_kind {
 	AF_K_SCRATCH,  /* an editor file in the scratch area */
 	AF_K_CTLDIR,   /* /.animfs */
 	AF_K_CTLFILE,  /* /.animfs/errors, /.animfs/pid */
+	AF_K_PKGDIR,   /* a Sims 3 package shown as a folder (pkgfs.c) */
+	AF_K_PKGINDEX, /* its read-only index.yaml (bin: the package) */
 };
 
 struct af_res {
@@ -160,6 +163,31 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st);
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
 void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind);
 void af_ghost_del(struct af_fs *fs, const char *rel);
+
+/* ---- pkgfs.c: Sims 3 packages (DBPF 2.0) shown as folders ----
+ * X.package/ holds index.yaml (AF_K_PKGINDEX) and <name>.jazz.yaml views (AF_K_VIEW
+ * whose bin is "X.package/<name>.jazz"); render and commit route such bins here. A
+ * package that is damaged or not DBPF 2.0 is a plain file (the reason logged once). */
+struct af_pkgfs;
+/* max_bytes bounds the packages kept decoded (the one in use is always kept). */
+struct af_pkgfs *af_pkgfs_new(size_t max_bytes);
+void af_pkgfs_free(struct af_pkgfs *p);
+/* Whether the GAME file rel is shown as a folder (header and index checked, cached). */
+int af_pkgfs_is_folder(struct af_fs *fs, const char *rel, const struct stat *st);
+/* Whether rel names something inside a package folder. */
+int af_pkgfs_member(struct af_fs *fs, const char *rel);
+/* Resolve r->rel when it is inside a package folder: 1 (r filled), else 0. */
+int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r);
+/* The names in a package folder (index.yaml first). */
+int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
+		  void *ctx);
+/* The text of a member view (bin "X.package/<name>.jazz") or, with index, of the
+ * package bin's index.yaml. 0, or -EIO when it cannot be shown. */
+int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text **out);
+/* Save yaml into the member bin: the package is rewritten atomically unless the
+ * resource's bytes stay the same. 0 or AF_E* with d filled. */
+int af_pkgfs_commit(struct af_fs *fs, const char *bin, const uint8_t *yaml, size_t n,
+		    struct af_diag *d);
 
 /* ---- scratch.c: editor files outside GAME ---- */
 

@@ -9,7 +9,9 @@
 #include <unistd.h>
 
 #include "animfs/cli.h"
+#include "animfs/dbpf.h"
 #include "animfs/fileio.h"
+#include "pkg_cli.h"
 
 #define MAX_CODECS 32
 
@@ -20,6 +22,7 @@ struct stats {
 
 static struct stats per[MAX_CODECS];
 static unsigned long not_claimed, seen;
+static struct af_cli_pkg_stats pkgs;
 static int progress;
 static double last_progress;
 
@@ -64,6 +67,10 @@ static void check_one(const char *path)
 
 	if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
 		return;
+	if (af_dbpf_is_v2(head, got)) {
+		af_cli_pkg_check(path, &pkgs, fail);
+		return;
+	}
 	const struct af_codec *c = af_codec_bid(base, head, got);
 	if (!c) {
 		not_claimed++;
@@ -152,6 +159,12 @@ int af_cli_check(int argc, char **argv)
 	       "unsupported");
 	for (size_t i = 0; af_codecs[i] && i < MAX_CODECS; i++) {
 		struct stats *s = &per[i];
+		if (!strcmp(af_codecs[i]->name, "sims3-jazz")) { /* resources inside packages */
+			s->files += pkgs.items;
+			s->identical += pkgs.items_identical;
+			s->failed += pkgs.items_failed;
+			s->bytes += pkgs.bytes;
+		}
 		if (!s->files)
 			continue;
 		printf("%-22s %8lu %12llu %10lu %8lu %12lu\n", af_codecs[i]->name, s->files, s->bytes,
@@ -160,6 +173,10 @@ int af_cli_check(int argc, char **argv)
 		total += s->files;
 		identical += s->identical;
 	}
+	if (pkgs.packages)
+		printf("packages: %lu (%lu Jazz inside), %lu rebuilt byte for byte, %lu failed\n",
+		       pkgs.packages, pkgs.items, pkgs.rebuilt, pkgs.failed_packages);
+	failed += pkgs.failed_packages;
 	printf("not claimed: %lu file%s\n", not_claimed, not_claimed == 1 ? "" : "s");
 	printf("%lu of %lu claimed files identical, %lu failed\n", identical, total, failed);
 	return failed ? AF_EXIT_FAIL : AF_EXIT_OK;

@@ -6,7 +6,9 @@
 #include <unistd.h>
 
 #include "animfs/cli.h"
+#include "animfs/dbpf.h"
 #include "animfs/fileio.h"
+#include "pkg_cli.h"
 
 static int sib_read(void *ctx, const char *name, struct af_buf *out)
 {
@@ -43,7 +45,7 @@ void af_cli_io_init(struct af_cli_io *c, const char *path)
 	const char *slash = strrchr(path, '/');
 	memset(c, 0, sizeof(*c));
 	if (slash)
-		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)(slash - path ? slash - path : 1), path);
+		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)(slash > path ? slash - path : 1), path);
 	else
 		snprintf(c->dir, sizeof(c->dir), ".");
 	c->io.name = slash ? slash + 1 : path;
@@ -91,6 +93,23 @@ static int write_stdout(const struct af_buf *b)
 	return 0;
 }
 
+/* Standard output when path is NULL or "-", else an atomic replace of path.
+ * A write error is reported here (naming path) and leaves d clear. */
+static int write_result(const char *path, const struct af_buf *b, struct af_diag *d)
+{
+	if (!path || !strcmp(path, "-")) {
+		if (write_stdout(b) == 0)
+			return 0;
+		perror("animfs: writing the output");
+		return -1;
+	}
+	if (af_replace_file_at(AT_FDCWD, path, b->data, b->len, 0644, d) == 0)
+		return 0;
+	af_cli_report(path, d);
+	af_diag_clear(d);
+	return -1;
+}
+
 struct args {
 	const char *in, *out, *format;
 };
@@ -128,10 +147,14 @@ int af_cli_decode(int argc, char **argv)
 	struct af_diag d;
 	struct af_cli_io io;
 	const struct af_codec *c;
+	char pkg[4096];
+	const char *member;
 	int rc = AF_EXIT_FAIL;
 
 	if (parse_args(argc, argv, &a, 1))
 		return AF_EXIT_USAGE;
+	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
+		return af_cli_pkg_decode(a.in, pkg, member, a.out);
 	af_diag_init(&d);
 	af_cli_io_init(&io, a.in);
 	if (read_input(a.in, &in, &d))
@@ -145,6 +168,12 @@ int af_cli_decode(int argc, char **argv)
 		}
 	} else {
 		c = af_codec_bid(io.io.name, in.data, in.len < AF_BID_HEAD ? in.len : AF_BID_HEAD);
+		if (!c && af_dbpf_is_v2(in.data, in.len)) {
+			af_diag_error(&d, AF_EUNSUP,
+				      "a Sims 3 package: decode %s/%s or %s/NAME.jazz (listed in the index)",
+				      a.in, "index.yaml", a.in);
+			goto out;
+		}
 		if (!c) {
 			af_diag_error(&d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
 			goto out;
@@ -152,16 +181,8 @@ int af_cli_decode(int argc, char **argv)
 	}
 	if (c->to_yaml(in.data, in.len, &io.io, &out, &d))
 		goto out;
-	if (a.out) {
-		if (af_replace_file_at(AT_FDCWD, a.out, out.data, out.len, 0644, &d)) {
-			af_cli_report(a.out, &d);
-			af_diag_clear(&d);
-			goto out;
-		}
-	} else if (write_stdout(&out)) {
-		perror("animfs: writing the output");
+	if (write_result(a.out, &out, &d))
 		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)
@@ -178,7 +199,8 @@ int af_cli_encode(int argc, char **argv)
 	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_cli_io io;
-	char outpath[4096];
+	char outpath[4096], pkg[4096];
+	const char *member;
 	const struct af_codec *c;
 	int rc = AF_EXIT_FAIL;
 
@@ -193,6 +215,8 @@ int af_cli_encode(int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a.in);
 		a.out = outpath;
 	}
+	if (af_cli_pkg_split(a.out, pkg, sizeof(pkg), &member))
+		return af_cli_pkg_encode(a.in, a.out, pkg, member);
 	af_diag_init(&d);
 	af_cli_io_init(&io, a.out);
 	if (read_input(a.in, &in, &d))
@@ -202,16 +226,8 @@ int af_cli_encode(int argc, char **argv)
 		goto out;
 	if (c->from_yaml(in.data, in.len, &io.io, &out, &d))
 		goto out;
-	if (!strcmp(a.out, "-")) {
-		if (write_stdout(&out)) {
-			perror("animfs: writing the output");
-			goto out;
-		}
-	} else if (af_replace_file_at(AT_FDCWD, a.out, out.data, out.len, 0644, &d)) {
-		af_cli_report(a.out, &d);
-		af_diag_clear(&d);
+	if (write_result(a.out, &out, &d))
 		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)

@@ -23,6 +23,8 @@ static void usage(FILE *f)
 	      "                         binary to YAML (stdout by default; git textconv ready)\n"
 	      "  encode FILE.yaml [-o OUT]\n"
 	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
+	      "                         (FILE and OUT may be X.package/NAME.jazz or X.package/index.yaml:\n"
+	      "                         a resource inside a Sims 3 package)\n"
 	      "  check PATH...          decode and re-encode every supported file; compare bytes\n"
 	      "  formats                list the supported formats\n"
 	      "  --help, --version\n"

@@ -51,7 +51,7 @@ static int perr(struct pctx *p, const struct af_ynode *n, const char *fmt, ...)
 }
 
 /* A small unsigned decimal or 0x integer, -1 when the scalar is not one. */
-static int64_t small_uint(const struct af_ynode *n)
+static inline int64_t small_uint(const struct af_ynode *n)
 {
 	uint64_t v = 0;
 	if (!n || n->type != AF_YSCALAR)

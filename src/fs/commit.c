@@ -64,6 +64,13 @@ int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const
 		rc = -EROFS;
 		goto out;
 	}
+	if (af_pkgfs_member(fs, bin_rel)) { /* a resource inside a Sims 3 package */
+		if (af_pkgfs_commit(fs, bin_rel, yaml, n, &d)) {
+			rc = errno_of(d.code);
+			goto fail;
+		}
+		goto out;
+	}
 	c = af_codec_for_yaml(yaml, n, &d);
 	if (!c) {
 		rc = -EINVAL;

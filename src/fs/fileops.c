@@ -35,6 +35,17 @@ static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const c
 	return put_handle(fi, h, 0);
 }
 
+/* A read-only text handle (control files, a package's index.yaml); takes over t. */
+static int open_ro_text(struct af_fs *fs, struct fuse_file_info *fi, const char *rel,
+			struct af_text *t)
+{
+	if (!t)
+		return -ENOMEM;
+	struct af_handle *h = af_handle_new_text(fs, rel, NULL, t, 0);
+	af_text_unref(t);
+	return put_handle(fi, h, 1);
+}
+
 static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
 	struct af_text *t;
@@ -47,11 +58,7 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *f
 	} else {
 		t = af_errlog_text(fs->errors);
 	}
-	if (!t)
-		return -ENOMEM;
-	struct af_handle *h = af_handle_new_text(fs, r->rel, NULL, t, 0);
-	af_text_unref(t);
-	return put_handle(fi, h, 1);
+	return open_ro_text(fs, fi, r->rel, t);
 }
 
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
@@ -87,8 +94,20 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 		return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags, 0);
 	case AF_K_SCRATCH:
 		return open_fd(fs, fi, fs->scratchfd, r.rel, fi->flags, 0);
+	case AF_K_PKGINDEX: {
+		struct af_text *t;
+		int rc = af_pkgfs_render(fs, r.bin, 1, &t);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
+		if (fi->flags & WRITE_FLAGS) {
+			af_text_unref(t);
+			return -EACCES;
+		}
+		return open_ro_text(fs, fi, r.rel, t);
+	}
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
+	case AF_K_PKGDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;
@@ -218,9 +237,11 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		return rc;
 	}
 	case AF_K_CTLFILE:
+	case AF_K_PKGINDEX:
 		return -EACCES;
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
+	case AF_K_PKGDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;

@@ -148,12 +148,17 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		if (t.kind != AF_K_NONE && t.kind != AF_K_DIR)
 			return -ENOTDIR;
 		return renameat(fs->rootfd, s.rel, fs->rootfd, t.rel) ? -errno : 0;
+	case AF_K_PKGDIR: /* the package file itself moves */
+		if (t.kind != AF_K_NONE)
+			return -EEXIST;
+		return renameat(fs->rootfd, s.rel, fs->rootfd, t.rel) ? -errno : 0;
 	case AF_K_VIEW:
 	case AF_K_PASS:
 	case AF_K_SCRATCH:
 		return move_file(fs, &s, &t);
 	case AF_K_CTLDIR:
 	case AF_K_CTLFILE:
+	case AF_K_PKGINDEX:
 		return -EACCES;
 	default:
 		return -ENOENT;

@@ -27,7 +27,8 @@ int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
 	pthread_mutex_init(&fs->commit_lock, NULL);
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
-	if (!fs->cache || !fs->errors) {
+	fs->pkgs = af_pkgfs_new(cache_bytes);
+	if (!fs->cache || !fs->errors || !fs->pkgs) {
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
@@ -49,6 +50,8 @@ void af_fs_destroy(struct af_fs *fs)
 	af_scratch_remove(fs);
 	af_rcache_free(fs->cache);
 	af_errlog_free(fs->errors);
+	af_pkgfs_free(fs->pkgs);
+	fs->pkgs = NULL;
 	fs->cache = NULL;
 	fs->errors = NULL;
 	pthread_mutex_destroy(&fs->lock);

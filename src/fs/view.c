@@ -181,6 +181,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		r->kind = AF_K_SCRATCH;
 		return 0;
 	}
+	if (af_pkgfs_resolve(fs, r))
+		goto ghosts;
 	n = af_view_strip(base);
 	if (n) {
 		size_t dirlen = (size_t)(base - r->rel);
@@ -198,6 +200,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	if (r->kind == AF_K_NONE && fstatat(fs->rootfd, r->rel, &r->st, AT_SYMLINK_NOFOLLOW) == 0) {
 		if (S_ISDIR(r->st.st_mode)) {
 			r->kind = AF_K_DIR;
+		} else if (af_pkgfs_is_folder(fs, r->rel, &r->st)) {
+			r->kind = AF_K_PKGDIR;
 		} else {
 			af_view_classify(fs, r->rel, &r->st, &r->info);
 			r->kind = r->info.codec && !r->info.failed ? AF_K_HIDDEN : AF_K_PASS;
@@ -205,6 +209,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 				hidden_or_broken(fs, r);
 		}
 	}
+ghosts:
 	if (r->kind != AF_K_NONE && r->kind != AF_K_DIR &&
 	    af_ghost_has(fs, r->rel, &r->ghost_of)) {
 		r->ghost = 1;
@@ -281,6 +286,8 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	int rc = 0;
 
 	*out = NULL;
+	if (af_pkgfs_member(fs, bin_rel))
+		return af_pkgfs_render(fs, bin_rel, 0, out);
 	af_diag_init(&d);
 	for (int attempt = 0;; attempt++) {
 		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
@@ -365,6 +372,23 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
 		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel);
 		st->st_ino = 0;
 		break;
+	case AF_K_PKGDIR: /* the package file as a folder: its times and owner */
+		*st = r->st;
+		st->st_mode = S_IFDIR | (r->st.st_mode & 0777) | ((r->st.st_mode & 0444) >> 2);
+		st->st_nlink = 2;
+		st->st_size = 0;
+		break;
+	case AF_K_PKGINDEX: {
+		struct af_text *t;
+		int rc = af_pkgfs_render(fs, r->bin, 1, &t);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
+		*st = r->st;
+		st->st_mode = S_IFREG | (r->st.st_mode & 0444);
+		st->st_size = (off_t)t->len;
+		af_text_unref(t);
+		break;
+	}
 	case AF_K_VIEW: {
 		*st = r->st;
 		if (r->info.have_size) {

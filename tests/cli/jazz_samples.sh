@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# sims3-jazz on the real samples: `animfs check` claims exactly the 11 Jazz resources (not the
-# .package nor the _KEY maps) and round-trips them; decoded YAML shows names from the _KEY map
+# sims3-jazz on the real samples: `animfs check` claims exactly the 11 Jazz resources and the
+# one inside WarriorCats.package (not the _KEY maps) and round-trips them; decoded YAML shows names from the _KEY map
 # beside each file, and the same document encodes identically without the map.
 set -euo pipefail
 S=${ANIMFS_SAMPLES:-}/sims3
@@ -14,8 +14,9 @@ fail() { echo "FAIL: $*"; exit 1; }
 
 out=$("$ANIMFS" check "$S")
 echo "$out"
-echo "$out" | grep -Eq '^sims3-jazz +11 +24672 +11 +0 +0$' || fail "check did not round-trip 11 Jazz files"
-echo "$out" | grep -q '^11 of 11 claimed files identical, 0 failed$' || fail "other files were claimed"
+echo "$out" | grep -Eq '^sims3-jazz +12 +31804 +12 +0 +0$' || fail "check did not round-trip 11+1 Jazz files"
+echo "$out" | grep -q '^packages: 1 (1 Jazz inside), 1 rebuilt byte for byte, 0 failed$' || fail "the package"
+echo "$out" | grep -q '^12 of 12 claimed files identical, 0 failed$' || fail "other files were claimed"
 
 pet="$S/echoweaver_PetDisease/S3_02D5DF13_00000000_7971A22F5E5C1A32%%+JAZZ.jazz"
 "$ANIMFS" decode "$pet" > "$tmp/pet.yaml"

@@ -3,6 +3,7 @@
 # a file a codec claims but cannot decode shows as the plain binary, and a cold mount
 # of a thousand files is instant.
 . "$(dirname "$0")/common.inc"
+need_samples
 copy_samples
 mkdir -p "$GAME/sub/deeper"
 printf 'plain text\n' > "$GAME/sub/readme.txt"
@@ -36,14 +37,19 @@ cmp -s "$VIEW/broken.animation" "$GAME/broken.animation" || fail "undecodable pa
 "$ANIMFS" umount "$VIEW" || fail "umount"
 
 # Every sample of every format: a file `animfs decode` takes shows as its exact view,
-# any other shows as itself (no codec yet, or one that refuses it).
+# a Sims 3 package as a folder with its index.yaml, any other file as itself (no codec
+# yet, or one that refuses it).
 cp -r "$ANIMFS_SAMPLES" "$GAME/all"
 chmod -R u+w "$GAME/all"
 mount_view
 views=0 plain=0
 while IFS= read -r -d '' f; do
   rel=${f#"$GAME"/}
-  if "$ANIMFS" decode "$f" > "$T/expect" 2>/dev/null; then
+  if "$ANIMFS" decode "$f/index.yaml" > "$T/expect" 2>/dev/null; then
+    [ -d "$VIEW/$rel" ] || fail "package $rel is not a folder"
+    cmp -s "$VIEW/$rel/index.yaml" "$T/expect" || fail "$rel/index.yaml differs from decode"
+    views=$((views + 1))
+  elif "$ANIMFS" decode "$f" > "$T/expect" 2>/dev/null; then
     cmp -s "$VIEW/$rel.yaml" "$T/expect" || fail "$rel.yaml differs from decode"
     [ "$(stat -c %s "$VIEW/$rel.yaml")" = "$(stat -c %s "$T/expect")" ] || fail "$rel.yaml size"
     views=$((views + 1))

@@ -112,10 +112,10 @@ static void test_damaged(void **state)
 	const struct af_buf *in = &orig_s.bin;
 	uint8_t *tmp = malloc(in->len);
 	srand(777);
-	for (int it = 0; it < 120; it++) {
+	for (int it = 0; it < 80; it++) {
 		size_t n = in->len;
 		memcpy(tmp, in->data, n);
-		if (it < 40)
+		if (it < 25)
 			n = (size_t)rand() % n; /* truncation */
 		else
 			for (int k = 0; k < 1 + it % 8; k++) /* flips in the tables or the data */

@@ -1,0 +1,89 @@
+/* DBPF 2.0 packages (The Sims 3 `.package`, spec sims3-jazz.md 6): bounded reading of
+ * the header and the index (all shared-field variants) and the rebuild that replaces
+ * some resources while every other one keeps its exact stored bytes (spec 6.5, 7.2). */
+#ifndef ANIMFS_DBPF_H
+#define ANIMFS_DBPF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+#define AF_DBPF_HEADER 96
+#define AF_DBPF_TYPE_JAZZ 0x02D5DF13u
+#define AF_DBPF_TYPE_KEY 0x0166038Cu
+
+enum { AF_DBPF_SHARE_TYPE = 1, AF_DBPF_SHARE_GROUP = 2, AF_DBPF_SHARE_INSTHI = 4 };
+
+struct af_dbpf_entry {
+	uint32_t type, group, inst_hi, inst_lo;
+	uint32_t offset;
+	uint32_t file_size;  /* as stored: bit 31 is a flag s3pi sets */
+	uint32_t mem_size;
+	uint16_t compressed; /* 0xFFFF RefPack, 0 raw */
+	uint16_t committed;
+	uint32_t index_pos;  /* where the record starts in the file (for messages) */
+};
+
+/* A parsed package. The bytes are borrowed: they must outlive the struct. */
+struct af_dbpf {
+	const uint8_t *data; /* the whole file; NULL after af_dbpf_open_index */
+	size_t n;
+	const uint8_t *ix;   /* the index bytes */
+	uint32_t count, index_off, index_size, index_type;
+	uint32_t shared[3]; /* type, group, instance-high when their flag is set */
+	struct af_dbpf_entry *e;
+};
+
+/* Cheap test on the first bytes: "DBPF" with version 2.0. */
+int af_dbpf_is_v2(const uint8_t *head, size_t n);
+/* Parse and check the header and the index: every entry's data inside the file,
+ * known compression values. Not DBPF 2.0 gives AF_EUNSUP; damage gives AF_EINVAL
+ * with the byte offset. Warnings (flag/size disagreements) go to d. */
+int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_diag *d);
+/* The same checks from the 96-byte header and the index alone (two small reads, for
+ * listings); n is the file size. Only the index is usable afterwards (data is NULL). */
+int af_dbpf_open_index(struct af_dbpf *p, const uint8_t *head, size_t hn, const uint8_t *index,
+		       size_t in, size_t n, struct af_diag *d);
+void af_dbpf_close(struct af_dbpf *p);
+
+static inline uint64_t af_dbpf_instance(const struct af_dbpf_entry *e)
+{
+	return (uint64_t)e->inst_hi << 32 | e->inst_lo;
+}
+static inline uint32_t af_dbpf_stored_size(const struct af_dbpf_entry *e)
+{
+	return e->file_size & 0x7FFFFFFFu;
+}
+/* s3pi's rule: a record with file size 1 and memory size 0xFFFFFFFF has no data. */
+static inline int af_dbpf_deleted(const struct af_dbpf_entry *e)
+{
+	return af_dbpf_stored_size(e) == 1 && e->mem_size == 0xFFFFFFFFu;
+}
+/* s3pi's rule: stored compressed when the stored size differs from the memory size. */
+static inline int af_dbpf_compressed(const struct af_dbpf_entry *e)
+{
+	return af_dbpf_stored_size(e) != e->mem_size;
+}
+/* The s3pe tag of a resource type ("JAZZ", "_KEY", "CLIP"), or NULL. */
+const char *af_dbpf_type_tag(uint32_t type);
+
+/* The stored bytes of entry i (borrowed from the package). */
+const uint8_t *af_dbpf_stored(const struct af_dbpf *p, size_t i);
+/* The body of entry i, decompressed when needed, appended to out. */
+int af_dbpf_body(const struct af_dbpf *p, size_t i, struct af_buf *out, struct af_diag *d);
+
+/* One replaced resource body (uncompressed). */
+struct af_dbpf_edit {
+	size_t index;
+	const uint8_t *body;
+	size_t n;
+};
+/* Write a new package image into out: other resources keep their stored bytes, in
+ * the original file order; an edited body equal to the old one keeps its old stored
+ * bytes, otherwise it is stored RefPack-compressed if its entry was compressed and
+ * that is smaller, else raw. The result is re-read and checked before returning. */
+int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
+		    struct af_buf *out, struct af_diag *d);
+
+#endif

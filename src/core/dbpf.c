@@ -1,0 +1,418 @@
+/* DBPF 2.0 package reading and rebuilding (spec sims3-jazz.md 6.1, 6.2, 6.5, 7.2).
+ * Every offset and count from the file is checked before use; a rebuild is re-read
+ * and compared with what it was meant to hold before it is handed back. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/bytes.h"
+#include "animfs/dbpf.h"
+#include "animfs/refpack.h"
+
+int af_dbpf_is_v2(const uint8_t *head, size_t n)
+{
+	return n >= 12 && !memcmp(head, "DBPF", 4) && af_le32(head + 4) == 2 &&
+	       af_le32(head + 8) == 0;
+}
+
+const char *af_dbpf_type_tag(uint32_t type)
+{
+	/* the types the spec names, plus common ones of Sims 3 mods (s3pi Extensions.txt) */
+	static const struct { uint32_t type; const char *tag; } tags[] = {
+		{ 0x02D5DF13, "JAZZ" }, { 0x0166038C, "_KEY" }, { 0x6B20C4F3, "CLIP" },
+		{ 0x033260E3, "TkMk" }, { 0x220557DA, "STBL" }, { 0x073FAA07, "S3SA" },
+		{ 0x0333406C, "_XML" }, { 0x00B2D882, "_IMG" },
+	};
+	for (size_t i = 0; i < sizeof(tags) / sizeof(tags[0]); i++)
+		if (tags[i].type == type)
+			return tags[i].tag;
+	return NULL;
+}
+
+static int popcount3(uint32_t v)
+{
+	return (v & 1) + (v >> 1 & 1) + (v >> 2 & 1);
+}
+
+static int check_entry(const struct af_dbpf *p, uint32_t i, struct af_diag *d)
+{
+	const struct af_dbpf_entry *e = &p->e[i];
+	if (af_dbpf_deleted(e))
+		return 0;
+	if (e->compressed != 0 && e->compressed != 0xFFFF)
+		return af_diag_at_offset(d, AF_EINVAL, e->index_pos,
+					 "index entry %u: unknown compression 0x%04X (0xFFFF RefPack or 0 raw)",
+					 i, e->compressed);
+	if (!af_fits(e->offset, af_dbpf_stored_size(e), p->n))
+		return af_diag_at_offset(d, AF_EINVAL, e->index_pos,
+					 "index entry %u (type 0x%08X, instance 0x%016llX): data at 0x%X, %u bytes, lies outside the %zu-byte file",
+					 i, e->type, (unsigned long long)af_dbpf_instance(e), e->offset,
+					 af_dbpf_stored_size(e), p->n);
+	if ((e->compressed == 0xFFFF) != af_dbpf_compressed(e))
+		af_diag_warn(d, 0, 0,
+			     "byte 0x%x: index entry %u: compressed flag 0x%04X disagrees with its sizes (%u stored, %u unpacked); the sizes win",
+			     e->index_pos, i, e->compressed, af_dbpf_stored_size(e), e->mem_size);
+	return 0;
+}
+
+static int read_index(struct af_dbpf *p, struct af_diag *d)
+{
+	const uint8_t *ix = p->ix;
+	uint32_t ns, per, pos;
+	uint64_t need;
+	p->index_type = af_le32(ix);
+	if (p->index_type & ~7u)
+		return af_diag_at_offset(d, AF_EINVAL, p->index_off,
+					 "index type 0x%X has unknown bits (only 0x1, 0x2, 0x4 exist)",
+					 p->index_type);
+	ns = (uint32_t)popcount3(p->index_type);
+	per = 32 - 4 * ns;
+	need = 4 + 4ull * ns + (uint64_t)p->count * per;
+	if (need > p->index_size)
+		return af_diag_at_offset(d, AF_EINVAL, p->index_off,
+					 "index of %u bytes is truncated: %u entries with index type 0x%X need %llu bytes",
+					 p->index_size, p->count, p->index_type, (unsigned long long)need);
+	if (need < p->index_size)
+		af_diag_warn(d, 0, 0, "byte 0x%llx: %llu unused bytes after the index entries (dropped on rewrite)",
+			     (unsigned long long)(p->index_off + need),
+			     (unsigned long long)(p->index_size - need));
+	pos = 4;
+	for (int k = 0; k < 3; k++)
+		if (p->index_type & (1u << k)) {
+			p->shared[k] = af_le32(ix + pos);
+			pos += 4;
+		}
+	/* count * per <= index_size <= file size: the allocation is bounded by the file */
+	p->e = calloc(p->count ? p->count : 1, sizeof(*p->e));
+	if (!p->e)
+		return af_diag_error(d, AF_ENOMEM, "out of memory for %u index entries", p->count);
+	for (uint32_t i = 0; i < p->count; i++) {
+		struct af_dbpf_entry *e = &p->e[i];
+		uint32_t v[3];
+		e->index_pos = p->index_off + pos;
+		for (int k = 0; k < 3; k++) {
+			if (p->index_type & (1u << k))
+				v[k] = p->shared[k];
+			else {
+				v[k] = af_le32(ix + pos);
+				pos += 4;
+			}
+		}
+		e->type = v[0];
+		e->group = v[1];
+		e->inst_hi = v[2];
+		e->inst_lo = af_le32(ix + pos);
+		e->offset = af_le32(ix + pos + 4);
+		e->file_size = af_le32(ix + pos + 8);
+		e->mem_size = af_le32(ix + pos + 12);
+		e->compressed = af_le16(ix + pos + 16);
+		e->committed = af_le16(ix + pos + 18);
+		pos += 20;
+		if (check_entry(p, i, d))
+			return AF_EINVAL;
+	}
+	return 0;
+}
+
+/* Magic, version and where the index is; head holds hn >= 4 bytes of an n-byte file. */
+static int read_header(struct af_dbpf *p, const uint8_t *head, size_t hn, size_t n,
+		       struct af_diag *d)
+{
+	if (hn < 4 || memcmp(head, "DBPF", 4))
+		return af_diag_at_offset(d, AF_EUNSUP, 0, "not a DBPF package (no 'DBPF' magic)");
+	if (n < AF_DBPF_HEADER || hn < AF_DBPF_HEADER)
+		return af_diag_at_offset(d, AF_EINVAL, n, "the DBPF header needs 96 bytes, the file has %zu",
+					 n);
+	if (af_le32(head + 4) != 2 || af_le32(head + 8) != 0)
+		return af_diag_at_offset(d, AF_EUNSUP, 4,
+					 "DBPF version %u.%u; only 2.0 (The Sims 3) is supported",
+					 af_le32(head + 4), af_le32(head + 8));
+	p->count = af_le32(head + 36);
+	p->index_size = af_le32(head + 44);
+	p->index_off = af_le32(head + 64) ? af_le32(head + 64) : af_le32(head + 40);
+	if (!af_fits(p->index_off, p->index_size, n))
+		return af_diag_at_offset(d, AF_EINVAL, 64,
+					 "the index at 0x%X, %u bytes, runs past the end of the %zu-byte file",
+					 p->index_off, p->index_size, n);
+	return 0;
+}
+
+/* The index, once p->ix points at its index_size bytes. */
+static int read_all(struct af_dbpf *p, struct af_diag *d)
+{
+	int rc;
+	if (!p->count && !p->index_size)
+		return 0; /* an empty package may have no index at all */
+	if (p->index_size < 4)
+		return af_diag_at_offset(d, AF_EINVAL, 44,
+					 "the index of %u bytes is truncated (its type alone needs 4)",
+					 p->index_size);
+	if ((rc = read_index(p, d)))
+		af_dbpf_close(p);
+	return rc;
+}
+
+int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_diag *d)
+{
+	int rc;
+	memset(p, 0, sizeof(*p));
+	p->data = data;
+	p->n = n;
+	if ((rc = read_header(p, data, n, n, d)))
+		return rc;
+	p->ix = data + p->index_off;
+	return read_all(p, d);
+}
+
+int af_dbpf_open_index(struct af_dbpf *p, const uint8_t *head, size_t hn, const uint8_t *index,
+		       size_t in, size_t n, struct af_diag *d)
+{
+	int rc;
+	memset(p, 0, sizeof(*p));
+	p->n = n;
+	if ((rc = read_header(p, head, hn, n, d)))
+		return rc;
+	if (in < p->index_size)
+		return af_diag_at_offset(d, AF_EIO, p->index_off, "only %zu of the index's %u bytes were read",
+					 in, p->index_size);
+	p->ix = index;
+	return read_all(p, d);
+}
+
+void af_dbpf_close(struct af_dbpf *p)
+{
+	free(p->e);
+	p->e = NULL;
+	p->count = 0;
+}
+
+const uint8_t *af_dbpf_stored(const struct af_dbpf *p, size_t i)
+{
+	return p->data + p->e[i].offset;
+}
+
+int af_dbpf_body(const struct af_dbpf *p, size_t i, struct af_buf *out, struct af_diag *d)
+{
+	const struct af_dbpf_entry *e = &p->e[i];
+	struct af_diag sub;
+	int rc;
+	if (af_dbpf_deleted(e))
+		return af_diag_at_offset(d, AF_EINVAL, e->index_pos, "index entry %zu is deleted (no data)",
+					 i);
+	if (!af_dbpf_compressed(e)) {
+		if (af_buf_append(out, af_dbpf_stored(p, i), e->mem_size))
+			return af_diag_error(d, AF_ENOMEM, "out of memory");
+		return 0;
+	}
+	af_diag_init(&sub);
+	rc = af_refpack_decompress(af_dbpf_stored(p, i), af_dbpf_stored_size(e), e->mem_size, out,
+				   &sub);
+	if (rc)
+		af_diag_at_offset(d, rc, e->offset + (uint64_t)(sub.offset > 0 ? sub.offset : 0),
+				  "resource %zu (type 0x%08X, instance 0x%016llX): %s", i, e->type,
+				  (unsigned long long)af_dbpf_instance(e), sub.msg);
+	af_diag_free(&sub);
+	return rc;
+}
+
+/* ---- rebuild ---- */
+
+struct slot {
+	const uint8_t *bytes; /* new stored bytes */
+	uint32_t len, mem;
+	uint16_t compressed;
+	int edited, touched;
+	uint32_t new_off;
+	struct af_buf packed;
+};
+
+static int prepare_edit(const struct af_dbpf *p, const struct af_dbpf_edit *ed, struct slot *s,
+			struct af_diag *d)
+{
+	const struct af_dbpf_entry *e = &p->e[ed->index];
+	struct af_buf old = AF_BUF_INIT;
+	int rc;
+	if (ed->n > 0x7FFFFFFF)
+		return af_diag_error(d, AF_EINVAL, "resource %zu: %zu bytes is too large for a package",
+				     ed->index, ed->n);
+	if ((rc = af_dbpf_body(p, ed->index, &old, d)))
+		goto out;
+	if (old.len == ed->n && (!ed->n || !memcmp(old.data, ed->body, ed->n)))
+		goto out; /* same body: keep the stored bytes exactly */
+	s->edited = 1;
+	s->bytes = ed->body;
+	s->len = s->mem = (uint32_t)ed->n;
+	s->compressed = 0;
+	/* spec 6.4 (s3pi): only an entry that was compressed is compressed again, and
+	 * only when that saves space */
+	if (af_dbpf_compressed(e)) {
+		if ((rc = af_refpack_compress(ed->body, ed->n, &s->packed, d)))
+			goto out;
+		if (s->packed.len < ed->n) {
+			s->bytes = s->packed.data;
+			s->len = (uint32_t)s->packed.len;
+			s->compressed = 0xFFFF;
+		}
+	}
+out:
+	af_buf_free(&old);
+	return rc;
+}
+
+static const struct af_dbpf *sort_pkg;
+static int by_offset(const void *a, const void *b)
+{
+	uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+	uint32_t ox = sort_pkg->e[x].offset, oy = sort_pkg->e[y].offset;
+	if (ox != oy)
+		return ox < oy ? -1 : 1;
+	return x < y ? -1 : x > y;
+}
+
+/* Resource data in the original file order, back to back (gaps dropped). Records that
+ * shared one stored blob keep sharing it. */
+static int write_data(const struct af_dbpf *p, struct slot *s, uint32_t *order, struct af_buf *out,
+		      struct af_diag *d)
+{
+	uint32_t m = 0, prev = UINT32_MAX;
+	for (uint32_t i = 0; i < p->count; i++)
+		if (!af_dbpf_deleted(&p->e[i]))
+			order[m++] = i;
+	sort_pkg = p;
+	qsort(order, m, sizeof(*order), by_offset);
+	for (uint32_t k = 0; k < m; k++) {
+		uint32_t i = order[k];
+		const struct af_dbpf_entry *e = &p->e[i];
+		if (prev != UINT32_MAX && !s[i].edited && !s[prev].edited &&
+		    p->e[prev].offset == e->offset &&
+		    af_dbpf_stored_size(&p->e[prev]) == af_dbpf_stored_size(e)) {
+			s[i].new_off = s[prev].new_off;
+			continue;
+		}
+		if (out->len > 0xFFFFFFFFu - s[i].len)
+			return af_diag_error(d, AF_EINVAL, "the rebuilt package would exceed 4 GiB");
+		s[i].new_off = (uint32_t)out->len;
+		af_buf_append(out, s[i].bytes, s[i].len);
+		prev = i;
+	}
+	return 0;
+}
+
+static void write_index(const struct af_dbpf *p, const struct slot *s, struct af_buf *out)
+{
+	af_buf_put_u32le(out, p->index_type);
+	for (int k = 0; k < 3; k++)
+		if (p->index_type & (1u << k))
+			af_buf_put_u32le(out, p->shared[k]);
+	for (uint32_t i = 0; i < p->count; i++) {
+		const struct af_dbpf_entry *e = &p->e[i];
+		uint32_t key[3] = { e->type, e->group, e->inst_hi };
+		for (int k = 0; k < 3; k++)
+			if (!(p->index_type & (1u << k)))
+				af_buf_put_u32le(out, key[k]);
+		af_buf_put_u32le(out, e->inst_lo);
+		if (af_dbpf_deleted(e)) {
+			af_buf_put_u32le(out, e->offset);
+			af_buf_put_u32le(out, e->file_size);
+			af_buf_put_u32le(out, e->mem_size);
+			af_buf_put_u16le(out, e->compressed);
+		} else {
+			af_buf_put_u32le(out, s[i].new_off);
+			af_buf_put_u32le(out, s[i].edited ? s[i].len | 0x80000000u : e->file_size);
+			af_buf_put_u32le(out, s[i].edited ? s[i].mem : e->mem_size);
+			af_buf_put_u16le(out, s[i].edited ? s[i].compressed : e->compressed);
+		}
+		af_buf_put_u16le(out, e->committed);
+	}
+}
+
+/* Spec 6.5 step 3: re-read the image; untouched records keep their stored bytes, edited
+ * ones decompress to the new body. */
+static int verify(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
+		  const struct slot *s, const struct af_buf *img, struct af_diag *d)
+{
+	struct af_dbpf q;
+	struct af_diag vd;
+	struct af_buf body = AF_BUF_INIT;
+	int rc;
+	af_diag_init(&vd);
+	if ((rc = af_dbpf_open(&q, img->data, img->len, &vd))) {
+		af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not read back: %s",
+			      vd.msg);
+		goto out;
+	}
+	rc = q.count == p->count ? 0 : AF_EIO;
+	for (uint32_t i = 0; !rc && i < p->count; i++) {
+		const struct af_dbpf_entry *a = &p->e[i], *b = &q.e[i];
+		if (a->type != b->type || a->group != b->group || af_dbpf_instance(a) != af_dbpf_instance(b))
+			rc = AF_EIO;
+		else if (!af_dbpf_deleted(a) && !s[i].edited &&
+			 (a->file_size != b->file_size ||
+			  memcmp(af_dbpf_stored(p, i), af_dbpf_stored(&q, i), af_dbpf_stored_size(a))))
+			rc = AF_EIO;
+	}
+	for (size_t k = 0; !rc && k < nedits; k++) {
+		af_buf_reset(&body);
+		if (af_dbpf_body(&q, edits[k].index, &body, &vd) || body.len != edits[k].n ||
+		    (body.len && memcmp(body.data, edits[k].body, body.len)))
+			rc = AF_EIO;
+	}
+	if (rc)
+		af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not hold what it should");
+	af_dbpf_close(&q);
+out:
+	af_buf_free(&body);
+	af_diag_free(&vd);
+	return rc;
+}
+
+int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
+		    struct af_buf *out, struct af_diag *d)
+{
+	struct slot *s = calloc(p->count ? p->count : 1, sizeof(*s));
+	uint32_t *order = calloc(p->count ? p->count : 1, sizeof(*order));
+	int rc = 0;
+	af_buf_reset(out);
+	if (!s || !order) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (uint32_t i = 0; i < p->count; i++) {
+		s[i].bytes = af_dbpf_stored(p, i);
+		s[i].len = af_dbpf_stored_size(&p->e[i]);
+	}
+	for (size_t k = 0; k < nedits; k++) {
+		size_t i = edits[k].index;
+		if (i >= p->count || af_dbpf_deleted(&p->e[i]) || s[i].touched) {
+			rc = af_diag_error(d, AF_EINVAL, "resource %zu cannot be replaced (absent, deleted or edited twice)",
+					   i);
+			goto out;
+		}
+		s[i].touched = 1;
+		if ((rc = prepare_edit(p, &edits[k], &s[i], d)))
+			goto out;
+	}
+	af_buf_append(out, p->data, AF_DBPF_HEADER);
+	if ((rc = write_data(p, s, order, out, d)))
+		goto out;
+	size_t index_off = out->len;
+	if (p->count || p->index_size)
+		write_index(p, s, out);
+	if (out->failed || out->len > 0xFFFFFFFFu) {
+		rc = af_diag_error(d, out->failed ? AF_ENOMEM : AF_EINVAL,
+				   out->failed ? "out of memory" : "the rebuilt package would exceed 4 GiB");
+		goto out;
+	}
+	af_buf_patch_u32le(out, 36, p->count);
+	af_buf_patch_u32le(out, 40, 0);
+	af_buf_patch_u32le(out, 44, (uint32_t)(out->len - index_off));
+	af_buf_patch_u32le(out, 64, (uint32_t)index_off);
+	rc = verify(p, edits, nedits, s, out, d);
+out:
+	for (uint32_t i = 0; s && i < p->count; i++)
+		af_buf_free(&s[i].packed);
+	free(s);
+	free(order);
+	if (rc)
+		af_buf_reset(out);
+	return rc;
+}
