@@ -1,10 +1,12 @@
 /* The mount's life: state set up before daemonizing (GAME's descriptor is the
  * caller's, the scratch folder is made here), the FUSE session, the daemon (which
  * logs to syslog, never to the terminal it left), and the cleanup at unmount. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,13 +77,17 @@ static int build_args(const struct af_fs_opts *o, const char *game, struct fuse_
 	return 0;
 }
 
-/* The persistent size file of this GAME: $XDG_CACHE_HOME (or ~/.cache)/animfs/
- * sizes-<hash of GAME's path>, never inside GAME. Returns a folder descriptor
- * (-1: none; ANIMFS_SIZE_CACHE=0 turns it off) and the file name in name. */
+/* The persistent size file of this GAME and this animfs binary:
+ * $XDG_CACHE_HOME (or ~/.cache)/animfs/sizes-<GAME path hash>-<binary hash>, never
+ * inside GAME. The binary's identity is part of the name because a rebuilt animfs
+ * may render differently without a codec version bump; files of older binaries for
+ * the same GAME are removed. Returns a folder descriptor (-1: none;
+ * ANIMFS_SIZE_CACHE=0 turns it off) and the file name in name. */
 static int sizes_dir(const char *game, char *name, size_t n)
 {
 	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *off = getenv("ANIMFS_SIZE_CACHE");
-	char dir[PATH_MAX];
+	char dir[PATH_MAX], prefix[32];
+	struct stat exe;
 	if (off && !strcmp(off, "0"))
 		return -1;
 	if (x && x[0] == '/')
@@ -90,13 +96,26 @@ static int sizes_dir(const char *game, char *name, size_t n)
 		snprintf(dir, sizeof(dir), "%s/.cache/animfs", home);
 	else
 		return -1;
+	if (stat("/proc/self/exe", &exe))
+		return -1;
+	uint64_t id[4] = { (uint64_t)exe.st_ino, (uint64_t)exe.st_size, (uint64_t)exe.st_mtim.tv_sec,
+			   (uint64_t)exe.st_mtim.tv_nsec };
 	char *slash = strrchr(dir, '/');
 	*slash = 0;
 	mkdir(dir, 0700);
 	*slash = '/';
 	mkdir(dir, 0700);
-	snprintf(name, n, "sizes-%016llx", (unsigned long long)af_fnv1_64(game, strlen(game)));
-	return open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	snprintf(prefix, sizeof(prefix), "sizes-%016llx-",
+		 (unsigned long long)af_fnv1_64(game, strlen(game)));
+	snprintf(name, n, "%s%016llx", prefix, (unsigned long long)af_fnv1_64(id, sizeof(id)));
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (!strncmp(e->d_name, prefix, strlen(prefix)) && strcmp(e->d_name, name))
+			unlinkat(fd, e->d_name, 0);
+	if (d)
+		closedir(d);
+	return fd;
 }
 
 int af_fs_run(int rootfd, const struct af_fs_opts *o)
@@ -106,7 +125,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	struct af_fs fs;
 	char view[PATH_MAX], game[PATH_MAX];
 	int rc = 1, mounted = 0, have_fs = 0, sizesfd = -1;
-	char sizes_name[64];
+	char sizes_name[80];
 
 	af_fs_log_init(0);
 	if (!realpath(o->view, view) || !realpath(o->game, game)) {
