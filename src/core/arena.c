@@ -84,6 +84,13 @@ void *af_arena_alloc(struct af_arena *a, size_t size)
 	return take(a, size, alignof(max_align_t), 1);
 }
 
+void *af_arena_alloc_aligned(struct af_arena *a, size_t size, size_t align)
+{
+	if (!align || (align & (align - 1)) || align > alignof(max_align_t))
+		align = alignof(max_align_t);
+	return take(a, size, align, 1);
+}
+
 void *af_arena_array(struct af_arena *a, size_t count, size_t size)
 {
 	if (size && count > SIZE_MAX / size)

@@ -1,6 +1,7 @@
 /* YAML helpers: direct text writers for codecs, and a bounded document tree
  * built from libyaml's event parser (aliases refused, depth limited, duplicate
  * keys rejected), whose nodes remember line:column for error messages. */
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -261,7 +262,7 @@ static int close_frame(struct af_ydoc *doc, struct frame *f, struct af_diag *d)
 static struct af_ynode *new_node(struct af_ydoc *doc, enum af_ytype t, const yaml_event_t *ev,
 				 const yaml_char_t *tag)
 {
-	struct af_ynode *n = af_arena_alloc(&doc->arena, sizeof(*n));
+	struct af_ynode *n = af_arena_alloc_aligned(&doc->arena, sizeof(*n), alignof(struct af_ynode));
 	if (!n)
 		return NULL;
 	n->type = t;
