@@ -2,6 +2,8 @@
  *   animfs-bench gen DIR N          build N realistic Diesel animations with animfs' own
  *                                   encoder into DIR/anims, and the same bytes under names
  *                                   no codec claims into DIR/plain (the pass-through baseline)
+ *   animfs-bench decode FILE...     decode every file to YAML in this one process; prints
+ *                                   "<seconds> <files> <YAML bytes>"
  *   animfs-bench codec FILE...      per codec: decode->YAML and YAML->encode throughput in MB/s
  *                                   of YAML, against zlib inflate alone and copying the output
  *  * Every figure is printed with its baseline measured in the same run. */
@@ -252,8 +254,37 @@ static int cmd_codec(int argc, char **argv)
 	return 0;
 }
 
+static int cmd_decode(int argc, char **argv)
+{
+	struct af_diag d;
+	double t = 0;
+	size_t ybytes = 0;
+	int n = 0;
+	af_diag_init(&d);
+	for (int i = 0; i < argc; i++) {
+		struct af_buf in = AF_BUF_INIT, y = AF_BUF_INIT;
+		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, &in, &d) == 0) {
+			const char *base = strrchr(argv[i], '/');
+			double t0 = now();
+			const struct af_codec *c = af_codec_bid(base ? base + 1 : argv[i], in.data,
+								 in.len < 64 ? in.len : 64);
+			if (c && c->to_yaml(in.data, in.len, NULL, &y, &d) == 0)
+				n++, ybytes += y.len;
+			t += now() - t0;
+		}
+		af_diag_clear(&d);
+		af_buf_free(&in);
+		af_buf_free(&y);
+	}
+	printf("%.6f %d %zu\n", t, n, ybytes);
+	af_diag_free(&d);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 3 && !strcmp(argv[1], "decode"))
+		return cmd_decode(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "gen"))
 		return cmd_gen(argv[2], atoi(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "codec"))

@@ -15,6 +15,8 @@ void af_arena_init(struct af_arena *a);
 void af_arena_free(struct af_arena *a);
 /* Zeroed memory, aligned for any type; NULL on failure or overflow. */
 void *af_arena_alloc(struct af_arena *a, size_t size);
+/* Zeroed, aligned to align (a power of two) only: for many small records. */
+void *af_arena_alloc_aligned(struct af_arena *a, size_t size, size_t align);
 void *af_arena_array(struct af_arena *a, size_t count, size_t size);
 char *af_arena_strndup(struct af_arena *a, const char *s, size_t n);
 

@@ -39,6 +39,8 @@ struct af_text {
 	uint8_t data[];
 };
 struct af_text *af_text_new(const void *data, size_t len);
+/* The text of b itself (b is left empty), or NULL on ENOMEM (b unchanged). */
+struct af_text *af_text_take(struct af_buf *b);
 struct af_text *af_text_ref(struct af_text *t);
 void af_text_unref(struct af_text *t);
 
@@ -65,6 +67,10 @@ void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct
 			struct af_text *text);
 void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec);
 size_t af_rcache_text_bytes(struct af_rcache *c);
+/* Keep the known sizes in dirfd/name (atomic replace), and read them back into an
+ * empty cache at the next mount (returns the count; a missing or foreign file: 0). */
+int af_rcache_save(struct af_rcache *c, int dirfd, const char *name);
+int af_rcache_load(struct af_rcache *c, int dirfd, const char *name);
 
 /* ---- errlog.c: log lines and the .animfs/errors ring ---- */
 

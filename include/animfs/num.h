@@ -13,6 +13,8 @@
 
 /* Each returns the length written (no NUL is counted; one is written). */
 size_t af_fmt_f32(char *out, float v);
+/* The same text, always computed (af_fmt_f32 memoises recent values). */
+size_t af_fmt_f32_uncached(char *out, float v);
 size_t af_fmt_f64(char *out, double v);
 size_t af_fmt_f16(char *out, uint16_t half_bits);
 /* Fixed number of decimals, trailing zeros kept to at least one ("1.50" -> "1.5"?

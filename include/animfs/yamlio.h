@@ -31,14 +31,14 @@ void af_y_base64block(struct af_buf *b, const uint8_t *p, size_t n, int indent);
 /* ---- reading ---- */
 enum af_ytype { AF_YSCALAR, AF_YSEQ, AF_YMAP };
 
-struct af_ynode {
+struct af_ynode {      /* 56 bytes, in this order: a tree holds millions */
 	enum af_ytype type;
 	unsigned line, col;   /* 1-based start mark */
+	int plain;            /* scalar: plain (unquoted) style, may be null/number */
 	const char *tag;      /* NULL when none */
 	/* scalar */
 	const char *str;      /* NUL-terminated copy */
 	size_t len;
-	int plain;            /* plain (unquoted) style: may be null/number */
 	/* seq: n items; map: n pairs, items[2i] key, items[2i+1] value */
 	size_t n;
 	struct af_ynode **items;

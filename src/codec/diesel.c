@@ -54,14 +54,13 @@ static int diesel_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *i
 	struct dsl_anim m;
 	size_t start = out->len;
 	int rc;
-	(void)io;
 	af_arena_init(&a);
 	memset(&doc, 0, sizeof(doc));
 	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
 		goto out;
 	if ((rc = dsl_parse_yaml(doc.root, &a, &m, d)))
 		goto out;
-	rc = dsl_write(&m, out, d);
+	rc = dsl_write(&m, io, out, d);
 out:
 	if (rc)
 		out->len = start;
@@ -74,7 +73,7 @@ const struct af_codec af_codec_diesel = {
 	.name = "diesel-animation",
 	.description = "Diesel engine animation (PAYDAY 2, PAYDAY: The Heist, RAID: WW2)",
 	.extensions = "animation",
-	.version = 1,
+	.version = 2, /* 2: a 78 9C stream shows zlib_level 6, proven at encode */
 	.bid = diesel_bid,
 	.to_yaml = diesel_to_yaml,
 	.from_yaml = diesel_from_yaml,

@@ -652,14 +652,15 @@ out:
 	return rc;
 }
 
-int dsl_write(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d)
+int dsl_write(const struct dsl_anim *m, const struct af_io *io, struct af_buf *out,
+	      struct af_diag *d)
 {
 	struct af_buf blob = AF_BUF_INIT;
 	int rc = dsl_build_blob(m, &blob, d);
 	if (rc)
 		goto out;
 	if (m->container == DSL_ZLIB)
-		rc = dsl_zlib_write(m, &blob, out, d);
+		rc = dsl_zlib_write(m, &blob, io, out, d);
 	else if (af_buf_append(out, blob.data, blob.len))
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 out:

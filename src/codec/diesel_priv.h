@@ -105,14 +105,20 @@ void dsl_anim_defaults(struct dsl_anim *m, int width);
 int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *m,
 	     struct af_buf *blob, struct af_diag *d);
 int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
-int dsl_write(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
+struct af_io;
+/* io may be NULL; it lets the zlib writer reach the original file (see dsl_zlib_write). */
+int dsl_write(const struct dsl_anim *m, const struct af_io *io, struct af_buf *out,
+	      struct af_diag *d);
 
 /* diesel_zlib.c: the container. dsl_unzip inflates and records level, header
- * bytes and extra bytes in m; dsl_zlib_write appends stream, extra bytes, trailer. */
+ * bytes and extra bytes in m (a stock 78 9C stream is taken as level 6 unproven);
+ * dsl_zlib_write appends stream, extra bytes, trailer. When io reaches the original
+ * file (io->name) and it holds the same content in another stream, that stream's
+ * level, or the stream itself, is used: the proof of spec 3 happens at encode. */
 int dsl_unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
 	      struct af_diag *d);
-int dsl_zlib_write(const struct dsl_anim *m, const struct af_buf *blob, struct af_buf *out,
-		   struct af_diag *d);
+int dsl_zlib_write(const struct dsl_anim *m, const struct af_buf *blob, const struct af_io *io,
+		   struct af_buf *out, struct af_diag *d);
 
 /* diesel_emit.c / diesel_parse.c: model <-> YAML */
 /* Refuse a decoded file whose YAML could not be saved back (section 7 hard errors). */
@@ -132,6 +138,7 @@ void dsl_unpack_quat(uint32_t code, double q[4]);
 uint32_t dsl_pack_quat(const double q[4]);
 /* Fewest decimals (0..2, more if ever needed) that re-encode to the code. */
 size_t dsl_fmt_cm(char *out, uint16_t code);
+size_t dsl_fmt_cm_slow(char *out, uint16_t code); /* the search dsl_fmt_cm tabulates */
 /* Four components with the fewest common decimals d >= 3 that re-pack to the
  * code; writes "x, y, z, w"; returns 0 when no d <= 9 works. */
 size_t dsl_fmt_quat(char *out, uint32_t code);

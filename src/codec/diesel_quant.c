@@ -3,6 +3,7 @@
  * text with the encoders below, so unedited values re-encode exactly by construction.
  * Built with -ffp-contract=off (CMakeLists): printer and encoder must compute alike. */
 #include <math.h>
+#include <pthread.h>
 #include <string.h>
 
 #include "animfs/num.h"
@@ -105,7 +106,7 @@ static size_t fmt_scaled(char *out, int64_t r, int d)
 	return (size_t)(p - out);
 }
 
-size_t dsl_fmt_cm(char *out, uint16_t code)
+static size_t fmt_cm_slow(char *out, uint16_t code)
 {
 	double cm = dsl_u16_to_cm(code);
 	for (int d = 0; d <= 6; d++) {
@@ -116,6 +117,37 @@ size_t dsl_fmt_cm(char *out, uint16_t code)
 			return fmt_scaled(out, r, d);
 	}
 	return af_fmt_f64(out, cm); /* unreachable: 2 decimals always suffice */
+}
+
+/* There are only 65,536 codes: their texts are made once per process (~10 ms)
+ * instead of searching the decimals for every key. */
+#define CM_TXT 12 /* "-1000.0" .. "1000.03": at most 8 characters + NUL */
+static char cm_txt[65536][CM_TXT];
+static uint8_t cm_len[65536];
+static pthread_once_t cm_once = PTHREAD_ONCE_INIT;
+
+static void cm_fill(void)
+{
+	char t[AF_NUM_MAX];
+	for (uint32_t c = 0; c < 65536; c++) {
+		size_t n = fmt_cm_slow(t, (uint16_t)c);
+		memcpy(cm_txt[c], t, n < CM_TXT ? n + 1 : 1);
+		cm_len[c] = (uint8_t)(n < CM_TXT ? n : 0);
+	}
+}
+
+size_t dsl_fmt_cm(char *out, uint16_t code)
+{
+	pthread_once(&cm_once, cm_fill);
+	if (!cm_len[code])
+		return fmt_cm_slow(out, code);
+	memcpy(out, cm_txt[code], CM_TXT);
+	return cm_len[code];
+}
+
+size_t dsl_fmt_cm_slow(char *out, uint16_t code)
+{
+	return fmt_cm_slow(out, code);
 }
 
 size_t dsl_fmt_quat(char *out, uint32_t code)

@@ -29,21 +29,26 @@ void af_arena_free(struct af_arena *a)
 	a->used_total = 0;
 }
 
-void *af_arena_alloc(struct af_arena *a, size_t size)
+/* size bytes at an al-aligned offset (al a power of two), zeroed when asked:
+ * strings need neither alignment nor zeroing, and a YAML tree holds millions. */
+static void *take(struct af_arena *a, size_t size, size_t al, int zero)
 {
-	const size_t al = alignof(max_align_t);
 	if (size > SIZE_MAX / 2)
 		return NULL;
-	size = (size + al - 1) & ~(al - 1);
 	if (size == 0)
-		size = al;
+		size = 1;
 	if (a->limit && (size > a->limit || a->used_total > a->limit - size))
 		return NULL;
 	struct af_arena_block *b = a->head;
-	if (!b || b->size - b->used < size) {
+	size_t off = b ? (b->used + al - 1) & ~(al - 1) : 0;
+	if (!b || off > b->size || b->size - off < size) {
+		/* blocks double from 64 KiB up to 32 MiB (a big document's tree gets few
+		 * big blocks; a small one stays small) */
 		size_t bs = 64 * 1024;
-		if (b && b->size < 4 * 1024 * 1024)
-			bs = b->size * 2;
+		if (b)
+			bs = b->size < 16u << 20 ? b->size * 2 : 32u << 20;
+		if (bs < 64 * 1024)
+			bs = 64 * 1024;
 		if (bs < size)
 			bs = size;
 		struct af_arena_block *nb = malloc(sizeof(*nb) + bs);
@@ -57,18 +62,33 @@ void *af_arena_alloc(struct af_arena *a, size_t size)
 			b->next = nb;
 			nb->used = size;
 			a->used_total += size;
-			memset(nb->data, 0, size);
+			if (zero)
+				memset(nb->data, 0, size);
 			return nb->data;
 		}
 		nb->next = b;
 		a->head = nb;
 		b = nb;
+		off = 0;
 	}
-	void *p = b->data + b->used;
-	b->used += size;
+	void *p = b->data + off;
+	b->used = off + size;
 	a->used_total += size;
-	memset(p, 0, size);
+	if (zero)
+		memset(p, 0, size);
 	return p;
+}
+
+void *af_arena_alloc(struct af_arena *a, size_t size)
+{
+	return take(a, size, alignof(max_align_t), 1);
+}
+
+void *af_arena_alloc_aligned(struct af_arena *a, size_t size, size_t align)
+{
+	if (!align || (align & (align - 1)) || align > alignof(max_align_t))
+		align = alignof(max_align_t);
+	return take(a, size, align, 1);
 }
 
 void *af_arena_array(struct af_arena *a, size_t count, size_t size)
@@ -80,7 +100,7 @@ void *af_arena_array(struct af_arena *a, size_t count, size_t size)
 
 char *af_arena_strndup(struct af_arena *a, const char *s, size_t n)
 {
-	char *p = af_arena_alloc(a, n + 1);
+	char *p = n < SIZE_MAX ? take(a, n + 1, 1, 0) : NULL;
 	if (p) {
 		memcpy(p, s, n);
 		p[n] = 0;

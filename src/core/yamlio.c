@@ -1,6 +1,7 @@
 /* YAML helpers: direct text writers for codecs, and a bounded document tree
  * built from libyaml's event parser (aliases refused, depth limited, duplicate
  * keys rejected), whose nodes remember line:column for error messages. */
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -254,15 +255,14 @@ static int close_frame(struct af_ydoc *doc, struct frame *f, struct af_diag *d)
 	} else {
 		node->n = f->n;
 	}
-	free(f->items);
-	f->items = NULL;
+	f->n = 0; /* f->items stays for the next container at this depth */
 	return rc;
 }
 
 static struct af_ynode *new_node(struct af_ydoc *doc, enum af_ytype t, const yaml_event_t *ev,
 				 const yaml_char_t *tag)
 {
-	struct af_ynode *n = af_arena_alloc(&doc->arena, sizeof(*n));
+	struct af_ynode *n = af_arena_alloc_aligned(&doc->arena, sizeof(*n), alignof(struct af_ynode));
 	if (!n)
 		return NULL;
 	n->type = t;
@@ -405,8 +405,7 @@ int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 			}
 			if (node->type != AF_YSCALAR) {
 				stack[depth].node = node;
-				stack[depth].n = stack[depth].cap = 0;
-				stack[depth].items = NULL;
+				stack[depth].n = 0;
 				depth++;
 			}
 		}
@@ -420,8 +419,8 @@ out:
 	if (have_ev)
 		yaml_event_delete(&ev);
 	if (stack)
-		for (size_t i = 0; i < depth; i++)
-			free(stack[i].items);
+		for (size_t i = 0; i <= max_depth; i++)
+			free(stack[i].items); /* calloc'ed: unused levels are NULL */
 	free(stack);
 	yaml_parser_delete(&parser);
 	if (rc)

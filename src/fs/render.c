@@ -1,10 +1,15 @@
 /* The render cache: what is known about each backing file identity (device, inode,
  * size, mtime and ctime in ns, codec version): the bid, the rendered size, and the
- * rendered text itself under a memory bound (LRU). Sizes outlive evicted texts. */
+ * rendered text itself under a memory bound (LRU). Sizes outlive evicted texts,
+ * and outlive the mount in a file of the user's cache folder (af_rcache_save). */
 #include <errno.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "animfs/codec.h"
+#include "animfs/fileio.h"
 #include "animfs/fs.h"
 
 struct af_text *af_text_new(const void *data, size_t len)
@@ -17,6 +22,26 @@ struct af_text *af_text_new(const void *data, size_t len)
 	if (len)
 		memcpy(t->data, data, len);
 	t->data[len] = 0;
+	return t;
+}
+
+struct af_text *af_text_take(struct af_buf *b)
+{
+	size_t h = offsetof(struct af_text, data), len = b->len;
+	if (b->failed || len > SIZE_MAX - h - 1)
+		return NULL;
+	/* the text moves up by the header inside its own block: no second copy of a
+	 * render that may be tens of MB */
+	uint8_t *p = realloc(b->data, h + len + 1);
+	if (!p)
+		return NULL;
+	memmove(p + h, p, len);
+	struct af_text *t = (struct af_text *)(void *)p;
+	t->refs = 1;
+	t->len = len;
+	t->data[len] = 0;
+	b->data = NULL;
+	b->len = b->cap = 0;
 	return t;
 }
 
@@ -290,5 +315,89 @@ size_t af_rcache_text_bytes(struct af_rcache *c)
 	pthread_mutex_lock(&c->lock);
 	size_t n = c->text_bytes;
 	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+/* ---- persistent sizes: a later mount lists without decoding. A record holds the
+ * full identity (device, inode, size, mtime and ctime in ns) with the codec's name
+ * and version and the bid's name hash, so a changed file or codec misses. */
+
+#define RC_FILE_MAGIC "animfs sizes 1\n" /* 16 bytes with its NUL */
+
+struct rc_rec {
+	uint64_t dev, ino, size;
+	int64_t mtime, ctime;
+	uint64_t name_hash, ysize;
+	uint32_t version;
+	char codec[28];
+};
+
+int af_rcache_save(struct af_rcache *c, int dirfd, const char *name)
+{
+	struct af_buf b = AF_BUF_INIT;
+	struct af_diag d;
+	int rc;
+	af_diag_init(&d);
+	af_buf_append(&b, RC_FILE_MAGIC, sizeof(RC_FILE_MAGIC));
+	pthread_mutex_lock(&c->lock);
+	for (size_t i = 0; i < c->nbuckets; i++)
+		for (struct rc_entry *e = c->buckets[i]; e; e = e->hnext) {
+			struct rc_rec r;
+			if (!e->info.codec || e->info.failed || !e->info.have_size ||
+			    strlen(e->info.codec->name) >= sizeof(r.codec))
+				continue;
+			memset(&r, 0, sizeof(r));
+			r.dev = (uint64_t)e->dev, r.ino = (uint64_t)e->ino, r.size = (uint64_t)e->size;
+			r.mtime = e->mtime, r.ctime = e->ctime;
+			r.name_hash = e->info.name_hash, r.ysize = e->info.size;
+			r.version = e->version;
+			memcpy(r.codec, e->info.codec->name, strlen(e->info.codec->name));
+			af_buf_append(&b, &r, sizeof(r));
+		}
+	pthread_mutex_unlock(&c->lock);
+	rc = b.failed ? AF_ENOMEM : af_replace_file_at(dirfd, name, b.data, b.len, 0600, &d);
+	af_buf_free(&b);
+	af_diag_free(&d);
+	return rc;
+}
+
+int af_rcache_load(struct af_rcache *c, int dirfd, const char *name)
+{
+	struct af_buf b = AF_BUF_INIT;
+	struct af_diag d;
+	int rc, n = 0;
+	af_diag_init(&d);
+	rc = af_read_file_at(dirfd, name, AF_MAX_FILE, &b, &d);
+	if (rc || b.len < sizeof(RC_FILE_MAGIC) || memcmp(b.data, RC_FILE_MAGIC, sizeof(RC_FILE_MAGIC)) ||
+	    (b.len - sizeof(RC_FILE_MAGIC)) % sizeof(struct rc_rec))
+		goto out; /* absent, or another version: start empty */
+	pthread_mutex_lock(&c->lock);
+	for (size_t off = sizeof(RC_FILE_MAGIC); off < b.len && c->count < RC_MAX_ENTRIES;
+	     off += sizeof(struct rc_rec)) {
+		struct rc_rec r;
+		struct stat st;
+		memcpy(&r, b.data + off, sizeof(r));
+		r.codec[sizeof(r.codec) - 1] = 0;
+		const struct af_codec *codec = af_codec_by_name(r.codec);
+		if (!codec || codec->version != r.version || find(c, &(struct stat){
+			.st_dev = (dev_t)r.dev, .st_ino = (ino_t)r.ino }))
+			continue;
+		memset(&st, 0, sizeof(st));
+		st.st_dev = (dev_t)r.dev, st.st_ino = (ino_t)r.ino, st.st_size = (off_t)r.size;
+		st.st_mtim.tv_sec = r.mtime / 1000000000, st.st_mtim.tv_nsec = r.mtime % 1000000000;
+		st.st_ctim.tv_sec = r.ctime / 1000000000, st.st_ctim.tv_nsec = r.ctime % 1000000000;
+		struct rc_entry *e = obtain(c, &st, codec);
+		if (!e)
+			break;
+		e->info.codec = codec;
+		e->info.name_hash = r.name_hash;
+		e->info.have_size = 1;
+		e->info.size = (size_t)r.ysize;
+		n++;
+	}
+	pthread_mutex_unlock(&c->lock);
+out:
+	af_buf_free(&b);
+	af_diag_free(&d);
 	return n;
 }

@@ -1,14 +1,20 @@
 /* The mount's life: state set up before daemonizing (GAME's descriptor is the
  * caller's, the scratch folder is made here), the FUSE session, the daemon (which
  * logs to syslog, never to the terminal it left), and the cleanup at unmount. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <malloc.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
+#include <sys/stat.h>
 #include <unistd.h>
+
+#include "animfs/fnv.h"
 
 #include "ops.h"
 
@@ -71,13 +77,55 @@ static int build_args(const struct af_fs_opts *o, const char *game, struct fuse_
 	return 0;
 }
 
+/* The persistent size file of this GAME and this animfs binary:
+ * $XDG_CACHE_HOME (or ~/.cache)/animfs/sizes-<GAME path hash>-<binary hash>, never
+ * inside GAME. The binary's identity is part of the name because a rebuilt animfs
+ * may render differently without a codec version bump; files of older binaries for
+ * the same GAME are removed. Returns a folder descriptor (-1: none;
+ * ANIMFS_SIZE_CACHE=0 turns it off) and the file name in name. */
+static int sizes_dir(const char *game, char *name, size_t n)
+{
+	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *off = getenv("ANIMFS_SIZE_CACHE");
+	char dir[PATH_MAX], prefix[32];
+	struct stat exe;
+	if (off && !strcmp(off, "0"))
+		return -1;
+	if (x && x[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/animfs", x);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/.cache/animfs", home);
+	else
+		return -1;
+	if (stat("/proc/self/exe", &exe))
+		return -1;
+	uint64_t id[4] = { (uint64_t)exe.st_ino, (uint64_t)exe.st_size, (uint64_t)exe.st_mtim.tv_sec,
+			   (uint64_t)exe.st_mtim.tv_nsec };
+	char *slash = strrchr(dir, '/');
+	*slash = 0;
+	mkdir(dir, 0700);
+	*slash = '/';
+	mkdir(dir, 0700);
+	snprintf(prefix, sizeof(prefix), "sizes-%016llx-",
+		 (unsigned long long)af_fnv1_64(game, strlen(game)));
+	snprintf(name, n, "%s%016llx", prefix, (unsigned long long)af_fnv1_64(id, sizeof(id)));
+	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
+	for (struct dirent *e; d && (e = readdir(d));)
+		if (!strncmp(e->d_name, prefix, strlen(prefix)) && strcmp(e->d_name, name))
+			unlinkat(fd, e->d_name, 0);
+	if (d)
+		closedir(d);
+	return fd;
+}
+
 int af_fs_run(int rootfd, const struct af_fs_opts *o)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse *f = NULL;
 	struct af_fs fs;
 	char view[PATH_MAX], game[PATH_MAX];
-	int rc = 1, mounted = 0, have_fs = 0;
+	int rc = 1, mounted = 0, have_fs = 0, sizesfd = -1;
+	char sizes_name[80];
 
 	af_fs_log_init(0);
 	if (!realpath(o->view, view) || !realpath(o->game, game)) {
@@ -90,6 +138,9 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		goto out;
 	}
 	have_fs = 1;
+	sizesfd = sizes_dir(game, sizes_name, sizeof(sizes_name));
+	if (sizesfd >= 0)
+		af_rcache_load(fs.cache, sizesfd, sizes_name);
 	{
 		char sp[PATH_MAX];
 		size_t gl = strlen(game);
@@ -126,9 +177,17 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		}
 		af_fs_log_init(1);
 	}
+	/* Renders are short-lived buffers of up to tens of MB made on many FUSE threads:
+	 * with glibc's defaults (an arena per thread, a mmap threshold that grows to
+	 * the largest freed block) freed renders stay resident and the daemon's peak
+	 * far exceeds --cache-mb. Large blocks are mmapped and given back at once. */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mallopt(M_ARENA_MAX, 2);
 	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", game, view, fs.scratch_path);
 	rc = fuse_loop_mt(f, 0) ? 1 : 0;
 	af_fs_log(LOG_INFO, "unmounted %s", view);
+	if (sizesfd >= 0 && af_rcache_save(fs.cache, sizesfd, sizes_name))
+		af_fs_log(LOG_WARNING, "cannot keep the size cache %s", sizes_name);
 out:
 	if (f) {
 		fuse_remove_signal_handlers(fuse_get_session(f));
@@ -137,6 +196,8 @@ out:
 		fuse_destroy(f);
 	}
 	fuse_opt_free_args(&args);
+	if (sizesfd >= 0)
+		close(sizesfd);
 	if (have_fs)
 		af_fs_destroy(&fs);
 	return rc;

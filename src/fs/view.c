@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -274,8 +275,8 @@ void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
 	io->ctx = s;
 }
 
-int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		   struct af_text **out)
+static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
+		       struct af_text **out)
 {
 	struct af_buf in = AF_BUF_INIT, yaml = AF_BUF_INIT;
 	struct af_diag d;
@@ -329,7 +330,7 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 		rc = -EIO;
 		goto out;
 	}
-	*out = af_text_new(yaml.data, yaml.len);
+	*out = af_text_take(&yaml);
 	if (!*out) {
 		rc = -ENOMEM;
 		goto out;
@@ -408,4 +409,22 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
 	}
 	st->st_blocks = (st->st_size + 511) / 512;
 	return 0;
+}
+
+/* Big binaries (a Shenmue motion.bin renders to ~15 MB) render one at a time:
+ * the kernel reads a file on several FUSE threads at once, and each would render
+ * the same text before the first lands in the cache, multiplying the daemon's
+ * peak memory. The ones waiting then find the text in the cache. */
+#define BIG_RENDER (1u << 20)
+static pthread_mutex_t big_render = PTHREAD_MUTEX_INITIALIZER;
+
+int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
+		   struct af_text **out)
+{
+	if (st0->st_size < (off_t)BIG_RENDER)
+		return render_once(fs, bin_rel, st0, out);
+	pthread_mutex_lock(&big_render);
+	int rc = render_once(fs, bin_rel, st0, out);
+	pthread_mutex_unlock(&big_render);
+	return rc;
 }

@@ -2,6 +2,7 @@
  * the format: lookup, and the atomic file replace. */
 #include <fcntl.h>
 #include <setjmp.h>
+#include <stdalign.h>
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -84,6 +85,34 @@ static void test_reader(void **state)
 	assert_false(af_fits(4, 7, 10));
 	assert_false(af_fits(UINT64_MAX, 2, UINT64_MAX));
 	af_diag_free(&d);
+}
+
+/* Strings take no alignment and no zeroing; every af_arena_alloc after them is
+ * still max_align_t-aligned and zeroed, within and across blocks of all sizes. */
+static void test_arena_mixed(void **state)
+{
+	(void)state;
+	struct af_arena a;
+	char *strs[3000];
+	af_arena_init(&a);
+	for (int i = 0; i < 3000; i++) {
+		char t[40];
+		int n = snprintf(t, sizeof(t), "s%d", i * 7919);
+		strs[i] = af_arena_strndup(&a, t, (size_t)n);
+		size_t sz = (size_t)(i % 7) * 13 + (i % 500 == 0 ? 300000 : 1);
+		unsigned char *p = af_arena_alloc(&a, sz);
+		assert_non_null(p);
+		assert_int_equal((uintptr_t)p % alignof(max_align_t), 0);
+		for (size_t k = 0; k < sz; k++)
+			assert_int_equal(p[k], 0);
+		memset(p, 0xAB, sz);
+	}
+	for (int i = 0; i < 3000; i++) {
+		char t[40];
+		snprintf(t, sizeof(t), "s%d", i * 7919);
+		assert_string_equal(strs[i], t);
+	}
+	af_arena_free(&a);
 }
 
 static void test_arena(void **state)
@@ -234,7 +263,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_buf),    cmocka_unit_test(test_reader),
-		cmocka_unit_test(test_arena),  cmocka_unit_test(test_zframe),
+		cmocka_unit_test(test_arena),  cmocka_unit_test(test_arena_mixed),  cmocka_unit_test(test_zframe),
 		cmocka_unit_test(test_fnv),    cmocka_unit_test(test_format_lookup),
 		cmocka_unit_test(test_replace),
 	};

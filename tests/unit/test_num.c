@@ -80,6 +80,24 @@ static void test_f32_random(void **state)
 		check_f32_bits(next32());
 }
 
+/* The memo in af_fmt_f32 must give the computed text: repeats from a small pool
+ * (hits), colliding slots (evictions) and fresh values, a million each way. */
+static void test_f32_memo(void **state)
+{
+	(void)state;
+	uint32_t pool[3000];
+	for (int i = 0; i < 3000; i++)
+		pool[i] = next32();
+	for (int i = 0; i < 1000000; i++) {
+		uint32_t bits = i % 3 ? pool[next32() % 3000] : next32();
+		float v = af_f32_from_bits(bits);
+		char a[AF_NUM_MAX], b[AF_NUM_MAX];
+		size_t na = af_fmt_f32(a, v), nb = af_fmt_f32_uncached(b, v);
+		assert_int_equal(na, nb);
+		assert_memory_equal(a, b, na + 1);
+	}
+}
+
 static void test_f32_shortest(void **state)
 {
 	(void)state;
@@ -242,6 +260,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_f32_edges),     cmocka_unit_test(test_f32_random),
+		cmocka_unit_test(test_f32_memo),
 		cmocka_unit_test(test_f32_shortest),  cmocka_unit_test(test_f16_exhaustive),
 		cmocka_unit_test(test_f64),           cmocka_unit_test(test_parse_strict),
 		cmocka_unit_test(test_fixed_hex),

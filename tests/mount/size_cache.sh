@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# The persistent size cache: a second mount lists sizes without decoding, and a
+# file changed between mounts (or a changed name) is sized anew, never from the cache.
+. "$(dirname "$0")/common.inc"
+copy_samples
+export XDG_CACHE_HOME=$T/cache
+sizes() { (cd "$VIEW" && for f in *.yaml; do printf '%s %s\n' "$f" "$(stat -c %s "$f")"; done); }
+truth() { (cd "$GAME" && for f in *.animation; do printf '%s.yaml %s\n' "$f" "$("$ANIMFS" decode "$f" | wc -c)"; done); }
+
+mount_view_fg
+first=$(sizes)
+"$ANIMFS" umount "$VIEW"; check_daemon
+ls "$T/cache/animfs/"sizes-* >/dev/null 2>&1 || fail "no size file kept in XDG_CACHE_HOME/animfs"
+
+# change one file between mounts: a longer length line makes a longer YAML
+small=$(pick_small)
+"$ANIMFS" decode "$GAME/$small" | sed 's/^length: *[^ ]*/length: 12.345678/' > "$T/e.yaml"
+"$ANIMFS" encode "$T/e.yaml" -o "$GAME/$small" || fail "encode"
+mv "$GAME/$(ls "$GAME" | grep -v "^$small" | sed -n 1p)" "$GAME/renamed.animation"
+
+mount_view_fg
+second=$(sizes)
+[ "$second" = "$(truth)" ] || fail "second mount sizes differ from the decoded texts:
+$(diff <(echo "$second") <(truth))"
+[ "$first" != "$second" ] || fail "the edited file kept its old size"
+# and the texts agree with the sizes
+for f in "$VIEW"/*.yaml; do
+  [ "$(stat -c %s "$f")" = "$(wc -c < "$f")" ] || fail "$f: size and text disagree"
+done
+"$ANIMFS" umount "$VIEW"; check_daemon
+echo ok
