@@ -588,8 +588,7 @@ int af_y_get_hex(struct af_diag *d, const struct af_ynode *n, struct af_buf *out
 		return rc;
 	for (size_t i = 0; i < n->len; i++) {
 		char c = n->str[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int v = af_hex_digit(c);
 		if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
 			continue;
 		if (v < 0)
