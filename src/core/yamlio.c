@@ -199,14 +199,10 @@ struct frame {
 
 static int push_item(struct frame *f, struct af_ynode *child)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 8;
-		struct af_ynode **p = realloc(f->items, cap * sizeof(*p));
-		if (!p)
-			return AF_ENOMEM;
-		f->items = p;
-		f->cap = cap;
-	}
+	struct af_ynode **p = af_grow(f->items, &f->cap, f->n, sizeof(*p), 8);
+	if (!p)
+		return AF_ENOMEM;
+	f->items = p;
 	f->items[f->n++] = child;
 	return 0;
 }
