@@ -29,6 +29,11 @@ int af_buf_fill(struct af_buf *b, uint8_t byte, size_t n);
 /* Zero-pad to a multiple of align (1 = nothing). */
 int af_buf_align(struct af_buf *b, size_t align);
 
+/* Room for element n of a malloc'ed array of *cap elements of `size` bytes: the array itself
+ * while n < *cap, else the array grown to twice *cap (`first` when empty) with *cap updated.
+ * NULL when out of memory (or the size overflows); the old array is then still valid. */
+void *af_grow(void *array, size_t *cap, size_t n, size_t size, size_t first);
+
 int af_buf_put_u8(struct af_buf *b, uint8_t v);
 int af_buf_put_u16le(struct af_buf *b, uint16_t v);
 int af_buf_put_u32le(struct af_buf *b, uint32_t v);

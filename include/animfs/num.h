@@ -34,6 +34,8 @@ int af_parse_f16(const char *s, size_t n, uint16_t *out); /* via double, RNE; -1
 /* Integers: decimal or 0x hex, optional sign for the signed form. */
 int af_parse_u64(const char *s, size_t n, uint64_t *out);
 int af_parse_i64(const char *s, size_t n, int64_t *out);
+/* One hex digit's value (either case), or -1 when c is not one. */
+int af_hex_digit(char c);
 
 /* IEEE binary16 <-> float. */
 float af_f16_to_f32(uint16_t h);

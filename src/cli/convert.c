@@ -138,69 +138,79 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 	return 0;
 }
 
-int af_cli_decode(int argc, char **argv)
+/* The codec that decodes in: the one --format names, else the surest bidder.
+ * NULL with d set, or with *rc set to a usage error already printed. */
+static const struct af_codec *pick_decoder(const struct args *a, const struct af_io *io,
+					   const struct af_buf *in, struct af_diag *d, int *rc)
 {
-	struct args a;
+	const struct af_codec *c;
+	if (a->format) {
+		c = af_codec_by_name(a->format);
+		if (!c) {
+			fprintf(stderr, "animfs: unknown format '%s' (see 'animfs formats')\n", a->format);
+			*rc = AF_EXIT_USAGE;
+		}
+		return c;
+	}
+	c = af_codec_bid(io->name, in->data, in->len < AF_BID_HEAD ? in->len : AF_BID_HEAD);
+	if (!c && af_dbpf_is_v2(in->data, in->len))
+		af_diag_error(d, AF_EUNSUP,
+			      "a Sims 3 package: decode %s/%s or %s/NAME.jazz (listed in the index)",
+			      a->in, "index.yaml", a->in);
+	else if (!c)
+		af_diag_error(d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
+	return c;
+}
+
+/* What decode and encode share: read a->in, run it through the codec one way, write a->out.
+ * Siblings are looked up beside the binary side (the input to decode, the output of encode). */
+static int convert(const struct args *a, int decode)
+{
 	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_cli_io io;
 	const struct af_codec *c;
-	char pkg[4096];
-	const char *member;
 	int rc = AF_EXIT_FAIL;
 
-	if (parse_args(argc, argv, &a, 1))
-		return AF_EXIT_USAGE;
-	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
-		return af_cli_pkg_decode(a.in, pkg, member, a.out);
 	af_diag_init(&d);
-	af_cli_io_init(&io, a.in);
-	if (read_input(a.in, AF_MAX_FILE, &in, &d))
+	af_cli_io_init(&io, decode ? a->in : a->out);
+	if (read_input(a->in, decode ? AF_MAX_FILE : AF_MAX_YAML, &in, &d))
 		goto out;
-	if (a.format) {
-		c = af_codec_by_name(a.format);
-		if (!c) {
-			fprintf(stderr, "animfs: unknown format '%s' (see 'animfs formats')\n", a.format);
-			rc = AF_EXIT_USAGE;
-			goto out;
-		}
-	} else {
-		c = af_codec_bid(io.io.name, in.data, in.len < AF_BID_HEAD ? in.len : AF_BID_HEAD);
-		if (!c && af_dbpf_is_v2(in.data, in.len)) {
-			af_diag_error(&d, AF_EUNSUP,
-				      "a Sims 3 package: decode %s/%s or %s/NAME.jazz (listed in the index)",
-				      a.in, "index.yaml", a.in);
-			goto out;
-		}
-		if (!c) {
-			af_diag_error(&d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
-			goto out;
-		}
-	}
-	if (c->to_yaml(in.data, in.len, &io.io, &out, &d))
+	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : af_codec_for_yaml(in.data, in.len, &d);
+	if (!c)
 		goto out;
-	if (write_result(a.out, &out, &d))
+	if ((decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.io, &out, &d))
+		goto out;
+	if (write_result(a->out, &out, &d))
 		goto out;
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)
-		af_cli_report(a.in, &d);
+		af_cli_report(a->in, &d);
 	af_buf_free(&in);
 	af_buf_free(&out);
 	af_diag_free(&d);
 	return rc;
 }
 
+int af_cli_decode(int argc, char **argv)
+{
+	struct args a;
+	char pkg[4096];
+	const char *member;
+
+	if (parse_args(argc, argv, &a, 1))
+		return AF_EXIT_USAGE;
+	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
+		return af_cli_pkg_decode(a.in, pkg, member, a.out);
+	return convert(&a, 1);
+}
+
 int af_cli_encode(int argc, char **argv)
 {
 	struct args a;
-	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
-	struct af_diag d;
-	struct af_cli_io io;
 	char outpath[4096], pkg[4096];
 	const char *member;
-	const struct af_codec *c;
-	int rc = AF_EXIT_FAIL;
 
 	if (parse_args(argc, argv, &a, 0))
 		return AF_EXIT_USAGE;
@@ -215,23 +225,5 @@ int af_cli_encode(int argc, char **argv)
 	}
 	if (af_cli_pkg_split(a.out, pkg, sizeof(pkg), &member))
 		return af_cli_pkg_encode(a.in, a.out, pkg, member);
-	af_diag_init(&d);
-	af_cli_io_init(&io, a.out);
-	if (read_input(a.in, AF_MAX_YAML, &in, &d))
-		goto out;
-	c = af_codec_for_yaml(in.data, in.len, &d);
-	if (!c)
-		goto out;
-	if (c->from_yaml(in.data, in.len, &io.io, &out, &d))
-		goto out;
-	if (write_result(a.out, &out, &d))
-		goto out;
-	rc = AF_EXIT_OK;
-out:
-	if (d.code || d.warnings.len)
-		af_cli_report(a.in, &d);
-	af_buf_free(&in);
-	af_buf_free(&out);
-	af_diag_free(&d);
-	return rc;
+	return convert(&a, 0);
 }

@@ -20,14 +20,10 @@ static int add_sib(void *ctx, const char *name)
 	struct sibs *s = ctx;
 	if (!af_jz_is_keymap_name(name) || s->n >= 256)
 		return 0;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 8;
-		char **p = realloc(s->names, cap * sizeof(*p));
-		if (!p)
-			return s->failed = 1;
-		s->names = p;
-		s->cap = cap;
-	}
+	char **p = af_grow(s->names, &s->cap, s->n, sizeof(*p), 8);
+	if (!p)
+		return s->failed = 1;
+	s->names = p;
 	if (!(s->names[s->n] = strdup(name)))
 		return s->failed = 1;
 	s->n++;

@@ -107,14 +107,10 @@ void af_jz_names_free(struct af_jz_names *nm)
 
 int af_jz_names_add(struct af_jz_names *nm, uint64_t key, const char *text, size_t len)
 {
-	if (nm->n == nm->cap) {
-		size_t cap = nm->cap ? nm->cap * 2 : 64;
-		struct af_jz_name_ent *e = realloc(nm->e, cap * sizeof(*e));
-		if (!e)
-			return AF_ENOMEM;
-		nm->e = e;
-		nm->cap = cap;
-	}
+	struct af_jz_name_ent *e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64);
+	if (!e)
+		return AF_ENOMEM;
+	nm->e = e;
 	char *t = af_arena_strndup(nm->arena, text, len);
 	if (!t)
 		return AF_ENOMEM;

@@ -35,7 +35,8 @@ struct ps {
 	struct af_diag *d;
 	struct af_arena *a;
 	struct af_jz_chunk **ch; /* definition order; each chunk in the arena so pointers hold */
-	uint32_t n, cap;
+	uint32_t n;
+	size_t cap;
 	struct pref *refs;
 	size_t nrefs, caprefs;
 	struct lab *labs; /* labelled chunks sorted by (category, label) */
@@ -263,14 +264,10 @@ static int add_ref(struct ps *p, int32_t *slot, const struct af_ynode *y, int ca
 	}
 	if (af_y_want(p->d, y, AF_YSCALAR, path))
 		return AF_EINVAL;
-	if (p->nrefs == p->caprefs) {
-		size_t cap = p->caprefs ? p->caprefs * 2 : 64;
-		struct pref *r = realloc(p->refs, cap * sizeof(*r));
-		if (!r)
-			return oom(p);
-		p->refs = r;
-		p->caprefs = cap;
-	}
+	struct pref *r = af_grow(p->refs, &p->caprefs, p->nrefs, sizeof(*r), 64);
+	if (!r)
+		return oom(p);
+	p->refs = r;
 	const char *pc = af_arena_strndup(p->a, path, strlen(path));
 	if (!pc)
 		return oom(p);
@@ -354,14 +351,10 @@ static int kind_from_text(const struct af_ynode *y)
 static int new_chunk(struct ps *p, int kind, const struct af_ynode *y, int32_t *idx)
 {
 	struct af_jz_chunk *ch;
-	if (p->n == p->cap) {
-		uint32_t cap = p->cap ? p->cap * 2 : 64;
-		struct af_jz_chunk **c = realloc(p->ch, cap * sizeof(*c));
-		if (!c)
-			return oom(p);
-		p->ch = c;
-		p->cap = cap;
-	}
+	struct af_jz_chunk **c = af_grow(p->ch, &p->cap, p->n, sizeof(*c), 64);
+	if (!c)
+		return oom(p);
+	p->ch = c;
 	if (p->n >= INT32_MAX / 2 || !(ch = af_arena_alloc(p->a, sizeof(*ch))))
 		return oom(p);
 	ch->kind = kind;

@@ -177,20 +177,16 @@ struct part {
 	struct motn_file *f;
 	struct af_arena *a;
 	struct af_buf scratch;
-	uint32_t cap;
+	size_t cap;
 	struct motn_block *blocks; /* malloc'ed while growing */
 };
 
 static int add_block(struct part *pt, const struct motn_block *b)
 {
-	if (pt->f->nblocks == pt->cap) {
-		uint32_t cap = pt->cap ? pt->cap * 2 : 256;
-		struct motn_block *nb = realloc(pt->blocks, cap * sizeof(*nb));
-		if (!nb)
-			return AF_ENOMEM;
-		pt->blocks = nb;
-		pt->cap = cap;
-	}
+	struct motn_block *nb = af_grow(pt->blocks, &pt->cap, pt->f->nblocks, sizeof(*nb), 256);
+	if (!nb)
+		return AF_ENOMEM;
+	pt->blocks = nb;
 	pt->blocks[pt->f->nblocks++] = *b;
 	return 0;
 }

@@ -7,6 +7,18 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 
+void *af_grow(void *array, size_t *cap, size_t n, size_t size, size_t first)
+{
+	size_t c = *cap ? *cap * 2 : first;
+	void *p;
+	if (n < *cap)
+		return array;
+	if (c < *cap || c > SIZE_MAX / size || !(p = realloc(array, c * size)))
+		return NULL;
+	*cap = c;
+	return p;
+}
+
 void af_buf_init(struct af_buf *b)
 {
 	memset(b, 0, sizeof(*b));

@@ -393,22 +393,32 @@ static int match_special(const char *s, size_t n, double *out)
 	return 0;
 }
 
+int af_hex_digit(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+/* 1 to 16 hex digits (no prefix) -> *v; -1 otherwise. */
+static int hex_u64(const char *s, size_t n, uint64_t *v)
+{
+	uint64_t acc = 0;
+	if (n < 1 || n > 16)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		int d = af_hex_digit(s[i]);
+		if (d < 0)
+			return -1;
+		acc = acc << 4 | (uint64_t)d;
+	}
+	*v = acc;
+	return 0;
+}
+
 /* nan:0x<hex> -> bits; 1 when matched. */
 static int match_nanbits(const char *s, size_t n, uint64_t *bits)
 {
-	if (n < 7 || memcmp(s, "nan:0x", 6) != 0 || n > 6 + 16)
-		return 0;
-	uint64_t v = 0;
-	for (size_t i = 6; i < n; i++) {
-		char c = s[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-		if (d < 0)
-			return 0;
-		v = v << 4 | (uint64_t)d;
-	}
-	*bits = v;
-	return 1;
+	return n > 6 && memcmp(s, "nan:0x", 6) == 0 && hex_u64(s + 6, n - 6, bits) == 0;
 }
 
 /* Strict decimal syntax; copies into buf (NUL-terminated). */
@@ -587,21 +597,8 @@ int af_parse_u64(const char *s, size_t n, uint64_t *out)
 		return -1;
 	if (s[0] == '+')
 		i++;
-	if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X')) {
-		i += 2;
-		if (n - i > 16)
-			return -1;
-		for (; i < n; i++) {
-			char c = s[i];
-			int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-				: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
-			if (d < 0)
-				return -1;
-			v = v << 4 | (uint64_t)d;
-		}
-		*out = v;
-		return 0;
-	}
+	if (n - i > 2 && s[i] == '0' && (s[i + 1] == 'x' || s[i + 1] == 'X'))
+		return hex_u64(s + i + 2, n - i - 2, out);
 	if (i == n)
 		return -1;
 	for (; i < n; i++) {

@@ -25,9 +25,17 @@ static void s3pe_name(const struct af_dbpf_entry *e, const char *ext, char *out,
 
 /* ---- the codec's window on the package: _KEY records as *.keyname siblings ---- */
 
-static void key_name(const struct af_pkgview *v, uint32_t i, char *out, size_t size)
+static int is_key(const struct af_dbpf_entry *e)
+{
+	return e->type == AF_DBPF_TYPE_KEY && !af_dbpf_deleted(e);
+}
+
+/* Entry i's sibling name when it is a live _KEY record (1), else 0. */
+static int key_name(const struct af_pkgview *v, uint32_t i, char *out, size_t size)
 {
 	const struct af_dbpf_entry *e = &v->pkg.e[i];
+	if (!is_key(e))
+		return 0;
 	s3pe_name(e, ".keyname", out, size);
 	for (uint32_t j = 0; j < i; j++) { /* the same key twice: tell them apart */
 		const struct af_dbpf_entry *o = &v->pkg.e[j];
@@ -38,24 +46,16 @@ static void key_name(const struct af_pkgview *v, uint32_t i, char *out, size_t s
 			break;
 		}
 	}
-}
-
-static int is_key(const struct af_dbpf_entry *e)
-{
-	return e->type == AF_DBPF_TYPE_KEY && !af_dbpf_deleted(e);
+	return 1;
 }
 
 static int io_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 {
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
-	for (uint32_t i = 0; i < v->pkg.count; i++) {
-		if (!is_key(&v->pkg.e[i]))
-			continue;
-		key_name(v, i, name, sizeof(name));
-		if (cb(cbctx, name))
+	for (uint32_t i = 0; i < v->pkg.count; i++)
+		if (key_name(v, i, name, sizeof(name)) && cb(cbctx, name))
 			break;
-	}
 	return 0;
 }
 
@@ -64,14 +64,11 @@ static int io_read(void *ctx, const char *want, struct af_buf *out)
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
-		if (!is_key(&v->pkg.e[i]))
+		if (!key_name(v, i, name, sizeof(name)) || strcmp(name, want))
 			continue;
-		key_name(v, i, name, sizeof(name));
-		if (!strcmp(name, want)) {
-			if (!v->keys[i].data) /* it did not unpack (index.yaml says why) */
-				return AF_EINVAL;
-			return af_buf_append(out, v->keys[i].data, v->keys[i].len) ? AF_ENOMEM : 0;
-		}
+		if (!v->keys[i].data) /* it did not unpack (index.yaml says why) */
+			return AF_EINVAL;
+		return af_buf_append(out, v->keys[i].data, v->keys[i].len) ? AF_ENOMEM : 0;
 	}
 	return AF_EIO;
 }

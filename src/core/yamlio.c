@@ -199,14 +199,10 @@ struct frame {
 
 static int push_item(struct frame *f, struct af_ynode *child)
 {
-	if (f->n == f->cap) {
-		size_t cap = f->cap ? f->cap * 2 : 8;
-		struct af_ynode **p = realloc(f->items, cap * sizeof(*p));
-		if (!p)
-			return AF_ENOMEM;
-		f->items = p;
-		f->cap = cap;
-	}
+	struct af_ynode **p = af_grow(f->items, &f->cap, f->n, sizeof(*p), 8);
+	if (!p)
+		return AF_ENOMEM;
+	f->items = p;
 	f->items[f->n++] = child;
 	return 0;
 }
@@ -588,8 +584,7 @@ int af_y_get_hex(struct af_diag *d, const struct af_ynode *n, struct af_buf *out
 		return rc;
 	for (size_t i = 0; i < n->len; i++) {
 		char c = n->str[i];
-		int v = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-			: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+		int v = af_hex_digit(c);
 		if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
 			continue;
 		if (v < 0)
