@@ -20,6 +20,7 @@
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
+#include "animfs/num.h"
 #include "animfs/zframe.h"
 
 static void test_buf(void **state)
@@ -44,6 +45,34 @@ static void test_buf(void **state)
 		af_buf_printf(&b, "%0300d", i);
 	assert_int_equal(b.len, 28 + 300000);
 	af_buf_free(&b);
+}
+
+static void test_grow_and_hex(void **state)
+{
+	(void)state;
+	size_t cap = 0;
+	int *a = NULL;
+	for (size_t i = 0; i < 1000; i++) {
+		int *g = af_grow(a, &cap, i, sizeof(*a), 4);
+		assert_non_null(g);
+		a = g;
+		a[i] = (int)i;
+		assert_true(cap > i);
+	}
+	for (size_t i = 0; i < 1000; i++)
+		assert_int_equal(a[i], (int)i);
+	assert_int_equal(cap, 1024);
+	/* a capacity whose doubling overflows the byte size: NULL, array kept */
+	size_t huge = SIZE_MAX / 8;
+	assert_null(af_grow(a, &huge, huge, 8, 4));
+	assert_true(huge == SIZE_MAX / 8);
+	free(a);
+	assert_int_equal(af_hex_digit('0'), 0);
+	assert_int_equal(af_hex_digit('9'), 9);
+	assert_int_equal(af_hex_digit('a'), 10);
+	assert_int_equal(af_hex_digit('F'), 15);
+	assert_int_equal(af_hex_digit('g'), -1);
+	assert_int_equal(af_hex_digit(' '), -1);
 }
 
 static void test_reader(void **state)
@@ -262,7 +291,8 @@ static void test_replace(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buf),    cmocka_unit_test(test_reader),
+		cmocka_unit_test(test_buf),    cmocka_unit_test(test_grow_and_hex),
+		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_arena),  cmocka_unit_test(test_arena_mixed),  cmocka_unit_test(test_zframe),
 		cmocka_unit_test(test_fnv),    cmocka_unit_test(test_format_lookup),
 		cmocka_unit_test(test_replace),
