@@ -1,6 +1,7 @@
 /* The properties every codec must keep on any input, shared by the libFuzzer
  * targets and the replay test: no crash, and
- *   binary: decodes without error  =>  its YAML encodes to the identical bytes;
+ *   binary: decodes without error  =>  its YAML encodes to the identical bytes
+ *           (with the original file at hand, as in a mount save or animfs check);
  *   YAML:   encodes without error  =>  the result decodes, and re-encodes stably. */
 #ifndef ANIMFS_FUZZ_PROPS_H
 #define ANIMFS_FUZZ_PROPS_H
