@@ -104,14 +104,24 @@ static double scale10(double x, int s)
 	return s >= 0 ? x * p10[s] : x / p10[-s];
 }
 
-/* D * 10^k as a correctly rounded float, on the fast path only: D and 10^|k| are
- * exact doubles, so one rounding to double; the cast to float is then correct
- * unless that double sits exactly on a float midpoint (or is subnormal/huge). */
-static int fast_dec_to_f32(uint64_t D, int k, float *out)
+/* D * 10^k as a correctly rounded double (Clinger's fast path): D and 10^|k| are
+ * exact doubles, so the one multiply or divide rounds once. -1 outside that range. */
+static int exact_dec_to_f64(uint64_t D, int k, double *out)
 {
 	if (D > (1ull << 53) || k < -22 || k > 22)
 		return -1;
-	double d = k >= 0 ? (double)D * p10[k] : (double)D / p10[-k];
+	*out = k >= 0 ? (double)D * p10[k] : (double)D / p10[-k];
+	return 0;
+}
+
+/* D * 10^k as a correctly rounded float, on the fast path only: the cast of the
+ * correctly rounded double is correct unless that double sits exactly on a float
+ * midpoint (or is subnormal/huge). */
+static int fast_dec_to_f32(uint64_t D, int k, float *out)
+{
+	double d;
+	if (exact_dec_to_f64(D, k, &d))
+		return -1;
 	if (d != 0 && (d < 0x1p-126 || d >= 0x1p127))
 		return -1;
 	if ((af_f64_bits(d) & 0x1FFFFFFFu) == 0x10000000u)
@@ -161,10 +171,8 @@ static int f16_roundtrips(uint64_t D, int k, const void *target)
 	double d;
 	if (D == 0)
 		return 0;
-	if (D <= (1ull << 53) && k >= -22 && k <= 22) {
-		d = k >= 0 ? (double)D * p10[k] : (double)D / p10[-k];
+	if (exact_dec_to_f64(D, k, &d) == 0)
 		return af_f64_to_f16(d, &back) == 0 && back == *(const uint16_t *)target;
-	}
 	char dig[24], txt[48];
 	int n = digits_of(D, dig);
 	size_t len = layout(txt, 0, dig, n, n - 1 + k);
@@ -523,9 +531,9 @@ static int fast_parse_f64(const char *s, size_t n, double *out)
 		*out = neg ? -0.0 : 0.0;
 		return 0;
 	}
-	if (D > (1ull << 53) || k < -22 || k > 22)
+	double d;
+	if (exact_dec_to_f64(D, k, &d))
 		return -1;
-	double d = k >= 0 ? (double)D * p10[k] : (double)D / p10[-k];
 	*out = neg ? -d : d;
 	return 0;
 }
