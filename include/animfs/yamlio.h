@@ -1,8 +1,9 @@
 /* YAML in and out.
  * Out: codecs write text straight into an af_buf with these helpers (fast, one
- * keyframe per line as flow sequences, no wrapping). In: libyaml events are built
- * into a small tree whose nodes carry line:column, with aliases refused and depth
- * bounded, so a hostile document cannot blow up memory or time. */
+ * keyframe per line as flow sequences, no wrapping). In: a small tree whose nodes
+ * carry line:column, with aliases refused and depth bounded, so a hostile document
+ * cannot blow up memory or time; a fast scanner reads the subset animfs writes and
+ * libyaml everything else, into the same tree. */
 #ifndef ANIMFS_YAMLIO_H
 #define ANIMFS_YAMLIO_H
 
@@ -49,9 +50,15 @@ struct af_ydoc {
 	struct af_ynode *root;
 };
 
+/* Which reader af_ydoc_parse uses. AUTO: the fast scanner for the block-and-flow
+ * subset animfs writes, libyaml for everything else (and for every error). The
+ * other two are for tests: LIBYAML only, or FAST only (AF_EUNSUP outside the subset). */
+enum af_yreader { AF_YREAD_AUTO, AF_YREAD_LIBYAML, AF_YREAD_FAST };
+
 struct af_ylimits {
 	unsigned max_depth;   /* default 64 */
 	size_t max_nodes;     /* default 0 = AF_MAX_YAML_NODES */
+	enum af_yreader reader;
 };
 
 /* No real document comes near this (the largest samples render to a few MiB); a

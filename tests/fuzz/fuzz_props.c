@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "animfs/yamlio.h"
 #include "fuzz_props.h"
 
 static const struct af_io fuzz_io = { "fuzz.bin", NULL, NULL, NULL };
@@ -61,11 +62,76 @@ out:
 	return rc;
 }
 
+static int parse_with(enum af_yreader r, const uint8_t *t, size_t n, struct af_ydoc *doc,
+		      struct af_diag *d)
+{
+	struct af_ylimits lim = { .reader = r };
+	memset(doc, 0, sizeof(*doc));
+	af_diag_init(d);
+	return af_ydoc_parse(doc, t, n, &lim, d);
+}
+
+/* 0 when the trees are equal; else -1 and the first difference on stderr. */
+static int tree_diff(const struct af_ynode *a, const struct af_ynode *b, const char *path)
+{
+	char sub[512];
+	if (a->type != b->type || a->line != b->line || a->col != b->col || a->plain != b->plain ||
+	    a->n != b->n || a->len != b->len || (!a->tag) != (!b->tag) ||
+	    (a->tag && strcmp(a->tag, b->tag)) ||
+	    (a->type == AF_YSCALAR && (memcmp(a->str, b->str, a->len) || a->str[a->len]))) {
+		fprintf(stderr, "node %s: fast {type %d, %u:%u, plain %d, n %zu, '%.40s'} libyaml "
+			"{type %d, %u:%u, plain %d, n %zu, '%.40s'}\n", path[0] ? path : "/", a->type,
+			a->line, a->col, a->plain, a->n, a->type == AF_YSCALAR ? a->str : "", b->type,
+			b->line, b->col, b->plain, b->n, b->type == AF_YSCALAR ? b->str : "");
+		return -1;
+	}
+	size_t items = a->type == AF_YSCALAR ? 0 : a->type == AF_YMAP ? 2 * a->n : a->n;
+	for (size_t i = 0; i < items; i++) {
+		snprintf(sub, sizeof(sub), "%.400s/%zu", path, i);
+		if (tree_diff(a->items[i], b->items[i], sub))
+			return -1;
+	}
+	return 0;
+}
+
+int af_fuzz_yaml_readers(const uint8_t *data, size_t n, int *fast)
+{
+	struct af_ydoc f, l, a;
+	struct af_diag fd, ld, ad;
+	int frc = parse_with(AF_YREAD_FAST, data, n, &f, &fd);
+	int lrc = parse_with(AF_YREAD_LIBYAML, data, n, &l, &ld);
+	int arc = parse_with(AF_YREAD_AUTO, data, n, &a, &ad);
+	int rc = 0;
+	if (fast)
+		*fast = frc == 0;
+	if (frc == 0 && lrc != 0) {
+		fprintf(stderr, "yaml: the fast scanner took a text libyaml refuses (%u:%u %s)\n",
+			ld.line, ld.col, ld.msg);
+		rc = -1;
+	} else if (frc == 0 && tree_diff(f.root, l.root, "")) {
+		fprintf(stderr, "yaml: the fast scanner reads the text otherwise than libyaml\n");
+		rc = -1;
+	} else if (arc != lrc || (lrc && (strcmp(ad.msg, ld.msg) || ad.line != ld.line ||
+					  ad.col != ld.col))) {
+		fprintf(stderr, "yaml: af_ydoc_parse answers %d '%s' at %u:%u, libyaml %d '%s' at %u:%u\n",
+			arc, ad.msg, ad.line, ad.col, lrc, ld.msg, ld.line, ld.col);
+		rc = -1;
+	} else if (!lrc && tree_diff(a.root, l.root, "")) {
+		fprintf(stderr, "yaml: af_ydoc_parse builds another tree than libyaml\n");
+		rc = -1;
+	}
+	af_ydoc_free(&f), af_ydoc_free(&l), af_ydoc_free(&a);
+	af_diag_free(&fd), af_diag_free(&ld), af_diag_free(&ad);
+	return rc;
+}
+
 int af_fuzz_yaml(const struct af_codec *c, const uint8_t *data, size_t n)
 {
 	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, bin2 = AF_BUF_INIT;
 	struct af_diag d;
 	int rc = 0;
+	if (af_fuzz_yaml_readers(data, n, NULL))
+		return -1;
 	af_diag_init(&d);
 	if (c->from_yaml(data, n, &fuzz_io, &bin, &d))
 		goto out;

@@ -2,7 +2,10 @@
  * targets and the replay test: no crash, and
  *   binary: decodes without error  =>  its YAML encodes to the identical bytes
  *           (with the original file at hand, as in a mount save or animfs check);
- *   YAML:   encodes without error  =>  the result decodes, and re-encodes stably. */
+ *   YAML:   encodes without error  =>  the result decodes, and re-encodes stably;
+ *           and the fast YAML scanner, where it takes a text, builds the very tree
+ *           libyaml builds (types, text, style, line:column), while af_ydoc_parse
+ *           answers as libyaml does (same tree, or same error and place). */
 #ifndef ANIMFS_FUZZ_PROPS_H
 #define ANIMFS_FUZZ_PROPS_H
 
@@ -13,5 +16,7 @@
 /* Each returns 0 when the property holds, -1 (with a message on stderr) when not. */
 int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n);
 int af_fuzz_yaml(const struct af_codec *c, const uint8_t *data, size_t n);
+/* The YAML reader property alone; *fast (may be NULL) says if the scanner took it. */
+int af_fuzz_yaml_readers(const uint8_t *data, size_t n, int *fast);
 
 #endif

@@ -495,7 +495,7 @@ static void yaml_wide(void **state)
 {
 	(void)state;
 	struct af_buf b = AF_BUF_INIT;
-	struct af_ylimits lim = { 0, 1000 };
+	struct af_ylimits lim = { .max_nodes = 1000 };
 	struct af_ydoc doc;
 	struct af_diag d;
 	af_buf_puts(&b, "format: x\nwide: [");

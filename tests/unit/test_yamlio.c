@@ -102,7 +102,7 @@ static void test_depth_limit(void **state)
 	assert_int_equal(parse(lol, &doc, &d), AF_EINVAL);
 	af_diag_free(&d);
 
-	struct af_ylimits lim = { 0, 10 };
+	struct af_ylimits lim = { .max_nodes = 10 };
 	af_diag_init(&d);
 	const char *many = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]";
 	assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)many, strlen(many), &lim, &d), AF_EINVAL);

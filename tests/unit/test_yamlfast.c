@@ -1,0 +1,287 @@
+/* The fast YAML scanner against libyaml: whenever the scanner accepts a document,
+ * its tree (types, text, quoting style, line:column of every node) must equal the
+ * tree built from libyaml's events; whenever it gives up, af_ydoc_parse must answer
+ * exactly as libyaml does. Checked on the examples, on the YAML of every real
+ * sample (skipped when ../shared/samples is absent), on hand-written edge cases,
+ * and on random mutations of the examples (32,000 here; ANIMFS_MUTATIONS=N
+ * per example for longer runs). */
+#include <dirent.h>
+#include <fcntl.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <cmocka.h>
+
+#include "animfs/codec.h"
+#include "animfs/fileio.h"
+#include "animfs/yamlio.h"
+#include "../fuzz/fuzz_props.h"
+
+/* The contract on one text (fuzz_props.c). Returns 1 when the fast scanner took it. */
+static int check_text(const char *t, size_t n, const char *what)
+{
+	int fast = 0;
+	if (af_fuzz_yaml_readers((const uint8_t *)t, n, &fast)) {
+		print_message("%s: the readers disagree on\n---\n%.*s\n---\n", what,
+			      (int)(n > 2000 ? 2000 : n), t);
+		fail();
+	}
+	return fast;
+}
+
+static char *read_all(const char *path, size_t *n)
+{
+	struct af_buf b = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	int rc = af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &b, &d);
+	af_diag_free(&d);
+	if (rc) {
+		af_buf_free(&b);
+		return NULL;
+	}
+	*n = b.len;
+	af_buf_putc(&b, 0);
+	return (char *)af_buf_steal(&b, NULL);
+}
+
+static const char *const examples[] = { "walk.animation.yaml", "wave_hello.jazz.yaml",
+					"re3_tiny.PLD.yaml", "MOTION.BIN.yaml" };
+
+#define NEXAMPLES (sizeof(examples) / sizeof(examples[0]))
+
+static char *read_example(size_t i, size_t *n)
+{
+	char path[1024];
+	snprintf(path, sizeof(path), "%s/examples/%s", ANIMFS_SOURCE_DIR, examples[i]);
+	char *t = read_all(path, n);
+	assert_non_null(t);
+	return t;
+}
+
+/* Every example is read by the fast scanner, to the same tree as libyaml's. */
+static void test_examples(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < NEXAMPLES; i++) {
+		size_t n = 0;
+		char *t = read_example(i, &n);
+		if (!check_text(t, n, examples[i])) {
+			print_message("%s: not taken by the fast scanner\n", examples[i]);
+			fail();
+		}
+		free(t);
+	}
+}
+
+struct walk {
+	int files, fast, slow;
+};
+
+static void walk_samples(const char *dir, struct walk *w)
+{
+	DIR *dp = opendir(dir);
+	struct dirent *e;
+	if (!dp)
+		return;
+	while ((e = readdir(dp))) {
+		char path[2048];
+		struct stat st;
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
+		if (stat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			walk_samples(path, w);
+			continue;
+		}
+		size_t n = 0;
+		char *bin = read_all(path, &n);
+		if (!bin)
+			continue;
+		const struct af_codec *c = af_codec_bid(e->d_name, (const uint8_t *)bin,
+							n < AF_BID_HEAD ? n : AF_BID_HEAD);
+		struct af_buf y = AF_BUF_INIT;
+		struct af_diag d;
+		af_diag_init(&d);
+		if (c && !c->to_yaml((const uint8_t *)bin, n, NULL, &y, &d)) {
+			w->files++;
+			if (check_text((const char *)y.data, y.len, path)) {
+				w->fast++;
+			} else {
+				w->slow++;
+				print_message("note: %s renders to YAML the fast scanner leaves to libyaml\n",
+					      path);
+			}
+		}
+		af_diag_free(&d);
+		af_buf_free(&y);
+		free(bin);
+	}
+	closedir(dp);
+}
+
+/* The YAML of every real sample: same tree both ways, and the scanner takes it. */
+static void test_samples(void **state)
+{
+	struct walk w = { 0, 0, 0 };
+	struct stat st;
+	(void)state;
+	if (stat(ANIMFS_SAMPLES, &st)) {
+		print_message("SKIP: ../shared/samples not found (sample documents not checked)\n");
+		return;
+	}
+	walk_samples(ANIMFS_SAMPLES, &w);
+	print_message("%d sample documents: %d read by the fast scanner, %d by libyaml\n", w.files,
+		      w.fast, w.slow);
+	assert_true(w.files > 0);
+	/* Jazz names may be any UTF-8 and are left to libyaml; all others are plain ASCII */
+	assert_true(w.fast * 10 >= w.files * 8);
+}
+
+/* Forms the scanner reads: each must equal libyaml's tree. */
+static void test_accepted(void **state)
+{
+	static const char *const docs[] = {
+		"a: 1\n",
+		"a: 1",
+		"# c\n\na: 1   # x\nb:   two words  \n",
+		"a:\n  b: 1\n  c:\n    - 1\n    - [2, 3]\n",
+		"a:\n- 1\n- 2\nb: 3\n",
+		"a:\n- x: 1\n  y: 2\n- x: 3\nb: []\n",
+		"list:\n  - name: n\n    keys:\n      - [0.0, -1.5, .inf, -.nan]\n  - name: m\n",
+		"a: [[1, 2], [], [\"x y\", 'z'], 3]\n",
+		"\"q k\": 'v'\n'k2': \"\"\n",
+		"a: |\n  00112233\n  4455\nb: 1\n",
+		"a: |\n  00112233\n    4455\n",
+		"a: |\n  00112233\n  4455",
+		"a: |  # hex\n  ab\n\n\nb: 2\n",
+		"a: |\n  ab\n\n",
+		"a:\n  - x: |\n      ab\n      cd\n    y: 1\n",
+		"a:    # comment\n    b: 1\n",
+		"- 1\n- a: 2\n-\n  - 3\n",
+		"a: ~\nb: null\nc: -0.0\nd: 0x1F\ne: 1e-7\nf: (x)\ng: a/b\nh: +1\n",
+		"   a: 1\n   b: 2\n",
+		"a:\n  -   x: 1\n      y: 2\n",
+		"a: [ 1 ,2 ,  3 ]\n",
+		"key with spaces: v\n",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char what[32];
+		snprintf(what, sizeof(what), "accepted[%zu]", i);
+		if (!check_text(docs[i], strlen(docs[i]), what)) {
+			print_message("%s: expected the fast scanner to take it\n", what);
+			fail();
+		}
+	}
+}
+
+/* Forms left to libyaml (or malformed): the answer must be libyaml's. */
+static void test_left_to_libyaml(void **state)
+{
+	static const char *const docs[] = {
+		"a:\tb\n", "a: 1\r\nb: 2\r\n", "a: &x 1\nb: *x\n", "a: !t 1\n", "---\na: 1\n",
+		"a: 1\n...\n", "a: {b: 1}\n", "a:\nb: 1\n", "a: [1, 2,]\n", "a: [1,\n  2]\n",
+		"a: b: c\n", "a: \"x\\ny\"\n", "a: 'it''s'\n", "a: long\n  text\n", "a: |-\n  x\n",
+		"a: |\n  x\n\n  y\n", "a: caf\xc3\xa9\n", "a: 1\n a: 2\n", "a: 1\na: 2\n", "- - 1\n",
+		"? a\n: b\n", "a: >\n  x\n", "a: 1 # c\n  - 2\n", "a:\n  - 1\n  b: 2\n", "", "# only\n",
+		"x\n", "a: [1, 2] x\n", "a: \"x\" y\n", "a:b\n", "a: -\n", "a: @x\n", "a: %x\n",
+		"a: [1, # c\n  2]\n", "a: |\n\n  x\n", "a: |\nb: 1\n", "a:\n  b: 1\n c: 2\n",
+		"a:\n    b: 1\n  c: 2\n", "a: 1\n- 2\n", "a: [1]]\n", "a: ]\n", "a: 'x\n", "a: \"x\n",
+	};
+	(void)state;
+	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
+		char what[32];
+		snprintf(what, sizeof(what), "left[%zu]", i);
+		check_text(docs[i], strlen(docs[i]), what);
+	}
+}
+
+static uint64_t rng = 0x9E3779B97F4A7C15ull;
+static uint32_t rnd(uint32_t n)
+{
+	rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+	return (uint32_t)(rng % n);
+}
+
+/* Random edits of real documents, biased to YAML's syntax characters. */
+static void test_mutations(void **state)
+{
+	static const char *const pieces[] = { " ", "  ", "\n", "\n  ", "- ", "-", ":", ": ", "#",
+					      " #", "[", "]", ",", ", ", "\"", "'", "|", "a", "1",
+					      ".", "\t", "&a ", "*a", "!", "?", "{", "}", "\\", "~",
+					      "\n\n", "x: ", "\n- ", "0", "e", "-1.5", "''" };
+	size_t total = 0, fast = 0;
+	/* ANIMFS_MUTATIONS=N (per example) and ANIMFS_SEED=S for longer runs by hand */
+	int per = getenv("ANIMFS_MUTATIONS") ? atoi(getenv("ANIMFS_MUTATIONS")) : 8000;
+	if (getenv("ANIMFS_SEED"))
+		rng ^= strtoull(getenv("ANIMFS_SEED"), NULL, 0) * 0x9E3779B97F4A7C15ull;
+	(void)state;
+	for (size_t e = 0; e < NEXAMPLES; e++) {
+		size_t n = 0;
+		char *t = read_example(e, &n);
+		if (n > 6000)
+			n = 6000; /* a cut document is a mutation too */
+		char *m = malloc(n + 64);
+		assert_non_null(m);
+		for (int k = 0; k < per; k++) {
+			size_t len = n;
+			memcpy(m, t, n);
+			int edits = 1 + (int)rnd(3);
+			for (int j = 0; j < edits; j++) {
+				size_t at = rnd((uint32_t)len + 1);
+				const char *p = pieces[rnd(sizeof(pieces) / sizeof(pieces[0]))];
+				size_t pl = strlen(p);
+				switch (rnd(3)) {
+				case 0: /* insert */
+					if (len + pl > n + 60)
+						break;
+					memmove(m + at + pl, m + at, len - at);
+					memcpy(m + at, p, pl);
+					len += pl;
+					break;
+				case 1: /* delete 1-3 bytes */
+				{
+					size_t del = 1 + rnd(3);
+					if (at + del > len)
+						break;
+					memmove(m + at, m + at + del, len - at - del);
+					len -= del;
+					break;
+				}
+				default: /* overwrite one byte */
+					if (at < len)
+						m[at] = p[0];
+				}
+			}
+			total++;
+			fast += (size_t)check_text(m, len, examples[e]);
+		}
+		free(m);
+		free(t);
+	}
+	print_message("%zu mutated documents: %zu read by the fast scanner, all as libyaml reads "
+		      "them; the rest answered by libyaml\n", total, fast);
+	/* both paths must have been exercised for the check to mean anything */
+	assert_true(fast > total / 10);
+	assert_true(fast < total);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_examples),
+		cmocka_unit_test(test_accepted),
+		cmocka_unit_test(test_left_to_libyaml),
+		cmocka_unit_test(test_samples),
+		cmocka_unit_test(test_mutations),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
