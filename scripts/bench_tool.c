@@ -6,6 +6,11 @@
  *                                   "<seconds> <files> <YAML bytes>"
  *   animfs-bench codec FILE...      per codec: decode->YAML and YAML->encode throughput in MB/s
  *                                   of YAML, against zlib inflate alone and copying the output
+ *   animfs-bench save VIEW A B PLAIN N   N saves of VIEW through the mount, alternating the
+ *                                   contents of files A and B (open, write, close: the time until
+ *                                   close returns), each followed by the baseline: the same bytes
+ *                                   written to PLAIN with open, write, fsync, close; prints
+ *                                   "<median save ms> <median baseline ms>"
  *  * Every figure is printed with its baseline measured in the same run. */
 #include <errno.h>
 #include <math.h>
@@ -15,6 +20,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 #include <yaml.h>
 #include <zlib.h>
 
@@ -281,14 +287,79 @@ static int cmd_decode(int argc, char **argv)
 	return 0;
 }
 
+static int write_all(const char *path, const struct af_buf *b, int sync, double *ms)
+{
+	double t0 = now();
+	int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644), rc = 0;
+	if (fd < 0)
+		return -1;
+	for (size_t off = 0; off < b->len;) {
+		ssize_t w = write(fd, b->data + off, b->len - off);
+		if (w <= 0) {
+			rc = -1;
+			break;
+		}
+		off += (size_t)w;
+	}
+	if (sync && fsync(fd))
+		rc = -1;
+	if (close(fd))
+		rc = -1;
+	*ms = (now() - t0) * 1e3;
+	return rc;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return x < y ? -1 : x > y;
+}
+
+static int cmd_save(char **argv)
+{
+	struct af_buf src[2] = { AF_BUF_INIT, AF_BUF_INIT };
+	struct af_diag d;
+	int n = atoi(argv[4]), rc = 1;
+	double *save = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+	double *base = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+	af_diag_init(&d);
+	if (n <= 0 || !save || !base || af_read_file_at(AT_FDCWD, argv[1], AF_MAX_FILE, &src[0], &d) ||
+	    af_read_file_at(AT_FDCWD, argv[2], AF_MAX_FILE, &src[1], &d))
+		goto out;
+	for (int i = 0; i < n; i++) {
+		if (write_all(argv[0], &src[i % 2], 0, &save[i])) {
+			fprintf(stderr, "animfs-bench: saving %s failed: %s\n", argv[0], strerror(errno));
+			goto out;
+		}
+		if (write_all(argv[3], &src[i % 2], 1, &base[i])) {
+			fprintf(stderr, "animfs-bench: writing %s failed: %s\n", argv[3], strerror(errno));
+			goto out;
+		}
+	}
+	qsort(save, (size_t)n, sizeof(double), dbl_cmp);
+	qsort(base, (size_t)n, sizeof(double), dbl_cmp);
+	printf("%.2f %.2f\n", save[n / 2], base[n / 2]);
+	rc = 0;
+out:
+	free(save);
+	free(base);
+	af_buf_free(&src[0]);
+	af_buf_free(&src[1]);
+	af_diag_free(&d);
+	return rc;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc >= 7 && !strcmp(argv[1], "save"))
+		return cmd_save(argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "decode"))
 		return cmd_decode(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "gen"))
 		return cmd_gen(argv[2], atoi(argv[3]));
 	if (argc >= 3 && !strcmp(argv[1], "codec"))
 		return cmd_codec(argc - 2, argv + 2);
-	fprintf(stderr, "usage: animfs-bench gen DIR N | codec FILE...\n");
+	fprintf(stderr, "usage: animfs-bench gen DIR N | decode FILE... | codec FILE... | "
+			"save VIEW A B PLAIN N\n");
 	return 2;
 }

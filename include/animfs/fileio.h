@@ -22,6 +22,20 @@ int af_read_head_at(int dirfd, const char *path, uint8_t *head, size_t n, size_t
 int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       struct af_diag *d);
 
+struct stat;
+/* More of the same replace, for callers that overlap work with its I/O. */
+struct af_replace_opts {
+	/* Called after the temp file is written and fsynced, before the rename: a
+	 * non-zero return (with d filled) abandons the replace, leaving name as it was. */
+	int (*before_rename)(void *ctx, struct af_diag *d);
+	void *ctx;
+	/* When not NULL: the new file's stat, taken after the rename from the file
+	 * itself (so it is ours even if name is replaced again at once). */
+	struct stat *st_out;
+};
+int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       const struct af_replace_opts *o, struct af_diag *d);
+
 #define AF_TMP_PREFIX ".animfs-tmp-"
 
 /* Test-only crash injection: reads ANIMFS_FAULT once (after-temp-write,

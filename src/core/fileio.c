@@ -122,6 +122,12 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       struct af_diag *d)
 {
+	return af_replace_file_ex(dirfd, name, data, n, mode, NULL, d);
+}
+
+int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       const struct af_replace_opts *o, struct af_diag *d)
+{
 	char tmp[4096];
 	const char *slash = strrchr(name, '/');
 	size_t dirlen = slash ? (size_t)(slash - name) + 1 : 0;
@@ -160,12 +166,8 @@ int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, 
 		goto out;
 	}
 	fault(F_AFTER_FSYNC);
-	if (close(fd) < 0) {
-		fd = -1;
-		rc = af_diag_error(d, AF_EIO, "close failed: %s", strerror(errno));
+	if (o && o->before_rename && (rc = o->before_rename(o->ctx, d)))
 		goto out;
-	}
-	fd = -1;
 	fault(F_BEFORE_RENAME);
 	if (renameat(dirfd, tmp, dirfd, name) < 0) {
 		rc = af_diag_error(d, AF_EIO, "rename failed: %s", strerror(errno));
@@ -173,6 +175,10 @@ int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, 
 	}
 	created = 0;
 	fault(F_AFTER_RENAME);
+	if (o && o->st_out && fstat(fd, o->st_out) < 0)
+		memset(o->st_out, 0, sizeof(*o->st_out)); /* matches no file: nothing cached */
+	close(fd); /* the data is fsynced: closing cannot lose it now */
+	fd = -1;
 	if (dirlen) {
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%.*s", (int)dirlen, name);
