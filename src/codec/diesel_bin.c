@@ -177,6 +177,7 @@ static int read_tracks(struct blobrd *r, uint64_t field, uint64_t tab, uint32_t 
 		t->type = type;
 		t->reserved = word(r, hdr);
 		t->nkeys = (uint32_t)nk;
+		t->keys_off = koff;
 		t->keys = af_arena_array(r->a, t->nkeys, sizeof(*t->keys));
 		if (!t->keys)
 			return af_diag_error(r->d, AF_ENOMEM, "out of memory");
@@ -204,6 +205,7 @@ static int read_events(struct blobrd *r, uint64_t field, uint64_t off, uint64_t 
 		struct dsl_event *ev = &m->ev[i];
 		int found;
 		ev->frac = af_f32_from_bits(af_le32(r->p + e));
+		ev->off = e;
 		if ((rc = read_str(r, e + (r->w == 4 ? 4 : 8), so, &ev->name, &ev->name_len,
 				   "event name")))
 			return rc;
@@ -499,6 +501,7 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 	memcpy(m->zhdr, tmp.zhdr, 2);
 	m->zextra = tmp.zextra, m->nzextra = tmp.nzextra;
 	m->zstream = tmp.zstream, m->nzstream = tmp.nzstream;
+	m->blob = p;
 	return 0;
 }
 

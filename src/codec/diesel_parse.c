@@ -665,14 +665,32 @@ int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_a
 
 /* ---------------------------------------------------------------- decoded files */
 
+/* A decoded file the model cannot take: the message names the byte (in the
+ * inflated data for zlib files) where the offending value is. */
+static int bad_at(struct af_diag *d, const struct dsl_anim *m, uint64_t off, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+static int bad_at(struct af_diag *d, const struct dsl_anim *m, uint64_t off, const char *fmt, ...)
+{
+	char msg[640];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	va_end(ap);
+	if (!m->blob)
+		return af_diag_error(d, AF_EUNSUP, "%s", msg);
+	return af_diag_at_offset(d, AF_EUNSUP, off, "%s%s; animfs shows only files it can save back",
+				 m->container == DSL_ZLIB ? "in the inflated data: " : "", msg);
+}
+
 static int bad_key(struct af_diag *d, const struct dsl_anim *m, uint32_t oi, int rot, uint32_t ki,
 		   const char *why)
 {
 	const struct dsl_object *o = &m->obj[oi];
-	return af_diag_error(d, AF_EUNSUP,
-			     "objects[%u] (%.*s) %s key %u: %s; animfs shows only files it can save back",
-			     oi, (int)(o->name_len > 60 ? 60 : o->name_len), o->name,
-			     rot ? "rotation" : "position", ki, why);
+	const struct dsl_track *t = rot ? &o->rot : &o->pos;
+	return bad_at(d, m, t->keys_off + (uint64_t)ki * dsl_types[t->type].stride,
+		      "objects[%u] (%.*s) %s key %u: %s", oi,
+		      (int)(o->name_len > 60 ? 60 : o->name_len), o->name,
+		      rot ? "rotation" : "position", ki, why);
 }
 
 static int check_track(const struct dsl_anim *m, uint32_t oi, int rot, struct af_diag *d)
@@ -726,6 +744,12 @@ static int utf8_ok(const char *s, size_t n)
 	return 1;
 }
 
+/* Names of a decoded file point into its blob. */
+static uint64_t name_off(const struct dsl_anim *m, const char *name)
+{
+	return m->blob ? (uint64_t)((const uint8_t *)name - m->blob) : 0;
+}
+
 int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
 {
 	struct af_arena a;
@@ -733,15 +757,16 @@ int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
 	int rc = 0, found;
 	af_arena_init(&a);
 	if (!isfinite(m->length) || m->length < 0) {
-		rc = af_diag_error(d, AF_EUNSUP, "the animation length is negative or not a number");
+		rc = bad_at(d, m, m->width == 32 ? 16 : 32,
+			    "the animation length is negative or not a number");
 		goto out;
 	}
 	for (uint32_t i = 0; i < m->nev && !rc; i++)
-		if (!m->ev[i].name_len || !isfinite(m->ev[i].frac) ||
-		    !utf8_ok(m->ev[i].name, m->ev[i].name_len))
-			rc = af_diag_error(d, AF_EUNSUP,
-					   "events[%u]: empty name, a name that is not UTF-8 text, or a time that is not a number",
-					   i);
+		if (!isfinite(m->ev[i].frac))
+			rc = bad_at(d, m, m->ev[i].off, "events[%u]: the time is not a number", i);
+		else if (!m->ev[i].name_len || !utf8_ok(m->ev[i].name, m->ev[i].name_len))
+			rc = bad_at(d, m, name_off(m, m->ev[i].name),
+				    "events[%u]: the name is empty or not UTF-8 text", i);
 	if (rc)
 		goto out;
 	if (dsl_strset_init(&names, &a, m->nobj)) {
@@ -752,8 +777,8 @@ int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
 		const struct dsl_object *o = &m->obj[i];
 		dsl_strset_put(&names, o->name, o->name_len, &found);
 		if (!o->name_len || found || !utf8_ok(o->name, o->name_len))
-			rc = af_diag_error(d, AF_EUNSUP,
-					   "objects[%u]: the name is empty, repeated or not UTF-8 text", i);
+			rc = bad_at(d, m, name_off(m, o->name),
+				    "objects[%u]: the name is empty, repeated or not UTF-8 text", i);
 		else if (!(rc = check_track(m, i, 0, d)))
 			rc = check_track(m, i, 1, d);
 	}

@@ -50,6 +50,7 @@ struct dsl_track {
 	uint64_t reserved; /* track header word 0, kept verbatim */
 	uint32_t nkeys;
 	struct dsl_key *keys;
+	uint64_t keys_off; /* decoded: where the keys start in the blob (for messages) */
 };
 
 struct dsl_object {
@@ -62,11 +63,14 @@ struct dsl_event {
 	float frac; /* fraction of the clip length, not seconds */
 	const char *name;
 	size_t name_len;
+	uint64_t off; /* decoded: the entry's offset in the blob (for messages) */
 };
 
 enum { DSL_RAW = 0, DSL_ZLIB = 1 };
 
 struct dsl_anim {
+	/* decoded: the blob read (names point into it), for byte offsets in messages */
+	const uint8_t *blob;
 	/* binary layout and container */
 	int width;               /* 32 or 64 */
 	int container;           /* DSL_RAW or DSL_ZLIB */

@@ -587,10 +587,26 @@ static void test_decode_errors(void **state)
 	put32(t + 0x1C, 1);
 	expect_decode_error(t, n, AF_EUNSUP, 0x1C, "beat-time section has 1 entries");
 	expect_decode_error((const uint8_t *)"hello world", 11, AF_EINVAL, 0, "not a Diesel animation");
-	/* a name YAML text cannot carry byte for byte; a control byte it can */
+	/* a name YAML text cannot carry byte for byte (the name is at 64); a control byte it can */
 	memcpy(t, blob, n);
 	t[66] = 0xE9;
-	expect_decode_error(t, n, AF_EUNSUP, -2, "objects[0]: the name is empty, repeated or not UTF-8 text");
+	expect_decode_error(t, n, AF_EUNSUP, 64, "objects[0]: the name is empty, repeated or not UTF-8 text");
+	/* values the model refuses name the key's byte, in the inflated data for zlib files */
+	uint32_t pkoff = af_le32(blob + af_le32(blob + af_le32(blob + 0x30) + 4) + 8);
+	uint32_t rkoff = af_le32(blob + af_le32(blob + af_le32(blob + 0x38) + 4) + 8);
+	memcpy(t, blob, n);
+	putf(t + pkoff, -1.0f);
+	expect_decode_error(t, n, AF_EUNSUP, pkoff,
+			    "objects[0] (root) position key 0: the time is negative or not a number");
+	expect_decode_error(tz, zwrap(tz, t, n), AF_EUNSUP, pkoff,
+			    "in the inflated data: objects[0] (root) position key 0: the time is negative");
+	memcpy(t, blob, n);
+	put32(t + rkoff + 4, 0x00000000);
+	expect_decode_error(t, n, AF_EUNSUP, rkoff, "rotation key 0: the packed quaternion is not a rotation");
+	memcpy(t, blob, n);
+	putf(t + 16, -2.0f);
+	expect_decode_error(t, n, AF_EUNSUP, 16, "the animation length is negative or not a number");
+	memcpy(t, blob, n);
 	t[66] = 0x01;
 	struct af_buf y = AF_BUF_INIT;
 	roundtrip(t, n, &y);
