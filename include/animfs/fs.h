@@ -23,11 +23,13 @@
 #define AF_CTL_ERRORS "errors"       /* recent failed saves, newest last */
 #define AF_CTL_PID "pid"             /* the daemon's pid, for `animfs umount` */
 #define AF_DEFAULT_CACHE_MB 256
+#define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
 
 struct af_fs_opts {
 	const char *game, *view; /* as given (for messages) */
 	int foreground, debug, read_only, allow_other;
 	size_t cache_bytes;
+	size_t unsaved_bytes;
 };
 
 /* ---- render.c: immutable shared text and the identity-keyed render cache ---- */
@@ -100,6 +102,8 @@ struct af_fs {
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_pkgfs *pkgs;       /* Sims 3 packages shown as folders (pkgfs.c) */
+	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
+	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
 };
 struct af_name {
 	struct af_name *next;
@@ -217,6 +221,7 @@ int af_commit_plain(struct af_fs *fs, const char *rel, const uint8_t *data, size
 enum af_hkind { AF_H_FD, AF_H_TEXT };
 struct af_handle {
 	struct af_handle *next, *prev;
+	struct af_fs *fs;
 	enum af_hkind kind;
 	int fd;                /* AF_H_FD: backing or scratch descriptor */
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
@@ -228,6 +233,7 @@ struct af_handle {
 	int owned, dirty;
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
+	size_t charged;        /* own's length as counted in fs->unsaved */
 };
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,

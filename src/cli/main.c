@@ -17,6 +17,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "commands:\n"
 	      "  mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
+	      "        [--unsaved-mb=N]\n"
 	      "                         show GAME as YAML views in VIEW (FUSE)\n"
 	      "  umount VIEW            unmount and wait until every save is on disk\n"
 	      "  decode FILE [-o OUT] [--format NAME]\n"

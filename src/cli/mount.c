@@ -22,7 +22,8 @@
 
 static int usage(void)
 {
-	fputs("usage: animfs mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n",
+	fputs("usage: animfs mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
+	      "                    [--unsaved-mb=N]\n",
 	      stderr);
 	return AF_EXIT_USAGE;
 }
@@ -46,10 +47,23 @@ static int parse_o(const char *list, struct af_fs_opts *o)
 	return 0;
 }
 
+static int parse_mb(const char *opt, const char *v, size_t *bytes)
+{
+	char *end;
+	unsigned long mb = strtoul(v, &end, 10);
+	if (*end || !*v || mb > (1ul << 20)) {
+		fprintf(stderr, "animfs mount: %s wants a number of MiB\n", opt);
+		return -1;
+	}
+	*bytes = (size_t)mb << 20;
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct af_fs_opts *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
+	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
 		if (!strcmp(a, "-f")) {
@@ -63,13 +77,11 @@ static int parse(int argc, char **argv, struct af_fs_opts *o)
 			if (parse_o(a + 2, o))
 				return -1;
 		} else if (!strncmp(a, "--cache-mb=", 11)) {
-			char *end;
-			unsigned long mb = strtoul(a + 11, &end, 10);
-			if (*end || !a[11] || mb > (1ul << 20)) {
-				fprintf(stderr, "animfs mount: --cache-mb wants a number of MiB\n");
+			if (parse_mb("--cache-mb", a + 11, &o->cache_bytes))
 				return -1;
-			}
-			o->cache_bytes = (size_t)mb << 20;
+		} else if (!strncmp(a, "--unsaved-mb=", 13)) {
+			if (parse_mb("--unsaved-mb", a + 13, &o->unsaved_bytes))
+				return -1;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "animfs mount: unknown option '%s'\n", a);
 			return -1;

@@ -17,6 +17,7 @@ static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)
 	if (!h)
 		return NULL;
 	h->fd = -1;
+	h->fs = fs;
 	snprintf(h->rel, sizeof(h->rel), "%s", rel);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_lock(&fs->lock);
@@ -26,6 +27,27 @@ static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)
 	fs->handles = h;
 	pthread_mutex_unlock(&fs->lock);
 	return h;
+}
+
+/* Count a private buffer's new length against --unsaved-mb (all open views
+ * together), so that many writers cannot take the daemon's memory between them. */
+static int charge(struct af_handle *h, size_t len)
+{
+	struct af_fs *fs = h->fs;
+	if (len <= h->charged) {
+		__atomic_sub_fetch(&fs->unsaved, h->charged - len, __ATOMIC_RELAXED);
+		h->charged = len;
+		return 0;
+	}
+	size_t more = len - h->charged;
+	if (__atomic_add_fetch(&fs->unsaved, more, __ATOMIC_RELAXED) > fs->max_unsaved) {
+		__atomic_sub_fetch(&fs->unsaved, more, __ATOMIC_RELAXED);
+		af_fs_log(LOG_WARNING, "%s: refused a write: open views hold more than --unsaved-mb=%zu "
+			  "MiB of unsaved text", h->rel, fs->max_unsaved >> 20);
+		return -ENOMEM;
+	}
+	h->charged = len;
+	return 0;
 }
 
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel)
@@ -80,6 +102,7 @@ void af_handle_free(struct af_fs *fs, struct af_handle *h)
 	if (h->fd >= 0)
 		close(h->fd);
 	af_text_unref(h->snap);
+	charge(h, 0);
 	af_buf_free(&h->own);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
@@ -123,6 +146,8 @@ static int own(struct af_handle *h)
 {
 	if (h->owned)
 		return 0;
+	if (h->snap && charge(h, h->snap->len))
+		return -ENOMEM;
 	if (h->snap && af_buf_append(&h->own, h->snap->data, h->snap->len))
 		return -ENOMEM;
 	af_text_unref(h->snap);
@@ -146,6 +171,8 @@ int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off)
 		goto out;
 	size_t end = (size_t)off + n;
 	if (end > h->own.len) {
+		if ((rc = charge(h, end)))
+			goto out;
 		if (af_buf_reserve(&h->own, end - h->own.len)) {
 			rc = -ENOMEM;
 			goto out;
@@ -171,6 +198,8 @@ int af_handle_truncate(struct af_handle *h, off_t size)
 	pthread_mutex_lock(&h->lock);
 	rc = own(h);
 	if (rc)
+		goto out;
+	if ((rc = charge(h, (size_t)size)))
 		goto out;
 	if ((size_t)size > h->own.len) {
 		if (af_buf_fill(&h->own, 0, (size_t)size - h->own.len)) {

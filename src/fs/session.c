@@ -25,6 +25,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
 	fs->rootfd = rootfd;
 	fs->scratchfd = -1;
 	fs->read_only = read_only;
+	fs->max_unsaved = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	pthread_mutex_init(&fs->lock, NULL);
 	pthread_mutex_init(&fs->commit_lock, NULL);
 	fs->cache = af_rcache_new(cache_bytes);
@@ -138,6 +139,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		goto out;
 	}
 	have_fs = 1;
+	fs.max_unsaved = o->unsaved_bytes;
 	sizesfd = sizes_dir(game, sizes_name, sizeof(sizes_name));
 	if (sizesfd >= 0)
 		af_rcache_load(fs.cache, sizesfd, sizes_name);
