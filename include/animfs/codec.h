@@ -20,6 +20,11 @@ struct af_io {
 	/* Call cb for each entry name of the same folder; stop when cb returns != 0. */
 	int (*list_siblings)(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx);
 	void *ctx;
+	/* The user dictionary of names (userdict.h), one a line, appended to out. */
+	int (*read_names)(void *ctx, struct af_buf *out);
+	/* Names the document spelled out that the encoder stored as hashes: kept so
+	 * that the next decode can show them. Called after a successful encode. */
+	void (*learn_names)(void *ctx, const char *const *names, size_t n);
 };
 
 struct af_codec {

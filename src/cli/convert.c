@@ -8,6 +8,7 @@
 #include "animfs/cli.h"
 #include "animfs/dbpf.h"
 #include "animfs/fileio.h"
+#include "animfs/userdict.h"
 #include "animfs/yamlio.h"
 #include "pkg_cli.h"
 
@@ -52,6 +53,7 @@ void af_cli_io_init(struct af_cli_io *c, const char *path)
 	c->io.name = slash ? slash + 1 : path;
 	c->io.read_sibling = sib_read;
 	c->io.list_siblings = sib_list;
+	c->io.read_names = af_userdict_io_read;
 	c->io.ctx = c;
 }
 
@@ -174,6 +176,8 @@ static int convert(const struct args *a, int decode)
 
 	af_diag_init(&d);
 	af_cli_io_init(&io, decode ? a->in : a->out);
+	if (!decode)
+		io.io.learn_names = af_userdict_io_learn; /* names typed in the document */
 	if (read_input(a->in, decode ? AF_MAX_FILE : AF_MAX_YAML, &in, &d))
 		goto out;
 	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : af_codec_for_yaml(in.data, in.len, &d);

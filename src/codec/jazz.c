@@ -35,14 +35,37 @@ static int cmp_str(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The user dictionary, after the name maps (spec 5.6): each line is a name, tried
+ * under every hash rule (a lookup still prints it only when it hashes back). */
+static void load_user_names(const struct af_io *io, struct af_jz_names *nm)
+{
+	struct af_buf b = AF_BUF_INIT;
+	if (!io->read_names || io->read_names(io->ctx, &b) || b.failed)
+		goto out;
+	const char *p = (const char *)b.data, *end = p + b.len;
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		for (int rule = JZ_H32; len && *p != '#' && rule <= JZ_HCLIP; rule++) {
+			uint64_t h;
+			if (!af_jz_hash_name(p, len, rule, &h) && af_jz_names_add(nm, h, p, len))
+				goto out; /* out of memory: fewer names, nothing worse */
+		}
+		p = nl ? nl + 1 : end;
+	}
+out:
+	af_buf_free(&b);
+}
+
 /* Name maps are a convenience: one that cannot be read or parsed is reported as a
  * warning and skipped, since the document re-encodes the same without it. */
 static void load_names(const struct af_io *io, struct af_jz_names *nm, struct af_diag *d)
 {
 	struct sibs s = { 0 };
-	if (!io || !io->list_siblings || !io->read_sibling)
+	if (!io)
 		return;
-	io->list_siblings(io->ctx, add_sib, &s);
+	if (io->list_siblings && io->read_sibling)
+		io->list_siblings(io->ctx, add_sib, &s);
 	if (s.n)
 		qsort(s.names, s.n, sizeof(*s.names), cmp_str);
 	for (size_t i = 0; i < s.n; i++) {
@@ -60,6 +83,7 @@ static void load_names(const struct af_io *io, struct af_jz_names *nm, struct af
 		free(s.names[i]);
 	}
 	free(s.names);
+	load_user_names(io, nm);
 }
 
 static int jazz_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
@@ -92,11 +116,12 @@ static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	struct af_arena arena;
 	struct af_jz_model m = { 0 };
 	int rc;
-	(void)io;
 	af_arena_init(&arena);
 	m.arena = &arena;
 	if (!(rc = af_jz_parse(yaml, n, &arena, &m, d)))
 		rc = af_jz_encode(&m, out, d);
+	if (!rc && io && io->learn_names && m.nnames)
+		io->learn_names(io->ctx, m.names, m.nnames);
 	af_arena_free(&arena);
 	return rc;
 }

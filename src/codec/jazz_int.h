@@ -105,6 +105,9 @@ struct af_jz_model {
 	uint32_t nchunks, nexternals;
 	struct af_jz_chunk *chunks;
 	struct af_jz_key *externals;
+	/* af_jz_parse: the names the document spelled out (hashed), in the arena */
+	const char **names;
+	size_t nnames;
 };
 
 /* jazz_rcol.c: bytes <-> model. decode validates every count, offset, sentinel and

@@ -41,6 +41,8 @@ struct ps {
 	size_t nrefs, caprefs;
 	struct lab *labs; /* labelled chunks sorted by (category, label) */
 	uint32_t nlabs;
+	const char **names; /* names spelled out in the document, for the user dictionary */
+	size_t nnames, capnames;
 };
 
 static int cat_of(int kind)
@@ -94,6 +96,18 @@ static int is_hex_text(const char *s, size_t n)
 
 /* A hash field: 0x... is the value, any other text is a name hashed with the field's rule
  * (rule < 0: only numbers, the hash function is unknown). */
+/* Remember a name the document spells out (its text outlives the YAML tree). */
+static int note_name(struct ps *p, const char *s, size_t n)
+{
+	const char **a = af_grow(p->names, &p->capnames, p->nnames, sizeof(*a), 32);
+	char *t = af_arena_strndup(p->a, s, n);
+	if (!a || !t)
+		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
+	p->names = a;
+	p->names[p->nnames++] = t;
+	return 0;
+}
+
 static int get_hash(struct ps *p, const struct af_ynode *y, int rule, uint64_t *out,
 		    const char *what)
 {
@@ -115,7 +129,7 @@ static int get_hash(struct ps *p, const struct af_ynode *y, int rule, uint64_t *
 		return af_y_error(p->d, y, "%s: name '%s' contains non-ASCII characters (or NUL); "
 				  "Sims 3 names are hashed as ASCII, write the hash as 0x%0*X instead",
 				  what, y->len > 60 ? "(long)" : y->str, rule == JZ_H32 ? 8 : 16, 0);
-	return 0;
+	return note_name(p, y->str, y->len);
 }
 
 static int get_f32bits(struct ps *p, const struct af_ynode *y, uint32_t *out, const char *what)
@@ -1051,6 +1065,14 @@ int af_jz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct af
 	}
 	if (rc && !d->code)
 		rc = af_diag_error(d, rc, "invalid Jazz YAML");
+	if (!rc && p.nnames) {
+		m->names = af_arena_array(arena, p.nnames, sizeof(*m->names));
+		if (m->names) {
+			memcpy(m->names, p.names, p.nnames * sizeof(*m->names));
+			m->nnames = p.nnames;
+		}
+	}
+	free(p.names);
 	free(p.ch);
 	free(p.refs);
 	af_ydoc_free(&doc);

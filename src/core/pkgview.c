@@ -9,6 +9,7 @@
 #include "animfs/codec.h"
 #include "animfs/fnv.h"
 #include "animfs/pkgview.h"
+#include "animfs/userdict.h"
 #include "animfs/yamlio.h"
 
 static const struct af_codec *jazz_codec(void)
@@ -79,6 +80,7 @@ static void make_io(const struct af_pkgview *v, const struct af_pkg_item *it, st
 	io->name = it->name;
 	io->read_sibling = io_read;
 	io->list_siblings = io_list;
+	io->read_names = af_userdict_io_read;
 	io->ctx = (void *)v;
 }
 
@@ -313,6 +315,7 @@ int af_pkgview_commit(const struct af_pkgview *v, const struct af_pkg_item *it,
 	*changed = 0;
 	af_buf_reset(image);
 	make_io(v, it, &io);
+	io.learn_names = af_userdict_io_learn; /* names typed in the document */
 	if ((rc = jazz_codec()->from_yaml(yaml, n, &io, &bin, d)))
 		goto out;
 	if ((rc = af_pkgview_body(v, it, &old, d)))

@@ -15,6 +15,7 @@
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
+#include "animfs/userdict.h"
 
 int af_view_rel(const char *path, char *rel, size_t size)
 {
@@ -272,6 +273,8 @@ void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
 	io->name = base;
 	io->read_sibling = sib_read;
 	io->list_siblings = sib_list;
+	io->read_names = af_userdict_io_read;
+	io->learn_names = af_userdict_io_learn;
 	io->ctx = s;
 }
 

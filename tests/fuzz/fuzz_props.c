@@ -5,7 +5,7 @@
 #include "animfs/yamlio.h"
 #include "fuzz_props.h"
 
-static const struct af_io fuzz_io = { "fuzz.bin", NULL, NULL, NULL };
+static const struct af_io fuzz_io = { .name = "fuzz.bin" };
 
 /* The binary property is checked the way animfs saves: the original file is at hand
  * (the mount's commit and `animfs check` give the encoder read access to it, which
@@ -39,7 +39,7 @@ int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n)
 	struct af_buf yaml = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_diag d;
 	struct orig o = { data, n };
-	const struct af_io io = { "fuzz.bin", orig_read, NULL, &o };
+	const struct af_io io = { .name = "fuzz.bin", .read_sibling = orig_read, .ctx = &o };
 	int rc = 0;
 	af_diag_init(&d);
 	(void)c->bid("fuzz.bin", data, n < AF_BID_HEAD ? n : AF_BID_HEAD);

@@ -21,7 +21,7 @@ static inline const struct af_codec *re_codec(void)
 static inline int re_dec(const uint8_t *bin, size_t n, const char *name, struct af_buf *out,
 			 struct af_diag *d)
 {
-	struct af_io io = { name, NULL, NULL, NULL };
+	struct af_io io = { .name = name };
 	return re_codec()->to_yaml(bin, n, &io, out, d);
 }
 

@@ -267,7 +267,7 @@ static void test_zlib_variants(void **state)
 	contains(&y, "  zlib_level: 6\n  magic:");
 	/* the original at hand (as in a mount or `animfs check`): byte for byte */
 	struct orig o1 = { z, o + 8 };
-	struct af_io io = { "x.animation", orig_read, NULL, &o1 };
+	struct af_io io = { .name = "x.animation", .read_sibling = orig_read, .ctx = &o1 };
 	assert_int_equal(C->from_yaml(y.data, y.len, &io, &out, &d), 0);
 	assert_int_equal(out.len, o + 8);
 	assert_memory_equal(out.data, z, o + 8);

@@ -21,7 +21,7 @@
 #include "animfs/zframe.h"
 #include "../fuzz/fuzz_props.h"
 
-static const struct af_io io = { "hostile.bin", NULL, NULL, NULL };
+static const struct af_io io = { .name = "hostile.bin" };
 
 static double now(void)
 {

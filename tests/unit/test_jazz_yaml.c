@@ -230,7 +230,8 @@ static void test_names(void **state)
 	(void)state;
 	struct mem_dir dir = { { "S3_0166038C_00000000_0000000000000000%%+_KEY.keyname",
 				 "broken.keyname", "other.txt" }, { AF_BUF_INIT }, 3 };
-	struct af_io io = { "m.jazz", mem_read, mem_list, &dir };
+	struct af_io io = { .name = "m.jazz", .read_sibling = mem_read, .list_siblings = mem_list,
+			    .ctx = &dir };
 	struct af_buf bin, y1 = AF_BUF_INIT, y2 = AF_BUF_INIT, b1, b2;
 	struct af_diag d;
 	char *doc = edit(base_doc, "name: Loop\n", "name: Wiggle\n");
@@ -348,7 +349,8 @@ static int dir_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 
 static int load_sample(struct sample *s)
 {
-	struct af_io io = { PET_JAZZ, dir_read, dir_list, (void *)PET };
+	struct af_io io = { .name = PET_JAZZ, .read_sibling = dir_read, .list_siblings = dir_list,
+			    .ctx = (void *)PET };
 	struct af_buf y = AF_BUF_INIT;
 	struct af_diag d;
 	af_buf_init(&s->bin);

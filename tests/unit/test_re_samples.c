@@ -304,7 +304,7 @@ static void test_plw_beside_pld(void **state)
 	LOAD_OR_SKIP(RE3_PLD, &pld);
 	const char *plw_name = "PL00W0F.PLW";
 	struct fake_dir dir = { { "PL00.PLD", plw_name }, { &pld.bin, &s.bin } };
-	struct af_io io = { plw_name, fake_read, NULL, &dir };
+	struct af_io io = { .name = plw_name, .read_sibling = fake_read, .ctx = &dir };
 	af_diag_init(&d);
 	const char *y = (char *)s.yaml.data;
 	assert_int_equal(re_codec()->from_yaml(s.yaml.data, strlen(y), &io, &out, &d), 0);
