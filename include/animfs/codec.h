@@ -39,6 +39,10 @@ struct af_codec {
 		       struct af_buf *out, struct af_diag *d);
 	int (*from_yaml)(const uint8_t *yaml, size_t n, const struct af_io *io,
 			 struct af_buf *out, struct af_diag *d);
+	/* to_yaml also reads names from outside the file (sibling name maps, the user
+	 * dictionary), so the same bytes may render to other text later: a cache may
+	 * keep such a rendering's size only together with its text. */
+	int render_uses_names;
 };
 
 /* NULL-terminated table. */

@@ -145,4 +145,5 @@ const struct af_codec af_codec_jazz = {
 	.bid = jazz_bid,
 	.to_yaml = jazz_to_yaml,
 	.from_yaml = jazz_from_yaml,
+	.render_uses_names = 1,
 };

@@ -157,6 +157,13 @@ static void lru_front(struct af_rcache *c, struct rc_entry *e)
 		c->lru_tail = e;
 }
 
+/* A size is kept without its text only when the text cannot change while the
+ * file does not (not so for codecs that read names from elsewhere). */
+static int size_outlives_text(const struct rc_entry *e)
+{
+	return !e->info.codec || !e->info.codec->render_uses_names;
+}
+
 static void drop_text(struct af_rcache *c, struct rc_entry *e)
 {
 	if (!e->text)
@@ -165,6 +172,8 @@ static void drop_text(struct af_rcache *c, struct rc_entry *e)
 	c->text_bytes -= e->text->len;
 	af_text_unref(e->text);
 	e->text = NULL;
+	if (!size_outlives_text(e))
+		e->info.have_size = 0;
 }
 
 static struct rc_entry *find(struct af_rcache *c, const struct stat *st)
@@ -284,8 +293,10 @@ void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct
 	e->info.failed = 0;
 	e->info.have_size = 1;
 	e->info.size = text->len;
-	if (text->len > c->max_text_bytes)
-		goto out; /* too big to keep: the size is still remembered */
+	if (text->len > c->max_text_bytes) {
+		e->info.have_size = size_outlives_text(e);
+		goto out; /* too big to keep: the size is still remembered (if it may be) */
+	}
 	e->text = af_text_ref(text);
 	c->text_bytes += text->len;
 	lru_front(c, e);
@@ -344,7 +355,7 @@ int af_rcache_save(struct af_rcache *c, int dirfd, const char *name)
 		for (struct rc_entry *e = c->buckets[i]; e; e = e->hnext) {
 			struct rc_rec r;
 			if (!e->info.codec || e->info.failed || !e->info.have_size ||
-			    strlen(e->info.codec->name) >= sizeof(r.codec))
+			    !size_outlives_text(e) || strlen(e->info.codec->name) >= sizeof(r.codec))
 				continue;
 			memset(&r, 0, sizeof(r));
 			r.dev = (uint64_t)e->dev, r.ino = (uint64_t)e->ino, r.size = (uint64_t)e->size;
@@ -379,7 +390,8 @@ int af_rcache_load(struct af_rcache *c, int dirfd, const char *name)
 		memcpy(&r, b.data + off, sizeof(r));
 		r.codec[sizeof(r.codec) - 1] = 0;
 		const struct af_codec *codec = af_codec_by_name(r.codec);
-		if (!codec || codec->version != r.version || find(c, &(struct stat){
+		if (!codec || codec->version != r.version || codec->render_uses_names ||
+		    find(c, &(struct stat){
 			.st_dev = (dev_t)r.dev, .st_ino = (ino_t)r.ino }))
 			continue;
 		memset(&st, 0, sizeof(st));

@@ -7,11 +7,18 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <unistd.h>
 
 #include "animfs/fs.h"
 
-static const struct af_codec fake = {"fake", "test", "fk", 3, NULL, NULL, NULL};
-static const struct af_codec fake4 = {"fake", "test", "fk", 4, NULL, NULL, NULL};
+static const struct af_codec fake = { .name = "fake", .description = "test", .extensions = "fk",
+				      .version = 3 };
+static const struct af_codec fake4 = { .name = "fake", .description = "test", .extensions = "fk",
+				       .version = 4 };
+/* a codec whose rendering reads names from outside the file */
+static const struct af_codec named = { .name = "named", .description = "test", .extensions = "nm",
+				       .version = 1, .render_uses_names = 1 };
 
 static struct stat ident(ino_t ino, off_t size, long mtime_ns)
 {
@@ -110,6 +117,45 @@ static void test_bound_keeps_sizes(void **state)
 	af_rcache_free(c);
 }
 
+/* A rendering that depends on names from elsewhere keeps its size only with its text:
+ * evicted, too big to keep, or saved for the next mount, its size is forgotten. */
+static void test_names_dep(void **state)
+{
+	(void)state;
+	struct af_rcache *c = af_rcache_new(10);
+	struct af_rinfo info;
+	struct af_text *got, *t = af_text_new("0123456789", 8), *u = af_text_new("abcdefgh", 8);
+	struct stat a = ident(1, 5, 0), b = ident(2, 5, 0), big = ident(3, 5, 0);
+	af_rcache_put_text(c, &a, &named, t);
+	assert_int_equal(af_rcache_get(c, &a, &info, &got), 1);
+	assert_int_equal(info.have_size, 1);
+	af_text_unref(got);
+	af_rcache_put_text(c, &b, &named, u); /* evicts a's text (bound: 10 bytes) */
+	assert_int_equal(af_rcache_get(c, &a, &info, &got), 1);
+	assert_null(got);
+	assert_int_equal(info.have_size, 0);
+	struct af_text *huge = af_text_new("0123456789abcdef", 16);
+	af_rcache_put_text(c, &big, &named, huge);
+	assert_int_equal(af_rcache_get(c, &big, &info, &got), 1);
+	assert_null(got);
+	assert_int_equal(info.have_size, 0);
+	/* b still has its text and size; neither is written for the next mount */
+	char dir[] = "/tmp/animfs-rc-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	int dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	assert_true(dfd >= 0);
+	assert_int_equal(af_rcache_save(c, dfd, "sizes"), 0);
+	struct af_rcache *c2 = af_rcache_new(10);
+	assert_int_equal(af_rcache_load(c2, dfd, "sizes"), 0);
+	assert_int_equal(af_rcache_get(c2, &b, &info, NULL), 0);
+	unlinkat(dfd, "sizes", 0);
+	close(dfd);
+	rmdir(dir);
+	af_text_unref(t), af_text_unref(u), af_text_unref(huge);
+	af_rcache_free(c);
+	af_rcache_free(c2);
+}
+
 static void test_failed(void **state)
 {
 	(void)state;
@@ -176,6 +222,7 @@ int main(void)
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_bound_keeps_sizes),
 		cmocka_unit_test(test_failed),
+		cmocka_unit_test(test_names_dep),
 		cmocka_unit_test(test_many_entries),
 		cmocka_unit_test(test_errlog_ring),
 	};
