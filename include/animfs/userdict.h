@@ -11,6 +11,7 @@
 #include "animfs/buf.h"
 
 #define AF_USERDICT_MAX ((size_t)16 << 20) /* a larger file is not read */
+#define AF_USERDICT_MAX_NAMES 262144        /* names a reader takes from it, at most */
 #define AF_USERDICT_NAME_MAX 255
 
 /* The dictionary's path into buf; 0, or -1 when there is none (turned off, or no

@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "animfs/codec.h"
+#include "animfs/userdict.h"
 #include "jazz_int.h"
 
 /* Collect sibling _KEY maps in name order, so the first-wins rule is deterministic. */
@@ -43,7 +44,7 @@ static void load_user_names(const struct af_io *io, struct af_jz_names *nm)
 	if (!io->read_names || io->read_names(io->ctx, &b) || b.failed)
 		goto out;
 	const char *p = (const char *)b.data, *end = p + b.len;
-	while (p < end) {
+	for (size_t names = 0; p < end && names < AF_USERDICT_MAX_NAMES; names++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = (size_t)((nl ? nl : end) - p);
 		for (int rule = JZ_H32; len && *p != '#' && rule <= JZ_HCLIP; rule++) {
