@@ -267,8 +267,13 @@ static int literal(struct scan *s, const char *q, int parent)
 		if (blank(s->ls, s->le)) {
 			if (n < 0)
 				return NO; /* leading blank lines */
-			/* trailing blank lines are dropped; blank lines inside are not handled */
-			while (s->next < s->end) {
+			/* trailing empty lines are dropped; empty lines inside are not handled,
+			 * nor are lines of spaces beyond the indentation (content: spaces) */
+			for (;;) {
+				if (s->le - s->ls > n)
+					return NO;
+				if (s->next >= s->end)
+					break;
 				next_line(s);
 				if (!blank(s->ls, s->le)) {
 					if ((int)(skip_spaces(s->ls, s->le) - s->ls) >= n)

@@ -195,6 +195,9 @@ static void test_left_to_libyaml(void **state)
 		"x\n", "a: [1, 2] x\n", "a: \"x\" y\n", "a:b\n", "a: -\n", "a: @x\n", "a: %x\n",
 		"a: [1, # c\n  2]\n", "a: |\n\n  x\n", "a: |\nb: 1\n", "a:\n  b: 1\n c: 2\n",
 		"a:\n    b: 1\n  c: 2\n", "a: 1\n- 2\n", "a: [1]]\n", "a: ]\n", "a: 'x\n", "a: \"x\n",
+		/* found by fuzzing: a last line of more spaces than the block's indentation
+		 * is content (" "), not a trailing empty line */
+		"u: |\n :\n  ", "a: |\n  x\n   \n", "a: |\n  x\n   \nb: 1\n",
 	};
 	(void)state;
 	for (size_t i = 0; i < sizeof(docs) / sizeof(docs[0]); i++) {
