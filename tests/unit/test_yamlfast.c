@@ -322,6 +322,132 @@ static void test_literal_blocks(void **state)
 	assert_true(fast > total / 20);
 }
 
+/* ---- random documents from a small YAML grammar, with deliberate slips ---- */
+
+struct gen {
+	char *b;
+	size_t n, cap;
+};
+
+static void put(struct gen *g, const char *s)
+{
+	size_t l = strlen(s);
+	if (g->n + l < g->cap) {
+		memcpy(g->b + g->n, s, l);
+		g->n += l;
+	}
+}
+
+static void spaces(struct gen *g, int k)
+{
+	for (int i = 0; i < k; i++)
+		put(g, " ");
+}
+
+static void scalar(struct gen *g, int flow)
+{
+	static const char *const plain[] = { "a", "b c", "-1.5", ".nan", "~", "0x1F", "x_y", "(p)",
+					     "a/b", "+3", "e", "null", "-", "a-b", "x=y", "1e-7" };
+	static const char *const odd[] = { "\"q r\"", "'s'", "\"\"", "''", "'a''b'", "\"a\\nb\"",
+					   "a:b", "a #b", "a#b", "!t x", "&x a", "*x", "@x", "%x",
+					   "`x", "?", "|", ">", "a,b", "[", "]", "{", "}", "a: b" };
+	if (rnd(5))
+		put(g, plain[rnd(sizeof(plain) / sizeof(plain[0]))]);
+	else
+		put(g, odd[rnd(sizeof(odd) / sizeof(odd[0]))]);
+	if (!flow && !rnd(8))
+		put(g, rnd(2) ? "  # c" : " ");
+}
+
+static void flow_node(struct gen *g, int depth)
+{
+	int k = (int)rnd(depth > 2 ? 1 : 5);
+	if (k == 1 || k == 2) {
+		int map = k == 2, n = (int)rnd(4);
+		put(g, map ? "{" : "[");
+		if (rnd(4) == 0)
+			put(g, " ");
+		for (int i = 0; i < n; i++) {
+			if (i)
+				put(g, rnd(6) ? ", " : rnd(2) ? "," : " ,");
+			if (map) {
+				scalar(g, 1);
+				put(g, rnd(8) ? ": " : ":");
+			}
+			flow_node(g, depth + 1);
+		}
+		if (!rnd(12))
+			put(g, ", ");
+		put(g, map ? "}" : "]");
+	} else {
+		scalar(g, 1);
+	}
+}
+
+static void block(struct gen *g, int ind, int depth, int in_item);
+
+static void value(struct gen *g, int ind, int depth)
+{
+	switch (rnd(depth > 3 ? 3 : 6)) {
+	case 0: put(g, " "); scalar(g, 0); put(g, "\n"); break;
+	case 1: put(g, " "); flow_node(g, 0); put(g, rnd(6) ? "\n" : "  # c\n"); break;
+	case 2: put(g, rnd(2) ? "\n" : "   # c\n"); break; /* empty, or a block below */
+	case 3: put(g, " |\n"); for (int i = 0, n = (int)rnd(3) + 1; i < n; i++) {
+			spaces(g, ind + 2); put(g, "00aa"); put(g, "\n"); } break;
+	default: put(g, rnd(3) ? "\n" : " # c\n"); block(g, ind + 1 + (int)rnd(3) - (rnd(6) == 0), depth + 1, 0);
+	}
+}
+
+static void block(struct gen *g, int ind, int depth, int in_item)
+{
+	int seq = (int)rnd(3) == 0, n = 1 + (int)rnd(3);
+	if (ind < 0)
+		ind = 0;
+	for (int i = 0; i < n; i++) {
+		int my = ind + (rnd(15) == 0 ? (int)rnd(3) - 1 : 0); /* a slip of indentation */
+		if (!(i == 0 && in_item))
+			spaces(g, my < 0 ? 0 : my);
+		if (!rnd(10))
+			put(g, rnd(2) ? "# comment\n" : "\n");
+		if (seq) {
+			put(g, "-");
+			switch (rnd(depth > 3 ? 2 : 4)) {
+			case 0: put(g, " "); scalar(g, 0); put(g, "\n"); break;
+			case 1: put(g, " "); flow_node(g, 0); put(g, "\n"); break;
+			case 2: put(g, "\n"); block(g, ind + 2, depth + 1, 0); break;
+			default: put(g, rnd(2) ? " " : "  "); block(g, ind + 2 - (int)rnd(2), depth + 1, 1);
+			}
+		} else {
+			char key[16];
+			snprintf(key, sizeof(key), rnd(10) ? "k%d" : "\"k%d\"", i);
+			put(g, key);
+			put(g, rnd(12) ? ":" : " :");
+			value(g, ind, depth);
+		}
+	}
+}
+
+/* Documents from the grammar above: whatever the fast scanner takes, it reads as
+ * libyaml does; the rest is answered by libyaml. */
+static void test_random_documents(void **state)
+{
+	char buf[4096];
+	size_t fast = 0, total = 0;
+	(void)state;
+	for (int k = 0; k < 30000; k++) {
+		struct gen g = { buf, 0, sizeof(buf) };
+		block(&g, (int)rnd(3) == 0 ? 1 : 0, 0, 0);
+		if (!rnd(5) && g.n)
+			g.n--; /* no final newline */
+		total++;
+		fast += (size_t)check_text(buf, g.n, "random document");
+	}
+	print_message("%zu random documents: %zu read by the fast scanner, all as libyaml reads "
+		      "them\n", total, fast);
+	assert_true(fast > total / 10);
+	assert_true(fast < total);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -331,6 +457,7 @@ int main(void)
 		cmocka_unit_test(test_samples),
 		cmocka_unit_test(test_mutations),
 		cmocka_unit_test(test_literal_blocks),
+		cmocka_unit_test(test_random_documents),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
