@@ -339,14 +339,16 @@ int af_jz_decode(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_
 			return af_diag_at_offset(d, AF_EINVAL, idx + 8 * i, "chunks[%u]: index entry "
 						 "(0x%X, %u bytes) points outside the %zu-byte file",
 						 i, pos, len, n);
+		size_t end = expect; /* where the previous chunk (or the index) ends */
 		expect = (expect + 3) & ~(size_t)3;
 		if (pos != expect)
 			return af_diag_at_offset(d, AF_EUNSUP, idx + 8 * i, "chunks[%u] starts at 0x%X; "
 						 "the canonical packed layout puts it at 0x%zX "
 						 "(non-canonical layouts are not supported)", i, pos, expect);
-		for (size_t z = expect; z < pos; z++)
+		for (size_t z = end; z < pos; z++)
 			if (bin[z])
-				return af_diag_at_offset(d, AF_EUNSUP, z, "non-zero padding between chunks");
+				return af_diag_at_offset(d, AF_EUNSUP, z, "non-zero padding between chunks "
+							 "(the writer pads with zeros)");
 		ch->kind = af_jz_kind_of_type(ch->ckey.type);
 		if (len < 8 || memcmp(bin + pos, af_jz_kinds[ch->kind].tag, 4))
 			ch->kind = JZ_OPAQUE;

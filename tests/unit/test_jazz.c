@@ -304,6 +304,30 @@ static size_t chunk_pos(const struct af_buf *bin, int i)
 	return af_le32(bin->data + 20 + 16 * n + 8 * i);
 }
 
+/* A chunk whose length is not a multiple of 4 is followed by padding to 4; the writer
+ * pads with zeros, so other padding bytes are refused (found by the binary fuzzer: the
+ * check used to look at no byte at all). */
+static void test_gap_after_odd_chunk(void **state)
+{
+	(void)state;
+	struct bld b = { 0 };
+	struct af_buf bin, *c;
+	static const uint32_t n5[] = { 5 };
+	skeleton(&b, 1, n5, 1, n5);
+	play(&b, "a_x", 1, 0, NULL);                 /* 5 */
+	c = chunk(&b, "Wait", 0x0BADF00D, 1);       /* 6: 10 bytes, an opaque chunk */
+	af_buf_put_u16le(c, 0x1234);
+	c = chunk(&b, "Wait", 0x0BADF00D, 1);       /* 7 */
+	pack(&b, &bin);
+	size_t gap = chunk_pos(&bin, 6) + 10;
+	assert_int_equal(chunk_pos(&bin, 7), gap + 2);
+	char *y = roundtrip(&bin);                   /* zeros: rebuilt byte for byte */
+	free(y);
+	bin.data[gap + 1] = 0xAD;
+	expect_decode_error(&bin, gap + 1, "non-zero padding between chunks");
+	af_buf_free(&bin);
+}
+
 static void test_decode_errors(void **state)
 {
 	(void)state;
@@ -468,6 +492,7 @@ int main(void)
 		cmocka_unit_test(test_node_kinds),
 		cmocka_unit_test(test_shared_and_cycle),
 		cmocka_unit_test(test_noncanonical),
+		cmocka_unit_test(test_gap_after_odd_chunk),
 		cmocka_unit_test(test_bid),
 		cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_string_checks),
