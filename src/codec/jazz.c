@@ -41,7 +41,7 @@ static int cmp_str(const void *a, const void *b)
 static void load_user_names(const struct af_io *io, struct af_jz_names *nm)
 {
 	struct af_buf b = AF_BUF_INIT;
-	if (!io->read_names || io->read_names(io->ctx, &b) || b.failed)
+	if (!io->read_names || io->read_names(io->ctx, &b) || b.failed || !b.len)
 		goto out;
 	const char *p = (const char *)b.data, *end = p + b.len;
 	for (size_t names = 0; p < end && names < AF_USERDICT_MAX_NAMES; names++) {

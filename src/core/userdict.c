@@ -60,6 +60,8 @@ static int name_ok(const char *s, size_t n)
 /* Is the line name (n bytes) in text? */
 static int has_line(const struct af_buf *text, const char *name, size_t n)
 {
+	if (!text->len)
+		return 0; /* no text: data may be NULL */
 	const char *p = (const char *)text->data, *end = p + text->len;
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));

@@ -12,6 +12,7 @@ int LLVMFuzzerInitialize(int *argc, char ***argv)
 	(void)argc;
 	(void)argv;
 	const char *name = getenv("ANIMFS_FUZZ_CODEC");
+	setenv("ANIMFS_NAMES", "", 1); /* never the user's dictionary of names */
 	codec = name ? af_codec_by_name(name) : NULL;
 	if (!codec) {
 		fprintf(stderr, "set ANIMFS_FUZZ_CODEC to one of:");

@@ -1,0 +1,110 @@
+/* The user dictionary of names: where it lives, reading a missing or empty one,
+ * learning names once each and skipping the ones that cannot be lines. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cmocka.h>
+
+#include "animfs/userdict.h"
+
+static char dir[64], path[128];
+
+static int setup(void **state)
+{
+	(void)state;
+	snprintf(dir, sizeof(dir), "/tmp/animfs-dict-XXXXXX");
+	if (!mkdtemp(dir))
+		return -1;
+	snprintf(path, sizeof(path), "%s/sub/names.txt", dir);
+	setenv("ANIMFS_NAMES", path, 1);
+	return 0;
+}
+
+static int teardown(void **state)
+{
+	char sub[160];
+	(void)state;
+	unlink(path);
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	rmdir(sub);
+	rmdir(dir);
+	return 0;
+}
+
+static char *text(void)
+{
+	struct af_buf b = AF_BUF_INIT;
+	assert_int_equal(af_userdict_read(&b), 0);
+	af_buf_putc(&b, 0);
+	return (char *)af_buf_steal(&b, NULL);
+}
+
+static void test_path(void **state)
+{
+	char p[4096];
+	(void)state;
+	assert_int_equal(af_userdict_path(p, sizeof(p)), 0);
+	assert_string_equal(p, path);
+	setenv("ANIMFS_NAMES", "", 1);
+	assert_int_equal(af_userdict_path(p, sizeof(p)), -1);
+	unsetenv("ANIMFS_NAMES");
+	setenv("XDG_DATA_HOME", "/x/data", 1);
+	assert_int_equal(af_userdict_path(p, sizeof(p)), 0);
+	assert_string_equal(p, "/x/data/animfs/names.txt");
+	unsetenv("XDG_DATA_HOME");
+	setenv("HOME", "/home/u", 1);
+	assert_int_equal(af_userdict_path(p, sizeof(p)), 0);
+	assert_string_equal(p, "/home/u/.local/share/animfs/names.txt");
+	setenv("ANIMFS_NAMES", path, 1);
+}
+
+static void test_learn(void **state)
+{
+	(void)state;
+	char *t = text(); /* missing: no names, no error */
+	assert_string_equal(t, "");
+	free(t);
+	const char *a[] = { "Enter", "Wave At", "Enter", "caf\xc3\xa9", "", "#c", " x", "a\nb",
+			    "Exit" };
+	assert_int_equal(af_userdict_learn(a, sizeof(a) / sizeof(a[0])), 0);
+	t = text();
+	assert_string_equal(t, "Enter\nWave At\nExit\n");
+	free(t);
+	const char *b[] = { "Exit", "Loop" }; /* one known, one new */
+	assert_int_equal(af_userdict_learn(b, 2), 0);
+	t = text();
+	assert_string_equal(t, "Enter\nWave At\nExit\nLoop\n");
+	free(t);
+	/* an empty file reads as no names, and learning into it works */
+	FILE *f = fopen(path, "w");
+	assert_non_null(f);
+	fclose(f);
+	t = text();
+	assert_string_equal(t, "");
+	free(t);
+	assert_int_equal(af_userdict_learn(b, 2), 0);
+	t = text();
+	assert_string_equal(t, "Exit\nLoop\n");
+	free(t);
+	/* turned off: nothing read, nothing written */
+	setenv("ANIMFS_NAMES", "", 1);
+	assert_int_equal(af_userdict_learn(a, 1), 0);
+	setenv("ANIMFS_NAMES", path, 1);
+	t = text();
+	assert_string_equal(t, "Exit\nLoop\n");
+	free(t);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_path),
+		cmocka_unit_test(test_learn),
+	};
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
