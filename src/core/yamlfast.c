@@ -479,6 +479,8 @@ int af_yfast_parse(struct af_ytree *t, const uint8_t *text, size_t n)
 	int rc = 0;
 
 	init_tab();
+	if (!n)
+		return NO; /* empty: libyaml says so (and text may be NULL) */
 	for (size_t i = 0; i < n; i++)
 		if (text[i] >= 0x7F || (text[i] < 0x20 && text[i] != '\n'))
 			return NO; /* non-ASCII (UTF-8 is checked by libyaml), tabs, CR, controls */
