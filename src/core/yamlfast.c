@@ -6,13 +6,17 @@
  *     items), keys that are plain or quoted scalars on one line;
  *   - plain scalars of letters, digits, spaces and _ . + - / ( ) ~ =;
  *   - quoted scalars on one line without escapes;
- *   - flow sequences on one line, nested or not;
- *   - literal blocks ("|") with the default chomping and no blank lines inside;
+ *   - flow sequences and flow mappings ("key: value" pairs) on one line, nested;
+ *   - empty values ("key:" with nothing below), which are nulls;
+ *   - literal blocks ("|") with the default chomping and indentation, no empty
+ *     lines inside and no lines of spaces beyond their indentation;
  *   - comments and blank lines.
  * Anything else, and anything malformed, makes it give up (AF_EUNSUP) without a
  * word, and libyaml reads the document instead. So this file never has to be
  * right about the rest of YAML, only about what it accepts; tests/unit/
- * test_yamlfast.c checks that on real documents and on mutated ones. */
+ * test_yamlfast.c checks that on real, mutated and generated documents, and the
+ * YAML fuzz targets on whatever they make. */
+#include <pthread.h>
 #include <string.h>
 
 #include "ytree.h"
@@ -40,12 +44,11 @@ struct scan {
 
 /* Characters a plain scalar may hold (besides inner spaces). */
 static unsigned char plain_tab[256];
+static pthread_once_t plain_once = PTHREAD_ONCE_INIT;
 
 static void init_tab(void)
 {
 	const char *extra = "_.+-/()~=";
-	if (plain_tab['a'])
-		return;
 	for (int c = '0'; c <= '9'; c++)
 		plain_tab[c] = 1;
 	for (int c = 'a'; c <= 'z'; c++)
@@ -62,9 +65,9 @@ static int is_alnum(int c)
 /* Can a plain scalar start at q? Indicators ("- ", "?", ":" ...) cannot. */
 static int plain_start(const char *q, const char *le)
 {
-	int c = (unsigned char)*q;
 	if (q >= le)
 		return 0;
+	int c = (unsigned char)*q;
 	if (c == '-')
 		return q + 1 < le && (is_alnum((unsigned char)q[1]) || q[1] == '.');
 	return is_alnum(c) || c == '_' || c == '.' || c == '/' || c == '(' || c == '~' || c == '+';
@@ -478,7 +481,7 @@ int af_yfast_parse(struct af_ytree *t, const uint8_t *text, size_t n)
 	struct blk stack[129];
 	int rc = 0;
 
-	init_tab();
+	pthread_once(&plain_once, init_tab);
 	if (!n)
 		return NO; /* empty: libyaml says so (and text may be NULL) */
 	for (size_t i = 0; i < n; i++)
