@@ -12,12 +12,13 @@
 
 #include "animfs/userdict.h"
 
-static char dir[64], path[128];
+static char dir[512], path[600];
 
 static int setup(void **state)
 {
 	(void)state;
-	snprintf(dir, sizeof(dir), "/tmp/animfs-dict-XXXXXX");
+	const char *tmp = getenv("TMPDIR");
+	snprintf(dir, sizeof(dir), "%s/animfs-dict-XXXXXX", tmp && *tmp ? tmp : "/tmp");
 	if (!mkdtemp(dir))
 		return -1;
 	snprintf(path, sizeof(path), "%s/sub/names.txt", dir);
@@ -27,7 +28,7 @@ static int setup(void **state)
 
 static int teardown(void **state)
 {
-	char sub[160];
+	char sub[600];
 	(void)state;
 	unlink(path);
 	snprintf(sub, sizeof(sub), "%s/sub", dir);
