@@ -242,6 +242,12 @@ static void next_line(struct scan *s)
 	s->line++;
 }
 
+/* Leading spaces of the current line. */
+static int line_indent(const struct scan *s)
+{
+	return (int)(skip_spaces(s->ls, s->le) - s->ls);
+}
+
 static int blank(const char *ls, const char *le)
 {
 	return skip_spaces(ls, le) == le;
@@ -266,7 +272,7 @@ static int literal(struct scan *s, const char *q, int parent)
 		if (s->next >= s->end)
 			break;
 		next_line(s);
-		int k = (int)(skip_spaces(s->ls, s->le) - s->ls);
+		int k = line_indent(s);
 		if (blank(s->ls, s->le)) {
 			if (n < 0)
 				return NO; /* leading blank lines */
@@ -279,7 +285,7 @@ static int literal(struct scan *s, const char *q, int parent)
 					break;
 				next_line(s);
 				if (!blank(s->ls, s->le)) {
-					if ((int)(skip_spaces(s->ls, s->le) - s->ls) >= n)
+					if (line_indent(s) >= n)
 						return NO;
 					break;
 				}
@@ -306,7 +312,7 @@ static int literal(struct scan *s, const char *q, int parent)
 		if (s->next >= s->end)
 			break;
 		next_line(s);
-		if (blank(s->ls, s->le) || (int)(skip_spaces(s->ls, s->le) - s->ls) < n) {
+		if (blank(s->ls, s->le) || line_indent(s) < n) {
 			/* the main loop reads this line again */
 			s->next = s->ls;
 			s->line--;
