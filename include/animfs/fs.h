@@ -22,6 +22,7 @@
 #define AF_CTL_DIR ".animfs"         /* virtual folder at the view's root */
 #define AF_CTL_ERRORS "errors"       /* recent failed saves, newest last */
 #define AF_CTL_PID "pid"             /* the daemon's pid, for `animfs umount` */
+#define AF_CTL_SCRATCH "scratch"     /* where the editors' droppings are kept */
 #define AF_DEFAULT_CACHE_MB 256
 #define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
 
@@ -91,7 +92,8 @@ struct af_text *af_errlog_text(struct af_errlog *e);
 struct af_handle;
 struct af_fs {
 	int rootfd;    /* GAME, opened once before daemonizing */
-	int scratchfd; /* private temp folder outside GAME for editor files */
+	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c) */
+	int scratch_private; /* a temporary one (no GAME path given): removed at the end */
 	char scratch_path[4096];
 	int read_only;
 	struct af_rcache *cache;
@@ -111,7 +113,8 @@ struct af_name {
 	char path[];
 };
 
-int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only);
+/* game: GAME's real path, which names its scratch area (NULL: a temporary one). */
+int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only);
 void af_fs_destroy(struct af_fs *fs);
 
 /* ---- view.c: what a view path is ---- */
@@ -146,6 +149,9 @@ size_t af_view_strip(const char *name);
 /* Would a new file of this name be a view YAML (its binary's extension is one a
  * codec lists)? */
 int af_view_is_candidate(const char *rel);
+/* Whether a new name rel would be an editor's dropping (dropping.c): it matches the
+ * table and the file it derives from is a name in that folder. */
+int af_view_is_dropping(struct af_fs *fs, const char *rel);
 /* Classify a backing regular file: bid (cached by identity). */
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 		      struct af_rinfo *info);
@@ -162,6 +168,8 @@ void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel);
 /* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 		   struct af_text **out);
+/* The text of a control file (rel ".animfs/<name>"); NULL on ENOMEM. */
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel);
 /* Fill st for a resolved view path (exact YAML size for views). */
 int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st);
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
@@ -193,10 +201,16 @@ int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text
 int af_pkgfs_commit(struct af_fs *fs, const char *bin, const uint8_t *yaml, size_t n,
 		    struct af_diag *d);
 
-/* ---- scratch.c: editor files outside GAME ---- */
+/* ---- scratch.c: editors' droppings outside GAME ---- */
 
-int af_scratch_open_dir(struct af_fs *fs);
+/* GAME's scratch area, $XDG_STATE_HOME/animfs/scratch-<hash of game>/tree (or under
+ * ~/.local/state), kept across mounts: droppings older than a week are removed and
+ * the rest counted. game NULL: a temporary folder removed by af_scratch_remove. */
+int af_scratch_open_dir(struct af_fs *fs, const char *game);
+/* Close it (a temporary one is deleted; a kept one loses only its empty folders). */
 void af_scratch_remove(struct af_fs *fs);
+/* Remove week-old files and empty folders below tree; the count of files left. */
+unsigned af_scratch_sweep(const char *tree);
 /* Create (O_CREAT | flags) rel in the scratch area, making its folders. fd or -errno. */
 int af_scratch_create(struct af_fs *fs, const char *rel, int flags, mode_t mode);
 int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel);
@@ -225,6 +239,7 @@ struct af_handle {
 	enum af_hkind kind;
 	int fd;                /* AF_H_FD: backing or scratch descriptor */
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
+	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
 	char rel[4096];        /* view path relative to the root */
 	char bin[4096];        /* the binary it commits to */
 	pthread_mutex_t lock;
@@ -245,6 +260,9 @@ int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off);
 int af_handle_truncate(struct af_handle *h, off_t size);
 /* Commit when changed since the last commit; 0 or -errno. */
 int af_handle_commit(struct af_fs *fs, struct af_handle *h);
+/* Whether a GAME file rel is open through the view (a binary being copied in is
+ * shown under its own name until it is closed). */
+int af_handle_game_open(struct af_fs *fs, const char *rel);
 /* Size of a changed open view of rel (an unsaved buffer), -1 when none: what a
  * new view not yet saved shows. */
 long long af_handle_pending_size(struct af_fs *fs, const char *rel);

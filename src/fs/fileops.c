@@ -32,6 +32,8 @@ static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const c
 	struct af_handle *h = af_handle_new_fd(fs, fd, rel);
 	if (!h)
 		close(fd);
+	else
+		h->in_game = dfd == fs->rootfd;
 	return put_handle(fi, h, 0);
 }
 
@@ -48,17 +50,9 @@ static int open_ro_text(struct af_fs *fs, struct fuse_file_info *fi, const char 
 
 static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
-	struct af_text *t;
 	if (fi->flags & WRITE_FLAGS)
 		return -EACCES;
-	if (!strcmp(r->rel + sizeof(AF_CTL_DIR), AF_CTL_PID)) {
-		char pid[32];
-		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-		t = af_text_new(pid, (size_t)n);
-	} else {
-		t = af_errlog_text(fs->errors);
-	}
-	return open_ro_text(fs, fi, r->rel, t);
+	return open_ro_text(fs, fi, r->rel, af_ctl_text(fs, r->rel));
 }
 
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
@@ -155,14 +149,18 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		bin_of(r.rel, bin, sizeof(bin));
 		return put_handle(fi, af_handle_new_text(fs, r.rel, bin, NULL, 1), 1);
 	}
-	/* Anything else new is an editor's file: it lives outside GAME. */
-	int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
-	if (fd < 0)
-		return fd;
-	struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
-	if (!h)
-		close(fd);
-	return put_handle(fi, h, 0);
+	if (af_view_is_dropping(fs, r.rel)) { /* an editor's own file: kept outside GAME */
+		int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
+		if (fd < 0)
+			return fd;
+		struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
+		if (!h)
+			close(fd);
+		return put_handle(fi, h, 0);
+	}
+	/* Anything else is the user's: it lands in GAME, as on the folder itself (a
+	 * binary a codec claims is shown as its view once it is closed). */
+	return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags | O_CREAT, mode);
 }
 
 int af_op_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)

@@ -241,6 +241,16 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 	return rc;
 }
 
+int af_handle_game_open(struct af_fs *fs, const char *rel)
+{
+	int found = 0;
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_handle *h = fs->handles; h && !found; h = h->next)
+		found = h->kind == AF_H_FD && h->in_game && !strcmp(h->rel, rel);
+	pthread_mutex_unlock(&fs->lock);
+	return found;
+}
+
 long long af_handle_pending_size(struct af_fs *fs, const char *rel)
 {
 	long long size = -1;

@@ -230,6 +230,7 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	if (r.kind == AF_K_CTLDIR) {
 		filler(buf, AF_CTL_ERRORS, NULL, 0, 0);
 		filler(buf, AF_CTL_PID, NULL, 0, 0);
+		filler(buf, AF_CTL_SCRATCH, NULL, 0, 0);
 		return 0;
 	}
 	list_backing(&l);
@@ -285,10 +286,10 @@ int af_op_rmdir(const char *path)
 		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
 	if (fs->read_only)
 		return -EROFS;
-	if (unlinkat(fs->rootfd, r.rel, AT_REMOVEDIR))
-		return -errno;
-	unlinkat(fs->scratchfd, r.rel, AT_REMOVEDIR); /* its mirror, when empty */
-	return 0;
+	/* droppings listed in the folder make it not empty, as they would on disk */
+	if (unlinkat(fs->scratchfd, r.rel, AT_REMOVEDIR) && errno == ENOTEMPTY)
+		return -ENOTEMPTY;
+	return unlinkat(fs->rootfd, r.rel, AT_REMOVEDIR) ? -errno : 0;
 }
 
 int af_op_unlink(const char *path)
@@ -429,7 +430,8 @@ int af_op_statfs(const char *path, struct statvfs *st)
 	return fstatvfs(af_ctx_fs()->rootfd, st) ? -errno : 0;
 }
 
-/* Only editors make links in a view (emacs' `.#x` lock): they live in the scratch area. */
+/* A link is the user's like any file (GAME), unless it is an editor's lock link
+ * (emacs' `.#x`): that lives in the scratch area. */
 int af_op_symlink(const char *target, const char *path)
 {
 	struct af_fs *fs = af_ctx_fs();
@@ -441,5 +443,7 @@ int af_op_symlink(const char *target, const char *path)
 		return -EEXIST;
 	if (fs->read_only)
 		return -EROFS;
-	return af_scratch_symlink(fs, target, r.rel);
+	if (af_view_is_dropping(fs, r.rel))
+		return af_scratch_symlink(fs, target, r.rel);
+	return symlinkat(target, fs->rootfd, r.rel) ? -errno : 0;
 }

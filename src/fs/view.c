@@ -17,6 +17,8 @@
 #include "animfs/fs.h"
 #include "animfs/userdict.h"
 
+#include "dropping.h"
+
 int af_view_rel(const char *path, char *rel, size_t size)
 {
 	while (*path == '/')
@@ -95,6 +97,32 @@ void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 	af_rcache_get(fs->cache, st, info, NULL);
 }
 
+/* X of a dropping is "a name in that folder": anything the view shows there, a name
+ * an editor renamed away, a new view being written or about to be. */
+struct in_folder {
+	struct af_fs *fs;
+	const char *rel; /* the dropping's path */
+};
+
+static int name_in_folder(void *ctx, const char *x)
+{
+	const struct in_folder *f = ctx;
+	const char *base = base_of(f->rel);
+	char path[4096 + 256];
+	struct af_res r;
+	snprintf(path, sizeof(path), "/%.*s%s", (int)(base - f->rel), f->rel, x);
+	if (af_view_resolve(f->fs, path, &r))
+		return 0;
+	return r.kind != AF_K_NONE || r.ghost || af_view_is_candidate(r.rel) ||
+	       af_handle_pending_size(f->fs, r.rel) >= 0;
+}
+
+int af_view_is_dropping(struct af_fs *fs, const char *rel)
+{
+	struct in_folder f = {fs, rel};
+	return af_dropping_is(base_of(rel), name_in_folder, &f);
+}
+
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind)
 {
 	int found = 0;
@@ -171,7 +199,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(r->rel, AF_CTL_DIR "/", sizeof(AF_CTL_DIR))) {
 		const char *f = r->rel + sizeof(AF_CTL_DIR);
-		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID))
+		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH))
 			r->kind = AF_K_CTLFILE;
 		return 0;
 	}
@@ -206,7 +234,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		} else {
 			af_view_classify(fs, r->rel, &r->st, &r->info);
 			r->kind = r->info.codec && !r->info.failed ? AF_K_HIDDEN : AF_K_PASS;
-			if (r->kind == AF_K_HIDDEN && !r->info.have_size)
+			if (r->kind == AF_K_HIDDEN && af_handle_game_open(fs, r->rel))
+				r->kind = AF_K_PASS; /* being written (cp of a new binary) */
+			else if (r->kind == AF_K_HIDDEN && !r->info.have_size)
 				hidden_or_broken(fs, r);
 		}
 	}
@@ -346,16 +376,24 @@ out:
 	return rc;
 }
 
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel)
+{
+	const char *f = rel + sizeof(AF_CTL_DIR);
+	char line[4200];
+	int n;
+	if (!strcmp(f, AF_CTL_ERRORS))
+		return af_errlog_text(fs->errors);
+	if (!strcmp(f, AF_CTL_PID))
+		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	else
+		n = snprintf(line, sizeof(line), "%s\n", fs->scratch_path);
+	return af_text_new(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 static size_t ctl_size(struct af_fs *fs, const char *rel)
 {
-	struct af_text *t;
-	size_t n;
-	if (!strcmp(rel + sizeof(AF_CTL_DIR), AF_CTL_PID)) {
-		char pid[32];
-		return (size_t)snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	}
-	t = af_errlog_text(fs->errors);
-	n = t ? t->len : 0;
+	struct af_text *t = af_ctl_text(fs, rel);
+	size_t n = t ? t->len : 0;
 	af_text_unref(t);
 	return n;
 }

@@ -1,6 +1,6 @@
 # Other writers: sed -i, a shell `>` redirect, cp over a view, cp of a new YAML
 # (creates the binary its `format:` names), rm of a view (deletes the binary), and a
-# new plain file (scratch: listed in the view, never in GAME).
+# new plain file (the user's: in GAME, renamed and removed there).
 . "$(dirname "$0")/common.inc"
 copy_samples
 bin=$(pick_small)
@@ -49,12 +49,15 @@ m0=$(stat -c %y "$GAME/$bin")
 touch "$v" || fail "touch of a view"
 [ "$(stat -c %y "$GAME/$bin")" = "$m0" ] || fail "touch moved the binary's mtime"
 
-echo scratch > "$VIEW/notes.tmp" || fail "new plain file"
-[ "$(cat "$VIEW/notes.tmp")" = scratch ] || fail "scratch read"
-ls "$VIEW" | grep -qx notes.tmp || fail "scratch file not listed"
-[ -e "$GAME/notes.tmp" ] && fail "scratch file reached GAME"
-mv "$VIEW/notes.tmp" "$VIEW/notes2.tmp" || fail "scratch rename"
-rm "$VIEW/notes2.tmp" || fail "scratch rm"
+# a new plain file is the user's: it lands in GAME, and mv renames it there
+echo mine > "$VIEW/notes.tmp" || fail "new plain file"
+[ "$(cat "$VIEW/notes.tmp")" = mine ] || fail "plain read"
+ls "$VIEW" | grep -qx notes.tmp || fail "new file not listed"
+[ "$(cat "$GAME/notes.tmp")" = mine ] || fail "new plain file not in GAME"
+mv "$VIEW/notes.tmp" "$VIEW/notes2.tmp" || fail "plain rename"
+[ "$(cat "$GAME/notes2.tmp")" = mine ] && [ ! -e "$GAME/notes.tmp" ] || fail "rename not in GAME"
+rm "$VIEW/notes2.tmp" || fail "plain rm"
+[ -e "$GAME/notes2.tmp" ] && fail "rm kept the file"
 [ "$(game_listing)" = "$before" ] || fail "GAME changed: $(game_listing)"
 [ -s "$VIEW/.animfs/errors" ] && fail "spurious save errors: $(cat "$VIEW/.animfs/errors")"
 "$ANIMFS" umount "$VIEW" || fail "umount"
