@@ -164,6 +164,21 @@ static const struct af_codec *pick_decoder(const struct args *a, const struct af
 	return c;
 }
 
+/* The codec that encodes into a->out: the one rule (af_codec_for_save) with the codec
+ * that claims the file already there, if one is. */
+static const struct af_codec *encoder(const struct args *a, const struct af_buf *yaml,
+				      struct af_diag *d)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	const struct af_codec *claimed = NULL;
+	const char *name = a->out && strcmp(a->out, "-") ? a->out : "";
+	const char *base = strrchr(name, '/');
+	if (name[0] && af_read_head_at(AT_FDCWD, name, head, sizeof(head), &got) == 0)
+		claimed = af_codec_bid(base ? base + 1 : name, head, got);
+	return af_codec_for_save(claimed, name, yaml->data, yaml->len, d);
+}
+
 /* What decode and encode share: read a->in, run it through the codec one way, write a->out.
  * Siblings are looked up beside the binary side (the input to decode, the output of encode). */
 static int convert(const struct args *a, int decode)
@@ -180,7 +195,7 @@ static int convert(const struct args *a, int decode)
 		io.io.learn_names = af_userdict_io_learn; /* names typed in the document */
 	if (read_input(a->in, decode ? AF_MAX_FILE : AF_MAX_YAML, &in, &d))
 		goto out;
-	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : af_codec_for_yaml(in.data, in.len, &d);
+	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : encoder(a, &in, &d);
 	if (!c)
 		goto out;
 	if ((decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.io, &out, &d))

@@ -112,7 +112,6 @@ int af_cli_pkg_encode(const char *yamlpath, const char *path, const char *pkg, c
 	struct af_buf yaml = AF_BUF_INIT, image = AF_BUF_INIT;
 	struct af_diag d;
 	const struct af_pkg_item *it;
-	const struct af_codec *c;
 	const char *where = pkg;
 	int changed = 0, rc = AF_EXIT_FAIL;
 	af_diag_init(&d);
@@ -127,13 +126,6 @@ int af_cli_pkg_encode(const char *yamlpath, const char *path, const char *pkg, c
 	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
 			    &yaml, &d))
 		goto out;
-	if (!(c = af_codec_for_yaml(yaml.data, yaml.len, &d)))
-		goto out;
-	if (strcmp(c->name, "sims3-jazz")) {
-		af_diag_error(&d, AF_EINVAL, "a %s document cannot go into %s (only sims3-jazz)",
-			      c->name, path);
-		goto out;
-	}
 	if (af_pkgview_commit(&v, it, yaml.data, yaml.len, &image, &changed, &d))
 		goto out;
 	if (!changed) {

@@ -52,27 +52,12 @@ int af_view_is_candidate(const char *rel)
 {
 	const char *base = base_of(rel);
 	size_t n = af_view_strip(base);
-	const char *dot;
 	char stem[256];
 	if (!n || n >= sizeof(stem))
 		return 0;
 	memcpy(stem, base, n);
 	stem[n] = 0;
-	dot = strrchr(stem, '.');
-	if (!dot || dot == stem || !dot[1])
-		return 0;
-	for (size_t i = 0; af_codecs[i]; i++) {
-		const char *e = af_codecs[i]->extensions;
-		size_t el = strlen(dot + 1);
-		while (e && *e) {
-			size_t wl = strcspn(e, " ,");
-			if (wl == el && !strncasecmp(e, dot + 1, el))
-				return 1;
-			e += wl;
-			e += strspn(e, " ,");
-		}
-	}
-	return 0;
+	return af_codec_for_ext(stem, 0) != NULL;
 }
 
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,

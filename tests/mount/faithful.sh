@@ -59,6 +59,23 @@ done
 grep -q "not renamed to b.PLD.yaml" "$VIEW/.animfs/errors" || fail "refused rename not in .animfs/errors"
 echo "ok: view renames"
 
+# a save goes only into the view's own format: the binary's codec, or a new view's
+# extension's; anything else is EINVAL with file:line:col and the binary unchanged
+ex=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}/examples
+"$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$GAME/tiny.PLD" || fail "encode of the RE example"
+cp "$GAME/tiny.PLD" "$T/tiny.orig"
+out=$(cat "$ex/walk.animation.yaml" 2>&1 > "$VIEW/tiny.PLD.yaml") && fail "a Diesel document saved into a PLD"
+case "$out" in *"Invalid argument"*) ;; *) fail "cross-format save: wanted EINVAL, got '$out'";; esac
+cmp -s "$GAME/tiny.PLD" "$T/tiny.orig" || fail "a refused cross-format save changed the binary"
+grep -q "tiny.PLD.yaml:4:9: format diesel-animation, but tiny.PLD is a re-model file" "$VIEW/.animfs/errors" ||
+  fail "cross-format save not in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
+cp "$ex/walk.animation.yaml" "$VIEW/fresh.PLD.yaml" 2>/dev/null && fail "a Diesel document made a new PLD"
+[ -e "$GAME/fresh.PLD" ] && fail "a refused new view made its binary"
+mv "$VIEW/tiny.PLD.yaml" "$VIEW/tiny.animation.yaml" 2>/dev/null && fail "a PLD view renamed to a Diesel name"
+cmp -s "$GAME/tiny.PLD" "$T/tiny.orig" && [ ! -e "$GAME/tiny.animation" ] || fail "a refused rename changed GAME"
+rm "$GAME/tiny.PLD"
+echo "ok: saves and renames across formats refused"
+
 # editor droppings: one of each row of the table, never in GAME, kept across mounts
 x=b.animation.yaml
 droppings=(".$x.swp" ".$x.swo" "$x~" ".$x.un~" 4913 "#$x#" "$x.~3~" "$x.save" "$x.save.1"
