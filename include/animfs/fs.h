@@ -240,6 +240,7 @@ struct af_handle {
 	int fd;                /* AF_H_FD: backing or scratch descriptor */
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
 	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
+	long opener;           /* process (thread group) that opened it: its close saves */
 	char rel[4096];        /* view path relative to the root */
 	char bin[4096];        /* the binary it commits to */
 	pthread_mutex_t lock;
@@ -263,6 +264,11 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h);
 /* Whether a GAME file rel is open through the view (a binary being copied in is
  * shown under its own name until it is closed). */
 int af_handle_game_open(struct af_fs *fs, const char *rel);
+/* The size stat shows for the view rel whose saved text is `saved` bytes long.
+ * FUSE does not say which descriptor an fstat comes from, so: a buffer being written
+ * (the writer's own fstat), else the longest text an open descriptor holds, so that
+ * a reader that opened a longer text and reads st_size bytes gets all of it. */
+size_t af_handle_view_size(struct af_fs *fs, const char *rel, size_t saved);
 /* Size of a changed open view of rel (an unsaved buffer), -1 when none: what a
  * new view not yet saved shows. */
 long long af_handle_pending_size(struct af_fs *fs, const char *rel);

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -13,10 +14,31 @@
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_TRUNC | O_APPEND)
 
+/* The process of the request (its thread group: FUSE names the thread), or 0. */
+static long caller_process(void)
+{
+	long tid = (long)fuse_get_context()->pid, tgid = 0;
+	char path[64], line[128];
+	if (tid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = strtol(line + 5, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return tgid > 0 ? tgid : tid;
+}
+
 static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct)
 {
 	if (!h)
 		return -ENOMEM;
+	if (h->kind == AF_H_TEXT && h->is_view)
+		h->opener = caller_process();
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = direct;
 	fi->keep_cache = 0;
@@ -246,10 +268,18 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	}
 }
 
+/* A view saves when the process that opened it closes it (every close flushes; so
+ * does the exit of a child that inherited the descriptor, as in
+ * `{ head a; sleep 2; tail a; } > x.yaml`, and those must not save half a
+ * document). fsync saves at once, and a change still unsaved when the last
+ * descriptor goes (the opener closed first) is saved at release. */
 int af_op_flush(const char *path, struct fuse_file_info *fi)
 {
+	struct af_handle *h = af_fi_handle(fi);
 	(void)path;
-	return af_handle_commit(af_ctx_fs(), af_fi_handle(fi));
+	if (h->kind == AF_H_TEXT && h->is_view && h->opener && caller_process() != h->opener)
+		return 0;
+	return af_handle_commit(af_ctx_fs(), h);
 }
 
 int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
@@ -264,7 +294,10 @@ int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 
 int af_op_release(const char *path, struct fuse_file_info *fi)
 {
+	struct af_fs *fs = af_ctx_fs();
+	struct af_handle *h = af_fi_handle(fi);
 	(void)path;
-	af_handle_free(af_ctx_fs(), af_fi_handle(fi));
+	af_handle_commit(fs, h); /* no-op unless a change is unsaved (see flush) */
+	af_handle_free(fs, h);
 	return 0;
 }

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -68,7 +69,8 @@ void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 	memset(info, 0, sizeof(*info));
 	const char *base = base_of(rel);
 	uint64_t name_hash = af_fnv1_64(base, strlen(base)) | 1;
-	if (!S_ISREG(st->st_mode))
+	/* a binary whose view name would pass NAME_MAX cannot be shown as a view */
+	if (!S_ISREG(st->st_mode) || strlen(base) + strlen(AF_VIEW_SUFFIX) > NAME_MAX)
 		return;
 	if (af_rcache_get(fs->cache, st, info, NULL) && info->name_hash == name_hash)
 		return;
@@ -427,6 +429,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
 			st->st_size = (off_t)t->len;
 			af_text_unref(t);
 		}
+		if (fs->handles) /* open descriptors may hold other texts */
+			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
 		break;
 	}
 	default:
