@@ -129,7 +129,8 @@ enum af_kind {
 	AF_K_CTLDIR,   /* /.animfs */
 	AF_K_CTLFILE,  /* /.animfs/errors, /.animfs/pid */
 	AF_K_PKGDIR,   /* a Sims 3 package shown as a folder (pkgfs.c) */
-	AF_K_PKGINDEX, /* its read-only index.yaml (bin: the package) */
+	AF_K_PKGINDEX, /* a read-only file in it: index.yaml (bin: the package), or a
+			  member that does not decode, raw (bin: X.package/<name>) */
 };
 
 struct af_res {
@@ -193,9 +194,10 @@ int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r);
 /* The names in a package folder (index.yaml first). */
 int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
 		  void *ctx);
-/* The text of a member view (bin "X.package/<name>.jazz") or, with index, of the
- * package bin's index.yaml. 0, or -EIO when it cannot be shown. */
-int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text **out);
+/* The text of a member view (bin "X.package/<name>.jazz") or, with ro, of a read-only
+ * file of the folder: the index.yaml (bin the package) or the raw body of a member
+ * that does not decode. 0, or -EIO when it cannot be shown. */
+int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
 /* Save yaml into the member bin: the package is rewritten atomically unless the
  * resource's bytes stay the same. 0 or AF_E* with d filled. */
 int af_pkgfs_commit(struct af_fs *fs, const char *bin, const uint8_t *yaml, size_t n,
