@@ -212,6 +212,14 @@ out:
 	return rc;
 }
 
+static int is_package(const char *path)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	return strcmp(path, "-") && af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got) == 0 &&
+	       af_dbpf_is_v2(head, got);
+}
+
 int af_cli_decode(int argc, char **argv)
 {
 	struct args a;
@@ -222,6 +230,8 @@ int af_cli_decode(int argc, char **argv)
 		return AF_EXIT_USAGE;
 	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
 		return af_cli_pkg_decode(a.in, pkg, member, a.out);
+	if (!a.format && is_package(a.in)) /* the whole package, for diffs */
+		return af_cli_pkg_decode(a.in, a.in, NULL, a.out);
 	return convert(&a, 1);
 }
 
