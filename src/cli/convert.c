@@ -179,6 +179,29 @@ static const struct af_codec *encoder(const struct args *a, const struct af_buf 
 	return af_codec_for_save(claimed, name, yaml->data, yaml->len, d);
 }
 
+/* Warnings about what the file being replaced already held are noise: only what the
+ * edit introduced is said. The old file's own warnings are those of encoding its
+ * decode. */
+static void drop_old_warnings(const struct af_codec *c, const char *path, const struct af_io *io,
+			      struct af_diag *d)
+{
+	struct af_buf old = AF_BUF_INIT, yaml = AF_BUF_INIT, bin = AF_BUF_INIT;
+	struct af_diag od, quiet;
+	struct af_io sil = *io;
+	af_diag_init(&od);
+	af_diag_init(&quiet);
+	sil.learn_names = NULL;
+	if (path && strcmp(path, "-") && !af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &old, &quiet) &&
+	    !c->to_yaml(old.data, old.len, &sil, &yaml, &quiet) &&
+	    !c->from_yaml(yaml.data, yaml.len, &sil, &bin, &od))
+		af_diag_drop_known(d, &od);
+	af_buf_free(&old);
+	af_buf_free(&yaml);
+	af_buf_free(&bin);
+	af_diag_free(&od);
+	af_diag_free(&quiet);
+}
+
 /* What decode and encode share: read a->in, run it through the codec one way, write a->out.
  * Siblings are looked up beside the binary side (the input to decode, the output of encode). */
 static int convert(const struct args *a, int decode)
@@ -200,6 +223,8 @@ static int convert(const struct args *a, int decode)
 		goto out;
 	if ((decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.io, &out, &d))
 		goto out;
+	if (!decode && d.nwarnings)
+		drop_old_warnings(c, a->out, &io.io, &d);
 	if (write_result(a->out, &out, &d))
 		goto out;
 	rc = AF_EXIT_OK;
