@@ -104,6 +104,8 @@ struct af_fs {
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_pkgfs *pkgs;       /* Sims 3 packages shown as folders (pkgfs.c) */
+	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
+	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
 	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
 };
@@ -221,6 +223,15 @@ int af_scratch_unlink(struct af_fs *fs, const char *rel);
 int af_scratch_rename(struct af_fs *fs, const char *from, const char *to);
 /* Put data into a new scratch file rel (replacing one there). 0 or -errno. */
 int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n, mode_t mode);
+
+/* ---- sweep.c: temp files of unfinished saves ---- */
+
+/* Remove dfd/name when it is a temp file (AF_TMP_PREFIX) whose writer is gone and
+ * that is min_age seconds old; 1 when removed. */
+int af_sweep_temp(int dfd, const char *name, int min_age);
+/* The walk of all of GAME at mount, on a thread of its own; stop cancels and joins. */
+void af_sweep_start(struct af_fs *fs);
+void af_sweep_stop(struct af_fs *fs);
 
 /* ---- commit.c: a YAML document -> the backing binary ---- */
 

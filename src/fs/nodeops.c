@@ -96,22 +96,6 @@ static int shadowed(struct lister *l, int dfd, const char *name)
 	return info.codec && !info.failed;
 }
 
-/* A temporary file of a save that crashed (its process is gone and it is more than a
- * minute old) is removed when its folder is listed: no walk of GAME at mount time. */
-static void sweep_temp(int dfd, const char *name)
-{
-	struct stat st;
-	char *end;
-	long pid = strtol(name + strlen(AF_TMP_PREFIX), &end, 10);
-	if (pid <= 0 || *end != '-' || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-		return;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-	    time(NULL) - st.st_mtime < 60)
-		return;
-	if (unlinkat(dfd, name, 0) == 0)
-		af_fs_log(LOG_NOTICE, "removed %s, left by a save that did not finish", name);
-}
-
 static void list_backing(struct lister *l)
 {
 	DIR *dir = af_opendir_at(l->fs->rootfd, l->dir);
@@ -124,8 +108,8 @@ static void list_backing(struct lister *l)
 		struct stat st;
 		struct af_rinfo info = {0};
 		if (!strncmp(n, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX))) {
-			if (!l->fs->read_only)
-				sweep_temp(dirfd(dir), n);
+			if (!l->fs->read_only) /* a minute old: a save of another process may be at work */
+				af_sweep_temp(dirfd(dir), n, 60);
 			continue;
 		}
 		if (!strcmp(n, ".") || !strcmp(n, "..") ||

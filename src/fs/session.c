@@ -43,6 +43,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 
 void af_fs_destroy(struct af_fs *fs)
 {
+	af_sweep_stop(fs);
 	while (fs->handles)
 		af_handle_free(fs, fs->handles);
 	while (fs->ghosts) {
@@ -186,6 +187,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	mallopt(M_ARENA_MAX, 2);
 	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", game, view, fs.scratch_path);
+	af_sweep_start(&fs);
 	rc = fuse_loop_mt(f, 0) ? 1 : 0;
 	af_fs_log(LOG_INFO, "unmounted %s", view);
 	if (sizesfd >= 0 && af_rcache_save(fs.cache, sizesfd, sizes_name))
