@@ -102,6 +102,7 @@ struct af_fs {
 	pthread_mutex_t commit_lock; /* one commit at a time */
 	struct af_handle *handles;   /* open files (list) */
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
+	struct af_alias *aliases;    /* .fuse_hidden names of open files (hidden.c) */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_pkgfs *pkgs;       /* Sims 3 packages shown as folders (pkgfs.c) */
 	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
@@ -223,6 +224,20 @@ int af_scratch_unlink(struct af_fs *fs, const char *rel);
 int af_scratch_rename(struct af_fs *fs, const char *from, const char *to);
 /* Put data into a new scratch file rel (replacing one there). 0 or -errno. */
 int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n, mode_t mode);
+
+/* ---- hidden.c: .fuse_hidden aliases of removed or replaced open files ---- */
+
+struct af_alias;
+/* Whether rel's base name is one the FUSE library hides an open file under. */
+int af_alias_is_hidden(const char *rel);
+int af_alias_add(struct af_fs *fs, const char *hidden, const char *orig);
+/* The name a hidden one stands for (1), or 0. */
+int af_alias_orig(struct af_fs *fs, const char *hidden, char *orig, size_t size);
+/* A replace of orig failed: its aliases no longer remove it. The count marked. */
+int af_alias_detach(struct af_fs *fs, const char *orig);
+/* Remove the alias (1, with its name and whether it was detached), or 0. */
+int af_alias_take(struct af_fs *fs, const char *hidden, char *orig, size_t size, int *detached);
+void af_alias_free_all(struct af_fs *fs);
 
 /* ---- sweep.c: temp files of unfinished saves ---- */
 

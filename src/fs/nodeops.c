@@ -276,10 +276,32 @@ int af_op_rmdir(const char *path)
 	return unlinkat(fs->rootfd, r.rel, AT_REMOVEDIR) ? -errno : 0;
 }
 
+/* The last close of an open file that was removed or replaced (hidden.c): the
+ * removal happens now, unless the name was written again meanwhile. */
+static int unlink_alias(struct af_fs *fs, const char *path)
+{
+	char orig[4096], opath[4100];
+	int detached;
+	enum af_kind kind;
+	if (!af_alias_take(fs, path + 1, orig, sizeof(orig), &detached))
+		return -ENOENT;
+	if (detached || !af_ghost_has(fs, orig, &kind))
+		return 0; /* replaced, or the replace failed: nothing to remove */
+	af_ghost_del(fs, orig);
+	snprintf(opath, sizeof(opath), "/%s", orig);
+	int rc = af_op_unlink(opath);
+	if (rc && rc != -ENOENT)
+		af_fs_log(LOG_WARNING, "%s: removed while open, but not removable (%s): kept", orig,
+			  strerror(-rc));
+	return 0;
+}
+
 int af_op_unlink(const char *path)
 {
 	struct af_fs *fs = af_ctx_fs();
 	struct af_res r;
+	if (af_alias_is_hidden(path))
+		return unlink_alias(fs, path);
 	int rc = af_view_resolve(fs, path, &r);
 	if (rc)
 		return rc;

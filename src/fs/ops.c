@@ -10,7 +10,10 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
 	cfg->use_ino = 0;
 	cfg->nullpath_ok = 0; /* paths when known; NULL only for unlinked open files */
-	cfg->hard_remove = 1; /* no .fuse_hidden files: they would be editor junk */
+	/* An open file that is removed or replaced stays reachable under a .fuse_hidden
+	 * name, so its descriptors keep working (fstat of `tail -f` across a save);
+	 * such names are aliases that never reach GAME (hidden.c). */
+	cfg->hard_remove = 0;
 	cfg->attr_timeout = 0;
 	cfg->entry_timeout = 0;
 	cfg->negative_timeout = 0;

@@ -202,6 +202,13 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		return -EEXIST;
 	if (!strcmp(s.rel, t.rel))
 		return 0;
+	if (af_alias_is_hidden(t.rel) && s.kind != AF_K_DIR && s.kind != AF_K_NONE) {
+		/* the FUSE library keeps an open file that is being removed or replaced */
+		rc = af_alias_add(fs, t.rel, s.rel);
+		if (!rc)
+			af_ghost_add(fs, s.rel, s.kind);
+		return rc;
+	}
 	switch (s.kind) {
 	case AF_K_DIR:
 		if (t.kind != AF_K_NONE && t.kind != AF_K_DIR)
@@ -218,7 +225,11 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 	case AF_K_VIEW:
 	case AF_K_PASS:
 	case AF_K_SCRATCH:
-		return move_file(fs, &s, &t);
+		rc = move_file(fs, &s, &t);
+		/* a replace of an open file that failed: the file keeps its name */
+		if (rc && t.ghost && af_alias_detach(fs, t.rel))
+			af_ghost_del(fs, t.rel);
+		return rc;
 	case AF_K_CTLDIR:
 	case AF_K_CTLFILE:
 	case AF_K_PKGINDEX:

@@ -46,6 +46,7 @@ void af_fs_destroy(struct af_fs *fs)
 	af_sweep_stop(fs);
 	while (fs->handles)
 		af_handle_free(fs, fs->handles);
+	af_alias_free_all(fs);
 	while (fs->ghosts) {
 		struct af_name *g = fs->ghosts;
 		fs->ghosts = g->next;

@@ -169,6 +169,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	int rc = af_view_rel(path, r->rel, sizeof(r->rel));
 	const char *base;
 	size_t n;
+	int alias = 0;
 	memset(&r->info, 0, sizeof(r->info));
 	r->kind = AF_K_NONE;
 	r->bin[0] = 0;
@@ -192,6 +193,12 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
 		return 0; /* our own commit in flight */
+	if (af_alias_is_hidden(r->rel)) { /* a removed or replaced open file: its own name */
+		if (!af_alias_orig(fs, r->rel, r->rel, sizeof(r->rel)))
+			return 0;
+		base = base_of(r->rel);
+		alias = 1;
+	}
 	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED) &&
 	    af_scratch_exists(fs, r->rel, &r->st)) {
 		r->kind = AF_K_SCRATCH;
@@ -228,7 +235,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		}
 	}
 ghosts:
-	if (r->kind != AF_K_NONE && r->kind != AF_K_DIR &&
+	if (!alias && r->kind != AF_K_NONE && r->kind != AF_K_DIR &&
 	    af_ghost_has(fs, r->rel, &r->ghost_of)) {
 		r->ghost = 1;
 		r->kind = AF_K_NONE;
