@@ -12,6 +12,10 @@ mkdir "$VIEW/anims" || fail "mkdir"
 cp "$GAME/$bin" "$VIEW/anims/new.animation" || fail "cp of a new binary"
 cmp -s "$GAME/$bin" "$GAME/anims/new.animation" || fail "new binary not in GAME byte for byte"
 ls "$VIEW/anims" | grep -qx new.animation.yaml || fail "new binary not shown as its view: $(ls "$VIEW/anims")"
+# and again, a newer version over it: replaced, as in the folder itself
+big=$(ls -S "$GAME"/*.animation | head -1)
+cp "$big" "$VIEW/anims/new.animation" || fail "cp of a binary over one shown as its view"
+cmp -s "$big" "$GAME/anims/new.animation" || fail "the binary was not replaced"
 echo "ok: cp of a new binary"
 
 # a plain file, a folder with files
