@@ -15,9 +15,12 @@ int af_read_file_at(int dirfd, const char *path, size_t max, struct af_buf *out,
 		    struct af_diag *d);
 /* Read at most n first bytes. */
 int af_read_head_at(int dirfd, const char *path, uint8_t *head, size_t n, size_t *got);
+/* The same from an open descriptor, which they close. */
+int af_read_fd(int fd, size_t max, struct af_buf *out, struct af_diag *d);
+int af_read_head_fd(int fd, uint8_t *head, size_t n, size_t *got);
 /* Replace dirfd/name atomically with data: write a temp file in the same folder,
- * fsync it, rename it over name, fsync the folder. The mode of an existing file
- * is kept (else `mode`). On failure the original is untouched and no temp file
+ * fsync it, rename it over name, fsync the folder. The owner, group and mode of an
+ * existing file are kept (else `mode`, the daemon's own user). On failure the original is untouched and no temp file
  * remains. Temp names start with ".animfs-tmp-". */
 int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       struct af_diag *d);
@@ -32,6 +35,11 @@ struct af_replace_opts {
 	/* When not NULL: the new file's stat, taken after the rename from the file
 	 * itself (so it is ours even if name is replaced again at once). */
 	struct stat *st_out;
+	/* A new file (none of that name yet) gets this owner (an existing one keeps its
+	 * own owner, group and mode always). */
+	int set_owner;
+	uid_t uid;
+	gid_t gid;
 };
 int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       const struct af_replace_opts *o, struct af_diag *d);

@@ -82,12 +82,37 @@ void af_fs_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 
 struct af_errlog;
 struct af_errlog *af_errlog_new(unsigned capacity);
 void af_errlog_free(struct af_errlog *e);
-/* Record "time view_path: line:col: problem" (the diag formatted). */
-void af_errlog_add(struct af_errlog *e, const char *view_path, const struct af_diag *d);
-/* The whole list as text, oldest first. */
-struct af_text *af_errlog_text(struct af_errlog *e);
+/* Record "time view_path: line:col: problem" (the diag formatted) for a save by uid;
+ * control characters in it are escaped (\n, \xNN), so one line is one refused save. */
+void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,
+		   const struct af_diag *d);
+/* The lines of uid's saves (root: all), oldest first: one user never sees the text
+ * another typed. */
+struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid);
 
 /* ---- the mounted file system ---- */
+
+/* Who a request comes from. With allow_other every user acts as themselves: what
+ * they create is theirs, with their umask (uid == the daemon's: nothing to change). */
+struct af_who {
+	uid_t uid;
+	gid_t gid;
+	mode_t umask;
+};
+/* The daemon's own user and umask 022 (the command line, tests). */
+struct af_who af_who_self(void);
+/* Make a file the caller just created theirs: owner and group, and mode (-1: leave
+ * it) under their umask. */
+void af_give_fd(int fd, const struct af_who *w, mode_t mode);
+/* The same for a folder or link just made, by name in its folder (owner only). */
+void af_give_at(int dirfd, const char *base, const struct af_who *w);
+
+/* Where a save lands: the binary's folder, held from the open on, and its path. */
+struct af_dest {
+	int dirfd;           /* O_PATH descriptor of the folder, or -1: resolve bin_rel now */
+	const char *bin_rel; /* relative to GAME */
+	struct af_who who;   /* the saver: owner of a new binary, reader of its errors */
+};
 
 struct af_handle;
 struct af_fs {
@@ -159,6 +184,9 @@ int af_view_is_dropping(struct af_fs *fs, const char *rel);
 /* Classify a backing regular file: bid (cached by identity). */
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 		      struct af_rinfo *info);
+/* The same for name beneath the folder descriptor dirfd. */
+void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
+			 struct af_rinfo *info);
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
 /* opendir of a folder below dirfd (NULL and errno on failure). */
 DIR *af_opendir_at(int dirfd, const char *rel);
@@ -166,16 +194,23 @@ DIR *af_opendir_at(int dirfd, const char *rel);
 struct af_sibio {
 	struct af_io io;
 	struct af_fs *fs;
-	char dir[4096];
+	int dirfd, owned;  /* the binary's folder (O_PATH); owned: closed by af_sibio_close */
+	char dir[4096];    /* its path, for messages */
 };
+/* Siblings from the folder dirfd (the binary's, held by an open view), or with dirfd
+ * -1 from bin_rel's folder resolved now. Siblings are read from that folder only, never
+ * through a link. */
+void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel);
 void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel);
+void af_sibio_close(struct af_sibio *s);
 /* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 		   struct af_text **out);
-/* The text of a control file (rel ".animfs/<name>"); NULL on ENOMEM. */
-struct af_text *af_ctl_text(struct af_fs *fs, const char *rel);
+/* The text of a control file (rel ".animfs/<name>") as the user caller sees it (the
+ * errors: only that user's); NULL on ENOMEM. */
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller);
 /* Fill st for a resolved view path (exact YAML size for views). */
-int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st);
+int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st);
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
 void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind);
 void af_ghost_del(struct af_fs *fs, const char *rel);
@@ -201,9 +236,10 @@ int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const
  * file of the folder: the index.yaml (bin the package) or the raw body of a member
  * that does not decode. 0, or -EIO when it cannot be shown. */
 int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
-/* Save yaml into the member bin: the package is rewritten atomically unless the
- * resource's bytes stay the same. 0 or AF_E* with d filled. */
-int af_pkgfs_commit(struct af_fs *fs, const char *bin, const uint8_t *yaml, size_t n,
+/* Save yaml into the member to->bin_rel (in the package's folder to->dirfd when it is
+ * held): the package is rewritten atomically unless the resource's bytes stay the
+ * same, keeping its owner, group and mode. 0 or AF_E* with d filled. */
+int af_pkgfs_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
 		    struct af_diag *d);
 
 /* ---- scratch.c: editors' droppings outside GAME ---- */
@@ -224,6 +260,8 @@ int af_scratch_unlink(struct af_fs *fs, const char *rel);
 int af_scratch_rename(struct af_fs *fs, const char *from, const char *to);
 /* Put data into a new scratch file rel (replacing one there). 0 or -errno. */
 int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n, mode_t mode);
+/* Make the scratch file rel the caller's (a dropping another user made). */
+void af_scratch_give(struct af_fs *fs, const char *rel, const struct af_who *w);
 
 /* ---- hidden.c: .fuse_hidden aliases of removed or replaced open files ---- */
 
@@ -250,13 +288,18 @@ void af_sweep_stop(struct af_fs *fs);
 
 /* ---- commit.c: a YAML document -> the backing binary ---- */
 
-/* Parse, validate, encode and atomically replace bin_rel (relative to GAME).
- * view_rel names the YAML in messages. 0, -EINVAL (bad content) or -EIO. */
+/* Parse, validate, encode and atomically replace to->bin_rel (relative to GAME) in
+ * the folder to->dirfd (the one the view was opened in; -1: resolve it now, through
+ * no link). A binary that exists keeps its owner, group and mode; a new one is
+ * to->who's. view_rel names the YAML in messages. 0, -EINVAL (bad content) or -EIO. */
+int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
+		 const uint8_t *yaml, size_t n);
+/* The same, resolved now, as the daemon's own user. */
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n);
-/* Replace a plain backing file with data (a scratch file renamed onto it). */
-int af_commit_plain(struct af_fs *fs, const char *rel, const uint8_t *data, size_t n,
-		    mode_t mode);
+/* Replace (or create) a plain GAME file with data (a dropping renamed onto it). */
+int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
+		    const uint8_t *data, size_t n, mode_t mode);
 
 /* ---- handle.c: open files ---- */
 
@@ -269,6 +312,9 @@ struct af_handle {
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
 	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
 	long opener;           /* process (thread group) that opened it: its close saves */
+	struct af_who who;     /* its opener: owner of a new binary, reader of its errors */
+	int dirfd;             /* AF_H_TEXT view: its binary's folder, held from the open on
+				  (-1: none); a save lands there whatever the path is now */
 	char rel[4096];        /* view path relative to the root */
 	char bin[4096];        /* the binary it commits to */
 	pthread_mutex_t lock;

@@ -14,10 +14,15 @@ int af_read_file_at(int dirfd, const char *path, size_t max, struct af_buf *out,
 		    struct af_diag *d)
 {
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	int rc = 0;
-	struct stat st;
 	if (fd < 0)
 		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+	return af_read_fd(fd, max, out, d);
+}
+
+int af_read_fd(int fd, size_t max, struct af_buf *out, struct af_diag *d)
+{
+	int rc = 0;
+	struct stat st;
 	if (fstat(fd, &st) < 0) {
 		rc = af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
 		goto out;
@@ -65,9 +70,14 @@ out:
 int af_read_head_at(int dirfd, const char *path, uint8_t *head, size_t n, size_t *got)
 {
 	int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC);
-	size_t have = 0;
 	if (fd < 0)
 		return AF_EIO;
+	return af_read_head_fd(fd, head, n, got);
+}
+
+int af_read_head_fd(int fd, uint8_t *head, size_t n, size_t *got)
+{
+	size_t have = 0;
 	while (have < n) {
 		ssize_t r = read(fd, head + have, n - have);
 		if (r < 0 && errno == EINTR)
@@ -136,7 +146,8 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 	int fd = -1, dfd = -1, rc = 0, created = 0;
 	static unsigned counter;
 
-	if (fstatat(dirfd, name, &st, 0) == 0)
+	int have_old = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	if (have_old)
 		mode = st.st_mode & 07777;
 	if (dirlen + NAME_MAX >= sizeof(tmp))
 		return af_diag_error(d, AF_EIO, "file name too long");
@@ -163,6 +174,17 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 		goto out;
 	}
 	created = 1;
+	/* the replacement keeps the file's owner, group and mode exactly (a new file: the
+	 * owner asked for); the owner first, since chown may clear set-id bits */
+	if (have_old || (o && o->set_owner)) {
+		uid_t uid = have_old ? st.st_uid : o->uid;
+		gid_t gid = have_old ? st.st_gid : o->gid;
+		if ((uid != geteuid() || gid != getegid()) && fchown(fd, uid, gid) < 0 &&
+		    errno != EPERM) {
+			rc = af_diag_error(d, AF_EIO, "cannot set the owner: %s", strerror(errno));
+			goto out;
+		}
+	}
 	if (fchmod(fd, mode) < 0 && errno != EPERM) {
 		rc = af_diag_error(d, AF_EIO, "cannot set mode: %s", strerror(errno));
 		goto out;

@@ -5,10 +5,14 @@
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
+#include <unistd.h>
 
+#include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/fs.h"
 
@@ -25,12 +29,12 @@ static int errno_of(int code)
 	}
 }
 
-static void report(struct af_fs *fs, const char *view_rel, const struct af_diag *d)
+static void report(struct af_fs *fs, uid_t uid, const char *view_rel, const struct af_diag *d)
 {
 	char msg[1200];
 	af_diag_format(d, view_rel, msg, sizeof(msg));
 	af_fs_log(LOG_ERR, "save refused, %s (the backing file is unchanged)", msg);
-	af_errlog_add(fs->errors, view_rel, d);
+	af_errlog_add(fs->errors, uid, view_rel, d);
 }
 
 /* The encoder's output must decode: a codec bug must not reach the game folder.
@@ -57,13 +61,13 @@ static void *verify_run(void *arg)
 }
 
 static void verify_start(struct verify *v, struct af_fs *fs, const struct af_codec *c,
-			 const char *bin_rel, const struct af_buf *bin)
+			 int dirfd, const char *bin_rel, const struct af_buf *bin)
 {
 	v->c = c;
 	v->bin = bin;
 	af_buf_init(&v->yaml);
 	af_diag_init(&v->d);
-	af_sibio_init(&v->sib, fs, bin_rel);
+	af_sibio_init_at(&v->sib, fs, dirfd, bin_rel);
 	v->started = pthread_create(&v->thread, NULL, verify_run, v) == 0;
 	if (!v->started)
 		verify_run(v); /* no thread to be had: check here and now */
@@ -111,13 +115,14 @@ static void seed_cache(struct af_fs *fs, struct verify *v, const char *bin_rel,
 
 /* The codec of a view is the one that claimed its binary (a binary that fails to
  * decode included), or for a new view one its extension names: af_codec_for_save. */
-static const struct af_codec *save_codec(struct af_fs *fs, const char *bin_rel,
-					 const uint8_t *yaml, size_t n, struct af_diag *d)
+static const struct af_codec *save_codec(struct af_fs *fs, int dirfd, const char *base,
+					 const char *bin_rel, const uint8_t *yaml, size_t n,
+					 struct af_diag *d)
 {
 	struct stat st;
 	struct af_rinfo info = {0};
-	if (fstatat(fs->rootfd, bin_rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		af_view_classify(fs, bin_rel, &st, &info);
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		af_view_classify_at(fs, dirfd, base, &st, &info);
 		if (!info.codec && af_codec_for_yaml(yaml, n, d)) { /* the document's own errors first */
 			af_diag_error(d, AF_EINVAL, "%s exists and is no file a codec reads; it is not "
 				      "overwritten from a view", bin_rel);
@@ -129,8 +134,8 @@ static const struct af_codec *save_codec(struct af_fs *fs, const char *bin_rel,
 	return af_codec_for_save(info.codec, bin_rel, yaml, n, d);
 }
 
-int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
-	      size_t n)
+int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
+		 const uint8_t *yaml, size_t n)
 {
 	struct af_buf bin = AF_BUF_INIT, cur = AF_BUF_INIT;
 	struct af_diag d, rd;
@@ -138,7 +143,8 @@ int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const
 	struct verify v;
 	struct stat st;
 	const struct af_codec *c;
-	int rc = 0, verifying = 0;
+	char base[NAME_MAX + 1];
+	int rc = 0, verifying = 0, dirfd = to->dirfd, own_dir = 0;
 
 	af_diag_init(&d);
 	af_diag_init(&rd);
@@ -147,51 +153,68 @@ int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const
 		rc = -EROFS;
 		goto out;
 	}
-	if (af_pkgfs_member(fs, bin_rel)) { /* a resource inside a Sims 3 package */
-		if (af_pkgfs_commit(fs, bin_rel, yaml, n, &d)) {
+	if (af_pkgfs_member(fs, to->bin_rel)) { /* a resource inside a Sims 3 package */
+		if (af_pkgfs_commit(fs, to, yaml, n, &d)) {
 			rc = errno_of(d.code);
 			goto fail;
 		}
 		goto out;
 	}
-	c = save_codec(fs, bin_rel, yaml, n, &d);
+	/* the folder the view was opened in (held since), else the one the path names now;
+	 * never through a link */
+	const char *b = strrchr(to->bin_rel, '/');
+	snprintf(base, sizeof(base), "%s", b ? b + 1 : to->bin_rel);
+	if (dirfd < 0) {
+		dirfd = af_bn_parent(fs->rootfd, to->bin_rel, base, sizeof(base));
+		own_dir = dirfd >= 0;
+		if (dirfd < 0) {
+			af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", to->bin_rel,
+				      strerror(errno));
+			rc = -EIO;
+			goto fail;
+		}
+	}
+	c = save_codec(fs, dirfd, base, to->bin_rel, yaml, n, &d);
 	if (!c) {
 		rc = -EINVAL;
 		goto fail;
 	}
-	af_sibio_init(&sib, fs, bin_rel);
+	af_sibio_init_at(&sib, fs, dirfd, to->bin_rel);
 	if (c->from_yaml(yaml, n, &sib.io, &bin, &d) || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 		rc = errno_of(d.code);
 		goto fail;
 	}
-	verify_start(&v, fs, c, bin_rel, &bin);
+	verify_start(&v, fs, c, dirfd, to->bin_rel, &bin);
 	verifying = 1;
-	if (af_read_file_at(fs->rootfd, bin_rel, AF_MAX_FILE, &cur, &rd) == 0 &&
-	    cur.len == bin.len && !memcmp(cur.data, bin.data, bin.len)) {
+	if (af_bn_read_file(dirfd, base, AF_MAX_FILE, &cur, &rd) == 0 && cur.len == bin.len &&
+	    !memcmp(cur.data, bin.data, bin.len)) {
 		if (verify_wait(&v, &d)) { /* unchanged, but the codec must still agree */
 			rc = -EIO;
 			goto fail;
 		}
 		goto out; /* unchanged: no write, the mtime stays */
 	}
-	struct af_replace_opts ro = { verify_wait, &v, &st };
-	if (af_replace_file_ex(fs->rootfd, bin_rel, bin.data, bin.len, 0644, &ro, &d)) {
+	/* a new binary is its creator's, with the creator's umask */
+	struct af_replace_opts ro = {verify_wait, &v, &st, 1, to->who.uid, to->who.gid};
+	if (af_replace_file_ex(dirfd, base, bin.data, bin.len, 0666 & ~to->who.umask, &ro, &d)) {
 		rc = -EIO;
 		goto fail;
 	}
-	seed_cache(fs, &v, bin_rel, &st);
-	af_fs_log(LOG_INFO, "saved %s (%zu bytes)", bin_rel, bin.len);
+	seed_cache(fs, &v, to->bin_rel, &st);
+	af_fs_log(LOG_INFO, "saved %s (%zu bytes)", to->bin_rel, bin.len);
 	goto out;
 fail:
-	report(fs, view_rel, &d);
+	report(fs, to->who.uid, view_rel, &d);
 out:
 	if (verifying) {
 		verify_wait(&v, &rd); /* joined on every path */
 		verify_free(&v);
 	}
 	pthread_mutex_unlock(&fs->commit_lock);
+	if (own_dir)
+		close(dirfd);
 	af_buf_free(&bin);
 	af_buf_free(&cur);
 	af_diag_free(&d);
@@ -199,19 +222,35 @@ out:
 	return rc;
 }
 
-int af_commit_plain(struct af_fs *fs, const char *rel, const uint8_t *data, size_t n,
-		    mode_t mode)
+int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
+	      size_t n)
+{
+	struct af_dest to = {-1, bin_rel, af_who_self()};
+	return af_commit_to(fs, &to, view_rel, yaml, n);
+}
+
+int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
+		    const uint8_t *data, size_t n, mode_t mode)
 {
 	struct af_diag d;
-	int rc = 0;
+	char base[NAME_MAX + 1];
+	int rc = 0, dirfd;
 	if (fs->read_only)
 		return -EROFS;
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->commit_lock);
-	if (af_replace_file_at(fs->rootfd, rel, data, n, mode, &d)) {
-		report(fs, rel, &d);
+	dirfd = af_bn_parent(fs->rootfd, rel, base, sizeof(base));
+	struct af_replace_opts ro = {NULL, NULL, NULL, 1, who->uid, who->gid};
+	if (dirfd < 0) {
+		af_diag_error(&d, AF_EIO, "cannot open its folder: %s", strerror(errno));
+		rc = -EIO;
+	} else if (af_replace_file_ex(dirfd, base, data, n, mode & ~who->umask, &ro, &d)) {
 		rc = -EIO;
 	}
+	if (rc)
+		report(fs, who->uid, rel, &d);
+	if (dirfd >= 0)
+		close(dirfd);
 	pthread_mutex_unlock(&fs->commit_lock);
 	af_diag_free(&d);
 	return rc;

@@ -36,6 +36,7 @@ struct af_errlog {
 	pthread_mutex_t lock;
 	unsigned cap, count, next; /* ring: next = slot to write */
 	char **lines;
+	uid_t *uids; /* whose save each line is */
 };
 
 struct af_errlog *af_errlog_new(unsigned capacity)
@@ -43,12 +44,15 @@ struct af_errlog *af_errlog_new(unsigned capacity)
 	struct af_errlog *e = calloc(1, sizeof(*e));
 	if (!e)
 		return NULL;
-	e->lines = calloc(capacity ? capacity : 1, sizeof(char *));
-	if (!e->lines) {
+	e->cap = capacity ? capacity : 1;
+	e->lines = calloc(e->cap, sizeof(char *));
+	e->uids = calloc(e->cap, sizeof(uid_t));
+	if (!e->lines || !e->uids) {
+		free(e->lines);
+		free(e->uids);
 		free(e);
 		return NULL;
 	}
-	e->cap = capacity ? capacity : 1;
 	pthread_mutex_init(&e->lock, NULL);
 	return e;
 }
@@ -60,40 +64,75 @@ void af_errlog_free(struct af_errlog *e)
 	for (unsigned i = 0; i < e->cap; i++)
 		free(e->lines[i]);
 	free(e->lines);
+	free(e->uids);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
 }
 
-void af_errlog_add(struct af_errlog *e, const char *view_path, const struct af_diag *d)
+/* s with control characters and backslashes escaped, so that a name holding a
+ * newline cannot forge a line of its own. */
+static char *escaped(const char *s)
 {
-	char msg[1200], stamp[32], *line;
+	size_t n = 0;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+		n += *p < 0x20 || *p == 0x7f ? 4 : *p == '\\' ? 2 : 1;
+	char *out = malloc(n + 1), *o = out;
+	if (!out)
+		return NULL;
+	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+		if (*p == '\n')
+			o += sprintf(o, "\\n");
+		else if (*p == '\t')
+			o += sprintf(o, "\\t");
+		else if (*p < 0x20 || *p == 0x7f)
+			o += sprintf(o, "\\x%02x", *p);
+		else if (*p == '\\')
+			o += sprintf(o, "\\\\");
+		else
+			*o++ = (char)*p;
+	}
+	*o = 0;
+	return out;
+}
+
+void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const struct af_diag *d)
+{
+	char msg[1200], stamp[32], *line, *esc;
 	time_t now = time(NULL);
 	struct tm tm;
 	gmtime_r(&now, &tm);
 	strftime(stamp, sizeof(stamp), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	af_diag_format(d, view_path, msg, sizeof(msg));
-	size_t n = strlen(stamp) + strlen(msg) + 3;
+	if (!(esc = escaped(msg)))
+		return;
+	size_t n = strlen(stamp) + strlen(esc) + 3;
 	line = malloc(n);
+	if (line)
+		snprintf(line, n, "%s %s\n", stamp, esc);
+	free(esc);
 	if (!line)
 		return;
-	snprintf(line, n, "%s %s\n", stamp, msg);
 	pthread_mutex_lock(&e->lock);
 	free(e->lines[e->next]);
 	e->lines[e->next] = line;
+	e->uids[e->next] = uid;
 	e->next = (e->next + 1) % e->cap;
 	if (e->count < e->cap)
 		e->count++;
 	pthread_mutex_unlock(&e->lock);
 }
 
-struct af_text *af_errlog_text(struct af_errlog *e)
+struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid)
 {
 	struct af_buf b = AF_BUF_INIT;
 	struct af_text *t;
 	pthread_mutex_lock(&e->lock);
 	unsigned first = (e->next + e->cap - e->count) % e->cap;
-	for (unsigned i = 0; i < e->count; i++)
-		af_buf_puts(&b, e->lines[(first + i) % e->cap]);
+	for (unsigned i = 0; i < e->count; i++) {
+		unsigned k = (first + i) % e->cap;
+		if (uid == 0 || e->uids[k] == uid)
+			af_buf_puts(&b, e->lines[k]);
+	}
 	pthread_mutex_unlock(&e->lock);
 	t = b.failed ? NULL : af_text_new(b.data, b.len);
 	af_buf_free(&b);

@@ -3,12 +3,14 @@
  * Pass-through and scratch files are plain descriptors. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
 
@@ -37,6 +39,7 @@ static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct
 {
 	if (!h)
 		return -ENOMEM;
+	h->who = af_ctx_who();
 	if (h->kind == AF_H_TEXT && h->is_view)
 		h->opener = caller_process();
 	fi->fh = (uint64_t)(uintptr_t)h;
@@ -45,12 +48,20 @@ static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct
 	return 0;
 }
 
+/* A descriptor of rel beneath dfd (never through a link); with O_CREAT a file the
+ * caller makes, which becomes theirs. */
 static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const char *rel,
 		   int flags, mode_t mode)
 {
-	int fd = openat(dfd, rel, (flags & ~O_NOFOLLOW) | O_CLOEXEC, mode);
+	struct stat before;
+	int fresh = (flags & O_CREAT) && af_bn_stat(dfd, rel, &before) < 0;
+	int fd = af_bn_open(dfd, rel, flags & ~O_NOFOLLOW, mode);
 	if (fd < 0)
 		return -errno;
+	if (fresh) {
+		struct af_who w = af_ctx_who();
+		af_give_fd(fd, &w, mode);
+	}
 	struct af_handle *h = af_handle_new_fd(fs, fd, rel);
 	if (!h)
 		close(fd);
@@ -74,7 +85,33 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *f
 {
 	if (fi->flags & WRITE_FLAGS)
 		return -EACCES;
-	return open_ro_text(fs, fi, r->rel, af_ctl_text(fs, r->rel));
+	return open_ro_text(fs, fi, r->rel, af_ctl_text(fs, r->rel, fuse_get_context()->uid));
+}
+
+/* The folder a view's binary is in (a package member: the package's), held by the
+ * handle from now on: a save lands there even if the path is swapped meanwhile. */
+static int pin_folder(struct af_fs *fs, struct af_handle *h)
+{
+	char path[4096], base[NAME_MAX + 1];
+	snprintf(path, sizeof(path), "%s", h->bin);
+	if (af_pkgfs_member(fs, path))
+		*strrchr(path, '/') = 0;
+	h->dirfd = af_bn_parent(fs->rootfd, path, base, sizeof(base));
+	return h->dirfd >= 0 ? 0 : -errno;
+}
+
+/* A text handle of a view (t: its text, NULL for an empty new one). */
+static int view_handle(struct af_fs *fs, struct fuse_file_info *fi, const char *rel,
+		       const char *bin, struct af_text *t)
+{
+	struct af_handle *h = af_handle_new_text(fs, rel, bin, t, 1);
+	int rc = h ? pin_folder(fs, h) : -ENOMEM;
+	if (rc) {
+		if (h)
+			af_handle_free(fs, h);
+		return rc;
+	}
+	return put_handle(fi, h, 1);
 }
 
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
@@ -87,9 +124,9 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 	}
-	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
+	int rc = view_handle(fs, fi, r->rel, r->bin, t);
 	af_text_unref(t);
-	return put_handle(fi, h, 1);
+	return rc;
 }
 
 int af_op_open(const char *path, struct fuse_file_info *fi)
@@ -172,12 +209,14 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	if ((r.ghost && r.ghost_of == AF_K_VIEW) || af_view_is_candidate(r.rel)) {
 		char bin[4096];
 		bin_of(r.rel, bin, sizeof(bin));
-		return put_handle(fi, af_handle_new_text(fs, r.rel, bin, NULL, 1), 1);
+		return view_handle(fs, fi, r.rel, bin, NULL);
 	}
 	if (af_view_is_dropping(fs, r.rel)) { /* an editor's own file: kept outside GAME */
 		int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
+		struct af_who w = af_ctx_who();
 		if (fd < 0)
 			return fd;
+		af_give_fd(fd, &w, mode);
 		struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
 		if (!h)
 			close(fd);
@@ -223,6 +262,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	af_text_unref(t);
 	if (!h)
 		return -ENOMEM;
+	h->who = af_ctx_who();
 	rc = af_handle_truncate(h, size);
 	if (rc == 0)
 		rc = af_handle_commit(fs, h);
@@ -252,7 +292,7 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	case AF_K_PASS:
 	case AF_K_SCRATCH: {
 		int dfd = r.kind == AF_K_PASS ? fs->rootfd : fs->scratchfd;
-		int fd = openat(dfd, r.rel, O_WRONLY | O_CLOEXEC);
+		int fd = af_bn_open(dfd, r.rel, O_WRONLY, 0);
 		if (fd < 0)
 			return -errno;
 		rc = ftruncate(fd, size) ? -errno : 0;

@@ -17,7 +17,9 @@ static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)
 	if (!h)
 		return NULL;
 	h->fd = -1;
+	h->dirfd = -1;
 	h->fs = fs;
+	h->who = af_who_self();
 	snprintf(h->rel, sizeof(h->rel), "%s", rel);
 	pthread_mutex_init(&h->lock, NULL);
 	pthread_mutex_lock(&fs->lock);
@@ -87,7 +89,7 @@ void af_handle_free(struct af_fs *fs, struct af_handle *h)
 		af_diag_init(&d);
 		af_diag_error(&d, AF_EINVAL, "the file was emptied and closed; an empty document is "
 			      "not saved (the binary is unchanged)");
-		af_errlog_add(fs->errors, h->rel, &d);
+		af_errlog_add(fs->errors, h->who.uid, h->rel, &d);
 		af_fs_log(LOG_WARNING, "%s: emptied and closed; not saved", h->rel);
 		af_diag_free(&d);
 	}
@@ -101,6 +103,8 @@ void af_handle_free(struct af_fs *fs, struct af_handle *h)
 	pthread_mutex_unlock(&fs->lock);
 	if (h->fd >= 0)
 		close(h->fd);
+	if (h->dirfd >= 0)
+		close(h->dirfd);
 	af_text_unref(h->snap);
 	charge(h, 0);
 	af_buf_free(&h->own);
@@ -230,8 +234,9 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 		/* One attempt per change: a failed save is reported once, and the
 		 * view shows the backing file again when this handle closes. */
 		tried = 1;
-		rc = af_commit(fs, h->rel, h->bin, h->own.data ? h->own.data : (const uint8_t *)"",
-			       h->own.len);
+		struct af_dest to = {h->dirfd, h->bin, h->who};
+		rc = af_commit_to(fs, &to, h->rel, h->own.data ? h->own.data : (const uint8_t *)"",
+				  h->own.len);
 		h->dirty = 0;
 		__atomic_store_n(&h->pending, -1LL, __ATOMIC_RELEASE);
 	}

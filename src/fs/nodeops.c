@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
 
@@ -46,7 +48,7 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		return rc;
 	if (r.kind == AF_K_NONE)
 		return pending_stat(fs, r.rel, st);
-	rc = af_view_stat(fs, &r, st);
+	rc = af_view_stat(fs, &r, fuse_get_context()->uid, st);
 	if (rc == 0 && h && h->is_view) {
 		/* fstat of an open view: its own buffer's size, not the saved text's */
 		st->st_size = (off_t)af_handle_size(h);
@@ -121,7 +123,7 @@ static void list_backing(struct lister *l)
 		    fstatat(dirfd(dir), n, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode)) {
 			if (shadowed(l, dirfd(dir), n))
 				continue;
-			af_view_classify(l->fs, child(l, n), &st, &info);
+			af_view_classify_at(l->fs, dirfd(dir), n, &st, &info);
 		}
 		if (info.codec && !info.failed) {
 			snprintf(name, sizeof(name), "%s%s", n, AF_VIEW_SUFFIX);
@@ -226,6 +228,17 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	return 0;
 }
 
+/* A folder or link the caller just made becomes theirs. */
+static void give_entry(int root, const char *rel, const struct af_who *w)
+{
+	char base[NAME_MAX + 1];
+	int dir = af_bn_parent(root, rel, base, sizeof(base));
+	if (dir >= 0) {
+		af_give_at(dir, base, w);
+		close(dir);
+	}
+}
+
 int af_op_readlink(const char *path, char *buf, size_t size)
 {
 	struct af_fs *fs = af_ctx_fs();
@@ -236,7 +249,7 @@ int af_op_readlink(const char *path, char *buf, size_t size)
 	int dfd = r.kind == AF_K_SCRATCH ? fs->scratchfd : fs->rootfd;
 	if (r.kind != AF_K_PASS && r.kind != AF_K_SCRATCH)
 		return -EINVAL;
-	ssize_t n = readlinkat(dfd, r.rel, buf, size - 1);
+	ssize_t n = af_bn_readlink(dfd, r.rel, buf, size - 1);
 	if (n < 0)
 		return -errno;
 	buf[n] = 0;
@@ -254,7 +267,11 @@ int af_op_mkdir(const char *path, mode_t mode)
 		return -EROFS;
 	if (!strcmp(rel, AF_CTL_DIR))
 		return -EEXIST;
-	return mkdirat(fs->rootfd, rel, mode) ? -errno : 0;
+	struct af_who w = af_ctx_who();
+	if (af_bn_mkdir(fs->rootfd, rel, mode & ~w.umask))
+		return -errno;
+	give_entry(fs->rootfd, rel, &w);
+	return 0;
 }
 
 int af_op_rmdir(const char *path)
@@ -271,9 +288,9 @@ int af_op_rmdir(const char *path)
 	if (fs->read_only)
 		return -EROFS;
 	/* droppings listed in the folder make it not empty, as they would on disk */
-	if (unlinkat(fs->scratchfd, r.rel, AT_REMOVEDIR) && errno == ENOTEMPTY)
+	if (af_bn_unlink(fs->scratchfd, r.rel, AT_REMOVEDIR) && errno == ENOTEMPTY)
 		return -ENOTEMPTY;
-	return unlinkat(fs->rootfd, r.rel, AT_REMOVEDIR) ? -errno : 0;
+	return af_bn_unlink(fs->rootfd, r.rel, AT_REMOVEDIR) ? -errno : 0;
 }
 
 /* The last close of an open file that was removed or replaced (hidden.c): the
@@ -313,13 +330,13 @@ int af_op_unlink(const char *path)
 	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
 		if (af_pkgfs_member(fs, r.bin))
 			return -EPERM; /* resources are not removed from a package */
-		return unlinkat(fs->rootfd, r.bin, 0) ? -errno : 0;
+		return af_bn_unlink(fs->rootfd, r.bin, 0) ? -errno : 0;
 	case AF_K_PKGDIR:
 		return -EISDIR;
 	case AF_K_PKGINDEX:
 		return -EACCES;
 	case AF_K_PASS:
-		return unlinkat(fs->rootfd, r.rel, 0) ? -errno : 0;
+		return af_bn_unlink(fs->rootfd, r.rel, 0) ? -errno : 0;
 	case AF_K_DIR:
 		return -EISDIR;
 	case AF_K_CTLDIR:
@@ -384,13 +401,24 @@ static int meta_fd(int fd, const struct meta *m)
 	return rc ? -errno : 0;
 }
 
+/* On name beneath dfd, through no link, and on a link itself, never on its target. */
 static int meta_at(int dfd, const char *name, const struct meta *m)
 {
-	int rc = m->op == META_MODE ? fchmodat(dfd, name, m->mode, 0)
-		 : m->op == META_OWNER
-			 ? fchownat(dfd, name, m->uid, m->gid, AT_SYMLINK_NOFOLLOW)
-			 : utimensat(dfd, name, m->tv, AT_SYMLINK_NOFOLLOW);
-	return rc ? -errno : 0;
+	char base[NAME_MAX + 1];
+	int fd = m->op == META_MODE ? af_bn_open(dfd, name, O_PATH, 0)
+				    : af_bn_parent(dfd, name, base, sizeof(base));
+	int rc;
+	if (fd < 0)
+		return -errno;
+	if (m->op == META_MODE)
+		rc = af_bn_fchmod(fd, m->mode);
+	else if (m->op == META_OWNER)
+		rc = fchownat(fd, base, m->uid, m->gid, AT_SYMLINK_NOFOLLOW);
+	else
+		rc = utimensat(fd, base, m->tv, AT_SYMLINK_NOFOLLOW);
+	rc = rc ? -errno : 0;
+	close(fd);
+	return rc;
 }
 
 static int meta_apply(const char *path, struct fuse_file_info *fi, const struct meta *m)
@@ -449,7 +477,15 @@ int af_op_symlink(const char *target, const char *path)
 		return -EEXIST;
 	if (fs->read_only)
 		return -EROFS;
-	if (af_view_is_dropping(fs, r.rel))
-		return af_scratch_symlink(fs, target, r.rel);
-	return symlinkat(target, fs->rootfd, r.rel) ? -errno : 0;
+	struct af_who w = af_ctx_who();
+	if (af_view_is_dropping(fs, r.rel)) {
+		rc = af_scratch_symlink(fs, target, r.rel);
+		if (!rc)
+			af_scratch_give(fs, r.rel, &w);
+		return rc;
+	}
+	if (af_bn_symlink(target, fs->rootfd, r.rel))
+		return -errno;
+	give_entry(fs->rootfd, r.rel, &w);
+	return 0;
 }

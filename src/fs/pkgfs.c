@@ -5,6 +5,7 @@
  * package file's identity, so an outside change is seen at once. */
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +13,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/beneath.h"
 #include "animfs/bytes.h"
 #include "animfs/dbpf.h"
 #include "animfs/fileio.h"
@@ -130,7 +132,7 @@ static int check_package(struct af_fs *fs, const char *rel, const struct stat *s
 	uint8_t head[AF_DBPF_HEADER];
 	uint8_t *index = NULL;
 	struct af_dbpf p;
-	int rc, fd = openat(fs->rootfd, rel, O_RDONLY | O_CLOEXEC);
+	int rc, fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0);
 	if (fd < 0)
 		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
 	ssize_t hn = pread_all(fd, head, sizeof(head), 0);
@@ -177,7 +179,7 @@ int af_pkgfs_is_folder(struct af_fs *fs, const char *rel, const struct stat *st)
 		return folder;
 	size_t l = strlen(rel);
 	int named = l > 8 && !strcasecmp(rel + l - 8, ".package");
-	if (af_read_head_at(fs->rootfd, rel, head, sizeof(head), &got))
+	if (af_bn_read_head(fs->rootfd, rel, head, sizeof(head), &got))
 		return 0;
 	folder = 0;
 	if (named || (got >= 4 && !memcmp(head, "DBPF", 4))) {
@@ -228,7 +230,7 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 	struct ident id;
 	struct loaded *l = NULL, *victim = &p->loaded[0];
 	for (int attempt = 0;; attempt++) {
-		if (fstatat(fs->rootfd, rel, &st, AT_SYMLINK_NOFOLLOW)) {
+		if (af_bn_stat(fs->rootfd, rel, &st)) {
 			af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
 			goto out;
 		}
@@ -239,10 +241,10 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 				goto out;
 			}
 		af_buf_reset(&file);
-		if (af_read_file_at(fs->rootfd, rel, AF_MAX_FILE, &file, d))
+		if (af_bn_read_file(fs->rootfd, rel, AF_MAX_FILE, &file, d))
 			goto out;
 		/* replaced while we read it: read it again under its new identity */
-		if (!fstatat(fs->rootfd, rel, &again, AT_SYMLINK_NOFOLLOW) && again.st_ino == st.st_ino &&
+		if (!af_bn_stat(fs->rootfd, rel, &again) && again.st_ino == st.st_ino &&
 		    again.st_size == st.st_size && again.st_mtim.tv_sec == st.st_mtim.tv_sec &&
 		    again.st_mtim.tv_nsec == st.st_mtim.tv_nsec)
 			break;
@@ -300,7 +302,7 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, size_t k, c
 			l->broken[k] = 1;
 			af_diag_format(&d, where, msg, sizeof(msg));
 			af_fs_log(LOG_WARNING, "%s (shown as the raw resource, read-only)", msg);
-			af_errlog_add(fs->errors, where, &d);
+			af_errlog_add(fs->errors, 0, where, &d); /* the package's, not a user's text */
 		}
 	} else if ((l->texts[k] = af_text_new(yaml.data, yaml.len))) {
 		l->bytes += yaml.len;
@@ -319,7 +321,7 @@ static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, cons
 	if (!slash || (size_t)(slash - rel) >= size)
 		return 0;
 	snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
-	if (fstatat(fs->rootfd, pkg, st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st->st_mode) ||
+	if (af_bn_stat(fs->rootfd, pkg, st) || !S_ISREG(st->st_mode) ||
 	    !af_pkgfs_is_folder(fs, pkg, st))
 		return 0;
 	*name = slash + 1;
@@ -477,21 +479,29 @@ out:
 /* A fresh read of the package (never the cache: the file on disk is what we change),
  * the commit of pkgview.h, a check that the new image reads back as a package whose
  * resource decodes, then the atomic replace. Called under fs->commit_lock. */
-int af_pkgfs_commit(struct af_fs *fs, const char *bin, const uint8_t *yaml, size_t n,
+int af_pkgfs_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
 		    struct af_diag *d)
 {
-	char pkg[4096];
+	char pkg[4096], base[NAME_MAX + 1];
 	const char *name;
 	struct stat st;
 	struct af_buf file = AF_BUF_INIT, image = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_pkgview v, w;
 	const struct af_pkg_item *it;
-	int changed = 0, rc;
+	int changed = 0, rc, dirfd = to->dirfd, own_dir = 0;
 	memset(&v, 0, sizeof(v));
 	memset(&w, 0, sizeof(w));
-	if (!split(fs, bin, pkg, sizeof(pkg), &name, &st))
+	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &name, &st))
 		return af_diag_error(d, AF_EIO, "the package is gone or no longer a package");
-	if ((rc = af_read_file_at(fs->rootfd, pkg, AF_MAX_FILE, &file, d)) ||
+	/* the package in the folder the view was opened in, never through a link */
+	snprintf(base, sizeof(base), "%s", base_of(pkg));
+	if (dirfd < 0 && (dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) >= 0)
+		own_dir = 1;
+	if (dirfd < 0) {
+		rc = af_diag_error(d, AF_EIO, "cannot open the package's folder: %s", strerror(errno));
+		goto out;
+	}
+	if ((rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, &file, d)) ||
 	    (rc = af_pkgview_open(&v, file.data, file.len, d)))
 		goto out;
 	if (!(it = af_pkgview_find(&v, name)) || strcmp(it->name, name)) {
@@ -507,10 +517,12 @@ int af_pkgfs_commit(struct af_fs *fs, const char *bin, const uint8_t *yaml, size
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not read back");
 		goto out;
 	}
-	if ((rc = af_replace_file_at(fs->rootfd, pkg, image.data, image.len, 0644, d)))
+	if ((rc = af_replace_file_at(dirfd, base, image.data, image.len, 0644, d)))
 		goto out;
 	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes)", name, pkg, image.len);
 out:
+	if (own_dir)
+		close(dirfd);
 	af_pkgview_close(&v);
 	af_pkgview_close(&w);
 	af_buf_free(&file);

@@ -10,6 +10,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
 
@@ -17,7 +18,7 @@ int af_read_whole_at(int dirfd, const char *rel, struct af_buf *out)
 {
 	struct af_diag d;
 	af_diag_init(&d);
-	int rc = af_read_file_at(dirfd, rel, AF_MAX_FILE, out, &d);
+	int rc = af_bn_read_file(dirfd, rel, AF_MAX_FILE, out, &d);
 	af_diag_free(&d);
 	return rc ? -EIO : 0;
 }
@@ -91,7 +92,7 @@ static int drop_source(struct af_fs *fs, struct af_res *s, enum target tk)
 		af_ghost_add(fs, s->rel, s->kind);
 		return 0;
 	}
-	return unlinkat(fs->rootfd, s->rel, 0) ? -errno : 0;
+	return af_bn_unlink(fs->rootfd, s->rel, 0) ? -errno : 0;
 }
 
 static int refuse(struct af_fs *fs, const struct af_res *s, const struct af_res *t, int err,
@@ -101,7 +102,7 @@ static int refuse(struct af_fs *fs, const struct af_res *s, const struct af_res 
 	af_diag_init(&d);
 	af_diag_error(&d, AF_EINVAL, "not renamed to %s: %s (nothing changed)", t->rel, why);
 	af_fs_log(LOG_WARNING, "%s: not renamed to %s: %s", s->rel, t->rel, why);
-	af_errlog_add(fs->errors, s->rel, &d);
+	af_errlog_add(fs->errors, af_ctx_who().uid, s->rel, &d);
 	af_diag_free(&d);
 	return err;
 }
@@ -126,7 +127,7 @@ static int same_format(struct af_fs *fs, const struct af_res *s, const char *bin
 		return 0;
 	if (af_pkgfs_member(fs, s->bin) || af_pkgfs_member(fs, bin))
 		return 0;
-	if (af_read_head_at(fs->rootfd, s->bin, head, sizeof(head), &got))
+	if (af_bn_read_head(fs->rootfd, s->bin, head, sizeof(head), &got))
 		return 0;
 	return af_codec_bid(base, head, got) == s->info.codec;
 }
@@ -138,7 +139,7 @@ static int move_view(struct af_fs *fs, struct af_res *s, struct af_res *t, enum 
 		if (!same_format(fs, s, bin))
 			return refuse(fs, s, t, -EPERM, "a view is renamed only to a view of the same "
 				      "format (the binary would be left under another extension)");
-		return renameat(fs->rootfd, s->bin, fs->rootfd, bin) ? -errno : 0;
+		return af_bn_rename(fs->rootfd, s->bin, bin) ? -errno : 0;
 	}
 	return refuse(fs, s, t, -EPERM, "a view is renamed only to another view name of its "
 		      "format (rename the binary in GAME to give it another name)");
@@ -157,7 +158,7 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 		goto done;
 	}
 	if (s->kind == AF_K_PASS && (tk == T_PASS || tk == T_NEW)) {
-		rc = renameat(fs->rootfd, s->rel, fs->rootfd, t->rel) ? -errno : 0;
+		rc = af_bn_rename(fs->rootfd, s->rel, t->rel) ? -errno : 0;
 		goto done;
 	}
 	if (s->kind == AF_K_SCRATCH && tk == T_SCRATCH) {
@@ -167,12 +168,15 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 	rc = source_bytes(fs, s, &data);
 	if (rc)
 		goto out;
+	struct af_dest to = {-1, bin, af_ctx_who()};
 	if (tk == T_VIEW)
-		rc = af_commit(fs, t->rel, bin, data.data ? data.data : (const uint8_t *)"", data.len);
-	else if (tk == T_SCRATCH)
-		rc = af_scratch_put(fs, t->rel, data.data, data.len, s->st.st_mode & 07777);
+		rc = af_commit_to(fs, &to, t->rel, data.data ? data.data : (const uint8_t *)"",
+				  data.len);
+	else if (tk == T_SCRATCH && !(rc = af_scratch_put(fs, t->rel, data.data, data.len,
+						       s->st.st_mode & 07777)))
+		af_scratch_give(fs, t->rel, &to.who);
 	else
-		rc = af_commit_plain(fs, t->rel, data.data, data.len, s->st.st_mode & 07777);
+		rc = af_commit_plain(fs, &to.who, t->rel, data.data, data.len, s->st.st_mode & 07777);
 	if (rc)
 		goto out;
 	rc = drop_source(fs, s, tk);
@@ -213,15 +217,15 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 	case AF_K_DIR:
 		if (t.kind != AF_K_NONE && t.kind != AF_K_DIR)
 			return -ENOTDIR;
-		if (renameat(fs->rootfd, s.rel, fs->rootfd, t.rel))
+		if (af_bn_rename(fs->rootfd, s.rel, t.rel))
 			return -errno;
 		/* the droppings inside move along (no mirror, or it cannot: nothing lost) */
-		renameat(fs->scratchfd, s.rel, fs->scratchfd, t.rel);
+		af_bn_rename(fs->scratchfd, s.rel, t.rel);
 		return 0;
 	case AF_K_PKGDIR: /* the package file itself moves */
 		if (t.kind != AF_K_NONE)
 			return -EEXIST;
-		return renameat(fs->rootfd, s.rel, fs->rootfd, t.rel) ? -errno : 0;
+		return af_bn_rename(fs->rootfd, s.rel, t.rel) ? -errno : 0;
 	case AF_K_VIEW:
 	case AF_K_PASS:
 	case AF_K_SCRATCH:

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "animfs/beneath.h"
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
 
@@ -268,4 +269,14 @@ int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n
 	}
 	close(fd);
 	return rc;
+}
+
+void af_scratch_give(struct af_fs *fs, const char *rel, const struct af_who *w)
+{
+	char base[NAME_MAX + 1];
+	int dir = af_bn_parent(fs->scratchfd, rel, base, sizeof(base));
+	if (dir >= 0) {
+		af_give_at(dir, base, w);
+		close(dir);
+	}
 }

@@ -13,6 +13,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
@@ -61,13 +62,13 @@ int af_view_is_candidate(const char *rel)
 	return af_codec_for_ext(stem, 0) != NULL;
 }
 
-void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
-		      struct af_rinfo *info)
+void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
+			 struct af_rinfo *info)
 {
 	uint8_t head[AF_BID_HEAD];
 	size_t got = 0;
 	memset(info, 0, sizeof(*info));
-	const char *base = base_of(rel);
+	const char *base = base_of(name);
 	uint64_t name_hash = af_fnv1_64(base, strlen(base)) | 1;
 	/* a binary whose view name would pass NAME_MAX cannot be shown as a view */
 	if (!S_ISREG(st->st_mode) || strlen(base) + strlen(AF_VIEW_SUFFIX) > NAME_MAX)
@@ -75,13 +76,19 @@ void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 	if (af_rcache_get(fs->cache, st, info, NULL) && info->name_hash == name_hash)
 		return;
 	memset(info, 0, sizeof(*info));
-	if (af_read_head_at(fs->rootfd, rel, head, sizeof(head), &got))
+	if (af_bn_read_head(dirfd, name, head, sizeof(head), &got))
 		return;
 	info->codec = af_codec_bid(base, head, got);
 	info->name_hash = name_hash;
 	af_rcache_put_bid(fs->cache, st, name_hash, info->codec);
 	/* the entry may still know this identity's size (same codec, same name) */
 	af_rcache_get(fs->cache, st, info, NULL);
+}
+
+void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
+		      struct af_rinfo *info)
+{
+	af_view_classify_at(fs, fs->rootfd, rel, st, info);
 }
 
 /* X of a dropping is "a name in that folder": anything the view shows there, a name
@@ -211,7 +218,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		size_t dirlen = (size_t)(base - r->rel);
 		memcpy(r->bin, r->rel, dirlen + n);
 		r->bin[dirlen + n] = 0;
-		if (fstatat(fs->rootfd, r->bin, &r->st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		if (af_bn_stat(fs->rootfd, r->bin, &r->st) == 0 &&
 		    S_ISREG(r->st.st_mode)) {
 			af_view_classify(fs, r->bin, &r->st, &r->info);
 			if (r->info.codec && !r->info.failed)
@@ -220,7 +227,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		if (r->kind == AF_K_NONE)
 			r->bin[0] = 0;
 	}
-	if (r->kind == AF_K_NONE && fstatat(fs->rootfd, r->rel, &r->st, AT_SYMLINK_NOFOLLOW) == 0) {
+	if (r->kind == AF_K_NONE && af_bn_stat(fs->rootfd, r->rel, &r->st) == 0) {
 		if (S_ISDIR(r->st.st_mode)) {
 			r->kind = AF_K_DIR;
 		} else if (af_pkgfs_is_folder(fs, r->rel, &r->st)) {
@@ -243,11 +250,11 @@ ghosts:
 	return 0;
 }
 
-/* Sibling access for codecs: the binary's own folder, through the GAME descriptor. */
+/* Sibling access for codecs: the binary's own folder, held as a descriptor. */
 
 DIR *af_opendir_at(int dirfd, const char *rel)
 {
-	int fd = openat(dirfd, rel, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = af_bn_open(dirfd, rel, O_RDONLY | O_DIRECTORY, 0);
 	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
 	if (!dir && fd >= 0)
 		close(fd);
@@ -257,13 +264,18 @@ DIR *af_opendir_at(int dirfd, const char *rel)
 static int sib_read(void *ctx, const char *name, struct af_buf *out)
 {
 	struct af_sibio *s = ctx;
-	char path[8192];
 	struct af_diag d;
-	if (strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
+	if (s->dirfd < 0 || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
 		return AF_EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", s->dir, name);
+	int fd = af_bn_open(s->dirfd, name, O_RDONLY, 0);
+	if (fd < 0) {
+		if (errno == ELOOP) /* only the folder's own files: never a link out of it */
+			af_fs_log(LOG_WARNING, "%s%s%s: a symbolic link, not read as a sibling of %s",
+				  s->dir, s->dir[0] ? "/" : "", name, s->io.name);
+		return AF_EIO;
+	}
 	af_diag_init(&d);
-	int rc = af_read_file_at(s->fs->rootfd, path, AF_MAX_FILE, out, &d);
+	int rc = af_read_fd(fd, AF_MAX_FILE, out, &d);
 	af_diag_free(&d);
 	return rc;
 }
@@ -271,7 +283,7 @@ static int sib_read(void *ctx, const char *name, struct af_buf *out)
 static int sib_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 {
 	struct af_sibio *s = ctx;
-	DIR *dir = af_opendir_at(s->fs->rootfd, s->dir);
+	DIR *dir = s->dirfd >= 0 ? af_opendir_at(s->dirfd, ".") : NULL;
 	struct dirent *e;
 	if (!dir)
 		return AF_EIO;
@@ -284,15 +296,16 @@ static int sib_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 	return 0;
 }
 
-void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
+void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
 {
 	const char *base = base_of(bin_rel);
 	struct af_io *io = &s->io;
+	char name[NAME_MAX + 1];
 	s->fs = fs;
-	if (base == bin_rel)
-		snprintf(s->dir, sizeof(s->dir), ".");
-	else
-		snprintf(s->dir, sizeof(s->dir), "%.*s", (int)(base - bin_rel - 1), bin_rel);
+	snprintf(s->dir, sizeof(s->dir), "%.*s", base == bin_rel ? 0 : (int)(base - bin_rel - 1),
+		 bin_rel);
+	s->owned = dirfd < 0;
+	s->dirfd = dirfd >= 0 ? dirfd : af_bn_parent(fs->rootfd, bin_rel, name, sizeof(name));
 	memset(io, 0, sizeof(*io));
 	io->name = base;
 	io->read_sibling = sib_read;
@@ -300,6 +313,18 @@ void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
 	io->read_names = af_userdict_io_read;
 	io->learn_names = af_userdict_io_learn;
 	io->ctx = s;
+}
+
+void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
+{
+	af_sibio_init_at(s, fs, -1, bin_rel);
+}
+
+void af_sibio_close(struct af_sibio *s)
+{
+	if (s->owned && s->dirfd >= 0)
+		close(s->dirfd);
+	s->dirfd = -1;
 }
 
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
@@ -326,12 +351,12 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		}
 		af_buf_reset(&in);
 		af_diag_clear(&d);
-		if (af_read_file_at(fs->rootfd, bin_rel, AF_MAX_FILE, &in, &d)) {
+		if (af_bn_read_file(fs->rootfd, bin_rel, AF_MAX_FILE, &in, &d)) {
 			rc = -EIO;
 			goto out;
 		}
 		/* A file replaced while we read it is read again under its new identity. */
-		if (fstatat(fs->rootfd, bin_rel, &again, AT_SYMLINK_NOFOLLOW)) {
+		if (af_bn_stat(fs->rootfd, bin_rel, &again)) {
 			rc = -errno;
 			goto out;
 		}
@@ -346,7 +371,9 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		st = again;
 	}
 	af_sibio_init(&sib, fs, bin_rel);
-	if (info.codec->to_yaml(in.data, in.len, &sib.io, &yaml, &d) || yaml.failed) {
+	rc = info.codec->to_yaml(in.data, in.len, &sib.io, &yaml, &d);
+	af_sibio_close(&sib);
+	if (rc || yaml.failed) {
 		char msg[1200];
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
@@ -370,13 +397,13 @@ out:
 	return rc;
 }
 
-struct af_text *af_ctl_text(struct af_fs *fs, const char *rel)
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller)
 {
 	const char *f = rel + sizeof(AF_CTL_DIR);
 	char line[4200];
 	int n;
 	if (!strcmp(f, AF_CTL_ERRORS))
-		return af_errlog_text(fs->errors);
+		return af_errlog_text(fs->errors, caller);
 	if (!strcmp(f, AF_CTL_PID))
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 	else
@@ -384,15 +411,15 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel)
 	return af_text_new(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-static size_t ctl_size(struct af_fs *fs, const char *rel)
+static size_t ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 {
-	struct af_text *t = af_ctl_text(fs, rel);
+	struct af_text *t = af_ctl_text(fs, rel, caller);
 	size_t n = t ? t->len : 0;
 	af_text_unref(t);
 	return n;
 }
 
-int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
+int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st)
 {
 	switch (r->kind) {
 	case AF_K_NONE:
@@ -404,7 +431,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
 			return -errno;
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
 		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
-		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel);
+		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel, caller);
 		st->st_ino = 0;
 		break;
 	case AF_K_PKGDIR: /* the package file as a folder: its times and owner */

@@ -34,5 +34,9 @@ cat "$VIEW/.animfs/errors" >/dev/null
 "$plain" umount "$VIEW" || fail "umount"
 rc=0; wait "$DAEMON" || rc=$?
 [ $rc = 0 ] || fail "valgrind reports errors (exit $rc): $(cat "$T/valgrind.log")"
-[ -s "$T/valgrind.log" ] && fail "valgrind says: $(cat "$T/valgrind.log")"
+# valgrind does not know openat2 (syscall 437) and answers ENOSYS, so the daemon takes
+# its walk with O_NOFOLLOW instead (exercised here); that warning alone is no finding
+grep -v -e 'unhandled amd64-linux syscall: 437' -e 'write your own handler' \
+  -e 'README_MISSING_SYSCALL_OR_IOCTL' -e 'we consider this a bug' -e 'valgrind.org/support' \
+  "$T/valgrind.log" | grep -q . && fail "valgrind says: $(cat "$T/valgrind.log")"
 echo "valgrind: ok"

@@ -193,15 +193,15 @@ static void test_errlog_ring(void **state)
 	struct af_diag d;
 	struct af_text *t;
 	af_diag_init(&d);
-	t = af_errlog_text(e);
+	t = af_errlog_text(e, 0);
 	assert_int_equal(t->len, 0);
 	af_text_unref(t);
 	for (int i = 1; i <= 3; i++) {
 		af_diag_clear(&d);
 		af_diag_at_mark(&d, AF_EINVAL, (unsigned)i, 7, "problem %d", i);
-		af_errlog_add(e, "a/walk.animation.yaml", &d);
+		af_errlog_add(e, 0, "a/walk.animation.yaml", &d);
 	}
-	t = af_errlog_text(e);
+	t = af_errlog_text(e, 0);
 	const char *s = (const char *)t->data;
 	assert_null(strstr(s, "problem 1")); /* the oldest fell out */
 	const char *two = strstr(s, "a/walk.animation.yaml:2:7: problem 2\n");

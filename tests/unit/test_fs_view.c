@@ -192,7 +192,7 @@ static void test_commit_refuses(void **state)
 	assert_int_equal(af_read_file_at(e->fs.rootfd, "walk.bin", 1 << 20, &b, &d), 0);
 	assert_int_equal(b.len, sizeof(orig));
 	assert_memory_equal(b.data, orig, sizeof(orig));
-	t = af_errlog_text(e->fs.errors);
+	t = af_errlog_text(e->fs.errors, 0);
 	assert_non_null(strstr((const char *)t->data, "walk.bin.yaml:1:1: "));
 	assert_non_null(strstr((const char *)t->data, "walk.bin.yaml:2:9: unknown format"));
 	af_text_unref(t);
