@@ -36,6 +36,11 @@ struct af_replace_opts {
 int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       const struct af_replace_opts *o, struct af_diag *d);
 
+/* af_replace_file_at that also gives the new file the replaced one's owner and
+ * group, where the caller may set them (root; or a group the caller is in). */
+int af_replace_file_owned(int dirfd, const char *name, const void *data, size_t n,
+			  struct af_diag *d);
+
 #define AF_TMP_PREFIX ".animfs-tmp-"
 
 /* Test-only crash injection: reads ANIMFS_FAULT once (after-temp-write,

@@ -119,14 +119,8 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
-		       struct af_diag *d)
-{
-	return af_replace_file_ex(dirfd, name, data, n, mode, NULL, d);
-}
-
-int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
-		       const struct af_replace_opts *o, struct af_diag *d)
+static int replace(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		   const struct af_replace_opts *o, int keep_owner, struct af_diag *d)
 {
 	char tmp[4096];
 	const char *slash = strrchr(name, '/');
@@ -135,7 +129,8 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 	int fd = -1, dfd = -1, rc = 0, created = 0;
 	static unsigned counter;
 
-	if (fstatat(dirfd, name, &st, 0) == 0)
+	int had = fstatat(dirfd, name, &st, 0) == 0;
+	if (had)
 		mode = st.st_mode & 07777;
 	if (dirlen + strlen(AF_TMP_PREFIX) + 64 + strlen(name + dirlen) >= sizeof(tmp))
 		return af_diag_error(d, AF_EIO, "file name too long");
@@ -153,6 +148,12 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 	}
 	created = 1;
 	if (fchmod(fd, mode) < 0 && errno != EPERM) {
+		rc = af_diag_error(d, AF_EIO, "cannot set mode: %s", strerror(errno));
+		goto out;
+	}
+	/* chown may clear the set-id bits, so the mode is set once more */
+	if (had && keep_owner && fchown(fd, st.st_uid, st.st_gid) == 0 &&
+	    fchmod(fd, mode) < 0 && errno != EPERM) {
 		rc = af_diag_error(d, AF_EIO, "cannot set mode: %s", strerror(errno));
 		goto out;
 	}
@@ -196,4 +197,22 @@ out:
 	if (created)
 		unlinkat(dirfd, tmp, 0);
 	return rc;
+}
+
+int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       struct af_diag *d)
+{
+	return replace(dirfd, name, data, n, mode, NULL, 0, d);
+}
+
+int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       const struct af_replace_opts *o, struct af_diag *d)
+{
+	return replace(dirfd, name, data, n, mode, o, 0, d);
+}
+
+int af_replace_file_owned(int dirfd, const char *name, const void *data, size_t n,
+			  struct af_diag *d)
+{
+	return replace(dirfd, name, data, n, 0644, NULL, 1, d);
 }
