@@ -666,7 +666,7 @@ static int relayout(struct pctx *c, const struct af_ynode *b)
 		return 0;
 	if (m->container == DSL_ZLIB)
 		af_y_warn(c->d, lay, "binary: a 64-bit file in a zlib container loads under SuperBLT only; "
-			  "the game and converter v1.0.2 want container: raw (animfs convert --to x64 does not change a 64-bit file)");
+			  "the game and converter v1.0.2 want container: raw");
 	if (m->name_pad < 8 || m->event_pad < 8 || m->track_align < 8)
 		af_y_warn(c->d, lay, "binary: padding below 8 in a 64-bit file (whether the game accepts it is unknown)");
 	if (!m->size_actual)

@@ -73,6 +73,18 @@ for f in "$mod"/anims/[ab]/*.animation; do
 	[ "$(content "$f")" = "$(content "$S/$(basename "$f")")" ] || fail "content changed: $f"
 done
 
+# 4b. bytes after the last key that are not padding: decode shows it read-only (exit 0)
+ro=$tmp/ro.animation
+cp "$kate" "$ro"; chmod u+w "$ro"
+printf '\x11\x22\x33\x44\x55\x66\x77\x88' >> "$ro"
+printf '\x90\x1e' | dd of="$ro" bs=1 seek=16 conv=notrunc 2>/dev/null   # size 7824
+"$ANIMFS" decode "$ro" > "$tmp/ro.yaml" 2> "$tmp/ro.err" || fail "read-only decode: exit $?"
+grep -q '^# READ-ONLY: ' "$tmp/ro.yaml" || fail "read-only: no header comment"
+grep -q '^read_only: ' "$tmp/ro.yaml" || fail "read-only: no read_only key"
+grep -q 'note: shown read-only.*byte 0x' "$tmp/ro.err" || fail "read-only: stderr: $(cat "$tmp/ro.err")"
+out=$("$ANIMFS" encode "$tmp/ro.yaml" -o "$tmp/ro2.animation" 2>&1) && fail "a read-only view encoded"
+case "$out" in *"ro.yaml:"*": read_only: this file is shown read-only"*) ;; *) fail "read-only encode: $out";; esac
+
 # 5. a second run is a no-op
 cp -r "$tmp/mod_overrides" "$tmp/once"
 out=$("$ANIMFS" convert --to x64 "$mod/anims/a" "$mod/anims/b" 2>&1); rc=$?
