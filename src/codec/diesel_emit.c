@@ -211,7 +211,7 @@ static void emit_layout_note(const struct dsl_anim *m, struct af_buf *b)
 	af_buf_puts(b, "# Layout: 64-bit, as PAYDAY 2's 64-bit build (2026-08-14 on) reads it");
 	if (m->container == DSL_ZLIB)
 		af_buf_puts(b, ", wrapped in zlib\n"
-			       "# (SuperBLT loads that; the game and converter v1.0.2 want it raw)");
+			       "# (SuperBLT loads that; the game and converter v1.0.2 want `container: raw`)");
 	af_buf_puts(b, ".\n# For the old 32-bit build: `animfs convert --to x32 FILE` (or set `layout: 32-bit`).\n");
 }
 
