@@ -19,6 +19,10 @@ struct run {
 	const char *to, *style, *outdir;
 	int dry, progress;
 	const char *root; /* the PATH being walked (for names below OUTDIR) */
+	size_t rootlen;   /* without trailing slashes */
+	dev_t out_dev;    /* OUTDIR, which a walk does not enter */
+	ino_t out_ino;
+	int have_out;
 	unsigned long seen, converted, already, refused, other;
 	struct {
 		const char *why;
@@ -88,11 +92,11 @@ static int target_path(const char *path, char *out, size_t size)
 {
 	if (!R.outdir)
 		return snprintf(out, size, "%s", path) >= (int)size ? -1 : 0;
-	size_t rl = strlen(R.root);
+	size_t rl = R.rootlen;
 	const char *rel = path;
 	if (!strncmp(path, R.root, rl) && path[rl] == '/')
 		rel = path + rl + 1;
-	else if (!strcmp(path, R.root))
+	else if (!strncmp(path, R.root, rl) && !path[rl])
 		rel = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	while (rel[0] == '.' && rel[1] == '/')
 		rel += 2;
@@ -163,18 +167,20 @@ out:
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)ftw;
+	if (type == FTW_D && R.have_out && st->st_dev == R.out_dev && st->st_ino == R.out_ino)
+		return FTW_SKIP_SUBTREE; /* our own output */
 	if (type != FTW_F || !S_ISREG(st->st_mode))
-		return 0;
+		return FTW_CONTINUE;
 	if (!strncmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, AF_TMP_PREFIX,
 		     strlen(AF_TMP_PREFIX)))
-		return 0; /* another writer's temp file */
+		return FTW_CONTINUE; /* another writer's temp file */
 	R.seen++;
 	if (R.progress && now() - R.last_progress > 0.2) {
 		R.last_progress = now();
 		fprintf(stderr, "\r\033[K%lu files, %lu converted: %s", R.seen, R.converted, path);
 	}
 	convert_one(path, st);
-	return 0;
+	return FTW_CONTINUE;
 }
 
 static void summary(void)
@@ -231,6 +237,16 @@ int af_cli_convert_layout(int argc, char **argv)
 		return AF_EXIT_USAGE;
 	}
 	R.progress = isatty(2);
+	if (R.outdir && !R.dry) {
+		struct stat ost;
+		char probe[4096];
+		snprintf(probe, sizeof(probe), "%s/", R.outdir);
+		if (make_parents(probe) || stat(R.outdir, &ost) < 0 || !S_ISDIR(ost.st_mode)) {
+			fprintf(stderr, "animfs convert: -o %s: cannot make that folder\n", R.outdir);
+			return AF_EXIT_FAIL;
+		}
+		R.out_dev = ost.st_dev, R.out_ino = ost.st_ino, R.have_out = 1;
+	}
 	for (int i = first; i < argc; i++) {
 		struct stat st;
 		if (!strcmp(argv[i], "--") && i == first - 1)
@@ -240,11 +256,14 @@ int af_cli_convert_layout(int argc, char **argv)
 			return AF_EXIT_USAGE;
 		}
 		R.root = argv[i];
+		R.rootlen = strlen(argv[i]);
+		while (R.rootlen > 1 && argv[i][R.rootlen - 1] == '/')
+			R.rootlen--;
 		if (S_ISREG(st.st_mode)) {
 			R.seen++;
 			convert_one(argv[i], &st);
 		} else if (S_ISDIR(st.st_mode)) {
-			if (nftw(argv[i], visit, 32, FTW_PHYS) < 0) {
+			if (nftw(argv[i], visit, 32, FTW_PHYS | FTW_ACTIONRETVAL) < 0) {
 				perror("animfs convert");
 				return AF_EXIT_FAIL;
 			}
