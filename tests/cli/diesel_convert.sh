@@ -25,6 +25,8 @@ chmod u+w -R "$mod"
 echo "not an animation" > "$mod/readme.txt"
 kate=$mod/anims/$(cd "$mod/anims" && ls */phys808__shared_special_e_so_kate.animation)
 chmod 640 "$kate"
+owned=0
+if [ "$(id -u)" = 0 ] && chown 65534:65534 "$kate" 2>/dev/null; then owned=1; fi
 head -c 700 "$S/phys808__shared_special_e_so_kate.animation" > "$mod/anims/broken.animation"
 "$ANIMFS" decode "$kate" | sed 's/^  magic: 0x0883CC85$/  magic: 0x85CC8308/' > "$tmp/swapped.yaml"
 "$ANIMFS" encode "$tmp/swapped.yaml" -o "$mod/anims/swapped.animation" || fail "encode swapped"
@@ -54,6 +56,7 @@ printf '%s\n' "$out" | grep -Eq '^    damaged or not an animation +1$' || fail "
 printf '%s\n' "$out" | grep -Eq '^  other files \(not a convertible format\) +1$' || fail "summary (other): $out"
 printf '%s\n' "$out" | grep -q "^REFUSED .*broken.animation: byte 0x" || fail "no placed reason for the broken file: $out"
 [ "$(stat -c %a "$kate")" = 640 ] || fail "mode not kept: $(stat -c %a "$kate")"
+[ $owned = 0 ] || [ "$(stat -c %u:%g "$kate")" = 65534:65534 ] || fail "owner not kept: $(stat -c %u:%g "$kate")"
 cmp -s "$mod/anims/swapped.animation" "$tmp/orig/MyMod/anims/swapped.animation" || fail "a refused file was changed"
 ls -a "$mod/anims/a" | grep -q animfs-tmp && fail "temp files left"
 for f in $(find "$tmp/out" -name '*.animation'); do

@@ -388,6 +388,45 @@ static void test_converter_files(void **state)
 	check_case(p_fl, r_fl, 1, ev_one, 0, "dedupe_event_names: true\n");
 }
 
+/* Inputs the converter takes as they are (diesel-x64.md 2.3): a size field of 0,
+ * unknown and events offsets of 0 (DieselEngineFormats), a raw 32-bit blob, bytes
+ * between the zlib stream and the trailer, version and location words. */
+static void test_converter_inputs(void **state)
+{
+	(void)state;
+	const struct track_spec r_odd[2] = { { 0x9DFB92B6u, 1 }, { 0x9DFB92B6u, 3 } };
+	struct af_buf b32 = AF_BUF_INIT, x = AF_BUF_INIT, conv = AF_BUF_INIT, z = AF_BUF_INIT;
+	mk32(&b32, 2, P2, r_odd, 0, NULL);
+	af_buf_patch_u32le(&b32, 0x04, 7);            /* version */
+	af_buf_patch_u32le(&b32, 0x08, 0xDEADBEEFu);  /* location */
+	af_buf_patch_u32le(&b32, 0x0C, 0);            /* size field 0 */
+	af_buf_patch_u32le(&b32, 0x20, 0);            /* unknown offset 0 */
+	af_buf_patch_u32le(&b32, 0x28, 0);            /* empty events offset 0 */
+	x1_convert(b32.data, &x);
+	assert_int_equal(af_le64(x.data + 8), 0xDEADBEEFu);
+	assert_int_equal(convert(b32.data, b32.len, "x64", NULL, &conv), 0); /* raw 32-bit */
+	same_bytes(&conv, &x, "raw 32-bit input with size 0 and offsets 0");
+	zwrap(&b32, 9, Z_DEFAULT_STRATEGY, &z);
+	uint8_t tail[4];
+	memcpy(tail, z.data + z.len - 4, 4);
+	z.len -= 4;
+	af_buf_append(&z, "\x01\x02\x03", 3);                /* extra bytes before the trailer */
+	af_buf_append(&z, tail, 4);
+	free(roundtrip(z.data, z.len));
+	assert_int_equal(convert(z.data, z.len, "x64", NULL, &conv), 0);
+	same_bytes(&conv, &x, "zlib input with extra bytes");
+	free(roundtrip(conv.data, conv.len));
+	/* native zeroes version and location; x32 keeps them */
+	assert_int_equal(convert(z.data, z.len, "x64", "native", &conv), 0);
+	assert_int_equal(af_le32(conv.data + 4), 0);
+	assert_int_equal(af_le64(conv.data + 8), 0);
+	assert_int_equal(convert(x.data, x.len, "x32", NULL, &z), 0);
+	char *y = decode(z.data, z.len, 0);
+	contains(y, "  version: 7\n  location: 3735928559\n");
+	free(y);
+	af_buf_free(&b32), af_buf_free(&x), af_buf_free(&conv), af_buf_free(&z);
+}
+
 /* Flipping only `layout:` in the YAML gives what `convert` gives, in both
  * styles and back; the native style shares event names and stops after the
  * last key. */
@@ -612,6 +651,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_converter_files),
+		cmocka_unit_test(test_converter_inputs),
 		cmocka_unit_test(test_layout_flip),
 		cmocka_unit_test(test_hostile_header),
 		cmocka_unit_test(test_readonly),
