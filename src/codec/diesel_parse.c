@@ -658,7 +658,7 @@ static int relayout(struct pctx *c, const struct af_ynode *b)
 		af_diag_init(&cd);
 		int rc = dsl_convert(m, m->width, m->convert_style, &why, &cd);
 		if (rc)
-			rc = perr(c, lay, "binary.layout", "cannot convert: %s", cd.msg);
+			rc = perr(c, lay ? lay : b, "binary.layout", "cannot convert: %s", cd.msg);
 		af_diag_free(&cd);
 		return rc;
 	}
