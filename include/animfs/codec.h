@@ -71,5 +71,14 @@ const struct af_codec *af_codec_bid(const char *name, const uint8_t *head, size_
 const struct af_codec *af_codec_by_name(const char *name);
 /* The codec named by the document's top-level `format:` key. */
 const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct af_diag *d);
+/* The one rule for which codec encodes a save into the binary `name` (a path or a
+ * base name), for the mount, package members and the command line alike: the codec
+ * that claims the existing binary (claimed), else, for a new binary, one whose
+ * extensions list name's extension (any codec when none lists it). The document's
+ * `format:` must name that codec; otherwise NULL with d at its line:col (AF_EINVAL). */
+const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const char *name,
+					 const uint8_t *yaml, size_t n, struct af_diag *d);
+/* The i-th codec (from 0) whose extensions list name's extension, or NULL. */
+const struct af_codec *af_codec_for_ext(const char *name, size_t i);
 
 #endif

@@ -38,6 +38,10 @@ int af_diag_at_mark(struct af_diag *d, int code, unsigned line, unsigned col,
 void af_diag_warn(struct af_diag *d, unsigned line, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* Drop the warnings of d whose text (its place aside) known also has: what a file
+ * already held is no news when an edit of it is encoded. */
+void af_diag_drop_known(struct af_diag *d, const struct af_diag *known);
+
 /* "file:line:col: msg", "file: byte 0x3c: msg" or "file: msg". */
 void af_diag_format(const struct af_diag *d, const char *file, char *out, size_t size);
 

@@ -22,6 +22,7 @@
 #define AF_CTL_DIR ".animfs"         /* virtual folder at the view's root */
 #define AF_CTL_ERRORS "errors"       /* recent failed saves, newest last */
 #define AF_CTL_PID "pid"             /* the daemon's pid, for `animfs umount` */
+#define AF_CTL_SCRATCH "scratch"     /* where the editors' droppings are kept */
 #define AF_DEFAULT_CACHE_MB 256
 #define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
 
@@ -91,7 +92,8 @@ struct af_text *af_errlog_text(struct af_errlog *e);
 struct af_handle;
 struct af_fs {
 	int rootfd;    /* GAME, opened once before daemonizing */
-	int scratchfd; /* private temp folder outside GAME for editor files */
+	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c) */
+	int scratch_private; /* a temporary one (no GAME path given): removed at the end */
 	char scratch_path[4096];
 	int read_only;
 	struct af_rcache *cache;
@@ -102,6 +104,8 @@ struct af_fs {
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_pkgfs *pkgs;       /* Sims 3 packages shown as folders (pkgfs.c) */
+	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
+	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
 	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
 };
@@ -111,7 +115,8 @@ struct af_name {
 	char path[];
 };
 
-int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only);
+/* game: GAME's real path, which names its scratch area (NULL: a temporary one). */
+int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only);
 void af_fs_destroy(struct af_fs *fs);
 
 /* ---- view.c: what a view path is ---- */
@@ -126,7 +131,8 @@ enum af_kind {
 	AF_K_CTLDIR,   /* /.animfs */
 	AF_K_CTLFILE,  /* /.animfs/errors, /.animfs/pid */
 	AF_K_PKGDIR,   /* a Sims 3 package shown as a folder (pkgfs.c) */
-	AF_K_PKGINDEX, /* its read-only index.yaml (bin: the package) */
+	AF_K_PKGINDEX, /* a read-only file in it: index.yaml (bin: the package), or a
+			  member that does not decode, raw (bin: X.package/<name>) */
 };
 
 struct af_res {
@@ -146,6 +152,9 @@ size_t af_view_strip(const char *name);
 /* Would a new file of this name be a view YAML (its binary's extension is one a
  * codec lists)? */
 int af_view_is_candidate(const char *rel);
+/* Whether a new name rel would be an editor's dropping (dropping.c): it matches the
+ * table and the file it derives from is a name in that folder. */
+int af_view_is_dropping(struct af_fs *fs, const char *rel);
 /* Classify a backing regular file: bid (cached by identity). */
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 		      struct af_rinfo *info);
@@ -162,6 +171,8 @@ void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel);
 /* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 		   struct af_text **out);
+/* The text of a control file (rel ".animfs/<name>"); NULL on ENOMEM. */
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel);
 /* Fill st for a resolved view path (exact YAML size for views). */
 int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st);
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
@@ -185,18 +196,25 @@ int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r);
 /* The names in a package folder (index.yaml first). */
 int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
 		  void *ctx);
-/* The text of a member view (bin "X.package/<name>.jazz") or, with index, of the
- * package bin's index.yaml. 0, or -EIO when it cannot be shown. */
-int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text **out);
+/* The text of a member view (bin "X.package/<name>.jazz") or, with ro, of a read-only
+ * file of the folder: the index.yaml (bin the package) or the raw body of a member
+ * that does not decode. 0, or -EIO when it cannot be shown. */
+int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
 /* Save yaml into the member bin: the package is rewritten atomically unless the
  * resource's bytes stay the same. 0 or AF_E* with d filled. */
 int af_pkgfs_commit(struct af_fs *fs, const char *bin, const uint8_t *yaml, size_t n,
 		    struct af_diag *d);
 
-/* ---- scratch.c: editor files outside GAME ---- */
+/* ---- scratch.c: editors' droppings outside GAME ---- */
 
-int af_scratch_open_dir(struct af_fs *fs);
+/* GAME's scratch area, $XDG_STATE_HOME/animfs/scratch-<hash of game>/tree (or under
+ * ~/.local/state), kept across mounts: droppings older than a week are removed and
+ * the rest counted. game NULL: a temporary folder removed by af_scratch_remove. */
+int af_scratch_open_dir(struct af_fs *fs, const char *game);
+/* Close it (a temporary one is deleted; a kept one loses only its empty folders). */
 void af_scratch_remove(struct af_fs *fs);
+/* Remove week-old files and empty folders below tree; the count of files left. */
+unsigned af_scratch_sweep(const char *tree);
 /* Create (O_CREAT | flags) rel in the scratch area, making its folders. fd or -errno. */
 int af_scratch_create(struct af_fs *fs, const char *rel, int flags, mode_t mode);
 int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel);
@@ -205,6 +223,15 @@ int af_scratch_unlink(struct af_fs *fs, const char *rel);
 int af_scratch_rename(struct af_fs *fs, const char *from, const char *to);
 /* Put data into a new scratch file rel (replacing one there). 0 or -errno. */
 int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n, mode_t mode);
+
+/* ---- sweep.c: temp files of unfinished saves ---- */
+
+/* Remove dfd/name when it is a temp file (AF_TMP_PREFIX) whose writer is gone and
+ * that is min_age seconds old; 1 when removed. */
+int af_sweep_temp(int dfd, const char *name, int min_age);
+/* The walk of all of GAME at mount, on a thread of its own; stop cancels and joins. */
+void af_sweep_start(struct af_fs *fs);
+void af_sweep_stop(struct af_fs *fs);
 
 /* ---- commit.c: a YAML document -> the backing binary ---- */
 
@@ -225,6 +252,8 @@ struct af_handle {
 	enum af_hkind kind;
 	int fd;                /* AF_H_FD: backing or scratch descriptor */
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
+	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
+	long opener;           /* process (thread group) that opened it: its close saves */
 	char rel[4096];        /* view path relative to the root */
 	char bin[4096];        /* the binary it commits to */
 	pthread_mutex_t lock;
@@ -245,6 +274,14 @@ int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off);
 int af_handle_truncate(struct af_handle *h, off_t size);
 /* Commit when changed since the last commit; 0 or -errno. */
 int af_handle_commit(struct af_fs *fs, struct af_handle *h);
+/* Whether a GAME file rel is open through the view (a binary being copied in is
+ * shown under its own name until it is closed). */
+int af_handle_game_open(struct af_fs *fs, const char *rel);
+/* The size stat shows for the view rel whose saved text is `saved` bytes long.
+ * FUSE does not say which descriptor an fstat comes from, so: a buffer being written
+ * (the writer's own fstat), else the longest text an open descriptor holds, so that
+ * a reader that opened a longer text and reads st_size bytes gets all of it. */
+size_t af_handle_view_size(struct af_fs *fs, const char *rel, size_t saved);
 /* Size of a changed open view of rel (an unsaved buffer), -1 when none: what a
  * new view not yet saved shows. */
 long long af_handle_pending_size(struct af_fs *fs, const char *rel);

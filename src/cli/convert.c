@@ -164,6 +164,44 @@ static const struct af_codec *pick_decoder(const struct args *a, const struct af
 	return c;
 }
 
+/* The codec that encodes into a->out: the one rule (af_codec_for_save) with the codec
+ * that claims the file already there, if one is. */
+static const struct af_codec *encoder(const struct args *a, const struct af_buf *yaml,
+				      struct af_diag *d)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	const struct af_codec *claimed = NULL;
+	const char *name = a->out && strcmp(a->out, "-") ? a->out : "";
+	const char *base = strrchr(name, '/');
+	if (name[0] && af_read_head_at(AT_FDCWD, name, head, sizeof(head), &got) == 0)
+		claimed = af_codec_bid(base ? base + 1 : name, head, got);
+	return af_codec_for_save(claimed, name, yaml->data, yaml->len, d);
+}
+
+/* Warnings about what the file being replaced already held are noise: only what the
+ * edit introduced is said. The old file's own warnings are those of encoding its
+ * decode. */
+static void drop_old_warnings(const struct af_codec *c, const char *path, const struct af_io *io,
+			      struct af_diag *d)
+{
+	struct af_buf old = AF_BUF_INIT, yaml = AF_BUF_INIT, bin = AF_BUF_INIT;
+	struct af_diag od, quiet;
+	struct af_io sil = *io;
+	af_diag_init(&od);
+	af_diag_init(&quiet);
+	sil.learn_names = NULL;
+	if (path && strcmp(path, "-") && !af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &old, &quiet) &&
+	    !c->to_yaml(old.data, old.len, &sil, &yaml, &quiet) &&
+	    !c->from_yaml(yaml.data, yaml.len, &sil, &bin, &od))
+		af_diag_drop_known(d, &od);
+	af_buf_free(&old);
+	af_buf_free(&yaml);
+	af_buf_free(&bin);
+	af_diag_free(&od);
+	af_diag_free(&quiet);
+}
+
 /* What decode and encode share: read a->in, run it through the codec one way, write a->out.
  * Siblings are looked up beside the binary side (the input to decode, the output of encode). */
 static int convert(const struct args *a, int decode)
@@ -180,7 +218,7 @@ static int convert(const struct args *a, int decode)
 		io.io.learn_names = af_userdict_io_learn; /* names typed in the document */
 	if (read_input(a->in, decode ? AF_MAX_FILE : AF_MAX_YAML, &in, &d))
 		goto out;
-	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : af_codec_for_yaml(in.data, in.len, &d);
+	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : encoder(a, &in, &d);
 	if (!c)
 		goto out;
 	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.io, &out, &d);
@@ -194,6 +232,8 @@ static int convert(const struct args *a, int decode)
 	} else if (crc) {
 		goto out;
 	}
+	if (!decode && d.nwarnings)
+		drop_old_warnings(c, a->out, &io.io, &d);
 	if (write_result(a->out, &out, &d))
 		goto out;
 	rc = AF_EXIT_OK;
@@ -206,6 +246,14 @@ out:
 	return rc;
 }
 
+static int is_package(const char *path)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	return strcmp(path, "-") && af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got) == 0 &&
+	       af_dbpf_is_v2(head, got);
+}
+
 int af_cli_decode(int argc, char **argv)
 {
 	struct args a;
@@ -216,6 +264,8 @@ int af_cli_decode(int argc, char **argv)
 		return AF_EXIT_USAGE;
 	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
 		return af_cli_pkg_decode(a.in, pkg, member, a.out);
+	if (!a.format && is_package(a.in)) /* the whole package, for diffs */
+		return af_cli_pkg_decode(a.in, a.in, NULL, a.out);
 	return convert(&a, 1);
 }
 

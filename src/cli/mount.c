@@ -236,22 +236,42 @@ int af_cli_mount(int argc, char **argv)
 	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;
 }
 
-static long read_pid(const char *view, int *err)
+/* The first line of VIEW/.animfs/<name> into buf; its length, or -1 (errno in *err). */
+static ssize_t read_ctl(const char *view, const char *name, char *buf, size_t size, int *err)
 {
-	char path[PATH_MAX + 32], buf[32];
-	snprintf(path, sizeof(path), "%s/%s/%s", view, AF_CTL_DIR, AF_CTL_PID);
+	char path[PATH_MAX + 32];
+	snprintf(path, sizeof(path), "%s/%s/%s", view, AF_CTL_DIR, name);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	*err = 0;
 	if (fd < 0) {
 		*err = errno;
 		return -1;
 	}
-	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	ssize_t n = read(fd, buf, size - 1);
 	close(fd);
 	if (n <= 0)
 		return -1;
 	buf[n] = 0;
-	return strtol(buf, NULL, 10);
+	buf[strcspn(buf, "\n")] = 0;
+	return (ssize_t)strlen(buf);
+}
+
+static long read_pid(const char *view, int *err)
+{
+	char buf[32];
+	return read_ctl(view, AF_CTL_PID, buf, sizeof(buf), err) > 0 ? strtol(buf, NULL, 10) : -1;
+}
+
+/* Droppings kept for the next mount are said, with where they are, so that nothing
+ * the editors left is a surprise. */
+static void say_droppings(const char *scratch)
+{
+	if (!scratch[0])
+		return;
+	unsigned n = af_scratch_sweep(scratch);
+	if (n)
+		printf("animfs umount: %u editor file%s (swap files, backups) kept in %s; the next mount "
+		       "of this GAME shows them again\n", n, n == 1 ? "" : "s", scratch);
 }
 
 static int run_fusermount(const char *view)
@@ -290,6 +310,7 @@ static int wait_exit(long pid, int pidfd)
 int af_cli_umount(int argc, char **argv)
 {
 	const char *view;
+	char scratch[PATH_MAX];
 	int err, pidfd = -1, rc = AF_EXIT_FAIL;
 	long pid;
 	if (argc != 2) {
@@ -308,6 +329,8 @@ int af_cli_umount(int argc, char **argv)
 		fprintf(stderr, "animfs umount: '%s' is not an animfs mount\n", view);
 		return AF_EXIT_FAIL;
 	}
+	if (read_ctl(view, AF_CTL_SCRATCH, scratch, sizeof(scratch), &err) < 0)
+		scratch[0] = 0;
 	pidfd = (int)syscall(SYS_pidfd_open, (pid_t)pid, 0);
 	if (run_fusermount(view)) {
 		fprintf(stderr, "animfs umount: could not unmount '%s' (files still open?)\n", view);
@@ -318,6 +341,7 @@ int af_cli_umount(int argc, char **argv)
 			pid);
 		goto out;
 	}
+	say_droppings(scratch);
 	rc = AF_EXIT_OK;
 out:
 	if (pidfd >= 0)

@@ -66,6 +66,41 @@ static int emit(const struct af_buf *b, const char *out, struct af_diag *d)
 	return 0;
 }
 
+/* The whole package as one YAML document, so that packages diff like every other
+ * file (git textconv): the index, then each member's document nested under its name,
+ * or a comment saying why a member is not shown. */
+static int whole_package(const struct af_pkgview *v, const char *pkg, struct af_buf *out)
+{
+	struct af_buf one = AF_BUF_INIT;
+	struct af_diag d;
+	const char *base = strrchr(pkg, '/');
+	int rc = af_pkgview_index_yaml(v, base ? base + 1 : pkg, out);
+	af_buf_printf(out, "members: # %zu shown as YAML below, by name\n", v->nitems);
+	for (size_t k = 0; !rc && k < v->nitems; k++) {
+		af_buf_reset(&one);
+		af_diag_init(&d);
+		if (af_pkgview_read(v, &v->items[k], &one, &d) || one.failed) {
+			char msg[1200];
+			af_diag_format(&d, v->items[k].name, msg, sizeof(msg));
+			af_buf_printf(out, "  # not shown: %s\n", msg);
+		} else {
+			af_buf_printf(out, "  %s:\n", v->items[k].name);
+			for (size_t i = 0; i < one.len;) {
+				const uint8_t *eol = memchr(one.data + i, '\n', one.len - i);
+				size_t n = eol ? (size_t)(eol - (one.data + i)) : one.len - i;
+				if (n)
+					af_buf_puts(out, "    ");
+				af_buf_append(out, one.data + i, n);
+				af_buf_puts(out, "\n");
+				i += n + 1;
+			}
+		}
+		af_diag_free(&d);
+	}
+	af_buf_free(&one);
+	return rc || out->failed ? AF_ENOMEM : 0;
+}
+
 int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, const char *out)
 {
 	struct af_pkgview v;
@@ -78,7 +113,12 @@ int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, con
 	memset(&v, 0, sizeof(v));
 	if (load(pkg, &v, &d))
 		goto out;
-	if (!strcmp(member, AF_PKG_INDEX_NAME)) {
+	if (!member) {
+		if (whole_package(&v, pkg, &yaml)) {
+			af_diag_error(&d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
+	} else if (!strcmp(member, AF_PKG_INDEX_NAME)) {
 		const char *base = strrchr(pkg, '/');
 		if (af_pkgview_index_yaml(&v, base ? base + 1 : pkg, &yaml)) {
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
@@ -112,7 +152,6 @@ int af_cli_pkg_encode(const char *yamlpath, const char *path, const char *pkg, c
 	struct af_buf yaml = AF_BUF_INIT, image = AF_BUF_INIT;
 	struct af_diag d;
 	const struct af_pkg_item *it;
-	const struct af_codec *c;
 	const char *where = pkg;
 	int changed = 0, rc = AF_EXIT_FAIL;
 	af_diag_init(&d);
@@ -127,13 +166,6 @@ int af_cli_pkg_encode(const char *yamlpath, const char *path, const char *pkg, c
 	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
 			    &yaml, &d))
 		goto out;
-	if (!(c = af_codec_for_yaml(yaml.data, yaml.len, &d)))
-		goto out;
-	if (strcmp(c->name, "sims3-jazz")) {
-		af_diag_error(&d, AF_EINVAL, "a %s document cannot go into %s (only sims3-jazz)",
-			      c->name, path);
-		goto out;
-	}
 	if (af_pkgview_commit(&v, it, yaml.data, yaml.len, &image, &changed, &d))
 		goto out;
 	if (!changed) {

@@ -8,7 +8,8 @@
 /* When path is "<pkg>/<member>" and <pkg> is a regular file that starts like a DBPF 2.0
  * package, copy <pkg> into pkg and point *member into path; else return 0. */
 int af_cli_pkg_split(const char *path, char *pkg, size_t size, const char **member);
-/* decode: member's YAML (or index.yaml) to stdout or to out. Returns an exit code. */
+/* decode: member's YAML (or index.yaml; member NULL: the whole package as one
+ * document, its index and every member) to stdout or to out. Returns an exit code. */
 int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, const char *out);
 /* encode: the YAML file yaml into the package's member; writes nothing when unchanged. */
 int af_cli_pkg_encode(const char *yaml, const char *path, const char *pkg, const char *member);

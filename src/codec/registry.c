@@ -1,5 +1,6 @@
 /* The codec table and bidding. Adding a format = one line here. */
 #include <string.h>
+#include <strings.h>
 
 #include "animfs/codec.h"
 
@@ -38,8 +39,10 @@ const struct af_codec *af_codec_by_name(const char *name)
 	return NULL;
 }
 
-/* Find a top-level "format: NAME" line without parsing the whole document. */
-const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct af_diag *d)
+/* Find a top-level "format: NAME" line without parsing the whole document: the
+ * codec (NULL with d set), and the place of its value. */
+static const struct af_codec *find_format(const uint8_t *yaml, size_t n, unsigned *at_line,
+					  unsigned *at_col, struct af_diag *d)
 {
 	const char *p = (const char *)yaml, *end = p + n;
 	unsigned line = 1;
@@ -52,6 +55,8 @@ const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct a
 			char name[64];
 			while (v < ve && (*v == ' ' || *v == '\t'))
 				v++;
+			*at_line = line;
+			*at_col = (unsigned)(v - p) + 1;
 			while (ve > v && (ve[-1] == ' ' || ve[-1] == '\r' || ve[-1] == '\t'))
 				ve--;
 			if (ve - v >= 2 && (*v == '"' || *v == '\'') && ve[-1] == *v)
@@ -62,7 +67,7 @@ const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct a
 			name[ve - v] = 0;
 			const struct af_codec *c = af_codec_by_name(name);
 			if (!c)
-				af_diag_at_mark(d, AF_EINVAL, line, 9,
+				af_diag_at_mark(d, AF_EINVAL, line, *at_col,
 						"unknown format '%s' (see 'animfs formats')", name);
 			return c;
 		}
@@ -71,5 +76,64 @@ const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct a
 	}
 	af_diag_at_mark(d, AF_EINVAL, 1, 1,
 			"no top-level 'format:' key, so the document's format is unknown");
+	return NULL;
+}
+
+const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct af_diag *d)
+{
+	unsigned line, col;
+	return find_format(yaml, n, &line, &col, d);
+}
+
+/* Whether c lists the extension of name (case-insensitive). */
+static int lists_ext(const struct af_codec *c, const char *name)
+{
+	const char *base = strrchr(name, '/'), *dot, *e = c->extensions;
+	base = base ? base + 1 : name;
+	dot = strrchr(base, '.');
+	if (!dot || dot == base || !dot[1])
+		return 0;
+	size_t el = strlen(dot + 1);
+	while (e && *e) {
+		size_t wl = strcspn(e, " ,");
+		if (wl == el && !strncasecmp(e, dot + 1, el))
+			return 1;
+		e += wl;
+		e += strspn(e, " ,");
+	}
+	return 0;
+}
+
+const struct af_codec *af_codec_for_ext(const char *name, size_t i)
+{
+	for (size_t k = 0; af_codecs[k]; k++)
+		if (lists_ext(af_codecs[k], name) && i-- == 0)
+			return af_codecs[k];
+	return NULL;
+}
+
+const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const char *name,
+					 const uint8_t *yaml, size_t n, struct af_diag *d)
+{
+	unsigned line = 1, col = 1;
+	const struct af_codec *c = find_format(yaml, n, &line, &col, d);
+	const char *base;
+	if (!c)
+		return NULL;
+	base = strrchr(name, '/');
+	base = base ? base + 1 : name;
+	if (claimed) {
+		if (c == claimed)
+			return c;
+		af_diag_at_mark(d, AF_EINVAL, line, col,
+				"format %s, but %s is a %s file; a file is saved only in its own "
+				"format (it is unchanged)", c->name, base, claimed->name);
+		return NULL;
+	}
+	if (!af_codec_for_ext(name, 0) || lists_ext(c, name))
+		return c; /* a new file: its extension names the codec, when any codec lists it */
+	af_diag_at_mark(d, AF_EINVAL, line, col, "format %s, but the extension of %s is %s's%s",
+			c->name, base, af_codec_for_ext(name, 0)->name,
+			af_codec_for_ext(name, 1) ? " (and others')" : "");
 	return NULL;
 }

@@ -83,6 +83,58 @@ void af_diag_warn(struct af_diag *d, unsigned line, unsigned col, const char *fm
 	d->nwarnings++;
 }
 
+/* The text of a warning line after its "line:col: warning: " or "warning: ". */
+static void warn_text(const char *line, size_t n, const char **t, size_t *tn)
+{
+	const char *w = memmem(line, n, "warning: ", 9);
+	*t = w ? w + 9 : line;
+	*tn = n - (size_t)(*t - line);
+}
+
+static int known_warning(const struct af_buf *known, const char *t, size_t tn)
+{
+	const char *p = (const char *)known->data, *end = p + known->len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		const char *kt;
+		size_t kn;
+		if (!eol)
+			eol = end;
+		warn_text(p, (size_t)(eol - p), &kt, &kn);
+		if (kn == tn && !memcmp(kt, t, tn))
+			return 1;
+		p = eol + 1;
+	}
+	return 0;
+}
+
+void af_diag_drop_known(struct af_diag *d, const struct af_diag *known)
+{
+	struct af_buf kept = AF_BUF_INIT;
+	const char *p = (const char *)d->warnings.data, *end = p + d->warnings.len;
+	unsigned n = 0;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p)), *t;
+		size_t tn;
+		if (!eol)
+			eol = end;
+		warn_text(p, (size_t)(eol - p), &t, &tn);
+		if (!known_warning(&known->warnings, t, tn)) {
+			af_buf_append(&kept, p, (size_t)(eol - p));
+			af_buf_puts(&kept, "\n");
+			n++;
+		}
+		p = eol + 1;
+	}
+	if (kept.failed) { /* keep them all rather than lose one */
+		af_buf_free(&kept);
+		return;
+	}
+	af_buf_free(&d->warnings);
+	d->warnings = kept;
+	d->nwarnings = n;
+}
+
 void af_diag_format(const struct af_diag *d, const char *file, char *out, size_t size)
 {
 	const char *msg = d->code ? d->msg : "no error";

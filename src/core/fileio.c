@@ -1,5 +1,6 @@
 /* Bounded file reading and atomic replacement (temp + fsync + rename + dir fsync). */
 #include <errno.h>
+#include <limits.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -132,11 +133,21 @@ static int replace(int dirfd, const char *name, const void *data, size_t n, mode
 	int had = fstatat(dirfd, name, &st, 0) == 0;
 	if (had)
 		mode = st.st_mode & 07777;
-	if (dirlen + strlen(AF_TMP_PREFIX) + 64 + strlen(name + dirlen) >= sizeof(tmp))
+	if (dirlen + NAME_MAX >= sizeof(tmp))
 		return af_diag_error(d, AF_EIO, "file name too long");
 	for (int attempt = 0; attempt < 100; attempt++) {
-		snprintf(tmp, sizeof(tmp), "%.*s%s%ld-%u-%s", (int)dirlen, name, AF_TMP_PREFIX,
-			 (long)getpid(), __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED),
+		/* the temp name must fit NAME_MAX whatever the name: the name is cut to fit
+		 * (at a character boundary), after the pid and counter that make it unique */
+		char head[64];
+		int hl = snprintf(head, sizeof(head), "%s%ld-%u-", AF_TMP_PREFIX, (long)getpid(),
+				  __atomic_add_fetch(&counter, 1, __ATOMIC_RELAXED));
+		size_t room = NAME_MAX - (size_t)hl, nl = strlen(name + dirlen);
+		if (nl > room) {
+			nl = room;
+			while (nl && ((unsigned char)name[dirlen + nl] & 0xC0) == 0x80)
+				nl--;
+		}
+		snprintf(tmp, sizeof(tmp), "%.*s%s%.*s", (int)dirlen, name, head, (int)nl,
 			 name + dirlen);
 		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)

@@ -316,6 +316,10 @@ int af_pkgview_commit(const struct af_pkgview *v, const struct af_pkg_item *it,
 	af_buf_reset(image);
 	make_io(v, it, &io);
 	io.learn_names = af_userdict_io_learn; /* names typed in the document */
+	if (!af_codec_for_save(jazz_codec(), it->name, yaml, n, d)) {
+		rc = d->code;
+		goto out;
+	}
 	if ((rc = jazz_codec()->from_yaml(yaml, n, &io, &bin, d)))
 		goto out;
 	if ((rc = af_pkgview_body(v, it, &old, d)))

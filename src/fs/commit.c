@@ -1,9 +1,10 @@
-/* Saving a view: parse, validate and encode the YAML through the codec its `format:`
- * names, check the codec reads its own output back (on a second thread, while the
+/* Saving a view: parse, validate and encode the YAML through the view's codec (the
+ * one that claimed its binary; its `format:` must say so), check the codec reads its own output back (on a second thread, while the
  * temp file is written), then replace the backing binary atomically (or leave it
  * alone when the bytes are the same, keeping its mtime). */
 #include <errno.h>
 #include <pthread.h>
+#include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <syslog.h>
@@ -108,6 +109,26 @@ static void seed_cache(struct af_fs *fs, struct verify *v, const char *bin_rel,
 	}
 }
 
+/* The codec of a view is the one that claimed its binary (a binary that fails to
+ * decode included), or for a new view one its extension names: af_codec_for_save. */
+static const struct af_codec *save_codec(struct af_fs *fs, const char *bin_rel,
+					 const uint8_t *yaml, size_t n, struct af_diag *d)
+{
+	struct stat st;
+	struct af_rinfo info = {0};
+	if (fstatat(fs->rootfd, bin_rel, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		af_view_classify(fs, bin_rel, &st, &info);
+		if (!info.codec && af_codec_for_yaml(yaml, n, d)) { /* the document's own errors first */
+			af_diag_error(d, AF_EINVAL, "%s exists and is no file a codec reads; it is not "
+				      "overwritten from a view", bin_rel);
+			return NULL;
+		}
+		if (!info.codec)
+			return NULL;
+	}
+	return af_codec_for_save(info.codec, bin_rel, yaml, n, d);
+}
+
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n)
 {
@@ -133,7 +154,7 @@ int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const
 		}
 		goto out;
 	}
-	c = af_codec_for_yaml(yaml, n, &d);
+	c = save_codec(fs, bin_rel, yaml, n, &d);
 	if (!c) {
 		rc = -EINVAL;
 		goto fail;

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <unistd.h>
@@ -13,10 +14,31 @@
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_TRUNC | O_APPEND)
 
+/* The process of the request (its thread group: FUSE names the thread), or 0. */
+static long caller_process(void)
+{
+	long tid = (long)fuse_get_context()->pid, tgid = 0;
+	char path[64], line[128];
+	if (tid <= 0)
+		return 0;
+	snprintf(path, sizeof(path), "/proc/%ld/status", tid);
+	FILE *f = fopen(path, "re");
+	while (f && fgets(line, sizeof(line), f))
+		if (!strncmp(line, "Tgid:", 5)) {
+			tgid = strtol(line + 5, NULL, 10);
+			break;
+		}
+	if (f)
+		fclose(f);
+	return tgid > 0 ? tgid : tid;
+}
+
 static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct)
 {
 	if (!h)
 		return -ENOMEM;
+	if (h->kind == AF_H_TEXT && h->is_view)
+		h->opener = caller_process();
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = direct;
 	fi->keep_cache = 0;
@@ -32,6 +54,8 @@ static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const c
 	struct af_handle *h = af_handle_new_fd(fs, fd, rel);
 	if (!h)
 		close(fd);
+	else
+		h->in_game = dfd == fs->rootfd;
 	return put_handle(fi, h, 0);
 }
 
@@ -48,17 +72,9 @@ static int open_ro_text(struct af_fs *fs, struct fuse_file_info *fi, const char 
 
 static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
-	struct af_text *t;
 	if (fi->flags & WRITE_FLAGS)
 		return -EACCES;
-	if (!strcmp(r->rel + sizeof(AF_CTL_DIR), AF_CTL_PID)) {
-		char pid[32];
-		int n = snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-		t = af_text_new(pid, (size_t)n);
-	} else {
-		t = af_errlog_text(fs->errors);
-	}
-	return open_ro_text(fs, fi, r->rel, t);
+	return open_ro_text(fs, fi, r->rel, af_ctl_text(fs, r->rel));
 }
 
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
@@ -155,14 +171,18 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		bin_of(r.rel, bin, sizeof(bin));
 		return put_handle(fi, af_handle_new_text(fs, r.rel, bin, NULL, 1), 1);
 	}
-	/* Anything else new is an editor's file: it lives outside GAME. */
-	int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
-	if (fd < 0)
-		return fd;
-	struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
-	if (!h)
-		close(fd);
-	return put_handle(fi, h, 0);
+	if (af_view_is_dropping(fs, r.rel)) { /* an editor's own file: kept outside GAME */
+		int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
+		if (fd < 0)
+			return fd;
+		struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
+		if (!h)
+			close(fd);
+		return put_handle(fi, h, 0);
+	}
+	/* Anything else is the user's: it lands in GAME, as on the folder itself (a
+	 * binary a codec claims is shown as its view once it is closed). */
+	return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags | O_CREAT, mode);
 }
 
 int af_op_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -248,10 +268,18 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	}
 }
 
+/* A view saves when the process that opened it closes it (every close flushes; so
+ * does the exit of a child that inherited the descriptor, as in
+ * `{ head a; sleep 2; tail a; } > x.yaml`, and those must not save half a
+ * document). fsync saves at once, and a change still unsaved when the last
+ * descriptor goes (the opener closed first) is saved at release. */
 int af_op_flush(const char *path, struct fuse_file_info *fi)
 {
+	struct af_handle *h = af_fi_handle(fi);
 	(void)path;
-	return af_handle_commit(af_ctx_fs(), af_fi_handle(fi));
+	if (h->kind == AF_H_TEXT && h->is_view && h->opener && caller_process() != h->opener)
+		return 0;
+	return af_handle_commit(af_ctx_fs(), h);
 }
 
 int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
@@ -266,7 +294,10 @@ int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 
 int af_op_release(const char *path, struct fuse_file_info *fi)
 {
+	struct af_fs *fs = af_ctx_fs();
+	struct af_handle *h = af_fi_handle(fi);
 	(void)path;
-	af_handle_free(af_ctx_fs(), af_fi_handle(fi));
+	af_handle_commit(fs, h); /* no-op unless a change is unsaved (see flush) */
+	af_handle_free(fs, h);
 	return 0;
 }

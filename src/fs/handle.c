@@ -241,6 +241,16 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 	return rc;
 }
 
+int af_handle_game_open(struct af_fs *fs, const char *rel)
+{
+	int found = 0;
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_handle *h = fs->handles; h && !found; h = h->next)
+		found = h->kind == AF_H_FD && h->in_game && !strcmp(h->rel, rel);
+	pthread_mutex_unlock(&fs->lock);
+	return found;
+}
+
 long long af_handle_pending_size(struct af_fs *fs, const char *rel)
 {
 	long long size = -1;
@@ -254,4 +264,21 @@ long long af_handle_pending_size(struct af_fs *fs, const char *rel)
 	}
 	pthread_mutex_unlock(&fs->lock);
 	return size;
+}
+
+size_t af_handle_view_size(struct af_fs *fs, const char *rel, size_t saved)
+{
+	size_t most = saved;
+	long long writing = -1;
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_handle *h = fs->handles; h && writing < 0; h = h->next) {
+		if (h->kind != AF_H_TEXT || !h->is_view || strcmp(h->rel, rel))
+			continue;
+		writing = __atomic_load_n(&h->pending, __ATOMIC_ACQUIRE);
+		size_t len = af_handle_size(h);
+		if (len > most)
+			most = len;
+	}
+	pthread_mutex_unlock(&fs->lock);
+	return writing >= 0 ? (size_t)writing : most;
 }

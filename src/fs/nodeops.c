@@ -96,22 +96,6 @@ static int shadowed(struct lister *l, int dfd, const char *name)
 	return info.codec && !info.failed;
 }
 
-/* A temporary file of a save that crashed (its process is gone and it is more than a
- * minute old) is removed when its folder is listed: no walk of GAME at mount time. */
-static void sweep_temp(int dfd, const char *name)
-{
-	struct stat st;
-	char *end;
-	long pid = strtol(name + strlen(AF_TMP_PREFIX), &end, 10);
-	if (pid <= 0 || *end != '-' || (kill((pid_t)pid, 0) == 0 || errno != ESRCH))
-		return;
-	if (fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode) ||
-	    time(NULL) - st.st_mtime < 60)
-		return;
-	if (unlinkat(dfd, name, 0) == 0)
-		af_fs_log(LOG_NOTICE, "removed %s, left by a save that did not finish", name);
-}
-
 static void list_backing(struct lister *l)
 {
 	DIR *dir = af_opendir_at(l->fs->rootfd, l->dir);
@@ -124,8 +108,8 @@ static void list_backing(struct lister *l)
 		struct stat st;
 		struct af_rinfo info = {0};
 		if (!strncmp(n, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX))) {
-			if (!l->fs->read_only)
-				sweep_temp(dirfd(dir), n);
+			if (!l->fs->read_only) /* a minute old: a save of another process may be at work */
+				af_sweep_temp(dirfd(dir), n, 60);
 			continue;
 		}
 		if (!strcmp(n, ".") || !strcmp(n, "..") ||
@@ -230,6 +214,7 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	if (r.kind == AF_K_CTLDIR) {
 		filler(buf, AF_CTL_ERRORS, NULL, 0, 0);
 		filler(buf, AF_CTL_PID, NULL, 0, 0);
+		filler(buf, AF_CTL_SCRATCH, NULL, 0, 0);
 		return 0;
 	}
 	list_backing(&l);
@@ -285,10 +270,10 @@ int af_op_rmdir(const char *path)
 		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
 	if (fs->read_only)
 		return -EROFS;
-	if (unlinkat(fs->rootfd, r.rel, AT_REMOVEDIR))
-		return -errno;
-	unlinkat(fs->scratchfd, r.rel, AT_REMOVEDIR); /* its mirror, when empty */
-	return 0;
+	/* droppings listed in the folder make it not empty, as they would on disk */
+	if (unlinkat(fs->scratchfd, r.rel, AT_REMOVEDIR) && errno == ENOTEMPTY)
+		return -ENOTEMPTY;
+	return unlinkat(fs->rootfd, r.rel, AT_REMOVEDIR) ? -errno : 0;
 }
 
 int af_op_unlink(const char *path)
@@ -429,7 +414,8 @@ int af_op_statfs(const char *path, struct statvfs *st)
 	return fstatvfs(af_ctx_fs()->rootfd, st) ? -errno : 0;
 }
 
-/* Only editors make links in a view (emacs' `.#x` lock): they live in the scratch area. */
+/* A link is the user's like any file (GAME), unless it is an editor's lock link
+ * (emacs' `.#x`): that lives in the scratch area. */
 int af_op_symlink(const char *target, const char *path)
 {
 	struct af_fs *fs = af_ctx_fs();
@@ -441,5 +427,7 @@ int af_op_symlink(const char *target, const char *path)
 		return -EEXIST;
 	if (fs->read_only)
 		return -EROFS;
-	return af_scratch_symlink(fs, target, r.rel);
+	if (af_view_is_dropping(fs, r.rel))
+		return af_scratch_symlink(fs, target, r.rel);
+	return symlinkat(target, fs->rootfd, r.rel) ? -errno : 0;
 }

@@ -40,6 +40,7 @@ struct loaded {
 	struct af_pkgview v;
 	struct af_text *index;
 	struct af_text **texts; /* per item, rendered on demand */
+	char *broken;           /* per item: its body does not decode (shown raw, read-only) */
 	size_t bytes;           /* the package copy and the rendered texts */
 	char name[256];         /* the package's base name, for index.yaml */
 };
@@ -83,6 +84,7 @@ static void drop(struct loaded *l)
 	for (size_t k = 0; l->texts && k < l->v.nitems; k++)
 		af_text_unref(l->texts[k]);
 	free(l->texts);
+	free(l->broken);
 	af_text_unref(l->index);
 	af_pkgview_close(&l->v);
 	memset(l, 0, sizeof(*l));
@@ -258,7 +260,12 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 	if (af_pkgview_open(&victim->v, file.data, file.len, d))
 		goto out;
 	victim->texts = calloc(victim->v.nitems ? victim->v.nitems : 1, sizeof(*victim->texts));
-	if (!victim->texts) {
+	victim->broken = calloc(victim->v.nitems ? victim->v.nitems : 1, 1);
+	if (!victim->texts || !victim->broken) {
+		free(victim->texts);
+		free(victim->broken);
+		victim->texts = NULL;
+		victim->broken = NULL;
 		af_pkgview_close(&victim->v);
 		af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
@@ -273,6 +280,34 @@ out:
 		l->last = ++p->tick;
 	af_buf_free(&file);
 	return l;
+}
+
+/* The text of item k (rendered once and kept); NULL when it does not decode, which
+ * marks it broken, said once in the log and in .animfs/errors. Call with p->lock held. */
+static struct af_text *item_text(struct af_fs *fs, struct loaded *l, size_t k, const char *pkg)
+{
+	struct af_buf yaml = AF_BUF_INIT;
+	struct af_diag d;
+	if (l->texts[k] || l->broken[k])
+		return l->texts[k];
+	af_diag_init(&d);
+	if (af_pkgview_read(&l->v, &l->v.items[k], &yaml, &d) || yaml.failed) {
+		char where[4096 + AF_PKG_NAME_MAX + 2], msg[1200];
+		if (!d.code)
+			af_diag_error(&d, AF_ENOMEM, "out of memory");
+		snprintf(where, sizeof(where), "%s/%s", pkg, l->v.items[k].name);
+		if (d.code != AF_ENOMEM) {
+			l->broken[k] = 1;
+			af_diag_format(&d, where, msg, sizeof(msg));
+			af_fs_log(LOG_WARNING, "%s (shown as the raw resource, read-only)", msg);
+			af_errlog_add(fs->errors, where, &d);
+		}
+	} else if ((l->texts[k] = af_text_new(yaml.data, yaml.len))) {
+		l->bytes += yaml.len;
+	}
+	af_buf_free(&yaml);
+	af_diag_free(&d);
+	return l->texts[k];
 }
 
 /* "dir/X.package/name" -> pkg "dir/X.package", *name "name", when X.package is a
@@ -323,7 +358,9 @@ int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r)
 		return 1;
 	}
 	n = af_view_strip(name);
-	if (!n || n >= AF_PKG_NAME_MAX)
+	if (!n)
+		n = strlen(name); /* a member shown raw, when its body does not decode */
+	if (n >= AF_PKG_NAME_MAX)
 		return 1;
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->pkgs->lock);
@@ -332,9 +369,16 @@ int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r)
 	snprintf(item, sizeof(item), "%.*s", (int)n, name);
 	for (size_t k = 0; l && k < l->v.nitems; k++)
 		if (!strcmp(l->v.items[k].name, item)) {
+			int raw = n == strlen(name);
+			if (raw != l->broken[k])
+				break;
+			snprintf(r->bin, sizeof(r->bin), "%s/%s", pkg, item);
+			if (raw) {
+				r->kind = AF_K_PKGINDEX; /* a read-only file of the folder */
+				break;
+			}
 			r->kind = AF_K_VIEW;
 			r->info.codec = af_codec_by_name("sims3-jazz");
-			snprintf(r->bin, sizeof(r->bin), "%s/%s", pkg, item);
 			if (l->texts[k]) {
 				r->info.have_size = 1;
 				r->info.size = l->texts[k]->len;
@@ -357,9 +401,13 @@ int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->pkgs->lock);
 	struct loaded *l = load(fs, pkg, &d);
+	/* Each member is rendered before it is named (ls -l would stat each anyway, and
+	 * the texts are kept): one that does not decode is listed raw, never as a view
+	 * whose stat fails. */
 	if (l && (names = calloc(l->v.nitems ? l->v.nitems : 1, sizeof(*names)))) {
 		for (n = 0; n < l->v.nitems; n++)
-			snprintf(names[n], sizeof(names[n]), "%s%s", l->v.items[n].name, AF_VIEW_SUFFIX);
+			snprintf(names[n], sizeof(names[n]), "%s%s", l->v.items[n].name,
+				 item_text(fs, l, n, pkg) || !l->broken[n] ? AF_VIEW_SUFFIX : "");
 	}
 	pthread_mutex_unlock(&fs->pkgs->lock);
 	cb(ctx, AF_PKG_INDEX_NAME);
@@ -372,31 +420,33 @@ int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const
 	return 0;
 }
 
-/* bin is "X.package/name.jazz" or, for the index, "X.package" itself. */
-int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text **out)
+/* bin is "X.package/name.jazz" or, for the index, "X.package" itself. With ro, the
+ * read-only file of that name: the index, or the raw body of a member that does not
+ * decode. */
+int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out)
 {
 	char pkg[4096];
-	const char *name = AF_PKG_INDEX_NAME;
-	struct af_buf yaml = AF_BUF_INIT;
+	const char *name = NULL;
+	struct af_buf body = AF_BUF_INIT;
 	struct af_diag d;
+	struct stat st;
 	int rc = -EIO;
 	*out = NULL;
-	if (index)
-		snprintf(pkg, sizeof(pkg), "%s", bin);
-	else {
-		struct stat st;
-		if (!split(fs, bin, pkg, sizeof(pkg), &name, &st))
+	if (!split(fs, bin, pkg, sizeof(pkg), &name, &st)) {
+		if (!ro)
 			return -EIO;
+		snprintf(pkg, sizeof(pkg), "%s", bin);
+		name = NULL;
 	}
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->pkgs->lock);
 	struct loaded *l = load(fs, pkg, &d);
 	if (!l)
 		goto out;
-	if (index) {
-		if (!l->index && !af_pkgview_index_yaml(&l->v, l->name, &yaml)) {
-			l->index = af_text_new(yaml.data, yaml.len);
-			l->bytes += yaml.len;
+	if (!name) {
+		if (!l->index && !af_pkgview_index_yaml(&l->v, l->name, &body)) {
+			l->index = af_text_new(body.data, body.len);
+			l->bytes += body.len;
 		}
 		*out = af_text_ref(l->index);
 		rc = *out ? 0 : -ENOMEM;
@@ -406,19 +456,20 @@ int af_pkgfs_render(struct af_fs *fs, const char *bin, int index, struct af_text
 	if (!it || strcmp(it->name, name))
 		goto out;
 	size_t k = (size_t)(it - l->v.items);
-	if (!l->texts[k]) {
-		if (af_pkgview_read(&l->v, it, &yaml, &d) || yaml.failed)
+	if (ro) {
+		if (!l->broken[k] || af_pkgview_body(&l->v, it, &body, &d))
 			goto out;
-		l->texts[k] = af_text_new(yaml.data, yaml.len);
-		l->bytes += yaml.len;
+		*out = af_text_new(body.data, body.len);
+		rc = *out ? 0 : -ENOMEM;
+		goto out;
 	}
-	*out = af_text_ref(l->texts[k]);
-	rc = *out ? 0 : -ENOMEM;
+	*out = af_text_ref(item_text(fs, l, k, pkg));
+	rc = *out ? 0 : l->broken[k] ? -EIO : -ENOMEM;
 out:
 	pthread_mutex_unlock(&fs->pkgs->lock);
 	if (d.code)
-		log_diag(index ? pkg : bin, &d, "not shown");
-	af_buf_free(&yaml);
+		log_diag(name ? bin : pkg, &d, "not shown");
+	af_buf_free(&body);
 	af_diag_free(&d);
 	return rc;
 }

@@ -1,11 +1,13 @@
-/* Renames: how sed -i, gedit and vim (backupcopy=no) save, and how emacs and vim
- * make backups. A rename onto a view name commits the moved text; renaming a view
- * or a game file away never touches GAME: the new name is a scratch copy and the
- * old one is hidden until it is written again (or the mount ends). */
+/* Renames: what mv does (plain files and folders are renamed in GAME), how sed -i,
+ * gedit and vim (backupcopy=no) save (a rename onto a view name commits the moved
+ * text), and how emacs and vim make backups (renaming a file to a dropping name
+ * makes a scratch copy and hides the old name until the editor writes it again). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
+#include <syslog.h>
 #include <unistd.h>
 
 #include "animfs/fileio.h"
@@ -20,9 +22,12 @@ int af_read_whole_at(int dirfd, const char *rel, struct af_buf *out)
 	return rc ? -EIO : 0;
 }
 
-enum target { T_VIEW, T_PASS, T_SCRATCH };
+/* What the target name is: a view (commit there), a GAME file or a new user name
+ * (GAME), or an editor's dropping (scratch). */
+enum target { T_VIEW, T_PASS, T_NEW, T_SCRATCH };
 
-static int target_of(const struct af_res *t, char *bin, size_t size, enum target *out)
+static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t size,
+		     enum target *out)
 {
 	switch (t->kind) {
 	case AF_K_VIEW:
@@ -56,7 +61,7 @@ static int target_of(const struct af_res *t, char *bin, size_t size, enum target
 		*out = T_VIEW;
 		return 0;
 	}
-	*out = T_SCRATCH;
+	*out = af_view_is_dropping(fs, t->rel) ? T_SCRATCH : T_NEW;
 	return 0;
 }
 
@@ -75,13 +80,68 @@ static int source_bytes(struct af_fs *fs, struct af_res *s, struct af_buf *out)
 	return af_read_whole_at(s->kind == AF_K_SCRATCH ? fs->scratchfd : fs->rootfd, s->rel, out);
 }
 
-/* Drop the source name after its content moved elsewhere. */
-static int drop_source(struct af_fs *fs, struct af_res *s)
+/* Drop the source name after its content moved elsewhere: a dropping or a user's file
+ * goes, as mv would make it go; a file an editor renamed to a backup name is only
+ * hidden (GAME keeps it until the editor writes the name again). */
+static int drop_source(struct af_fs *fs, struct af_res *s, enum target tk)
 {
 	if (s->kind == AF_K_SCRATCH)
 		return af_scratch_unlink(fs, s->rel);
-	af_ghost_add(fs, s->rel, s->kind); /* GAME keeps the file; the view hides it */
-	return 0;
+	if (tk == T_SCRATCH) {
+		af_ghost_add(fs, s->rel, s->kind);
+		return 0;
+	}
+	return unlinkat(fs->rootfd, s->rel, 0) ? -errno : 0;
+}
+
+static int refuse(struct af_fs *fs, const struct af_res *s, const struct af_res *t, int err,
+		  const char *why)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_EINVAL, "not renamed to %s: %s (nothing changed)", t->rel, why);
+	af_fs_log(LOG_WARNING, "%s: not renamed to %s: %s", s->rel, t->rel, why);
+	af_errlog_add(fs->errors, s->rel, &d);
+	af_diag_free(&d);
+	return err;
+}
+
+static const char *ext_of(const char *path)
+{
+	const char *base = strrchr(path, '/'), *dot;
+	base = base ? base + 1 : path;
+	dot = strrchr(base, '.');
+	return dot && dot != base ? dot + 1 : "";
+}
+
+/* A view renamed to another view name moves its binary, which must stay a file of the
+ * same kind under the new name: same extension, claimed by the same codec. */
+static int same_format(struct af_fs *fs, const struct af_res *s, const char *bin)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	const char *base = strrchr(bin, '/');
+	base = base ? base + 1 : bin;
+	if (strcasecmp(ext_of(s->bin), ext_of(bin)))
+		return 0;
+	if (af_pkgfs_member(fs, s->bin) || af_pkgfs_member(fs, bin))
+		return 0;
+	if (af_read_head_at(fs->rootfd, s->bin, head, sizeof(head), &got))
+		return 0;
+	return af_codec_bid(base, head, got) == s->info.codec;
+}
+
+static int move_view(struct af_fs *fs, struct af_res *s, struct af_res *t, enum target tk,
+		     const char *bin)
+{
+	if (tk == T_VIEW) {
+		if (!same_format(fs, s, bin))
+			return refuse(fs, s, t, -EPERM, "a view is renamed only to a view of the same "
+				      "format (the binary would be left under another extension)");
+		return renameat(fs->rootfd, s->bin, fs->rootfd, bin) ? -errno : 0;
+	}
+	return refuse(fs, s, t, -EPERM, "a view is renamed only to another view name of its "
+		      "format (rename the binary in GAME to give it another name)");
 }
 
 static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
@@ -89,19 +149,18 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 	struct af_buf data = AF_BUF_INIT;
 	char bin[4096];
 	enum target tk;
-	int rc = target_of(t, bin, sizeof(bin), &tk);
+	int rc = target_of(fs, t, bin, sizeof(bin), &tk);
 	if (rc)
 		return rc;
-	if (tk == T_VIEW && s->kind == AF_K_VIEW) {
-		/* a view renamed to another view name: the binary moves, bytes unchanged */
-		rc = renameat(fs->rootfd, s->bin, fs->rootfd, bin) ? -errno : 0;
+	if (s->kind == AF_K_VIEW && tk != T_SCRATCH) {
+		rc = move_view(fs, s, t, tk, bin);
 		goto done;
 	}
-	if (tk == T_PASS && s->kind == AF_K_PASS) {
+	if (s->kind == AF_K_PASS && (tk == T_PASS || tk == T_NEW)) {
 		rc = renameat(fs->rootfd, s->rel, fs->rootfd, t->rel) ? -errno : 0;
 		goto done;
 	}
-	if (tk == T_SCRATCH && s->kind == AF_K_SCRATCH) {
+	if (s->kind == AF_K_SCRATCH && tk == T_SCRATCH) {
 		rc = af_scratch_rename(fs, s->rel, t->rel);
 		goto out;
 	}
@@ -110,13 +169,13 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 		goto out;
 	if (tk == T_VIEW)
 		rc = af_commit(fs, t->rel, bin, data.data ? data.data : (const uint8_t *)"", data.len);
-	else if (tk == T_PASS)
-		rc = af_commit_plain(fs, t->rel, data.data, data.len, s->st.st_mode & 07777);
-	else
+	else if (tk == T_SCRATCH)
 		rc = af_scratch_put(fs, t->rel, data.data, data.len, s->st.st_mode & 07777);
+	else
+		rc = af_commit_plain(fs, t->rel, data.data, data.len, s->st.st_mode & 07777);
 	if (rc)
 		goto out;
-	rc = drop_source(fs, s);
+	rc = drop_source(fs, s, tk);
 done:
 	if (rc == 0 && tk != T_SCRATCH)
 		af_ghost_del(fs, t->rel);
@@ -147,7 +206,11 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 	case AF_K_DIR:
 		if (t.kind != AF_K_NONE && t.kind != AF_K_DIR)
 			return -ENOTDIR;
-		return renameat(fs->rootfd, s.rel, fs->rootfd, t.rel) ? -errno : 0;
+		if (renameat(fs->rootfd, s.rel, fs->rootfd, t.rel))
+			return -errno;
+		/* the droppings inside move along (no mirror, or it cannot: nothing lost) */
+		renameat(fs->scratchfd, s.rel, fs->scratchfd, t.rel);
+		return 0;
 	case AF_K_PKGDIR: /* the package file itself moves */
 		if (t.kind != AF_K_NONE)
 			return -EEXIST;

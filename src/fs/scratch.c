@@ -1,35 +1,140 @@
-/* The scratch area: a private folder outside GAME (made at mount, removed at unmount)
- * that holds every file an editor creates in the view that is not a view YAML
- * (swap files, `4913`, `x~`, sed/gedit temp files). Paths mirror the view's. */
+/* The scratch area: a folder outside GAME that holds the editors' droppings made in
+ * the view (dropping.c says which names: swap files, `4913`, `x~`, sed/gedit temp
+ * files). It is kept per GAME across mounts, so that vim's recovery and emacs'
+ * auto-save survive a crash or a remount. Paths mirror the view's. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <limits.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <syslog.h>
+#include <time.h>
 #include <unistd.h>
 
+#include "animfs/fnv.h"
 #include "animfs/fs.h"
 
-int af_scratch_open_dir(struct af_fs *fs)
+#define WEEK (7 * 24 * 3600)
+
+/* $XDG_STATE_HOME/animfs (or ~/.local/state/animfs), made 0700; 0 or -errno. */
+static int state_dir(char *out, size_t size)
 {
-	const char *tmp = getenv("TMPDIR");
-	if (!tmp || !*tmp)
-		tmp = "/tmp";
-	snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/animfs-scratch-XXXXXX", tmp);
-	if (!mkdtemp(fs->scratch_path))
+	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+	char dir[PATH_MAX];
+	if (x && x[0] == '/')
+		snprintf(dir, sizeof(dir), "%s", x);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof(dir), "%s/.local/state", home);
+	else
+		return -ENOENT;
+	/* mkdir -p: ~/.local and ~/.local/state may not exist yet */
+	for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
+		*p = 0;
+		mkdir(dir, 0700);
+		*p = '/';
+	}
+	mkdir(dir, 0700);
+	if ((size_t)snprintf(out, size, "%s/animfs", dir) >= size)
+		return -ENAMETOOLONG;
+	if (mkdir(out, 0700) && errno != EEXIST)
 		return -errno;
-	/* absolute: the daemon leaves its working folder, and removes this by path */
+	return 0;
+}
+
+/* Droppings older than a week are leftovers of an editor long gone: removed at mount,
+ * with the folders they leave empty. The rest is counted. */
+static unsigned sweep_count;
+static time_t sweep_now;
+static const char *sweep_root;
+
+static int sweep_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	(void)ftw;
+	if (flag == FTW_DP) {
+		if (strcmp(path, sweep_root))
+			rmdir(path); /* fails (and stays) when not empty */
+	} else if (flag == FTW_F || flag == FTW_SL) {
+		if (sweep_now - st->st_mtime > WEEK && unlink(path) == 0)
+			af_fs_log(LOG_NOTICE, "removed %s, an editor file older than a week", path);
+		else
+			sweep_count++;
+	}
+	return 0;
+}
+
+static pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+
+unsigned af_scratch_sweep(const char *tree)
+{
+	unsigned n;
+	pthread_mutex_lock(&sweep_lock);
+	sweep_count = 0;
+	sweep_now = time(NULL);
+	sweep_root = tree;
+	nftw(tree, sweep_one, 16, FTW_DEPTH | FTW_PHYS);
+	n = sweep_count;
+	pthread_mutex_unlock(&sweep_lock);
+	return n;
+}
+
+/* The folder of GAME's droppings: <state>/scratch-<hash of GAME's path>/tree, with
+ * a file `game` beside tree naming GAME for whoever looks. */
+static int persistent_dir(struct af_fs *fs, const char *game)
+{
+	char base[PATH_MAX], note[PATH_MAX + 16];
+	int rc = state_dir(base, sizeof(base));
+	if (rc)
+		return rc;
+	size_t bl = strlen(base);
+	snprintf(base + bl, sizeof(base) - bl, "/scratch-%016llx",
+		 (unsigned long long)af_fnv1_64(game, strlen(game)));
+	if (mkdir(base, 0700) && errno != EEXIST)
+		return -errno;
+	snprintf(note, sizeof(note), "%s/game", base);
+	FILE *f = fopen(note, "we");
+	if (f) {
+		fprintf(f, "%s\n", game);
+		fclose(f);
+	}
+	if ((size_t)snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/tree", base) >=
+	    sizeof(fs->scratch_path))
+		return -ENAMETOOLONG;
+	if (mkdir(fs->scratch_path, 0700) && errno != EEXIST)
+		return -errno;
+	return 0;
+}
+
+int af_scratch_open_dir(struct af_fs *fs, const char *game)
+{
+	int rc = 0;
+	fs->scratch_private = !game;
+	if (game) {
+		rc = persistent_dir(fs, game);
+	} else {
+		const char *tmp = getenv("TMPDIR");
+		if (!tmp || !*tmp)
+			tmp = "/tmp";
+		snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/animfs-scratch-XXXXXX", tmp);
+		if (!mkdtemp(fs->scratch_path))
+			rc = -errno;
+	}
+	if (rc)
+		return rc;
+	/* absolute: the daemon leaves its working folder */
 	char abs[PATH_MAX];
 	if (realpath(fs->scratch_path, abs) && strlen(abs) < sizeof(fs->scratch_path))
 		memcpy(fs->scratch_path, abs, strlen(abs) + 1);
 	fs->scratchfd = open(fs->scratch_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fs->scratchfd < 0) {
 		int e = errno;
-		rmdir(fs->scratch_path);
+		if (fs->scratch_private)
+			rmdir(fs->scratch_path);
 		return -e;
 	}
+	fs->nscratch = game ? af_scratch_sweep(fs->scratch_path) : 0;
 	return 0;
 }
 
@@ -49,8 +154,10 @@ void af_scratch_remove(struct af_fs *fs)
 	if (fs->scratchfd >= 0)
 		close(fs->scratchfd);
 	fs->scratchfd = -1;
-	if (fs->scratch_path[0])
+	if (fs->scratch_path[0] && fs->scratch_private)
 		nftw(fs->scratch_path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	else if (fs->scratch_path[0])
+		af_scratch_sweep(fs->scratch_path); /* only the empty folders go */
 	fs->scratch_path[0] = 0;
 }
 

@@ -18,7 +18,7 @@
 
 #include "ops.h"
 
-int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
+int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only)
 {
 	int rc;
 	memset(fs, 0, sizeof(*fs));
@@ -35,7 +35,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
-	rc = af_scratch_open_dir(fs);
+	rc = af_scratch_open_dir(fs, game);
 	if (rc)
 		af_fs_destroy(fs);
 	return rc;
@@ -43,6 +43,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
 
 void af_fs_destroy(struct af_fs *fs)
 {
+	af_sweep_stop(fs);
 	while (fs->handles)
 		af_handle_free(fs, fs->handles);
 	while (fs->ghosts) {
@@ -133,7 +134,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		fprintf(stderr, "animfs mount: %s: %s\n", o->view, strerror(errno));
 		goto out;
 	}
-	int e = af_fs_init(&fs, rootfd, o->cache_bytes, o->read_only);
+	int e = af_fs_init(&fs, rootfd, game, o->cache_bytes, o->read_only);
 	if (e) {
 		fprintf(stderr, "animfs mount: cannot make the scratch folder: %s\n", strerror(-e));
 		goto out;
@@ -186,6 +187,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	mallopt(M_ARENA_MAX, 2);
 	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", game, view, fs.scratch_path);
+	af_sweep_start(&fs);
 	rc = fuse_loop_mt(f, 0) ? 1 : 0;
 	af_fs_log(LOG_INFO, "unmounted %s", view);
 	if (sizesfd >= 0 && af_rcache_save(fs.cache, sizesfd, sizes_name))

@@ -4,6 +4,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +17,8 @@
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
 #include "animfs/userdict.h"
+
+#include "dropping.h"
 
 int af_view_rel(const char *path, char *rel, size_t size)
 {
@@ -50,27 +53,12 @@ int af_view_is_candidate(const char *rel)
 {
 	const char *base = base_of(rel);
 	size_t n = af_view_strip(base);
-	const char *dot;
 	char stem[256];
 	if (!n || n >= sizeof(stem))
 		return 0;
 	memcpy(stem, base, n);
 	stem[n] = 0;
-	dot = strrchr(stem, '.');
-	if (!dot || dot == stem || !dot[1])
-		return 0;
-	for (size_t i = 0; af_codecs[i]; i++) {
-		const char *e = af_codecs[i]->extensions;
-		size_t el = strlen(dot + 1);
-		while (e && *e) {
-			size_t wl = strcspn(e, " ,");
-			if (wl == el && !strncasecmp(e, dot + 1, el))
-				return 1;
-			e += wl;
-			e += strspn(e, " ,");
-		}
-	}
-	return 0;
+	return af_codec_for_ext(stem, 0) != NULL;
 }
 
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
@@ -81,7 +69,8 @@ void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 	memset(info, 0, sizeof(*info));
 	const char *base = base_of(rel);
 	uint64_t name_hash = af_fnv1_64(base, strlen(base)) | 1;
-	if (!S_ISREG(st->st_mode))
+	/* a binary whose view name would pass NAME_MAX cannot be shown as a view */
+	if (!S_ISREG(st->st_mode) || strlen(base) + strlen(AF_VIEW_SUFFIX) > NAME_MAX)
 		return;
 	if (af_rcache_get(fs->cache, st, info, NULL) && info->name_hash == name_hash)
 		return;
@@ -93,6 +82,32 @@ void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 	af_rcache_put_bid(fs->cache, st, name_hash, info->codec);
 	/* the entry may still know this identity's size (same codec, same name) */
 	af_rcache_get(fs->cache, st, info, NULL);
+}
+
+/* X of a dropping is "a name in that folder": anything the view shows there, a name
+ * an editor renamed away, a new view being written or about to be. */
+struct in_folder {
+	struct af_fs *fs;
+	const char *rel; /* the dropping's path */
+};
+
+static int name_in_folder(void *ctx, const char *x)
+{
+	const struct in_folder *f = ctx;
+	const char *base = base_of(f->rel);
+	char path[4096 + 256];
+	struct af_res r;
+	snprintf(path, sizeof(path), "/%.*s%s", (int)(base - f->rel), f->rel, x);
+	if (af_view_resolve(f->fs, path, &r))
+		return 0;
+	return r.kind != AF_K_NONE || r.ghost || af_view_is_candidate(r.rel) ||
+	       af_handle_pending_size(f->fs, r.rel) >= 0;
+}
+
+int af_view_is_dropping(struct af_fs *fs, const char *rel)
+{
+	struct in_folder f = {fs, rel};
+	return af_dropping_is(base_of(rel), name_in_folder, &f);
 }
 
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind)
@@ -171,7 +186,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(r->rel, AF_CTL_DIR "/", sizeof(AF_CTL_DIR))) {
 		const char *f = r->rel + sizeof(AF_CTL_DIR);
-		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID))
+		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH))
 			r->kind = AF_K_CTLFILE;
 		return 0;
 	}
@@ -206,7 +221,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		} else {
 			af_view_classify(fs, r->rel, &r->st, &r->info);
 			r->kind = r->info.codec && !r->info.failed ? AF_K_HIDDEN : AF_K_PASS;
-			if (r->kind == AF_K_HIDDEN && !r->info.have_size)
+			if (r->kind == AF_K_HIDDEN && af_handle_game_open(fs, r->rel))
+				r->kind = AF_K_PASS; /* being written (cp of a new binary) */
+			else if (r->kind == AF_K_HIDDEN && !r->info.have_size)
 				hidden_or_broken(fs, r);
 		}
 	}
@@ -346,16 +363,24 @@ out:
 	return rc;
 }
 
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel)
+{
+	const char *f = rel + sizeof(AF_CTL_DIR);
+	char line[4200];
+	int n;
+	if (!strcmp(f, AF_CTL_ERRORS))
+		return af_errlog_text(fs->errors);
+	if (!strcmp(f, AF_CTL_PID))
+		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
+	else
+		n = snprintf(line, sizeof(line), "%s\n", fs->scratch_path);
+	return af_text_new(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
+}
+
 static size_t ctl_size(struct af_fs *fs, const char *rel)
 {
-	struct af_text *t;
-	size_t n;
-	if (!strcmp(rel + sizeof(AF_CTL_DIR), AF_CTL_PID)) {
-		char pid[32];
-		return (size_t)snprintf(pid, sizeof(pid), "%ld\n", (long)getpid());
-	}
-	t = af_errlog_text(fs->errors);
-	n = t ? t->len : 0;
+	struct af_text *t = af_ctl_text(fs, rel);
+	size_t n = t ? t->len : 0;
 	af_text_unref(t);
 	return n;
 }
@@ -404,6 +429,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, struct stat *st)
 			st->st_size = (off_t)t->len;
 			af_text_unref(t);
 		}
+		if (fs->handles) /* open descriptors may hold other texts */
+			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
 		break;
 	}
 	default:

@@ -30,5 +30,15 @@ printf '# x\nformat: nope\n' > "$tmp/y.yaml"
 t encode-unknownformat 1 "$ANIMFS" encode "$tmp/y.yaml"; has "y.yaml:2:9: unknown format 'nope'"
 t encode-noout 2 "$ANIMFS" encode "$tmp/readme.txt"
 [ -e "$tmp/x" ] && { echo "FAIL: a failed encode left a file"; fails=$((fails+1)); }
-echo "$(( 18 - fails )) passed, $fails failed"
+# the one rule for which codec saves: the file's own, or for a new file its extension's
+ex=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}/examples
+"$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/tiny.PLD" || echo "FAIL: encode of the RE example"
+cp "$tmp/tiny.PLD" "$tmp/tiny.orig"
+t encode-otherformat 1 "$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/tiny.PLD"
+has "walk.animation.yaml:4:9: format diesel-animation, but tiny.PLD is a re-model file"
+cmp -s "$tmp/tiny.PLD" "$tmp/tiny.orig" || { echo "FAIL: a refused encode changed the file"; fails=$((fails+1)); }
+t encode-otherext 1 "$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/new.PLD"
+has "format diesel-animation, but the extension of new.PLD is re-model's"
+t encode-anyname 0 "$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/out.dat"
+echo "$(( 21 - fails )) passed, $fails failed"
 [ $fails -eq 0 ]

@@ -58,7 +58,7 @@ static int setup(void **state)
 	if (!mkdtemp(e->game))
 		return -1;
 	int fd = open(e->game, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0 || af_fs_init(&e->fs, fd, 1 << 20, 0))
+	if (fd < 0 || af_fs_init(&e->fs, fd, NULL, 1 << 20, 0))
 		return -1;
 	*state = e;
 	return 0;
@@ -136,7 +136,7 @@ static void test_scratch(void **state)
 	assert_int_equal(af_scratch_put(&e->fs, "a/b/c", "x", 1, 0644), 0);
 	af_scratch_remove(&e->fs);
 	assert_int_equal(access(path, F_OK), -1);
-	assert_int_equal(af_scratch_open_dir(&e->fs), 0); /* teardown removes this one */
+	assert_int_equal(af_scratch_open_dir(&e->fs, NULL), 0); /* teardown removes this one */
 }
 
 static void test_resolve_plain(void **state)
