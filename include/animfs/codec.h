@@ -39,7 +39,8 @@ struct af_io {
 struct af_convert {
 	const char *to;     /* the target layout, in the codec's words ("x64", "x32") */
 	const char *style;  /* the writer style; NULL: the codec's default */
-	const char *why;    /* out, when refused: a short reason for a summary table */
+	const char *why;    /* out: when refused, a short reason for a summary table;
+			     * with AF_CONVERT_ALREADY, NULL or a note on the file as it is */
 };
 
 struct af_codec {

@@ -24,10 +24,10 @@ struct run {
 	ino_t out_ino;
 	int have_out;
 	unsigned long seen, converted, already, refused, other;
-	struct {
+	struct reason {
 		const char *why;
 		unsigned long n;
-	} reasons[MAX_REASONS];
+	} reasons[MAX_REASONS], notes[MAX_REASONS];
 	double last_progress;
 };
 
@@ -46,14 +46,14 @@ static void clear_progress(void)
 		fputs("\r\033[K", stderr);
 }
 
-static void count_reason(const char *why)
+static void count_reason(struct reason *r, const char *why)
 {
 	size_t i = 0;
-	while (i < MAX_REASONS - 1 && R.reasons[i].why && strcmp(R.reasons[i].why, why))
+	while (i < MAX_REASONS - 1 && r[i].why && strcmp(r[i].why, why))
 		i++;
-	if (!R.reasons[i].why)
-		R.reasons[i].why = i == MAX_REASONS - 1 ? "other reasons" : why;
-	R.reasons[i].n++;
+	if (!r[i].why)
+		r[i].why = i == MAX_REASONS - 1 ? "other reasons" : why;
+	r[i].n++;
 }
 
 static void refused(const char *path, const char *why, const struct af_diag *d)
@@ -68,7 +68,7 @@ static void refused(const char *path, const char *why, const struct af_diag *d)
 	}
 	fflush(stdout);
 	R.refused++;
-	count_reason(why);
+	count_reason(R.reasons, why);
 }
 
 /* mkdir -p of the folder part of path */
@@ -146,6 +146,8 @@ static void convert_one(const char *path, const struct stat *st)
 	int rc = c->convert(in.data, in.len, &cv, &out, &d);
 	if (rc == AF_CONVERT_ALREADY) {
 		R.already++;
+		if (cv.why)
+			count_reason(R.notes, cv.why);
 	} else if (rc) {
 		refused(path, cv.why ? cv.why : af_strerror(rc), &d);
 	} else if (R.dry) {
@@ -192,6 +194,8 @@ static void summary(void)
 	printf("  %-44s %8lu\n", R.dry ? "would convert" : "converted", R.converted);
 	printf("  %-44s %8lu\n", strcmp(layout, "x64") ? "already x32 (left alone)" : "already x64 (left alone)",
 	       R.already);
+	for (size_t i = 0; i < MAX_REASONS && R.notes[i].why; i++)
+		printf("    %-42s %8lu\n", R.notes[i].why, R.notes[i].n);
 	printf("  %-44s %8lu\n", "refused", R.refused);
 	for (size_t i = 0; i < MAX_REASONS && R.reasons[i].why; i++)
 		printf("    %-42s %8lu\n", R.reasons[i].why, R.reasons[i].n);

@@ -136,6 +136,8 @@ static int diesel_convert(const uint8_t *bin, size_t n, struct af_convert *cv, s
 		goto out;
 	}
 	if (m.width == width) {
+		if (width == 64 && m.container == DSL_ZLIB)
+			cv->why = "zlib-wrapped (SuperBLT only)";
 		rc = AF_CONVERT_ALREADY;
 		goto out;
 	}

@@ -94,6 +94,15 @@ out=$("$ANIMFS" convert --to x64 "$mod/anims/a" "$mod/anims/b" 2>&1); rc=$?
 [ $rc = 0 ] || fail "second run: exit $rc: $out"
 printf '%s\n' "$out" | grep -Eq "^  already x64 \(left alone\) +$n\$" || fail "second run: $out"
 diff -r "$tmp/once" "$tmp/mod_overrides" >/dev/null || fail "second run changed files"
+# a 64-bit file in zlib (converter v1.0.0-1.0.1) is left alone and noted
+mkdir "$tmp/wrapped"
+for f in "$mod"/anims/a/*.animation; do
+	python3 -c 'import sys, zlib; b = open(sys.argv[1], "rb").read(); sys.stdout.buffer.write(zlib.compress(b, 1) + len(b).to_bytes(4, "little"))' "$f" > "$tmp/wrapped/$(basename "$f")"
+done 2>/dev/null
+if [ -n "$(ls "$tmp/wrapped")" ] && [ -s "$(ls -d "$tmp"/wrapped/* | head -1)" ]; then
+	out=$("$ANIMFS" convert --to x64 "$tmp/wrapped" 2>&1) || fail "wrapped: exit $?: $out"
+	printf '%s\n' "$out" | grep -Eq '^    zlib-wrapped \(SuperBLT only\) +[0-9]+$' || fail "wrapped: no note: $out"
+fi
 
 # 6. --to x32 for the old build: the stock layout, the content of the originals
 "$ANIMFS" convert --to x32 -o "$tmp/x32" "$mod/anims/a" > /dev/null || fail "x32 exit"

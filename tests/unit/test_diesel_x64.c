@@ -316,6 +316,15 @@ static void all_forms_roundtrip(const struct af_buf *x64)
 	zwrap(x64, 1, Z_DEFAULT_STRATEGY, &z);
 	char *y = roundtrip(z.data, z.len);
 	contains(y, "container: zlib\n  zlib_level: 1\n");
+	/* convert leaves a wrapped 64-bit file alone, with a note */
+	struct af_convert cv = { "x64", NULL, NULL };
+	struct af_buf none = AF_BUF_INIT;
+	struct af_diag dc;
+	af_diag_init(&dc);
+	assert_int_equal(C->convert(z.data, z.len, &cv, &none, &dc), AF_CONVERT_ALREADY);
+	assert_non_null(cv.why);
+	assert_int_equal(none.len, 0);
+	af_diag_free(&dc);
 	free(y);
 	miniz_like(x64, &z);
 	y = roundtrip(z.data, z.len);
