@@ -475,6 +475,12 @@ static void test_layout_flip(void **state)
 	assert_int_equal(convert(conv.data, conv.len, "x32", NULL, &back), 0);
 	zwrap(&b32, 6, Z_DEFAULT_STRATEGY, &zb);
 	same_bytes(&back, &zb, "x64 -> x32 vs the stock 32-bit file");
+	/* and the same through the YAML: only layout: 64-bit -> 32-bit */
+	char *l64 = strstr(y2, "  layout: 64-bit");
+	assert_non_null(l64);
+	memcpy(l64 + 10, "32", 2);
+	encode(y2, &enc);
+	same_bytes(&enc, &zb, "layout: 32-bit in a 64-bit document vs the stock 32-bit file");
 	/* a byte-swapped magic (PD2ModelParser) is refused, as the converter does */
 	struct af_convert cv = { "x64", NULL, NULL };
 	struct af_diag d;
