@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -208,75 +209,101 @@ static int usage(void)
 	return AF_EXIT_USAGE;
 }
 
-int af_cli_convert_layout(int argc, char **argv)
+/* Options anywhere, "--" ends them; the PATHs are collected into paths. */
+static int parse_args(int argc, char **argv, char **paths, int *npaths)
 {
-	int first = 0;
-	memset(&R, 0, sizeof(R));
+	int opts = 1;
+	*npaths = 0;
 	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--to") && i + 1 < argc)
+		const char *a = argv[i];
+		int has_value = i + 1 < argc;
+		if (opts && !strcmp(a, "--"))
+			opts = 0;
+		else if (opts && !strcmp(a, "--to") && has_value)
 			R.to = argv[++i];
-		else if (!strcmp(argv[i], "--style") && i + 1 < argc)
+		else if (opts && !strcmp(a, "--style") && has_value)
 			R.style = argv[++i];
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+		else if (opts && !strcmp(a, "-o") && has_value)
 			R.outdir = argv[++i];
-		else if (!strcmp(argv[i], "-n") || !strcmp(argv[i], "--dry-run"))
+		else if (opts && (!strcmp(a, "-n") || !strcmp(a, "--dry-run")))
 			R.dry = 1;
-		else if (!strcmp(argv[i], "--"))
-			first = first ? first : i + 1;
-		else if (argv[i][0] == '-' && argv[i][1] && !first) {
-			fprintf(stderr, "animfs convert: unknown option '%s'\n", argv[i]);
+		else if (opts && a[0] == '-' && a[1]) {
+			fprintf(stderr, "animfs convert: unknown option '%s'\n", a);
 			return usage();
-		} else if (!first)
-			first = i;
+		} else
+			paths[(*npaths)++] = argv[i];
 	}
-	if (!R.to || !first || first >= argc)
+	if (!R.to || !*npaths)
 		return usage();
 	if (strcmp(R.to, "x64") && strcmp(R.to, "x32")) {
 		fprintf(stderr, "animfs convert: --to takes x64 or x32, not '%s'\n", R.to);
 		return AF_EXIT_USAGE;
 	}
-	if (R.style && strcmp(R.style, !strcmp(R.to, "x64") ? "converter" : "stock") &&
-	    (strcmp(R.to, "x64") || strcmp(R.style, "native"))) {
+	int x64 = !strcmp(R.to, "x64");
+	if (R.style && strcmp(R.style, x64 ? "converter" : "stock") && !(x64 && !strcmp(R.style, "native"))) {
 		fprintf(stderr, "animfs convert: --style for x64 is converter or native (x32 has one style)\n");
 		return AF_EXIT_USAGE;
 	}
-	R.progress = isatty(2);
-	if (R.outdir && !R.dry) {
-		struct stat ost;
-		char probe[4096];
-		snprintf(probe, sizeof(probe), "%s/", R.outdir);
-		if (make_parents(probe) || stat(R.outdir, &ost) < 0 || !S_ISDIR(ost.st_mode)) {
-			fprintf(stderr, "animfs convert: -o %s: cannot make that folder\n", R.outdir);
-			return AF_EXIT_FAIL;
-		}
-		R.out_dev = ost.st_dev, R.out_ino = ost.st_ino, R.have_out = 1;
-	}
-	for (int i = first; i < argc; i++) {
+	for (int i = 0; i < *npaths; i++) {
 		struct stat st;
-		if (!strcmp(argv[i], "--") && i == first - 1)
-			continue;
-		if (lstat(argv[i], &st) < 0) {
-			fprintf(stderr, "animfs convert: %s: no such file or folder\n", argv[i]);
+		if (lstat(paths[i], &st) < 0) {
+			fprintf(stderr, "animfs convert: %s: no such file or folder\n", paths[i]);
 			return AF_EXIT_USAGE;
 		}
-		R.root = argv[i];
-		R.rootlen = strlen(argv[i]);
-		while (R.rootlen > 1 && argv[i][R.rootlen - 1] == '/')
-			R.rootlen--;
-		if (S_ISREG(st.st_mode)) {
-			R.seen++;
-			convert_one(argv[i], &st);
-		} else if (S_ISDIR(st.st_mode)) {
-			if (nftw(argv[i], visit, 32, FTW_PHYS | FTW_ACTIONRETVAL) < 0) {
-				perror("animfs convert");
-				return AF_EXIT_FAIL;
-			}
-		} else {
+		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "animfs convert: %s: not a regular file or folder (a link is not followed)\n",
-				argv[i]);
+				paths[i]);
 			return AF_EXIT_USAGE;
+		}
+	}
+	return 0;
+}
+
+/* OUTDIR exists (made when needed), and the walk will not enter it. */
+static int prepare_outdir(void)
+{
+	struct stat ost;
+	char probe[4096];
+	if (!R.outdir || R.dry)
+		return 0;
+	snprintf(probe, sizeof(probe), "%s/", R.outdir);
+	if (make_parents(probe) || stat(R.outdir, &ost) < 0 || !S_ISDIR(ost.st_mode)) {
+		fprintf(stderr, "animfs convert: -o %s: cannot make that folder\n", R.outdir);
+		return AF_EXIT_FAIL;
+	}
+	R.out_dev = ost.st_dev, R.out_ino = ost.st_ino, R.have_out = 1;
+	return 0;
+}
+
+int af_cli_convert_layout(int argc, char **argv)
+{
+	char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	int npaths, rc;
+	memset(&R, 0, sizeof(R));
+	if (!paths)
+		return AF_EXIT_FAIL;
+	if ((rc = parse_args(argc, argv, paths, &npaths)) || (rc = prepare_outdir()))
+		goto out;
+	R.progress = isatty(2);
+	for (int i = 0; i < npaths; i++) {
+		struct stat st;
+		R.root = paths[i];
+		R.rootlen = strlen(paths[i]);
+		while (R.rootlen > 1 && paths[i][R.rootlen - 1] == '/')
+			R.rootlen--;
+		if (lstat(paths[i], &st) == 0 && S_ISREG(st.st_mode)) {
+			R.seen++;
+			convert_one(paths[i], &st);
+		} else if (nftw(paths[i], visit, 32, FTW_PHYS | FTW_ACTIONRETVAL) < 0) {
+			clear_progress();
+			fprintf(stderr, "animfs convert: %s: %s\n", paths[i], strerror(errno));
+			rc = AF_EXIT_FAIL;
+			goto out;
 		}
 	}
 	summary();
-	return R.refused ? AF_EXIT_FAIL : AF_EXIT_OK;
+	rc = R.refused ? AF_EXIT_FAIL : AF_EXIT_OK;
+out:
+	free(paths);
+	return rc;
 }
