@@ -112,7 +112,12 @@ for f in "$tmp"/x32/*.animation; do
 done
 [ "$(ls "$tmp"/x32/*.animation | wc -l)" -gt 10 ] || fail "x32: too few files"
 
-# 7. usage errors exit 2
+# 7. options after the PATHs; usage errors exit 2, before anything is converted
+out=$("$ANIMFS" convert "$mod/anims/a" -n --to x64 2>&1) || fail "options after PATH: exit $?: $out"
+case "$out" in *"already x64 (left alone)"*) ;; *) fail "options after PATH: $out";; esac
+cp -r "$tmp/orig/MyMod/anims/b" "$tmp/b32"
+"$ANIMFS" convert --to x64 "$tmp/b32" "$tmp/missing" >/dev/null 2>&1; [ $? = 2 ] || fail "missing PATH: not exit 2"
+diff -r "$tmp/orig/MyMod/anims/b" "$tmp/b32" >/dev/null || fail "a usage error converted files"
 "$ANIMFS" convert "$mod" >/dev/null 2>&1; [ $? = 2 ] || fail "no --to: not exit 2"
 "$ANIMFS" convert --to x128 "$mod" >/dev/null 2>&1; [ $? = 2 ] || fail "bad --to: not exit 2"
 "$ANIMFS" convert --to x32 --style native "$mod" >/dev/null 2>&1; [ $? = 2 ] || fail "native x32: not exit 2"
