@@ -117,6 +117,13 @@ static int name_ok(struct pctx *c, const struct af_ynode *n, const char *path, c
 
 /* ---------------------------------------------------------------- binary */
 
+/* The largest header or track word: the keys describe the decoded layout, and a
+ * changed `layout:` converts at the end (relayout), where a too-large word is refused. */
+static uint64_t word_max(const struct dsl_anim *m)
+{
+	return m->width == 32 && m->decoded_width != 64 ? UINT32_MAX : UINT64_MAX;
+}
+
 /* "word" or a number up to max. */
 static int word_or_u64(struct pctx *c, const struct af_ynode *n, const char *word, uint64_t max,
 		       int *is_word_out, uint64_t *v, const char *path)
@@ -230,8 +237,7 @@ static int parse_binary(struct pctx *c, const struct af_ynode *b)
 				    "expected converter or native (64-bit) or stock (32-bit), got '%s'",
 				    shown(n));
 	}
-	/* the keys below describe the decoded layout; a changed `layout:` converts at the end */
-	wmax = m->width == 32 && m->decoded_width != 64 ? UINT32_MAX : UINT64_MAX;
+	wmax = word_max(m);
 	if ((n = af_ymap_get(b, "container"))) {
 		if (is_word(n, "zlib"))
 			m->container = DSL_ZLIB;
@@ -553,8 +559,7 @@ static int parse_track(struct pctx *c, const struct af_ynode *n, const char *pat
 	struct kctx k = { c, path, t->type, 0, 0, 0 };
 	if ((x = af_ymap_get(n, "reserved"))) {
 		snprintf(sub, sizeof(sub), "%s.reserved", path);
-		if ((rc = af_y_get_u64(c->d, x, c->m->width == 32 && c->m->decoded_width != 64 ? UINT32_MAX : UINT64_MAX,
-				       &t->reserved, sub)))
+		if ((rc = af_y_get_u64(c->d, x, word_max(c->m), &t->reserved, sub)))
 			return rc;
 	}
 	if ((x = af_ymap_get(n, "extra"))) {
