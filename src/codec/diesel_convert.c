@@ -57,6 +57,11 @@ static int to64(struct dsl_anim *m, int style, const char **why, struct af_diag 
 	if (memcmp(m->magic, le, 4))
 		return refuse(d, why, "byte-swapped magic (PD2ModelParser)",
 			      "the magic is byte-swapped (08 83 CC 85, a PD2ModelParser file); the 64-bit readers refuse it, so animfs does not convert it");
+	/* the converter refuses this too (diesel-x64.md 2.3): a size field of 0 is an old
+	 * writer's, any other value says the file is not what it seems */
+	if (m->width == 32 && !m->size_actual && m->size_value != 0)
+		return refuse(d, why, "size field neither 0 nor the length",
+			      "the header's size field is neither 0 nor the data's length; the converter refuses such a file, and so does animfs");
 	common_keys(m, 64);
 	if (style == DSL_STYLE_CONVERTER) {
 		m->end_pad = 8;

@@ -425,6 +425,18 @@ static void test_converter_inputs(void **state)
 	assert_int_equal(convert(z.data, z.len, "x64", NULL, &conv), 0);
 	same_bytes(&conv, &x, "zlib input with extra bytes");
 	free(roundtrip(conv.data, conv.len));
+	/* a size field neither 0 nor the length is refused, as the converter refuses it */
+	struct af_buf bad = AF_BUF_INIT;
+	struct af_convert cv = { "x64", NULL, NULL };
+	struct af_diag d;
+	af_diag_init(&d);
+	af_buf_append(&bad, b32.data, b32.len);
+	af_buf_patch_u32le(&bad, 0x0C, 12345);
+	free(roundtrip(bad.data, bad.len));
+	assert_int_equal(C->convert(bad.data, bad.len, &cv, &conv, &d), AF_EUNSUP);
+	assert_string_equal(cv.why, "size field neither 0 nor the length");
+	af_diag_free(&d);
+	af_buf_free(&bad);
 	/* native zeroes version and location; x32 keeps them */
 	assert_int_equal(convert(z.data, z.len, "x64", "native", &conv), 0);
 	assert_int_equal(af_le32(conv.data + 4), 0);
