@@ -9,6 +9,7 @@ enum { AF_EXIT_OK = 0, AF_EXIT_FAIL = 1, AF_EXIT_USAGE = 2 };
 int af_cli_decode(int argc, char **argv);
 int af_cli_encode(int argc, char **argv);
 int af_cli_check(int argc, char **argv);
+int af_cli_convert_layout(int argc, char **argv); /* `animfs convert` (relayout.c) */
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
 

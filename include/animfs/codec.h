@@ -27,6 +27,22 @@ struct af_io {
 	void (*learn_names)(void *ctx, const char *const *names, size_t n);
 };
 
+/* to_yaml's return when out holds a complete view of the file but its YAML would
+ * not encode back to the same bytes: d says why (code AF_EUNSUP, byte offset when
+ * known) and the text says so at its top. Show it read-only; never save it back. */
+#define AF_VIEW_READONLY 1
+
+/* convert's return when the file already has the target layout (out untouched). */
+#define AF_CONVERT_ALREADY 2
+
+/* A request to rewrite a file in another layout of its own format. */
+struct af_convert {
+	const char *to;     /* the target layout, in the codec's words ("x64", "x32") */
+	const char *style;  /* the writer style; NULL: the codec's default */
+	const char *why;    /* out: when refused, a short reason for a summary table;
+			     * with AF_CONVERT_ALREADY, NULL or a note on the file as it is */
+};
+
 struct af_codec {
 	const char *name;        /* "diesel-animation"; also the YAML `format:` value */
 	const char *description; /* one line for `animfs formats` */
@@ -43,6 +59,10 @@ struct af_codec {
 	 * dictionary), so the same bytes may render to other text later: a cache may
 	 * keep such a rendering's size only together with its text. */
 	int render_uses_names;
+	/* Optional (NULL): the same content in another layout: 0 with out filled,
+	 * AF_CONVERT_ALREADY, or AF_E* with d and cv->why set. */
+	int (*convert)(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
+		       struct af_diag *d);
 };
 
 /* NULL-terminated table. */

@@ -51,6 +51,8 @@ void af_text_unref(struct af_text *t);
 struct af_rinfo {
 	const struct af_codec *codec; /* NULL: no codec claims it (plain pass-through) */
 	int failed;                   /* claimed but does not decode: pass-through */
+	int read_only;                /* decodes, but would not rebuild byte for byte:
+					 shown without write permission, saves refused */
 	int have_size;
 	size_t size;                  /* rendered length when have_size */
 	uint64_t name_hash;           /* the name the bid was made for (bids read names) */
@@ -69,6 +71,8 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
 			struct af_text *text);
 void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec);
+/* st's text (just put) is a read-only view (the codec's AF_VIEW_READONLY). */
+void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st);
 size_t af_rcache_text_bytes(struct af_rcache *c);
 /* Keep the known sizes in dirfd/name (atomic replace), and read them back into an
  * empty cache at the next mount (returns the count; a missing or foreign file: 0). */
@@ -86,8 +90,10 @@ void af_errlog_free(struct af_errlog *e);
  * control characters in it are escaped (\n, \xNN), so one line is one refused save. */
 void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,
 		   const struct af_diag *d);
-/* The lines of uid's saves (root: all), oldest first: one user never sees the text
- * another typed. */
+/* AF_ERRLOG_ALL: a line about a file itself (no one's text), shown to every user. */
+#define AF_ERRLOG_ALL ((uid_t)-1)
+/* The lines of uid's saves and those for all (root: every line), oldest first: one
+ * user never sees the text another typed. */
 struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid);
 
 /* ---- the mounted file system ---- */
@@ -209,6 +215,8 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 /* The text of a control file (rel ".animfs/<name>") as the user caller sees it (the
  * errors: only that user's); NULL on ENOMEM. */
 struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller);
+/* Whether the resolved view r is read-only (its text, once rendered, says why). */
+int af_view_read_only(struct af_fs *fs, struct af_res *r);
 /* Fill st for a resolved view path (exact YAML size for views). */
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st);
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);

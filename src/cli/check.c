@@ -87,8 +87,9 @@ static void check_one(const char *path)
 		goto out;
 	}
 	s->bytes += in.len;
-	if (c->to_yaml(in.data, in.len, &io.io, &yaml, &d)) {
-		af_diag_format(&d, "decode", msg, sizeof(msg));
+	int rc = c->to_yaml(in.data, in.len, &io.io, &yaml, &d);
+	if (rc) {
+		af_diag_format(&d, rc == AF_VIEW_READONLY ? "read-only view" : "decode", msg, sizeof(msg));
 		fail(path, msg);
 		if (d.code == AF_EUNSUP)
 			s->unsupported++;

@@ -221,8 +221,17 @@ static int convert(const struct args *a, int decode)
 	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : encoder(a, &in, &d);
 	if (!c)
 		goto out;
-	if ((decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.io, &out, &d))
+	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.io, &out, &d);
+	if (decode && crc == AF_VIEW_READONLY) {
+		/* a view all the same: the text says it is read-only, and why */
+		char msg[1200];
+		af_diag_format(&d, a->in, msg, sizeof(msg));
+		fprintf(stderr, "animfs: note: shown read-only (animfs cannot write it back byte for byte): %s\n",
+			msg);
+		af_diag_clear(&d);
+	} else if (crc) {
 		goto out;
+	}
 	if (!decode && d.nwarnings)
 		drop_old_warnings(c, a->out, &io.io, &d);
 	if (write_result(a->out, &out, &d))

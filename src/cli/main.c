@@ -27,6 +27,9 @@ static void usage(FILE *f)
 	      "                         (FILE and OUT may be X.package/NAME.jazz or X.package/index.yaml:\n"
 	      "                         a resource inside a Sims 3 package)\n"
 	      "  check PATH...          decode and re-encode every supported file; compare bytes\n"
+	      "  convert --to x64|x32 [--style converter|native] [-n] [-o OUTDIR] PATH...\n"
+	      "                         rewrite PAYDAY 2 animations for the 64-bit (or the old\n"
+	      "                         32-bit) build, in place or into OUTDIR; -n only reports\n"
 	      "  formats                list the supported formats\n"
 	      "  --help, --version\n"
 	      "\n"
@@ -65,6 +68,8 @@ int main(int argc, char **argv)
 		return af_cli_encode(argc - 1, argv + 1);
 	if (!strcmp(cmd, "check"))
 		return af_cli_check(argc - 1, argv + 1);
+	if (!strcmp(cmd, "convert"))
+		return af_cli_convert_layout(argc - 1, argv + 1);
 	if (!strcmp(cmd, "mount"))
 		return af_cli_mount(argc - 1, argv + 1);
 	if (!strcmp(cmd, "umount") || !strcmp(cmd, "unmount"))

@@ -31,15 +31,33 @@ static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 	struct af_buf blob = AF_BUF_INIT;
 	struct dsl_anim m;
 	size_t start = out->len;
-	int rc;
+	int rc, view;
 	(void)io;
 	af_arena_init(&a);
-	if ((rc = dsl_read(bin, n, &a, &m, &blob, d)) || (rc = dsl_check_decoded(&m, d)))
+	if ((rc = dsl_read(bin, n, &a, &m, &blob, d)) < 0)
 		goto out;
-	if ((rc = dsl_emit_yaml(&m, out)))
+	view = rc;
+	if (view) { /* d holds why the view is read-only; content faults still refuse it */
+		struct af_diag cd;
+		af_diag_init(&cd);
+		rc = dsl_check_decoded(&m, &cd);
+		af_diag_free(&cd);
+		if (rc) {
+			af_diag_clear(d);
+			rc = dsl_check_decoded(&m, d);
+			goto out;
+		}
+	} else if ((rc = dsl_check_decoded(&m, d))) {
+		goto out;
+	}
+	if ((rc = dsl_emit_yaml(&m, view ? d : NULL, out))) {
+		af_diag_clear(d);
 		af_diag_error(d, rc, "out of memory while writing YAML");
+		goto out;
+	}
+	rc = view ? AF_VIEW_READONLY : 0;
 out:
-	if (rc)
+	if (rc < 0)
 		out->len = start;
 	af_buf_free(&blob);
 	af_arena_free(&a);
@@ -69,12 +87,79 @@ out:
 	return rc;
 }
 
+static int target_width(const char *to)
+{
+	if (!to)
+		return 0;
+	if (!strcmp(to, "x64") || !strcmp(to, "64-bit") || !strcmp(to, "64"))
+		return 64;
+	if (!strcmp(to, "x32") || !strcmp(to, "32-bit") || !strcmp(to, "32"))
+		return 32;
+	return 0;
+}
+
+/* `animfs convert`: decode, refuse what cannot be carried over exactly, apply
+ * the width rules, write. Files already in the target layout are left alone. */
+static int diesel_convert(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
+			  struct af_diag *d)
+{
+	struct af_arena a;
+	struct af_buf blob = AF_BUF_INIT;
+	struct dsl_anim m;
+	size_t start = out->len;
+	int width = target_width(cv->to), style = DSL_STYLE_DEFAULT, rc;
+	af_arena_init(&a);
+	cv->why = NULL;
+	if (!width) {
+		cv->why = "unknown target layout";
+		rc = af_diag_error(d, AF_EINVAL, "unknown target layout '%s' (x64 or x32)",
+				   cv->to ? cv->to : "");
+		goto out;
+	}
+	if (cv->style && (style = dsl_style_by_name(cv->style, strlen(cv->style))) < 0) {
+		cv->why = "unknown style";
+		rc = af_diag_error(d, AF_EINVAL, "unknown style '%s' (converter, native; stock for x32)",
+				   cv->style);
+		goto out;
+	}
+	if ((rc = dsl_read(bin, n, &a, &m, &blob, d)) < 0) {
+		cv->why = rc == AF_EUNSUP ? "a variant animfs does not read" : "damaged or not an animation";
+		goto out;
+	}
+	if (rc == DSL_READONLY) {
+		cv->why = "layout does not rebuild exactly (read-only)";
+		rc = AF_EUNSUP;
+		goto out;
+	}
+	if ((rc = dsl_check_decoded(&m, d))) {
+		cv->why = "content animfs cannot save";
+		goto out;
+	}
+	if (m.width == width) {
+		if (width == 64 && m.container == DSL_ZLIB)
+			cv->why = "zlib-wrapped (SuperBLT only)";
+		rc = AF_CONVERT_ALREADY;
+		goto out;
+	}
+	if ((rc = dsl_convert(&m, width, style, &cv->why, d)))
+		goto out;
+	if ((rc = dsl_write(&m, NULL, out, d)))
+		cv->why = "cannot be written in that layout";
+out:
+	if (rc)
+		out->len = start;
+	af_buf_free(&blob);
+	af_arena_free(&a);
+	return rc;
+}
+
 const struct af_codec af_codec_diesel = {
 	.name = "diesel-animation",
 	.description = "Diesel engine animation (PAYDAY 2, PAYDAY: The Heist, RAID: WW2)",
 	.extensions = "animation",
-	.version = 2, /* 2: a 78 9C stream shows zlib_level 6, proven at encode */
+	.version = 3, /* 3: layout notes, decoded_as, end_pad, read-only views */
 	.bid = diesel_bid,
 	.to_yaml = diesel_to_yaml,
 	.from_yaml = diesel_from_yaml,
+	.convert = diesel_convert,
 };

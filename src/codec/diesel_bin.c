@@ -43,6 +43,7 @@ void dsl_anim_defaults(struct dsl_anim *m, int width)
 	m->unk_same = 1;
 	m->evoff_here = 1;
 	m->name_pad = m->event_pad = m->track_align = (unsigned)width / 8;
+	m->end_pad = 1;
 	m->dedupe_events = 1;
 }
 
@@ -56,16 +57,19 @@ static size_t align_up(size_t v, unsigned a)
 /* Offsets as found, for style detection. */
 struct dsl_offs {
 	uint64_t names, unk, events, pos, rot, first_hdr;
+	uint64_t keys_end; /* the end of the last key bytes in the blob */
 };
 
 struct blobrd {
 	const uint8_t *p;
 	size_t n;
 	unsigned w; /* word size: 4 or 8 */
+	size_t hsize; /* header bytes: no table, string or key lies there */
 	struct af_diag *d;
 	struct af_arena *a;
 	uint64_t str_total; /* bytes of all strings referenced (bounds aliasing blow-ups) */
 	uint64_t key_total;
+	uint64_t keys_end;
 };
 
 static uint64_t word(const struct blobrd *r, uint64_t off)
@@ -82,6 +86,10 @@ static int need(struct blobrd *r, uint64_t field, uint64_t off, uint64_t count, 
 					 "%s: offset 0x%llx is outside the %zu-byte blob", what,
 					 (unsigned long long)off, r->n);
 	uint64_t left = r->n - off;
+	if (count && off < r->hsize)
+		return af_diag_at_offset(r->d, AF_EINVAL, field,
+					 "%s: offset 0x%llx points into the %zu-byte header", what,
+					 (unsigned long long)off, r->hsize);
 	if (count > left / size)
 		return af_diag_at_offset(r->d, AF_EINVAL, field,
 					 "%s claim %llu entries of %llu bytes, %llu bytes remain",
@@ -97,6 +105,10 @@ static int read_str(struct blobrd *r, uint64_t field, uint64_t off, const char *
 		return af_diag_at_offset(r->d, AF_EINVAL, field,
 					 "%s: string offset 0x%llx is outside the %zu-byte blob",
 					 what, (unsigned long long)off, r->n);
+	if (off < r->hsize)
+		return af_diag_at_offset(r->d, AF_EINVAL, field,
+					 "%s: string offset 0x%llx points into the %zu-byte header",
+					 what, (unsigned long long)off, r->hsize);
 	const uint8_t *nul = memchr(r->p + off, 0, r->n - (size_t)off);
 	if (!nul)
 		return af_diag_at_offset(r->d, AF_EINVAL, field,
@@ -170,6 +182,8 @@ static int read_tracks(struct blobrd *r, uint64_t field, uint64_t tab, uint32_t 
 		if ((rc = need(r, hdr + 2 * w, koff, nk, stride, "keys")))
 			return rc;
 		r->key_total += nk * stride;
+		if (koff + nk * stride > r->keys_end)
+			r->keys_end = koff + nk * stride;
 		if (r->key_total > r->n)
 			return af_diag_at_offset(r->d, AF_EINVAL, hdr + w,
 						 "%s track %u: tracks claim more key bytes than the blob holds (overlapping tracks)",
@@ -219,14 +233,15 @@ static int read_events(struct blobrd *r, uint64_t field, uint64_t off, uint64_t 
 	}
 	/* a repeated name with its own copy means the writer does not de-duplicate */
 	m->dedupe_events = saw_copy && !saw_shared ? 0 : 1;
+	m->dedupe_known = saw_copy || saw_shared;
 	return 0;
 }
 
 static int parse_blob(const uint8_t *p, size_t n, unsigned w, struct af_arena *a,
 		      struct dsl_anim *m, struct dsl_offs *o, struct af_diag *d)
 {
-	struct blobrd r = { p, n, w, d, a, 0, 0 };
 	size_t hsize = w == 4 ? 60 : 120, tbl = w == 4 ? 0x14 : 0x28;
+	struct blobrd r = { p, n, w, hsize, d, a, 0, 0, 0 };
 	uint64_t cnt[5], off[5];
 	int rc;
 	dsl_anim_defaults(m, (int)w * 8);
@@ -284,7 +299,9 @@ static int parse_blob(const uint8_t *p, size_t n, unsigned w, struct af_arena *a
 	if ((rc = read_tracks(&r, tbl + 6 * w, off[3], m->nobj, 0, m, &o->first_hdr)))
 		return rc;
 	uint64_t unused;
-	return read_tracks(&r, tbl + 8 * w, off[4], m->nobj, 1, m, &unused);
+	rc = read_tracks(&r, tbl + 8 * w, off[4], m->nobj, 1, m, &unused);
+	o->keys_end = r.keys_end;
+	return rc;
 }
 
 /* ---------------------------------------------------------------- style */
@@ -322,8 +339,25 @@ static unsigned first_align(size_t from, uint64_t to, unsigned dflt)
 	return dflt;
 }
 
+/* Zero bytes from the end of the last key to an alignment that ends the blob
+ * (diesel-x64.md 5, end_pad); 1 when there are none. */
+static unsigned detect_end_pad(const uint8_t *p, size_t n, uint64_t keys_end, unsigned dflt)
+{
+	const unsigned cand[4] = { dflt, 4, 2, 8 };
+	if (keys_end >= n)
+		return 1;
+	for (size_t i = (size_t)keys_end; i < n; i++)
+		if (p[i])
+			return 1;
+	for (int i = 0; i < 4; i++)
+		if (align_up((size_t)keys_end, cand[i]) == n)
+			return cand[i];
+	return 1;
+}
+
 /* Greedy, in file order, stock values first (spec 6.3). */
-static void detect_style(struct dsl_anim *m, const struct dsl_offs *o, struct af_arena *a)
+static void detect_style(struct dsl_anim *m, const struct dsl_offs *o, const uint8_t *p, size_t n,
+			 struct af_arena *a)
 {
 	unsigned w = (unsigned)m->width / 8;
 	size_t end = names_end(m);
@@ -340,6 +374,16 @@ static void detect_style(struct dsl_anim *m, const struct dsl_offs *o, struct af
 	m->event_pad = first_align(events_end(m, m->nev ? ev_start : here, a), o->pos, w);
 	if (m->nobj)
 		m->track_align = first_align(o->pos + (uint64_t)2 * w * m->nobj, o->first_hdr, w);
+	m->end_pad = detect_end_pad(p, n, o->keys_end, w);
+	/* A 64-bit file with one mark of the community converter (final padding,
+	 * copied event names) takes its values for the undecidable keys too, so an
+	 * edit is laid out as the converter would (diesel-x64.md 5). */
+	if (m->width == 64 && (m->end_pad > 1 || (m->dedupe_known && !m->dedupe_events))) {
+		if (m->end_pad == 1 && o->keys_end == n && n % 8 == 0)
+			m->end_pad = 8;
+		if (!m->dedupe_known)
+			m->dedupe_events = 0;
+	}
 }
 
 /* ---------------------------------------------------------------- container */
@@ -407,22 +451,28 @@ static int verify_style(struct dsl_anim *m, const uint8_t *p, size_t n, struct a
 }
 
 /* Parse both widths; keep the best-ranked reading that also rebuilds exactly
- * (spec 2, "Width": never decide by the size field alone). */
+ * (spec 2, "Width": never decide by the size field alone). A blob whose 64-bit
+ * size field holds its length is 64-bit: read as 32-bit it would be an empty
+ * animation, so only the 64-bit reading's checks are reported (diesel-x64.md 4).
+ * When no reading rebuilds, the best one that looks like a real header (names
+ * right after it) is returned with DSL_READONLY and the reason in d. */
 static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct dsl_anim *m,
 			struct af_diag *d)
 {
 	struct dsl_anim r[2];
 	struct dsl_offs o[2];
 	struct af_diag dd[2];
-	int rc[2], first, done = 0;
+	int rc[2], first, done = 0, view = -1;
+	int says64 = n >= 120 && af_le64(p + 16) == n && af_le32(p + 12) != n;
 	af_diag_init(&dd[0]);
 	af_diag_init(&dd[1]);
-	rc[0] = parse_blob(p, n, 4, a, &r[0], &o[0], &dd[0]);
+	rc[0] = says64 ? af_diag_at_offset(&dd[0], AF_EINVAL, 16, "a 64-bit blob")
+		       : parse_blob(p, n, 4, a, &r[0], &o[0], &dd[0]);
 	rc[1] = n >= 120 ? parse_blob(p, n, 8, a, &r[1], &o[1], &dd[1])
 			 : af_diag_at_offset(&dd[1], AF_EINVAL, 0, "too short for the 64-bit header");
 	if (rc[0] && rc[1]) {
 		/* report the reading whose size field matches, else the 32-bit one */
-		first = n >= 120 && af_le64(p + 16) == n && af_le32(p + 12) != n;
+		first = says64;
 		copy_diag(d, &dd[first]);
 		done = rc[first];
 		goto out;
@@ -439,14 +489,22 @@ static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct d
 		if (rc[k])
 			continue;
 		af_diag_clear(&dd[k]);
-		detect_style(&r[k], &o[k], a);
+		detect_style(&r[k], &o[k], p, n, a);
 		if (!(rc[k] = verify_style(&r[k], p, n, &dd[k]))) {
 			*m = r[k];
 			done = 0;
 			goto out;
 		}
+		if (view < 0 && rc[k] == AF_EUNSUP && o[k].names == (k ? 120u : 60u))
+			view = k;
 		if (i == 0)
 			done = k + 1; /* report the first candidate's failure */
+	}
+	if (view >= 0) {
+		*m = r[view];
+		copy_diag(d, &dd[view]);
+		done = DSL_READONLY;
+		goto out;
 	}
 	copy_diag(d, &dd[done - 1]);
 	done = rc[done - 1];
@@ -477,7 +535,7 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 		return af_diag_at_offset(d, AF_EINVAL, 0,
 					 "not a Diesel animation: neither a zlib stream (78 9C ...) nor a raw blob (85 CC 83 08 ...)");
 	}
-	if ((rc = parse_either(p, np, a, m, d))) {
+	if ((rc = parse_either(p, np, a, m, d)) < 0) {
 		char t[sizeof(d->msg)];
 		int64_t off = d->offset;
 		if (p[0] == 0x08 && rc == AF_EINVAL) {
@@ -502,7 +560,7 @@ int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *
 	m->zextra = tmp.zextra, m->nzextra = tmp.nzextra;
 	m->zstream = tmp.zstream, m->nzstream = tmp.nzstream;
 	m->blob = p;
-	return 0;
+	return rc; /* 0 or DSL_READONLY */
 }
 
 /* ---------------------------------------------------------------- writing */
@@ -622,6 +680,7 @@ int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag 
 	size_t pos = write_tracks(&o, m, 0);
 	af_buf_align(out, m->track_align);
 	size_t rot = write_tracks(&o, m, 1);
+	af_buf_align(out, m->end_pad);
 	if (out->failed) {
 		rc = AF_ENOMEM;
 		goto out;

@@ -26,7 +26,10 @@ static void kv_u64(struct af_buf *b, const char *key, uint64_t v)
 static void emit_binary(const struct dsl_anim *m, struct af_buf *b)
 {
 	af_buf_puts(b, "binary:                # how the bytes are laid out; keep as is\n");
-	line(b, 2, m->width == 32 ? "layout: 32-bit\n" : "layout: 64-bit\n");
+	line(b, 2, m->width == 32 ? "layout: 32-bit       # 64-bit converts (see the top)\n"
+				  : "layout: 64-bit       # 32-bit converts (see the top)\n");
+	line(b, 2, m->width == 32 ? "decoded_as: 32-bit   # the layout the keys below describe\n"
+				  : "decoded_as: 64-bit   # the layout the keys below describe\n");
 	line(b, 2, m->container == DSL_ZLIB ? "container: zlib\n" : "container: raw\n");
 	if (m->container == DSL_ZLIB) {
 		if (m->level >= 0) {
@@ -73,6 +76,8 @@ static void emit_binary(const struct dsl_anim *m, struct af_buf *b)
 	kv_u64(b, "name_pad: ", m->name_pad);
 	kv_u64(b, "event_pad: ", m->event_pad);
 	kv_u64(b, "track_align: ", m->track_align);
+	if (m->width == 64 || m->end_pad != 1)
+		kv_u64(b, "end_pad: ", m->end_pad);
 	line(b, 2, m->dedupe_events ? "dedupe_event_names: true\n" : "dedupe_event_names: false\n");
 }
 
@@ -194,16 +199,53 @@ static size_t size_guess(const struct dsl_anim *m)
 	return n;
 }
 
-int dsl_emit_yaml(const struct dsl_anim *m, struct af_buf *b)
+/* What the layout means for a player, and how to get the other one. */
+static void emit_layout_note(const struct dsl_anim *m, struct af_buf *b)
+{
+	if (m->width == 32) {
+		af_buf_puts(b, "# Layout: 32-bit, as PAYDAY 2 read it before its 64-bit build of 2026-08-14, which\n"
+			       "# wants 64-bit files. Convert: `animfs convert --to x64 FILE` (or set `layout: 64-bit`\n"
+			       "# below and save; add `convert_style: native` for the game's own rules).\n");
+		return;
+	}
+	af_buf_puts(b, "# Layout: 64-bit, as PAYDAY 2's 64-bit build (2026-08-14 on) reads it");
+	if (m->container == DSL_ZLIB)
+		af_buf_puts(b, ", wrapped in zlib\n"
+			       "# (SuperBLT loads that; the game and converter v1.0.2 want `container: raw`)");
+	af_buf_puts(b, ".\n# For the old 32-bit build: `animfs convert --to x32 FILE` (or set `layout: 32-bit`).\n");
+}
+
+/* A file animfs cannot write back exactly: why, where, and the key that stops a save. */
+static void emit_readonly(const struct dsl_anim *m, const struct af_diag *ro, struct af_buf *b)
+{
+	char why[sizeof(ro->msg) + 64];
+	if (ro->offset >= 0)
+		snprintf(why, sizeof(why), "byte 0x%llx%s: %s", (unsigned long long)ro->offset,
+			 m->container == DSL_ZLIB ? " of the inflated data" : "", ro->msg);
+	else
+		snprintf(why, sizeof(why), "%s", ro->msg);
+	af_buf_puts(b, "# READ-ONLY: animfs reads this file but cannot write it back byte for byte:\n# ");
+	af_buf_puts(b, why);
+	af_buf_puts(b, "\n# A save is refused while `read_only:` is here; delete that line to write the\n"
+		       "# file in animfs's own layout (other bytes, same content).\n");
+	af_buf_puts(b, "read_only: ");
+	af_y_str(b, why, strlen(why));
+	af_buf_putc(b, '\n');
+}
+
+int dsl_emit_yaml(const struct dsl_anim *m, const struct af_diag *ro, struct af_buf *b)
 {
 	if (af_buf_reserve(b, size_guess(m)))
 		return AF_ENOMEM;
 	af_buf_puts(b, "# Diesel engine animation (PAYDAY 2 / RAID), decoded by animfs; see "
 		       "docs/diesel-animation.md\n"
 		       "# Key times in seconds, positions in centimetres [t, x, y, z], rotations as "
-		       "quaternions [t, x, y, z, w].\n"
-		       "format: diesel-animation\n"
-		       "length: ");
+		       "quaternions [t, x, y, z, w].\n");
+	emit_layout_note(m, b);
+	af_buf_puts(b, "format: diesel-animation\n");
+	if (ro)
+		emit_readonly(m, ro, b);
+	af_buf_puts(b, "length: ");
 	af_y_f32(b, m->length);
 	af_buf_puts(b, "            # seconds\n");
 	emit_binary(m, b);

@@ -117,6 +117,13 @@ static int name_ok(struct pctx *c, const struct af_ynode *n, const char *path, c
 
 /* ---------------------------------------------------------------- binary */
 
+/* The largest header or track word: the keys describe the decoded layout, and a
+ * changed `layout:` converts at the end (relayout), where a too-large word is refused. */
+static uint64_t word_max(const struct dsl_anim *m)
+{
+	return m->width == 32 && m->decoded_width != 64 ? UINT32_MAX : UINT64_MAX;
+}
+
 /* "word" or a number up to max. */
 static int word_or_u64(struct pctx *c, const struct af_ynode *n, const char *word, uint64_t max,
 		       int *is_word_out, uint64_t *v, const char *path)
@@ -198,7 +205,7 @@ static int parse_binary(struct pctx *c, const struct af_ynode *b)
 		"layout", "container", "zlib_level", "zlib_header", "zlib_extra", "zlib_stream",
 		"magic", "version", "location", "header_pad0", "header_pad1", "size_field",
 		"unknown_offset", "empty_events_offset", "name_pad", "event_pad", "track_align",
-		"dedupe_event_names", NULL
+		"end_pad", "dedupe_event_names", "decoded_as", "convert_style", NULL
 	};
 	struct dsl_anim *m = c->m;
 	const struct af_ynode *n;
@@ -217,7 +224,20 @@ static int parse_binary(struct pctx *c, const struct af_ynode *b)
 		dsl_anim_defaults(m, 64);
 	else
 		return perr(c, n, "binary.layout", "expected 32-bit or 64-bit, got '%s'", shown(n));
-	wmax = m->width == 32 ? UINT32_MAX : UINT64_MAX;
+	if ((n = af_ymap_get(b, "decoded_as"))) {
+		if (!is_word(n, "32-bit") && !is_word(n, "64-bit"))
+			return perr(c, n, "binary.decoded_as", "expected 32-bit or 64-bit, got '%s'",
+				    shown(n));
+		m->decoded_width = is_word(n, "32-bit") ? 32 : 64;
+	}
+	if ((n = af_ymap_get(b, "convert_style"))) {
+		m->convert_style = n->type == AF_YSCALAR ? dsl_style_by_name(n->str, n->len) : -1;
+		if (m->convert_style < 0)
+			return perr(c, n, "binary.convert_style",
+				    "expected converter or native (64-bit) or stock (32-bit), got '%s'",
+				    shown(n));
+	}
+	wmax = word_max(m);
 	if ((n = af_ymap_get(b, "container"))) {
 		if (is_word(n, "zlib"))
 			m->container = DSL_ZLIB;
@@ -261,7 +281,8 @@ static int parse_binary(struct pctx *c, const struct af_ynode *b)
 	if (((n = af_ymap_get(b, "name_pad")) && (rc = get_pad(c, n, "binary.name_pad", &m->name_pad))) ||
 	    ((n = af_ymap_get(b, "event_pad")) && (rc = get_pad(c, n, "binary.event_pad", &m->event_pad))) ||
 	    ((n = af_ymap_get(b, "track_align")) &&
-	     (rc = get_pad(c, n, "binary.track_align", &m->track_align))))
+	     (rc = get_pad(c, n, "binary.track_align", &m->track_align))) ||
+	    ((n = af_ymap_get(b, "end_pad")) && (rc = get_pad(c, n, "binary.end_pad", &m->end_pad))))
 		return rc;
 	if ((n = af_ymap_get(b, "dedupe_event_names"))) {
 		if (is_word(n, "true"))
@@ -538,7 +559,7 @@ static int parse_track(struct pctx *c, const struct af_ynode *n, const char *pat
 	struct kctx k = { c, path, t->type, 0, 0, 0 };
 	if ((x = af_ymap_get(n, "reserved"))) {
 		snprintf(sub, sizeof(sub), "%s.reserved", path);
-		if ((rc = af_y_get_u64(c->d, x, c->m->width == 32 ? UINT32_MAX : UINT64_MAX, &t->reserved, sub)))
+		if ((rc = af_y_get_u64(c->d, x, word_max(c->m), &t->reserved, sub)))
 			return rc;
 	}
 	if ((x = af_ymap_get(n, "extra"))) {
@@ -629,10 +650,40 @@ static int parse_objects(struct pctx *c, const struct af_ynode *n)
 	return 0;
 }
 
+/* A `layout:` changed in an editor converts as `animfs convert` does (the other
+ * binary keys describe the decoded layout); an unchanged 64-bit layout whose keys
+ * are not what the 64-bit readers expect gets a warning (diesel-x64.md 6). */
+static int relayout(struct pctx *c, const struct af_ynode *b)
+{
+	struct dsl_anim *m = c->m;
+	const struct af_ynode *lay = b ? af_ymap_get(b, "layout") : NULL;
+	const char *why;
+	if (m->decoded_width && m->decoded_width != m->width) {
+		struct af_diag cd;
+		af_diag_init(&cd);
+		int rc = dsl_convert(m, m->width, m->convert_style, &why, &cd);
+		if (rc)
+			rc = perr(c, lay ? lay : b, "binary.layout", "cannot convert: %s", cd.msg);
+		af_diag_free(&cd);
+		return rc;
+	}
+	if (m->width != 64 || !lay)
+		return 0;
+	if (m->container == DSL_ZLIB)
+		af_y_warn(c->d, lay, "binary: a 64-bit file in a zlib container loads under SuperBLT only; "
+			  "the game and converter v1.0.2 want container: raw");
+	if (m->name_pad < 8 || m->event_pad < 8 || m->track_align < 8)
+		af_y_warn(c->d, lay, "binary: padding below 8 in a 64-bit file (whether the game accepts it is unknown)");
+	if (!m->size_actual)
+		af_y_warn(c->d, lay, "binary: size_field is not actual; SuperBLT then takes the 64-bit file for a 32-bit one");
+	return 0;
+}
+
 int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_anim *m,
 		   struct af_diag *d)
 {
-	static const char *const keys[] = { "format", "length", "binary", "events", "objects", NULL };
+	static const char *const keys[] = { "format", "read_only", "length", "binary", "events",
+					    "objects", NULL };
 	struct pctx c;
 	const struct af_ynode *n;
 	int rc;
@@ -643,6 +694,9 @@ int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_a
 		return af_diag_at_mark(d, AF_EINVAL, 1, 1, "empty document");
 	if ((rc = want(&c, root, AF_YMAP, "document")) || (rc = check_keys(&c, root, "document", keys)))
 		return rc;
+	if ((n = af_ymap_get(root, "read_only")))
+		return perr(&c, n, "read_only",
+			    "this file is shown read-only (animfs cannot write it back byte for byte); delete this line to save it in animfs's own layout");
 	if ((rc = parse_binary(&c, af_ymap_get(root, "binary"))))
 		return rc;
 	if (!(n = af_y_need(d, root, "length", "document")))
@@ -656,6 +710,8 @@ int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_a
 		return rc;
 	if (!(n = af_y_need(d, root, "objects", "document")) || (rc = parse_objects(&c, n)))
 		return rc ? rc : AF_EINVAL;
+	if ((rc = relayout(&c, af_ymap_get(root, "binary"))))
+		return rc;
 	agg_flush(d, &c.late, "keys");
 	agg_flush(d, &c.flag, "keys");
 	agg_flush(d, &c.flag1, "keys");

@@ -95,7 +95,13 @@ struct dsl_anim {
 	int evoff_here;          /* no events: events offset = current position; else evoff_value */
 	uint64_t evoff_value;
 	unsigned name_pad, event_pad, track_align;
+	unsigned end_pad;        /* zero-pad the blob's end to this (1: none; X1 converter: 8) */
 	int dedupe_events;
+	int dedupe_known;        /* decoded: a repeated name showed shared or copied strings */
+	/* parsed: the layout the document was decoded from (0: not said) and the
+	 * writer style to convert with when `layout:` was changed (DSL_STYLE_*) */
+	int decoded_width;
+	int convert_style;
 	/* content */
 	float length;
 	uint32_t nobj, nev;
@@ -105,7 +111,25 @@ struct dsl_anim {
 
 void dsl_anim_defaults(struct dsl_anim *m, int width);
 
+/* dsl_read's return when the file decodes but its layout does not rebuild byte
+ * for byte: m is complete, d says why (AF_EUNSUP, byte offset). */
+#define DSL_READONLY 1
+
+/* diesel_convert.c: the width change rules of diesel-x64.md section 6. */
+enum {
+	DSL_STYLE_DEFAULT = 0, /* converter for 64-bit, stock for 32-bit */
+	DSL_STYLE_CONVERTER,   /* perry519/pd2-x64-converter v1.0.2, byte for byte */
+	DSL_STYLE_NATIVE,      /* the game's own 64-bit rules (X3) */
+	DSL_STYLE_STOCK,       /* the stock 32-bit writer (diesel.md 6.1) */
+};
+int dsl_style_by_name(const char *s, size_t n); /* -1 when unknown */
+/* Replace every width-dependent style key of m for a file in `width` bits with
+ * `style` (content untouched). 0, or AF_EUNSUP with the reason in d and a short
+ * category in *why (for a summary) when the content cannot take that layout. */
+int dsl_convert(struct dsl_anim *m, int width, int style, const char **why, struct af_diag *d);
+
 /* diesel_bin.c: bytes <-> model */
+/* 0, DSL_READONLY (m complete, d says why) or AF_E* */
 int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *m,
 	     struct af_buf *blob, struct af_diag *d);
 int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
@@ -127,7 +151,8 @@ int dsl_zlib_write(const struct dsl_anim *m, const struct af_buf *blob, const st
 /* diesel_emit.c / diesel_parse.c: model <-> YAML */
 /* Refuse a decoded file whose YAML could not be saved back (section 7 hard errors). */
 int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d);
-int dsl_emit_yaml(const struct dsl_anim *m, struct af_buf *out);
+/* ro: NULL, or why the file is shown read-only (a `read_only:` key stops a save). */
+int dsl_emit_yaml(const struct dsl_anim *m, const struct af_diag *ro, struct af_buf *out);
 struct af_ynode;
 /* The model's strings point into the document's nodes: keep it until written. */
 int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_anim *m,

@@ -130,12 +130,6 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
-		       struct af_diag *d)
-{
-	return af_replace_file_ex(dirfd, name, data, n, mode, NULL, d);
-}
-
 int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       const struct af_replace_opts *o, struct af_diag *d)
 {
@@ -229,4 +223,10 @@ out:
 	if (created)
 		unlinkat(dirfd, tmp, 0);
 	return rc;
+}
+
+int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       struct af_diag *d)
+{
+	return af_replace_file_ex(dirfd, name, data, n, mode, NULL, d);
 }

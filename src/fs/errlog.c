@@ -130,7 +130,7 @@ struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid)
 	unsigned first = (e->next + e->cap - e->count) % e->cap;
 	for (unsigned i = 0; i < e->count; i++) {
 		unsigned k = (first + i) % e->cap;
-		if (uid == 0 || e->uids[k] == uid)
+		if (uid == 0 || e->uids[k] == uid || e->uids[k] == AF_ERRLOG_ALL)
 			af_buf_puts(&b, e->lines[k]);
 	}
 	pthread_mutex_unlock(&e->lock);

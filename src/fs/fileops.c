@@ -124,6 +124,12 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 	}
+	if ((fi->flags & WRITE_FLAGS) && af_view_read_only(fs, r)) {
+		af_text_unref(t);
+		af_fs_log(LOG_WARNING, "%s: read-only (its header says why); not opened for writing",
+			  r->rel);
+		return -EACCES;
+	}
 	int rc = view_handle(fs, fi, r->rel, r->bin, t);
 	af_text_unref(t);
 	return rc;
@@ -258,6 +264,10 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	rc = af_view_render(fs, r->bin, &r->st, &t);
 	if (rc)
 		return rc;
+	if (af_view_read_only(fs, r)) {
+		af_text_unref(t);
+		return -EACCES;
+	}
 	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
 	af_text_unref(t);
 	if (!h)

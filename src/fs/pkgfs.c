@@ -302,7 +302,7 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, size_t k, c
 			l->broken[k] = 1;
 			af_diag_format(&d, where, msg, sizeof(msg));
 			af_fs_log(LOG_WARNING, "%s (shown as the raw resource, read-only)", msg);
-			af_errlog_add(fs->errors, 0, where, &d); /* the package's, not a user's text */
+			af_errlog_add(fs->errors, AF_ERRLOG_ALL, where, &d); /* the package's, no one's text */
 		}
 	} else if ((l->texts[k] = af_text_new(yaml.data, yaml.len))) {
 		l->bytes += yaml.len;

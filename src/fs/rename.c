@@ -153,6 +153,8 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 	int rc = target_of(fs, t, bin, sizeof(bin), &tk);
 	if (rc)
 		return rc;
+	if (tk == T_VIEW && t->kind == AF_K_VIEW && af_view_read_only(fs, t))
+		return -EACCES; /* a read-only view is not saved into */
 	if (s->kind == AF_K_VIEW && tk != T_SCRATCH) {
 		rc = move_view(fs, s, t, tk, bin);
 		goto done;

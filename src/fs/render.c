@@ -321,6 +321,15 @@ void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const stru
 	pthread_mutex_unlock(&c->lock);
 }
 
+void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st)
+{
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = find(c, st);
+	if (e && same_identity(e, st))
+		e->info.read_only = 1;
+	pthread_mutex_unlock(&c->lock);
+}
+
 size_t af_rcache_text_bytes(struct af_rcache *c)
 {
 	pthread_mutex_lock(&c->lock);
@@ -354,7 +363,8 @@ int af_rcache_save(struct af_rcache *c, int dirfd, const char *name)
 	for (size_t i = 0; i < c->nbuckets; i++)
 		for (struct rc_entry *e = c->buckets[i]; e; e = e->hnext) {
 			struct rc_rec r;
-			if (!e->info.codec || e->info.failed || !e->info.have_size ||
+			/* read-only views are rendered again: the mark is not kept on disk */
+			if (!e->info.codec || e->info.failed || e->info.read_only || !e->info.have_size ||
 			    !size_outlives_text(e) || strlen(e->info.codec->name) >= sizeof(r.codec))
 				continue;
 			memset(&r, 0, sizeof(r));

@@ -373,6 +373,14 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	af_sibio_init(&sib, fs, bin_rel);
 	rc = info.codec->to_yaml(in.data, in.len, &sib.io, &yaml, &d);
 	af_sibio_close(&sib);
+	int read_only = rc == AF_VIEW_READONLY && !yaml.failed;
+	if (read_only) { /* shown, but not for saving: the reason is in its header too */
+		char msg[1200];
+		af_diag_format(&d, bin_rel, msg, sizeof(msg));
+		af_fs_log(LOG_NOTICE, "%s (shown read-only)", msg);
+		af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
+		rc = 0;
+	}
 	if (rc || yaml.failed) {
 		char msg[1200];
 		if (!d.code)
@@ -390,6 +398,8 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		goto out;
 	}
 	af_rcache_put_text(fs->cache, &st, info.codec, *out);
+	if (read_only)
+		af_rcache_mark_read_only(fs->cache, &st);
 out:
 	af_buf_free(&in);
 	af_buf_free(&yaml);
@@ -417,6 +427,13 @@ static size_t ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 	size_t n = t ? t->len : 0;
 	af_text_unref(t);
 	return n;
+}
+
+int af_view_read_only(struct af_fs *fs, struct af_res *r)
+{
+	if (!r->info.read_only && r->kind == AF_K_VIEW && !af_pkgfs_member(fs, r->bin))
+		af_rcache_get(fs->cache, &r->st, &r->info, NULL); /* rendered since it was resolved */
+	return r->info.read_only;
 }
 
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st)
@@ -465,6 +482,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		}
 		if (fs->handles) /* open descriptors may hold other texts */
 			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
+		if (af_view_read_only(fs, r))
+			st->st_mode &= ~(mode_t)0222;
 		break;
 	}
 	default:
