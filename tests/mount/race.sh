@@ -1,0 +1,29 @@
+# The swap race (slow: 10 seconds for each of five operations; ANIMFS_RACE_SECONDS to
+# change it): `nobody` swaps a folder it owns in GAME with a link to a root-only
+# folder in a tight loop while it reads, lists, renames a dropping onto, chmods and
+# truncates a file in that folder through the view (-o allow_other, daemon as root).
+# No byte, name or mode of the root-only folder may leak or change.
+. "$(dirname "$0")/common.inc"
+. "$(dirname "$0")/multiuser.inc"
+secs=${ANIMFS_RACE_SECONDS:-10}
+mkdir -m 777 "$GAME/pub"
+mkdir -m 777 "$GAME/pub/d"
+printf 'public\n' > "$GAME/pub/d/f.txt"
+chown -R nobody:"$NOBODY_GID" "$GAME/pub/d"
+printf 'x\n' > "$SECRET/only-secret.txt" && chmod 600 "$SECRET/only-secret.txt"
+ln -s "$SECRET" "$GAME/pub/lnk"
+chown -h nobody:"$NOBODY_GID" "$GAME/pub/lnk"
+want=$(secret_state)
+[ -n "$want" ] || fail "precondition: the root-only folder's state"
+mount_view_fg -o allow_other
+for op in read list rename chmod truncate; do
+  out=$(as_nobody "$PY" "$(dirname "$0")/race.py" $op "$secs" "$GAME" "$VIEW" 2>&1) ||
+    fail "$op: $out"
+  echo "$out"
+  [ "$(secret_state)" = "$want" ] || fail "$op: the root-only folder changed: $(secret_state)"
+done
+"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+check_daemon
+[ "$(secret_state)" = "$want" ] || fail "the root-only folder changed"
+ls -A "$GAME/pub" | grep -q fuse_hidden && fail ".fuse_hidden names in GAME"
+echo "ok: race"
