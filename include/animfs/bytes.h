@@ -54,4 +54,8 @@ static inline int af_fits(uint64_t off, uint64_t len, uint64_t limit)
 	return off <= limit && len <= limit - off;
 }
 
+/* The offset of the first byte where a and b differ (the shorter length when one is
+ * the start of the other; an when they are equal). */
+size_t af_first_diff(const uint8_t *a, size_t an, const uint8_t *b, size_t bn);
+
 #endif

@@ -13,12 +13,12 @@ int af_cli_convert_layout(int argc, char **argv); /* `animfs convert` (relayout.
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
 
-/* An af_io for a file given by path: siblings are looked up in its folder. */
+/* An af_io for a file given by path: its siblings, as the mount gives them (dirio). */
 struct af_cli_io {
-	struct af_io io;
-	char dir[4096];
+	struct af_dirio d; /* the io is d.io */
 };
-void af_cli_io_init(struct af_cli_io *c, const char *path);
+void af_cli_io_init(struct af_cli_io *c, const char *path, int learn);
+void af_cli_io_close(struct af_cli_io *c);
 
 /* Print "animfs: <diag formatted with file>" (and warnings) to stderr. */
 void af_cli_report(const char *file, const struct af_diag *d);

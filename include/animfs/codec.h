@@ -8,24 +8,9 @@
 #include <stdint.h>
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/io.h"
 
 #define AF_BID_HEAD 64 /* bytes of the file's start passed to bid() */
-
-/* Where the bytes come from. Codecs that need companion files (a name map
- * next to a state machine) ask through this; all members may be NULL. */
-struct af_io {
-	const char *name; /* base name of the binary file ("walk.animation") */
-	/* Read a file in the same folder by base name into out; 0 or AF_E*. */
-	int (*read_sibling)(void *ctx, const char *name, struct af_buf *out);
-	/* Call cb for each entry name of the same folder; stop when cb returns != 0. */
-	int (*list_siblings)(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx);
-	void *ctx;
-	/* The user dictionary of names (userdict.h), one a line, appended to out. */
-	int (*read_names)(void *ctx, struct af_buf *out);
-	/* Names the document spelled out that the encoder stored as hashes: kept so
-	 * that the next decode can show them. Called after a successful encode. */
-	void (*learn_names)(void *ctx, const char *const *names, size_t n);
-};
 
 /* to_yaml's return when out holds a complete view of the file but its YAML would
  * not encode back to the same bytes: d says why (code AF_EUNSUP, byte offset when

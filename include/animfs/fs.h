@@ -135,7 +135,7 @@ struct af_fs {
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	struct af_alias *aliases;    /* .fuse_hidden names of open files (hidden.c) */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
-	struct af_pkgfs *pkgs;       /* Sims 3 packages shown as folders (pkgfs.c) */
+	struct af_folders *folders;  /* containers shown as folders (folder.c) */
 	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
 	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
@@ -162,9 +162,9 @@ enum af_kind {
 	AF_K_SCRATCH,  /* an editor file in the scratch area */
 	AF_K_CTLDIR,   /* /.animfs */
 	AF_K_CTLFILE,  /* /.animfs/errors, /.animfs/pid */
-	AF_K_PKGDIR,   /* a Sims 3 package shown as a folder (pkgfs.c) */
-	AF_K_PKGINDEX, /* a read-only file in it: index.yaml (bin: the package), or a
-			  member that does not decode, raw (bin: X.package/<name>) */
+	AF_K_ARCDIR,   /* a container shown as a folder (folder.c) */
+	AF_K_ARCFILE, /* a read-only file in it: index.yaml (bin: the container), or a
+			  member that does not decode, raw (bin: X/<member>) */
 };
 
 struct af_res {
@@ -198,9 +198,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
 DIR *af_opendir_at(int dirfd, const char *rel);
 /* An af_io giving a codec its binary's siblings through the GAME descriptor. */
 struct af_sibio {
-	struct af_io io;
+	struct af_dirio d; /* first: the io (its dirfd the binary's folder, O_PATH) */
 	struct af_fs *fs;
-	int dirfd, owned;  /* the binary's folder (O_PATH); owned: closed by af_sibio_close */
+	int owned;         /* the folder descriptor is closed by af_sibio_close */
 	char dir[4096];    /* its path, for messages */
 };
 /* Siblings from the folder dirfd (the binary's, held by an open view), or with dirfd
@@ -223,31 +223,35 @@ int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
 void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind);
 void af_ghost_del(struct af_fs *fs, const char *rel);
 
-/* ---- pkgfs.c: Sims 3 packages (DBPF 2.0) shown as folders ----
- * X.package/ holds index.yaml (AF_K_PKGINDEX) and <name>.jazz.yaml views (AF_K_VIEW
- * whose bin is "X.package/<name>.jazz"); render and commit route such bins here. A
- * package that is damaged or not DBPF 2.0 is a plain file (the reason logged once). */
-struct af_pkgfs;
-/* max_bytes bounds the packages kept decoded (the one in use is always kept). */
-struct af_pkgfs *af_pkgfs_new(size_t max_bytes);
-void af_pkgfs_free(struct af_pkgfs *p);
-/* Whether the GAME file rel is shown as a folder (header and index checked, cached). */
-int af_pkgfs_is_folder(struct af_fs *fs, const char *rel, const struct stat *st);
-/* Whether rel names something inside a package folder. */
-int af_pkgfs_member(struct af_fs *fs, const char *rel);
-/* Resolve r->rel when it is inside a package folder: 1 (r filled), else 0. */
-int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r);
-/* The names in a package folder (index.yaml first). */
-int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
+/* ---- folder.c: any container shown as a folder (container.h) ----
+ * X/ holds index.yaml (AF_K_ARCFILE) and <member>.yaml views (AF_K_VIEW whose bin is
+ * "X/<member>"); render and commit route such bins here. A file its container's check
+ * refuses is a plain file (the reason logged once). */
+struct af_folders;
+struct af_container;
+/* max_bytes bounds the containers kept open (the one in use is always kept). */
+struct af_folders *af_folders_new(size_t max_bytes);
+void af_folders_free(struct af_folders *p);
+/* The container that shows the GAME file rel as a folder (bid and check, cached by
+ * identity), or NULL. */
+const struct af_container *af_folder_of(struct af_fs *fs, const char *rel, const struct stat *st);
+/* Whether the GAME file rel is shown as a folder. */
+int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st);
+/* Whether rel names something inside a container's folder. */
+int af_folder_member(struct af_fs *fs, const char *rel);
+/* Resolve r->rel when it is inside a container's folder: 1 (r filled), else 0. */
+int af_folder_resolve(struct af_fs *fs, struct af_res *r);
+/* The names in a container's folder (index.yaml first). */
+int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
 		  void *ctx);
-/* The text of a member view (bin "X.package/<name>.jazz") or, with ro, of a read-only
- * file of the folder: the index.yaml (bin the package) or the raw body of a member
+/* The text of a member view (bin "X/<member>") or, with ro, of a read-only
+ * file of the folder: the index.yaml (bin the container) or the raw body of a member
  * that does not decode. 0, or -EIO when it cannot be shown. */
-int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
-/* Save yaml into the member to->bin_rel (in the package's folder to->dirfd when it is
- * held): the package is rewritten atomically unless the resource's bytes stay the
+int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
+/* Save yaml into the member to->bin_rel (in the container's folder to->dirfd when it is
+ * held): the container is rewritten atomically unless the member's bytes stay the
  * same, keeping its owner, group and mode. 0 or AF_E* with d filled. */
-int af_pkgfs_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
+int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
 		    struct af_diag *d);
 
 /* ---- scratch.c: editors' droppings outside GAME ---- */

@@ -9,9 +9,9 @@
 #include <unistd.h>
 
 #include "animfs/cli.h"
-#include "animfs/dbpf.h"
+#include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "pkg_cli.h"
+#include "archive.h"
 
 #define MAX_CODECS 32
 
@@ -22,7 +22,8 @@ struct stats {
 
 static struct stats per[MAX_CODECS];
 static unsigned long not_claimed, seen;
-static struct af_cli_pkg_stats pkgs;
+#define MAX_CONTAINERS 16
+static struct af_cli_arc_stats arcs[MAX_CONTAINERS];
 static int progress;
 static double last_progress;
 
@@ -54,6 +55,21 @@ static void fail(const char *path, const char *what)
 	fflush(stdout);
 }
 
+/* A member checked inside a container counts under its codec. */
+static void count_member(const char *codec, unsigned long long bytes, int ok)
+{
+	const struct af_codec *c = af_codec_by_name(codec);
+	size_t i = c ? codec_index(c) : MAX_CODECS;
+	if (i >= MAX_CODECS)
+		return;
+	per[i].files++;
+	per[i].bytes += bytes;
+	if (ok)
+		per[i].identical++;
+	else
+		per[i].failed++;
+}
+
 static void check_one(const char *path)
 {
 	uint8_t head[AF_BID_HEAD];
@@ -67,8 +83,12 @@ static void check_one(const char *path)
 
 	if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
 		return;
-	if (af_dbpf_is_v2(head, got)) {
-		af_cli_pkg_check(path, &pkgs, fail);
+	const struct af_container *arc = af_cli_arc_of(path);
+	if (arc) {
+		size_t k = 0;
+		while (af_containers[k] && af_containers[k] != arc && k < MAX_CONTAINERS - 1)
+			k++;
+		af_cli_arc_check(path, &arcs[k], fail, count_member);
 		return;
 	}
 	const struct af_codec *c = af_codec_bid(base, head, got);
@@ -78,7 +98,7 @@ static void check_one(const char *path)
 	}
 	struct stats *s = &per[codec_index(c)];
 	af_diag_init(&d);
-	af_cli_io_init(&io, path);
+	af_cli_io_init(&io, path, 0);
 	s->files++;
 	if (af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &in, &d)) {
 		af_diag_format(&d, "read", msg, sizeof(msg));
@@ -87,7 +107,7 @@ static void check_one(const char *path)
 		goto out;
 	}
 	s->bytes += in.len;
-	int rc = c->to_yaml(in.data, in.len, &io.io, &yaml, &d);
+	int rc = c->to_yaml(in.data, in.len, &io.d.io, &yaml, &d);
 	if (rc) {
 		af_diag_format(&d, rc == AF_VIEW_READONLY ? "read-only view" : "decode", msg, sizeof(msg));
 		fail(path, msg);
@@ -97,7 +117,7 @@ static void check_one(const char *path)
 			s->failed++;
 		goto out;
 	}
-	if (c->from_yaml(yaml.data, yaml.len, &io.io, &back, &d)) {
+	if (c->from_yaml(yaml.data, yaml.len, &io.d.io, &back, &d)) {
 		af_diag_format(&d, "encode of its own YAML", msg, sizeof(msg));
 		fail(path, msg);
 		s->failed++;
@@ -115,6 +135,7 @@ static void check_one(const char *path)
 	}
 	s->identical++;
 out:
+	af_cli_io_close(&io);
 	af_buf_free(&in);
 	af_buf_free(&yaml);
 	af_buf_free(&back);
@@ -160,12 +181,6 @@ int af_cli_check(int argc, char **argv)
 	       "unsupported");
 	for (size_t i = 0; af_codecs[i] && i < MAX_CODECS; i++) {
 		struct stats *s = &per[i];
-		if (!strcmp(af_codecs[i]->name, "sims3-jazz")) { /* resources inside packages */
-			s->files += pkgs.items;
-			s->identical += pkgs.items_identical;
-			s->failed += pkgs.items_failed;
-			s->bytes += pkgs.bytes;
-		}
 		if (!s->files)
 			continue;
 		printf("%-22s %8lu %12llu %10lu %8lu %12lu\n", af_codecs[i]->name, s->files, s->bytes,
@@ -174,10 +189,14 @@ int af_cli_check(int argc, char **argv)
 		total += s->files;
 		identical += s->identical;
 	}
-	if (pkgs.packages)
-		printf("packages: %lu (%lu Jazz inside), %lu rebuilt byte for byte, %lu failed\n",
-		       pkgs.packages, pkgs.items, pkgs.rebuilt, pkgs.failed_packages);
-	failed += pkgs.failed_packages;
+	for (size_t k = 0; af_containers[k] && k < MAX_CONTAINERS; k++) {
+		const struct af_cli_arc_stats *a = &arcs[k];
+		if (a->archives)
+			printf("%s: %lu (%lu %s inside), %lu rebuilt byte for byte, %lu failed\n",
+			       af_containers[k]->plural, a->archives, a->members, af_containers[k]->members,
+			       a->rebuilt, a->failed_archives);
+		failed += a->failed_archives;
+	}
 	printf("not claimed: %lu file%s\n", not_claimed, not_claimed == 1 ? "" : "s");
 	printf("%lu of %lu claimed files identical, %lu failed\n", identical, total, failed);
 	return failed ? AF_EXIT_FAIL : AF_EXIT_OK;

@@ -6,75 +6,11 @@
 #include <unistd.h>
 
 #include "animfs/cli.h"
-#include "animfs/dbpf.h"
+#include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/userdict.h"
 #include "animfs/yamlio.h"
-#include "pkg_cli.h"
-
-static int sib_read(void *ctx, const char *name, struct af_buf *out)
-{
-	struct af_cli_io *c = ctx;
-	char path[8192];
-	struct af_diag d;
-	if (strchr(name, '/'))
-		return AF_EINVAL;
-	snprintf(path, sizeof(path), "%s/%s", c->dir, name);
-	af_diag_init(&d);
-	int rc = af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, out, &d);
-	af_diag_free(&d);
-	return rc;
-}
-
-#include <dirent.h>
-static int sib_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
-{
-	struct af_cli_io *c = ctx;
-	DIR *dir = opendir(c->dir);
-	struct dirent *e;
-	if (!dir)
-		return AF_EIO;
-	while ((e = readdir(dir)))
-		if (e->d_name[0] != '.' || (strcmp(e->d_name, ".") && strcmp(e->d_name, "..")))
-			if (cb(cbctx, e->d_name))
-				break;
-	closedir(dir);
-	return 0;
-}
-
-void af_cli_io_init(struct af_cli_io *c, const char *path)
-{
-	const char *slash = strrchr(path, '/');
-	memset(c, 0, sizeof(*c));
-	if (slash)
-		snprintf(c->dir, sizeof(c->dir), "%.*s", (int)(slash > path ? slash - path : 1), path);
-	else
-		snprintf(c->dir, sizeof(c->dir), ".");
-	c->io.name = slash ? slash + 1 : path;
-	c->io.read_sibling = sib_read;
-	c->io.list_siblings = sib_list;
-	c->io.read_names = af_userdict_io_read;
-	c->io.ctx = c;
-}
-
-void af_cli_report(const char *file, const struct af_diag *d)
-{
-	char msg[2048];
-	if (d->warnings.len) {
-		const char *p = (const char *)d->warnings.data, *end = p + d->warnings.len;
-		while (p < end) {
-			const char *eol = memchr(p, '\n', (size_t)(end - p));
-			if (!eol)
-				eol = end;
-			fprintf(stderr, "animfs: %s:%.*s\n", file, (int)(eol - p), p);
-			p = eol + 1;
-		}
-	}
-	if (d->code) {
-		af_diag_format(d, file, msg, sizeof(msg));
-		fprintf(stderr, "animfs: %s\n", msg);
-	}
-}
+#include "archive.h"
 
 static int read_input(const char *path, size_t max, struct af_buf *in, struct af_diag *d)
 {
@@ -155,10 +91,9 @@ static const struct af_codec *pick_decoder(const struct args *a, const struct af
 		return c;
 	}
 	c = af_codec_bid(io->name, in->data, in->len < AF_BID_HEAD ? in->len : AF_BID_HEAD);
-	if (!c && af_dbpf_is_v2(in->data, in->len))
-		af_diag_error(d, AF_EUNSUP,
-			      "a Sims 3 package: decode %s/%s or %s/NAME.jazz (listed in the index)",
-			      a->in, "index.yaml", a->in);
+	if (!c && af_container_bid(io->name, in->data, in->len < 64 ? in->len : 64))
+		af_diag_error(d, AF_EUNSUP, "a container: decode it whole, %s/%s, or %s/MEMBER",
+			      a->in, AF_INDEX_NAME, a->in);
 	else if (!c)
 		af_diag_error(d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
 	return c;
@@ -213,15 +148,13 @@ static int convert(const struct args *a, int decode)
 	int rc = AF_EXIT_FAIL;
 
 	af_diag_init(&d);
-	af_cli_io_init(&io, decode ? a->in : a->out);
-	if (!decode)
-		io.io.learn_names = af_userdict_io_learn; /* names typed in the document */
+	af_cli_io_init(&io, decode ? a->in : a->out, !decode); /* !decode: names typed are kept */
 	if (read_input(a->in, decode ? AF_MAX_FILE : AF_MAX_YAML, &in, &d))
 		goto out;
-	c = decode ? pick_decoder(a, &io.io, &in, &d, &rc) : encoder(a, &in, &d);
+	c = decode ? pick_decoder(a, &io.d.io, &in, &d, &rc) : encoder(a, &in, &d);
 	if (!c)
 		goto out;
-	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.io, &out, &d);
+	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.d.io, &out, &d);
 	if (decode && crc == AF_VIEW_READONLY) {
 		/* a view all the same: the text says it is read-only, and why */
 		char msg[1200];
@@ -233,7 +166,7 @@ static int convert(const struct args *a, int decode)
 		goto out;
 	}
 	if (!decode && d.nwarnings)
-		drop_old_warnings(c, a->out, &io.io, &d);
+		drop_old_warnings(c, a->out, &io.d.io, &d);
 	if (write_result(a->out, &out, &d))
 		goto out;
 	rc = AF_EXIT_OK;
@@ -246,14 +179,6 @@ out:
 	return rc;
 }
 
-static int is_package(const char *path)
-{
-	uint8_t head[AF_BID_HEAD];
-	size_t got = 0;
-	return strcmp(path, "-") && af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got) == 0 &&
-	       af_dbpf_is_v2(head, got);
-}
-
 int af_cli_decode(int argc, char **argv)
 {
 	struct args a;
@@ -262,10 +187,10 @@ int af_cli_decode(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a, 1))
 		return AF_EXIT_USAGE;
-	if (af_cli_pkg_split(a.in, pkg, sizeof(pkg), &member)) /* --format: only Jazz is inside */
-		return af_cli_pkg_decode(a.in, pkg, member, a.out);
-	if (!a.format && is_package(a.in)) /* the whole package, for diffs */
-		return af_cli_pkg_decode(a.in, a.in, NULL, a.out);
+	if (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member)) /* members name their codec */
+		return af_cli_arc_decode(a.in, pkg, member, a.out);
+	if (!a.format && strcmp(a.in, "-") && af_cli_arc_of(a.in)) /* a whole container, for diffs */
+		return af_cli_arc_decode(a.in, a.in, NULL, a.out);
 	return convert(&a, 1);
 }
 
@@ -286,7 +211,7 @@ int af_cli_encode(int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a.in);
 		a.out = outpath;
 	}
-	if (af_cli_pkg_split(a.out, pkg, sizeof(pkg), &member))
-		return af_cli_pkg_encode(a.in, a.out, pkg, member);
+	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member))
+		return af_cli_arc_encode(a.in, a.out, pkg, member);
 	return convert(&a, 0);
 }

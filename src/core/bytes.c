@@ -138,3 +138,11 @@ uint64_t af_f64_bits(double f)
 	memcpy(&u, &f, 8);
 	return u;
 }
+
+size_t af_first_diff(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
+{
+	size_t i = 0, m = an < bn ? an : bn;
+	while (i < m && a[i] == b[i])
+		i++;
+	return i;
+}

@@ -54,7 +54,7 @@ struct verify {
 static void *verify_run(void *arg)
 {
 	struct verify *v = arg;
-	v->rc = v->c->to_yaml(v->bin->data, v->bin->len, &v->sib.io, &v->yaml, &v->d);
+	v->rc = v->c->to_yaml(v->bin->data, v->bin->len, &v->sib.d.io, &v->yaml, &v->d);
 	if (!v->rc && v->yaml.failed)
 		v->rc = af_diag_error(&v->d, AF_ENOMEM, "out of memory");
 	return NULL;
@@ -153,8 +153,8 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		rc = -EROFS;
 		goto out;
 	}
-	if (af_pkgfs_member(fs, to->bin_rel)) { /* a resource inside a Sims 3 package */
-		if (af_pkgfs_commit(fs, to, yaml, n, &d)) {
+	if (af_folder_member(fs, to->bin_rel)) { /* a member of a container */
+		if (af_folder_commit(fs, to, yaml, n, &d)) {
 			rc = errno_of(d.code);
 			goto fail;
 		}
@@ -180,7 +180,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		goto fail;
 	}
 	af_sibio_init_at(&sib, fs, dirfd, to->bin_rel);
-	if (c->from_yaml(yaml, n, &sib.io, &bin, &d) || bin.failed) {
+	if (c->from_yaml(yaml, n, &sib.d.io, &bin, &d) || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 		rc = errno_of(d.code);

@@ -70,7 +70,7 @@ static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const c
 	return put_handle(fi, h, 0);
 }
 
-/* A read-only text handle (control files, a package's index.yaml); takes over t. */
+/* A read-only text handle (control files, a container's index.yaml); takes over t. */
 static int open_ro_text(struct af_fs *fs, struct fuse_file_info *fi, const char *rel,
 			struct af_text *t)
 {
@@ -88,13 +88,13 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *f
 	return open_ro_text(fs, fi, r->rel, af_ctl_text(fs, r->rel, fuse_get_context()->uid));
 }
 
-/* The folder a view's binary is in (a package member: the package's), held by the
+/* The folder a view's binary is in (a container's member: the container's), held by the
  * handle from now on: a save lands there even if the path is swapped meanwhile. */
 static int pin_folder(struct af_fs *fs, struct af_handle *h)
 {
 	char path[4096], base[NAME_MAX + 1];
 	snprintf(path, sizeof(path), "%s", h->bin);
-	if (af_pkgfs_member(fs, path))
+	if (af_folder_member(fs, path))
 		*strrchr(path, '/') = 0;
 	h->dirfd = af_bn_parent(fs->rootfd, path, base, sizeof(base));
 	return h->dirfd >= 0 ? 0 : -errno;
@@ -153,9 +153,9 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 		return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags, 0);
 	case AF_K_SCRATCH:
 		return open_fd(fs, fi, fs->scratchfd, r.rel, fi->flags, 0);
-	case AF_K_PKGINDEX: {
+	case AF_K_ARCFILE: {
 		struct af_text *t;
-		int rc = af_pkgfs_render(fs, r.bin, 1, &t);
+		int rc = af_folder_render(fs, r.bin, 1, &t);
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		if (fi->flags & WRITE_FLAGS) {
@@ -166,7 +166,7 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 	}
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
-	case AF_K_PKGDIR:
+	case AF_K_ARCDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;
@@ -310,11 +310,11 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		return rc;
 	}
 	case AF_K_CTLFILE:
-	case AF_K_PKGINDEX:
+	case AF_K_ARCFILE:
 		return -EACCES;
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
-	case AF_K_PKGDIR:
+	case AF_K_ARCDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;

@@ -180,7 +180,7 @@ static void list_pending(struct lister *l)
 	}
 }
 
-/* A name in a package folder, unless an editor renamed it away. */
+/* A name in a container's folder, unless an editor renamed it away. */
 static void fill_name(void *ctx, const char *name)
 {
 	struct lister *l = ctx;
@@ -202,12 +202,12 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	int rc = af_view_resolve(fs, path, &r);
 	if (rc)
 		return rc;
-	if (r.kind != AF_K_DIR && r.kind != AF_K_CTLDIR && r.kind != AF_K_PKGDIR)
+	if (r.kind != AF_K_DIR && r.kind != AF_K_CTLDIR && r.kind != AF_K_ARCDIR)
 		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
-	if (r.kind == AF_K_PKGDIR) { /* its resources, and editors' files beside them */
-		af_pkgfs_list(fs, r.rel, fill_name, &l);
+	if (r.kind == AF_K_ARCDIR) { /* its members, and editors' files beside them */
+		af_folder_list(fs, r.rel, fill_name, &l);
 		if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
 			list_scratch(&l);
 		list_pending(&l);
@@ -328,12 +328,12 @@ int af_op_unlink(const char *path)
 	case AF_K_SCRATCH:
 		return af_scratch_unlink(fs, r.rel);
 	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
-		if (af_pkgfs_member(fs, r.bin))
-			return -EPERM; /* resources are not removed from a package */
+		if (af_folder_member(fs, r.bin))
+			return -EPERM; /* members are not removed from a container */
 		return af_bn_unlink(fs->rootfd, r.bin, 0) ? -errno : 0;
-	case AF_K_PKGDIR:
+	case AF_K_ARCDIR:
 		return -EISDIR;
-	case AF_K_PKGINDEX:
+	case AF_K_ARCFILE:
 		return -EACCES;
 	case AF_K_PASS:
 		return af_bn_unlink(fs->rootfd, r.rel, 0) ? -errno : 0;
@@ -358,13 +358,13 @@ static int meta_target(struct af_fs *fs, const char *path, struct af_res *r, int
 	switch (r->kind) {
 	case AF_K_VIEW:
 		*name = r->bin;
-		if (af_pkgfs_member(fs, r->bin)) { /* a resource's mode is its package's */
+		if (af_folder_member(fs, r->bin)) { /* a member's mode is its container's */
 			*strrchr(r->bin, '/') = 0;
 		}
 		return 0;
 	case AF_K_PASS:
 	case AF_K_DIR:
-	case AF_K_PKGDIR:
+	case AF_K_ARCDIR:
 		*name = r->rel;
 		return 0;
 	case AF_K_SCRATCH:
@@ -376,7 +376,7 @@ static int meta_target(struct af_fs *fs, const char *path, struct af_res *r, int
 		return af_handle_pending_size(fs, r->rel) >= 0 ? 1 : -ENOENT;
 	case AF_K_CTLDIR:
 	case AF_K_CTLFILE:
-	case AF_K_PKGINDEX:
+	case AF_K_ARCFILE:
 		return -EACCES;
 	default:
 		return -ENOENT;

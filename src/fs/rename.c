@@ -125,7 +125,7 @@ static int same_format(struct af_fs *fs, const struct af_res *s, const char *bin
 	base = base ? base + 1 : bin;
 	if (strcasecmp(ext_of(s->bin), ext_of(bin)))
 		return 0;
-	if (af_pkgfs_member(fs, s->bin) || af_pkgfs_member(fs, bin))
+	if (af_folder_member(fs, s->bin) || af_folder_member(fs, bin))
 		return 0;
 	if (af_bn_read_head(fs->rootfd, s->bin, head, sizeof(head), &got))
 		return 0;
@@ -224,7 +224,7 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		/* the droppings inside move along (no mirror, or it cannot: nothing lost) */
 		af_bn_rename(fs->scratchfd, s.rel, t.rel);
 		return 0;
-	case AF_K_PKGDIR: /* the package file itself moves */
+	case AF_K_ARCDIR: /* the container's file itself moves */
 		if (t.kind != AF_K_NONE)
 			return -EEXIST;
 		return af_bn_rename(fs->rootfd, s.rel, t.rel) ? -errno : 0;
@@ -238,7 +238,7 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		return rc;
 	case AF_K_CTLDIR:
 	case AF_K_CTLFILE:
-	case AF_K_PKGINDEX:
+	case AF_K_ARCFILE:
 		return -EACCES;
 	default:
 		return -ENOENT;

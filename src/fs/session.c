@@ -30,8 +30,8 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	pthread_mutex_init(&fs->commit_lock, NULL);
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
-	fs->pkgs = af_pkgfs_new(cache_bytes);
-	if (!fs->cache || !fs->errors || !fs->pkgs) {
+	fs->folders = af_folders_new(cache_bytes);
+	if (!fs->cache || !fs->errors || !fs->folders) {
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
@@ -55,8 +55,8 @@ void af_fs_destroy(struct af_fs *fs)
 	af_scratch_remove(fs);
 	af_rcache_free(fs->cache);
 	af_errlog_free(fs->errors);
-	af_pkgfs_free(fs->pkgs);
-	fs->pkgs = NULL;
+	af_folders_free(fs->folders);
+	fs->folders = NULL;
 	fs->cache = NULL;
 	fs->errors = NULL;
 	pthread_mutex_destroy(&fs->lock);

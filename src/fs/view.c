@@ -211,7 +211,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		r->kind = AF_K_SCRATCH;
 		return 0;
 	}
-	if (af_pkgfs_resolve(fs, r))
+	if (af_folder_resolve(fs, r))
 		goto ghosts;
 	n = af_view_strip(base);
 	if (n) {
@@ -230,8 +230,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	if (r->kind == AF_K_NONE && af_bn_stat(fs->rootfd, r->rel, &r->st) == 0) {
 		if (S_ISDIR(r->st.st_mode)) {
 			r->kind = AF_K_DIR;
-		} else if (af_pkgfs_is_folder(fs, r->rel, &r->st)) {
-			r->kind = AF_K_PKGDIR;
+		} else if (af_folder_is(fs, r->rel, &r->st)) {
+			r->kind = AF_K_ARCDIR;
 		} else {
 			af_view_classify(fs, r->rel, &r->st, &r->info);
 			r->kind = r->info.codec && !r->info.failed ? AF_K_HIDDEN : AF_K_PASS;
@@ -261,58 +261,25 @@ DIR *af_opendir_at(int dirfd, const char *rel)
 	return dir;
 }
 
-static int sib_read(void *ctx, const char *name, struct af_buf *out)
+static void sib_link(const struct af_dirio *d, const char *name)
 {
-	struct af_sibio *s = ctx;
-	struct af_diag d;
-	if (s->dirfd < 0 || strchr(name, '/') || !strcmp(name, "..") || !strcmp(name, "."))
-		return AF_EINVAL;
-	int fd = af_bn_open(s->dirfd, name, O_RDONLY, 0);
-	if (fd < 0) {
-		if (errno == ELOOP) /* only the folder's own files: never a link out of it */
-			af_fs_log(LOG_WARNING, "%s%s%s: a symbolic link, not read as a sibling of %s",
-				  s->dir, s->dir[0] ? "/" : "", name, s->io.name);
-		return AF_EIO;
-	}
-	af_diag_init(&d);
-	int rc = af_read_fd(fd, AF_MAX_FILE, out, &d);
-	af_diag_free(&d);
-	return rc;
-}
-
-static int sib_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
-{
-	struct af_sibio *s = ctx;
-	DIR *dir = s->dirfd >= 0 ? af_opendir_at(s->dirfd, ".") : NULL;
-	struct dirent *e;
-	if (!dir)
-		return AF_EIO;
-	while ((e = readdir(dir)))
-		if (strcmp(e->d_name, ".") && strcmp(e->d_name, "..") &&
-		    strncmp(e->d_name, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
-			if (cb(cbctx, e->d_name))
-				break;
-	closedir(dir);
-	return 0;
+	const struct af_sibio *s = (const struct af_sibio *)d;
+	af_fs_log(LOG_WARNING, "%s%s%s: a symbolic link, not read as a sibling of %s", s->dir,
+		  s->dir[0] ? "/" : "", name, d->io.name);
 }
 
 void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
 {
 	const char *base = base_of(bin_rel);
-	struct af_io *io = &s->io;
 	char name[NAME_MAX + 1];
 	s->fs = fs;
 	snprintf(s->dir, sizeof(s->dir), "%.*s", base == bin_rel ? 0 : (int)(base - bin_rel - 1),
 		 bin_rel);
 	s->owned = dirfd < 0;
-	s->dirfd = dirfd >= 0 ? dirfd : af_bn_parent(fs->rootfd, bin_rel, name, sizeof(name));
-	memset(io, 0, sizeof(*io));
-	io->name = base;
-	io->read_sibling = sib_read;
-	io->list_siblings = sib_list;
-	io->read_names = af_userdict_io_read;
-	io->learn_names = af_userdict_io_learn;
-	io->ctx = s;
+	if (dirfd < 0)
+		dirfd = af_bn_parent(fs->rootfd, bin_rel, name, sizeof(name));
+	af_dirio_init(&s->d, dirfd, base, 1);
+	s->d.on_link = sib_link;
 }
 
 void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
@@ -322,9 +289,9 @@ void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
 
 void af_sibio_close(struct af_sibio *s)
 {
-	if (s->owned && s->dirfd >= 0)
-		close(s->dirfd);
-	s->dirfd = -1;
+	if (s->owned && s->d.dirfd >= 0)
+		close(s->d.dirfd);
+	s->d.dirfd = -1;
 }
 
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
@@ -338,8 +305,8 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	int rc = 0;
 
 	*out = NULL;
-	if (af_pkgfs_member(fs, bin_rel))
-		return af_pkgfs_render(fs, bin_rel, 0, out);
+	if (af_folder_member(fs, bin_rel))
+		return af_folder_render(fs, bin_rel, 0, out);
 	af_diag_init(&d);
 	for (int attempt = 0;; attempt++) {
 		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
@@ -371,7 +338,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		st = again;
 	}
 	af_sibio_init(&sib, fs, bin_rel);
-	rc = info.codec->to_yaml(in.data, in.len, &sib.io, &yaml, &d);
+	rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
 	af_sibio_close(&sib);
 	int read_only = rc == AF_VIEW_READONLY && !yaml.failed;
 	if (read_only) { /* shown, but not for saving: the reason is in its header too */
@@ -431,7 +398,7 @@ static size_t ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 
 int af_view_read_only(struct af_fs *fs, struct af_res *r)
 {
-	if (!r->info.read_only && r->kind == AF_K_VIEW && !af_pkgfs_member(fs, r->bin))
+	if (!r->info.read_only && r->kind == AF_K_VIEW && !af_folder_member(fs, r->bin))
 		af_rcache_get(fs->cache, &r->st, &r->info, NULL); /* rendered since it was resolved */
 	return r->info.read_only;
 }
@@ -451,15 +418,15 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel, caller);
 		st->st_ino = 0;
 		break;
-	case AF_K_PKGDIR: /* the package file as a folder: its times and owner */
+	case AF_K_ARCDIR: /* the container's file as a folder: its times and owner */
 		*st = r->st;
 		st->st_mode = S_IFDIR | (r->st.st_mode & 0777) | ((r->st.st_mode & 0444) >> 2);
 		st->st_nlink = 2;
 		st->st_size = 0;
 		break;
-	case AF_K_PKGINDEX: {
+	case AF_K_ARCFILE: {
 		struct af_text *t;
-		int rc = af_pkgfs_render(fs, r->bin, 1, &t);
+		int rc = af_folder_render(fs, r->bin, 1, &t);
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		*st = r->st;

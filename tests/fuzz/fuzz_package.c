@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "animfs/pkgview.h"
-#include "animfs/refpack.h"
+#include "animfs/container.h"
+#include "../../src/container/refpack.h"
+
+extern const struct af_container af_container_sims3_package;
 
 static void refpack_property(const uint8_t *data, size_t n, struct af_diag *d)
 {
@@ -26,24 +28,24 @@ static void refpack_property(const uint8_t *data, size_t n, struct af_diag *d)
 
 static void package_property(const uint8_t *data, size_t n, struct af_diag *d)
 {
-	struct af_pkgview v;
+	struct af_archive a;
 	struct af_buf y = AF_BUF_INIT, img = AF_BUF_INIT;
-	if (af_pkgview_open(&v, data, n, d))
+	if (af_archive_open(&a, &af_container_sims3_package, data, n, d))
 		return;
-	af_pkgview_index_yaml(&v, "f.package", &y);
-	for (size_t k = 0; k < v.nitems; k++) {
+	a.c->index_yaml(a.st, "f.package", &y);
+	for (size_t k = 0; k < a.n; k++) {
 		int changed = -1;
 		af_buf_reset(&y);
 		af_diag_clear(d);
-		if (af_pkgview_read(&v, &v.items[k], &y, d))
+		if (af_member_yaml(&a, k, &y, d))
 			continue;
 		af_diag_clear(d);
-		if (!af_pkgview_commit(&v, &v.items[k], y.data, y.len, &img, &changed, d) && changed)
+		if (!af_member_commit(&a, k, y.data, y.len, &img, &changed, d) && changed)
 			abort(); /* its own document must not change the package */
 	}
 	af_diag_clear(d);
-	af_dbpf_rebuild(&v.pkg, NULL, 0, &img, d);
-	af_pkgview_close(&v);
+	a.c->rebuild(a.st, &img, d);
+	af_archive_close(&a);
 	af_buf_free(&y);
 	af_buf_free(&img);
 }

@@ -12,10 +12,13 @@
 #include <cmocka.h>
 
 #include "animfs/bytes.h"
-#include "animfs/dbpf.h"
+#include "../../src/container/dbpf.h"
 #include "animfs/fileio.h"
-#include "animfs/pkgview.h"
-#include "animfs/refpack.h"
+#include "../../src/container/sims3_package.h"
+#include "animfs/container.h"
+
+extern const struct af_container af_container_sims3_package;
+#include "../../src/container/refpack.h"
 
 struct res {
 	uint32_t type, group, insthi, instlo;
@@ -470,22 +473,33 @@ static void test_open_index(void **state)
 	af_diag_free(&d);
 }
 
+/* The package container opened with the codec table's content checks (as the mount
+ * and the command line open it); *v is its model. */
+static int arc_open(struct af_archive *a, struct af_pkgview **v, const uint8_t *p, size_t n,
+		    struct af_diag *d)
+{
+	int rc = af_archive_open(a, &af_container_sims3_package, p, n, d);
+	*v = rc ? NULL : a->st;
+	return rc;
+}
+
 static void test_pkgview_synthetic(void **state)
 {
 	(void)state;
 	struct res r[3];
 	struct af_buf b = AF_BUF_INIT, y = AF_BUF_INIT;
-	struct af_pkgview v;
+	struct af_archive a;
+	struct af_pkgview *v;
 	struct af_diag d;
 	size_t n = sample_res(r);
 	af_diag_init(&d);
 	r[2].type = 0x220557DA;
 	build(&b, 0, r, n);
 	/* two JAZZ-typed records whose bodies are not Jazz: listed, not editable */
-	assert_int_equal(af_pkgview_open(&v, b.data, b.len, &d), 0);
-	assert_int_equal(v.nitems, 0);
-	assert_null(af_pkgview_find(&v, "S3_02D5DF13_48000000_91B9575000000001.jazz"));
-	assert_int_equal(af_pkgview_index_yaml(&v, "t.package", &y), 0);
+	assert_int_equal(arc_open(&a, &v, b.data, b.len, &d), 0);
+	assert_int_equal(v->nitems, 0);
+	assert_null(af_pkgview_find(v, "S3_02D5DF13_48000000_91B9575000000001.jazz"));
+	assert_int_equal(af_pkgview_index_yaml(v, "t.package", &y), 0);
 	af_buf_putc(&y, 0);
 	const char *t = (const char *)y.data;
 	assert_non_null(strstr(t, "package: t.package\n"));
@@ -493,9 +507,9 @@ static void test_pkgview_synthetic(void **state)
 	assert_non_null(strstr(t, "  - {type: 0x02D5DF13, tag: JAZZ, group: 0x48000000, instance: 0x91B9575000000002, offset: "));
 	assert_non_null(strstr(t, "stored: 29, size: 29, compressed: false, note: not a Jazz state machine"));
 	assert_non_null(strstr(t, "tag: STBL"));
-	af_pkgview_close(&v);
+	af_archive_close(&a);
 	b.data[0] = 'Q';
-	assert_int_equal(af_pkgview_open(&v, b.data, b.len, &d), AF_EUNSUP);
+	assert_int_equal(arc_open(&a, &v, b.data, b.len, &d), AF_EUNSUP);
 	af_buf_free(&b);
 	af_buf_free(&y);
 	af_diag_free(&d);
@@ -505,7 +519,8 @@ static void test_pkgview_sample(void **state)
 {
 	(void)state;
 	struct af_buf file = AF_BUF_INIT, yaml = AF_BUF_INIT, img = AF_BUF_INIT, y2 = AF_BUF_INIT;
-	struct af_pkgview v, w;
+	struct af_archive a, b2;
+	struct af_pkgview *v, *w;
 	struct af_diag d;
 	int changed = -1;
 	af_diag_init(&d);
@@ -514,20 +529,20 @@ static void test_pkgview_sample(void **state)
 		af_diag_free(&d);
 		skip();
 	}
-	assert_int_equal(af_pkgview_open(&v, file.data, file.len, &d), 0);
-	assert_int_equal(v.pkg.count, 38);
-	assert_int_equal(v.nitems, 1);
-	assert_string_equal(v.items[0].name, "petgardening.jazz");
-	const struct af_pkg_item *it = af_pkgview_find(&v, "S3_02D5DF13_00000000_91B95750336A8701.jazz");
-	assert_ptr_equal(it, &v.items[0]);
-	assert_ptr_equal(af_pkgview_find(&v, "petgardening.jazz"), it);
-	assert_int_equal(af_pkgview_roundtrip(&v, it, &d), 0);
-	assert_int_equal(af_pkgview_read(&v, it, &yaml, &d), 0);
+	assert_int_equal(arc_open(&a, &v, file.data, file.len, &d), 0);
+	assert_int_equal(v->pkg.count, 38);
+	assert_int_equal(v->nitems, 1);
+	assert_string_equal(v->items[0].name, "petgardening.jazz");
+	const struct af_pkg_item *it = af_pkgview_find(v, "S3_02D5DF13_00000000_91B95750336A8701.jazz");
+	assert_ptr_equal(it, &v->items[0]);
+	assert_ptr_equal(af_pkgview_find(v, "petgardening.jazz"), it);
+	assert_int_equal(af_member_roundtrip(&a, (size_t)(it - v->items), &d), 0);
+	assert_int_equal(af_member_yaml(&a, (size_t)(it - v->items), &yaml, &d), 0);
 	af_buf_putc(&yaml, 0);
 	/* the package's _KEY map reached the codec: names, not hashes */
 	assert_non_null(strstr((const char *)yaml.data, "\nname: petgardening\n"));
 	assert_non_null(strstr((const char *)yaml.data, "- name: Loop Water\n"));
-	assert_int_equal(af_pkgview_commit(&v, it, yaml.data, yaml.len - 1, &img, &changed, &d), 0);
+	assert_int_equal(af_member_commit(&a, (size_t)(it - v->items), yaml.data, yaml.len - 1, &img, &changed, &d), 0);
 	assert_int_equal(changed, 0);
 	assert_int_equal(img.len, 0);
 
@@ -540,28 +555,28 @@ static void test_pkgview_sample(void **state)
 		s = hit + 10;
 	}
 	af_buf_puts(&ed, s);
-	assert_int_equal(af_pkgview_commit(&v, it, ed.data, ed.len, &img, &changed, &d), 0);
+	assert_int_equal(af_member_commit(&a, (size_t)(it - v->items), ed.data, ed.len, &img, &changed, &d), 0);
 	assert_int_equal(changed, 1);
-	assert_int_equal(af_pkgview_open(&w, img.data, img.len, &d), 0);
+	assert_int_equal(arc_open(&b2, &w, img.data, img.len, &d), 0);
 	for (uint32_t i = 0; i < 38; i++) {
 		if (i == it->entry)
 			continue;
-		assert_int_equal(w.pkg.e[i].file_size, v.pkg.e[i].file_size);
-		assert_memory_equal(af_dbpf_stored(&w.pkg, i), af_dbpf_stored(&v.pkg, i),
-				    af_dbpf_stored_size(&v.pkg.e[i]));
+		assert_int_equal(w->pkg.e[i].file_size, v->pkg.e[i].file_size);
+		assert_memory_equal(af_dbpf_stored(&w->pkg, i), af_dbpf_stored(&v->pkg, i),
+				    af_dbpf_stored_size(&v->pkg.e[i]));
 	}
-	assert_int_equal(af_pkgview_read(&w, &w.items[0], &y2, &d), 0);
+	assert_int_equal(af_member_yaml(&b2, 0, &y2, &d), 0);
 	af_buf_putc(&y2, 0);
 	assert_null(strstr((const char *)y2.data, "Loop Water"));
 	/* a bad document: an error with line:column, nothing produced */
 	af_diag_clear(&d);
-	assert_int_equal(af_pkgview_commit(&v, it, (const uint8_t *)"# x\nformat: sims3-jazz\nname: [\n", 31,
+	assert_int_equal(af_member_commit(&a, (size_t)(it - v->items), (const uint8_t *)"# x\nformat: sims3-jazz\nname: [\n", 31,
 					   &img, &changed, &d), AF_EINVAL);
 	assert_int_equal(img.len, 0);
 	assert_int_equal(changed, 0);
 	assert_true(d.line > 0);
-	af_pkgview_close(&w);
-	af_pkgview_close(&v);
+	af_archive_close(&b2);
+	af_archive_close(&a);
 	af_buf_free(&ed);
 	af_buf_free(&file);
 	af_buf_free(&yaml);
@@ -577,7 +592,8 @@ static void test_pkgview_sample_damaged(void **state)
 {
 	(void)state;
 	struct af_buf file = AF_BUF_INIT, y = AF_BUF_INIT;
-	struct af_pkgview v;
+	struct af_archive a;
+	struct af_pkgview *v;
 	struct af_diag d;
 	unsigned opened = 0, failed = 0;
 	af_diag_init(&d);
@@ -595,18 +611,18 @@ static void test_pkgview_sample_damaged(void **state)
 		if (!cut)
 			file.data[at] ^= (uint8_t)(0x5A + i);
 		af_diag_clear(&d);
-		if (af_pkgview_open(&v, file.data, cut ? at : file.len, &d) == 0) {
+		if (arc_open(&a, &v, file.data, cut ? at : file.len, &d) == 0) {
 			opened++;
 			af_buf_reset(&y);
-			assert_int_equal(af_pkgview_index_yaml(&v, "x.package", &y), 0);
-			for (size_t k = 0; k < v.nitems; k++) {
+			assert_int_equal(af_pkgview_index_yaml(v, "x.package", &y), 0);
+			for (size_t k = 0; k < v->nitems; k++) {
 				af_buf_reset(&y);
 				af_diag_clear(&d);
-				af_pkgview_read(&v, &v.items[k], &y, &d);
+				af_member_yaml(&a, k, &y, &d);
 				af_diag_clear(&d);
-				af_pkgview_roundtrip(&v, &v.items[k], &d);
+				af_member_roundtrip(&a, k, &d);
 			}
-			af_pkgview_close(&v);
+			af_archive_close(&a);
 		} else {
 			failed++;
 			assert_true(d.code != 0);

@@ -14,8 +14,8 @@
 #include <zlib.h>
 
 #include "animfs/codec.h"
-#include "animfs/dbpf.h"
-#include "animfs/refpack.h"
+#include "../../src/container/dbpf.h"
+#include "../../src/container/refpack.h"
 #include "animfs/fileio.h"
 #include "animfs/yamlio.h"
 #include "animfs/zframe.h"

@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "animfs/refpack.h"
+#include "../../src/container/refpack.h"
 
 static uint32_t rng = 12345;
 static uint8_t rnd8(void)

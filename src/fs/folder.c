@@ -1,8 +1,8 @@
-/* Sims 3 packages in the view: a DBPF 2.0 file `X.package` is shown as a folder with
- * the read-only index.yaml and one <name>.jazz.yaml per Jazz state machine (pkgview.h).
- * A member view's binary is the path "X.package/<name>.jazz", which render and commit
- * route here. Verdicts (folder or plain file) and loaded packages are cached by the
- * package file's identity, so an outside change is seen at once. */
+/* Containers in the view (container.h): a file a container claims and checks is shown
+ * as a folder with the read-only index.yaml and one <member>.yaml per member. A
+ * member view's binary is the path "X/<member>", which render and commit route here.
+ * Verdicts (folder or plain file) and loaded containers are cached by the file's
+ * identity, so an outside change is seen at once. This names no format. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -14,11 +14,9 @@
 #include <unistd.h>
 
 #include "animfs/beneath.h"
-#include "animfs/bytes.h"
-#include "animfs/dbpf.h"
+#include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/fs.h"
-#include "animfs/pkgview.h"
 
 struct ident {
 	dev_t dev;
@@ -28,26 +26,27 @@ struct ident {
 };
 
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
-#define LOADED 4      /* at most this many packages kept decoded (LRU), and ... */
+#define LOADED 4      /* at most this many containers kept open (LRU), and ... */
 
 struct verdict {
 	struct ident id;
-	int used, folder;
+	int used;
+	const struct af_container *folder; /* NULL: a plain file */
 };
 
 struct loaded {
 	struct ident id;
 	int used;
 	unsigned long last;
-	struct af_pkgview v;
+	struct af_archive v;
 	struct af_text *index;
 	struct af_text **texts; /* per item, rendered on demand */
 	char *broken;           /* per item: its body does not decode (shown raw, read-only) */
-	size_t bytes;           /* the package copy and the rendered texts */
-	char name[256];         /* the package's base name, for index.yaml */
+	size_t bytes;           /* the container's copy and the rendered texts */
+	char name[256];         /* the container's base name, for index.yaml */
 };
 
-struct af_pkgfs {
+struct af_folders {
 	pthread_mutex_t lock;
 	struct verdict verdicts[VERDICTS];
 	struct loaded loaded[LOADED];
@@ -71,9 +70,9 @@ static int same(const struct ident *a, const struct ident *b)
 	       a->ctime == b->ctime;
 }
 
-struct af_pkgfs *af_pkgfs_new(size_t max_bytes)
+struct af_folders *af_folders_new(size_t max_bytes)
 {
-	struct af_pkgfs *p = calloc(1, sizeof(*p));
+	struct af_folders *p = calloc(1, sizeof(*p));
 	if (p) {
 		pthread_mutex_init(&p->lock, NULL);
 		p->max_bytes = max_bytes;
@@ -83,16 +82,16 @@ struct af_pkgfs *af_pkgfs_new(size_t max_bytes)
 
 static void drop(struct loaded *l)
 {
-	for (size_t k = 0; l->texts && k < l->v.nitems; k++)
+	for (size_t k = 0; l->texts && k < l->v.n; k++)
 		af_text_unref(l->texts[k]);
 	free(l->texts);
 	free(l->broken);
 	af_text_unref(l->index);
-	af_pkgview_close(&l->v);
+	af_archive_close(&l->v);
 	memset(l, 0, sizeof(*l));
 }
 
-void af_pkgfs_free(struct af_pkgfs *p)
+void af_folders_free(struct af_folders *p)
 {
 	if (!p)
 		return;
@@ -111,100 +110,71 @@ static const char *base_of(const char *rel)
 
 /* ---- folder or plain file ---- */
 
-static ssize_t pread_all(int fd, uint8_t *p, size_t n, off_t off)
+/* The container that shows rel as a folder (its bid, then its check), or NULL. */
+static const struct af_container *check_folder(struct af_fs *fs, const char *rel,
+					       const struct stat *st)
 {
+	uint8_t head[64];
 	size_t got = 0;
-	while (got < n) {
-		ssize_t r = pread(fd, p + got, n - got, off + (off_t)got);
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		got += (size_t)r;
-	}
-	return (ssize_t)got;
-}
-
-/* From the header and the index only: two reads, however big the package. */
-static int check_package(struct af_fs *fs, const char *rel, const struct stat *st,
-			 struct af_diag *d)
-{
-	uint8_t head[AF_DBPF_HEADER];
-	uint8_t *index = NULL;
-	struct af_dbpf p;
-	int rc, fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0);
-	if (fd < 0)
-		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
-	ssize_t hn = pread_all(fd, head, sizeof(head), 0);
-	if (hn < 0) {
-		rc = af_diag_error(d, AF_EIO, "cannot read");
-		goto out;
-	}
-	uint32_t ioff = hn >= 68 ? (af_le32(head + 64) ? af_le32(head + 64) : af_le32(head + 40)) : 0;
-	uint32_t isize = hn >= 48 ? af_le32(head + 44) : 0;
-	size_t in = 0;
-	if (hn == AF_DBPF_HEADER && af_fits(ioff, isize, (uint64_t)st->st_size)) {
-		index = malloc(isize ? isize : 1); /* bounded by the file's size, checked above */
-		if (!index) {
-			rc = af_diag_error(d, AF_ENOMEM, "out of memory for a %u-byte index", isize);
-			goto out;
-		}
-		in = (size_t)pread_all(fd, index, isize, ioff);
-	}
-	rc = af_dbpf_open_index(&p, head, (size_t)hn, index, in, (size_t)st->st_size, d);
-	if (!rc)
-		af_dbpf_close(&p);
-out:
-	free(index);
-	close(fd);
-	return rc;
-}
-
-int af_pkgfs_is_folder(struct af_fs *fs, const char *rel, const struct stat *st)
-{
-	struct af_pkgfs *p = fs->pkgs;
-	struct ident id;
+	const char *base = base_of(rel);
+	if (af_bn_read_head(fs->rootfd, rel, head, sizeof(head), &got))
+		return NULL;
+	const struct af_container *c = af_container_bid(base, head, got);
+	if (!c)
+		return NULL;
 	struct af_diag d;
-	uint8_t head[12];
-	size_t got = 0;
-	int folder;
-	if (!p || !S_ISREG(st->st_mode))
-		return 0;
+	int fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0);
+	af_diag_init(&d);
+	if (fd < 0 || c->check(fd, (uint64_t)st->st_size, &d)) {
+		char msg[1200];
+		if (fd < 0)
+			af_diag_error(&d, AF_EIO, "cannot open: %s", strerror(errno));
+		af_diag_format(&d, rel, msg, sizeof(msg));
+		af_fs_log(LOG_WARNING, "%s (shown as the plain file)", msg);
+		c = NULL;
+	}
+	if (fd >= 0)
+		close(fd);
+	af_diag_free(&d);
+	return c;
+}
+
+/* The verdict for st's identity; call with p->lock held. */
+static const struct af_container *verdict_locked(struct af_fs *fs, const char *rel,
+						 const struct stat *st)
+{
+	struct af_folders *p = fs->folders;
+	struct ident id;
 	ident_of(st, &id);
 	struct verdict *v = &p->verdicts[(size_t)st->st_ino % VERDICTS];
-	pthread_mutex_lock(&p->lock);
-	folder = v->used && same(&v->id, &id) ? v->folder : -1;
-	pthread_mutex_unlock(&p->lock);
-	if (folder >= 0)
-		return folder;
-	size_t l = strlen(rel);
-	int named = l > 8 && !strcasecmp(rel + l - 8, ".package");
-	if (af_bn_read_head(fs->rootfd, rel, head, sizeof(head), &got))
-		return 0;
-	folder = 0;
-	if (named || (got >= 4 && !memcmp(head, "DBPF", 4))) {
-		af_diag_init(&d);
-		if (check_package(fs, rel, st, &d) == 0) {
-			folder = 1;
-		} else {
-			char msg[1200];
-			af_diag_format(&d, rel, msg, sizeof(msg));
-			af_fs_log(LOG_WARNING, "%s (the package is shown as the plain file)", msg);
-		}
-		af_diag_free(&d);
+	if (!v->used || !same(&v->id, &id)) {
+		v->folder = check_folder(fs, rel, st);
+		v->id = id;
+		v->used = 1;
 	}
-	pthread_mutex_lock(&p->lock);
-	v->id = id;
-	v->used = 1;
-	v->folder = folder;
-	pthread_mutex_unlock(&p->lock);
-	return folder;
+	return v->folder;
 }
 
-/* ---- loaded packages ---- */
+const struct af_container *af_folder_of(struct af_fs *fs, const char *rel, const struct stat *st)
+{
+	const struct af_container *c;
+	if (!fs->folders || !S_ISREG(st->st_mode))
+		return NULL;
+	pthread_mutex_lock(&fs->folders->lock);
+	c = verdict_locked(fs, rel, st);
+	pthread_mutex_unlock(&fs->folders->lock);
+	return c;
+}
 
-/* Drop least recently used packages until `more` bytes fit the bound. */
-static void trim(struct af_pkgfs *p, size_t more)
+int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st)
+{
+	return af_folder_of(fs, rel, st) != NULL;
+}
+
+/* ---- loaded containers ---- */
+
+/* Drop least recently used containers until `more` bytes fit the bound. */
+static void trim(struct af_folders *p, size_t more)
 {
 	for (;;) {
 		size_t total = more;
@@ -221,10 +191,10 @@ static void trim(struct af_pkgfs *p, size_t more)
 	}
 }
 
-/* The loaded package for rel, read when its identity is new. Call with p->lock held. */
+/* The loaded container for rel, read when its identity is new. Call with p->lock held. */
 static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
-	struct af_pkgfs *p = fs->pkgs;
+	struct af_folders *p = fs->folders;
 	struct af_buf file = AF_BUF_INIT;
 	struct stat st, again;
 	struct ident id;
@@ -249,7 +219,7 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 		    again.st_mtim.tv_nsec == st.st_mtim.tv_nsec)
 			break;
 		if (attempt >= 3) {
-			af_diag_error(d, AF_EIO, "the package keeps changing while it is read");
+			af_diag_error(d, AF_EIO, "it keeps changing while it is read");
 			goto out;
 		}
 	}
@@ -259,16 +229,21 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 	if (victim->used)
 		drop(victim);
 	trim(p, file.len);
-	if (af_pkgview_open(&victim->v, file.data, file.len, d))
+	const struct af_container *c = verdict_locked(fs, rel, &st); /* p->lock is held */
+	if (!c) {
+		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
-	victim->texts = calloc(victim->v.nitems ? victim->v.nitems : 1, sizeof(*victim->texts));
-	victim->broken = calloc(victim->v.nitems ? victim->v.nitems : 1, 1);
+	}
+	if (af_archive_open(&victim->v, c, file.data, file.len, d))
+		goto out;
+	victim->texts = calloc(victim->v.n ? victim->v.n : 1, sizeof(*victim->texts));
+	victim->broken = calloc(victim->v.n ? victim->v.n : 1, 1);
 	if (!victim->texts || !victim->broken) {
 		free(victim->texts);
 		free(victim->broken);
 		victim->texts = NULL;
 		victim->broken = NULL;
-		af_pkgview_close(&victim->v);
+		af_archive_close(&victim->v);
 		af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -293,16 +268,16 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, size_t k, c
 	if (l->texts[k] || l->broken[k])
 		return l->texts[k];
 	af_diag_init(&d);
-	if (af_pkgview_read(&l->v, &l->v.items[k], &yaml, &d) || yaml.failed) {
-		char where[4096 + AF_PKG_NAME_MAX + 2], msg[1200];
+	if (af_member_yaml(&l->v, k, &yaml, &d) || yaml.failed) {
+		char where[4096 + AF_MEMBER_NAME_MAX + 2], msg[1200];
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		snprintf(where, sizeof(where), "%s/%s", pkg, l->v.items[k].name);
+		snprintf(where, sizeof(where), "%s/%s", pkg, l->v.m[k].name);
 		if (d.code != AF_ENOMEM) {
 			l->broken[k] = 1;
 			af_diag_format(&d, where, msg, sizeof(msg));
-			af_fs_log(LOG_WARNING, "%s (shown as the raw resource, read-only)", msg);
-			af_errlog_add(fs->errors, AF_ERRLOG_ALL, where, &d); /* the package's, no one's text */
+			af_fs_log(LOG_WARNING, "%s (shown as the raw member, read-only)", msg);
+			af_errlog_add(fs->errors, AF_ERRLOG_ALL, where, &d); /* the container's, no one's text */
 		}
 	} else if ((l->texts[k] = af_text_new(yaml.data, yaml.len))) {
 		l->bytes += yaml.len;
@@ -312,8 +287,8 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, size_t k, c
 	return l->texts[k];
 }
 
-/* "dir/X.package/name" -> pkg "dir/X.package", *name "name", when X.package is a
- * package shown as a folder. */
+/* "dir/X/name" -> pkg "dir/X", *name "name", when X is a
+ * container's file shown as a folder. */
 static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **name,
 		 struct stat *st)
 {
@@ -322,13 +297,13 @@ static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, cons
 		return 0;
 	snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
 	if (af_bn_stat(fs->rootfd, pkg, st) || !S_ISREG(st->st_mode) ||
-	    !af_pkgfs_is_folder(fs, pkg, st))
+	    !af_folder_of(fs, pkg, st))
 		return 0;
 	*name = slash + 1;
 	return 1;
 }
 
-int af_pkgfs_member(struct af_fs *fs, const char *rel)
+int af_folder_member(struct af_fs *fs, const char *rel)
 {
 	char pkg[4096];
 	const char *name;
@@ -343,9 +318,9 @@ static void log_diag(const char *rel, const struct af_diag *d, const char *what)
 	af_fs_log(LOG_WARNING, "%s (%s)", msg, what);
 }
 
-int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r)
+int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 {
-	char pkg[sizeof(r->bin) - AF_PKG_NAME_MAX - 1]; /* room for "/<name>" in r->bin */
+	char pkg[sizeof(r->bin) - AF_MEMBER_NAME_MAX - 1]; /* room for "/<name>" in r->bin */
 	const char *name;
 	struct stat st;
 	struct af_diag d;
@@ -354,65 +329,65 @@ int af_pkgfs_resolve(struct af_fs *fs, struct af_res *r)
 		return 0;
 	r->st = st;
 	r->kind = AF_K_NONE;
-	if (!strcmp(name, AF_PKG_INDEX_NAME)) {
-		r->kind = AF_K_PKGINDEX;
+	if (!strcmp(name, AF_INDEX_NAME)) {
+		r->kind = AF_K_ARCFILE;
 		snprintf(r->bin, sizeof(r->bin), "%s", pkg);
 		return 1;
 	}
 	n = af_view_strip(name);
 	if (!n)
 		n = strlen(name); /* a member shown raw, when its body does not decode */
-	if (n >= AF_PKG_NAME_MAX)
+	if (n >= AF_MEMBER_NAME_MAX)
 		return 1;
 	af_diag_init(&d);
-	pthread_mutex_lock(&fs->pkgs->lock);
+	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
-	char item[AF_PKG_NAME_MAX];
+	char item[AF_MEMBER_NAME_MAX];
 	snprintf(item, sizeof(item), "%.*s", (int)n, name);
-	for (size_t k = 0; l && k < l->v.nitems; k++)
-		if (!strcmp(l->v.items[k].name, item)) {
+	for (size_t k = 0; l && k < l->v.n; k++)
+		if (!strcmp(l->v.m[k].name, item)) {
 			int raw = n == strlen(name);
 			if (raw != l->broken[k])
 				break;
 			snprintf(r->bin, sizeof(r->bin), "%s/%s", pkg, item);
 			if (raw) {
-				r->kind = AF_K_PKGINDEX; /* a read-only file of the folder */
+				r->kind = AF_K_ARCFILE; /* a read-only file of the folder */
 				break;
 			}
 			r->kind = AF_K_VIEW;
-			r->info.codec = af_codec_by_name("sims3-jazz");
+			r->info.codec = af_codec_by_name(l->v.m[k].codec);
 			if (l->texts[k]) {
 				r->info.have_size = 1;
 				r->info.size = l->texts[k]->len;
 			}
 			break;
 		}
-	pthread_mutex_unlock(&fs->pkgs->lock);
+	pthread_mutex_unlock(&fs->folders->lock);
 	if (d.code)
 		log_diag(pkg, &d, "cannot be listed");
 	af_diag_free(&d);
 	return 1;
 }
 
-int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
+int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
 		  void *ctx)
 {
 	struct af_diag d;
-	char (*names)[AF_PKG_NAME_MAX + 8] = NULL;
+	char (*names)[AF_MEMBER_NAME_MAX + 8] = NULL;
 	size_t n = 0;
 	af_diag_init(&d);
-	pthread_mutex_lock(&fs->pkgs->lock);
+	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
 	/* Each member is rendered before it is named (ls -l would stat each anyway, and
 	 * the texts are kept): one that does not decode is listed raw, never as a view
 	 * whose stat fails. */
-	if (l && (names = calloc(l->v.nitems ? l->v.nitems : 1, sizeof(*names)))) {
-		for (n = 0; n < l->v.nitems; n++)
-			snprintf(names[n], sizeof(names[n]), "%s%s", l->v.items[n].name,
+	if (l && (names = calloc(l->v.n ? l->v.n : 1, sizeof(*names)))) {
+		for (n = 0; n < l->v.n; n++)
+			snprintf(names[n], sizeof(names[n]), "%s%s", l->v.m[n].name,
 				 item_text(fs, l, n, pkg) || !l->broken[n] ? AF_VIEW_SUFFIX : "");
 	}
-	pthread_mutex_unlock(&fs->pkgs->lock);
-	cb(ctx, AF_PKG_INDEX_NAME);
+	pthread_mutex_unlock(&fs->folders->lock);
+	cb(ctx, AF_INDEX_NAME);
 	for (size_t k = 0; k < n; k++)
 		cb(ctx, names[k]);
 	if (d.code)
@@ -422,10 +397,10 @@ int af_pkgfs_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const
 	return 0;
 }
 
-/* bin is "X.package/name.jazz" or, for the index, "X.package" itself. With ro, the
+/* bin is "X/member" or, for the index, "X" itself. With ro, the
  * read-only file of that name: the index, or the raw body of a member that does not
  * decode. */
-int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out)
+int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out)
 {
 	char pkg[4096];
 	const char *name = NULL;
@@ -441,12 +416,12 @@ int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **
 		name = NULL;
 	}
 	af_diag_init(&d);
-	pthread_mutex_lock(&fs->pkgs->lock);
+	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
 	if (!l)
 		goto out;
 	if (!name) {
-		if (!l->index && !af_pkgview_index_yaml(&l->v, l->name, &body)) {
+		if (!l->index && !l->v.c->index_yaml(l->v.st, l->name, &body)) {
 			l->index = af_text_new(body.data, body.len);
 			l->bytes += body.len;
 		}
@@ -454,12 +429,12 @@ int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **
 		rc = *out ? 0 : -ENOMEM;
 		goto out;
 	}
-	const struct af_pkg_item *it = af_pkgview_find(&l->v, name);
-	if (!it || strcmp(it->name, name))
+	long found = af_archive_find(&l->v, name);
+	if (found < 0 || strcmp(l->v.m[found].name, name))
 		goto out;
-	size_t k = (size_t)(it - l->v.items);
+	size_t k = (size_t)found;
 	if (ro) {
-		if (!l->broken[k] || af_pkgview_body(&l->v, it, &body, &d))
+		if (!l->broken[k] || l->v.c->body(l->v.st, k, &body, &d))
 			goto out;
 		*out = af_text_new(body.data, body.len);
 		rc = *out ? 0 : -ENOMEM;
@@ -468,7 +443,7 @@ int af_pkgfs_render(struct af_fs *fs, const char *bin, int ro, struct af_text **
 	*out = af_text_ref(item_text(fs, l, k, pkg));
 	rc = *out ? 0 : l->broken[k] ? -EIO : -ENOMEM;
 out:
-	pthread_mutex_unlock(&fs->pkgs->lock);
+	pthread_mutex_unlock(&fs->folders->lock);
 	if (d.code)
 		log_diag(name ? bin : pkg, &d, "not shown");
 	af_buf_free(&body);
@@ -476,45 +451,47 @@ out:
 	return rc;
 }
 
-/* A fresh read of the package (never the cache: the file on disk is what we change),
- * the commit of pkgview.h, a check that the new image reads back as a package whose
- * resource decodes, then the atomic replace. Called under fs->commit_lock. */
-int af_pkgfs_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
+/* A fresh read of the container (never the cache: the file on disk is what we change),
+ * the member's commit, a check that the new image reads back with the member
+ * decoding, then the atomic replace. Called under fs->commit_lock. */
+int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
 		    struct af_diag *d)
 {
 	char pkg[4096], base[NAME_MAX + 1];
 	const char *name;
 	struct stat st;
 	struct af_buf file = AF_BUF_INIT, image = AF_BUF_INIT, back = AF_BUF_INIT;
-	struct af_pkgview v, w;
-	const struct af_pkg_item *it;
+	struct af_archive v, w;
+	const struct af_container *c;
+	long k;
 	int changed = 0, rc, dirfd = to->dirfd, own_dir = 0;
 	memset(&v, 0, sizeof(v));
 	memset(&w, 0, sizeof(w));
-	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &name, &st))
-		return af_diag_error(d, AF_EIO, "the package is gone or no longer a package");
-	/* the package in the folder the view was opened in, never through a link */
+	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &name, &st) || !(c = af_folder_of(fs, pkg, &st)))
+		return af_diag_error(d, AF_EIO, "%s is gone or no longer shown as a folder", pkg);
+	/* the container in the folder the view was opened in, never through a link */
 	snprintf(base, sizeof(base), "%s", base_of(pkg));
 	if (dirfd < 0 && (dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) >= 0)
 		own_dir = 1;
 	if (dirfd < 0) {
-		rc = af_diag_error(d, AF_EIO, "cannot open the package's folder: %s", strerror(errno));
+		rc = af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
 	if ((rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, &file, d)) ||
-	    (rc = af_pkgview_open(&v, file.data, file.len, d)))
+	    (rc = af_archive_open(&v, c, file.data, file.len, d)))
 		goto out;
-	if (!(it = af_pkgview_find(&v, name)) || strcmp(it->name, name)) {
+	if ((k = af_archive_find(&v, name)) < 0 || strcmp(v.m[k].name, name)) {
 		rc = af_diag_error(d, AF_EINVAL,
-				   "%s holds no resource '%s'; resources cannot be added or renamed through the view",
+				   "%s holds no member '%s'; members cannot be added or renamed through the view",
 				   base_of(pkg), name);
 		goto out;
 	}
-	if ((rc = af_pkgview_commit(&v, it, yaml, n, &image, &changed, d)) || !changed)
+	if ((rc = af_member_commit(&v, (size_t)k, yaml, n, &image, &changed, d)) || !changed)
 		goto out;
-	if (af_pkgview_open(&w, image.data, image.len, d) || !af_pkgview_find(&w, name) ||
-	    af_pkgview_read(&w, af_pkgview_find(&w, name), &back, d)) {
-		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not read back");
+	long kk;
+	if (af_archive_open(&w, c, image.data, image.len, d) || (kk = af_archive_find(&w, name)) < 0 ||
+	    af_member_yaml(&w, (size_t)kk, &back, d)) {
+		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
 		goto out;
 	}
 	if ((rc = af_replace_file_at(dirfd, base, image.data, image.len, 0644, d)))
@@ -523,8 +500,8 @@ int af_pkgfs_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *y
 out:
 	if (own_dir)
 		close(dirfd);
-	af_pkgview_close(&v);
-	af_pkgview_close(&w);
+	af_archive_close(&v);
+	af_archive_close(&w);
 	af_buf_free(&file);
 	af_buf_free(&image);
 	af_buf_free(&back);

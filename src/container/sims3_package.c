@@ -1,20 +1,39 @@
-/* A Sims 3 package as a folder: the Jazz records with names that hash back to their
- * instance, an af_io that shows the package's _KEY records to the Jazz codec as
- * `*.keyname` siblings, commits through af_dbpf_rebuild, and the index.yaml text. */
+/* The Sims 3 package (DBPF 2.0) container: the records of the resource types it shows
+ * (a table: one row a type) with names that hash back to their instance, an af_io
+ * that shows the package's _KEY records to a member's codec as `*.keyname` siblings,
+ * rebuilds through af_dbpf_rebuild, and the index.yaml text. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
+
+#include <errno.h>
+#include <unistd.h>
 
 #include "animfs/bytes.h"
-#include "animfs/codec.h"
+#include "animfs/container.h"
 #include "animfs/fnv.h"
-#include "animfs/pkgview.h"
 #include "animfs/userdict.h"
 #include "animfs/yamlio.h"
+#include "dbpf.h"
+#include "sims3_package.h"
 
-static const struct af_codec *jazz_codec(void)
+/* The resource types shown as members: a new Sims 3 codec is one row. */
+static const struct shown {
+	uint32_t type;
+	const char *ext;   /* the member's extension */
+	const char *codec; /* its codec, by name */
+	const char *what;  /* for index.yaml's notes */
+} shown[] = {
+	{AF_DBPF_TYPE_JAZZ, ".jazz", "sims3-jazz", "a Jazz state machine"},
+};
+
+static const struct shown *shown_type(uint32_t type)
 {
-	return af_codec_by_name("sims3-jazz");
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
+		if (shown[i].type == type)
+			return &shown[i];
+	return NULL;
 }
 
 /* s3pe export name without the %%+TAG part: S3_TTTTTTTT_GGGGGGGG_IIIIIIIIIIIIIIII.ext */
@@ -99,11 +118,11 @@ static int name_ok(const char *s, size_t n, uint64_t inst)
 }
 
 /* Smooth Jazz maps the instance to "mods\<name>.tigerjazz": try the text, then its stem. */
-static int name_from_text(const char *t, size_t n, uint64_t inst, char *out)
+static int name_from_text(const char *t, size_t n, uint64_t inst, const char *ext, char *out)
 {
 	size_t a = n, b = n;
 	if (name_ok(t, n, inst)) {
-		snprintf(out, AF_PKG_NAME_MAX, "%.*s.jazz", (int)n, t);
+		snprintf(out, AF_PKG_NAME_MAX, "%.*s%s", (int)n, t, ext);
 		return 1;
 	}
 	while (a > 0 && t[a - 1] != '\\' && t[a - 1] != '/')
@@ -114,14 +133,14 @@ static int name_from_text(const char *t, size_t n, uint64_t inst, char *out)
 			break;
 		}
 	if (name_ok(t + a, b - a, inst)) {
-		snprintf(out, AF_PKG_NAME_MAX, "%.*s.jazz", (int)(b - a), t + a);
+		snprintf(out, AF_PKG_NAME_MAX, "%.*s%s", (int)(b - a), t + a, ext);
 		return 1;
 	}
 	return 0;
 }
 
 /* Look the instance up in one _KEY body (version 1); bounded by the body's size. */
-static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, char *out)
+static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, const char *ext, char *out)
 {
 	size_t pos = 8;
 	if (n < 8 || af_le32(p) != 1)
@@ -132,19 +151,19 @@ static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, char *out)
 		pos += 12;
 		if (len > n - pos)
 			return 0;
-		if (key == inst && name_from_text((const char *)p + pos, len, inst, out))
+		if (key == inst && name_from_text((const char *)p + pos, len, inst, ext, out))
 			return 1;
 		pos += len;
 	}
 	return 0;
 }
 
-static void display_name(const struct af_pkgview *v, uint32_t i, char *out)
+static void display_name(const struct af_pkgview *v, uint32_t i, const char *ext, char *out)
 {
 	uint64_t inst = af_dbpf_instance(&v->pkg.e[i]);
 	out[0] = 0;
 	for (uint32_t k = 0; k < v->pkg.count; k++)
-		if (v->keys[k].data && name_in_keymap(v->keys[k].data, v->keys[k].len, inst, out))
+		if (v->keys[k].data && name_in_keymap(v->keys[k].data, v->keys[k].len, inst, ext, out))
 			break;
 }
 
@@ -180,32 +199,38 @@ static int unpack_key(struct af_pkgview *v, uint32_t i, struct af_diag *d)
 	return rc;
 }
 
-/* A Jazz record is editable when its body unpacks and passes the codec's content check. */
-static int add_item(struct af_pkgview *v, uint32_t i, struct af_diag *d)
+/* A record of a shown type is a member when its body unpacks and passes its codec's
+ * content check. */
+static int add_item(struct af_pkgview *v, uint32_t i, const struct shown *sh,
+		    const struct af_container_env *env, struct af_diag *d)
 {
 	struct af_pkg_item *it = &v->items[v->nitems];
 	struct af_buf body = AF_BUF_INIT;
 	struct af_diag bd;
 	int rc = 0;
 	af_diag_init(&bd);
-	s3pe_name(&v->pkg.e[i], ".jazz", it->s3pe, sizeof(it->s3pe));
+	s3pe_name(&v->pkg.e[i], sh->ext, it->s3pe, sizeof(it->s3pe));
+	it->codec = sh->codec;
 	if (af_dbpf_body(&v->pkg, i, &body, &bd)) {
 		char msg[1024];
 		af_diag_format(&bd, "cannot be unpacked", msg, sizeof(msg));
 		rc = set_note(v, i, msg);
 		goto out;
 	}
-	if (!jazz_codec() ||
-	    !jazz_codec()->bid(it->s3pe, body.data, body.len < AF_BID_HEAD ? body.len : AF_BID_HEAD)) {
-		rc = set_note(v, i, "not a Jazz state machine (fails the content check)");
+	if (env && env->claims &&
+	    !env->claims(env->ctx, sh->codec, it->s3pe, body.data, body.len < 64 ? body.len : 64)) {
+		char msg[160];
+		snprintf(msg, sizeof(msg), "not %s (fails the content check)", sh->what);
+		rc = set_note(v, i, msg);
 		goto out;
 	}
-	display_name(v, i, it->name);
+	display_name(v, i, sh->ext, it->name);
 	if (!it->name[0] || name_taken(v, it->name))
 		snprintf(it->name, sizeof(it->name), "%s", it->s3pe);
 	if (name_taken(v, it->name)) { /* the same key twice */
-		snprintf(it->s3pe, sizeof(it->s3pe), "S3_%08X_%08X_%016llX~%u.jazz", v->pkg.e[i].type,
-			 v->pkg.e[i].group, (unsigned long long)af_dbpf_instance(&v->pkg.e[i]), i);
+		snprintf(it->s3pe, sizeof(it->s3pe), "S3_%08X_%08X_%016llX~%u%s", v->pkg.e[i].type,
+			 v->pkg.e[i].group, (unsigned long long)af_dbpf_instance(&v->pkg.e[i]), i,
+			 sh->ext);
 		snprintf(it->name, sizeof(it->name), "%s", it->s3pe);
 	}
 	it->entry = i;
@@ -218,7 +243,8 @@ out:
 	return rc;
 }
 
-int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n, struct af_diag *d)
+int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
+		    const struct af_container_env *env, struct af_diag *d)
 {
 	int rc;
 	memset(v, 0, sizeof(*v));
@@ -238,7 +264,8 @@ int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n, struct 
 			goto out;
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
 		const struct af_dbpf_entry *e = &v->pkg.e[i];
-		if (e->type == AF_DBPF_TYPE_JAZZ && !af_dbpf_deleted(e) && (rc = add_item(v, i, d)))
+		const struct shown *sh = shown_type(e->type);
+		if (sh && !af_dbpf_deleted(e) && (rc = add_item(v, i, sh, env, d)))
 			goto out;
 	}
 out:
@@ -280,85 +307,16 @@ int af_pkgview_body(const struct af_pkgview *v, const struct af_pkg_item *it, st
 	return af_dbpf_body(&v->pkg, it->entry, out, d);
 }
 
-int af_pkgview_read(const struct af_pkgview *v, const struct af_pkg_item *it, struct af_buf *yaml,
-		    struct af_diag *d)
-{
-	struct af_buf body = AF_BUF_INIT;
-	struct af_io io;
-	int rc;
-	make_io(v, it, &io);
-	if (!(rc = af_pkgview_body(v, it, &body, d)))
-		rc = jazz_codec()->to_yaml(body.data, body.len, &io, yaml, d);
-	af_buf_free(&body);
-	return rc;
-}
-
 /* The state machine carries its own instance in its first chunk key (RCOL: 20-byte
  * header, then instance u64); the package key is what the game looks up. */
-static void warn_instance(const struct af_pkgview *v, const struct af_pkg_item *it,
-			  const struct af_buf *bin, struct af_diag *d)
+static void warn_instance(const struct af_pkgview *v, uint32_t entry, const uint8_t *body,
+			  size_t n, struct af_diag *d)
 {
-	uint64_t want = af_dbpf_instance(&v->pkg.e[it->entry]);
-	if (bin->len >= 28 && af_le64(bin->data + 20) != want)
+	uint64_t want = af_dbpf_instance(&v->pkg.e[entry]);
+	if (v->pkg.e[entry].type == AF_DBPF_TYPE_JAZZ && n >= 28 && af_le64(body + 20) != want)
 		af_diag_warn(d, 0, 0,
 			     "the state machine's own instance 0x%016llX differs from its package key 0x%016llX; the package key is kept",
-			     (unsigned long long)af_le64(bin->data + 20), (unsigned long long)want);
-}
-
-int af_pkgview_commit(const struct af_pkgview *v, const struct af_pkg_item *it,
-		      const uint8_t *yaml, size_t n, struct af_buf *image, int *changed,
-		      struct af_diag *d)
-{
-	struct af_buf bin = AF_BUF_INIT, old = AF_BUF_INIT;
-	struct af_io io;
-	int rc;
-	*changed = 0;
-	af_buf_reset(image);
-	make_io(v, it, &io);
-	io.learn_names = af_userdict_io_learn; /* names typed in the document */
-	if (!af_codec_for_save(jazz_codec(), it->name, yaml, n, d)) {
-		rc = d->code;
-		goto out;
-	}
-	if ((rc = jazz_codec()->from_yaml(yaml, n, &io, &bin, d)))
-		goto out;
-	if ((rc = af_pkgview_body(v, it, &old, d)))
-		goto out;
-	if (old.len == bin.len && (!bin.len || !memcmp(old.data, bin.data, bin.len)))
-		goto out; /* unchanged: nothing to write */
-	warn_instance(v, it, &bin, d);
-	struct af_dbpf_edit ed = { it->entry, bin.data, bin.len };
-	if (!(rc = af_dbpf_rebuild(&v->pkg, &ed, 1, image, d)))
-		*changed = 1;
-out:
-	af_buf_free(&bin);
-	af_buf_free(&old);
-	return rc;
-}
-
-int af_pkgview_roundtrip(const struct af_pkgview *v, const struct af_pkg_item *it,
-			 struct af_diag *d)
-{
-	struct af_buf body = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
-	struct af_io io;
-	int rc;
-	make_io(v, it, &io);
-	if ((rc = af_pkgview_body(v, it, &body, d)) ||
-	    (rc = jazz_codec()->to_yaml(body.data, body.len, &io, &yaml, d)) ||
-	    (rc = jazz_codec()->from_yaml(yaml.data, yaml.len, &io, &back, d)))
-		goto out;
-	if (back.len != body.len || memcmp(back.data, body.data, body.len)) {
-		size_t i = 0, m = back.len < body.len ? back.len : body.len;
-		while (i < m && back.data[i] == body.data[i])
-			i++;
-		rc = af_diag_at_offset(d, AF_EINVAL, i,
-				       "re-encoded bytes differ (%zu bytes in, %zu out)", body.len, back.len);
-	}
-out:
-	af_buf_free(&body);
-	af_buf_free(&yaml);
-	af_buf_free(&back);
-	return rc;
+			     (unsigned long long)af_le64(body + 20), (unsigned long long)want);
 }
 
 /* ---- index.yaml ---- */
@@ -419,3 +377,139 @@ int af_pkgview_index_yaml(const struct af_pkgview *v, const char *pkgname, struc
 		index_line(v, i, out);
 	return out->failed ? AF_ENOMEM : 0;
 }
+
+/* ---- the container descriptor ---- */
+
+static int pkg_bid(const char *name, const uint8_t *head, size_t n)
+{
+	size_t l = strlen(name);
+	if (af_dbpf_is_v2(head, n))
+		return 2;
+	return l > 8 && !strcasecmp(name + l - 8, ".package") ? 1 : 0; /* judged by check */
+}
+
+static ssize_t pread_all(int fd, uint8_t *p, size_t n, off_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(fd, p + got, n - got, off + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		got += (size_t)r;
+	}
+	return (ssize_t)got;
+}
+
+/* From the header and the index only: two reads, however big the package. */
+static int pkg_check(int fd, uint64_t size, struct af_diag *d)
+{
+	uint8_t head[AF_DBPF_HEADER], *index = NULL;
+	struct af_dbpf p;
+	int rc;
+	ssize_t hn = pread_all(fd, head, sizeof(head), 0);
+	if (hn < 0)
+		return af_diag_error(d, AF_EIO, "cannot read");
+	uint32_t ioff = hn >= 68 ? (af_le32(head + 64) ? af_le32(head + 64) : af_le32(head + 40)) : 0;
+	uint32_t isize = hn >= 48 ? af_le32(head + 44) : 0;
+	size_t in = 0;
+	if (hn == AF_DBPF_HEADER && af_fits(ioff, isize, size)) {
+		index = malloc(isize ? isize : 1); /* bounded by the file's size, checked above */
+		if (!index)
+			return af_diag_error(d, AF_ENOMEM, "out of memory for a %u-byte index", isize);
+		in = (size_t)pread_all(fd, index, isize, ioff);
+	}
+	rc = af_dbpf_open_index(&p, head, (size_t)hn, index, in, (size_t)size, d);
+	if (!rc)
+		af_dbpf_close(&p);
+	free(index);
+	return rc;
+}
+
+static int pkg_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
+		    struct af_diag *d)
+{
+	struct af_pkgview *v = calloc(1, sizeof(*v));
+	int rc;
+	if (!v)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if ((rc = af_pkgview_open(v, data, n, env, d))) {
+		free(v);
+		return rc;
+	}
+	*st = v;
+	return 0;
+}
+
+static void pkg_close(void *st)
+{
+	if (st)
+		af_pkgview_close(st);
+	free(st);
+}
+
+static size_t pkg_count(void *st)
+{
+	return ((struct af_pkgview *)st)->nitems;
+}
+
+static void pkg_member(void *st, size_t i, struct af_member *m)
+{
+	const struct af_pkg_item *it = &((struct af_pkgview *)st)->items[i];
+	snprintf(m->name, sizeof(m->name), "%s", it->name);
+	snprintf(m->alias, sizeof(m->alias), "%s", strcmp(it->s3pe, it->name) ? it->s3pe : "");
+	m->codec = it->codec;
+}
+
+static int pkg_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
+{
+	const struct af_pkgview *v = st;
+	return af_dbpf_body(&v->pkg, v->items[i].entry, out, d);
+}
+
+static void pkg_member_io(void *st, size_t i, struct af_io *io)
+{
+	const struct af_pkgview *v = st;
+	make_io(v, &v->items[i], io);
+}
+
+static int pkg_index(void *st, const char *name, struct af_buf *out)
+{
+	return af_pkgview_index_yaml(st, name, out);
+}
+
+static int pkg_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
+		       struct af_diag *d)
+{
+	const struct af_pkgview *v = st;
+	struct af_dbpf_edit ed = {v->items[i].entry, body, n};
+	warn_instance(v, v->items[i].entry, body, n, d);
+	return af_dbpf_rebuild(&v->pkg, &ed, 1, image, d);
+}
+
+static int pkg_rebuild(void *st, struct af_buf *image, struct af_diag *d)
+{
+	return af_dbpf_rebuild(&((struct af_pkgview *)st)->pkg, NULL, 0, image, d);
+}
+
+const struct af_container af_container_sims3_package = {
+	.name = "sims3-package",
+	.description = "The Sims 3 package (DBPF 2.0): its Jazz state machines as a folder",
+	.version = 1,
+	.noun = "package",
+	.plural = "packages",
+	.member_noun = "resource",
+	.members = "Jazz",
+	.bid = pkg_bid,
+	.check = pkg_check,
+	.open = pkg_open,
+	.close = pkg_close,
+	.count = pkg_count,
+	.member = pkg_member,
+	.body = pkg_body,
+	.member_io = pkg_member_io,
+	.index_yaml = pkg_index,
+	.replace = pkg_replace,
+	.rebuild = pkg_rebuild,
+};

@@ -5,8 +5,8 @@
 #include <string.h>
 
 #include "animfs/bytes.h"
-#include "animfs/dbpf.h"
-#include "animfs/refpack.h"
+#include "dbpf.h"
+#include "refpack.h"
 
 int af_dbpf_is_v2(const uint8_t *head, size_t n)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "animfs/refpack.h"
+#include "refpack.h"
 
 /* A copy opcode of 4 bytes yields at most 3 + 1028 bytes: no stream expands more than
  * this per input byte, which bounds what a header may claim before we allocate. */

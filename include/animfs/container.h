@@ -1,0 +1,96 @@
+/* The container descriptor table. A container is an archive of members (a Sims 3
+ * package; later Shenmue PKS, AFS, ...) that the mount shows as a folder and the
+ * command line reads as `X/member`. Like a codec it bids on a file; it lists its
+ * members, names the codec of each (by name: a container knows bytes, not codecs),
+ * gives each member its own af_io (its siblings inside the container), renders a
+ * read-only index.yaml, and rebuilds itself with exactly one member replaced.
+ * Running the codecs on members is the table's work (af_member_*), for the mount
+ * and the command line alike. */
+#ifndef ANIMFS_CONTAINER_H
+#define ANIMFS_CONTAINER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+#include "animfs/io.h"
+
+#define AF_INDEX_NAME "index.yaml" /* the read-only list of every member */
+#define AF_MEMBER_NAME_MAX 128
+
+/* What a container may ask of its caller while it opens: whether a codec claims a
+ * member's bytes (the content check of a typed member). */
+struct af_container_env {
+	int (*claims)(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n);
+	void *ctx;
+};
+
+struct af_member {
+	char name[AF_MEMBER_NAME_MAX];  /* its name in the folder ("petgardening.jazz") */
+	char alias[AF_MEMBER_NAME_MAX]; /* another name it answers to, or "" */
+	const char *codec;              /* the codec of its bytes, by name */
+};
+
+struct af_container {
+	const char *name;        /* "sims3-package" */
+	const char *description; /* one line for `animfs formats` */
+	unsigned version;        /* bump when what it shows changes (cache keys) */
+	const char *noun;        /* "package", in messages */
+	const char *plural;      /* "packages", for `animfs check`'s summary */
+	const char *member_noun; /* "resource", in messages */
+	const char *members;     /* what its members are, in that summary ("Jazz") */
+	/* Cheap claim from the base name and up to 64 first bytes: 0 = not mine, 1 = by
+	 * its name alone (the mount then asks check), 2 or more = by its content. */
+	int (*bid)(const char *name, const uint8_t *head, size_t n);
+	/* Whether the file (fd, size bytes) is one it shows as a folder, from as few reads
+	 * as it can (a listing asks): 0, or AF_E* with d saying why not. */
+	int (*check)(int fd, uint64_t size, struct af_diag *d);
+	/* Parse a copy of the whole file. 0, or AF_E* (damage: AF_EINVAL with the offset). */
+	int (*open)(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
+		    struct af_diag *d);
+	void (*close)(void *st);
+	size_t (*count)(void *st);
+	void (*member)(void *st, size_t i, struct af_member *m);
+	/* Member i's bytes (unpacked), appended to out. */
+	int (*body)(void *st, size_t i, struct af_buf *out, struct af_diag *d);
+	/* Member i's window on the container (what its codec may read beside it). */
+	void (*member_io)(void *st, size_t i, struct af_io *io);
+	/* The read-only index.yaml of the container named name. */
+	int (*index_yaml)(void *st, const char *name, struct af_buf *out);
+	/* The whole container anew with member i's bytes replaced by body (re-read and
+	 * checked), every other member byte for byte. Warnings go to d. */
+	int (*replace)(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
+		       struct af_diag *d);
+	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
+	int (*rebuild)(void *st, struct af_buf *image, struct af_diag *d);
+};
+
+/* NULL-terminated table. */
+extern const struct af_container *const af_containers[];
+const struct af_container *af_container_bid(const char *name, const uint8_t *head, size_t n);
+
+/* An open container: the descriptor, its state, and its members. */
+struct af_archive {
+	const struct af_container *c;
+	void *st;
+	size_t n;
+	struct af_member *m;
+};
+/* Open with the codec table's content checks. 0 or AF_E*. */
+int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
+		    size_t n, struct af_diag *d);
+void af_archive_close(struct af_archive *a);
+/* The member of that name (or alias), or -1. */
+long af_archive_find(const struct af_archive *a, const char *name);
+
+/* Member i as its codec's YAML (AF_VIEW_READONLY as the codec says). */
+int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, struct af_diag *d);
+/* Encode yaml for member i (the one rule: its format must be the member's codec).
+ * When it gives the member's current bytes *changed is 0 and image stays empty;
+ * otherwise image is the whole new container. Nothing is produced on error. */
+int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
+		     struct af_buf *image, int *changed, struct af_diag *d);
+/* decode -> encode of member i gives its bytes back. */
+int af_member_roundtrip(const struct af_archive *a, size_t i, struct af_diag *d);
+
+#endif

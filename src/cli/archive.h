@@ -1,0 +1,29 @@
+/* Command-line access to the members of containers (container.h) with the path
+ * syntax the mount shows: `X/<member>` and `X/index.yaml`, and a whole container as
+ * one document (src/cli/archive.c). */
+#ifndef ANIMFS_CLI_ARCHIVE_H
+#define ANIMFS_CLI_ARCHIVE_H
+
+#include <stddef.h>
+
+/* The container that path (a regular file) is, or NULL. */
+const struct af_container *af_cli_arc_of(const char *path);
+/* When path is "<file>/<member>" and <file> is a container's regular file, copy <file>
+ * into arc and point *member into path; else return 0. */
+int af_cli_arc_split(const char *path, char *arc, size_t size, const char **member);
+/* decode: member's YAML (or index.yaml; member NULL: the whole container as one
+ * document, its index and every member) to stdout or to out. Returns an exit code. */
+int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out);
+/* encode: the YAML file yaml into the container's member; writes nothing when unchanged. */
+int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member);
+/* check: every member round-trips and an unchanged rebuild is identical. Adds to the
+ * counters; member(codec name, bytes, ok) counts each member under its codec; prints
+ * each failure. */
+struct af_cli_arc_stats {
+	unsigned long archives, rebuilt, failed_archives, members;
+};
+void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st,
+		      void (*fail)(const char *path, const char *what),
+		      void (*member)(const char *codec, unsigned long long bytes, int ok));
+
+#endif

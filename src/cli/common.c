@@ -1,0 +1,53 @@
+/* What every command shares: the siblings of a file given by path (the same rule as
+ * the mount's: core's dirio), and reporting a diagnostic on stderr. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "animfs/cli.h"
+
+static void on_link(const struct af_dirio *d, const char *name)
+{
+	fprintf(stderr, "animfs: note: %s beside %s is a symbolic link, not read (siblings are "
+		"the folder's own files)\n", name, d->io.name);
+}
+
+void af_cli_io_init(struct af_cli_io *c, const char *path, int learn)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL;
+	char dir[4096];
+	if (slash)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(slash > path ? slash - path : 1), path);
+	else
+		snprintf(dir, sizeof(dir), ".");
+	int fd = path && strcmp(path, "-") ? open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC) : -1;
+	af_dirio_init(&c->d, fd, slash ? slash + 1 : path ? path : "", learn);
+	c->d.on_link = on_link;
+}
+
+void af_cli_io_close(struct af_cli_io *c)
+{
+	if (c->d.dirfd >= 0)
+		close(c->d.dirfd);
+	c->d.dirfd = -1;
+}
+
+void af_cli_report(const char *file, const struct af_diag *d)
+{
+	char msg[2048];
+	if (d->warnings.len) {
+		const char *p = (const char *)d->warnings.data, *end = p + d->warnings.len;
+		while (p < end) {
+			const char *eol = memchr(p, '\n', (size_t)(end - p));
+			if (!eol)
+				eol = end;
+			fprintf(stderr, "animfs: %s:%.*s\n", file, (int)(eol - p), p);
+			p = eol + 1;
+		}
+	}
+	if (d->code) {
+		af_diag_format(d, file, msg, sizeof(msg));
+		fprintf(stderr, "animfs: %s\n", msg);
+	}
+}

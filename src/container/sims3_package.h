@@ -1,0 +1,45 @@
+/* The Sims 3 package container's model (private to src/container/ and its tests): the
+ * package parsed, its members (records of the types it shows whose bodies pass their
+ * codec's content check) with readable names, the unpacked _KEY maps. */
+#ifndef ANIMFS_SIMS3_PACKAGE_H
+#define ANIMFS_SIMS3_PACKAGE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/container.h"
+#include "animfs/diag.h"
+#include "dbpf.h"
+
+#define AF_PKG_NAME_MAX AF_MEMBER_NAME_MAX
+
+struct af_pkg_item {
+	char name[AF_PKG_NAME_MAX]; /* "petgardening.jazz", else the s3pe name */
+	char s3pe[AF_PKG_NAME_MAX]; /* "S3_02D5DF13_00000000_91B95750336A8701.jazz" */
+	const char *codec;          /* its codec, by name */
+	uint32_t entry;             /* index record in pkg.e */
+};
+
+struct af_pkgview {
+	struct af_buf file; /* an owned copy of the package bytes */
+	struct af_dbpf pkg;
+	struct af_pkg_item *items;
+	size_t nitems;
+	char **notes; /* per index record: why a record of a shown type is no member, or NULL */
+	struct af_buf *keys; /* per index record: the unpacked _KEY name map (else empty) */
+};
+
+/* Parse a package (copied). Not DBPF 2.0: AF_EUNSUP; damaged: AF_EINVAL with the byte
+ * offset. env (may be NULL) gives the content checks. */
+int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
+		    const struct af_container_env *env, struct af_diag *d);
+void af_pkgview_close(struct af_pkgview *v);
+/* By display name or by s3pe name ("x.jazz"); NULL when absent. */
+const struct af_pkg_item *af_pkgview_find(const struct af_pkgview *v, const char *name);
+/* The resource's decompressed bytes, appended to out. */
+int af_pkgview_body(const struct af_pkgview *v, const struct af_pkg_item *it, struct af_buf *out,
+		    struct af_diag *d);
+/* The read-only index.yaml: every record of the package. */
+int af_pkgview_index_yaml(const struct af_pkgview *v, const char *pkgname, struct af_buf *out);
+
+#endif
