@@ -47,4 +47,12 @@ void af_buf_patch_u64le(struct af_buf *b, size_t off, uint64_t v);
 /* Take ownership of the data (caller frees with free()); b becomes empty. */
 uint8_t *af_buf_steal(struct af_buf *b, size_t *len);
 
+/* Tests: the allocation-failure hook (as zlib's test allocators let tests force every
+ * failure path). From now on, on this thread, the n-th allocation made by af_buf,
+ * af_grow and the arena fails, and so does every later one; n 0 turns it off. Returns
+ * how many allocations were made on this thread since the previous call. */
+unsigned long af_alloc_fail_at(unsigned long n);
+/* 1 when the allocation being made must fail (called by the allocators). */
+int af_alloc_fails(void);
+
 #endif

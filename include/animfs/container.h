@@ -68,6 +68,8 @@ struct af_container {
 /* NULL-terminated table. */
 extern const struct af_container *const af_containers[];
 const struct af_container *af_container_bid(const char *name, const uint8_t *head, size_t n);
+/* Tests: bid with c too (a container defined in a test). 0, or -1 when full. */
+int af_container_add_for_tests(const struct af_container *c);
 
 /* An open container: the descriptor, its state, and its members. */
 struct af_archive {

@@ -7,13 +7,29 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 
+static _Thread_local unsigned long alloc_count, alloc_fail_at;
+
+unsigned long af_alloc_fail_at(unsigned long n)
+{
+	unsigned long made = alloc_count;
+	alloc_count = 0;
+	alloc_fail_at = n;
+	return made;
+}
+
+int af_alloc_fails(void)
+{
+	alloc_count++;
+	return alloc_fail_at && alloc_count >= alloc_fail_at;
+}
+
 void *af_grow(void *array, size_t *cap, size_t n, size_t size, size_t first)
 {
 	size_t c = *cap ? *cap * 2 : first;
 	void *p;
 	if (n < *cap)
 		return array;
-	if (c < *cap || c > SIZE_MAX / size || !(p = realloc(array, c * size)))
+	if (c < *cap || c > SIZE_MAX / size || af_alloc_fails() || !(p = realloc(array, c * size)))
 		return NULL;
 	*cap = c;
 	return p;
@@ -50,7 +66,7 @@ int af_buf_reserve(struct af_buf *b, size_t n)
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < want)
 		cap *= 2;
-	uint8_t *p = realloc(b->data, cap);
+	uint8_t *p = af_alloc_fails() ? NULL : realloc(b->data, cap);
 	if (!p) {
 		b->failed = 1;
 		return AF_ENOMEM;
