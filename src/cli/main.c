@@ -20,8 +20,10 @@ static void usage(FILE *f)
 	      "        [--unsaved-mb=N]\n"
 	      "                         show GAME as YAML views in VIEW (FUSE)\n"
 	      "  umount VIEW            unmount and wait until every save is on disk\n"
-	      "  decode FILE [-o OUT] [--format NAME]\n"
-	      "                         binary to YAML (stdout by default; git textconv ready)\n"
+	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]\n"
+	      "                         binary to YAML (stdout by default; git textconv ready);\n"
+	      "                         its first line names the schema for editors (DIR/FORMAT.json;\n"
+	      "                         default: the installed schemas; none: no such line)\n"
 	      "  encode FILE.yaml [-o OUT]\n"
 	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
 	      "                         (FILE and OUT may be X.package/NAME.jazz or X.package/index.yaml:\n"
@@ -31,6 +33,8 @@ static void usage(FILE *f)
 	      "                         rewrite PAYDAY 2 animations for the 64-bit (or the old\n"
 	      "                         32-bit) build, in place or into OUTDIR; -n only reports\n"
 	      "  formats                list the supported formats\n"
+	      "  schema FORMAT | schema --all DIR\n"
+	      "                         the JSON Schema of a format's YAML (--all: every format into DIR)\n"
 	      "  --help, --version\n"
 	      "\n"
 	      "exit codes: 0 ok, 1 failure, 2 usage error\n", f);
@@ -70,6 +74,8 @@ int main(int argc, char **argv)
 		return af_cli_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "convert"))
 		return af_cli_convert_layout(argc - 1, argv + 1);
+	if (!strcmp(cmd, "schema"))
+		return af_cli_schema(argc - 1, argv + 1);
 	if (!strcmp(cmd, "mount"))
 		return af_cli_mount(argc - 1, argv + 1);
 	if (!strcmp(cmd, "umount") || !strcmp(cmd, "unmount"))

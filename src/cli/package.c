@@ -101,7 +101,8 @@ static int whole_package(const struct af_pkgview *v, const char *pkg, struct af_
 	return rc || out->failed ? AF_ENOMEM : 0;
 }
 
-int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, const char *out)
+int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, const char *out,
+		      const char *schema_ref)
 {
 	struct af_pkgview v;
 	struct af_buf yaml = AF_BUF_INIT;
@@ -129,7 +130,8 @@ int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, con
 		goto out;
 	} else {
 		where = path;
-		if (af_pkgview_read(&v, it, &yaml, &d))
+		if (af_codec_modeline(af_codec_by_name("sims3-jazz"), schema_ref, &yaml) ||
+		    af_pkgview_read(&v, it, &yaml, &d))
 			goto out;
 	}
 	if (emit(&yaml, out, &d)) {

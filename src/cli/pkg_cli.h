@@ -9,8 +9,10 @@
  * package, copy <pkg> into pkg and point *member into path; else return 0. */
 int af_cli_pkg_split(const char *path, char *pkg, size_t size, const char **member);
 /* decode: member's YAML (or index.yaml; member NULL: the whole package as one
- * document, its index and every member) to stdout or to out. Returns an exit code. */
-int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, const char *out);
+ * document, its index and every member) to stdout or to out. A member's YAML starts with
+ * the modeline of schema_ref (af_codec_modeline). Returns an exit code. */
+int af_cli_pkg_decode(const char *path, const char *pkg, const char *member, const char *out,
+		      const char *schema_ref);
 /* encode: the YAML file yaml into the package's member; writes nothing when unchanged. */
 int af_cli_pkg_encode(const char *yaml, const char *path, const char *pkg, const char *member);
 /* check: every Jazz record round-trips and an unchanged rebuild is identical.
