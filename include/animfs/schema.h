@@ -40,6 +40,7 @@ enum af_sk {
 	AF_SK_TUPLE, /* prefix[0..], then items (NULL: nothing more); min..max values */
 	AF_SK_ANYOF, /* one of alts */
 	AF_SK_FN,    /* fn writes the members of the schema object itself */
+	AF_SK_REF,   /* the shape under "$defs" named ref (the codec's fn writes $defs) */
 };
 
 struct af_json;
@@ -61,6 +62,7 @@ struct af_sch {
 	int open;                           /* MAP: keys beyond props are allowed */
 	int nullable;                       /* null (an empty value) is allowed too */
 	void (*fn)(struct af_json *j);      /* FN */
+	const char *ref;                    /* REF */
 };
 #define AF_SCH_REQUIRED 1u
 struct af_sch_prop {
@@ -77,6 +79,9 @@ extern const struct af_sch af_sch_any, af_sch_str, af_sch_num, af_sch_int, af_sc
 /* Write shape s as the value of member key (NULL inside an array), described by doc
  * (NULL: s->doc). */
 void af_sch_write(struct af_json *j, const char *key, const struct af_sch *s, const char *doc);
+/* The members of shape s's schema object (type, properties, ...), into the object open
+ * at j: for a codec's fn that adds members of its own ($defs). */
+void af_sch_body(struct af_json *j, const struct af_sch *s);
 /* A whole schema document for format: $schema, $id (animfs:<format>), title, the root
  * shape. 0 or AF_ENOMEM. */
 int af_sch_document(const char *format, const char *title, const struct af_sch *root,
@@ -84,6 +89,11 @@ int af_sch_document(const char *format, const char *title, const struct af_sch *
 
 /* Whether key is one of props (the parsers' unknown-key check). */
 int af_sch_has_key(const struct af_sch_prop *props, const char *key);
+/* The first key of the map that props lacks (a key that is no plain text counts as
+ * unknown), or NULL. */
+struct af_ynode;
+const struct af_ynode *af_sch_unknown_key(const struct af_sch_prop *props,
+					  const struct af_ynode *map);
 /* "a, b, c": the keys of props, for "expected ..." messages. */
 void af_sch_key_list(const struct af_sch_prop *props, char *out, size_t size);
 

@@ -5,6 +5,7 @@
 
 #include "animfs/num.h"
 #include "animfs/schema.h"
+#include "animfs/yamlio.h"
 
 void af_json_begin(struct af_json *j, struct af_buf *b)
 {
@@ -113,7 +114,10 @@ static void type_of(struct af_json *j, const char *t, int nullable)
 {
 	char list[64];
 	if (!nullable) {
-		af_json_str(j, "type", t);
+		if (t[0] == '[')
+			af_json_raw(j, "type", t);
+		else
+			af_json_str(j, "type", t);
 		return;
 	}
 	if (t[0] == '[')
@@ -166,7 +170,7 @@ static void write_map(struct af_json *j, const struct af_sch *s)
 		af_json_bool(j, "additionalProperties", 0);
 }
 
-static void write_body(struct af_json *j, const struct af_sch *s)
+void af_sch_body(struct af_json *j, const struct af_sch *s)
 {
 	switch (s->kind) {
 	case AF_SK_ANY:
@@ -225,6 +229,12 @@ static void write_body(struct af_json *j, const struct af_sch *s)
 	case AF_SK_FN:
 		s->fn(j);
 		break;
+	case AF_SK_REF: {
+		char ref[128];
+		snprintf(ref, sizeof(ref), "#/$defs/%s", s->ref);
+		af_json_str(j, "$ref", ref);
+		break;
+	}
 	}
 }
 
@@ -233,7 +243,7 @@ void af_sch_write(struct af_json *j, const char *key, const struct af_sch *s, co
 	af_json_open(j, key, '{');
 	if (doc || s->doc)
 		af_json_str(j, "description", doc ? doc : s->doc);
-	write_body(j, s);
+	af_sch_body(j, s);
 	af_json_close(j, '}');
 }
 
@@ -251,7 +261,7 @@ int af_sch_document(const char *format, const char *title, const struct af_sch *
 	af_json_str(&j, "title", title);
 	if (root->doc)
 		af_json_str(&j, "description", root->doc);
-	write_body(&j, root);
+	af_sch_body(&j, root);
 	af_json_close(&j, '}');
 	if (out->failed) {
 		out->len = start;
@@ -278,4 +288,17 @@ void af_sch_key_list(const struct af_sch_prop *props, char *out, size_t size)
 			break;
 		n += (size_t)w;
 	}
+}
+
+const struct af_ynode *af_sch_unknown_key(const struct af_sch_prop *props,
+					  const struct af_ynode *map)
+{
+	if (map->type != AF_YMAP)
+		return NULL;
+	for (size_t i = 0; i < map->n; i++) {
+		const struct af_ynode *k = map->items[2 * i];
+		if (k->type != AF_YSCALAR || !af_sch_has_key(props, k->str))
+			return k;
+	}
+	return NULL;
 }
