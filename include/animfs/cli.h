@@ -11,6 +11,8 @@ int af_cli_encode(int argc, char **argv);
 int af_cli_check(int argc, char **argv);
 int af_cli_convert_layout(int argc, char **argv); /* `animfs convert` (relayout.c) */
 int af_cli_schema(int argc, char **argv);
+int af_cli_errors(int argc, char **argv);
+int af_cli_plot(int argc, char **argv);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
 
