@@ -10,6 +10,10 @@
 
 #define END { NULL, NULL, NULL, 0 }
 #define REF(name) (&(const struct af_sch){ .kind = AF_SK_REF, .ref = (name) })
+/* A list whose items define a chunk of $defs kind def, or name one defined elsewhere. */
+#define DEF_LIST(def) (&(const struct af_sch){ .kind = AF_SK_LIST, .nullable = 1,              \
+	.items = &(const struct af_sch){ .kind = AF_SK_ANYOF,                                   \
+		.alts = (const struct af_sch *const[]){ &ref, REF(def), NULL } } })
 
 static const struct af_sch ref = { .kind = AF_SK_NAME, .nullable = 1,
 	.doc = "a reference: the label (or name) of a chunk defined elsewhere in the document" };
@@ -126,19 +130,13 @@ const struct af_sch_prop af_jz_top_props[] = {
 	{ "rcol", &rcol, "{version, public_chunks, unused}, only when not 3, 1, 0", 0 },
 	{ "externals", &(const struct af_sch){ .kind = AF_SK_LIST, .items = &key_map, .nullable = 1 },
 	  "list of {instance, type, group}, only when present", 0 },
-	{ "actors", &(const struct af_sch){ .kind = AF_SK_LIST, .nullable = 1,
-		.items = &(const struct af_sch){ .kind = AF_SK_ANYOF,
-			.alts = (const struct af_sch *const[]){ &ref, REF("actor"), NULL } } },
+	{ "actors", DEF_LIST("actor"),
 	  "S_SM.actors: each item defines an actor", 0 },
-	{ "parameters", &(const struct af_sch){ .kind = AF_SK_LIST, .nullable = 1,
-		.items = &(const struct af_sch){ .kind = AF_SK_ANYOF,
-			.alts = (const struct af_sch *const[]){ &ref, REF("parameter"), NULL } } },
+	{ "parameters", DEF_LIST("parameter"),
 	  "S_SM.parameters", 0 },
 	{ "animations", &(const struct af_sch){ .kind = AF_SK_LIST, .items = &row3, .nullable = 1 },
 	  "[source_file, namespace, actor], one a line", 0 },
-	{ "states", &(const struct af_sch){ .kind = AF_SK_LIST, .nullable = 1,
-		.items = &(const struct af_sch){ .kind = AF_SK_ANYOF,
-			.alts = (const struct af_sch *const[]){ &ref, REF("state"), NULL } } },
+	{ "states", DEF_LIST("state"),
 	  "S_SM.states, each with its decision graph", 0 },
 	{ "extra_chunks", &(const struct af_sch){ .kind = AF_SK_LIST, .nullable = 1,
 		.items = REF("chunk") }, "chunks that no list reaches, each with a kind:", 0 },

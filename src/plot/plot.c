@@ -96,16 +96,24 @@ static int wanted(struct plot *p, const char *name, const char *alias)
 	return 1;
 }
 
-static struct object *new_object(struct plot *p, const char *name, const char *title, double t_end)
+/* Room for one more element of a growing array, zeroed; NULL (and p->oom) when none. */
+static void *push(struct plot *p, void **array, size_t *cap, size_t *n, size_t size)
 {
-	struct object *o = af_grow(p->o, &p->capo, p->no, sizeof(*o), 16);
-	if (!o) {
+	char *a = af_grow(*array, cap, *n, size, 16);
+	if (!a) {
 		p->oom = 1;
 		return NULL;
 	}
-	p->o = o;
-	o = &p->o[p->no++];
-	memset(o, 0, sizeof(*o));
+	*array = a;
+	memset(a + *n * size, 0, size);
+	return a + (*n)++ * size;
+}
+
+static struct object *new_object(struct plot *p, const char *name, const char *title, double t_end)
+{
+	struct object *o = push(p, (void **)&p->o, &p->capo, &p->no, sizeof(*o));
+	if (!o)
+		return NULL;
 	snprintf(o->name, sizeof(o->name), "%s", name);
 	snprintf(o->title, sizeof(o->title), "%s", title);
 	o->first = p->ns;
@@ -118,14 +126,9 @@ static struct object *new_object(struct plot *p, const char *name, const char *t
 static size_t new_series(struct plot *p, struct object *o, const char *title, const char *unit,
 			 int tangents)
 {
-	struct series *s = af_grow(p->s, &p->caps, p->ns, sizeof(*s), 16);
-	if (!s) {
-		p->oom = 1;
+	struct series *s = push(p, (void **)&p->s, &p->caps, &p->ns, sizeof(*s));
+	if (!s)
 		return SIZE_MAX;
-	}
-	p->s = s;
-	s = &p->s[p->ns++];
-	memset(s, 0, sizeof(*s));
 	snprintf(s->title, sizeof(s->title), "%s", title);
 	s->unit = unit;
 	s->tangents = tangents;
@@ -173,13 +176,9 @@ static void add_key(struct plot *p, size_t si, double t, double v, double in, do
 
 static void add_marker(struct plot *p, struct object *o, double t, const char *label)
 {
-	struct marker *m = af_grow(p->m, &p->capm, p->nm, sizeof(*m), 16);
-	if (!m) {
-		p->oom = 1;
+	struct marker *m = push(p, (void **)&p->m, &p->capm, &p->nm, sizeof(*m));
+	if (!m)
 		return;
-	}
-	p->m = m;
-	m = &p->m[p->nm++];
 	m->t = t;
 	snprintf(m->label, sizeof(m->label), "%s", label);
 	o->mcount++;
