@@ -31,5 +31,14 @@ echo "$out" | grep -qx "diagnostic $bad:$col: Incorrect type. Expected \"number\
 echo "$out" | grep -qx 'completion zlib_header' && n=$((n + 1)) ||
 	fail "no completion of the binary key zlib_header on line $blank"
 echo "$out" | grep -qx 'completion layout' && fail "completion offers a key the map already has" || n=$((n + 1))
+# the mount's form: a path relative to the view, up to VIEW/.animfs/schema
+mkdir -p "$tmp/view/anims" "$tmp/view/.animfs"
+"$ANIMFS" schema --all "$tmp/view/.animfs/schema" || fail "schema --all"
+"$ANIMFS" decode --schema-ref ../.animfs/schema "$tmp/walk.animation" |
+	awk '/^        - \[0.5, 0.0, 60.0, 0.0\]$/ && !done { sub(/60.0/, "abc"); done = 1 } { print }' \
+	> "$tmp/view/anims/walk.animation.yaml"
+out=$(timeout 120 "$PY" "$src/tests/tools/lsp_check.py" "$lsp" "$tmp/view/anims/walk.animation.yaml" 1 1)
+echo "$out" | grep -q '^diagnostic [0-9]*:[0-9]*: Incorrect type. Expected "number".$' && n=$((n + 1)) ||
+	fail "a relative modeline: no diagnostic ($out)"
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]
