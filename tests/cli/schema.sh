@@ -95,6 +95,7 @@ if [ -n "$S" ] && [ -d "$S" ]; then
 	while IFS= read -r f; do
 		i=$((i + 1))
 		case "$f" in
+		*/sims3-clip/*.animation) ;; # Sims 3 CLIP resources, not Diesel files
 		*.animation) view "$f" "$tmp/v/s$i.yaml" diesel-animation ;;
 		*.jazz) view "$f" "$tmp/v/s$i.yaml" sims3-jazz ;;
 		*.PLD|*.PLW|*.EMD|*.emd) view "$f" "$tmp/v/s$i.yaml" re-model ;;
@@ -104,7 +105,7 @@ if [ -n "$S" ] && [ -d "$S" ]; then
 				i=$((i + 1)); view "$f/$m" "$tmp/v/s$i.yaml" sims3-jazz
 			done ;;
 		esac
-	done < <(find "$S/diesel" "$S/sims3" "$S/re3" "$S/shenmue" "$S/shenmue-containers" -type f | sort)
+	done < <(find "$S/diesel" "$S/sims3" "$S/sims3-clip" "$S/re3" "$S/shenmue" "$S/shenmue-containers" -type f 2>/dev/null | sort)
 else
 	echo "note: ../shared/samples not found; only the examples are validated"
 fi
