@@ -10,6 +10,9 @@ int af_cli_decode(int argc, char **argv);
 int af_cli_encode(int argc, char **argv);
 int af_cli_check(int argc, char **argv);
 int af_cli_convert_layout(int argc, char **argv); /* `animfs convert` (relayout.c) */
+int af_cli_schema(int argc, char **argv);
+int af_cli_errors(int argc, char **argv);
+int af_cli_plot(int argc, char **argv);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
 
@@ -19,6 +22,9 @@ struct af_cli_io {
 };
 void af_cli_io_init(struct af_cli_io *c, const char *path, int learn);
 void af_cli_io_close(struct af_cli_io *c);
+
+/* Where decodes point their modeline: the installed schemas, as a file:// URI. */
+void af_cli_schema_ref(char *out, size_t size);
 
 /* Print "animfs: <diag formatted with file>" (and warnings) to stderr. */
 void af_cli_report(const char *file, const struct af_diag *d);

@@ -10,6 +10,8 @@
 #include "animfs/diag.h"
 #include "animfs/io.h"
 
+struct af_sch;
+
 #define AF_BID_HEAD 64 /* bytes of the file's start passed to bid() */
 
 /* to_yaml's return when out holds a complete view of the file but its YAML would
@@ -48,6 +50,9 @@ struct af_codec {
 	 * AF_CONVERT_ALREADY, or AF_E* with d and cv->why set. */
 	int (*convert)(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
 		       struct af_diag *d);
+	/* The shape of the documents to_yaml writes and from_yaml reads (schema.h): the
+	 * tables the parser checks keys against, so the JSON Schema cannot drift. */
+	const struct af_sch *schema;
 };
 
 /* NULL-terminated table. */
@@ -64,6 +69,16 @@ const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct a
  * `format:` must name that codec; otherwise NULL with d at its line:col (AF_EINVAL). */
 const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const char *name,
 					 const uint8_t *yaml, size_t n, struct af_diag *d);
+/* The JSON Schema of c's documents, appended to out: 0, AF_ENOMEM, or AF_EUNSUP when
+ * the codec has none. */
+int af_codec_schema(const struct af_codec *c, struct af_buf *out);
+/* The first line of a view, before what to_yaml appends: the yaml-language-server
+ * modeline "# yaml-language-server: $schema=<schema_dir>/<c->name>.json". Codecs never
+ * write it (they know no paths): the caller picks schema_dir, as the editor will resolve
+ * it from where the view is (the command line: the installed schemas as a file:// URI;
+ * the mount: a path relative to the view, up to VIEW/.animfs/schema). schema_dir NULL
+ * or "none": nothing is written. 0 or AF_ENOMEM. */
+int af_codec_modeline(const struct af_codec *c, const char *schema_dir, struct af_buf *out);
 /* The i-th codec (from 0) whose extensions list name's extension, or NULL. */
 const struct af_codec *af_codec_for_ext(const char *name, size_t i);
 

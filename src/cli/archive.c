@@ -9,6 +9,7 @@
 
 #include "animfs/bytes.h"
 #include "animfs/cli.h"
+#include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/yamlio.h"
@@ -121,7 +122,8 @@ static int whole(const struct af_archive *a, const char *arc, struct af_buf *out
 	return rc || out->failed ? AF_ENOMEM : 0;
 }
 
-int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out)
+int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
+		      const char *schema_ref)
 {
 	struct af_archive a;
 	struct af_buf yaml = AF_BUF_INIT;
@@ -148,6 +150,10 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 		goto out;
 	} else {
 		where = path;
+		if (af_codec_modeline(af_codec_by_name(a.m[k].codec), schema_ref, &yaml)) {
+			af_diag_error(&d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
 		int mrc = af_member_yaml(&a, (size_t)k, &yaml, &d);
 		if (mrc == AF_VIEW_READONLY) {
 			char msg[1200];

@@ -12,8 +12,10 @@ const struct af_container *af_cli_arc_of(const char *path);
  * into arc and point *member into path; else return 0. */
 int af_cli_arc_split(const char *path, char *arc, size_t size, const char **member);
 /* decode: member's YAML (or index.yaml; member NULL: the whole container as one
- * document, its index and every member) to stdout or to out. Returns an exit code. */
-int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out);
+ * document, its index and every member) to stdout or to out. A member's YAML starts with
+ * the modeline of schema_ref (af_codec_modeline). Returns an exit code. */
+int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
+		      const char *schema_ref);
 /* encode: the YAML file yaml into the container's member; writes nothing when unchanged. */
 int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member);
 /* check: every member round-trips and an unchanged rebuild is identical. Adds to the

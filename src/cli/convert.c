@@ -47,7 +47,7 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 }
 
 struct args {
-	const char *in, *out, *format;
+	const char *in, *out, *format, *schema_ref;
 };
 
 static int parse_args(int argc, char **argv, struct args *a, int allow_format)
@@ -58,6 +58,8 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->out = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
 			a->format = argv[++i];
+		else if (allow_format && !strcmp(argv[i], "--schema-ref") && i + 1 < argc)
+			a->schema_ref = argv[++i];
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "animfs %s: unknown option '%s'\n", argv[0], argv[i]);
 			return -1;
@@ -70,7 +72,7 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 	}
 	if (!a->in) {
 		fprintf(stderr, "usage: animfs %s FILE [-o OUT]%s\n", argv[0],
-			allow_format ? " [--format NAME]" : "");
+			allow_format ? " [--format NAME] [--schema-ref DIR|none]" : "");
 		return -1;
 	}
 	return 0;
@@ -154,6 +156,10 @@ static int convert(const struct args *a, int decode)
 	c = decode ? pick_decoder(a, &io.d.io, &in, &d, &rc) : encoder(a, &in, &d);
 	if (!c)
 		goto out;
+	if (decode && af_codec_modeline(c, a->schema_ref, &out)) {
+		af_diag_error(&d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
 	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.d.io, &out, &d);
 	if (decode && crc == AF_VIEW_READONLY) {
 		/* a view all the same: the text says it is read-only, and why */
@@ -182,15 +188,19 @@ out:
 int af_cli_decode(int argc, char **argv)
 {
 	struct args a;
-	char pkg[4096];
+	char pkg[4096], ref[8192];
 	const char *member;
 
 	if (parse_args(argc, argv, &a, 1))
 		return AF_EXIT_USAGE;
+	if (!a.schema_ref) {
+		af_cli_schema_ref(ref, sizeof(ref));
+		a.schema_ref = ref;
+	}
 	if (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member)) /* members name their codec */
-		return af_cli_arc_decode(a.in, pkg, member, a.out);
+		return af_cli_arc_decode(a.in, pkg, member, a.out, a.schema_ref);
 	if (!a.format && strcmp(a.in, "-") && af_cli_arc_of(a.in)) /* a whole container, for diffs */
-		return af_cli_arc_decode(a.in, a.in, NULL, a.out);
+		return af_cli_arc_decode(a.in, a.in, NULL, a.out, NULL);
 	return convert(&a, 1);
 }
 

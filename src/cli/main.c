@@ -20,8 +20,12 @@ static void usage(FILE *f)
 	      "        [--unsaved-mb=N]\n"
 	      "                         show GAME as YAML views in VIEW (FUSE)\n"
 	      "  umount VIEW            unmount and wait until every save is on disk\n"
-	      "  decode FILE [-o OUT] [--format NAME]\n"
-	      "                         binary to YAML (stdout by default; git textconv ready)\n"
+	      "  errors [VIEW]          the mount's refused saves, newest last, as path:line:col: message\n"
+	      "                         (VIEW: the mount the current folder is in)\n"
+	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]\n"
+	      "                         binary to YAML (stdout by default; git textconv ready);\n"
+	      "                         its first line names the schema for editors (DIR/FORMAT.json;\n"
+	      "                         default: the installed schemas; none: no such line)\n"
 	      "  encode FILE.yaml [-o OUT]\n"
 	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
 	      "                         (FILE and OUT may be X.package/NAME.jazz or X.package/index.yaml:\n"
@@ -30,7 +34,11 @@ static void usage(FILE *f)
 	      "  convert --to x64|x32 [--style converter|native] [-n] [-o OUTDIR] PATH...\n"
 	      "                         rewrite PAYDAY 2 animations for the 64-bit (or the old\n"
 	      "                         32-bit) build, in place or into OUTDIR; -n only reports\n"
+	      "  plot FILE [--object NAME]... [-o OUT.svg]\n"
+	      "                         an SVG of each channel over time (a view or a binary)\n"
 	      "  formats                list the supported formats\n"
+	      "  schema FORMAT | schema --all DIR\n"
+	      "                         the JSON Schema of a format's YAML (--all: every format into DIR)\n"
 	      "  --help, --version\n"
 	      "\n"
 	      "exit codes: 0 ok, 1 failure, 2 usage error\n", f);
@@ -70,6 +78,12 @@ int main(int argc, char **argv)
 		return af_cli_check(argc - 1, argv + 1);
 	if (!strcmp(cmd, "convert"))
 		return af_cli_convert_layout(argc - 1, argv + 1);
+	if (!strcmp(cmd, "plot"))
+		return af_cli_plot(argc - 1, argv + 1);
+	if (!strcmp(cmd, "errors"))
+		return af_cli_errors(argc - 1, argv + 1);
+	if (!strcmp(cmd, "schema"))
+		return af_cli_schema(argc - 1, argv + 1);
 	if (!strcmp(cmd, "mount"))
 		return af_cli_mount(argc - 1, argv + 1);
 	if (!strcmp(cmd, "umount") || !strcmp(cmd, "unmount"))

@@ -162,4 +162,5 @@ const struct af_codec af_codec_diesel = {
 	.to_yaml = diesel_to_yaml,
 	.from_yaml = diesel_from_yaml,
 	.convert = diesel_convert,
+	.schema = &dsl_schema,
 };

@@ -8,12 +8,18 @@
 #include "diesel_priv.h"
 
 const struct dsl_type_info dsl_types[DSL_NTYPES] = {
-	[DSL_POS_U16] = { "pos_u16", 0x1DC686E0u, 0, 12, 3, 0 },
-	[DSL_POS_F32] = { "pos_f32", 0x9D3DE40Du, 0, 16, 3, 0 },
-	[DSL_POS_F32_FLAG] = { "pos_f32_flag", 0x1196CFB2u, 0, 20, 3, 1 },
-	[DSL_ROT_F32] = { "rot_f32", 0x9DFB92B6u, 1, 20, 4, 0 },
-	[DSL_ROT_PACKED] = { "rot_packed", 0x96ECB85Cu, 1, 8, 4, 0 },
-	[DSL_ROT_F32_FLAG] = { "rot_f32_flag", 0xE91A69BAu, 1, 24, 4, 1 },
+	[DSL_POS_U16] = { "pos_u16", 0x1DC686E0u, 0, 12, 3, 0,
+		"u16 codes, -1000..+1000 cm in steps of 0.0305 cm: [t, x, y, z] or [t, x, y, z, extra]" },
+	[DSL_POS_F32] = { "pos_f32", 0x9D3DE40Du, 0, 16, 3, 0,
+		"f32 centimetres: [t, x, y, z]" },
+	[DSL_POS_F32_FLAG] = { "pos_f32_flag", 0x1196CFB2u, 0, 20, 3, 1,
+		"f32 centimetres + u32 flag (0/1, meaning unknown): [t, x, y, z, flag]" },
+	[DSL_ROT_F32] = { "rot_f32", 0x9DFB92B6u, 1, 20, 4, 0,
+		"f32 quaternion, stored exactly as typed: [t, x, y, z, w]" },
+	[DSL_ROT_PACKED] = { "rot_packed", 0x96ECB85Cu, 1, 8, 4, 0,
+		"32-bit \"smallest three\" quaternion: [t, x, y, z, w] (or with the raw u32 code as a 6th value)" },
+	[DSL_ROT_F32_FLAG] = { "rot_f32_flag", 0xE91A69BAu, 1, 24, 4, 1,
+		"f32 quaternion + u32 flag: [t, x, y, z, w, flag]" },
 };
 
 int dsl_type_by_hash(uint32_t hash)

@@ -69,18 +69,13 @@ static int perr(struct pctx *c, const struct af_ynode *n, const char *path, cons
 }
 
 static int check_keys(struct pctx *c, const struct af_ynode *map, const char *path,
-		      const char *const *allowed)
+		      const struct af_sch_prop *allowed)
 {
 	for (size_t i = 0; i < map->n; i++) {
 		const struct af_ynode *k = map->items[2 * i];
-		int ok = 0;
-		for (const char *const *a = allowed; *a && !ok; a++)
-			ok = k->type == AF_YSCALAR && !strcmp(k->str, *a);
-		if (!ok) {
-			char list[300] = "";
-			for (const char *const *a = allowed; *a; a++)
-				snprintf(list + strlen(list), sizeof(list) - strlen(list), "%s%s",
-					 a == allowed ? "" : ", ", *a);
+		if (k->type != AF_YSCALAR || !af_sch_has_key(allowed, k->str)) {
+			char list[400];
+			af_sch_key_list(allowed, list, sizeof(list));
 			return perr(c, k, path, "unknown key '%s' (expected %s)", shown(k), list);
 		}
 	}
@@ -201,12 +196,6 @@ static int parse_zlib(struct pctx *c, const struct af_ynode *b)
 
 static int parse_binary(struct pctx *c, const struct af_ynode *b)
 {
-	static const char *const keys[] = {
-		"layout", "container", "zlib_level", "zlib_header", "zlib_extra", "zlib_stream",
-		"magic", "version", "location", "header_pad0", "header_pad1", "size_field",
-		"unknown_offset", "empty_events_offset", "name_pad", "event_pad", "track_align",
-		"end_pad", "dedupe_event_names", "decoded_as", "convert_style", NULL
-	};
 	struct dsl_anim *m = c->m;
 	const struct af_ynode *n;
 	uint64_t wmax;
@@ -215,7 +204,7 @@ static int parse_binary(struct pctx *c, const struct af_ynode *b)
 		dsl_anim_defaults(m, 32);
 		return 0;
 	}
-	if ((rc = want(c, b, AF_YMAP, "binary")) || (rc = check_keys(c, b, "binary", keys)))
+	if ((rc = want(c, b, AF_YMAP, "binary")) || (rc = check_keys(c, b, "binary", dsl_sch_binary)))
 		return rc;
 	n = af_ymap_get(b, "layout");
 	if (!n || is_word(n, "32-bit"))
@@ -308,8 +297,7 @@ static int parse_event(struct pctx *c, const struct af_ynode *n, uint32_t i, str
 			return perr(c, n, path, "an event is [time, name]; found %zu values", n->n);
 		t = n->items[0], nm = n->items[1];
 	} else if (n->type == AF_YMAP) {
-		static const char *const keys[] = { "time", "name", NULL };
-		int rc = check_keys(c, n, path, keys);
+		int rc = check_keys(c, n, path, dsl_sch_event);
 		if (rc)
 			return rc;
 		if (!(t = af_y_need(c->d, n, "time", path)) || !(nm = af_y_need(c->d, n, "name", path)))
@@ -535,12 +523,11 @@ static int parse_key(struct kctx *k, const struct af_ynode *kn, struct dsl_key *
 static int parse_track(struct pctx *c, const struct af_ynode *n, const char *path, int rot,
 		       struct dsl_track *t)
 {
-	static const char *const keys[] = { "type", "reserved", "extra", "keys", NULL };
 	const struct af_ynode *ty, *ks, *x;
 	char sub[96];
 	uint64_t v;
 	int rc;
-	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, keys)))
+	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, dsl_sch_track)))
 		return rc;
 	if (!(ty = af_y_need(c->d, n, "type", path)) || !(ks = af_y_need(c->d, n, "keys", path)))
 		return AF_EINVAL;
@@ -594,12 +581,11 @@ static int parse_track(struct pctx *c, const struct af_ynode *n, const char *pat
 static int parse_object(struct pctx *c, const struct af_ynode *n, uint32_t i,
 			struct dsl_strset *names, struct dsl_object *o)
 {
-	static const char *const keys[] = { "name", "position", "rotation", NULL };
 	const struct af_ynode *nm, *x;
 	char path[64], sub[96];
 	int rc, found;
 	snprintf(path, sizeof(path), "objects[%u]", i);
-	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, keys)))
+	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, dsl_sch_object)))
 		return rc;
 	if (!(nm = af_y_need(c->d, n, "name", path)))
 		return AF_EINVAL;
@@ -682,8 +668,6 @@ static int relayout(struct pctx *c, const struct af_ynode *b)
 int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_anim *m,
 		   struct af_diag *d)
 {
-	static const char *const keys[] = { "format", "read_only", "length", "binary", "events",
-					    "objects", NULL };
 	struct pctx c;
 	const struct af_ynode *n;
 	int rc;
@@ -692,7 +676,8 @@ int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_a
 	dsl_anim_defaults(m, 32);
 	if (!root)
 		return af_diag_at_mark(d, AF_EINVAL, 1, 1, "empty document");
-	if ((rc = want(&c, root, AF_YMAP, "document")) || (rc = check_keys(&c, root, "document", keys)))
+	if ((rc = want(&c, root, AF_YMAP, "document")) ||
+	    (rc = check_keys(&c, root, "document", dsl_sch_document)))
 		return rc;
 	if ((n = af_ymap_get(root, "read_only")))
 		return perr(&c, n, "read_only",

@@ -10,6 +10,7 @@
 #include "animfs/arena.h"
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/schema.h"
 
 #define DSL_MAGIC 0x0883CC85u           /* bytes 85 CC 83 08 */
 #define DSL_MAX_BLOB (256u << 20)       /* refuse trailers beyond 256 MiB */
@@ -32,6 +33,7 @@ struct dsl_type_info {
 	unsigned stride; /* key bytes, time included */
 	unsigned nval;   /* values after the time in a YAML key, flag/extra excluded */
 	int has_flag;
+	const char *doc;   /* what a key holds (docs/diesel-animation.md), for the schema */
 };
 extern const struct dsl_type_info dsl_types[DSL_NTYPES];
 int dsl_type_by_hash(uint32_t hash);                 /* -1 when unknown */
@@ -110,6 +112,12 @@ struct dsl_anim {
 };
 
 void dsl_anim_defaults(struct dsl_anim *m, int width);
+
+/* diesel_schema.c: the keys of each map of a document (the parser refuses others) and
+ * the document's schema. */
+extern const struct af_sch_prop dsl_sch_document[], dsl_sch_binary[], dsl_sch_event[],
+	dsl_sch_track[], dsl_sch_object[];
+extern const struct af_sch dsl_schema;
 
 /* dsl_read's return when the file decodes but its layout does not rebuild byte
  * for byte: m is complete, d says why (AF_EUNSUP, byte offset). */

@@ -147,4 +147,5 @@ const struct af_codec af_codec_jazz = {
 	.to_yaml = jazz_to_yaml,
 	.from_yaml = jazz_from_yaml,
 	.render_uses_names = 1,
+	.schema = &af_jz_schema,
 };

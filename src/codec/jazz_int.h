@@ -10,6 +10,7 @@
 #include "animfs/arena.h"
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/schema.h"
 #include "jazz_names.h"
 
 #define JZ_TYPE_JAZZ 0x02D5DF13u
@@ -151,6 +152,12 @@ struct af_jz_field {
 	const struct af_jz_enum *e;
 };
 extern const struct af_jz_field *const af_jz_fields[JZ_NKINDS];
+
+/* jazz_schema.c: the keys of each kind besides its fields, the keys of every chunk map,
+ * the top level's own keys, and the document's schema. */
+extern const struct af_sch_prop *const af_jz_kind_props[JZ_NKINDS];
+extern const struct af_sch_prop af_jz_chunk_props[], af_jz_top_props[];
+extern const struct af_sch af_jz_schema;
 
 const char *af_jz_enum_name(const struct af_jz_enum *e, uint32_t v);
 int af_jz_enum_lookup(const struct af_jz_enum *e, const char *name, size_t n, uint32_t *v);

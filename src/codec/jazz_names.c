@@ -114,7 +114,7 @@ int af_jz_names_add(struct af_jz_names *nm, uint64_t key, const char *text, size
 	char *t = af_arena_strndup(nm->arena, text, len);
 	if (!t)
 		return AF_ENOMEM;
-	nm->e[nm->n] = (struct af_jz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n };
+	nm->e[nm->n] = (struct af_jz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n, 0, 0 };
 	nm->n++;
 	nm->sorted = 0;
 	return 0;
@@ -179,10 +179,39 @@ static int hashes_back(const char *t, size_t n, uint64_t v, int rule)
 	return !af_jz_hash_name(t, n, rule, &h) && h == v;
 }
 
+/* Each text also under its hash by every rule (keeping its load order), so a lookup by
+ * value finds it whichever rule the field uses. 0 or AF_ENOMEM (then the table is as
+ * before, and lookups find texts under their own keys only). */
+static int expand(struct af_jz_names *nm)
+{
+	static const int rules[] = { JZ_H32, JZ_H64, JZ_HCLIP };
+	size_t n = nm->n;
+	for (size_t i = 0; i < n; i++) {
+		if (nm->e[i].derived || nm->e[i].expanded)
+			continue;
+		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
+			uint64_t h;
+			struct af_jz_name_ent *e;
+			if (af_jz_hash_name(nm->e[i].text, nm->e[i].len, rules[r], &h) || h == nm->e[i].key)
+				continue;
+			if (!(e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64)))
+				return AF_ENOMEM;
+			nm->e = e;
+			nm->e[nm->n] = nm->e[i];
+			nm->e[nm->n].key = h;
+			nm->e[nm->n].derived = 1;
+			nm->n++;
+		}
+		nm->e[i].expanded = 1;
+	}
+	return 0;
+}
+
 const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule)
 {
 	if (nm && nm->n) {
 		if (!nm->sorted) {
+			expand(nm); /* out of memory: names under their own keys still show */
 			qsort(nm->e, nm->n, sizeof(*nm->e), ent_cmp);
 			nm->sorted = 1;
 		}
@@ -218,7 +247,7 @@ int af_jz_names_add_script_name(struct af_jz_names *nm, uint64_t instance, uint3
 	for (size_t i = 0; i < n; i++) {
 		const char *t = nm->e[i].text, *end = t + nm->e[i].len, *b = t, *dot = NULL;
 		uint64_t h;
-		if (nm->e[i].key != instance)
+		if (nm->e[i].key != instance || nm->e[i].derived)
 			continue;
 		for (const char *p = t; p < end; p++)
 			if (*p == '\\' || *p == '/')

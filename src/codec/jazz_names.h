@@ -25,6 +25,8 @@ struct af_jz_name_ent {
 	const char *text; /* NUL-terminated copy */
 	uint32_t len;
 	uint32_t order;   /* position in load order: first wins on collisions */
+	uint8_t derived;  /* the text again, under the hash of another rule than its key's */
+	uint8_t expanded; /* its derived entries are in the table */
 };
 
 struct af_jz_names {
@@ -39,7 +41,9 @@ void af_jz_names_free(struct af_jz_names *nm); /* the entry array; texts live in
 /* Parse one _KEY resource and append its entries. Errors carry byte offsets. */
 int af_jz_names_add_keymap(struct af_jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d);
 int af_jz_names_add(struct af_jz_names *nm, uint64_t key, const char *text, size_t len);
-/* A name that hashes back to v under rule (map first, then the built-in list), or NULL. */
+/* A name that hashes back to v under rule (map first, then the built-in list), or NULL.
+ * A map's text counts under every rule (FNV-1 32, FNV-1 64, the clip rule), whatever the
+ * width of the key it is stored under: a _KEY map keys clip names by their FNV-1 32 too. */
 const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule);
 
 /* Smooth Jazz maps a machine's instance to its script path ("mods\name.tigerjazz"): offer

@@ -12,6 +12,7 @@
 #include "animfs/bytes.h"
 #include "animfs/fnv.h"
 #include "animfs/num.h"
+#include "animfs/schema.h"
 #include "animfs/yamlio.h"
 #include "jazz_int.h"
 
@@ -242,20 +243,16 @@ static int parse_fields(struct ps *p, const struct af_ynode *map, struct af_jz_c
 }
 
 /* Reject keys a kind does not have (a typo would otherwise be silently ignored). */
-static int check_keys(struct ps *p, const struct af_ynode *map, int kind, const char *const *extra,
-		      const char *path)
+static int check_keys(struct ps *p, const struct af_ynode *map, int kind,
+		      const struct af_sch_prop *extra, const char *path)
 {
-	static const char *const chunk_keys[] = { "label", "kind", "version", "key", NULL };
-	const char *const *common = kind == JZ_SM ? chunk_keys + 2 : chunk_keys;
+	const struct af_sch_prop *common = kind == JZ_SM ? af_jz_chunk_props + 2 : af_jz_chunk_props;
 	for (size_t i = 0; i < map->n; i++) {
 		const struct af_ynode *k = map->items[2 * i];
-		int ok = 0;
+		int ok;
 		if (k->type != AF_YSCALAR)
 			return af_y_error(p->d, k, "%s: keys must be plain names", path);
-		for (size_t j = 0; !ok && common[j]; j++)
-			ok = !strcmp(k->str, common[j]);
-		for (size_t j = 0; !ok && extra && extra[j]; j++)
-			ok = !strcmp(k->str, extra[j]);
+		ok = af_sch_has_key(common, k->str) || af_sch_has_key(extra, k->str);
 		for (const struct af_jz_field *f = af_jz_fields[kind]; !ok && f->name; f++)
 			ok = !strcmp(k->str, f->name);
 		if (!ok)
@@ -548,23 +545,6 @@ static int parse_cases(struct ps *p, const struct af_ynode *map, struct af_jz_ch
 	return 0;
 }
 
-static const char *const k_st[] = { "transitions", "decision_graph", NULL };
-static const char *const k_dg[] = { "nodes", "entry_points", NULL };
-static const char *const k_play[] = { "clip", "track_mask", "additive_clip", "animation",
-	"additive_animation", "actor", "actor_slots", "actor_suffixes", "next", NULL };
-static const char *const k_stop[] = { "actor", "next", NULL };
-static const char *const k_rand[] = { "outcomes", NULL };
-static const char *const k_sopn[] = { "parameter", "cases", NULL };
-static const char *const k_dg00[] = { "cases", NULL };
-static const char *const k_snsn[] = { "state", NULL };
-static const char *const k_prop[] = { "actor", "parameter", "prop", "next", NULL };
-static const char *const k_acop[] = { "actor", "next", NULL };
-static const char *const k_opaque[] = { "data", NULL };
-static const char *const *const kind_keys[JZ_NKINDS] = {
-	[JZ_ST] = k_st, [JZ_DG] = k_dg, [JZ_PLAY] = k_play, [JZ_STOP] = k_stop,
-	[JZ_RAND] = k_rand, [JZ_SOPN] = k_sopn, [JZ_DG00] = k_dg00, [JZ_SNSN] = k_snsn,
-	[JZ_PROP] = k_prop, [JZ_ACOP] = k_acop, [JZ_OPAQUE] = k_opaque,
-};
 
 static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *st,
 			   const char *path)
@@ -713,7 +693,7 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 	} else if (kind < 0 || af_jz_is_node(kind)) {
 		return af_y_error(p->d, map, "%s: missing key 'kind'", path);
 	}
-	if (check_keys(p, map, kind, kind_keys[kind], path) || new_chunk(p, kind, map, idx))
+	if (check_keys(p, map, kind, af_jz_kind_props[kind], path) || new_chunk(p, kind, map, idx))
 		return AF_EINVAL;
 	ch = p->ch[*idx];
 	if ((y = af_ymap_get(map, "label"))) {
@@ -872,10 +852,6 @@ static int parse_externals(struct ps *p, const struct af_ynode *root, struct af_
 	return 0;
 }
 
-static const char *const top_keys[] = {
-	"format", "instance", "group", "version", "rcol", "externals", "actors", "parameters",
-	"animations", "states", "extra_chunks", "chunk_order", NULL,
-};
 
 static int parse_machine(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
 {
@@ -885,7 +861,7 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct af_jz
 	int32_t idx;
 	if (af_y_want(p->d, root, AF_YMAP, "the document"))
 		return AF_EINVAL;
-	if (check_keys(p, root, JZ_SM, top_keys, "top level") || new_chunk(p, JZ_SM, root, &idx))
+	if (check_keys(p, root, JZ_SM, af_jz_top_props, "top level") || new_chunk(p, JZ_SM, root, &idx))
 		return AF_EINVAL;
 	sm = p->ch[0];
 	if (parse_fields(p, root, sm, "top level"))

@@ -10,6 +10,7 @@
 #include "animfs/arena.h"
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/schema.h"
 
 struct af_ynode;
 
@@ -107,6 +108,16 @@ int motn_seq_encode(const struct motn_seq *s, struct af_buf *out);
 /* Human name of a rig slot, or NULL ("BoneNN"). */
 const char *motn_bone_name(unsigned id);
 extern const char motn_chan_names[MOTN_NCH][3];
+
+/* motn_schema.c: key types 0..3 (the values a key takes after its type, and what it
+ * is), the keys of each map of a document (the parser refuses others), the schema. */
+struct motn_key_type {
+	const char *words, *doc;
+};
+extern const struct motn_key_type motn_key_types[4];
+extern const struct af_sch_prop motn_sch_document[], motn_sch_header[], motn_sch_entry[],
+	motn_sch_block[];
+extern const struct af_sch motn_schema;
 
 /* motn_layout.c: the whole blob. */
 int motn_decode(const uint8_t *bin, size_t n, struct af_arena *a, struct motn_file *f,

@@ -422,4 +422,5 @@ const struct af_codec af_codec_motn = {
 	.bid = motn_bid,
 	.to_yaml = motn_to_yaml,
 	.from_yaml = motn_from_yaml,
+	.schema = &motn_schema,
 };

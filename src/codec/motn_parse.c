@@ -146,8 +146,18 @@ static int get_hexbytes(struct pctx *p, const struct af_ynode *n, const char *wh
 	return 0;
 }
 
-static const char *const key_words[] = { "", "value", "value, slope",
-					 "value, in_slope, out_slope" };
+/* A key of map that the document's shape (motn_schema.c) does not have: an error. */
+static int check_keys(struct pctx *p, const struct af_ynode *map, const struct af_sch_prop *props,
+		      const char *what)
+{
+	const struct af_ynode *k = af_sch_unknown_key(props, map);
+	char list[300];
+	if (!k)
+		return 0;
+	af_sch_key_list(props, list, sizeof(list));
+	return af_y_error(p->d, k, "%s: unknown key '%.40s' (expected %s)", what,
+			  k->type == AF_YSCALAR ? k->str : "?", list);
+}
 
 static int parse_key(struct pctx *p, const struct af_ynode *n, struct motn_key *k)
 {
@@ -162,7 +172,7 @@ static int parse_key(struct pctx *p, const struct af_ynode *n, struct motn_key *
 		return perr(p, n->items[1], "key type must be 0, 1, 2 or 3");
 	if (n->n - 2 != (size_t)ty)
 		return perr(p, n, "key type %d takes %d value(s) (%s), got %zu", (int)ty, (int)ty,
-			    key_words[ty], n->n - 2);
+			    motn_key_types[ty].words, n->n - 2);
 	k->frame = (uint16_t)fr;
 	k->type = (uint8_t)ty;
 	if (ty && get_half(p, n->items[2], &k->w[ty - 1], "value"))
@@ -441,7 +451,7 @@ static int parse_entries(struct pctx *p, const struct af_ynode *en, const struct
 		struct motn_entry *me = &f->entries[i];
 		char what[40];
 		snprintf(what, sizeof(what), "entries[%zu]", i);
-		if (af_y_want(p->d, e, AF_YMAP, what))
+		if (af_y_want(p->d, e, AF_YMAP, what) || check_keys(p, e, motn_sch_entry, what))
 			return p->d->code;
 		if ((nm = af_ymap_get(e, "name"))) {
 			if (af_y_get_str(p->d, nm, &me->name, &me->name_len, what))
@@ -573,6 +583,8 @@ static int parse_blocks(struct pctx *p, const struct af_ynode *bl)
 		const struct af_ynode *bn = bl->items[i], *nn = af_ymap_get(bn, "names");
 		p->bi = i;
 		p->bname = first[i] != UINT32_MAX ? f->entries[first[i]].name : NULL;
+		if ((rc = check_keys(p, bn, motn_sch_block, "blocks[]")))
+			goto out;
 		if (nn && (rc = check_names(p, nn, first, next, i)))
 			goto out;
 		if ((rc = parse_block(p, bn, &f->blocks[i], first[i] != UINT32_MAX)))
@@ -590,7 +602,7 @@ static int parse_header(struct pctx *p, const struct af_ynode *h, uint64_t *coun
 	const struct af_ynode *n;
 	uint64_t v;
 	struct motn_file *f = p->f;
-	if (af_y_want(p->d, h, AF_YMAP, "header"))
+	if (af_y_want(p->d, h, AF_YMAP, "header") || check_keys(p, h, motn_sch_header, "header"))
 		return p->d->code;
 	if (!(n = af_y_need(p->d, h, "attr_high", "header")) ||
 	    af_y_get_u64(p->d, n, 0xFFFFF, &v, "header.attr_high"))
@@ -635,7 +647,8 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
 		return rc;
 	r = doc.root;
-	if (af_y_want(d, r, AF_YMAP, "document") || !(hn = af_y_need(d, r, "header", "document")) ||
+	if (af_y_want(d, r, AF_YMAP, "document") || check_keys(&p, r, motn_sch_document, "document") ||
+	    !(hn = af_y_need(d, r, "header", "document")) ||
 	    !(en = af_y_need(d, r, "entries", "document")) ||
 	    !(xn = af_y_need(d, r, "extras", "document")) ||
 	    !(bn = af_y_need(d, r, "blocks", "document")) ||

@@ -18,7 +18,7 @@ for bin in "$GAME"/*.animation; do
   b=$(basename "$bin")
   v="$VIEW/$b.yaml"
   [ -f "$v" ] || fail "$b.yaml not listed"
-  "$ANIMFS" decode "$bin" > "$T/expect" || fail "decode $b"
+  "$ANIMFS" decode --schema-ref none "$bin" > "$T/expect" || fail "decode $b"
   cmp -s "$v" "$T/expect" || fail "content of $b.yaml differs from decode"
   if [ "$b" != "$walk" ]; then
     grep -q '^  layout: 64-bit ' "$v" || fail "$b: not shown as 64-bit"
@@ -60,7 +60,7 @@ grep -q "ro.animation: .*shown read-only\|ro.animation: byte" "$VIEW/.animfs/err
 "$ANIMFS" umount "$VIEW" || fail "umount"
 
 # the backing files, decoded on their own
-"$ANIMFS" decode "$GAME/$reload" > "$T/reload.yaml" || fail "decode the edited file"
+"$ANIMFS" decode --schema-ref none "$GAME/$reload" > "$T/reload.yaml" || fail "decode the edited file"
 grep -q '^length: 0.25 ' "$T/reload.yaml" || fail "the edit did not land"
 grep -q '^  end_pad: 8$' "$T/reload.yaml" || fail "the edit lost end_pad"
 grep -q '^  container: raw$' "$T/reload.yaml" || fail "the edit is not raw"

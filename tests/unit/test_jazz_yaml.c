@@ -283,6 +283,78 @@ static void test_names(void **state)
 	free(doc2);
 }
 
+/* Bytes that hold v as a little-endian u64 (a stored clip instance). */
+static int holds_u64(const struct af_buf *b, uint64_t v)
+{
+	for (size_t i = 0; i + 8 <= b->len; i++)
+		if (af_le64(b->data + i) == v)
+			return 1;
+	return 0;
+}
+
+/* A _KEY map keys a name under one hash (real packages: clip names under their FNV-1 32),
+ * but a field may use another rule (a Play's clip: the clip rule). The name shows wherever
+ * it hashes back under the field's rule; the named document encodes to the same bytes, and
+ * a clip renamed in the YAML is stored under the clip hash of its new name. */
+static void test_names_any_rule(void **state)
+{
+	(void)state;
+	static const char clip[] = "a2o_danceOnTables_start_x", loop[] = "a2o_danceOnTables_loop_x";
+	struct mem_dir dir = { { "S3_0166038C_00000000_0000000000000000%%+_KEY.keyname" },
+			       { AF_BUF_INIT }, 1 };
+	struct af_io io = { .name = "m.jazz", .read_sibling = mem_read, .list_siblings = mem_list,
+			    .ctx = &dir };
+	struct af_buf bin, y = AF_BUF_INIT, y2 = AF_BUF_INIT, again, renamed;
+	struct af_diag d;
+	char *doc = edit(base_doc, "clip: a_wave_x", "clip: a2o_danceOnTables_start_x");
+	char *doc2 = edit(doc, "name: Loop\n", "name: Wiggle\n");
+	char *doc3 = edit(doc2, "transitions: [Loop]", "transitions: [Wiggle]");
+	char *edited;
+	/* the example: the name in the map, its clip hash in the file */
+	assert_true(af_jz_clip_hash(clip, strlen(clip)) == 0x70A369ADA2A43107ull);
+	af_buf_put_u32le(&dir.files[0], 1);
+	af_buf_put_u32le(&dir.files[0], 3);
+	key_entry(&dir.files[0], af_fnv1_32_lower(clip, strlen(clip)), clip);
+	key_entry(&dir.files[0], af_fnv1_32_lower(loop, strlen(loop)), loop);
+	key_entry(&dir.files[0], af_fnv1_64_lower("wiggle", 6), "Wiggle"); /* a state, keyed 64-bit */
+	assert_int_equal(encode(doc3, &bin, &d), 0);
+	assert_true(holds_u64(&bin, 0x70A369ADA2A43107ull));
+	af_diag_free(&d);
+	af_diag_init(&d);
+	assert_int_equal(af_codec_jazz.to_yaml(bin.data, bin.len, &io, &y, &d), 0);
+	af_buf_putc(&y, 0);
+	assert_non_null(strstr((char *)y.data, "clip: a2o_danceOnTables_start_x\n"));
+	assert_non_null(strstr((char *)y.data, "  - name: Wiggle\n"));
+	assert_null(strstr((char *)y.data, "clip: 0x"));
+	af_diag_free(&d);
+	assert_int_equal(encode((char *)y.data, &again, &d), 0);
+	assert_int_equal(again.len, bin.len);
+	assert_memory_equal(again.data, bin.data, bin.len);
+	/* an edit through the name */
+	edited = edit((char *)y.data, "clip: a2o_danceOnTables_start_x", "clip: a2o_danceOnTables_loop_x");
+	af_diag_free(&d);
+	assert_int_equal(encode(edited, &renamed, &d), 0);
+	assert_int_equal(renamed.len, bin.len);
+	assert_true(holds_u64(&renamed, af_jz_clip_hash(loop, strlen(loop))));
+	assert_false(holds_u64(&renamed, 0x70A369ADA2A43107ull));
+	af_diag_free(&d);
+	af_diag_init(&d);
+	assert_int_equal(af_codec_jazz.to_yaml(renamed.data, renamed.len, &io, &y2, &d), 0);
+	af_buf_putc(&y2, 0);
+	assert_non_null(strstr((char *)y2.data, "clip: a2o_danceOnTables_loop_x\n"));
+	af_buf_free(&dir.files[0]);
+	af_buf_free(&bin);
+	af_buf_free(&again);
+	af_buf_free(&renamed);
+	af_buf_free(&y);
+	af_buf_free(&y2);
+	af_diag_free(&d);
+	free(doc);
+	free(doc2);
+	free(doc3);
+	free(edited);
+}
+
 static void test_keymap_errors(void **state)
 {
 	(void)state;
@@ -701,6 +773,7 @@ int main(void)
 		cmocka_unit_test(test_handwritten),
 		cmocka_unit_test(test_validation),
 		cmocka_unit_test(test_names),
+		cmocka_unit_test(test_names_any_rule),
 		cmocka_unit_test(test_keymap_errors),
 		cmocka_unit_test(test_edit_rename),
 		cmocka_unit_test(test_edit_structure),

@@ -1,0 +1,29 @@
+/* Pictures of a view's curves: an SVG with one small panel per object and channel, read
+ * from the view's YAML alone (no codec internals), so the command line and the mount
+ * (VIEW/.animfs/plot/<path of the view>.svg) draw the same picture of the same text. */
+#ifndef ANIMFS_PLOT_H
+#define ANIMFS_PLOT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+struct af_plot_opts {
+	const char *const *objects; /* names to draw (NULL: every object, up to max_objects) */
+	size_t nobjects;
+	unsigned max_objects;       /* 0: AF_PLOT_MAX_OBJECTS */
+	const char *title;          /* NULL: none (the command line passes the file name) */
+};
+#define AF_PLOT_MAX_OBJECTS 24
+
+/* The SVG of the YAML document (yaml, n), appended to out: positions in cm, Diesel
+ * rotations as Euler angles in degrees, Shenmue curves with their tangents, RE root
+ * motion per sequence; keys as dots, events (Diesel events, RE frame flags) as markers on
+ * the time axis. 0; AF_EUNSUP (d says why) for a format without curves (sims3-jazz) or
+ * a document without a known format; AF_EINVAL with d for text that is no YAML, or an
+ * --object name the document lacks. */
+int af_plot_svg(const uint8_t *yaml, size_t n, const struct af_plot_opts *o, struct af_buf *out,
+		struct af_diag *d);
+
+#endif

@@ -1,0 +1,107 @@
+/* `animfs errors [VIEW]`: the refused saves of a mount, newest last, as
+ * `path:line:col: message` with the path as an editor started here opens it, for vim's
+ * quickfix (`:cexpr system('animfs errors view')`) and emacs' compilation-mode. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "animfs/cli.h"
+#include "animfs/fileio.h"
+
+#define ERRLOG "/.animfs/errors"
+
+static int has_errlog(const char *view)
+{
+	char p[PATH_MAX + 32];
+	struct stat st;
+	snprintf(p, sizeof(p), "%s%s", view, ERRLOG);
+	return stat(p, &st) == 0 && S_ISREG(st.st_mode);
+}
+
+/* The mount holding the current folder: ".", "..", "../.." ... up to the root. */
+static int find_view(char *out, size_t size)
+{
+	struct stat here, up;
+	snprintf(out, size, ".");
+	for (int depth = 0; depth < 64; depth++) {
+		if (has_errlog(out))
+			return 0;
+		if (stat(out, &here) || strlen(out) + 4 >= size)
+			return -1;
+		if (depth == 0)
+			snprintf(out, size, "..");
+		else
+			strcat(out, "/..");
+		if (stat(out, &up) || (up.st_dev == here.st_dev && up.st_ino == here.st_ino))
+			return -1; /* the root */
+	}
+	return -1;
+}
+
+/* One log line, "<time> <view-relative path>...", as "<view>/<path>...". */
+static void print_line(const char *view, const char *line, size_t n)
+{
+	const char *sp = memchr(line, ' ', n);
+	if (!sp) /* not a log line: shown as it is */
+		sp = line - 1;
+	const char *rest = sp + 1;
+	size_t rn = n - (size_t)(rest - line);
+	while (rn && *rest == '/')
+		rest++, rn--;
+	if (strcmp(view, "."))
+		printf("%s/%.*s\n", view, (int)rn, rest);
+	else
+		printf("%.*s\n", (int)rn, rest);
+}
+
+int af_cli_errors(int argc, char **argv)
+{
+	char view[PATH_MAX], path[PATH_MAX + 32];
+	struct af_buf b = AF_BUF_INIT;
+	struct af_diag d;
+	int rc = AF_EXIT_OK;
+	if (argc > 2 || (argc == 2 && argv[1][0] == '-' && argv[1][1])) {
+		fputs("usage: animfs errors [VIEW]\n", stderr);
+		return AF_EXIT_USAGE;
+	}
+	if (argc == 2) {
+		size_t l = strlen(argv[1]);
+		while (l > 1 && argv[1][l - 1] == '/')
+			l--;
+		snprintf(view, sizeof(view), "%.*s", (int)l, argv[1]);
+		if (!has_errlog(view)) {
+			fprintf(stderr, "animfs errors: %s is not an animfs mount (no %s)\n", view,
+				ERRLOG + 1);
+			return AF_EXIT_FAIL;
+		}
+	} else if (find_view(view, sizeof(view))) {
+		fputs("animfs errors: not inside an animfs mount; name the VIEW folder\n", stderr);
+		return AF_EXIT_USAGE;
+	}
+	af_diag_init(&d);
+	snprintf(path, sizeof(path), "%s%s", view, ERRLOG);
+	if (af_read_file_at(AT_FDCWD, path, 16u << 20, &b, &d)) {
+		af_cli_report(path, &d);
+		rc = AF_EXIT_FAIL;
+		goto out;
+	}
+	for (size_t off = 0; off < b.len;) {
+		const char *p = (const char *)b.data + off;
+		const char *eol = memchr(p, '\n', b.len - off);
+		size_t n = eol ? (size_t)(eol - p) : b.len - off;
+		if (n)
+			print_line(view, p, n);
+		off += n + 1;
+	}
+	if (fflush(stdout)) {
+		perror("animfs: writing the output");
+		rc = AF_EXIT_FAIL;
+	}
+out:
+	af_buf_free(&b);
+	af_diag_free(&d);
+	return rc;
+}

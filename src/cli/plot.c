@@ -1,0 +1,99 @@
+/* `animfs plot FILE [--object NAME]... [-o OUT.svg]`: an SVG of a file's curves. FILE
+ * is a view (YAML) or a binary, which is decoded first; the picture is drawn from the
+ * YAML alone (plot.h). */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/cli.h"
+#include "animfs/fileio.h"
+#include "animfs/plot.h"
+#include "animfs/yamlio.h"
+
+static int usage(void)
+{
+	fputs("usage: animfs plot FILE [--object NAME]... [-o OUT.svg]\n", stderr);
+	return AF_EXIT_USAGE;
+}
+
+/* The YAML of in: the text itself when it names a format, else its decode. */
+static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yaml,
+		   struct af_diag *d)
+{
+	struct af_diag quiet;
+	struct af_cli_io io;
+	const struct af_codec *c;
+	int rc;
+	af_diag_init(&quiet);
+	c = af_codec_for_yaml(in->data, in->len, &quiet);
+	af_diag_free(&quiet);
+	if (c || (strlen(path) > 5 && !strcmp(path + strlen(path) - 5, ".yaml")))
+		return af_buf_append(yaml, in->data, in->len);
+	af_cli_io_init(&io, path, 0);
+	c = af_codec_bid(io.d.io.name, in->data, in->len < AF_BID_HEAD ? in->len : AF_BID_HEAD);
+	if (!c)
+		rc = af_diag_error(d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
+	else
+		rc = c->to_yaml(in->data, in->len, &io.d.io, yaml, d);
+	if (rc == AF_VIEW_READONLY) {
+		af_diag_clear(d);
+		rc = 0;
+	}
+	af_cli_io_close(&io);
+	return rc;
+}
+
+int af_cli_plot(int argc, char **argv)
+{
+	const char *in = NULL, *outp = NULL, **objects = calloc((size_t)argc, sizeof(char *));
+	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, svg = AF_BUF_INIT;
+	struct af_plot_opts o = { 0 };
+	struct af_diag d;
+	int rc = AF_EXIT_FAIL;
+	af_diag_init(&d);
+	if (!objects) {
+		perror("animfs");
+		return AF_EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--object") && i + 1 < argc)
+			objects[o.nobjects++] = argv[++i];
+		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			outp = argv[++i];
+		else if ((argv[i][0] == '-' && argv[i][1]) || in) {
+			rc = usage();
+			goto out;
+		} else
+			in = argv[i];
+	}
+	if (!in) {
+		rc = usage();
+		goto out;
+	}
+	o.objects = objects;
+	o.title = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+	if (af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML, &bin, &d) ||
+	    to_yaml(in, &bin, &yaml, &d) || af_plot_svg(yaml.data, yaml.len, &o, &svg, &d))
+		goto out;
+	if (!outp || !strcmp(outp, "-")) {
+		if (fwrite(svg.data, 1, svg.len, stdout) != svg.len || fflush(stdout)) {
+			perror("animfs: writing the output");
+			goto out;
+		}
+	} else if (af_replace_file_at(AT_FDCWD, outp, svg.data, svg.len, 0644, &d)) {
+		af_cli_report(outp, &d);
+		af_diag_clear(&d);
+		goto out;
+	}
+	rc = AF_EXIT_OK;
+out:
+	if (d.code)
+		af_cli_report(in ? in : "plot", &d);
+	free(objects);
+	af_buf_free(&bin);
+	af_buf_free(&yaml);
+	af_buf_free(&svg);
+	af_diag_free(&d);
+	return rc;
+}

@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# Issue 19, part 2: `animfs plot` writes well-formed SVG (xmllint) with one path per channel
+# for every codec with curves, from a view or from the binary alike; --object picks objects;
+# a format without curves and an unknown object are refused with a reason.
+set -u
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+command -v xmllint >/dev/null || { echo "SKIP: xmllint missing (scripts/setup installs libxml2-utils)"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; n=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+curves() { grep -c '<path class="curve"' "$1"; }
+plot() { # plot IN OUT WANT_CURVES [ARGS...]
+	local in=$1 out=$2 want=$3; shift 3
+	"$ANIMFS" plot "$in" "$@" -o "$out" || { fail "plot $(basename "$in") $*: exit $?"; return; }
+	xmllint --noout "$out" || { fail "$(basename "$out") is not well-formed XML"; return; }
+	[ "$(curves "$out")" = "$want" ] || { fail "$(basename "$in") $*: $(curves "$out") curves, wanted $want"; return; }
+	n=$((n + 1))
+}
+ex="$src/examples"
+"$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/walk.animation" >/dev/null 2>&1
+"$ANIMFS" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" >/dev/null 2>&1
+"$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/tiny.PLD" >/dev/null 2>&1
+# Diesel: 3 position and 3 rotation (Euler) channels per object
+objs=$(grep -c '^  - name:' "$ex/walk.animation.yaml")
+plot "$ex/walk.animation.yaml" "$tmp/walk.svg" $((objs * 6))
+plot "$tmp/walk.animation" "$tmp/walk2.svg" $((objs * 6))
+"$ANIMFS" decode "$tmp/walk.animation" > "$tmp/walk.animation.yaml"
+plot "$tmp/walk.animation.yaml" "$tmp/walk3.svg" $((objs * 6))
+cmp -s <(grep -v 'class="doc"' "$tmp/walk2.svg") <(grep -v 'class="doc"' "$tmp/walk3.svg") &&
+	n=$((n + 1)) || fail "the view and its binary plot differently"
+grep -q '>rotation x (deg)<' "$tmp/walk.svg" && grep -q '>position z (cm)<' "$tmp/walk.svg" && n=$((n + 1)) ||
+	fail "no axis titles with units"
+[ "$(grep -c 'class="event"' "$tmp/walk.svg")" = $((objs * 6 * 2)) ] && n=$((n + 1)) || fail "event markers"
+grep -q '<circle' "$tmp/walk.svg" && n=$((n + 1)) || fail "no key dots"
+plot "$tmp/walk.animation" "$tmp/hips.svg" 6 --object Hips
+grep -q 'class="head">Hips<' "$tmp/hips.svg" && n=$((n + 1)) || fail "--object Hips draws another object"
+plot "$tmp/walk.animation" "$tmp/two.svg" 12 --object Hips --object root_point
+# Shenmue: one path per channel of the decoded blocks, cubic segments from the tangents
+chans=$(grep -cE '^        (tx|ty|tz|rx|ry|rz):' "$ex/MOTION.BIN.yaml")
+plot "$tmp/MOTION.BIN" "$tmp/motn.svg" "$chans"
+grep -q ' C[0-9]' "$tmp/motn.svg" && n=$((n + 1)) || fail "Shenmue curves without tangents (no cubic segments)"
+plot "$tmp/MOTION.BIN" "$tmp/look.svg" 3 --object DEMO_LOOK_ALIAS
+# RE: root motion x, y, z and the root height per sequence, flagged frames marked
+seqs=$(grep -c 'pose_start:' "$ex/re3_tiny.PLD.yaml")
+plot "$tmp/tiny.PLD" "$tmp/re.svg" $((seqs * 4))
+grep -q '>0x02<' "$tmp/re.svg" && n=$((n + 1)) || fail "RE frame flags are not marked"
+plot "$tmp/tiny.PLD" "$tmp/re0.svg" 4 --object 0/0
+# refusals
+out=$("$ANIMFS" plot "$ex/wave_hello.jazz.yaml" 2>&1); rc=$?
+[ $rc = 1 ] && [[ $out == *"sims3-jazz documents have no curves to plot"* ]] && n=$((n + 1)) || fail "jazz: $rc $out"
+out=$("$ANIMFS" plot "$tmp/walk.animation" --object Nope 2>&1); rc=$?
+[ $rc = 1 ] && [[ $out == *"no object 'Nope'"* ]] && n=$((n + 1)) || fail "unknown object: $rc $out"
+"$ANIMFS" plot >/dev/null 2>&1; [ $? = 2 ] && n=$((n + 1)) || fail "plot without FILE is not a usage error"
+# every real Diesel sample (the first 24 objects of each), and the samples of the other codecs
+S=${ANIMFS_SAMPLES:-}
+if [ -n "$S" ] && [ -d "$S/diesel" ]; then
+	for f in "$S"/diesel/*.animation; do
+		"$ANIMFS" decode --schema-ref none "$f" > "$tmp/s.yaml" 2>/dev/null
+		o=$(grep -c '^  - name:' "$tmp/s.yaml"); [ "$o" -gt 24 ] && o=24
+		plot "$tmp/s.yaml" "$tmp/s.svg" $((o * 6))
+	done
+	for f in "$S"/re3/*.PLD "$S"/shenmue/dashgl_motion.bin; do
+		"$ANIMFS" plot "$f" -o "$tmp/s.svg" && xmllint --noout "$tmp/s.svg" && [ "$(curves "$tmp/s.svg")" -gt 0 ] &&
+			n=$((n + 1)) || fail "plot of $(basename "$f")"
+	done
+fi
+echo "$n passed, $fails failed"
+[ $fails -eq 0 ]
