@@ -75,8 +75,9 @@ static void refused(const char *path, const char *why, const struct af_diag *d)
 /* mkdir -p of the folder part of path */
 static int make_parents(const char *path)
 {
-	char dir[4096];
-	snprintf(dir, sizeof(dir), "%s", path);
+	char dir[8192];
+	if ((size_t)snprintf(dir, sizeof(dir), "%s", path) >= sizeof(dir))
+		return -1;
 	for (char *p = dir + 1; *p; p++) {
 		if (*p != '/')
 			continue;
