@@ -14,7 +14,7 @@
 
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 static int errno_of(int code)
 {

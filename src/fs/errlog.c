@@ -7,7 +7,7 @@
 #include <syslog.h>
 #include <time.h>
 
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 static int log_to_syslog;
 

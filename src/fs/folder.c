@@ -16,7 +16,7 @@
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 struct ident {
 	dev_t dev;

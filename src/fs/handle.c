@@ -8,7 +8,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "animfs/fs.h"
+#include "fs_int.h"
 #include "animfs/yamlio.h"
 
 static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 #define HIDDEN_PREFIX ".fuse_hidden"
 

@@ -6,7 +6,7 @@
 #define FUSE_USE_VERSION 31
 #include <fuse.h>
 
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 static inline struct af_fs *af_ctx_fs(void)
 {

@@ -10,7 +10,7 @@
 
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 struct af_text *af_text_new(const void *data, size_t len)
 {

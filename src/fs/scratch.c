@@ -16,7 +16,7 @@
 
 #include "animfs/beneath.h"
 #include "animfs/fnv.h"
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 #define WEEK (7 * 24 * 3600)
 

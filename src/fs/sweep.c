@@ -13,7 +13,7 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 #define MAX_DEPTH 64
 

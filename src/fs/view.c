@@ -16,7 +16,7 @@
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
-#include "animfs/fs.h"
+#include "fs_int.h"
 #include "animfs/userdict.h"
 
 #include "dropping.h"

@@ -6,7 +6,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "animfs/fs.h"
+#include "fs_int.h"
 
 struct af_who af_who_self(void)
 {

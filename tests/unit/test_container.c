@@ -20,7 +20,7 @@
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "animfs/fs.h"
+#include "../../src/fs/fs_int.h"
 #include "animfs/yamlio.h"
 
 /* ---- the test archive: "TARC" u32 count, then count x {u8 len, name, u32 size, data} ---- */

@@ -10,7 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
-#include "animfs/fs.h"
+#include "../../src/fs/fs_int.h"
 
 static const struct af_codec fake = { .name = "fake", .description = "test", .extensions = "fk",
 				      .version = 3 };

@@ -15,7 +15,7 @@
 #include <cmocka.h>
 
 #include "animfs/fileio.h"
-#include "animfs/fs.h"
+#include "../../src/fs/fs_int.h"
 
 static void test_names(void **state)
 {
