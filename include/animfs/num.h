@@ -15,6 +15,11 @@
 size_t af_fmt_f32(char *out, float v);
 /* The same text, always computed (af_fmt_f32 memoises recent values). */
 size_t af_fmt_f32_uncached(char *out, float v);
+/* The two ways af_fmt_f32_uncached computes it, for the tests and scripts/f32_exhaustive:
+ * the fast printer (returns 0 in the rare case it leaves to the search) and the search
+ * that defines the text (the fewest digits that read back, by trial parsing). */
+size_t af_fmt_f32_fast(char *out, float v);
+size_t af_fmt_f32_search(char *out, float v);
 size_t af_fmt_f64(char *out, double v);
 size_t af_fmt_f16(char *out, uint16_t half_bits);
 /* Fixed number of decimals, trailing zeros kept to at least one ("1.50" -> "1.5"?

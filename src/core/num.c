@@ -9,6 +9,7 @@
 
 #include "animfs/bytes.h"
 #include "animfs/num.h"
+#include "num_pow10.h" /* generated at build time by scripts/gen_pow10.c */
 
 #define NUM_TEXT_MAX 128 /* longest number text the parsers accept */
 
@@ -21,32 +22,34 @@ static size_t layout(char *out, int neg, const char *dig, int k, int e)
 		k--;
 	if (neg)
 		*p++ = '-';
-	if (e >= -4 && e < 10) {
-		if (e >= 0) {
-			for (int i = 0; i <= e; i++)
-				*p++ = i < k ? dig[i] : '0';
+	if (e >= 0 && e < 10) {
+		if (k > e + 1) {
+			memcpy(p, dig, (size_t)e + 1);
+			p += e + 1;
 			*p++ = '.';
-			if (k > e + 1)
-				for (int i = e + 1; i < k; i++)
-					*p++ = dig[i];
-			else
-				*p++ = '0';
+			memcpy(p, dig + e + 1, (size_t)(k - e - 1));
+			p += k - e - 1;
 		} else {
-			*p++ = '0';
-			*p++ = '.';
-			for (int i = 0; i < -e - 1; i++)
-				*p++ = '0';
-			for (int i = 0; i < k; i++)
-				*p++ = dig[i];
+			memcpy(p, dig, (size_t)k);
+			memset(p + k, '0', (size_t)(e + 1 - k));
+			p += e + 1;
+			memcpy(p, ".0", 2);
+			p += 2;
 		}
+	} else if (e >= -4 && e < 0) {
+		memcpy(p, "0.000", (size_t)(1 - e));
+		p += 1 - e;
+		memcpy(p, dig, (size_t)k);
+		p += k;
 	} else {
 		*p++ = dig[0];
 		*p++ = '.';
-		if (k > 1)
-			for (int i = 1; i < k; i++)
-				*p++ = dig[i];
-		else
+		if (k > 1) {
+			memcpy(p, dig + 1, (size_t)k - 1);
+			p += k - 1;
+		} else {
 			*p++ = '0';
+		}
 		*p++ = 'e';
 		*p++ = e < 0 ? '-' : '+';
 		int ae = e < 0 ? -e : e;
@@ -221,8 +224,9 @@ static size_t shortest(char *out, int neg, double av, int maxp,
 	return layout(out, neg, dig, k, e);
 }
 
-/* af_fmt_f32 without the memo below (the unit test compares the two). */
-size_t af_fmt_f32_uncached(char *out, float v)
+/* The reference f32 printer: the search above, which defines the text (the fast
+ * printer below must agree with it on every bit pattern; scripts/f32_exhaustive.c). */
+size_t af_fmt_f32_search(char *out, float v)
 {
 	uint32_t bits = af_f32_bits(v);
 	int neg = (int)(bits >> 31);
@@ -232,6 +236,134 @@ size_t af_fmt_f32_uncached(char *out, float v)
 		return (size_t)snprintf(out, AF_NUM_MAX, neg ? "-0.0" : "0.0");
 	float target = fabsf(v);
 	return shortest(out, neg, (double)target, 9, f32_roundtrips, &target);
+}
+
+/* ---- the fast f32 printer (the Schubfach idea: R. Giulietti, "The Schubfach way to
+ * render doubles", 2020). For v = c 2^q the texts that read back as v are the decimals
+ * inside its rounding interval [l, r] (the ends belong to it when c is even: the
+ * parser rounds ties to even). With k = floor(log10(width)) the interval holds at
+ * most one multiple of 10^(k+1) and at least one of 10^k; the search's answer is that
+ * multiple of 10^(k+1) when there is one, else the multiple of 10^k nearest v (the
+ * lower on a tie). l, v and r are scaled by 10^-k with one 64x64-bit multiply by a
+ * table value g that is above the exact power by less than one unit; a result whose
+ * fraction is too small to tell the error from an exact integer is settled by exact
+ * divisibility, and anything still undecided goes to the search (never seen in
+ * practice: scripts/f32_exhaustive.c counts them). The tables: num_pow10.h. */
+
+static const uint32_t pow5[14] = { 1,	    5,	      25,	125,	   625,	    3125,     15625,
+				   78125,   390625,   1953125,	9765625,   48828125, 244140625,
+				   1220703125 };
+
+/* cp 2^q 10^-k: its floor, whether it is exact, and the fraction as computed (T bits,
+ * above the exact one by at most cp) */
+struct scaled {
+	uint64_t fl, frac, one;
+	int exact;
+};
+
+static int is_int_scaled(uint32_t cp, int q, int k)
+{
+	int tz = __builtin_ctz(cp);
+	if (k >= 0 && (k > 13 || cp % pow5[k]))
+		return 0;
+	return tz + q - k >= 0; /* the power of two left after the fives */
+}
+
+static int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
+{
+	uint64_t g = p10_g[k - P10_KMIN];
+	int T = -(q + p10_e[k - P10_KMIN]); /* 56..64: the generator checks it */
+	unsigned __int128 P = (unsigned __int128)g * cp; /* exact value + (0, cp] */
+	s->one = T == 64 ? 0 : 1ull << T; /* 0: 2^64 */
+	s->frac = (uint64_t)P & (s->one - 1);
+	s->fl = (uint64_t)(P >> T);
+	if (s->frac > cp) {
+		s->exact = 0;
+		return 0;
+	}
+	if (!is_int_scaled(cp, q, k))
+		return -1;
+	s->exact = 1;
+	return 0;
+}
+
+static const char two_digits[201] = "00010203040506070809101112131415161718192021222324"
+				     "25262728293031323334353637383940414243444546474849"
+				     "50515253545556575859606162636465666768697071727374"
+				     "75767778798081828384858687888990919293949596979899";
+
+/* D * 10^k as text, 0 < D < 2^32 (the search writes the same from its digits) */
+static size_t f32_digits(char *out, int neg, uint64_t D, int k)
+{
+	static const uint32_t p10u[10] = { 1,	      10,      100,	 1000,	    10000,
+					   100000,  1000000, 10000000, 100000000, 1000000000 };
+	char dig[12];
+	uint32_t d = (uint32_t)D; /* < 2^29 */
+	while (d % 10 == 0)
+		d /= 10, k++;
+	int n = (int)(((32 - __builtin_clz(d)) * 1233) >> 12); /* digits, or one less */
+	n += d >= p10u[n];
+	int i = n;
+	for (; i >= 2; i -= 2, d /= 100)
+		memcpy(dig + i - 2, two_digits + 2 * (d % 100), 2);
+	if (i)
+		dig[0] = (char)('0' + d);
+	return layout(out, neg, dig, n, n - 1 + k);
+}
+
+/* 0 when the search must answer */
+static size_t f32_fast(char *out, uint32_t bits, float av)
+{
+	int neg = (int)(bits >> 31);
+	uint32_t be = bits >> 23 & 0xFF, t = bits & 0x7FFFFF;
+	uint32_t c = be ? t | 1u << 23 : t;
+	int q = be ? (int)be - 150 : -149;
+	int irregular = t == 0 && be > 1; /* the lower neighbour is half as far */
+	int k = irregular ? p10_kirr[q - P10_QMIN] : p10_kreg[q - P10_QMIN];
+	uint32_t cb = c << 2;
+	struct scaled l, x, r;
+	if (scale_f32(cb - (irregular ? 1 : 2), q, k, &l) || scale_f32(cb, q, k, &x) ||
+	    scale_f32(cb + 2, q, k, &r))
+		return 0;
+	/* in units of 10^k / 4: the multiples 4n allowed are lmin..rmax */
+	int even = !(c & 1);
+	uint64_t lmin = even ? l.fl + !l.exact : l.fl + 1;
+	uint64_t rmax = even || !r.exact ? r.fl : r.fl - 1;
+	uint64_t s = x.fl >> 2, up = s / 10 * 10;
+	int upin = up && 4 * up >= lmin, wpin = 4 * (up + 10) <= rmax;
+	if (upin != wpin)
+		return f32_digits(out, neg, upin ? up : up + 10, k);
+	int uin = 4 * s >= lmin, win = 4 * (s + 1) <= rmax;
+	if (uin != win)
+		return f32_digits(out, neg, uin ? s : s + 1, k);
+	if (!uin || upin)
+		return 0; /* cannot happen (width >= 1 and < 10 units) */
+	uint64_t mid = 4 * s + 2; /* both in: the nearer, the lower on a tie */
+	uint64_t near = (x.one - 1) >> 8;
+	if ((x.fl == mid && !x.exact && x.frac < near) ||
+	    (x.fl + 1 == mid && x.frac > (x.one - 1) - near)) {
+		/* within 2^-10 of the tie: decide it the way the search does, in double */
+		double xd = scale10((double)av, -k), fl = floor(xd);
+		if (fl != (double)s)
+			return 0;
+		return f32_digits(out, neg, xd - fl <= (fl + 1) - xd ? s : s + 1, k);
+	}
+	return f32_digits(out, neg, x.fl < mid || (x.fl == mid && x.exact) ? s : s + 1, k);
+}
+
+size_t af_fmt_f32_fast(char *out, float v)
+{
+	uint32_t bits = af_f32_bits(v);
+	if (isnan(v) || isinf(v) || v == 0)
+		return af_fmt_f32_search(out, v);
+	return f32_fast(out, bits, fabsf(v));
+}
+
+/* af_fmt_f32 without the memo below (the unit test compares the two). */
+size_t af_fmt_f32_uncached(char *out, float v)
+{
+	size_t n = af_fmt_f32_fast(out, v);
+	return n ? n : af_fmt_f32_search(out, v);
 }
 
 /* Animation files repeat the same floats (every track of a clip shares its key

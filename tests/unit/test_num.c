@@ -80,6 +80,35 @@ static void test_f32_random(void **state)
 		check_f32_bits(next32());
 }
 
+static void check_fast_is_search(uint32_t bits)
+{
+	char a[AF_NUM_MAX], b[AF_NUM_MAX];
+	float v = af_f32_from_bits(bits);
+	size_t na = af_fmt_f32_uncached(a, v), nb = af_fmt_f32_search(b, v);
+	if (na != nb || memcmp(a, b, na + 1))
+		fail_msg("f32 0x%08x: fast printer '%s', search '%s'", bits, a, b);
+}
+
+/* The sampled version of scripts/f32_exhaustive.c (which checks all 2^32 patterns):
+ * the fast printer writes exactly the search's text. Every 1999th pattern (both
+ * signs, every exponent), every power of two and its neighbours (the narrower lower
+ * half-interval), the subnormals near zero, and a million random patterns. */
+static void test_f32_fast_is_search(void **state)
+{
+	(void)state;
+	for (uint64_t b = 7; b < 1ull << 32; b += 1999)
+		check_fast_is_search((uint32_t)b);
+	for (uint32_t e = 0; e < 256; e++)
+		for (int d = -2; d <= 2; d++) {
+			check_fast_is_search((e << 23) + (uint32_t)d);
+			check_fast_is_search(0x80000000u | ((e << 23) + (uint32_t)d));
+		}
+	for (uint32_t b = 1; b < 100000; b++)
+		check_fast_is_search(b);
+	for (int i = 0; i < 1000000; i++)
+		check_fast_is_search(next32());
+}
+
 /* The memo in af_fmt_f32 must give the computed text: repeats from a small pool
  * (hits), colliding slots (evictions) and fresh values, a million each way. */
 static void test_f32_memo(void **state)
@@ -260,7 +289,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_f32_edges),     cmocka_unit_test(test_f32_random),
-		cmocka_unit_test(test_f32_memo),
+		cmocka_unit_test(test_f32_memo),      cmocka_unit_test(test_f32_fast_is_search),
 		cmocka_unit_test(test_f32_shortest),  cmocka_unit_test(test_f16_exhaustive),
 		cmocka_unit_test(test_f64),           cmocka_unit_test(test_parse_strict),
 		cmocka_unit_test(test_fixed_hex),
