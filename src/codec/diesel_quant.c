@@ -3,7 +3,6 @@
  * text with the encoders below, so unedited values re-encode exactly by construction.
  * Built with -ffp-contract=off (CMakeLists): printer and encoder must compute alike. */
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "animfs/num.h"
@@ -119,31 +118,37 @@ static size_t fmt_cm_slow(char *out, uint16_t code)
 	return af_fmt_f64(out, cm); /* unreachable: 2 decimals always suffice */
 }
 
-/* There are only 65,536 codes: their texts are made once per process (~10 ms)
- * instead of searching the decimals for every key. */
-#define CM_TXT 12 /* "-1000.0" .. "1000.03": at most 8 characters + NUL */
-static char cm_txt[65536][CM_TXT];
-static uint8_t cm_len[65536];
-static pthread_once_t cm_once = PTHREAD_ONCE_INIT;
+/* There are only 65,536 codes: their texts are made at build time by this same file
+ * compiled as a generator (-DDSL_CM_TABLE_GEN, see CMakeLists.txt), so a process
+ * pays nothing to start and each key costs a copy. test_diesel compares the table
+ * with fmt_cm_slow on every code. */
+#define CM_TXT 8 /* "-1000.0" .. "1000.03": at most 7 characters + NUL */
+#ifdef DSL_CM_TABLE_GEN
+#include <stdio.h>
 
-static void cm_fill(void)
+int main(void)
 {
 	char t[AF_NUM_MAX];
+	printf("/* Generated at build time from src/codec/diesel_quant.c: do not edit. */\n");
+	printf("static const char cm_txt[65536][%d] = {\n", CM_TXT);
 	for (uint32_t c = 0; c < 65536; c++) {
 		size_t n = fmt_cm_slow(t, (uint16_t)c);
-		memcpy(cm_txt[c], t, n < CM_TXT ? n + 1 : 1);
-		cm_len[c] = (uint8_t)(n < CM_TXT ? n : 0);
+		printf("\t\"%s\",\n", n < CM_TXT ? t : ""); /* "": dsl_fmt_cm asks the slow path */
 	}
+	printf("};\n");
+	return 0;
 }
+#else
+#include "diesel_cm_table.h"
 
 size_t dsl_fmt_cm(char *out, uint16_t code)
 {
-	pthread_once(&cm_once, cm_fill);
-	if (!cm_len[code])
+	if (!cm_txt[code][0])
 		return fmt_cm_slow(out, code);
 	memcpy(out, cm_txt[code], CM_TXT);
-	return cm_len[code];
+	return strlen(out);
 }
+#endif
 
 size_t dsl_fmt_cm_slow(char *out, uint16_t code)
 {
@@ -175,6 +180,7 @@ size_t dsl_fmt_quat(char *out, uint32_t code)
 	return 0;
 }
 
+#ifndef DSL_CM_TABLE_GEN
 /* ---------------------------------------------------------------- name set */
 
 static uint64_t str_hash(const char *s, size_t n)
@@ -212,3 +218,4 @@ size_t dsl_strset_put(struct dsl_strset *set, const char *s, size_t n, int *foun
 	*found = 0;
 	return i;
 }
+#endif
