@@ -292,23 +292,55 @@ static const char two_digits[201] = "0001020304050607080910111213141516171819202
 				     "50515253545556575859606162636465666768697071727374"
 				     "75767778798081828384858687888990919293949596979899";
 
-/* D * 10^k as text, 0 < D < 2^32 (the search writes the same from its digits) */
+/* D * 10^k as text, 0 < D < 10^9: layout()'s text, written with fixed-size copies
+ * (at most 26 bytes are stored into out, NUL included) */
 static size_t f32_digits(char *out, int neg, uint64_t D, int k)
 {
 	static const uint32_t p10u[10] = { 1,	      10,      100,	 1000,	    10000,
 					   100000,  1000000, 10000000, 100000000, 1000000000 };
-	char dig[12];
-	uint32_t d = (uint32_t)D; /* < 2^29 */
+	char dig[24], *p = out;
+	uint32_t d = (uint32_t)D;
 	while (d % 10 == 0)
 		d /= 10, k++;
 	int n = (int)(((32 - __builtin_clz(d)) * 1233) >> 12); /* digits, or one less */
 	n += d >= p10u[n];
+	memcpy(dig, "0000000000000000", 16); /* the zeros of 1e9 and the like */
 	int i = n;
 	for (; i >= 2; i -= 2, d /= 100)
 		memcpy(dig + i - 2, two_digits + 2 * (d % 100), 2);
 	if (i)
 		dig[0] = (char)('0' + d);
-	return layout(out, neg, dig, n, n - 1 + k);
+	int e = n - 1 + k;
+	*p = '-';
+	p += neg;
+	if (e >= 0 && e < 10) {
+		memcpy(p, dig, 16);
+		if (n > e + 1) { /* n <= 9, so at most 8 fraction digits */
+			p[e + 1] = '.';
+			memcpy(p + e + 2, dig + e + 1, 8);
+			p += n + 1;
+		} else {
+			memcpy(p + e + 1, ".0", 2);
+			p += e + 3;
+		}
+	} else if (e >= -4 && e < 0) {
+		memcpy(p, "0.000", 5);
+		p += 1 - e;
+		memcpy(p, dig, 16);
+		p += n;
+	} else {
+		p[0] = dig[0];
+		p[1] = '.';
+		memcpy(p + 2, dig + 1, 8);
+		p += n > 1 ? n + 1 : 3; /* "d.0" when there is one digit (dig[1] is '0') */
+		*p++ = 'e';
+		*p++ = e < 0 ? '-' : '+';
+		int ae = e < 0 ? -e : e;
+		memcpy(p, two_digits + 2 * ae, 2);
+		p += 2;
+	}
+	*p = 0;
+	return (size_t)(p - out);
 }
 
 /* 0 when the search must answer */
