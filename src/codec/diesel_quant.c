@@ -51,10 +51,36 @@ static unsigned quant10(double c)
 	return v < 0 ? 0 : v > 1023 ? 1023 : (unsigned)v;
 }
 
+static uint32_t pack_with(const double q[4], int k)
+{
+	double s = q[k] < 0 ? -1.0 : 1.0;
+	uint32_t code = (uint32_t)k;
+	for (int j = 1; j <= 3; j++)
+		code |= (uint32_t)quant10(s * q[(k + j) & 3]) << (2 + 10 * (j - 1));
+	return code;
+}
+
 /* The windowed minimum-error k-rule of spec 6.5: candidates are the components
  * within 0.02 of the largest magnitude; the one whose packed form decodes closest
- * to the typed values wins; ties go to the larger magnitude, then the lower k. */
+ * to the typed values wins; ties go to the larger magnitude, then the lower k.
+ * A lone candidate wins without the comparison (its error is finite when the
+ * values are); dsl_pack_quat_all always compares (test_diesel checks they agree). */
 uint32_t dsl_pack_quat(const double q[4])
+{
+	double m = 0;
+	int ncand = 0, only = 0;
+	for (int i = 0; i < 4; i++)
+		if (fabs(q[i]) > m)
+			m = fabs(q[i]);
+	for (int k = 0; k < 4; k++)
+		if (fabs(q[k]) >= m - 0.02)
+			ncand++, only = k;
+	if (ncand == 1 && m < INFINITY)
+		return pack_with(q, only);
+	return dsl_pack_quat_all(q);
+}
+
+uint32_t dsl_pack_quat_all(const double q[4])
 {
 	double m = 0, best_err = INFINITY;
 	uint32_t best = 0;
@@ -66,9 +92,7 @@ uint32_t dsl_pack_quat(const double q[4])
 		if (!(fabs(q[k]) >= m - 0.02))
 			continue;
 		double s = q[k] < 0 ? -1.0 : 1.0, dec[4], err = 0;
-		uint32_t code = (uint32_t)k;
-		for (int j = 1; j <= 3; j++)
-			code |= (uint32_t)quant10(s * q[(k + j) & 3]) << (2 + 10 * (j - 1));
+		uint32_t code = pack_with(q, k);
 		dsl_unpack_quat(code, dec);
 		for (int i = 0; i < 4; i++) {
 			double e = fabs(dec[i] - s * q[i]);
@@ -130,12 +154,17 @@ int main(void)
 {
 	char t[AF_NUM_MAX];
 	printf("/* Generated at build time from src/codec/diesel_quant.c: do not edit. */\n");
+	uint8_t len[65536];
 	printf("static const char cm_txt[65536][%d] = {\n", CM_TXT);
 	for (uint32_t c = 0; c < 65536; c++) {
 		size_t n = fmt_cm_slow(t, (uint16_t)c);
-		printf("\t\"%s\",\n", n < CM_TXT ? t : ""); /* "": dsl_fmt_cm asks the slow path */
+		len[c] = (uint8_t)(n < CM_TXT ? n : 0); /* 0: dsl_fmt_cm asks the slow path */
+		printf("\t\"%s\",\n", len[c] ? t : "");
 	}
-	printf("};\n");
+	printf("};\nstatic const uint8_t cm_len[65536] = {");
+	for (uint32_t c = 0; c < 65536; c++)
+		printf("%s%u,", c % 32 ? "" : "\n\t", len[c]);
+	printf("\n};\n");
 	return 0;
 }
 #else
@@ -143,10 +172,10 @@ int main(void)
 
 size_t dsl_fmt_cm(char *out, uint16_t code)
 {
-	if (!cm_txt[code][0])
+	if (!cm_len[code])
 		return fmt_cm_slow(out, code);
 	memcpy(out, cm_txt[code], CM_TXT);
-	return strlen(out);
+	return cm_len[code];
 }
 #endif
 
