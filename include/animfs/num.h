@@ -25,6 +25,9 @@ size_t af_fmt_f16(char *out, uint16_t half_bits);
 /* Fixed number of decimals, trailing zeros kept to at least one ("1.50" -> "1.5"?
  * no: exactly `decimals` digits after the point, minimum 1). */
 size_t af_fmt_fixed(char *out, double v, int decimals);
+/* r / 10^decimals with exactly `decimals` digits after the point, "15.0" when 0
+ * (decimals <= 18). */
+size_t af_fmt_dec(char *out, int64_t r, int decimals);
 size_t af_fmt_u64(char *out, uint64_t v);
 size_t af_fmt_i64(char *out, int64_t v);
 /* "0x" + exactly `digits` upper-case hex digits. */

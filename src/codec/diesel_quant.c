@@ -9,8 +9,6 @@
 #include "diesel_priv.h"
 
 static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
-static const uint64_t p10i[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-				 100000000, 1000000000 };
 
 double dsl_u16_to_cm(uint16_t code)
 {
@@ -108,27 +106,6 @@ uint32_t dsl_pack_quat_all(const double q[4])
 	return best;
 }
 
-/* r / 10^d as text with exactly d decimals ("15.0" when d == 0). */
-static size_t fmt_scaled(char *out, int64_t r, int d)
-{
-	char *p = out;
-	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
-	if (r < 0)
-		*p++ = '-';
-	p += af_fmt_u64(p, a / p10i[d]);
-	*p++ = '.';
-	if (d == 0) {
-		*p++ = '0';
-	} else {
-		uint64_t f = a % p10i[d];
-		for (int i = d - 1; i >= 0; i--, f /= 10)
-			p[i] = (char)('0' + f % 10);
-		p += d;
-	}
-	*p = 0;
-	return (size_t)(p - out);
-}
-
 static size_t fmt_cm_slow(char *out, uint16_t code)
 {
 	double cm = dsl_u16_to_cm(code);
@@ -137,7 +114,7 @@ static size_t fmt_cm_slow(char *out, uint16_t code)
 		uint16_t back;
 		/* r / 10^d is what strtod returns for the text: both are exact doubles */
 		if (!dsl_cm_to_u16((double)r / p10[d], &back) && back == code)
-			return fmt_scaled(out, r, d);
+			return af_fmt_dec(out, r, d);
 	}
 	return af_fmt_f64(out, cm); /* unreachable: 2 decimals always suffice */
 }
@@ -202,7 +179,7 @@ size_t dsl_fmt_quat(char *out, uint32_t code)
 				*p++ = ',';
 				*p++ = ' ';
 			}
-			p += fmt_scaled(p, r[i], d);
+			p += af_fmt_dec(p, r[i], d);
 		}
 		return (size_t)(p - out);
 	}

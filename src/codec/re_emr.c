@@ -87,18 +87,8 @@ static size_t deg_text(char *out, uint16_t code)
 		if (af_re_deg_quantize((double)(num < 0 ? -r : r) / p10[dec], &back) || back != code ||
 		    (dec == 0 && num < 0 && r == 0))
 			continue;
-		char *p = out;
-		if (num < 0)
-			*p++ = '-';
-		p += af_fmt_u64(p, (uint64_t)(r / p10[dec]));
-		if (dec) {
-			*p++ = '.';
-			for (int i = dec - 1, f = r % p10[dec]; i >= 0; i--, f /= 10)
-				p[i] = (char)('0' + f % 10);
-			p += dec;
-		}
-		*p = 0;
-		return (size_t)(p - out);
+		r = num < 0 ? -r : r; /* not 0 when num < 0: "-0" is skipped, "-0.0" fails */
+		return dec ? af_fmt_dec(out, r, dec) : af_fmt_i64(out, r);
 	}
 	return af_re_deg_fmt_slow(out, code); /* not reached: 2 decimals suffice */
 }

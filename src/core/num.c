@@ -13,6 +13,11 @@
 
 #define NUM_TEXT_MAX 128 /* longest number text the parsers accept */
 
+static const char two_digits[201] = "00010203040506070809101112131415161718192021222324"
+				     "25262728293031323334353637383940414243444546474849"
+				     "50515253545556575859606162636465666768697071727374"
+				     "75767778798081828384858687888990919293949596979899";
+
 /* Build the YAML text from significant digits dig[0..k) and exponent e
  * (value = d0.d1d2... x 10^e). */
 static size_t layout(char *out, int neg, const char *dig, int k, int e)
@@ -287,10 +292,6 @@ static int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
 	return 0;
 }
 
-static const char two_digits[201] = "00010203040506070809101112131415161718192021222324"
-				     "25262728293031323334353637383940414243444546474849"
-				     "50515253545556575859606162636465666768697071727374"
-				     "75767778798081828384858687888990919293949596979899";
 
 /* D * 10^k as text, 0 < D < 10^9: layout()'s text, written with fixed-size copies
  * (at most 26 bytes are stored into out, NUL included) */
@@ -475,25 +476,8 @@ size_t af_fmt_fixed(char *out, double v, int decimals)
 		decimals = 0;
 	if (decimals <= 9 && fabs(v) < 1e9) {
 		/* one rounding of |v| * 10^d, then integer digits: no printf on the hot path */
-		uint64_t D = (uint64_t)floor(fabs(v) * p10[decimals] + 0.5);
-		uint64_t scale = (uint64_t)p10[decimals];
-		uint64_t ip = D / scale, fp = D % scale;
-		char *p = out;
-		if (v < 0 && D)
-			*p++ = '-';
-		p += af_fmt_u64(p, ip);
-		*p++ = '.';
-		if (decimals == 0) {
-			*p++ = '0';
-		} else {
-			for (int i = decimals - 1; i >= 0; i--) {
-				p[i] = (char)('0' + fp % 10);
-				fp /= 10;
-			}
-			p += decimals;
-		}
-		*p = 0;
-		return (size_t)(p - out);
+		int64_t D = (int64_t)floor(fabs(v) * p10[decimals] + 0.5);
+		return af_fmt_dec(out, v < 0 ? -D : D, decimals);
 	}
 	if (decimals > 17)
 		decimals = 17;
@@ -502,18 +486,55 @@ size_t af_fmt_fixed(char *out, double v, int decimals)
 	return n > 0 ? (size_t)n : 0;
 }
 
+/* v's digits, at least `min` of them (leading zeros), ending just before end;
+ * returns where they start */
+static char *digits_before(char *end, uint64_t v, int min)
+{
+	char *p = end;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, two_digits + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, two_digits + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (end - p < min)
+		*--p = '0';
+	return p;
+}
+
 size_t af_fmt_u64(char *out, uint64_t v)
 {
-	char tmp[24];
-	int k = 0;
-	do {
-		tmp[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (int i = 0; i < k; i++)
-		out[i] = tmp[k - 1 - i];
-	out[k] = 0;
-	return (size_t)k;
+	char tmp[24], *p = digits_before(tmp + 24, v, 1);
+	size_t n = (size_t)(tmp + 24 - p);
+	memcpy(out, p, n);
+	out[n] = 0;
+	return n;
+}
+
+size_t af_fmt_dec(char *out, int64_t r, int decimals)
+{
+	char tmp[24], *o = out;
+	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
+	char *p = digits_before(tmp + 24, a, decimals + 1);
+	size_t n = (size_t)(tmp + 24 - p), ip = n - (size_t)decimals;
+	if (r < 0)
+		*o++ = '-';
+	memcpy(o, p, ip);
+	o += ip;
+	*o++ = '.';
+	if (decimals) {
+		memcpy(o, p + ip, (size_t)decimals);
+		o += decimals;
+	} else {
+		*o++ = '0';
+	}
+	*o = 0;
+	return (size_t)(o - out);
 }
 
 size_t af_fmt_i64(char *out, int64_t v)
