@@ -6,6 +6,10 @@
  *                                   "<seconds> <files> <YAML bytes>"
  *   animfs-bench codec FILE...      per codec: decode->YAML and YAML->encode throughput in MB/s
  *                                   of YAML, against zlib inflate alone and copying the output
+ *   animfs-bench which FILE...      "<codec>\t<file>" for each file a codec claims and decodes
+ *   animfs-bench inflate FILE...    zlib inflate alone of Diesel files; prints "<seconds> <files>"
+ *   animfs-bench cpu N CMD ARG...   runs CMD N times (output discarded); prints the median CPU
+ *                                   time of one run in ms (user + system, from wait4)
  *   animfs-bench save VIEW A B PLAIN N   N saves of VIEW through the mount, alternating the
  *                                   contents of files A and B (open, write, close: the time until
  *                                   close returns), each followed by the baseline: the same bytes
@@ -18,7 +22,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -287,6 +293,91 @@ static int cmd_decode(int argc, char **argv)
 	return 0;
 }
 
+static const struct af_codec *bid_file(const char *path, struct af_buf *in, struct af_diag *d)
+{
+	const char *base = strrchr(path, '/');
+	if (af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, in, d))
+		return NULL;
+	return af_codec_bid(base ? base + 1 : path, in->data, in->len < 64 ? in->len : 64);
+}
+
+static int cmd_which(int argc, char **argv)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	for (int i = 0; i < argc; i++) {
+		struct af_buf in = AF_BUF_INIT;
+		struct af_buf y = AF_BUF_INIT;
+		const struct af_codec *c = bid_file(argv[i], &in, &d);
+		if (c && c->to_yaml(in.data, in.len, NULL, &y, &d) == 0)
+			printf("%s\t%s\n", c->name, argv[i]);
+		af_buf_free(&y);
+		af_diag_clear(&d);
+		af_buf_free(&in);
+	}
+	af_diag_free(&d);
+	return 0;
+}
+
+/* The baseline of a Diesel decode: the inflate it starts with, nothing else. */
+static int cmd_inflate(int argc, char **argv)
+{
+	struct af_diag d;
+	double t = 0;
+	int n = 0;
+	af_diag_init(&d);
+	for (int i = 0; i < argc; i++) {
+		struct af_buf in = AF_BUF_INIT;
+		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, &in, &d) == 0 && in.len >= 6) {
+			double t0 = now();
+			uLongf outlen = af_le32_tail(&in);
+			uint8_t *o = malloc(outlen + 1);
+			if (o && uncompress(o, &outlen, in.data, (uLong)in.len - 4) == Z_OK)
+				n++;
+			free(o);
+			t += now() - t0;
+		}
+		af_diag_clear(&d);
+		af_buf_free(&in);
+	}
+	printf("%.6f %d\n", t, n);
+	af_diag_free(&d);
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b);
+
+static int cmd_cpu(int n, char **cmd)
+{
+	double *ms = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+	if (n <= 0 || !ms)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		struct rusage ru;
+		int status;
+		pid_t pid = fork();
+		if (pid == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execvp(cmd[0], cmd);
+			_exit(127);
+		}
+		if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) == 127) {
+			fprintf(stderr, "animfs-bench: cannot run %s\n", cmd[0]);
+			free(ms);
+			return 1;
+		}
+		ms[i] = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	}
+	qsort(ms, (size_t)n, sizeof(double), dbl_cmp);
+	printf("%.3f\n", ms[n / 2]);
+	free(ms);
+	return 0;
+}
+
 static int write_all(const char *path, const struct af_buf *b, int sync, double *ms)
 {
 	double t0 = now();
@@ -353,6 +444,12 @@ int main(int argc, char **argv)
 {
 	if (argc >= 7 && !strcmp(argv[1], "save"))
 		return cmd_save(argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "which"))
+		return cmd_which(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "inflate"))
+		return cmd_inflate(argc - 2, argv + 2);
+	if (argc >= 4 && !strcmp(argv[1], "cpu"))
+		return cmd_cpu(atoi(argv[2]), argv + 3);
 	if (argc >= 3 && !strcmp(argv[1], "decode"))
 		return cmd_decode(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "gen"))
@@ -360,6 +457,6 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "codec"))
 		return cmd_codec(argc - 2, argv + 2);
 	fprintf(stderr, "usage: animfs-bench gen DIR N | decode FILE... | codec FILE... | "
-			"save VIEW A B PLAIN N\n");
+			"which FILE... | inflate FILE... | cpu N CMD ARG... | save VIEW A B PLAIN N\n");
 	return 2;
 }
