@@ -266,82 +266,98 @@ static int cmd_codec(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_decode(int argc, char **argv)
+/* Calls fn for every file that can be read, with its bytes (freed after). */
+struct per_file {
+	double t;     /* seconds timed by fn */
+	size_t bytes; /* output bytes */
+	int n;        /* files fn counted */
+};
+
+static void each_file(int argc, char **argv, struct per_file *pf,
+		      void (*fn)(const char *path, const struct af_buf *in, struct per_file *pf,
+				 struct af_diag *d))
 {
 	struct af_diag d;
-	double t = 0;
-	size_t ybytes = 0;
-	int n = 0;
 	af_diag_init(&d);
 	for (int i = 0; i < argc; i++) {
-		struct af_buf in = AF_BUF_INIT, y = AF_BUF_INIT;
-		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, &in, &d) == 0) {
-			const char *base = strrchr(argv[i], '/');
-			double t0 = now();
-			const struct af_codec *c = af_codec_bid(base ? base + 1 : argv[i], in.data,
-								 in.len < 64 ? in.len : 64);
-			if (c && c->to_yaml(in.data, in.len, NULL, &y, &d) == 0)
-				n++, ybytes += y.len;
-			t += now() - t0;
-		}
+		struct af_buf in = AF_BUF_INIT;
+		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, &in, &d) == 0)
+			fn(argv[i], &in, pf, &d);
 		af_diag_clear(&d);
 		af_buf_free(&in);
-		af_buf_free(&y);
 	}
-	printf("%.6f %d %zu\n", t, n, ybytes);
 	af_diag_free(&d);
+}
+
+/* bid and decode one file: its codec, or NULL when none decodes it (the time
+ * includes the bid) */
+static const struct af_codec *decode_one(const char *path, const struct af_buf *in,
+					 struct per_file *pf, struct af_diag *d)
+{
+	const char *base = strrchr(path, '/');
+	struct af_buf y = AF_BUF_INIT;
+	double t0 = now();
+	const struct af_codec *c = af_codec_bid(base ? base + 1 : path, in->data,
+						 in->len < 64 ? in->len : 64);
+	if (c && c->to_yaml(in->data, in->len, NULL, &y, d) == 0)
+		pf->n++, pf->bytes += y.len;
+	else
+		c = NULL;
+	pf->t += now() - t0;
+	af_buf_free(&y);
+	return c;
+}
+
+static void decode_fn(const char *path, const struct af_buf *in, struct per_file *pf,
+		      struct af_diag *d)
+{
+	decode_one(path, in, pf, d);
+}
+
+static int cmd_decode(int argc, char **argv)
+{
+	struct per_file pf = { 0, 0, 0 };
+	each_file(argc, argv, &pf, decode_fn);
+	printf("%.6f %d %zu\n", pf.t, pf.n, pf.bytes);
 	return 0;
 }
 
-static const struct af_codec *bid_file(const char *path, struct af_buf *in, struct af_diag *d)
+static void which_fn(const char *path, const struct af_buf *in, struct per_file *pf,
+		     struct af_diag *d)
 {
-	const char *base = strrchr(path, '/');
-	if (af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, in, d))
-		return NULL;
-	return af_codec_bid(base ? base + 1 : path, in->data, in->len < 64 ? in->len : 64);
+	const struct af_codec *c = decode_one(path, in, pf, d);
+	if (c)
+		printf("%s\t%s\n", c->name, path);
 }
 
 static int cmd_which(int argc, char **argv)
 {
-	struct af_diag d;
-	af_diag_init(&d);
-	for (int i = 0; i < argc; i++) {
-		struct af_buf in = AF_BUF_INIT;
-		struct af_buf y = AF_BUF_INIT;
-		const struct af_codec *c = bid_file(argv[i], &in, &d);
-		if (c && c->to_yaml(in.data, in.len, NULL, &y, &d) == 0)
-			printf("%s\t%s\n", c->name, argv[i]);
-		af_buf_free(&y);
-		af_diag_clear(&d);
-		af_buf_free(&in);
-	}
-	af_diag_free(&d);
+	struct per_file pf = { 0, 0, 0 };
+	each_file(argc, argv, &pf, which_fn);
 	return 0;
 }
 
 /* The baseline of a Diesel decode: the inflate it starts with, nothing else. */
+static void inflate_fn(const char *path, const struct af_buf *in, struct per_file *pf,
+		       struct af_diag *d)
+{
+	(void)path, (void)d;
+	if (in->len < 6)
+		return;
+	double t0 = now();
+	uLongf outlen = af_le32_tail(in);
+	uint8_t *o = malloc(outlen + 1);
+	if (o && uncompress(o, &outlen, in->data, (uLong)in->len - 4) == Z_OK)
+		pf->n++, pf->bytes += outlen;
+	free(o);
+	pf->t += now() - t0;
+}
+
 static int cmd_inflate(int argc, char **argv)
 {
-	struct af_diag d;
-	double t = 0;
-	int n = 0;
-	af_diag_init(&d);
-	for (int i = 0; i < argc; i++) {
-		struct af_buf in = AF_BUF_INIT;
-		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, &in, &d) == 0 && in.len >= 6) {
-			double t0 = now();
-			uLongf outlen = af_le32_tail(&in);
-			uint8_t *o = malloc(outlen + 1);
-			if (o && uncompress(o, &outlen, in.data, (uLong)in.len - 4) == Z_OK)
-				n++;
-			free(o);
-			t += now() - t0;
-		}
-		af_diag_clear(&d);
-		af_buf_free(&in);
-	}
-	printf("%.6f %d\n", t, n);
-	af_diag_free(&d);
+	struct per_file pf = { 0, 0, 0 };
+	each_file(argc, argv, &pf, inflate_fn);
+	printf("%.6f %d\n", pf.t, pf.n);
 	return 0;
 }
 
