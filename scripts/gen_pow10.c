@@ -1,17 +1,22 @@
 /* Build-time generator of the power-of-ten tables behind the fast float printer in
  * src/core/num.c (run by CMake; writes a C header to stdout). Everything is computed
  * with exact big-integer arithmetic, so the tables do not depend on the host's floats.
- *   g[k]  64-bit multiplier: 10^-k = g * 2^e[k] * (1 - tiny), g = floor(10^-k 2^-e) + 1
+ *   g[k]  a multiplier just above 10^-k: g = floor(10^-k 2^-e[k]) + 1, 64 bits for f32,
+ *         128 bits for f64
  *   kreg[q], kirr[q]  floor(log10(2^q)) and floor(log10(3/4 2^q)) for the binary
- *   exponents q of f32 (v = c 2^q). */
+ *   exponents q (v = c 2^q); the f64 printer needs kreg only. The double estimate in
+ *   floor_log10 is only a starting point: every k is settled by exact comparison. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#define LIMBS 64 /* 2048 bits, far more than 2^(150+63) needs */
-#define QMIN (-149)
+#define LIMBS 48 /* 1536 bits: 2^(1077 + 127) is the largest number used */
+#define QMIN (-149) /* f32: v = c 2^q */
 #define QMAX 104
+#define DQMIN (-1074) /* f64 */
+#define DQMAX 971
 
 struct big {
 	uint32_t d[LIMBS]; /* least significant first */
@@ -76,119 +81,144 @@ static uint64_t big_bits64(const struct big *a, int lo)
 	return v;
 }
 
-static void big_pow(struct big *a, uint32_t base, int n, uint32_t times)
+static void big_shl(struct big *a, int n)
+{
+	for (int i = 32 * LIMBS - 1; i >= 0; i--) {
+		int from = i - n;
+		uint32_t bit = from >= 0 ? a->d[from / 32] >> (from % 32) & 1 : 0;
+		a->d[i / 32] = (a->d[i / 32] & ~(1u << (i % 32))) | bit << (i % 32);
+	}
+}
+
+/* times * 10^n */
+static void big_pow10(struct big *a, int n, uint32_t times)
 {
 	big_set(a, times);
 	for (int i = 0; i < n; i++)
-		big_mul(a, base);
+		big_mul(a, 10);
 }
 
-/* largest k with 10^k <= num * 2^q / den (num, den small) */
+/* 10^k <= num / den * 2^q, compared as den 2^-q 10^k <= num 2^q 10^-k (whole numbers) */
+static int fits(uint32_t num, uint32_t den, int q, int k)
+{
+	struct big l, r;
+	big_pow10(&l, k > 0 ? k : 0, den);
+	big_shl(&l, q < 0 ? -q : 0);
+	big_pow10(&r, k < 0 ? -k : 0, num);
+	big_shl(&r, q > 0 ? q : 0);
+	return big_cmp(&l, &r) <= 0;
+}
+
+/* floor(log10(num / den * 2^q)): an estimate in double, then settled exactly */
 static int floor_log10(uint32_t num, uint32_t den, int q)
 {
-	struct big a, b;
-	int k = 0;
-	/* compare 10^k * den * 2^max(-q,0) against num * 2^max(q,0) */
-	for (;;) {
-		/* try k + 1 while it fits, or k - 1 while k does not */
-		int kk = k;
-		big_pow(&a, 2, q > 0 ? q : 0, num);
-		big_pow(&b, 2, q < 0 ? -q : 0, den);
-		if (kk >= 0)
-			for (int i = 0; i < kk; i++)
-				big_mul(&b, 10);
-		else
-			for (int i = 0; i < -kk; i++)
-				big_mul(&a, 10);
-		int fits = big_cmp(&b, &a) <= 0; /* 10^k <= value */
-		if (!fits) {
-			k--;
-			continue;
-		}
-		/* does k + 1 fit too? */
-		big_pow(&a, 2, q > 0 ? q : 0, num);
-		big_pow(&b, 2, q < 0 ? -q : 0, den);
-		if (kk + 1 >= 0)
-			for (int i = 0; i < kk + 1; i++)
-				big_mul(&b, 10);
-		else
-			for (int i = 0; i < -(kk + 1); i++)
-				big_mul(&a, 10);
-		if (big_cmp(&b, &a) <= 0) {
-			k++;
-			continue;
-		}
-		return k;
-	}
+	int k = (int)floor((q + log2((double)num / den)) * 0.30102999566398120);
+	while (!fits(num, den, q, k))
+		k--;
+	while (fits(num, den, q, k + 1))
+		k++;
+	return k;
 }
 
-/* g and e with 10^-k < g 2^e <= 10^-k + 2^e, 2^63 <= g < 2^64 */
-static void mult(int k, uint64_t *g, int *e)
+/* w (64 or 128) bits g and e with 10^-k < g 2^e <= 10^-k + 2^e, 2^(w-1) <= g < 2^w;
+ * g is returned as hi, lo 64-bit words (lo unused when w = 64) */
+static void mult(int k, int w, uint64_t *hi, uint64_t *lo, int *e)
 {
 	struct big a;
-	uint64_t fl;
+	int at;
 	if (k <= 0) {
-		big_pow(&a, 10, -k, 1);
-		int b = big_bits(&a);
-		*e = b - 64;
-		fl = big_bits64(&a, b - 64);
+		big_pow10(&a, -k, 1);
+		at = big_bits(&a) - w;
+		*e = at;
 	} else {
 		struct big d;
-		big_pow(&d, 10, k, 1);
+		big_pow10(&d, k, 1);
 		int b = big_bits(&d);
-		big_pow(&a, 2, b + 63, 1);
+		big_set(&a, 1);
+		big_shl(&a, b + w - 1);
 		for (int i = 0; i < k; i++)
 			big_div(&a, 10);
-		*e = -(b + 63);
-		fl = big_bits64(&a, 0);
+		at = 0;
+		*e = -(b + w - 1);
 	}
-	if (!(fl >> 63) || fl == UINT64_MAX) {
+	*hi = big_bits64(&a, at + w - 64);
+	*lo = w == 128 ? big_bits64(&a, at) : 0;
+	uint64_t *low = w == 128 ? lo : hi;
+	if (!(*hi >> 63) || (*hi == UINT64_MAX && (w == 64 || *lo == UINT64_MAX))) {
 		fprintf(stderr, "gen_pow10: k=%d out of range\n", k);
 		exit(1);
 	}
-	*g = fl + 1;
+	if (++*low == 0) /* + 1: strictly above 10^-k */
+		++*hi;
+}
+
+static void print_k(const char *name, const int *k, int n)
+{
+	printf("static const int16_t %s[%d] = {", name, n);
+	for (int i = 0; i < n; i++)
+		printf("%s%d,", i % 16 ? " " : "\n\t", k[i]);
+	printf("\n};\n");
+}
+
+/* the fraction of the scaled values is kept in T = -(q + e) bits (num.c): T must lie
+ * in tlo..thi for every q */
+static int check_T(const int *kq, int qmin, int qmax, int kmin, const int *e, int tlo, int thi)
+{
+	for (int q = qmin; q <= qmax; q++) {
+		int T = -(q + e[kq[q - qmin] - kmin]);
+		if (T < tlo || T > thi) {
+			fprintf(stderr, "gen_pow10: q=%d: T=%d outside %d..%d\n", q, T, tlo, thi);
+			return -1;
+		}
+	}
+	return 0;
 }
 
 int main(void)
 {
-	int kreg[QMAX - QMIN + 1], kirr[QMAX - QMIN + 1], kmin = 0, kmax = 0;
+	static int kreg[QMAX - QMIN + 1], kirr[QMAX - QMIN + 1], kd[DQMAX - DQMIN + 1];
+	static int e[1024], ed[1024];
+	static uint64_t g[1024], gh[1024], gl[1024];
+	int kmin = 0, kmax = 0, dmin = 0, dmax = 0;
 	for (int q = QMIN; q <= QMAX; q++) {
-		kreg[q - QMIN] = floor_log10(1, 1, q);
-		kirr[q - QMIN] = floor_log10(3, 4, q);
-		int lo = kreg[q - QMIN] < kirr[q - QMIN] ? kreg[q - QMIN] : kirr[q - QMIN];
-		int hi = kreg[q - QMIN] > kirr[q - QMIN] ? kreg[q - QMIN] : kirr[q - QMIN];
-		kmin = lo < kmin ? lo : kmin;
-		kmax = hi > kmax ? hi : kmax;
+		int a = kreg[q - QMIN] = floor_log10(1, 1, q), b = kirr[q - QMIN] = floor_log10(3, 4, q);
+		kmin = a < kmin ? a : b < kmin ? b : kmin;
+		kmax = a > kmax ? a : b > kmax ? b : kmax;
 	}
+	for (int q = DQMIN; q <= DQMAX; q++) {
+		int a = kd[q - DQMIN] = floor_log10(1, 1, q);
+		dmin = a < dmin ? a : dmin;
+		dmax = a > dmax ? a : dmax;
+	}
+	for (int k = kmin; k <= kmax; k++) {
+		uint64_t unused;
+		mult(k, 64, &g[k - kmin], &unused, &e[k - kmin]);
+	}
+	for (int k = dmin; k <= dmax; k++)
+		mult(k, 128, &gh[k - dmin], &gl[k - dmin], &ed[k - dmin]);
+	if (check_T(kreg, QMIN, QMAX, kmin, e, 56, 64) || check_T(kirr, QMIN, QMAX, kmin, e, 56, 64) ||
+	    check_T(kd, DQMIN, DQMAX, dmin, ed, 124, 128))
+		return 1;
 	printf("/* Generated by scripts/gen_pow10.c at build time: do not edit. */\n");
+	printf("/* f32: 64-bit multipliers */\n");
 	printf("#define P10_QMIN (%d)\n#define P10_QMAX %d\n", QMIN, QMAX);
 	printf("#define P10_KMIN (%d)\n#define P10_KMAX %d\n", kmin, kmax);
 	printf("static const uint64_t p10_g[%d] = {\n", kmax - kmin + 1);
-	int e[512];
-	uint64_t g[512];
-	for (int k = kmin; k <= kmax; k++)
-		mult(k, &g[k - kmin], &e[k - kmin]);
 	for (int k = kmin; k <= kmax; k++)
 		printf("\t0x%016llxull, /* 10^%d */\n", (unsigned long long)g[k - kmin], -k);
-	/* num.c keeps the scaled values' fraction in T = -(q + e) bits of a 128-bit
-	 * product with a 27-bit integer: T must lie in 56..64 */
-	for (int q = QMIN; q <= QMAX; q++)
-		for (int j = 0; j < 2; j++) {
-			int k = j ? kirr[q - QMIN] : kreg[q - QMIN], T = -(q + e[k - kmin]);
-			if (T < 56 || T > 64) {
-				fprintf(stderr, "gen_pow10: q=%d: T=%d outside 56..64\n", q, T);
-				return 1;
-			}
-		}
-	printf("};\nstatic const int16_t p10_e[%d] = {", kmax - kmin + 1);
-	for (int k = kmin; k <= kmax; k++)
-		printf("%s%d,", (k - kmin) % 16 ? " " : "\n\t", e[k - kmin]);
-	printf("\n};\nstatic const int8_t p10_kreg[%d] = {", QMAX - QMIN + 1);
-	for (int q = QMIN; q <= QMAX; q++)
-		printf("%s%d,", (q - QMIN) % 16 ? " " : "\n\t", kreg[q - QMIN]);
-	printf("\n};\nstatic const int8_t p10_kirr[%d] = {", QMAX - QMIN + 1);
-	for (int q = QMIN; q <= QMAX; q++)
-		printf("%s%d,", (q - QMIN) % 16 ? " " : "\n\t", kirr[q - QMIN]);
-	printf("\n};\n");
+	printf("};\n");
+	print_k("p10_e", e, kmax - kmin + 1);
+	print_k("p10_kreg", kreg, QMAX - QMIN + 1);
+	print_k("p10_kirr", kirr, QMAX - QMIN + 1);
+	printf("/* f64: 128-bit multipliers (high, low word) */\n");
+	printf("#define P10D_QMIN (%d)\n#define P10D_QMAX %d\n", DQMIN, DQMAX);
+	printf("#define P10D_KMIN (%d)\n#define P10D_KMAX %d\n", dmin, dmax);
+	printf("static const uint64_t p10d_g[%d][2] = {\n", dmax - dmin + 1);
+	for (int k = dmin; k <= dmax; k++)
+		printf("\t{ 0x%016llxull, 0x%016llxull }, /* 10^%d */\n", (unsigned long long)gh[k - dmin],
+		       (unsigned long long)gl[k - dmin], -k);
+	printf("};\n");
+	print_k("p10d_e", ed, dmax - dmin + 1);
+	print_k("p10d_kreg", kd, DQMAX - DQMIN + 1);
 	return 0;
 }

@@ -15,12 +15,16 @@
 size_t af_fmt_f32(char *out, float v);
 /* The same text, always computed (af_fmt_f32 memoises recent values). */
 size_t af_fmt_f32_uncached(char *out, float v);
-/* The two ways af_fmt_f32_uncached computes it, for the tests and scripts/f32_exhaustive:
+/* The two ways af_fmt_f32_uncached computes it, for the tests and scripts/printer_check.c:
  * the fast printer (returns 0 in the rare case it leaves to the search) and the search
  * that defines the text (the fewest digits that read back, by trial parsing). */
 size_t af_fmt_f32_fast(char *out, float v);
 size_t af_fmt_f32_search(char *out, float v);
 size_t af_fmt_f64(char *out, double v);
+/* Its fast printer (0 when it leaves the value to the search) and the search that
+ * defines the text (printf's digits, the fewest that read back). */
+size_t af_fmt_f64_fast(char *out, double v);
+size_t af_fmt_f64_search(char *out, double v);
 size_t af_fmt_f16(char *out, uint16_t half_bits);
 /* Fixed number of decimals, trailing zeros kept to at least one ("1.50" -> "1.5"?
  * no: exactly `decimals` digits after the point, minimum 1). */

@@ -18,6 +18,27 @@ static const char two_digits[201] = "0001020304050607080910111213141516171819202
 				     "50515253545556575859606162636465666768697071727374"
 				     "75767778798081828384858687888990919293949596979899";
 
+/* v's digits, at least `min` of them (leading zeros), ending just before end;
+ * returns where they start */
+static char *digits_before(char *end, uint64_t v, int min)
+{
+	char *p = end;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, two_digits + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, two_digits + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (end - p < min)
+		*--p = '0';
+	return p;
+}
+
 /* Build the YAML text from significant digits dig[0..k) and exponent e
  * (value = d0.d1d2... x 10^e). */
 static size_t layout(char *out, int neg, const char *dig, int k, int e)
@@ -230,7 +251,7 @@ static size_t shortest(char *out, int neg, double av, int maxp,
 }
 
 /* The reference f32 printer: the search above, which defines the text (the fast
- * printer below must agree with it on every bit pattern; scripts/f32_exhaustive.c). */
+ * printer below must agree with it on every bit pattern; scripts/printer_check.c). */
 size_t af_fmt_f32_search(char *out, float v)
 {
 	uint32_t bits = af_f32_bits(v);
@@ -253,7 +274,7 @@ size_t af_fmt_f32_search(char *out, float v)
  * table value g that is above the exact power by less than one unit; a result whose
  * fraction is too small to tell the error from an exact integer is settled by exact
  * divisibility, and anything still undecided goes to the search (never seen in
- * practice: scripts/f32_exhaustive.c counts them). The tables: num_pow10.h. */
+ * practice: scripts/printer_check.c counts them). The tables: num_pow10.h. */
 
 static const uint32_t pow5[14] = { 1,	    5,	      25,	125,	   625,	    3125,     15625,
 				   78125,   390625,   1953125,	9765625,   48828125, 244140625,
@@ -344,6 +365,29 @@ static size_t f32_digits(char *out, int neg, uint64_t D, int k)
 	return (size_t)(p - out);
 }
 
+/* The decimal (in units of 10^k) for the scaled interval l..r around x, whose ends
+ * belong to it when `closed`: the multiple of 10 inside when there is one, else the
+ * integer inside; 0 when both integers around x are inside (*s is the lower; the
+ * caller picks by nearness), or when the scaled values say the impossible. */
+static uint64_t pick(const struct scaled *l, const struct scaled *x, const struct scaled *r,
+		     int closed, uint64_t *s)
+{
+	/* in units of 10^k / 4: the multiples 4n allowed are lmin..rmax */
+	uint64_t lmin = closed ? l->fl + !l->exact : l->fl + 1;
+	uint64_t rmax = closed || !r->exact ? r->fl : r->fl - 1;
+	uint64_t u = x->fl >> 2, up = u / 10 * 10;
+	int upin = up && 4 * up >= lmin, wpin = 4 * (up + 10) <= rmax;
+	*s = u;
+	if (upin != wpin)
+		return upin ? up : up + 10;
+	int uin = 4 * u >= lmin, win = 4 * (u + 1) <= rmax;
+	if (uin != win)
+		return uin ? u : u + 1;
+	if (!uin || upin)
+		*s = 0; /* cannot happen (width >= 1 and < 10 units) */
+	return 0;
+}
+
 /* 0 when the search must answer */
 static size_t f32_fast(char *out, uint32_t bits, float av)
 {
@@ -355,22 +399,14 @@ static size_t f32_fast(char *out, uint32_t bits, float av)
 	int k = irregular ? p10_kirr[q - P10_QMIN] : p10_kreg[q - P10_QMIN];
 	uint32_t cb = c << 2;
 	struct scaled l, x, r;
+	uint64_t s, D;
 	if (scale_f32(cb - (irregular ? 1 : 2), q, k, &l) || scale_f32(cb, q, k, &x) ||
 	    scale_f32(cb + 2, q, k, &r))
 		return 0;
-	/* in units of 10^k / 4: the multiples 4n allowed are lmin..rmax */
-	int even = !(c & 1);
-	uint64_t lmin = even ? l.fl + !l.exact : l.fl + 1;
-	uint64_t rmax = even || !r.exact ? r.fl : r.fl - 1;
-	uint64_t s = x.fl >> 2, up = s / 10 * 10;
-	int upin = up && 4 * up >= lmin, wpin = 4 * (up + 10) <= rmax;
-	if (upin != wpin)
-		return f32_digits(out, neg, upin ? up : up + 10, k);
-	int uin = 4 * s >= lmin, win = 4 * (s + 1) <= rmax;
-	if (uin != win)
-		return f32_digits(out, neg, uin ? s : s + 1, k);
-	if (!uin || upin)
-		return 0; /* cannot happen (width >= 1 and < 10 units) */
+	if ((D = pick(&l, &x, &r, !(c & 1), &s)))
+		return f32_digits(out, neg, D, k);
+	if (!s)
+		return 0;
 	uint64_t mid = 4 * s + 2; /* both in: the nearer, the lower on a tie */
 	uint64_t near = (x.one - 1) >> 8;
 	if ((x.fl == mid && !x.exact && x.frac < near) ||
@@ -427,7 +463,9 @@ size_t af_fmt_f32(char *out, float v)
 	return n;
 }
 
-size_t af_fmt_f64(char *out, double v)
+/* The reference f64 printer: for each number of significant digits, printf's correctly
+ * rounded digits (ties to even); the fewest that read back win (a binary search). */
+size_t af_fmt_f64_search(char *out, double v)
 {
 	uint64_t bits = af_f64_bits(v);
 	int neg = (int)(bits >> 63);
@@ -459,6 +497,76 @@ size_t af_fmt_f64(char *out, double v)
 	return layout(out, neg, best, bk, be);
 }
 
+/* ---- the fast f64 printer: the f32 printer's idea with 128-bit multipliers. Away
+ * from powers of two the rounding interval is symmetric, so the search's answer is the
+ * multiple of 10^(k+1) inside when there is one, else the multiple of 10^k nearest v,
+ * the even one on a tie (printf's rounding). At a power of two the nearer lower
+ * neighbour makes the search's answer depend on its path: those 2046 values, like the
+ * undecided ones, go to the search. scripts/printer_check.c -d compares the two. */
+static const uint64_t pow5_64[24] = {
+	1ull,		   5ull,	       25ull,		   125ull,
+	625ull,		   3125ull,	       15625ull,	   78125ull,
+	390625ull,	   1953125ull,	       9765625ull,	   48828125ull,
+	244140625ull,	   1220703125ull,      6103515625ull,	   30517578125ull,
+	152587890625ull,   762939453125ull,    3814697265625ull,   19073486328125ull,
+	95367431640625ull, 476837158203125ull, 2384185791015625ull, 11920928955078125ull,
+};
+
+/* cp 2^q 10^-k for cp < 2^56 (only fl and exact are set) */
+static int scale_f64(uint64_t cp, int q, int k, struct scaled *s)
+{
+	const uint64_t *g = p10d_g[k - P10D_KMIN];
+	int sh = -(q + p10d_e[k - P10D_KMIN]) - 64; /* 60..64: the generator checks it */
+	unsigned __int128 lo = (unsigned __int128)cp * g[1], hi = (unsigned __int128)cp * g[0];
+	unsigned __int128 mid = hi + (lo >> 64); /* the product is mid 2^64 + low word of lo */
+	s->fl = (uint64_t)(mid >> sh);
+	s->frac = s->one = 0;
+	if ((mid & (((unsigned __int128)1 << sh) - 1)) || (uint64_t)lo > cp) {
+		s->exact = 0;
+		return 0;
+	}
+	if (k >= 0 && (k > 23 || cp % pow5_64[k]))
+		return -1;
+	if (__builtin_ctzll(cp) + q - k < 0) /* the power of two left after the fives */
+		return -1;
+	s->exact = 1;
+	return 0;
+}
+
+static size_t f64_fast(char *out, uint64_t bits)
+{
+	int neg = (int)(bits >> 63);
+	uint64_t be = bits >> 52 & 0x7FF, t = bits & ((1ull << 52) - 1);
+	if (t == 0 && be > 1)
+		return 0; /* a power of two */
+	uint64_t c = be ? t | 1ull << 52 : t, cb = c << 2, s, D;
+	int q = be ? (int)be - 1075 : -1074, k = p10d_kreg[q - P10D_QMIN];
+	struct scaled l, x, r;
+	if (scale_f64(cb - 2, q, k, &l) || scale_f64(cb, q, k, &x) || scale_f64(cb + 2, q, k, &r))
+		return 0;
+	if (!(D = pick(&l, &x, &r, !(c & 1), &s))) {
+		if (!s)
+			return 0;
+		uint64_t mid = 4 * s + 2; /* both in: the nearer, the even one on a tie */
+		D = x.fl < mid || (x.fl == mid && x.exact && !(s & 1)) ? s : s + 1;
+	}
+	char dig[24], *p = digits_before(dig + 24, D, 1);
+	return layout(out, neg, p, (int)(dig + 24 - p), (int)(dig + 24 - p) - 1 + k);
+}
+
+size_t af_fmt_f64_fast(char *out, double v)
+{
+	if (isnan(v) || isinf(v) || v == 0)
+		return af_fmt_f64_search(out, v);
+	return f64_fast(out, af_f64_bits(v));
+}
+
+size_t af_fmt_f64(char *out, double v)
+{
+	size_t n = af_fmt_f64_fast(out, v);
+	return n ? n : af_fmt_f64_search(out, v);
+}
+
 size_t af_fmt_f16(char *out, uint16_t h)
 {
 	int neg = h >> 15;
@@ -484,27 +592,6 @@ size_t af_fmt_fixed(char *out, double v, int decimals)
 	int n = decimals ? snprintf(out, AF_NUM_MAX, "%.*f", decimals, v)
 			 : snprintf(out, AF_NUM_MAX, "%.0f.0", v);
 	return n > 0 ? (size_t)n : 0;
-}
-
-/* v's digits, at least `min` of them (leading zeros), ending just before end;
- * returns where they start */
-static char *digits_before(char *end, uint64_t v, int min)
-{
-	char *p = end;
-	while (v >= 100) {
-		p -= 2;
-		memcpy(p, two_digits + 2 * (v % 100), 2);
-		v /= 100;
-	}
-	if (v >= 10) {
-		p -= 2;
-		memcpy(p, two_digits + 2 * v, 2);
-	} else {
-		*--p = (char)('0' + v);
-	}
-	while (end - p < min)
-		*--p = '0';
-	return p;
 }
 
 size_t af_fmt_u64(char *out, uint64_t v)

@@ -89,7 +89,7 @@ static void check_fast_is_search(uint32_t bits)
 		fail_msg("f32 0x%08x: fast printer '%s', search '%s'", bits, a, b);
 }
 
-/* The sampled version of scripts/f32_exhaustive.c (which checks all 2^32 patterns):
+/* The sampled version of scripts/printer_check.c (which checks all 2^32 patterns):
  * the fast printer writes exactly the search's text. Every 1999th pattern (both
  * signs, every exponent), every power of two and its neighbours (the narrower lower
  * half-interval), the subnormals near zero, and a million random patterns. */
@@ -219,6 +219,33 @@ static void test_f64(void **state)
 	assert_string_equal(t, "0.1");
 }
 
+static void check_f64_fast_is_search(double v)
+{
+	char a[AF_NUM_MAX], b[AF_NUM_MAX];
+	size_t na = af_fmt_f64(a, v), nb = af_fmt_f64_search(b, v);
+	if (na != nb || memcmp(a, b, na + 1))
+		fail_msg("f64 0x%016llx: fast printer '%s', search '%s'",
+			 (unsigned long long)af_f64_bits(v), a, b);
+}
+
+/* The f64 half of scripts/printer_check.c, sampled: random patterns, widened floats
+ * (exact integers and ties), round decimals and their neighbours, powers of two. */
+static void test_f64_fast_is_search(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 100000; i++) {
+		double v = af_f64_from_bits((uint64_t)next32() << 32 | next32());
+		check_f64_fast_is_search(v);
+		check_f64_fast_is_search((double)af_f32_from_bits(next32()));
+		double d = (double)(next32() % 100000) * pow(10, (int)(next32() % 60) - 30);
+		check_f64_fast_is_search(d);
+		check_f64_fast_is_search(nextafter(d, 0));
+		check_f64_fast_is_search(nextafter(d, INFINITY));
+	}
+	for (int e = -1074; e <= 1023; e++)
+		check_f64_fast_is_search(ldexp(1.0, e));
+}
+
 static void test_parse_strict(void **state)
 {
 	(void)state;
@@ -291,7 +318,8 @@ int main(void)
 		cmocka_unit_test(test_f32_edges),     cmocka_unit_test(test_f32_random),
 		cmocka_unit_test(test_f32_memo),      cmocka_unit_test(test_f32_fast_is_search),
 		cmocka_unit_test(test_f32_shortest),  cmocka_unit_test(test_f16_exhaustive),
-		cmocka_unit_test(test_f64),           cmocka_unit_test(test_parse_strict),
+		cmocka_unit_test(test_f64),           cmocka_unit_test(test_f64_fast_is_search),
+		cmocka_unit_test(test_parse_strict),
 		cmocka_unit_test(test_fixed_hex),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
