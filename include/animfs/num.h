@@ -11,6 +11,9 @@
 
 #define AF_NUM_MAX 40 /* enough for any number this module prints, plus NUL */
 
+/* Every printer below may store up to AF_NUM_MAX bytes at out (they copy in fixed-size
+ * blocks), so out must have room for that many whatever the text's length. */
+
 /* Each returns the length written (no NUL is counted; one is written). */
 size_t af_fmt_f32(char *out, float v);
 /* The same text, always computed (af_fmt_f32 memoises recent values). */

@@ -596,30 +596,43 @@ size_t af_fmt_fixed(char *out, double v, int decimals)
 
 size_t af_fmt_u64(char *out, uint64_t v)
 {
-	char tmp[24], *p = digits_before(tmp + 24, v, 1);
-	size_t n = (size_t)(tmp + 24 - p);
-	memcpy(out, p, n);
+	static const uint64_t p10u[20] = {
+		1ull,	       1ull * 10,     1ull * 100,    1000ull,	  10000ull,
+		100000ull,     1000000ull,    10000000ull,   100000000ull, 1000000000ull,
+		10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+	};
+	int n = (int)(((64 - __builtin_clzll(v | 1)) * 1233) >> 12); /* digits, or one less */
+	n += n < 20 && v >= p10u[n];
+	n += !n; /* "0" */
+	digits_before(out + n, v, 1);
 	out[n] = 0;
-	return n;
+	return (size_t)n;
 }
 
 size_t af_fmt_dec(char *out, int64_t r, int decimals)
 {
-	char tmp[24], *o = out;
+	char tmp[48], *o = out;
 	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
+	memset(tmp + 24, '0', 24); /* what the fixed-size copies read past the digits */
 	char *p = digits_before(tmp + 24, a, decimals + 1);
 	size_t n = (size_t)(tmp + 24 - p), ip = n - (size_t)decimals;
-	if (r < 0)
-		*o++ = '-';
+	*o = '-';
+	o += r < 0;
+	if (n <= 16) { /* fixed-size copies (the callers' AF_NUM_MAX bytes hold them) */
+		memcpy(o, p, 16);
+		o[ip] = '.';
+		memcpy(o + ip + 1, p + ip, 16);
+		o += n + 1 + !decimals; /* "15.0" when there are no decimals */
+		*o = 0;
+		return (size_t)(o - out);
+	}
 	memcpy(o, p, ip);
 	o += ip;
 	*o++ = '.';
-	if (decimals) {
-		memcpy(o, p + ip, (size_t)decimals);
-		o += decimals;
-	} else {
-		*o++ = '0';
-	}
+	memcpy(o, decimals ? p + ip : "0", decimals ? (size_t)decimals : 1);
+	o += decimals ? decimals : 1;
 	*o = 0;
 	return (size_t)(o - out);
 }

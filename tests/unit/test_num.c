@@ -246,6 +246,31 @@ static void test_f64_fast_is_search(void **state)
 		check_f64_fast_is_search(ldexp(1.0, e));
 }
 
+/* af_fmt_u64 and af_fmt_dec (fixed-size copies, two digits at a time) against printf */
+static void test_fmt_dec(void **state)
+{
+	(void)state;
+	char a[AF_NUM_MAX], b[64], f[32];
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = (uint64_t)next32() << 32 | next32(), v = r >> (next32() % 64);
+		size_t n = af_fmt_u64(a, v);
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+		assert_string_equal(a, b);
+		assert_int_equal(n, strlen(b));
+		int d = (int)(next32() % 19);
+		int64_t x = (int64_t)(v >> 1) * (next32() & 1 ? -1 : 1);
+		uint64_t ax = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, p = 1;
+		for (int k = 0; k < d; k++)
+			p *= 10;
+		snprintf(f, sizeof(f), "%0*llu", d, (unsigned long long)(ax % p));
+		snprintf(b, sizeof(b), "%s%llu.%s", x < 0 ? "-" : "", (unsigned long long)(ax / p),
+			 d ? f : "0");
+		n = af_fmt_dec(a, x, d);
+		assert_string_equal(a, b);
+		assert_int_equal(n, strlen(b));
+	}
+}
+
 static void test_parse_strict(void **state)
 {
 	(void)state;
@@ -319,7 +344,7 @@ int main(void)
 		cmocka_unit_test(test_f32_memo),      cmocka_unit_test(test_f32_fast_is_search),
 		cmocka_unit_test(test_f32_shortest),  cmocka_unit_test(test_f16_exhaustive),
 		cmocka_unit_test(test_f64),           cmocka_unit_test(test_f64_fast_is_search),
-		cmocka_unit_test(test_parse_strict),
+		cmocka_unit_test(test_parse_strict),  cmocka_unit_test(test_fmt_dec),
 		cmocka_unit_test(test_fixed_hex),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
