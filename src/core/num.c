@@ -436,13 +436,13 @@ size_t af_fmt_f32_uncached(char *out, float v)
 }
 
 /* Animation files repeat the same floats (every track of a clip shares its key
- * times), and the shortest search costs ~90 ns: a small per-thread direct-mapped
- * memo of finished texts, keyed by the bits, so a repeat costs a copy. */
+ * times): a small per-thread direct-mapped memo of finished texts, keyed by the bits,
+ * so a repeat costs a copy (~5 ns, against ~30 ns for the fast printer). */
 #define F32_MEMO 1024
-struct f32_memo {
+struct f32_memo { /* 16 bytes: the memo stays small in the cache; longer texts pass by */
 	uint32_t bits;
 	uint8_t len; /* 0: empty */
-	char txt[AF_NUM_MAX > 27 ? 27 : AF_NUM_MAX];
+	char txt[11];
 };
 static _Thread_local struct f32_memo f32_memo[F32_MEMO];
 
