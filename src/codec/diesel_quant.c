@@ -161,6 +161,15 @@ size_t dsl_fmt_cm_slow(char *out, uint16_t code)
 	return fmt_cm_slow(out, code);
 }
 
+/* llround for |x| < 2^52, inline: x - trunc(x) is exact there, so comparing it with
+ * one half rounds exactly as llround does (half away from zero). */
+static int64_t round_half_away(double x)
+{
+	int64_t t = (int64_t)x;
+	double f = x - (double)t;
+	return t + (f >= 0.5) - (f <= -0.5);
+}
+
 size_t dsl_fmt_quat(char *out, uint32_t code)
 {
 	double q[4], v[4];
@@ -168,7 +177,7 @@ size_t dsl_fmt_quat(char *out, uint32_t code)
 	dsl_unpack_quat(code, q);
 	for (int d = 3; d <= 9; d++) {
 		for (int i = 0; i < 4; i++) {
-			r[i] = (int64_t)llround(q[i] * p10[d]);
+			r[i] = round_half_away(q[i] * p10[d]); /* |q| <= 1 */
 			v[i] = (double)r[i] / p10[d];
 		}
 		if (dsl_pack_quat(v) != code)
