@@ -48,34 +48,32 @@ static size_t layout(char *out, int neg, const char *dig, int k, int e)
 		k--;
 	if (neg)
 		*p++ = '-';
-	if (e >= 0 && e < 10) {
-		if (k > e + 1) {
-			memcpy(p, dig, (size_t)e + 1);
-			p += e + 1;
+	if (e >= -4 && e < 10) {
+		if (e >= 0) {
+			for (int i = 0; i <= e; i++)
+				*p++ = i < k ? dig[i] : '0';
 			*p++ = '.';
-			memcpy(p, dig + e + 1, (size_t)(k - e - 1));
-			p += k - e - 1;
+			if (k > e + 1)
+				for (int i = e + 1; i < k; i++)
+					*p++ = dig[i];
+			else
+				*p++ = '0';
 		} else {
-			memcpy(p, dig, (size_t)k);
-			memset(p + k, '0', (size_t)(e + 1 - k));
-			p += e + 1;
-			memcpy(p, ".0", 2);
-			p += 2;
+			*p++ = '0';
+			*p++ = '.';
+			for (int i = 0; i < -e - 1; i++)
+				*p++ = '0';
+			for (int i = 0; i < k; i++)
+				*p++ = dig[i];
 		}
-	} else if (e >= -4 && e < 0) {
-		memcpy(p, "0.000", (size_t)(1 - e));
-		p += 1 - e;
-		memcpy(p, dig, (size_t)k);
-		p += k;
 	} else {
 		*p++ = dig[0];
 		*p++ = '.';
-		if (k > 1) {
-			memcpy(p, dig + 1, (size_t)k - 1);
-			p += k - 1;
-		} else {
+		if (k > 1)
+			for (int i = 1; i < k; i++)
+				*p++ = dig[i];
+		else
 			*p++ = '0';
-		}
 		*p++ = 'e';
 		*p++ = e < 0 ? '-' : '+';
 		int ae = e < 0 ? -e : e;
