@@ -8,6 +8,8 @@
  *                                   of YAML, against zlib inflate alone and copying the output
  *   animfs-bench which FILE...      "<codec>\t<file>" for each file a codec claims and decodes
  *   animfs-bench inflate FILE...    zlib inflate alone of Diesel files; prints "<seconds> <files>"
+ *   animfs-bench printers N         ns per value of the fast f32 and f64 printers and of the
+ *                                   searches they replace (their baselines), on N random values
  *   animfs-bench cpu N CMD ARG...   runs CMD N times (output discarded); prints the median CPU
  *                                   time of one run in ms (user + system, from wait4)
  *   animfs-bench save VIEW A B PLAIN N   N saves of VIEW through the mount, alternating the
@@ -32,6 +34,7 @@
 
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
+#include "animfs/num.h"
 #include "animfs/yamlio.h"
 
 static double now(void)
@@ -363,6 +366,41 @@ static int cmd_inflate(int argc, char **argv)
 
 static int dbl_cmp(const void *a, const void *b);
 
+/* ns per value of one printer (p32 on f, or p64 on v) */
+static double ns_per(int n, const float *f, const double *v, size_t (*p32)(char *, float),
+		     size_t (*p64)(char *, double), size_t *sum)
+{
+	char t[AF_NUM_MAX];
+	double t0 = now();
+	for (int i = 0; i < n; i++)
+		*sum += p32 ? p32(t, f[i]) : p64(t, v[i]);
+	return (now() - t0) / n * 1e9;
+}
+
+/* values in [-100, 100) as in animation data */
+static int cmd_printers(int n)
+{
+	float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	size_t sum = 0;
+	if (n <= 0 || !f || !v)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		v[i] = urand() * 200 - 100;
+		f[i] = (float)v[i];
+	}
+	double a = ns_per(n, f, v, af_fmt_f32_uncached, NULL, &sum);
+	double b = ns_per(n, f, v, af_fmt_f32_search, NULL, &sum);
+	double c = ns_per(n, f, v, NULL, af_fmt_f64, &sum);
+	double d = ns_per(n, f, v, NULL, af_fmt_f64_search, &sum);
+	printf("f32: fast %.1f ns, search %.1f ns (ratio %.2f); f64: fast %.1f ns, search %.1f ns "
+	       "(ratio %.2f); %d random values in [-100, 100) (%zu)\n", a, b, b / a, c, d, d / c, n,
+	       sum % 10);
+	free(f);
+	free(v);
+	return 0;
+}
+
 static int cmd_cpu(int n, char **cmd)
 {
 	double *ms = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
@@ -464,6 +502,8 @@ int main(int argc, char **argv)
 		return cmd_which(argc - 2, argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "inflate"))
 		return cmd_inflate(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "printers"))
+		return cmd_printers(atoi(argv[2]));
 	if (argc >= 4 && !strcmp(argv[1], "cpu"))
 		return cmd_cpu(atoi(argv[2]), argv + 3);
 	if (argc >= 3 && !strcmp(argv[1], "decode"))
@@ -473,6 +513,6 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "codec"))
 		return cmd_codec(argc - 2, argv + 2);
 	fprintf(stderr, "usage: animfs-bench gen DIR N | decode FILE... | codec FILE... | "
-			"which FILE... | inflate FILE... | cpu N CMD ARG... | save VIEW A B PLAIN N\n");
+			"which FILE... | inflate FILE... | printers N | cpu N CMD ARG... | save VIEW A B PLAIN N\n");
 	return 2;
 }
