@@ -127,9 +127,15 @@ static size_t fmt_cm_slow(char *out, uint16_t code)
 #ifdef DSL_CM_TABLE_GEN
 #include <stdio.h>
 
-int main(void)
+int main(int argc, char **argv)
 {
-	char t[AF_NUM_MAX];
+	char t[AF_NUM_MAX], tmp[4096];
+	/* OUT.tmp renamed to OUT at the end: a failed run leaves no OUT for make to trust */
+	if (argc != 2 || snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]) >= (int)sizeof(tmp) ||
+	    !freopen(tmp, "w", stdout)) {
+		fprintf(stderr, "usage: animfs-gen-cm OUT.h\n");
+		return 2;
+	}
 	printf("/* Generated at build time from src/codec/diesel_quant.c: do not edit. */\n");
 	uint8_t len[65536];
 	printf("static const char cm_txt[65536][%d] = {\n", CM_TXT);
@@ -142,7 +148,7 @@ int main(void)
 	for (uint32_t c = 0; c < 65536; c++)
 		printf("%s%u,", c % 32 ? "" : "\n\t", len[c]);
 	printf("\n};\n");
-	return 0;
+	return fclose(stdout) || rename(tmp, argv[1]) ? 1 : 0;
 }
 #else
 #include "diesel_cm_table.h"
