@@ -6,6 +6,12 @@
  *                                   "<seconds> <files> <YAML bytes>"
  *   animfs-bench codec FILE...      per codec: decode->YAML and YAML->encode throughput in MB/s
  *                                   of YAML, against zlib inflate alone and copying the output
+ *   animfs-bench which FILE...      "<codec>\t<file>" for each file a codec claims and decodes
+ *   animfs-bench inflate FILE...    zlib inflate alone of Diesel files; prints "<seconds> <files>"
+ *   animfs-bench printers N         ns per value of the fast f32 and f64 printers and of the
+ *                                   searches they replace (their baselines), on N random values
+ *   animfs-bench cpu N CMD ARG...   runs CMD N times (output discarded); prints the median CPU
+ *                                   time of one run in ms (user + system, from wait4)
  *   animfs-bench save VIEW A B PLAIN N   N saves of VIEW through the mount, alternating the
  *                                   contents of files A and B (open, write, close: the time until
  *                                   close returns), each followed by the baseline: the same bytes
@@ -18,7 +24,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 #include <yaml.h>
@@ -26,6 +34,7 @@
 
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
+#include "animfs/num.h"
 #include "animfs/yamlio.h"
 
 static double now(void)
@@ -260,30 +269,166 @@ static int cmd_codec(int argc, char **argv)
 	return 0;
 }
 
-static int cmd_decode(int argc, char **argv)
+/* Calls fn for every file that can be read, with its bytes (freed after). */
+struct per_file {
+	double t;     /* seconds timed by fn */
+	size_t bytes; /* output bytes */
+	int n;        /* files fn counted */
+};
+
+static void each_file(int argc, char **argv, struct per_file *pf,
+		      void (*fn)(const char *path, const struct af_buf *in, struct per_file *pf,
+				 struct af_diag *d))
 {
 	struct af_diag d;
-	double t = 0;
-	size_t ybytes = 0;
-	int n = 0;
 	af_diag_init(&d);
 	for (int i = 0; i < argc; i++) {
-		struct af_buf in = AF_BUF_INIT, y = AF_BUF_INIT;
-		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, &in, &d) == 0) {
-			const char *base = strrchr(argv[i], '/');
-			double t0 = now();
-			const struct af_codec *c = af_codec_bid(base ? base + 1 : argv[i], in.data,
-								 in.len < 64 ? in.len : 64);
-			if (c && c->to_yaml(in.data, in.len, NULL, &y, &d) == 0)
-				n++, ybytes += y.len;
-			t += now() - t0;
-		}
+		struct af_buf in = AF_BUF_INIT;
+		if (af_read_file_at(AT_FDCWD, argv[i], AF_MAX_FILE, &in, &d) == 0)
+			fn(argv[i], &in, pf, &d);
 		af_diag_clear(&d);
 		af_buf_free(&in);
-		af_buf_free(&y);
 	}
-	printf("%.6f %d %zu\n", t, n, ybytes);
 	af_diag_free(&d);
+}
+
+/* bid and decode one file: its codec, or NULL when none decodes it (the time
+ * includes the bid) */
+static const struct af_codec *decode_one(const char *path, const struct af_buf *in,
+					 struct per_file *pf, struct af_diag *d)
+{
+	const char *base = strrchr(path, '/');
+	struct af_buf y = AF_BUF_INIT;
+	double t0 = now();
+	const struct af_codec *c = af_codec_bid(base ? base + 1 : path, in->data,
+						 in->len < 64 ? in->len : 64);
+	if (c && c->to_yaml(in->data, in->len, NULL, &y, d) == 0)
+		pf->n++, pf->bytes += y.len;
+	else
+		c = NULL;
+	pf->t += now() - t0;
+	af_buf_free(&y);
+	return c;
+}
+
+static void decode_fn(const char *path, const struct af_buf *in, struct per_file *pf,
+		      struct af_diag *d)
+{
+	decode_one(path, in, pf, d);
+}
+
+static int cmd_decode(int argc, char **argv)
+{
+	struct per_file pf = { 0, 0, 0 };
+	each_file(argc, argv, &pf, decode_fn);
+	printf("%.6f %d %zu\n", pf.t, pf.n, pf.bytes);
+	return 0;
+}
+
+static void which_fn(const char *path, const struct af_buf *in, struct per_file *pf,
+		     struct af_diag *d)
+{
+	const struct af_codec *c = decode_one(path, in, pf, d);
+	if (c)
+		printf("%s\t%s\n", c->name, path);
+}
+
+static int cmd_which(int argc, char **argv)
+{
+	struct per_file pf = { 0, 0, 0 };
+	each_file(argc, argv, &pf, which_fn);
+	return 0;
+}
+
+/* The baseline of a Diesel decode: the inflate it starts with, nothing else. */
+static void inflate_fn(const char *path, const struct af_buf *in, struct per_file *pf,
+		       struct af_diag *d)
+{
+	(void)path, (void)d;
+	if (in->len < 6)
+		return;
+	double t0 = now();
+	uLongf outlen = af_le32_tail(in);
+	uint8_t *o = malloc(outlen + 1);
+	if (o && uncompress(o, &outlen, in->data, (uLong)in->len - 4) == Z_OK)
+		pf->n++, pf->bytes += outlen;
+	free(o);
+	pf->t += now() - t0;
+}
+
+static int cmd_inflate(int argc, char **argv)
+{
+	struct per_file pf = { 0, 0, 0 };
+	each_file(argc, argv, &pf, inflate_fn);
+	printf("%.6f %d\n", pf.t, pf.n);
+	return 0;
+}
+
+static int dbl_cmp(const void *a, const void *b);
+
+/* ns per value of one printer (p32 on f, or p64 on v) */
+static double ns_per(int n, const float *f, const double *v, size_t (*p32)(char *, float),
+		     size_t (*p64)(char *, double), size_t *sum)
+{
+	char t[AF_NUM_MAX];
+	double t0 = now();
+	for (int i = 0; i < n; i++)
+		*sum += p32 ? p32(t, f[i]) : p64(t, v[i]);
+	return (now() - t0) / n * 1e9;
+}
+
+/* values in [-100, 100) as in animation data */
+static int cmd_printers(int n)
+{
+	float *f = malloc((size_t)(n > 0 ? n : 1) * sizeof(float));
+	double *v = malloc((size_t)(n > 0 ? n : 1) * sizeof(double));
+	size_t sum = 0;
+	if (n <= 0 || !f || !v)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		v[i] = urand() * 200 - 100;
+		f[i] = (float)v[i];
+	}
+	double a = ns_per(n, f, v, af_fmt_f32_uncached, NULL, &sum);
+	double b = ns_per(n, f, v, af_fmt_f32_search, NULL, &sum);
+	double c = ns_per(n, f, v, NULL, af_fmt_f64, &sum);
+	double d = ns_per(n, f, v, NULL, af_fmt_f64_search, &sum);
+	printf("f32: fast %.1f ns, search %.1f ns (ratio %.2f); f64: fast %.1f ns, search %.1f ns "
+	       "(ratio %.2f); %d random values in [-100, 100) (%zu)\n", a, b, b / a, c, d, d / c, n,
+	       sum % 10);
+	free(f);
+	free(v);
+	return 0;
+}
+
+static int cmd_cpu(int n, char **cmd)
+{
+	double *ms = calloc((size_t)(n > 0 ? n : 1), sizeof(double));
+	if (n <= 0 || !ms)
+		return 2;
+	for (int i = 0; i < n; i++) {
+		struct rusage ru;
+		int status;
+		pid_t pid = fork();
+		if (pid == 0) {
+			int fd = open("/dev/null", O_WRONLY);
+			dup2(fd, 1);
+			dup2(fd, 2);
+			execvp(cmd[0], cmd);
+			_exit(127);
+		}
+		if (pid < 0 || wait4(pid, &status, 0, &ru) < 0 || !WIFEXITED(status) ||
+		    WEXITSTATUS(status) == 127) {
+			fprintf(stderr, "animfs-bench: cannot run %s\n", cmd[0]);
+			free(ms);
+			return 1;
+		}
+		ms[i] = (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e3 +
+			(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) / 1e3;
+	}
+	qsort(ms, (size_t)n, sizeof(double), dbl_cmp);
+	printf("%.3f\n", ms[n / 2]);
+	free(ms);
 	return 0;
 }
 
@@ -353,6 +498,14 @@ int main(int argc, char **argv)
 {
 	if (argc >= 7 && !strcmp(argv[1], "save"))
 		return cmd_save(argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "which"))
+		return cmd_which(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "inflate"))
+		return cmd_inflate(argc - 2, argv + 2);
+	if (argc >= 3 && !strcmp(argv[1], "printers"))
+		return cmd_printers(atoi(argv[2]));
+	if (argc >= 4 && !strcmp(argv[1], "cpu"))
+		return cmd_cpu(atoi(argv[2]), argv + 3);
 	if (argc >= 3 && !strcmp(argv[1], "decode"))
 		return cmd_decode(argc - 2, argv + 2);
 	if (argc >= 4 && !strcmp(argv[1], "gen"))
@@ -360,6 +513,6 @@ int main(int argc, char **argv)
 	if (argc >= 3 && !strcmp(argv[1], "codec"))
 		return cmd_codec(argc - 2, argv + 2);
 	fprintf(stderr, "usage: animfs-bench gen DIR N | decode FILE... | codec FILE... | "
-			"save VIEW A B PLAIN N\n");
+			"which FILE... | inflate FILE... | printers N | cpu N CMD ARG... | save VIEW A B PLAIN N\n");
 	return 2;
 }

@@ -11,15 +11,30 @@
 
 #define AF_NUM_MAX 40 /* enough for any number this module prints, plus NUL */
 
+/* Every printer below may store up to AF_NUM_MAX bytes at out (they copy in fixed-size
+ * blocks), so out must have room for that many whatever the text's length. */
+
 /* Each returns the length written (no NUL is counted; one is written). */
 size_t af_fmt_f32(char *out, float v);
 /* The same text, always computed (af_fmt_f32 memoises recent values). */
 size_t af_fmt_f32_uncached(char *out, float v);
+/* The two ways af_fmt_f32_uncached computes it, for the tests and scripts/printer_check.c:
+ * the fast printer (returns 0 in the rare case it leaves to the search) and the search
+ * that defines the text (the fewest digits that read back, by trial parsing). */
+size_t af_fmt_f32_fast(char *out, float v);
+size_t af_fmt_f32_search(char *out, float v);
 size_t af_fmt_f64(char *out, double v);
+/* Its fast printer (0 when it leaves the value to the search) and the search that
+ * defines the text (printf's digits, the fewest that read back). */
+size_t af_fmt_f64_fast(char *out, double v);
+size_t af_fmt_f64_search(char *out, double v);
 size_t af_fmt_f16(char *out, uint16_t half_bits);
 /* Fixed number of decimals, trailing zeros kept to at least one ("1.50" -> "1.5"?
  * no: exactly `decimals` digits after the point, minimum 1). */
 size_t af_fmt_fixed(char *out, double v, int decimals);
+/* r / 10^decimals with exactly `decimals` digits after the point, "15.0" when 0
+ * (decimals <= 18). */
+size_t af_fmt_dec(char *out, int64_t r, int decimals);
 size_t af_fmt_u64(char *out, uint64_t v);
 size_t af_fmt_i64(char *out, int64_t v);
 /* "0x" + exactly `digits` upper-case hex digits. */

@@ -173,6 +173,7 @@ int dsl_cm_to_u16(double cm, uint16_t *code);
 void dsl_unpack_quat(uint32_t code, double q[4]);
 /* Pack as typed with the windowed minimum-error k-rule (finite input). */
 uint32_t dsl_pack_quat(const double q[4]);
+uint32_t dsl_pack_quat_all(const double q[4]); /* every candidate compared (tests) */
 /* Fewest decimals (0..2, more if ever needed) that re-encode to the code. */
 size_t dsl_fmt_cm(char *out, uint16_t code);
 size_t dsl_fmt_cm_slow(char *out, uint16_t code); /* the search dsl_fmt_cm tabulates */

@@ -3,15 +3,12 @@
  * text with the encoders below, so unedited values re-encode exactly by construction.
  * Built with -ffp-contract=off (CMakeLists): printer and encoder must compute alike. */
 #include <math.h>
-#include <pthread.h>
 #include <string.h>
 
 #include "animfs/num.h"
 #include "diesel_priv.h"
 
 static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
-static const uint64_t p10i[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
-				 100000000, 1000000000 };
 
 double dsl_u16_to_cm(uint16_t code)
 {
@@ -52,10 +49,36 @@ static unsigned quant10(double c)
 	return v < 0 ? 0 : v > 1023 ? 1023 : (unsigned)v;
 }
 
+static uint32_t pack_with(const double q[4], int k)
+{
+	double s = q[k] < 0 ? -1.0 : 1.0;
+	uint32_t code = (uint32_t)k;
+	for (int j = 1; j <= 3; j++)
+		code |= (uint32_t)quant10(s * q[(k + j) & 3]) << (2 + 10 * (j - 1));
+	return code;
+}
+
 /* The windowed minimum-error k-rule of spec 6.5: candidates are the components
  * within 0.02 of the largest magnitude; the one whose packed form decodes closest
- * to the typed values wins; ties go to the larger magnitude, then the lower k. */
+ * to the typed values wins; ties go to the larger magnitude, then the lower k.
+ * A lone candidate wins without the comparison (its error is finite when the
+ * values are); dsl_pack_quat_all always compares (test_diesel checks they agree). */
 uint32_t dsl_pack_quat(const double q[4])
+{
+	double m = 0;
+	int ncand = 0, only = 0;
+	for (int i = 0; i < 4; i++)
+		if (fabs(q[i]) > m)
+			m = fabs(q[i]);
+	for (int k = 0; k < 4; k++)
+		if (fabs(q[k]) >= m - 0.02)
+			ncand++, only = k;
+	if (ncand == 1 && m < INFINITY)
+		return pack_with(q, only);
+	return dsl_pack_quat_all(q);
+}
+
+uint32_t dsl_pack_quat_all(const double q[4])
 {
 	double m = 0, best_err = INFINITY;
 	uint32_t best = 0;
@@ -67,9 +90,7 @@ uint32_t dsl_pack_quat(const double q[4])
 		if (!(fabs(q[k]) >= m - 0.02))
 			continue;
 		double s = q[k] < 0 ? -1.0 : 1.0, dec[4], err = 0;
-		uint32_t code = (uint32_t)k;
-		for (int j = 1; j <= 3; j++)
-			code |= (uint32_t)quant10(s * q[(k + j) & 3]) << (2 + 10 * (j - 1));
+		uint32_t code = pack_with(q, k);
 		dsl_unpack_quat(code, dec);
 		for (int i = 0; i < 4; i++) {
 			double e = fabs(dec[i] - s * q[i]);
@@ -85,27 +106,6 @@ uint32_t dsl_pack_quat(const double q[4])
 	return best;
 }
 
-/* r / 10^d as text with exactly d decimals ("15.0" when d == 0). */
-static size_t fmt_scaled(char *out, int64_t r, int d)
-{
-	char *p = out;
-	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
-	if (r < 0)
-		*p++ = '-';
-	p += af_fmt_u64(p, a / p10i[d]);
-	*p++ = '.';
-	if (d == 0) {
-		*p++ = '0';
-	} else {
-		uint64_t f = a % p10i[d];
-		for (int i = d - 1; i >= 0; i--, f /= 10)
-			p[i] = (char)('0' + f % 10);
-		p += d;
-	}
-	*p = 0;
-	return (size_t)(p - out);
-}
-
 static size_t fmt_cm_slow(char *out, uint16_t code)
 {
 	double cm = dsl_u16_to_cm(code);
@@ -114,40 +114,66 @@ static size_t fmt_cm_slow(char *out, uint16_t code)
 		uint16_t back;
 		/* r / 10^d is what strtod returns for the text: both are exact doubles */
 		if (!dsl_cm_to_u16((double)r / p10[d], &back) && back == code)
-			return fmt_scaled(out, r, d);
+			return af_fmt_dec(out, r, d);
 	}
 	return af_fmt_f64(out, cm); /* unreachable: 2 decimals always suffice */
 }
 
-/* There are only 65,536 codes: their texts are made once per process (~10 ms)
- * instead of searching the decimals for every key. */
-#define CM_TXT 12 /* "-1000.0" .. "1000.03": at most 8 characters + NUL */
-static char cm_txt[65536][CM_TXT];
-static uint8_t cm_len[65536];
-static pthread_once_t cm_once = PTHREAD_ONCE_INIT;
+/* There are only 65,536 codes: their texts are made at build time by this same file
+ * compiled as a generator (-DDSL_CM_TABLE_GEN, see CMakeLists.txt), so a process
+ * pays nothing to start and each key costs a copy. test_diesel compares the table
+ * with fmt_cm_slow on every code. */
+#define CM_TXT 8 /* "-1000.0" .. "1000.03": at most 7 characters + NUL */
+#ifdef DSL_CM_TABLE_GEN
+#include <stdio.h>
 
-static void cm_fill(void)
+int main(int argc, char **argv)
 {
-	char t[AF_NUM_MAX];
+	char t[AF_NUM_MAX], tmp[4096];
+	/* OUT.tmp renamed to OUT at the end: a failed run leaves no OUT for make to trust */
+	if (argc != 2 || snprintf(tmp, sizeof(tmp), "%s.tmp", argv[1]) >= (int)sizeof(tmp) ||
+	    !freopen(tmp, "w", stdout)) {
+		fprintf(stderr, "usage: animfs-gen-cm OUT.h\n");
+		return 2;
+	}
+	printf("/* Generated at build time from src/codec/diesel_quant.c: do not edit. */\n");
+	uint8_t len[65536];
+	printf("static const char cm_txt[65536][%d] = {\n", CM_TXT);
 	for (uint32_t c = 0; c < 65536; c++) {
 		size_t n = fmt_cm_slow(t, (uint16_t)c);
-		memcpy(cm_txt[c], t, n < CM_TXT ? n + 1 : 1);
-		cm_len[c] = (uint8_t)(n < CM_TXT ? n : 0);
+		len[c] = (uint8_t)(n < CM_TXT ? n : 0); /* 0: dsl_fmt_cm asks the slow path */
+		printf("\t\"%s\",\n", len[c] ? t : "");
 	}
+	printf("};\nstatic const uint8_t cm_len[65536] = {");
+	for (uint32_t c = 0; c < 65536; c++)
+		printf("%s%u,", c % 32 ? "" : "\n\t", len[c]);
+	printf("\n};\n");
+	return fclose(stdout) || rename(tmp, argv[1]) ? 1 : 0;
 }
+#else
+#include "diesel_cm_table.h"
 
 size_t dsl_fmt_cm(char *out, uint16_t code)
 {
-	pthread_once(&cm_once, cm_fill);
 	if (!cm_len[code])
 		return fmt_cm_slow(out, code);
 	memcpy(out, cm_txt[code], CM_TXT);
 	return cm_len[code];
 }
+#endif
 
 size_t dsl_fmt_cm_slow(char *out, uint16_t code)
 {
 	return fmt_cm_slow(out, code);
+}
+
+/* llround for |x| < 2^52, inline: x - trunc(x) is exact there, so comparing it with
+ * one half rounds exactly as llround does (half away from zero). */
+static int64_t round_half_away(double x)
+{
+	int64_t t = (int64_t)x;
+	double f = x - (double)t;
+	return t + (f >= 0.5) - (f <= -0.5);
 }
 
 size_t dsl_fmt_quat(char *out, uint32_t code)
@@ -157,7 +183,7 @@ size_t dsl_fmt_quat(char *out, uint32_t code)
 	dsl_unpack_quat(code, q);
 	for (int d = 3; d <= 9; d++) {
 		for (int i = 0; i < 4; i++) {
-			r[i] = (int64_t)llround(q[i] * p10[d]);
+			r[i] = round_half_away(q[i] * p10[d]); /* |q| <= 1 */
 			v[i] = (double)r[i] / p10[d];
 		}
 		if (dsl_pack_quat(v) != code)
@@ -168,13 +194,14 @@ size_t dsl_fmt_quat(char *out, uint32_t code)
 				*p++ = ',';
 				*p++ = ' ';
 			}
-			p += fmt_scaled(p, r[i], d);
+			p += af_fmt_dec(p, r[i], d);
 		}
 		return (size_t)(p - out);
 	}
 	return 0;
 }
 
+#ifndef DSL_CM_TABLE_GEN
 /* ---------------------------------------------------------------- name set */
 
 static uint64_t str_hash(const char *s, size_t n)
@@ -212,3 +239,4 @@ size_t dsl_strset_put(struct dsl_strset *set, const char *s, size_t n, int *foun
 	*found = 0;
 	return i;
 }
+#endif

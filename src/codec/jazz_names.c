@@ -1,5 +1,6 @@
 /* Sims 3 names: FNV-1 rules of spec 5.1-5.3, the _KEY name map parser (5.5) and the
  * "print a name only if it hashes back" lookup (5.6), with a small built-in list. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -171,6 +172,20 @@ static const char *const builtin[] = {
 	"true", "false", "surface", "object", "sim", NULL,
 };
 
+/* Their hashes under each rule, made once per process (a few microseconds): most
+ * lookups miss the list, and hashing it every time was most of a Jazz decode. */
+#define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]) - 1)
+static uint64_t builtin_h[JZ_HCLIP + 1][NBUILTIN];
+static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
+
+static void builtin_hash(void)
+{
+	for (int r = 0; r <= JZ_HCLIP; r++)
+		for (size_t i = 0; i < NBUILTIN; i++)
+			if (af_jz_hash_name(builtin[i], strlen(builtin[i]), r, &builtin_h[r][i]))
+				builtin_h[r][i] = 0; /* not ASCII: hashes_back refuses it anyway */
+}
+
 static int hashes_back(const char *t, size_t n, uint64_t v, int rule)
 {
 	uint64_t h;
@@ -227,8 +242,11 @@ const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule)
 			if (hashes_back(nm->e[lo].text, nm->e[lo].len, v, rule))
 				return nm->e[lo].text;
 	}
+	if (rule < 0 || rule > JZ_HCLIP)
+		return NULL;
+	pthread_once(&builtin_once, builtin_hash);
 	for (size_t i = 0; builtin[i]; i++)
-		if (hashes_back(builtin[i], strlen(builtin[i]), v, rule))
+		if (builtin_h[rule][i] == v && hashes_back(builtin[i], strlen(builtin[i]), v, rule))
 			return builtin[i];
 	return NULL;
 }

@@ -2,6 +2,7 @@
  * the verbatim sections as base64/hex blocks at the end. Layout documented in
  * docs/re-model.md; re_parse.c reads exactly this shape back. */
 #include <stdio.h>
+#include <string.h>
 
 #include "re_model.h"
 #include "animfs/num.h"
@@ -70,31 +71,61 @@ static void emit_sequences(struct af_buf *b, const struct re_edd *e, unsigned ga
 	}
 }
 
+static char *put_str(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+#define PUT(p, lit) put_str(p, lit, sizeof(lit) - 1)
+
+static char *put_triple(char *p, const int16_t *v)
+{
+	*p++ = '[';
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			p = PUT(p, ", ");
+		p += af_fmt_i64(p, v[i]);
+	}
+	*p++ = ']';
+	return p;
+}
+
+/* One pose line, written in place: the pool is most of an RE file's text. */
 static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsigned game,
 		      unsigned n)
 {
-	char t[AF_NUM_MAX];
-	af_buf_printf(b, "      - {pose: %zu, ", i);
+	/* fixed part < 160 bytes; an angle is at most 7 characters and its separator 2,
+	 * a bone 4 more */
+	if (af_buf_reserve(b, 160 + (size_t)n * 31))
+		return;
+	char *p = (char *)b->data + b->len, *start = p;
+	p = PUT(p, "      - {pose: ");
+	p += af_fmt_u64(p, i);
+	p = PUT(p, ", ");
 	if (game == RE_GAME2) {
-		af_buf_puts(b, "offset: ");
-		triple(b, ps->offset);
-		af_buf_puts(b, ", ");
+		p = PUT(p, "offset: ");
+		p = put_triple(p, ps->offset);
+		p = PUT(p, ", ");
 	}
-	af_buf_puts(b, "motion: ");
-	triple(b, ps->motion);
-	if (game == RE_GAME3)
-		af_buf_printf(b, ", y_offset: %d", ps->y_offset);
-	af_buf_puts(b, ", angles: [");
+	p = PUT(p, "motion: ");
+	p = put_triple(p, ps->motion);
+	if (game == RE_GAME3) {
+		p = PUT(p, ", y_offset: ");
+		p += af_fmt_i64(p, ps->y_offset);
+	}
+	p = PUT(p, ", angles: [");
 	for (unsigned bone = 0; bone < n; bone++) {
-		af_buf_puts(b, bone ? ", [" : "[");
+		p = bone ? PUT(p, ", [") : PUT(p, "[");
 		for (int x = 0; x < 3; x++) {
-			af_re_deg_fmt(t, ps->codes[3 * bone + x]);
-			af_buf_puts(b, x ? ", " : "");
-			af_buf_puts(b, t);
+			if (x)
+				p = PUT(p, ", ");
+			p += af_re_deg_fmt(p, ps->codes[3 * bone + x]);
 		}
-		af_buf_putc(b, ']');
+		*p++ = ']';
 	}
-	af_buf_puts(b, "]}\n");
+	p = PUT(p, "]}\n");
+	b->len += (size_t)(p - start);
 }
 
 static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned game)

@@ -2,6 +2,7 @@
  * LSB-first packed 12-bit angles; also the degree text of an angle code (5.5, 7)
  * and the tree check shared with the YAML parser. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,8 +55,9 @@ int af_re_deg_quantize(double deg, uint16_t *code)
 }
 
 /* The signed view (codes above 2048 are negative) with the fewest decimals (0..2)
- * that quantize back to the same code. */
-size_t af_re_deg_fmt(char *out, uint16_t code)
+ * that quantize back to the same code: printf's rounding, then strtod and the
+ * quantizer. The reference, which af_re_deg_fmt must equal on all 4096 codes. */
+size_t af_re_deg_fmt_slow(char *out, uint16_t code)
 {
 	int c = code > 2048 ? (int)code - 4096 : (int)code;
 	double v = c * 45.0 / 512.0;
@@ -67,6 +69,57 @@ size_t af_re_deg_fmt(char *out, uint16_t code)
 			return (size_t)n;
 	}
 	return (size_t)snprintf(out, AF_NUM_MAX, "%.9f", v); /* not reached: 2 suffice */
+}
+
+/* The same in integers: the angle is exactly c * 45 / 512, so printf's rounding to
+ * dec decimals is r = (c * 45 * 10^dec) / 512 rounded half to even, and strtod of
+ * that text is r / 10^dec correctly rounded, which is one double division of two
+ * exact doubles. */
+static size_t deg_text(char *out, uint16_t code)
+{
+	static const int p10[3] = { 1, 10, 100 };
+	int c = code > 2048 ? (int)code - 4096 : (int)code;
+	for (int dec = 0; dec <= 2; dec++) {
+		int num = c * 45 * p10[dec], a = num < 0 ? -num : num;
+		int r = a >> 9, rem = a & 511;
+		r += rem > 256 || (rem == 256 && (r & 1));
+		uint16_t back;
+		if (af_re_deg_quantize((double)(num < 0 ? -r : r) / p10[dec], &back) || back != code ||
+		    (dec == 0 && num < 0 && r == 0))
+			continue;
+		r = num < 0 ? -r : r; /* not 0 when num < 0: "-0" is skipped, "-0.0" fails */
+		return dec ? af_fmt_dec(out, r, dec) : af_fmt_i64(out, r);
+	}
+	return af_re_deg_fmt_slow(out, code); /* not reached: 2 decimals suffice */
+}
+
+/* A pose repeats the same few angles: each code's text is made once per process on
+ * first use and kept in one word (7 characters + the length), loaded and stored
+ * atomically, so threads that race on a code both store the same word. */
+static _Atomic uint64_t deg_memo[4096];
+
+size_t af_re_deg_fmt(char *out, uint16_t code)
+{
+	unsigned char w[8];
+	uint64_t word;
+	if (code >= 4096)
+		return deg_text(out, code);
+	word = atomic_load_explicit(&deg_memo[code], memory_order_relaxed);
+	if (word) {
+		memcpy(w, &word, 8);
+		memcpy(out, w, 7);
+		out[w[7]] = 0;
+		return w[7];
+	}
+	size_t n = deg_text(out, code);
+	if (n < 8) {
+		memset(w, 0, 8);
+		memcpy(w, out, n);
+		w[7] = (unsigned char)n;
+		memcpy(&word, w, 8);
+		atomic_store_explicit(&deg_memo[code], word, memory_order_relaxed);
+	}
+	return n;
 }
 
 /* Tree rooted at bone 0: parent[0] == -1, the others in range, no cycles.

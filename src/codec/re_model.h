@@ -119,6 +119,7 @@ unsigned af_re_kf_size(unsigned game, unsigned nbones);
 uint16_t af_re_angle_get(const uint8_t *area, unsigned k);
 void af_re_angle_put(uint8_t *area, unsigned k, uint16_t code);
 size_t af_re_deg_fmt(char *out, uint16_t code);
+size_t af_re_deg_fmt_slow(char *out, uint16_t code); /* the reference (tests) */
 int af_re_deg_quantize(double deg, uint16_t *code);
 int af_re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64_t base,
 		     struct re_emr *m, struct af_arena *a, struct af_diag *d);

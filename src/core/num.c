@@ -9,8 +9,35 @@
 
 #include "animfs/bytes.h"
 #include "animfs/num.h"
+#include "num_pow10.h" /* generated at build time by scripts/gen_pow10.c */
 
 #define NUM_TEXT_MAX 128 /* longest number text the parsers accept */
+
+static const char two_digits[201] = "00010203040506070809101112131415161718192021222324"
+				     "25262728293031323334353637383940414243444546474849"
+				     "50515253545556575859606162636465666768697071727374"
+				     "75767778798081828384858687888990919293949596979899";
+
+/* v's digits, at least `min` of them (leading zeros), ending just before end;
+ * returns where they start */
+static char *digits_before(char *end, uint64_t v, int min)
+{
+	char *p = end;
+	while (v >= 100) {
+		p -= 2;
+		memcpy(p, two_digits + 2 * (v % 100), 2);
+		v /= 100;
+	}
+	if (v >= 10) {
+		p -= 2;
+		memcpy(p, two_digits + 2 * v, 2);
+	} else {
+		*--p = (char)('0' + v);
+	}
+	while (end - p < min)
+		*--p = '0';
+	return p;
+}
 
 /* Build the YAML text from significant digits dig[0..k) and exponent e
  * (value = d0.d1d2... x 10^e). */
@@ -221,8 +248,9 @@ static size_t shortest(char *out, int neg, double av, int maxp,
 	return layout(out, neg, dig, k, e);
 }
 
-/* af_fmt_f32 without the memo below (the unit test compares the two). */
-size_t af_fmt_f32_uncached(char *out, float v)
+/* The reference f32 printer: the search above, which defines the text (the fast
+ * printer below must agree with it on every bit pattern; scripts/printer_check.c). */
+size_t af_fmt_f32_search(char *out, float v)
 {
 	uint32_t bits = af_f32_bits(v);
 	int neg = (int)(bits >> 31);
@@ -234,14 +262,185 @@ size_t af_fmt_f32_uncached(char *out, float v)
 	return shortest(out, neg, (double)target, 9, f32_roundtrips, &target);
 }
 
+/* ---- the fast f32 printer (the Schubfach idea: R. Giulietti, "The Schubfach way to
+ * render doubles", 2020). For v = c 2^q the texts that read back as v are the decimals
+ * inside its rounding interval [l, r] (the ends belong to it when c is even: the
+ * parser rounds ties to even). With k = floor(log10(width)) the interval holds at
+ * most one multiple of 10^(k+1) and at least one of 10^k; the search's answer is that
+ * multiple of 10^(k+1) when there is one, else the multiple of 10^k nearest v (the
+ * lower on a tie). l, v and r are scaled by 10^-k with one 64x64-bit multiply by a
+ * table value g that is above the exact power by less than one unit; a result whose
+ * fraction is too small to tell the error from an exact integer is settled by exact
+ * divisibility, and anything still undecided goes to the search (never seen in
+ * practice: scripts/printer_check.c counts them). The tables: num_pow10.h. */
+
+static const uint32_t pow5[14] = { 1,	    5,	      25,	125,	   625,	    3125,     15625,
+				   78125,   390625,   1953125,	9765625,   48828125, 244140625,
+				   1220703125 };
+
+/* cp 2^q 10^-k: its floor, whether it is exact, and the fraction as computed (T bits,
+ * above the exact one by at most cp) */
+struct scaled {
+	uint64_t fl, frac, one;
+	int exact;
+};
+
+static int is_int_scaled(uint32_t cp, int q, int k)
+{
+	int tz = __builtin_ctz(cp);
+	if (k >= 0 && (k > 13 || cp % pow5[k]))
+		return 0;
+	return tz + q - k >= 0; /* the power of two left after the fives */
+}
+
+static int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
+{
+	uint64_t g = p10_g[k - P10_KMIN];
+	int T = -(q + p10_e[k - P10_KMIN]); /* 56..64: the generator checks it */
+	unsigned __int128 P = (unsigned __int128)g * cp; /* exact value + (0, cp] */
+	s->one = T == 64 ? 0 : 1ull << T; /* 0: 2^64 */
+	s->frac = (uint64_t)P & (s->one - 1);
+	s->fl = (uint64_t)(P >> T);
+	if (s->frac > cp) {
+		s->exact = 0;
+		return 0;
+	}
+	if (!is_int_scaled(cp, q, k))
+		return -1;
+	s->exact = 1;
+	return 0;
+}
+
+
+/* D * 10^k as text, 0 < D < 10^9: layout()'s text, written with fixed-size copies
+ * (at most 26 bytes are stored into out, NUL included) */
+static size_t f32_digits(char *out, int neg, uint64_t D, int k)
+{
+	static const uint32_t p10u[10] = { 1,	      10,      100,	 1000,	    10000,
+					   100000,  1000000, 10000000, 100000000, 1000000000 };
+	char dig[24], *p = out;
+	uint32_t d = (uint32_t)D;
+	while (d % 10 == 0)
+		d /= 10, k++;
+	int n = (int)(((32 - __builtin_clz(d)) * 1233) >> 12); /* digits, or one less */
+	n += d >= p10u[n];
+	memcpy(dig, "0000000000000000", 16); /* the zeros of 1e9 and the like */
+	int i = n;
+	for (; i >= 2; i -= 2, d /= 100)
+		memcpy(dig + i - 2, two_digits + 2 * (d % 100), 2);
+	if (i)
+		dig[0] = (char)('0' + d);
+	int e = n - 1 + k;
+	*p = '-';
+	p += neg;
+	if (e >= 0 && e < 10) {
+		memcpy(p, dig, 16);
+		if (n > e + 1) { /* n <= 9, so at most 8 fraction digits */
+			p[e + 1] = '.';
+			memcpy(p + e + 2, dig + e + 1, 8);
+			p += n + 1;
+		} else {
+			memcpy(p + e + 1, ".0", 2);
+			p += e + 3;
+		}
+	} else if (e >= -4 && e < 0) {
+		memcpy(p, "0.000", 5);
+		p += 1 - e;
+		memcpy(p, dig, 16);
+		p += n;
+	} else {
+		p[0] = dig[0];
+		p[1] = '.';
+		memcpy(p + 2, dig + 1, 8);
+		p += n > 1 ? n + 1 : 3; /* "d.0" when there is one digit (dig[1] is '0') */
+		*p++ = 'e';
+		*p++ = e < 0 ? '-' : '+';
+		int ae = e < 0 ? -e : e;
+		memcpy(p, two_digits + 2 * ae, 2);
+		p += 2;
+	}
+	*p = 0;
+	return (size_t)(p - out);
+}
+
+/* The decimal (in units of 10^k) for the scaled interval l..r around x, whose ends
+ * belong to it when `closed`: the multiple of 10 inside when there is one, else the
+ * integer inside; 0 when both integers around x are inside (*s is the lower; the
+ * caller picks by nearness), or when the scaled values say the impossible. */
+static uint64_t pick(const struct scaled *l, const struct scaled *x, const struct scaled *r,
+		     int closed, uint64_t *s)
+{
+	/* in units of 10^k / 4: the multiples 4n allowed are lmin..rmax */
+	uint64_t lmin = closed ? l->fl + !l->exact : l->fl + 1;
+	uint64_t rmax = closed || !r->exact ? r->fl : r->fl - 1;
+	uint64_t u = x->fl >> 2, up = u / 10 * 10;
+	int upin = up && 4 * up >= lmin, wpin = 4 * (up + 10) <= rmax;
+	*s = u;
+	if (upin != wpin)
+		return upin ? up : up + 10;
+	int uin = 4 * u >= lmin, win = 4 * (u + 1) <= rmax;
+	if (uin != win)
+		return uin ? u : u + 1;
+	if (!uin || upin)
+		*s = 0; /* cannot happen (width >= 1 and < 10 units) */
+	return 0;
+}
+
+/* 0 when the search must answer */
+static size_t f32_fast(char *out, uint32_t bits, float av)
+{
+	int neg = (int)(bits >> 31);
+	uint32_t be = bits >> 23 & 0xFF, t = bits & 0x7FFFFF;
+	uint32_t c = be ? t | 1u << 23 : t;
+	int q = be ? (int)be - 150 : -149;
+	int irregular = t == 0 && be > 1; /* the lower neighbour is half as far */
+	int k = irregular ? p10_kirr[q - P10_QMIN] : p10_kreg[q - P10_QMIN];
+	uint32_t cb = c << 2;
+	struct scaled l, x, r;
+	uint64_t s, D;
+	if (scale_f32(cb - (irregular ? 1 : 2), q, k, &l) || scale_f32(cb, q, k, &x) ||
+	    scale_f32(cb + 2, q, k, &r))
+		return 0;
+	if ((D = pick(&l, &x, &r, !(c & 1), &s)))
+		return f32_digits(out, neg, D, k);
+	if (!s)
+		return 0;
+	uint64_t mid = 4 * s + 2; /* both in: the nearer, the lower on a tie */
+	uint64_t near = (x.one - 1) >> 8;
+	if ((x.fl == mid && !x.exact && x.frac < near) ||
+	    (x.fl + 1 == mid && x.frac > (x.one - 1) - near)) {
+		/* within 2^-10 of the tie: decide it the way the search does, in double */
+		double xd = scale10((double)av, -k), fl = floor(xd);
+		if (fl != (double)s)
+			return 0;
+		return f32_digits(out, neg, xd - fl <= (fl + 1) - xd ? s : s + 1, k);
+	}
+	return f32_digits(out, neg, x.fl < mid || (x.fl == mid && x.exact) ? s : s + 1, k);
+}
+
+size_t af_fmt_f32_fast(char *out, float v)
+{
+	uint32_t bits = af_f32_bits(v);
+	if (isnan(v) || isinf(v) || v == 0)
+		return af_fmt_f32_search(out, v);
+	return f32_fast(out, bits, fabsf(v));
+}
+
+/* af_fmt_f32 without the memo below (the unit test compares the two). */
+size_t af_fmt_f32_uncached(char *out, float v)
+{
+	size_t n = af_fmt_f32_fast(out, v);
+	return n ? n : af_fmt_f32_search(out, v);
+}
+
 /* Animation files repeat the same floats (every track of a clip shares its key
- * times), and the shortest search costs ~90 ns: a small per-thread direct-mapped
- * memo of finished texts, keyed by the bits, so a repeat costs a copy. */
+ * times): a small per-thread direct-mapped memo of finished texts, keyed by the bits,
+ * so a repeat costs a copy (~5 ns, against ~30 ns for the fast printer). */
 #define F32_MEMO 1024
-struct f32_memo {
+struct f32_memo { /* 16 bytes: the memo stays small in the cache; longer texts pass by */
 	uint32_t bits;
 	uint8_t len; /* 0: empty */
-	char txt[AF_NUM_MAX > 27 ? 27 : AF_NUM_MAX];
+	char txt[11];
 };
 static _Thread_local struct f32_memo f32_memo[F32_MEMO];
 
@@ -262,7 +461,9 @@ size_t af_fmt_f32(char *out, float v)
 	return n;
 }
 
-size_t af_fmt_f64(char *out, double v)
+/* The reference f64 printer: for each number of significant digits, printf's correctly
+ * rounded digits (ties to even); the fewest that read back win (a binary search). */
+size_t af_fmt_f64_search(char *out, double v)
 {
 	uint64_t bits = af_f64_bits(v);
 	int neg = (int)(bits >> 63);
@@ -294,6 +495,76 @@ size_t af_fmt_f64(char *out, double v)
 	return layout(out, neg, best, bk, be);
 }
 
+/* ---- the fast f64 printer: the f32 printer's idea with 128-bit multipliers. Away
+ * from powers of two the rounding interval is symmetric, so the search's answer is the
+ * multiple of 10^(k+1) inside when there is one, else the multiple of 10^k nearest v,
+ * the even one on a tie (printf's rounding). At a power of two the nearer lower
+ * neighbour makes the search's answer depend on its path: those 2046 values, like the
+ * undecided ones, go to the search. scripts/printer_check.c -d compares the two. */
+static const uint64_t pow5_64[24] = {
+	1ull,		   5ull,	       25ull,		   125ull,
+	625ull,		   3125ull,	       15625ull,	   78125ull,
+	390625ull,	   1953125ull,	       9765625ull,	   48828125ull,
+	244140625ull,	   1220703125ull,      6103515625ull,	   30517578125ull,
+	152587890625ull,   762939453125ull,    3814697265625ull,   19073486328125ull,
+	95367431640625ull, 476837158203125ull, 2384185791015625ull, 11920928955078125ull,
+};
+
+/* cp 2^q 10^-k for cp < 2^56 (only fl and exact are set) */
+static int scale_f64(uint64_t cp, int q, int k, struct scaled *s)
+{
+	const uint64_t *g = p10d_g[k - P10D_KMIN];
+	int sh = -(q + p10d_e[k - P10D_KMIN]) - 64; /* 60..64: the generator checks it */
+	unsigned __int128 lo = (unsigned __int128)cp * g[1], hi = (unsigned __int128)cp * g[0];
+	unsigned __int128 mid = hi + (lo >> 64); /* the product is mid 2^64 + low word of lo */
+	s->fl = (uint64_t)(mid >> sh);
+	s->frac = s->one = 0;
+	if ((mid & (((unsigned __int128)1 << sh) - 1)) || (uint64_t)lo > cp) {
+		s->exact = 0;
+		return 0;
+	}
+	if (k >= 0 && (k > 23 || cp % pow5_64[k]))
+		return -1;
+	if (__builtin_ctzll(cp) + q - k < 0) /* the power of two left after the fives */
+		return -1;
+	s->exact = 1;
+	return 0;
+}
+
+static size_t f64_fast(char *out, uint64_t bits)
+{
+	int neg = (int)(bits >> 63);
+	uint64_t be = bits >> 52 & 0x7FF, t = bits & ((1ull << 52) - 1);
+	if (t == 0 && be > 1)
+		return 0; /* a power of two */
+	uint64_t c = be ? t | 1ull << 52 : t, cb = c << 2, s, D;
+	int q = be ? (int)be - 1075 : -1074, k = p10d_kreg[q - P10D_QMIN];
+	struct scaled l, x, r;
+	if (scale_f64(cb - 2, q, k, &l) || scale_f64(cb, q, k, &x) || scale_f64(cb + 2, q, k, &r))
+		return 0;
+	if (!(D = pick(&l, &x, &r, !(c & 1), &s))) {
+		if (!s)
+			return 0;
+		uint64_t mid = 4 * s + 2; /* both in: the nearer, the even one on a tie */
+		D = x.fl < mid || (x.fl == mid && x.exact && !(s & 1)) ? s : s + 1;
+	}
+	char dig[24], *p = digits_before(dig + 24, D, 1);
+	return layout(out, neg, p, (int)(dig + 24 - p), (int)(dig + 24 - p) - 1 + k);
+}
+
+size_t af_fmt_f64_fast(char *out, double v)
+{
+	if (isnan(v) || isinf(v) || v == 0)
+		return af_fmt_f64_search(out, v);
+	return f64_fast(out, af_f64_bits(v));
+}
+
+size_t af_fmt_f64(char *out, double v)
+{
+	size_t n = af_fmt_f64_fast(out, v);
+	return n ? n : af_fmt_f64_search(out, v);
+}
+
 size_t af_fmt_f16(char *out, uint16_t h)
 {
 	int neg = h >> 15;
@@ -311,25 +582,8 @@ size_t af_fmt_fixed(char *out, double v, int decimals)
 		decimals = 0;
 	if (decimals <= 9 && fabs(v) < 1e9) {
 		/* one rounding of |v| * 10^d, then integer digits: no printf on the hot path */
-		uint64_t D = (uint64_t)floor(fabs(v) * p10[decimals] + 0.5);
-		uint64_t scale = (uint64_t)p10[decimals];
-		uint64_t ip = D / scale, fp = D % scale;
-		char *p = out;
-		if (v < 0 && D)
-			*p++ = '-';
-		p += af_fmt_u64(p, ip);
-		*p++ = '.';
-		if (decimals == 0) {
-			*p++ = '0';
-		} else {
-			for (int i = decimals - 1; i >= 0; i--) {
-				p[i] = (char)('0' + fp % 10);
-				fp /= 10;
-			}
-			p += decimals;
-		}
-		*p = 0;
-		return (size_t)(p - out);
+		int64_t D = (int64_t)floor(fabs(v) * p10[decimals] + 0.5);
+		return af_fmt_dec(out, v < 0 ? -D : D, decimals);
 	}
 	if (decimals > 17)
 		decimals = 17;
@@ -340,16 +594,45 @@ size_t af_fmt_fixed(char *out, double v, int decimals)
 
 size_t af_fmt_u64(char *out, uint64_t v)
 {
-	char tmp[24];
-	int k = 0;
-	do {
-		tmp[k++] = (char)('0' + v % 10);
-		v /= 10;
-	} while (v);
-	for (int i = 0; i < k; i++)
-		out[i] = tmp[k - 1 - i];
-	out[k] = 0;
-	return (size_t)k;
+	static const uint64_t p10u[20] = {
+		1ull,	       1ull * 10,     1ull * 100,    1000ull,	  10000ull,
+		100000ull,     1000000ull,    10000000ull,   100000000ull, 1000000000ull,
+		10000000000ull, 100000000000ull, 1000000000000ull, 10000000000000ull,
+		100000000000000ull, 1000000000000000ull, 10000000000000000ull,
+		100000000000000000ull, 1000000000000000000ull, 10000000000000000000ull,
+	};
+	int n = (int)(((64 - __builtin_clzll(v | 1)) * 1233) >> 12); /* digits, or one less */
+	n += n < 20 && v >= p10u[n];
+	n += !n; /* "0" */
+	digits_before(out + n, v, 1);
+	out[n] = 0;
+	return (size_t)n;
+}
+
+size_t af_fmt_dec(char *out, int64_t r, int decimals)
+{
+	char tmp[48], *o = out;
+	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
+	memset(tmp + 24, '0', 24); /* what the fixed-size copies read past the digits */
+	char *p = digits_before(tmp + 24, a, decimals + 1);
+	size_t n = (size_t)(tmp + 24 - p), ip = n - (size_t)decimals;
+	*o = '-';
+	o += r < 0;
+	if (n <= 16) { /* fixed-size copies (the callers' AF_NUM_MAX bytes hold them) */
+		memcpy(o, p, 16);
+		o[ip] = '.';
+		memcpy(o + ip + 1, p + ip, 16);
+		o += n + 1 + !decimals; /* "15.0" when there are no decimals */
+		*o = 0;
+		return (size_t)(o - out);
+	}
+	memcpy(o, p, ip);
+	o += ip;
+	*o++ = '.';
+	memcpy(o, decimals ? p + ip : "0", decimals ? (size_t)decimals : 1);
+	o += decimals ? decimals : 1;
+	*o = 0;
+	return (size_t)(o - out);
 }
 
 size_t af_fmt_i64(char *out, int64_t v)

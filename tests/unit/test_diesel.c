@@ -706,20 +706,55 @@ static void test_packing_examples(void **state)
 	assert_int_equal(dsl_pack_quat(neg), 0x80200803);
 }
 
+/* a random unit quaternion (an LCG on *seed) */
+static void random_quat(uint32_t *seed, double q[4])
+{
+	double len = 0;
+	for (int j = 0; j < 4; j++) {
+		*seed = *seed * 1103515245u + 12345u;
+		q[j] = (double)(*seed >> 8) / (double)(1u << 24) * 2 - 1;
+		len += q[j] * q[j];
+	}
+	for (int j = 0; j < 4; j++)
+		q[j] /= sqrt(len);
+}
+
+/* The lone-candidate shortcut of dsl_pack_quat gives the full rule's code: random
+ * quaternions, every decoded code's components, and values pushed to the 0.02
+ * window's edge (where one candidate more or less changes the path). */
+static void test_packing_shortcut(void **state)
+{
+	(void)state;
+	uint32_t seed = 777;
+	for (int i = 0; i < 300000; i++) {
+		double q[4];
+		random_quat(&seed, q);
+		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
+		dsl_unpack_quat(seed * 2654435761u, q);
+		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
+		double m = 0;
+		int big = 0;
+		for (int j = 0; j < 4; j++)
+			if (fabs(q[j]) > m)
+				m = fabs(q[j]), big = j;
+		int other = (big + 1 + (int)(seed >> 30) % 3) & 3;
+		double edge = m - 0.02;
+		q[other] = (q[other] < 0 ? -1 : 1) * nextafter(edge, (seed & 1) ? 1.0 : 0.0);
+		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
+		q[other] = (q[other] < 0 ? -1 : 1) * edge;
+		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
+	}
+}
+
 static void test_packing_exact(void **state)
 {
 	(void)state;
 	uint32_t seed = 12345;
 	for (int i = 0; i < 200000; i++) {
-		double q[4], len = 0;
-		for (int j = 0; j < 4; j++) {
-			seed = seed * 1103515245u + 12345u;
-			q[j] = (double)(seed >> 8) / (double)(1u << 24) * 2 - 1;
-			len += q[j] * q[j];
-		}
+		double q[4];
+		random_quat(&seed, q);
 		double m1 = 0, m2 = 0;
 		for (int j = 0; j < 4; j++) {
-			q[j] /= sqrt(len);
 			double a = fabs(q[j]);
 			if (a > m1)
 				m2 = m1, m1 = a;
@@ -815,7 +850,7 @@ int main(void)
 		cmocka_unit_test(test_track_align_by_chance),
 		cmocka_unit_test(test_decode_errors),
 		cmocka_unit_test(test_packing_examples),
-		cmocka_unit_test(test_packing_exact),
+		cmocka_unit_test(test_packing_exact), cmocka_unit_test(test_packing_shortcut),
 		cmocka_unit_test(test_pos_u16),
 		cmocka_unit_test(test_packed_fallback),
 		cmocka_unit_test(test_bid),

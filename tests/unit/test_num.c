@@ -80,6 +80,35 @@ static void test_f32_random(void **state)
 		check_f32_bits(next32());
 }
 
+static void check_fast_is_search(uint32_t bits)
+{
+	char a[AF_NUM_MAX], b[AF_NUM_MAX];
+	float v = af_f32_from_bits(bits);
+	size_t na = af_fmt_f32_uncached(a, v), nb = af_fmt_f32_search(b, v);
+	if (na != nb || memcmp(a, b, na + 1))
+		fail_msg("f32 0x%08x: fast printer '%s', search '%s'", bits, a, b);
+}
+
+/* The sampled version of scripts/printer_check.c (which checks all 2^32 patterns):
+ * the fast printer writes exactly the search's text. Every 1999th pattern (both
+ * signs, every exponent), every power of two and its neighbours (the narrower lower
+ * half-interval), the subnormals near zero, and a million random patterns. */
+static void test_f32_fast_is_search(void **state)
+{
+	(void)state;
+	for (uint64_t b = 7; b < 1ull << 32; b += 1999)
+		check_fast_is_search((uint32_t)b);
+	for (uint32_t e = 0; e < 256; e++)
+		for (int d = -2; d <= 2; d++) {
+			check_fast_is_search((e << 23) + (uint32_t)d);
+			check_fast_is_search(0x80000000u | ((e << 23) + (uint32_t)d));
+		}
+	for (uint32_t b = 1; b < 100000; b++)
+		check_fast_is_search(b);
+	for (int i = 0; i < 1000000; i++)
+		check_fast_is_search(next32());
+}
+
 /* The memo in af_fmt_f32 must give the computed text: repeats from a small pool
  * (hits), colliding slots (evictions) and fresh values, a million each way. */
 static void test_f32_memo(void **state)
@@ -190,6 +219,58 @@ static void test_f64(void **state)
 	assert_string_equal(t, "0.1");
 }
 
+static void check_f64_fast_is_search(double v)
+{
+	char a[AF_NUM_MAX], b[AF_NUM_MAX];
+	size_t na = af_fmt_f64(a, v), nb = af_fmt_f64_search(b, v);
+	if (na != nb || memcmp(a, b, na + 1))
+		fail_msg("f64 0x%016llx: fast printer '%s', search '%s'",
+			 (unsigned long long)af_f64_bits(v), a, b);
+}
+
+/* The f64 half of scripts/printer_check.c, sampled: random patterns, widened floats
+ * (exact integers and ties), round decimals and their neighbours, powers of two. */
+static void test_f64_fast_is_search(void **state)
+{
+	(void)state;
+	for (int i = 0; i < 100000; i++) {
+		double v = af_f64_from_bits((uint64_t)next32() << 32 | next32());
+		check_f64_fast_is_search(v);
+		check_f64_fast_is_search((double)af_f32_from_bits(next32()));
+		double d = (double)(next32() % 100000) * pow(10, (int)(next32() % 60) - 30);
+		check_f64_fast_is_search(d);
+		check_f64_fast_is_search(nextafter(d, 0));
+		check_f64_fast_is_search(nextafter(d, INFINITY));
+	}
+	for (int e = -1074; e <= 1023; e++)
+		check_f64_fast_is_search(ldexp(1.0, e));
+}
+
+/* af_fmt_u64 and af_fmt_dec (fixed-size copies, two digits at a time) against printf */
+static void test_fmt_dec(void **state)
+{
+	(void)state;
+	char a[AF_NUM_MAX], b[64], f[32];
+	for (int i = 0; i < 1000000; i++) {
+		uint64_t r = (uint64_t)next32() << 32 | next32(), v = r >> (next32() % 64);
+		size_t n = af_fmt_u64(a, v);
+		snprintf(b, sizeof(b), "%llu", (unsigned long long)v);
+		assert_string_equal(a, b);
+		assert_int_equal(n, strlen(b));
+		int d = (int)(next32() % 19);
+		int64_t x = (int64_t)(v >> 1) * (next32() & 1 ? -1 : 1);
+		uint64_t ax = x < 0 ? (uint64_t)0 - (uint64_t)x : (uint64_t)x, p = 1;
+		for (int k = 0; k < d; k++)
+			p *= 10;
+		snprintf(f, sizeof(f), "%0*llu", d, (unsigned long long)(ax % p));
+		snprintf(b, sizeof(b), "%s%llu.%s", x < 0 ? "-" : "", (unsigned long long)(ax / p),
+			 d ? f : "0");
+		n = af_fmt_dec(a, x, d);
+		assert_string_equal(a, b);
+		assert_int_equal(n, strlen(b));
+	}
+}
+
 static void test_parse_strict(void **state)
 {
 	(void)state;
@@ -260,9 +341,10 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_f32_edges),     cmocka_unit_test(test_f32_random),
-		cmocka_unit_test(test_f32_memo),
+		cmocka_unit_test(test_f32_memo),      cmocka_unit_test(test_f32_fast_is_search),
 		cmocka_unit_test(test_f32_shortest),  cmocka_unit_test(test_f16_exhaustive),
-		cmocka_unit_test(test_f64),           cmocka_unit_test(test_parse_strict),
+		cmocka_unit_test(test_f64),           cmocka_unit_test(test_f64_fast_is_search),
+		cmocka_unit_test(test_parse_strict),  cmocka_unit_test(test_fmt_dec),
 		cmocka_unit_test(test_fixed_hex),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

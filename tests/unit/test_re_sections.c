@@ -46,11 +46,15 @@ static void test_degrees(void **state)
 		af_re_deg_fmt(t, cases[i].code);
 		assert_string_equal(t, cases[i].text);
 	}
-	/* every code: fewest decimals, at most 2, and back to the same code */
+	/* every code: the printf search's text, fewest decimals, at most 2, and back to
+	 * the same code */
 	unsigned by_dec[3] = { 0, 0, 0 };
 	for (unsigned c = 0; c < 4096; c++) {
 		uint16_t back;
 		size_t n = af_re_deg_fmt(t, (uint16_t)c);
+		char slow[AF_NUM_MAX];
+		assert_int_equal(af_re_deg_fmt_slow(slow, (uint16_t)c), n);
+		assert_string_equal(t, slow);
 		const char *dot = strchr(t, '.');
 		size_t dec = dot ? n - (size_t)(dot - t) - 1 : 0;
 		assert_true(dec <= 2);
