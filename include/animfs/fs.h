@@ -11,6 +11,8 @@
 #define AF_CTL_ERRORS "errors"       /* recent failed saves, newest last */
 #define AF_CTL_PID "pid"             /* the daemon's pid, for `animfs umount` */
 #define AF_CTL_SCRATCH "scratch"     /* where the editors' droppings are kept */
+#define AF_CTL_SCHEMA "schema"       /* <format>.json: the JSON Schema of each format */
+#define AF_CTL_PLOT "plot"           /* <view path>.svg: a view's curves, when read */
 #define AF_DEFAULT_CACHE_MB 256
 #define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
 

@@ -45,6 +45,7 @@ struct verify {
 	const struct af_codec *c;
 	struct af_sibio sib;
 	const struct af_buf *bin;
+	const char *bin_rel; /* where it goes: the view's modeline depends on it */
 	struct af_buf yaml;
 	struct af_diag d;
 	int rc, started;
@@ -54,7 +55,9 @@ struct verify {
 static void *verify_run(void *arg)
 {
 	struct verify *v = arg;
-	v->rc = v->c->to_yaml(v->bin->data, v->bin->len, &v->sib.d.io, &v->yaml, &v->d);
+	v->rc = af_view_modeline(v->c, v->bin_rel, &v->yaml);
+	if (!v->rc)
+		v->rc = v->c->to_yaml(v->bin->data, v->bin->len, &v->sib.d.io, &v->yaml, &v->d);
 	if (!v->rc && v->yaml.failed)
 		v->rc = af_diag_error(&v->d, AF_ENOMEM, "out of memory");
 	return NULL;
@@ -65,6 +68,7 @@ static void verify_start(struct verify *v, struct af_fs *fs, const struct af_cod
 {
 	v->c = c;
 	v->bin = bin;
+	v->bin_rel = bin_rel;
 	af_buf_init(&v->yaml);
 	af_diag_init(&v->d);
 	af_sibio_init_at(&v->sib, fs, dirfd, bin_rel);

@@ -268,7 +268,12 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, size_t k, c
 	if (l->texts[k] || l->broken[k])
 		return l->texts[k];
 	af_diag_init(&d);
-	if (af_member_yaml(&l->v, k, &yaml, &d) || yaml.failed) {
+	char bin[4096 + AF_MEMBER_NAME_MAX + 2];
+	snprintf(bin, sizeof(bin), "%s/%s", pkg, l->v.m[k].name);
+	int rc = af_view_modeline(af_codec_by_name(l->v.m[k].codec), bin, &yaml);
+	if (!rc)
+		rc = af_member_yaml(&l->v, k, &yaml, &d);
+	if (rc || yaml.failed) {
 		char where[4096 + AF_MEMBER_NAME_MAX + 2], msg[1200];
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");

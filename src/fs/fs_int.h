@@ -164,6 +164,9 @@ struct af_res {
 	enum af_kind ghost_of;
 };
 
+/* The yaml-language-server modeline a view of bin_rel starts with: its codec's schema
+ * in VIEW/.animfs/schema, by a path relative to the view's folder. */
+int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out);
 /* "/a/b.yaml" -> "a/b.yaml" ("." for "/"); -ENAMETOOLONG. */
 int af_view_rel(const char *path, char *rel, size_t size);
 /* Length of name without ".yaml", or 0 when it does not end so (or is only that). */

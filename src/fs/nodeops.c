@@ -214,9 +214,22 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 		return 0;
 	}
 	if (r.kind == AF_K_CTLDIR) {
-		filler(buf, AF_CTL_ERRORS, NULL, 0, 0);
-		filler(buf, AF_CTL_PID, NULL, 0, 0);
-		filler(buf, AF_CTL_SCRATCH, NULL, 0, 0);
+		if (!strcmp(r.rel, AF_CTL_DIR)) {
+			static const char *const names[] = {AF_CTL_ERRORS, AF_CTL_PID, AF_CTL_SCRATCH,
+							    AF_CTL_SCHEMA, AF_CTL_PLOT};
+			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+				filler(buf, names[i], NULL, 0, 0);
+		} else if (!strcmp(r.rel, AF_CTL_DIR "/" AF_CTL_SCHEMA)) {
+			for (size_t i = 0; af_codecs[i]; i++) { /* those that have a schema */
+				struct af_buf probe = AF_BUF_INIT;
+				char name[80];
+				if (!af_codec_modeline(af_codecs[i], ".", &probe) && probe.len) {
+					snprintf(name, sizeof(name), "%s.json", af_codecs[i]->name);
+					filler(buf, name, NULL, 0, 0);
+				}
+				af_buf_free(&probe);
+			}
+		} /* plot folders list nothing: a plot is made when asked for by name */
 		return 0;
 	}
 	list_backing(&l);

@@ -16,10 +16,24 @@
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
+#include "animfs/plot.h"
 #include "fs_int.h"
 #include "animfs/userdict.h"
 
 #include "dropping.h"
+
+int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out)
+{
+	char dir[4096];
+	size_t n = 0;
+	for (const char *p = bin_rel; *p && n + 3 < sizeof(dir) - sizeof(AF_CTL_DIR "/schema"); p++)
+		if (*p == '/') {
+			memcpy(dir + n, "../", 3);
+			n += 3;
+		}
+	snprintf(dir + n, sizeof(dir) - n, "%s/schema", AF_CTL_DIR);
+	return af_codec_modeline(c, dir, out);
+}
 
 int af_view_rel(const char *path, char *rel, size_t size)
 {
@@ -171,6 +185,64 @@ static void hidden_or_broken(struct af_fs *fs, struct af_res *r)
 	af_text_unref(t);
 }
 
+/* The codec whose schema ".animfs/schema/<name>" is ("<codec name>.json"), or NULL. */
+static const struct af_codec *schema_of_name(const char *name)
+{
+	char codec[64];
+	size_t n = strlen(name);
+	struct af_buf probe = AF_BUF_INIT;
+	if (n <= 5 || n - 5 >= sizeof(codec) || strcmp(name + n - 5, ".json"))
+		return NULL;
+	memcpy(codec, name, n - 5);
+	codec[n - 5] = 0;
+	const struct af_codec *c = af_codec_by_name(codec);
+	int ok = c && af_codec_modeline(c, ".", &probe) == 0 && probe.len; /* it has a schema */
+	af_buf_free(&probe);
+	return ok ? c : NULL;
+}
+
+/* ".animfs/plot/<path>": a folder for each folder of the view, "<view>.svg" for each
+ * view (made when read; never listed, so listings of GAME cost nothing for it). */
+static enum af_kind plot_kind(struct af_fs *fs, const char *rest)
+{
+	char path[4200];
+	struct af_res v;
+	size_t n = strlen(rest);
+	int svg = n > 4 && !strcmp(rest + n - 4, ".svg");
+	snprintf(path, sizeof(path), "/%.*s", (int)(svg ? n - 4 : n), rest);
+	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
+		return AF_K_NONE;
+	if (svg)
+		return v.kind == AF_K_VIEW ? AF_K_CTLFILE : AF_K_NONE;
+	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
+}
+
+/* The SVG plot of the view at rest ("<view path>.svg"), or NULL. */
+static struct af_text *plot_text(struct af_fs *fs, const char *rest)
+{
+	char path[4200];
+	struct af_res v;
+	struct af_text *yaml = NULL, *t = NULL;
+	struct af_buf svg = AF_BUF_INIT;
+	struct af_diag d;
+	size_t n = strlen(rest);
+	snprintf(path, sizeof(path), "/%.*s", (int)(n > 4 ? n - 4 : n), rest);
+	if (af_view_resolve(fs, path, &v) || v.kind != AF_K_VIEW)
+		return NULL;
+	int rc = af_folder_member(fs, v.bin) ? af_folder_render(fs, v.bin, 0, &yaml)
+					     : af_view_render(fs, v.bin, &v.st, &yaml);
+	if (rc)
+		return NULL;
+	struct af_plot_opts o = {.title = base_of(v.rel)};
+	af_diag_init(&d);
+	if (!af_plot_svg(yaml->data, yaml->len, &o, &svg, &d) && !svg.failed)
+		t = af_text_take(&svg);
+	af_diag_free(&d);
+	af_buf_free(&svg);
+	af_text_unref(yaml);
+	return t;
+}
+
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 {
 	int rc = af_view_rel(path, r->rel, sizeof(r->rel));
@@ -196,6 +268,12 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		const char *f = r->rel + sizeof(AF_CTL_DIR);
 		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH))
 			r->kind = AF_K_CTLFILE;
+		else if (!strcmp(f, AF_CTL_SCHEMA) || !strcmp(f, AF_CTL_PLOT))
+			r->kind = AF_K_CTLDIR;
+		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
+			r->kind = schema_of_name(f + sizeof(AF_CTL_SCHEMA)) ? AF_K_CTLFILE : AF_K_NONE;
+		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
+			r->kind = plot_kind(fs, f + sizeof(AF_CTL_PLOT));
 		return 0;
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
@@ -338,7 +416,9 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		st = again;
 	}
 	af_sibio_init(&sib, fs, bin_rel);
-	rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
+	rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
+	if (!rc)
+		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
 	af_sibio_close(&sib);
 	int read_only = rc == AF_VIEW_READONLY && !yaml.failed;
 	if (read_only) { /* shown, but not for saving: the reason is in its header too */
@@ -381,6 +461,15 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller)
 	int n;
 	if (!strcmp(f, AF_CTL_ERRORS))
 		return af_errlog_text(fs->errors, caller);
+	if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA))) {
+		struct af_buf b = AF_BUF_INIT;
+		const struct af_codec *c = schema_of_name(f + sizeof(AF_CTL_SCHEMA));
+		struct af_text *t = c && !af_codec_schema(c, &b) ? af_text_take(&b) : NULL;
+		af_buf_free(&b);
+		return t;
+	}
+	if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
+		return plot_text(fs, f + sizeof(AF_CTL_PLOT));
 	if (!strcmp(f, AF_CTL_PID))
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 	else
@@ -388,10 +477,10 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller)
 	return af_text_new(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
-static size_t ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
+static long long ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 {
 	struct af_text *t = af_ctl_text(fs, rel, caller);
-	size_t n = t ? t->len : 0;
+	long long n = t ? (long long)t->len : -1;
 	af_text_unref(t);
 	return n;
 }
@@ -416,6 +505,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
 		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
 		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel, caller);
+		if (st->st_size < 0)
+			return -ENOENT; /* a view with no plot (no curves), out of memory */
 		st->st_ino = 0;
 		break;
 	case AF_K_ARCDIR: /* the container's file as a folder: its times and owner */

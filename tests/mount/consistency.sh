@@ -17,7 +17,7 @@ cp "$T/same.yaml" "$v" || fail "unchanged save"
 
 # outside change: replace the backing file behind the mount's back
 cp "$GAME/$other" "$GAME/$bin"
-"$ANIMFS" decode --schema-ref none "$GAME/$bin" > "$T/expect"
+view_decode "$GAME/$bin" > "$T/expect"
 [ "$(stat -c %s "$v")" = "$(stat -c %s "$T/expect")" ] || fail "outside change: stale size"
 cmp -s "$v" "$T/expect" || fail "outside change: stale content"
 

@@ -36,7 +36,7 @@ for step in after-temp-write after-temp-fsync before-rename after-rename; do
   # restart: the temp file is not in the view; once stale, a listing sweeps it
   mount_view_fg
   ls -A "$VIEW" | grep -q animfs-tmp && fail "$step: the view shows a temporary file"
-  "$ANIMFS" decode --schema-ref none "$GAME/walk.animation" | cmp -s - "$v" || fail "$step: view differs from decode"
+  view_decode "$GAME/walk.animation" | cmp -s - "$v" || fail "$step: view differs from decode"
   # the mount's walk of GAME removes what the crash left (its process is gone)
   for _ in $(seq 100); do
     [ -z "$(ls -A "$GAME" | grep '^\.animfs-tmp-')" ] && break; sleep 0.05

@@ -20,7 +20,7 @@ for ed in vim-yes vim-no emacs gedit sed; do
   [ "$(length_of "$GAME/$bin")" = "$(sed -n 's/^length: *\([^ ]*\).*/\1/p' "$v")" ] ||
     fail "$ed: view does not show the saved value"
   # the view after a save comes from the save's own check; it must be the render
-  cmp -s "$v" <("$ANIMFS" decode --schema-ref none "$GAME/$bin") || fail "$ed: view differs from a decode of the saved binary"
+  cmp -s "$v" <(view_decode "$GAME/$bin") || fail "$ed: view differs from a decode of the saved binary"
   echo "ok: $ed"
 done
 # the same editors on a plain file: it is written in place, backups stay out of GAME

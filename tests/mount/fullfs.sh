@@ -40,7 +40,7 @@ cmp -s "$GAME/walk.animation" "$T/orig" || fail "the binary changed on a full di
 ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "a temporary file was left: $(ls -A "$GAME")"
 grep -q "walk.animation.yaml: .*No space left on device" "$VIEW/.animfs/errors" ||
   fail "the error does not name the cause: $(cat "$VIEW/.animfs/errors")"
-cmp -s "$v" <("$ANIMFS" decode --schema-ref none "$GAME/walk.animation") || fail "the view does not show the binary again"
+cmp -s "$v" <(view_decode "$GAME/walk.animation") || fail "the view does not show the binary again"
 # the command line on the same full disk: refused, nothing left behind
 out=$("$ANIMFS" encode "$T/new.yaml" -o "$GAME/walk.animation" 2>&1) && fail "encode onto a full disk succeeded"
 echo "$out" | grep -q "No space left on device" || fail "encode on a full disk: $out"

@@ -15,7 +15,7 @@ cp "$T/new.yaml" "$v" || fail "the save was refused: $(cat "$VIEW/.animfs/errors
 grep -q '^  - name: WaveAtNeighbour$' "$v" || fail "the view shows the state as $(grep -c "$hash" "$v") hashes"
 grep -q "$hash" "$v" && fail "the hash is still shown"
 grep -qx 'WaveAtNeighbour' "$ANIMFS_NAMES" || fail "the daemon did not learn the name"
-cmp -s "$v" <("$ANIMFS" decode --schema-ref none "$GAME/wave.jazz") || fail "the view differs from a decode"
+cmp -s "$v" <(view_decode "$GAME/wave.jazz") || fail "the view differs from a decode"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 mount_view_fg

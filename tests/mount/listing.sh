@@ -17,7 +17,7 @@ for bin in "$GAME"/*.animation; do
   [ "$b" = broken.animation ] && continue
   v="$VIEW/$b.yaml"
   [ -f "$v" ] || fail "$b.yaml not listed"
-  "$ANIMFS" decode --schema-ref none "$bin" > "$T/expect" || fail "decode $b"
+  view_decode "$bin" > "$T/expect" || fail "decode $b"
   [ "$(stat -c %s "$v")" = "$(stat -c %s "$T/expect")" ] || fail "st_size of $b.yaml differs"
   cmp -s "$v" "$T/expect" || fail "content of $b.yaml differs from decode"
   [ -e "$VIEW/$b" ] && fail "the binary $b is visible"
@@ -49,7 +49,7 @@ while IFS= read -r -d '' f; do
     [ -d "$VIEW/$rel" ] || fail "package $rel is not a folder"
     cmp -s "$VIEW/$rel/index.yaml" "$T/expect" || fail "$rel/index.yaml differs from decode"
     views=$((views + 1))
-  elif "$ANIMFS" decode --schema-ref none "$f" > "$T/expect" 2>/dev/null; then
+  elif view_decode "$f" > "$T/expect" 2>/dev/null; then
     cmp -s "$VIEW/$rel.yaml" "$T/expect" || fail "$rel.yaml differs from decode"
     [ "$(stat -c %s "$VIEW/$rel.yaml")" = "$(stat -c %s "$T/expect")" ] || fail "$rel.yaml size"
     views=$((views + 1))

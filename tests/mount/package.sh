@@ -21,7 +21,7 @@ V="$VIEW/wc/WarriorCats.package"
 [ "$(ls "$V" | tr '\n' ' ')" = "index.yaml petgardening.jazz.yaml " ] || fail "listing: $(ls "$V")"
 "$ANIMFS" decode --schema-ref none "$pkg/index.yaml" > "$T/index.yaml"
 cmp -s "$V/index.yaml" "$T/index.yaml" || fail "index.yaml differs from decode"
-"$ANIMFS" decode --schema-ref none "$pkg/petgardening.jazz" > "$T/pg.yaml"
+view_decode "$pkg/petgardening.jazz" > "$T/pg.yaml"
 cmp -s "$V/petgardening.jazz.yaml" "$T/pg.yaml" || fail "the view differs from decode"
 [ "$(stat -c %s "$V/petgardening.jazz.yaml")" = "$(stat -c %s "$T/pg.yaml")" ] || fail "st_size"
 { echo x > "$V/index.yaml"; } 2>/dev/null && fail "index.yaml is writable"
@@ -68,7 +68,7 @@ grep -q "notes.package: byte 0x0: not a DBPF package" "$T/daemon.log" || fail "n
 # independent check of the package after unmounting
 res=$(compare_packages "$T/orig.package" "$pkg" "$T")
 [ "$res" = "37 1" ] || fail "independent comparison: $res"
-"$ANIMFS" decode --schema-ref none "$pkg/petgardening.jazz" > "$T/after.yaml" || fail "decode after the edit"
+view_decode "$pkg/petgardening.jazz" > "$T/after.yaml" || fail "decode after the edit"
 [ "$(diff "$T/pg.yaml" "$T/after.yaml" | grep -c '^>')" = 3 ] || fail "the edit touched more than 3 lines"
 grep -q "Loop Water" "$T/after.yaml" && fail "'Loop Water' is still in the package"
 echo "package through the mount: ok"

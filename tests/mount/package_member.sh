@@ -25,7 +25,7 @@ cmp -s "$P/$broken" "$bad" || fail "the broken member is not its raw resource"
 grep -q "mix.package/$broken: byte 0x2aa: non-zero padding" "$VIEW/.animfs/errors" ||
   fail "the reason is not in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
 [ "$(grep -c "$broken" "$VIEW/.animfs/errors")" = 1 ] || fail "the reason is said more than once"
-"$ANIMFS" decode --schema-ref none "$GAME/mix.package/$good" | cmp -s - "$P/$good.yaml" || fail "the good member's view"
+view_decode "$GAME/mix.package/$good" | cmp -s - "$P/$good.yaml" || fail "the good member's view"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 cmp -s "$GAME/mix.package" "$T/orig.package" || fail "the package changed"

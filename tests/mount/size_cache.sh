@@ -5,7 +5,7 @@
 copy_samples
 export XDG_CACHE_HOME=$T/cache
 sizes() { (cd "$VIEW" && for f in *.yaml; do printf '%s %s\n' "$f" "$(stat -c %s "$f")"; done); }
-truth() { (cd "$GAME" && for f in *.animation; do printf '%s.yaml %s\n' "$f" "$("$ANIMFS" decode --schema-ref none "$f" | wc -c)"; done); }
+truth() { (cd "$GAME" && for f in *.animation; do printf '%s.yaml %s\n' "$f" "$("$ANIMFS" decode --schema-ref .animfs/schema "$f" | wc -c)"; done); }
 
 mount_view_fg
 first=$(sizes)

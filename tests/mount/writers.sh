@@ -23,7 +23,7 @@ cp "$T/new.yaml" "$v" || fail "cp over"
 cp "$T/new.yaml" "$VIEW/brand_new.animation.yaml" || fail "cp of a new YAML"
 [ -f "$GAME/brand_new.animation" ] || fail "cp of a new YAML made no binary"
 [ "$(length_of "$GAME/brand_new.animation")" = 23.5 ] || fail "new binary content"
-cmp -s "$VIEW/brand_new.animation.yaml" <("$ANIMFS" decode --schema-ref none "$GAME/brand_new.animation") ||
+cmp -s "$VIEW/brand_new.animation.yaml" <(view_decode "$GAME/brand_new.animation") ||
   fail "new view differs from its decode"
 
 # while a new view is being written it is listed (and stat'ed) with its buffer's size

@@ -18,7 +18,7 @@ for bin in "$GAME"/*.animation; do
   b=$(basename "$bin")
   v="$VIEW/$b.yaml"
   [ -f "$v" ] || fail "$b.yaml not listed"
-  "$ANIMFS" decode --schema-ref none "$bin" > "$T/expect" || fail "decode $b"
+  view_decode "$bin" > "$T/expect" || fail "decode $b"
   cmp -s "$v" "$T/expect" || fail "content of $b.yaml differs from decode"
   if [ "$b" != "$walk" ]; then
     grep -q '^  layout: 64-bit ' "$v" || fail "$b: not shown as 64-bit"

@@ -217,8 +217,9 @@ static void test_container_as_folder(void **state)
 	assert_non_null(strstr((const char *)t->data, "archive: x.tarc\n"));
 	af_text_unref(t);
 
-	/* the member renders through its codec */
+	/* the member renders through its codec, after the modeline every view starts with */
 	struct af_buf want = AF_BUF_INIT;
+	assert_int_equal(af_view_modeline(c, "x.tarc/a.animation", &want), 0);
 	assert_int_equal(c->to_yaml(walk.data, walk.len, &io, &want, &d), 0);
 	assert_int_equal(af_folder_render(&fs, "x.tarc/a.animation", 0, &t), 0);
 	assert_int_equal(t->len, want.len);
