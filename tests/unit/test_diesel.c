@@ -15,7 +15,7 @@
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
 #include "animfs/num.h"
-#include "../../src/codec/diesel_priv.h"
+#include "../../src/codec/diesel/diesel.h"
 
 extern const struct af_codec af_codec_diesel;
 #define C (&af_codec_diesel)

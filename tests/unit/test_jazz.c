@@ -13,7 +13,7 @@
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
 #include "test_jazz_build.h"
-#include "../../src/codec/jazz_names.h"
+#include "../../src/codec/jazz/jazz_names.h"
 
 extern const struct af_codec af_codec_jazz;
 

@@ -18,7 +18,7 @@
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
-#include "../../src/codec/jazz_int.h"
+#include "../../src/codec/jazz/jazz.h"
 
 extern const struct af_codec af_codec_jazz;
 

@@ -12,7 +12,7 @@
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
 #include "animfs/num.h"
-#include "../../src/codec/motn.h"
+#include "../../src/codec/motn/motn.h"
 
 /* F=10, rig 0x0D, bone 0 Tx Ty Tz; tx holds key types 0,1,2,3,0,3 with a repeated frame
  * (4); block 4 is 3+... bytes so a pad byte precedes block 5. */

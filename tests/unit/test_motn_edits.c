@@ -8,7 +8,7 @@
 #include <cmocka.h>
 
 #include "motn_samples.h"
-#include "../../src/codec/motn.h"
+#include "../../src/codec/motn/motn.h"
 
 /* Replace `from` with `to` inside the walk block's text; encode. */
 static void edit_walk(const char *from, const char *to, struct af_buf *out)

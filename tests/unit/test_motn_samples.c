@@ -7,7 +7,7 @@
 #include <cmocka.h>
 
 #include "motn_samples.h"
-#include "../../src/codec/motn.h"
+#include "../../src/codec/motn/motn.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

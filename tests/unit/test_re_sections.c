@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../src/codec/re_model.h"
+#include "../../src/codec/re/re_model.h"
 #include "animfs/num.h"
 #include "re_testutil.h"
 

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "animfs/schema.h"
-#include "diesel_priv.h"
+#include "diesel.h"
 
 static const struct af_sch_val layouts[] = {
 	{ "32-bit", "the PAYDAY 2 layout before its 64-bit build of 2026-08-14 (and PAYDAY: The Heist, RAID)" },

@@ -1,8 +1,8 @@
 /* Private model of the Sims 3 Jazz codec (RCOL resource 0x02D5DF13): plain structs in an
  * arena, shared by the binary reader/writer (jazz_rcol.c), the YAML emitter (jazz_emit.c)
  * and the YAML parser (jazz_parse.c). Spec: formats/sims3-jazz.md. */
-#ifndef ANIMFS_JAZZ_INT_H
-#define ANIMFS_JAZZ_INT_H
+#ifndef ANIMFS_JAZZ_H
+#define ANIMFS_JAZZ_H
 
 #include <stddef.h>
 #include <stdint.h>

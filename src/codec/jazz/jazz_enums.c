@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "jazz_int.h"
+#include "jazz.h"
 
 const struct af_jz_kind_info af_jz_kinds[JZ_NKINDS] = {
 	[JZ_SM] = { "S_SM", 0x02D5DF13u, 0x0202, "state_machine", "machine" },

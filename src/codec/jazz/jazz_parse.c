@@ -14,7 +14,7 @@
 #include "animfs/num.h"
 #include "animfs/schema.h"
 #include "animfs/yamlio.h"
-#include "jazz_int.h"
+#include "jazz.h"
 
 #define PATH_MAX_ 256
 #define CAT_NODE JZ_PLAY /* every node kind shares one label space */

@@ -3,7 +3,7 @@
  * Chunks those rules do not reach follow in the order the YAML document defines them. */
 #include <stdlib.h>
 
-#include "jazz_int.h"
+#include "jazz.h"
 
 struct placer {
 	const struct af_jz_model *m;

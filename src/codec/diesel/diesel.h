@@ -1,8 +1,8 @@
 /* Diesel `.animation` codec, private interface shared by diesel*.c.
  * The model below is the format's own concepts (objects, tracks, keys, events)
  * plus the layout "style" that lets an edited file be rebuilt the way it was written. */
-#ifndef ANIMFS_DIESEL_PRIV_H
-#define ANIMFS_DIESEL_PRIV_H
+#ifndef ANIMFS_DIESEL_H
+#define ANIMFS_DIESEL_H
 
 #include <stddef.h>
 #include <stdint.h>

@@ -11,7 +11,7 @@
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
 #include "animfs/zframe.h"
-#include "diesel_priv.h"
+#include "diesel.h"
 
 /* Does compress2(level) write s[0..ns), header bytes aside? The deflate output is
  * compared as it is produced, so a wrong level costs only up to its first difference. */

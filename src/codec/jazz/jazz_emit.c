@@ -9,7 +9,7 @@
 #include "animfs/fnv.h"
 #include "animfs/num.h"
 #include "animfs/yamlio.h"
-#include "jazz_int.h"
+#include "jazz.h"
 
 struct em {
 	struct af_buf *b;

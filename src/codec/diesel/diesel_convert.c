@@ -4,7 +4,7 @@
  * both come here, so the two give the same bytes. */
 #include <string.h>
 
-#include "diesel_priv.h"
+#include "diesel.h"
 
 int dsl_style_by_name(const char *s, size_t n)
 {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "animfs/num.h"
-#include "diesel_priv.h"
+#include "diesel.h"
 
 static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
 

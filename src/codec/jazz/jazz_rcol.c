@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "animfs/bytes.h"
-#include "jazz_int.h"
+#include "jazz.h"
 
 #define NODE_MASK (1u << JZ_PLAY | 1u << JZ_STOP | 1u << JZ_RAND | 1u << JZ_SOPN | \
 		   1u << JZ_DG00 | 1u << JZ_SNSN | 1u << JZ_PROP | 1u << JZ_ACOP)

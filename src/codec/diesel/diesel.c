@@ -5,7 +5,7 @@
 
 #include "animfs/codec.h"
 #include "animfs/yamlio.h"
-#include "diesel_priv.h"
+#include "diesel.h"
 
 static int ends_with(const char *s, const char *suffix)
 {

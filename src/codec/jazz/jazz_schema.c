@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "animfs/schema.h"
-#include "jazz_int.h"
+#include "jazz.h"
 
 #define END { NULL, NULL, NULL, 0 }
 #define REF(name) (&(const struct af_sch){ .kind = AF_SK_REF, .ref = (name) })

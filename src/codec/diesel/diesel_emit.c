@@ -6,7 +6,7 @@
 
 #include "animfs/num.h"
 #include "animfs/yamlio.h"
-#include "diesel_priv.h"
+#include "diesel.h"
 
 #define KEY_MAX (16 + 8 * AF_NUM_MAX) /* longest key line this file writes */
 

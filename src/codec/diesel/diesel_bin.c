@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "animfs/bytes.h"
-#include "diesel_priv.h"
+#include "diesel.h"
 
 const struct dsl_type_info dsl_types[DSL_NTYPES] = {
 	[DSL_POS_U16] = { "pos_u16", 0x1DC686E0u, 0, 12, 3, 0,

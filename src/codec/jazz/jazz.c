@@ -7,7 +7,7 @@
 
 #include "animfs/codec.h"
 #include "animfs/userdict.h"
-#include "jazz_int.h"
+#include "jazz.h"
 
 /* Collect sibling _KEY maps in name order, so the first-wins rule is deterministic. */
 struct sibs {

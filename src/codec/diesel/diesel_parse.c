@@ -8,7 +8,7 @@
 
 #include "animfs/num.h"
 #include "animfs/yamlio.h"
-#include "diesel_priv.h"
+#include "diesel.h"
 
 /* A warning that may fire on many keys: reported once, with a count. */
 struct agg {
