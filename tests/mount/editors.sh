@@ -42,8 +42,8 @@ if command -v vim >/dev/null; then
   for bc in auto yes no; do
     value=$((value + 1))
     timeout 60 vim -N -u DEFAULTS -i NONE -es -c "set backupcopy=$bc" \
-      -c "%s/^length: *[^ ]*/length: $value.25/" -c 'wq' "$v" </dev/null ||
-      fail "vim backupcopy=$bc exited with $?"
+      -c "%s/^length: *[^ ]*/length: $value.25/" -c 'wq' "$v" </dev/null 2>"$T/vim.err" ||
+      fail "vim backupcopy=$bc exited with $?: $(cat "$T/vim.err") (.animfs/errors: $(cat "$VIEW/.animfs/errors"); daemon: $(tail -5 "$T/daemon.log"))"
     got=$(length_of "$GAME/$bin")
     [ "$got" = "$value.25" ] || fail "vim backupcopy=$bc: backing length is '$got'"
     [ "$(game_listing)" = "$before" ] || fail "vim backupcopy=$bc: GAME changed"
