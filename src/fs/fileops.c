@@ -204,6 +204,13 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 			return -EEXIST;
 		return af_op_open(path, fi);
 	}
+	if (r.ghost && r.ghost_of == AF_K_SCRATCH) {
+		/* a dropping removed while still open (its removal waits for its last close):
+		 * the new one replaces it, and that pending removal is off */
+		af_alias_detach(fs, r.rel);
+		af_ghost_del(fs, r.rel);
+		af_scratch_unlink(fs, r.rel);
+	}
 	if (r.ghost && r.ghost_of == AF_K_PASS) {
 		/* an editor writing back a file it renamed away: the original, in place */
 		rc = open_fd(fs, fi, fs->rootfd, r.rel, (fi->flags & ~O_EXCL) | O_CREAT | O_TRUNC,

@@ -143,7 +143,7 @@ static void list_scratch(struct lister *l)
 	if (!dir)
 		return;
 	while ((e = readdir(dir)))
-		if (e->d_type != DT_DIR)
+		if (e->d_type != DT_DIR && !af_ghost_has(l->fs, child(l, e->d_name), NULL))
 			l->filler(l->buf, e->d_name, NULL, 0, 0);
 	closedir(dir);
 }

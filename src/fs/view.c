@@ -287,7 +287,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED) &&
 	    af_scratch_exists(fs, r->rel, &r->st)) {
 		r->kind = AF_K_SCRATCH;
-		return 0;
+		goto ghosts; /* removed while open: hidden until its last close */
 	}
 	if (af_folder_resolve(fs, r))
 		goto ghosts;

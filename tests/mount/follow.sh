@@ -46,6 +46,23 @@ sleep 0.3
 ls -A "$GAME" | grep -q fuse_hidden && fail ".fuse_hidden names reached GAME"
 echo "ok: rm of open files"
 
+# a dropping removed while open and made again at once (vim's swap file) is the new one
+python3 - "$VIEW/.$bin.yaml.swp" <<'PY' || fail "a dropping removed while open cannot be made again"
+import os, sys, time
+p = sys.argv[1]
+old = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+os.write(old, b"old")
+os.unlink(p)
+new = os.open(p, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)  # EEXIST would be the bug
+os.write(new, b"new")
+os.close(old)
+os.close(new)
+time.sleep(0.3)  # the old one's last close has been handled
+sys.exit(0 if open(p, "rb").read() == b"new" else "the new dropping is gone or wrong")
+PY
+rm "$VIEW/.$bin.yaml.swp"
+echo "ok: a dropping removed while open, made again"
+
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: follow"
