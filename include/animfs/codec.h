@@ -78,6 +78,8 @@ int af_codec_schema(const struct af_codec *c, struct af_buf *out);
  * it from where the view is (the command line: the installed schemas as a file:// URI;
  * the mount: a path relative to the view, up to VIEW/.animfs/schema). schema_dir NULL
  * or "none": nothing is written. 0 or AF_ENOMEM. */
+/* Whether c has a JSON Schema (af_codec_schema would write one). */
+int af_codec_has_schema(const struct af_codec *c);
 int af_codec_modeline(const struct af_codec *c, const char *schema_dir, struct af_buf *out);
 /* The i-th codec (from 0) whose extensions list name's extension, or NULL. */
 const struct af_codec *af_codec_for_ext(const char *name, size_t i);

@@ -148,6 +148,11 @@ static const struct af_sch *schema_of(const struct af_codec *c)
 	return c->schema ? c->schema : c == &af_codec_re_model ? &af_re_schema : NULL;
 }
 
+int af_codec_has_schema(const struct af_codec *c)
+{
+	return c && schema_of(c) != NULL;
+}
+
 int af_codec_schema(const struct af_codec *c, struct af_buf *out)
 {
 	if (!schema_of(c))

@@ -221,13 +221,11 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 				filler(buf, names[i], NULL, 0, 0);
 		} else if (!strcmp(r.rel, AF_CTL_DIR "/" AF_CTL_SCHEMA)) {
 			for (size_t i = 0; af_codecs[i]; i++) { /* those that have a schema */
-				struct af_buf probe = AF_BUF_INIT;
 				char name[80];
-				if (!af_codec_modeline(af_codecs[i], ".", &probe) && probe.len) {
-					snprintf(name, sizeof(name), "%s.json", af_codecs[i]->name);
-					filler(buf, name, NULL, 0, 0);
-				}
-				af_buf_free(&probe);
+				if (!af_codec_has_schema(af_codecs[i]))
+					continue;
+				snprintf(name, sizeof(name), "%s.json", af_codecs[i]->name);
+				filler(buf, name, NULL, 0, 0);
 			}
 		} /* plot folders list nothing: a plot is made when asked for by name */
 		return 0;

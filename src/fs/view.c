@@ -190,15 +190,12 @@ static const struct af_codec *schema_of_name(const char *name)
 {
 	char codec[64];
 	size_t n = strlen(name);
-	struct af_buf probe = AF_BUF_INIT;
 	if (n <= 5 || n - 5 >= sizeof(codec) || strcmp(name + n - 5, ".json"))
 		return NULL;
 	memcpy(codec, name, n - 5);
 	codec[n - 5] = 0;
 	const struct af_codec *c = af_codec_by_name(codec);
-	int ok = c && af_codec_modeline(c, ".", &probe) == 0 && probe.len; /* it has a schema */
-	af_buf_free(&probe);
-	return ok ? c : NULL;
+	return af_codec_has_schema(c) ? c : NULL;
 }
 
 /* ".animfs/plot/<path>": a folder for each folder of the view, "<view>.svg" for each
@@ -487,8 +484,12 @@ static long long ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 
 int af_view_read_only(struct af_fs *fs, struct af_res *r)
 {
-	if (!r->info.read_only && r->kind == AF_K_VIEW && !af_folder_member(fs, r->bin))
-		af_rcache_get(fs->cache, &r->st, &r->info, NULL); /* rendered since it was resolved */
+	struct af_rinfo now;
+	/* rendered since it was resolved? (one cache lookup: a container member's identity
+	 * is its container's file, whose entry names no codec of the member's) */
+	if (!r->info.read_only && r->kind == AF_K_VIEW &&
+	    af_rcache_get(fs->cache, &r->st, &now, NULL) && now.codec == r->info.codec)
+		r->info.read_only = now.read_only;
 	return r->info.read_only;
 }
 
