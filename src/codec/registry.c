@@ -141,11 +141,11 @@ const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const c
 
 /* The RE codec's descriptor gets its `.schema` member once the work on its stages that
  * is under way lands; until then its schema is found here. */
-extern const struct af_sch af_re_schema;
+extern const struct af_sch re_schema;
 
 static const struct af_sch *schema_of(const struct af_codec *c)
 {
-	return c->schema ? c->schema : c == &af_codec_re_model ? &af_re_schema : NULL;
+	return c->schema ? c->schema : c == &af_codec_re_model ? &re_schema : NULL;
 }
 
 int af_codec_has_schema(const struct af_codec *c)

@@ -105,18 +105,18 @@ static void contains(const struct af_buf *y, const char *text)
 
 /* ---------------------------------------------------------------- track types */
 
-/* The code table behind dsl_fmt_cm agrees with the decimal search on every code,
+/* The code table behind diesel_fmt_cm agrees with the decimal search on every code,
  * and each text re-encodes to its code. */
 static void test_cm_table(void **state)
 {
 	(void)state;
 	for (uint32_t c = 0; c < 65536; c++) {
 		char a[AF_NUM_MAX], b[AF_NUM_MAX];
-		size_t na = dsl_fmt_cm(a, (uint16_t)c), nb = dsl_fmt_cm_slow(b, (uint16_t)c);
+		size_t na = diesel_fmt_cm(a, (uint16_t)c), nb = diesel_fmt_cm_slow(b, (uint16_t)c);
 		assert_int_equal(na, nb);
 		assert_memory_equal(a, b, na + 1);
 		uint16_t back;
-		assert_int_equal(dsl_cm_to_u16(strtod(a, NULL), &back), 0);
+		assert_int_equal(diesel_cm_to_u16(strtod(a, NULL), &back), 0);
 		assert_int_equal(back, c);
 	}
 }
@@ -669,11 +669,11 @@ static void check_quat(uint32_t code, double x, double y, double z, double w)
 {
 	double q[4];
 	char text[128];
-	dsl_unpack_quat(code, q);
+	diesel_unpack_quat(code, q);
 	near(q[0], x, 5e-6), near(q[1], y, 5e-6), near(q[2], z, 5e-6), near(q[3], w, 5e-6);
-	assert_int_equal(dsl_pack_quat(q), code);
+	assert_int_equal(diesel_pack_quat(q), code);
 	/* the printed text packs back to the code */
-	size_t n = dsl_fmt_quat(text, code);
+	size_t n = diesel_fmt_quat(text, code);
 	assert_true(n > 0);
 	double v[4];
 	char *p = text;
@@ -683,7 +683,7 @@ static void check_quat(uint32_t code, double x, double y, double z, double w)
 		assert_int_equal(af_parse_f64(p, len, &v[i]), 0);
 		p = e ? e + 2 : p + len;
 	}
-	assert_int_equal(dsl_pack_quat(v), code);
+	assert_int_equal(diesel_pack_quat(v), code);
 }
 
 static void test_packing_examples(void **state)
@@ -694,16 +694,16 @@ static void test_packing_examples(void **state)
 	check_quat(0x979587FD, 0.13770, 0.95941, -0.00146, -0.24609);
 	check_quat(0x80200F89, 0, 0.70816, 0.70605, 0);
 	check_quat(0x198FF3FC, 0.59653, -0.37646, -0.37646, -0.60059);
-	dsl_fmt_quat(t, 0x80200803);
+	diesel_fmt_quat(t, 0x80200803);
 	assert_string_equal(t, "0.000, 0.000, 0.000, 1.000");
-	dsl_fmt_quat(t, 0x979587FD);
+	diesel_fmt_quat(t, 0x979587FD);
 	assert_string_equal(t, "0.138, 0.959, -0.001, -0.246");
 	/* typed quaternions: ties keep the lowest index (k = 1) */
 	const double tie[4] = { 0, 0.7071068, 0, 0.7071068 };
-	assert_int_equal(dsl_pack_quat(tie) & 3, 1);
+	assert_int_equal(diesel_pack_quat(tie) & 3, 1);
 	/* the dropped component is negated into the positive half */
 	const double neg[4] = { 0, 0, 0, -1 };
-	assert_int_equal(dsl_pack_quat(neg), 0x80200803);
+	assert_int_equal(diesel_pack_quat(neg), 0x80200803);
 }
 
 /* a random unit quaternion (an LCG on *seed) */
@@ -719,7 +719,7 @@ static void random_quat(uint32_t *seed, double q[4])
 		q[j] /= sqrt(len);
 }
 
-/* The lone-candidate shortcut of dsl_pack_quat gives the full rule's code: random
+/* The lone-candidate shortcut of diesel_pack_quat gives the full rule's code: random
  * quaternions, every decoded code's components, and values pushed to the 0.02
  * window's edge (where one candidate more or less changes the path). */
 static void test_packing_shortcut(void **state)
@@ -729,9 +729,9 @@ static void test_packing_shortcut(void **state)
 	for (int i = 0; i < 300000; i++) {
 		double q[4];
 		random_quat(&seed, q);
-		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
-		dsl_unpack_quat(seed * 2654435761u, q);
-		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
+		assert_int_equal(diesel_pack_quat(q), diesel_pack_quat_all(q));
+		diesel_unpack_quat(seed * 2654435761u, q);
+		assert_int_equal(diesel_pack_quat(q), diesel_pack_quat_all(q));
 		double m = 0;
 		int big = 0;
 		for (int j = 0; j < 4; j++)
@@ -740,9 +740,9 @@ static void test_packing_shortcut(void **state)
 		int other = (big + 1 + (int)(seed >> 30) % 3) & 3;
 		double edge = m - 0.02;
 		q[other] = (q[other] < 0 ? -1 : 1) * nextafter(edge, (seed & 1) ? 1.0 : 0.0);
-		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
+		assert_int_equal(diesel_pack_quat(q), diesel_pack_quat_all(q));
 		q[other] = (q[other] < 0 ? -1 : 1) * edge;
-		assert_int_equal(dsl_pack_quat(q), dsl_pack_quat_all(q));
+		assert_int_equal(diesel_pack_quat(q), diesel_pack_quat_all(q));
 	}
 }
 
@@ -765,9 +765,9 @@ static void test_packing_exact(void **state)
 		 * need the raw fallback (test_packed_fallback) */
 		if (m1 - m2 < 0.03)
 			continue;
-		uint32_t code = dsl_pack_quat(q);
+		uint32_t code = diesel_pack_quat(q);
 		char text[128];
-		if (!dsl_fmt_quat(text, code))
+		if (!diesel_fmt_quat(text, code))
 			fail_msg("no decimals re-pack 0x%08X", code);
 	}
 }
@@ -777,34 +777,34 @@ static void test_pos_u16(void **state)
 	(void)state;
 	char t[64];
 	uint16_t c;
-	near(dsl_u16_to_cm(33252), 14.8015, 1e-4);
-	near(dsl_u16_to_cm(34007), 37.8430, 1e-4);
-	near(dsl_u16_to_cm(35350), 78.8293, 1e-4);
-	dsl_fmt_cm(t, 33252);
+	near(diesel_u16_to_cm(33252), 14.8015, 1e-4);
+	near(diesel_u16_to_cm(34007), 37.8430, 1e-4);
+	near(diesel_u16_to_cm(35350), 78.8293, 1e-4);
+	diesel_fmt_cm(t, 33252);
 	assert_string_equal(t, "14.8");
-	dsl_fmt_cm(t, 34007);
+	diesel_fmt_cm(t, 34007);
 	assert_string_equal(t, "37.84");
-	dsl_fmt_cm(t, 35350);
+	diesel_fmt_cm(t, 35350);
 	assert_string_equal(t, "78.83");
-	dsl_fmt_cm(t, 32767);
+	diesel_fmt_cm(t, 32767);
 	assert_string_equal(t, "0.0");
-	dsl_fmt_cm(t, 32766);
+	diesel_fmt_cm(t, 32766);
 	assert_string_equal(t, "-0.03");
-	assert_int_equal(dsl_cm_to_u16(14.8, &c), 0);
+	assert_int_equal(diesel_cm_to_u16(14.8, &c), 0);
 	assert_int_equal(c, 33252);
 	/* every code prints with at most 2 decimals and re-encodes to itself */
 	for (unsigned code = 0; code <= 65535; code++) {
 		double v;
-		size_t n = dsl_fmt_cm(t, (uint16_t)code);
+		size_t n = diesel_fmt_cm(t, (uint16_t)code);
 		const char *dot = strchr(t, '.');
 		assert_non_null(dot);
 		assert_true(strlen(dot + 1) <= 2);
 		assert_int_equal(af_parse_f64(t, n, &v), 0);
-		assert_int_equal(dsl_cm_to_u16(v, &c), 0);
+		assert_int_equal(diesel_cm_to_u16(v, &c), 0);
 		assert_int_equal(c, code);
 	}
-	assert_int_equal(dsl_cm_to_u16(1200.0, &c), -1);
-	assert_int_equal(dsl_cm_to_u16(-1001.0, &c), -1);
+	assert_int_equal(diesel_cm_to_u16(1200.0, &c), -1);
+	assert_int_equal(diesel_cm_to_u16(-1001.0, &c), -1);
 }
 
 /* A code no decimal text re-packs to (the dropped z decodes 0.02 below |w|):
@@ -817,7 +817,7 @@ static void test_packed_fallback(void **state)
 	putf(pk, 0.0f), put16(pk + 4, 32767), put16(pk + 6, 32767), put16(pk + 8, 32767), put16(pk + 10, 0);
 	putf(rk, 0.0f), put32(rk + 4, 0x575DC096);
 	char t[64];
-	assert_int_equal(dsl_fmt_quat(t, 0x575DC096), 0);
+	assert_int_equal(diesel_fmt_quat(t, 0x575DC096), 0);
 	size_t n = mk_blob(blob, 0x1DC686E0, 12, pk, 0x96ECB85C, 8, rk, 1);
 	roundtrip(blob, n, &y);
 	contains(&y, ", 0x575DC096]\n");

@@ -311,7 +311,7 @@ static void test_names_any_rule(void **state)
 	char *doc3 = edit(doc2, "transitions: [Loop]", "transitions: [Wiggle]");
 	char *edited;
 	/* the example: the name in the map, its clip hash in the file */
-	assert_true(af_jz_clip_hash(clip, strlen(clip)) == 0x70A369ADA2A43107ull);
+	assert_true(jazz_clip_hash(clip, strlen(clip)) == 0x70A369ADA2A43107ull);
 	af_buf_put_u32le(&dir.files[0], 1);
 	af_buf_put_u32le(&dir.files[0], 3);
 	key_entry(&dir.files[0], af_fnv1_32_lower(clip, strlen(clip)), clip);
@@ -335,7 +335,7 @@ static void test_names_any_rule(void **state)
 	af_diag_free(&d);
 	assert_int_equal(encode(edited, &renamed, &d), 0);
 	assert_int_equal(renamed.len, bin.len);
-	assert_true(holds_u64(&renamed, af_jz_clip_hash(loop, strlen(loop))));
+	assert_true(holds_u64(&renamed, jazz_clip_hash(loop, strlen(loop))));
 	assert_false(holds_u64(&renamed, 0x70A369ADA2A43107ull));
 	af_diag_free(&d);
 	af_diag_init(&d);
@@ -359,28 +359,28 @@ static void test_keymap_errors(void **state)
 {
 	(void)state;
 	struct af_arena a;
-	struct af_jz_names nm;
+	struct jazz_names nm;
 	struct af_diag d;
 	struct af_buf b = AF_BUF_INIT;
 	af_arena_init(&a);
-	af_jz_names_init(&nm, &a);
+	jazz_names_init(&nm, &a);
 	af_diag_init(&d);
 	af_buf_put_u32le(&b, 1);
 	af_buf_put_u32le(&b, 1);
 	key_entry(&b, 5, "abc");
 	b.len--; /* text runs past the end */
-	assert_int_equal(af_jz_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
+	assert_int_equal(jazz_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
 	assert_int_equal(d.offset, 16);
 	af_diag_free(&d);
 	b.len++;
 	af_buf_put_u8(&b, 0);
-	assert_int_equal(af_jz_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
+	assert_int_equal(jazz_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
 	assert_non_null(strstr(d.msg, "unparsed"));
 	af_diag_free(&d);
 	af_buf_patch_u32le(&b, 0, 2);
-	assert_int_equal(af_jz_names_add_keymap(&nm, b.data, b.len, &d), AF_EUNSUP);
+	assert_int_equal(jazz_names_add_keymap(&nm, b.data, b.len, &d), AF_EUNSUP);
 	af_diag_free(&d);
-	af_jz_names_free(&nm);
+	jazz_names_free(&nm);
 	af_arena_free(&a);
 	af_buf_free(&b);
 }
@@ -437,19 +437,19 @@ static int load_sample(struct sample *s)
 }
 
 /* Decode bytes into a model independently of the YAML path. */
-static void model_of(const struct af_buf *bin, struct af_arena *a, struct af_jz_model *m)
+static void model_of(const struct af_buf *bin, struct af_arena *a, struct jazz_model *m)
 {
 	struct af_diag d;
 	af_diag_init(&d);
 	memset(m, 0, sizeof(*m));
 	af_arena_init(a);
 	m->arena = a;
-	if (af_jz_decode(bin->data, bin->len, m, &d))
+	if (jazz_decode(bin->data, bin->len, m, &d))
 		fail_msg("re-decode: %s", d.msg);
 	af_diag_free(&d);
 }
 
-static int32_t state_named(const struct af_jz_model *m, const char *name)
+static int32_t state_named(const struct jazz_model *m, const char *name)
 {
 	for (uint32_t i = 0; i < m->nchunks; i++)
 		if (m->chunks[i].kind == JZ_ST && m->chunks[i].u[0] == af_fnv1_32_lower(name, strlen(name)))
@@ -473,7 +473,7 @@ static void test_edit_rename(void **state)
 	struct af_buf out;
 	struct af_diag d;
 	struct af_arena a1, a2;
-	struct af_jz_model m0, m1;
+	struct jazz_model m0, m1;
 	if (load_sample(&s)) {
 		skip();
 		return;
@@ -492,7 +492,7 @@ static void test_edit_rename(void **state)
 	assert_true(count_diff(&s.bin, &out) <= 4); /* only the name hash changed */
 	int refs = 0;
 	for (uint32_t i = 0; i < m1.nchunks; i++) {
-		const struct af_jz_chunk *c = &m1.chunks[i];
+		const struct jazz_chunk *c = &m1.chunks[i];
 		if (c->kind == JZ_SNSN && c->ref[0] == now)
 			refs++;
 		for (uint32_t k = 0; c->kind == JZ_ST && k < c->list[0].n; k++)
@@ -534,7 +534,7 @@ static void test_edit_structure(void **state)
 	struct af_buf out, y = AF_BUF_INIT, again;
 	struct af_diag d;
 	struct af_arena a;
-	struct af_jz_model m;
+	struct jazz_model m;
 	if (load_sample(&s)) {
 		skip();
 		return;
@@ -570,9 +570,9 @@ static void test_edit_structure(void **state)
 	int32_t g = m.chunks[wave].ref[0];
 	assert_int_equal(m.chunks[g].kind, JZ_DG);
 	assert_int_equal(m.chunks[g].list[0].n, 1);
-	const struct af_jz_chunk *p = &m.chunks[m.chunks[g].list[0].v[0]];
+	const struct jazz_chunk *p = &m.chunks[m.chunks[g].list[0].v[0]];
 	assert_int_equal(p->kind, JZ_PLAY);
-	assert_true(p->key[0].instance == af_jz_clip_hash("a_wave_x", 8));
+	assert_true(p->key[0].instance == jazz_clip_hash("a_wave_x", 8));
 	assert_int_equal(p->u[3], 0x21);
 	assert_int_equal(p->u[4], 20000);
 	assert_int_equal(p->u[6], 0x3E800000); /* 0.25f */
@@ -580,8 +580,8 @@ static void test_edit_structure(void **state)
 	assert_int_equal(p->u[11], 16);       /* the unknown 16 is filled in */
 	int found = 0;
 	for (uint32_t i = 0; i < m.nchunks; i++) {
-		const struct af_jz_chunk *c = &m.chunks[i];
-		if (c->kind == JZ_PLAY && c->key[0].instance == af_jz_clip_hash("a_idleMusic_hiss_x", 18)) {
+		const struct jazz_chunk *c = &m.chunks[i];
+		if (c->kind == JZ_PLAY && c->key[0].instance == jazz_clip_hash("a_idleMusic_hiss_x", 18)) {
 			found |= 1;
 			assert_int_equal(c->u[7], 0x3F000000); /* blend_out 0.5 */
 		}
@@ -644,13 +644,13 @@ static void test_exotic_layouts(void **state)
 	struct af_buf bin, y = AF_BUF_INIT, back;
 	struct af_diag d;
 	struct af_arena a;
-	struct af_jz_model m;
+	struct jazz_model m;
 	if (encode(exotic_doc, &bin, &d))
 		fail_msg("%u:%u: %s", d.line, d.col, d.msg);
 	model_of(&bin, &a, &m);
 	int seen = 0;
 	for (uint32_t i = 0; i < m.nchunks; i++) {
-		const struct af_jz_chunk *c = &m.chunks[i];
+		const struct jazz_chunk *c = &m.chunks[i];
 		if (c->kind == JZ_DG00) {
 			assert_int_equal(c->ncases, 2);
 			assert_int_equal(m.chunks[c->cases[0].state].u[0], af_fnv1_32_lower("exit", 4));

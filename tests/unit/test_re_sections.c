@@ -8,7 +8,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "../../src/codec/re/re_model.h"
+#include "../../src/codec/re/re.h"
 #include "animfs/num.h"
 #include "re_testutil.h"
 
@@ -20,18 +20,18 @@ static void test_angle_packing(void **state)
 	const uint16_t codes[] = { 0x123, 0xABC, 0x456, 0x789 };
 	uint8_t area[7] = { 0 };
 	for (unsigned k = 0; k < 4; k++)
-		af_re_angle_put(area, k, codes[k]);
+		re_angle_put(area, k, codes[k]);
 	assert_memory_equal(area, want, sizeof(want));
 	for (unsigned k = 0; k < 4; k++)
-		assert_int_equal(af_re_angle_get(want, k), codes[k]);
+		assert_int_equal(re_angle_get(want, k), codes[k]);
 	/* writing one angle leaves its neighbours' nibbles alone */
-	af_re_angle_put(area, 1, 0xFFF);
-	assert_int_equal(af_re_angle_get(area, 0), 0x123);
-	assert_int_equal(af_re_angle_get(area, 1), 0xFFF);
-	assert_int_equal(af_re_angle_get(area, 2), 0x456);
-	af_re_angle_put(area, 2, 0);
-	assert_int_equal(af_re_angle_get(area, 1), 0xFFF);
-	assert_int_equal(af_re_angle_get(area, 3), 0x789);
+	re_angle_put(area, 1, 0xFFF);
+	assert_int_equal(re_angle_get(area, 0), 0x123);
+	assert_int_equal(re_angle_get(area, 1), 0xFFF);
+	assert_int_equal(re_angle_get(area, 2), 0x456);
+	re_angle_put(area, 2, 0);
+	assert_int_equal(re_angle_get(area, 1), 0xFFF);
+	assert_int_equal(re_angle_get(area, 3), 0x789);
 }
 
 static void test_degrees(void **state)
@@ -43,7 +43,7 @@ static void test_degrees(void **state)
 		{ 2048, "180" }, { 1024, "90" }, { 4095, "-0.1" }, { 2049, "-179.9" }, { 5, "0.4" },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
-		af_re_deg_fmt(t, cases[i].code);
+		re_deg_fmt(t, cases[i].code);
 		assert_string_equal(t, cases[i].text);
 	}
 	/* every code: the printf search's text, fewest decimals, at most 2, and back to
@@ -51,34 +51,34 @@ static void test_degrees(void **state)
 	unsigned by_dec[3] = { 0, 0, 0 };
 	for (unsigned c = 0; c < 4096; c++) {
 		uint16_t back;
-		size_t n = af_re_deg_fmt(t, (uint16_t)c);
+		size_t n = re_deg_fmt(t, (uint16_t)c);
 		char slow[AF_NUM_MAX];
-		assert_int_equal(af_re_deg_fmt_slow(slow, (uint16_t)c), n);
+		assert_int_equal(re_deg_fmt_slow(slow, (uint16_t)c), n);
 		assert_string_equal(t, slow);
 		const char *dot = strchr(t, '.');
 		size_t dec = dot ? n - (size_t)(dot - t) - 1 : 0;
 		assert_true(dec <= 2);
 		by_dec[dec]++;
-		assert_int_equal(af_re_deg_quantize(strtod(t, NULL), &back), 0);
+		assert_int_equal(re_deg_quantize(strtod(t, NULL), &back), 0);
 		assert_int_equal(back, c);
 	}
 	assert_int_equal(by_dec[0], 360);
 	assert_int_equal(by_dec[1], 3240);
 	assert_int_equal(by_dec[2], 496);
 	uint16_t code;
-	assert_int_equal(af_re_deg_quantize(360.0, &code), 0);
+	assert_int_equal(re_deg_quantize(360.0, &code), 0);
 	assert_int_equal(code, 0);
-	assert_int_equal(af_re_deg_quantize(-360.0, &code), 0);
+	assert_int_equal(re_deg_quantize(-360.0, &code), 0);
 	assert_int_equal(code, 0);
-	assert_int_equal(af_re_deg_quantize(-0.35, &code), 0);
+	assert_int_equal(re_deg_quantize(-0.35, &code), 0);
 	assert_int_equal(code, 4092);
-	assert_int_equal(af_re_deg_quantize(359.99, &code), 0); /* 4095.89 -> 4096 -> 0 */
+	assert_int_equal(re_deg_quantize(359.99, &code), 0); /* 4095.89 -> 4096 -> 0 */
 	assert_int_equal(code, 0);
-	assert_int_equal(af_re_deg_quantize(45.0 / 1024.0, &code), 0); /* exactly half-way */
+	assert_int_equal(re_deg_quantize(45.0 / 1024.0, &code), 0); /* exactly half-way */
 	assert_int_equal(code, 1);
-	assert_int_equal(af_re_deg_quantize(400.0, &code), -1);
-	assert_int_equal(af_re_deg_quantize(NAN, &code), -1);
-	assert_int_equal(af_re_deg_quantize(INFINITY, &code), -1);
+	assert_int_equal(re_deg_quantize(400.0, &code), -1);
+	assert_int_equal(re_deg_quantize(NAN, &code), -1);
+	assert_int_equal(re_deg_quantize(INFINITY, &code), -1);
 }
 
 /* RE3 EDD: 2 sequences of 3 and 2 frames: lists end at 16 + 10 = 26, so FF FF, trailer 28 */
@@ -99,7 +99,7 @@ static void test_edd_re3(void **state)
 	struct af_buf out = AF_BUF_INIT;
 	af_arena_init(&a);
 	af_diag_init(&d);
-	assert_int_equal(af_re_edd_decode(re3_edd, sizeof(re3_edd), RE_GAME3, 0, &e, &a, &d), 0);
+	assert_int_equal(re_edd_decode(re3_edd, sizeof(re3_edd), RE_GAME3, 0, &e, &a, &d), 0);
 	assert_int_equal(e.nseq, 2);
 	assert_int_equal(e.seq[0].pose_start, 5);
 	assert_int_equal(e.seq[1].pose_start, 256);
@@ -107,20 +107,20 @@ static void test_edd_re3(void **state)
 	assert_int_equal(e.seq[0].frames[2].pose, 2);
 	assert_int_equal(e.seq[0].frames[2].flags, 6);
 	assert_int_equal(e.seq[1].frames[0].flags, 0x40);
-	assert_int_equal(af_re_edd_encode(&e, RE_GAME3, "banks[0]", &out, &d), 0);
+	assert_int_equal(re_edd_encode(&e, RE_GAME3, "banks[0]", &out, &d), 0);
 	assert_int_equal(out.len, sizeof(re3_edd));
 	assert_memory_equal(out.data, re3_edd, sizeof(re3_edd));
 	/* one frame fewer: no pad any more, trailer 24 */
 	e.seq[1].nframes = 1;
 	af_buf_reset(&out);
-	assert_int_equal(af_re_edd_encode(&e, RE_GAME3, "banks[0]", &out, &d), 0);
+	assert_int_equal(re_edd_encode(&e, RE_GAME3, "banks[0]", &out, &d), 0);
 	assert_int_equal(out.len, 28);
 	assert_int_equal(af_le32(out.data + 24), 24);
 	assert_int_equal(af_le16(out.data + 10), 22);
 	/* no sequences: exactly 00 00 00 00 */
 	e.nseq = 0;
 	af_buf_reset(&out);
-	assert_int_equal(af_re_edd_encode(&e, RE_GAME3, "banks[0]", &out, &d), 0);
+	assert_int_equal(re_edd_encode(&e, RE_GAME3, "banks[0]", &out, &d), 0);
 	assert_int_equal(out.len, 4);
 	assert_int_equal(af_le32(out.data), 0);
 	af_buf_free(&out);
@@ -136,7 +136,7 @@ static void expect_edd_error(const uint8_t *p, size_t n, unsigned game, uint64_t
 	struct re_edd e;
 	af_arena_init(&a);
 	af_diag_init(&d);
-	assert_int_equal(af_re_edd_decode(p, n, game, 1000, &e, &a, &d), AF_EINVAL);
+	assert_int_equal(re_edd_decode(p, n, game, 1000, &e, &a, &d), AF_EINVAL);
 	assert_int_equal(d.offset, 1000 + off);
 	if (!strstr(d.msg, text))
 		fail_msg("'%s' does not say '%s'", d.msg, text);
@@ -186,14 +186,14 @@ static void test_edd_re2(void **state)
 	struct af_buf out = AF_BUF_INIT;
 	af_arena_init(&a);
 	af_diag_init(&d);
-	assert_int_equal(af_re_edd_decode(re2_edd, sizeof(re2_edd), RE_GAME2, 0, &e, &a, &d), 0);
+	assert_int_equal(re_edd_decode(re2_edd, sizeof(re2_edd), RE_GAME2, 0, &e, &a, &d), 0);
 	assert_int_equal(e.nseq, 2);
 	assert_int_equal(e.seq[0].frames[0].pose, 0x23);
 	assert_int_equal(e.seq[0].frames[0].flags, 0x4);
 	assert_int_equal(e.seq[0].frames[1].pose, 0xFFF);
 	assert_int_equal(e.seq[0].frames[1].flags, 0x340);
 	assert_int_equal(e.seq[1].frames[0].flags, 0xF0530);
-	assert_int_equal(af_re_edd_encode(&e, RE_GAME2, "banks[0]", &out, &d), 0);
+	assert_int_equal(re_edd_encode(&e, RE_GAME2, "banks[0]", &out, &d), 0);
 	assert_int_equal(out.len, sizeof(re2_edd));
 	assert_memory_equal(out.data, re2_edd, sizeof(re2_edd));
 	af_buf_free(&out);
@@ -226,7 +226,7 @@ static void build_re3_emr(void)
 		kf[1] = (uint8_t)(k ? 0xFF : 0);
 		kf[6] = 0x7C, kf[7] = 0xFC;       /* y_offset -900 */
 		for (unsigned a = 0; a < 9; a++)
-			af_re_angle_put(kf + 8, a, (uint16_t)(a * 455 + k));
+			re_angle_put(kf + 8, a, (uint16_t)(a * 455 + k));
 	}
 }
 
@@ -240,7 +240,7 @@ static void test_emr_re3(void **state)
 	build_re3_emr();
 	af_arena_init(&a);
 	af_diag_init(&d);
-	assert_int_equal(af_re_emr_decode(re3_emr, sizeof(re3_emr), RE_GAME3, 0, 0, &m, &a, &d), 0);
+	assert_int_equal(re_emr_decode(re3_emr, sizeof(re3_emr), RE_GAME3, 0, 0, &m, &a, &d), 0);
 	assert_true(m.has_skeleton);
 	assert_int_equal(m.nbones, 3);
 	assert_int_equal(m.parent[0], -1);
@@ -251,13 +251,13 @@ static void test_emr_re3(void **state)
 	assert_int_equal(m.poses[1].motion[0], -50);
 	assert_int_equal(m.poses[1].y_offset, -900);
 	assert_int_equal(m.poses[1].codes[8], 8 * 455 + 1);
-	assert_int_equal(af_re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
 	assert_int_equal(out.len, sizeof(re3_emr));
 	assert_memory_equal(out.data, re3_emr, sizeof(re3_emr));
 	/* rest offset edit: only those 2 bytes change */
 	m.relpos[1][1] = -301;
 	af_buf_reset(&out);
-	assert_int_equal(af_re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
 	assert_int_equal(af_le16(out.data + 16), (uint16_t)-301);
 	out.data[16] = re3_emr[16];
 	out.data[17] = re3_emr[17];
@@ -274,7 +274,7 @@ static void expect_emr_error(const uint8_t *p, size_t n, uint64_t off, const cha
 	struct re_emr m;
 	af_arena_init(&a);
 	af_diag_init(&d);
-	assert_int_equal(af_re_emr_decode(p, n, RE_GAME3, 0, 500, &m, &a, &d), AF_EINVAL);
+	assert_int_equal(re_emr_decode(p, n, RE_GAME3, 0, 500, &m, &a, &d), AF_EINVAL);
 	assert_int_equal(d.offset, 500 + off);
 	if (!strstr(d.msg, text))
 		fail_msg("'%s' does not say '%s'", d.msg, text);
@@ -327,14 +327,14 @@ static void test_emr_header_only_and_seven(void **state)
 			       0xAB, 0xCD, 0x0E, 0, 0, 0, 0, 0 };
 	af_arena_init(&a);
 	af_diag_init(&d);
-	assert_int_equal(af_re_emr_decode(h, sizeof(h), RE_GAME2, 0, 0, &m, &a, &d), 0);
+	assert_int_equal(re_emr_decode(h, sizeof(h), RE_GAME2, 0, 0, &m, &a, &d), 0);
 	assert_false(m.has_skeleton);
 	assert_int_equal(m.armature_offset, 0x1234);
 	assert_int_equal(m.poses[0].offset[2], 3);
 	assert_int_equal(m.poses[0].motion[0], 4);
 	assert_int_equal(m.poses[0].codes[0], 0xDAB);
 	assert_int_equal(m.poses[0].codes[1], 0x0EC);
-	assert_int_equal(af_re_emr_encode(&m, RE_GAME2, &out, &d), 0);
+	assert_int_equal(re_emr_encode(&m, RE_GAME2, &out, &d), 0);
 	assert_memory_equal(out.data, h, sizeof(h));
 	/* 7-bone bank: header says 40-byte keyframes, pool of 3 x 32 bytes carried */
 	uint8_t s[88 + 96];
@@ -355,16 +355,16 @@ static void test_emr_header_only_and_seven(void **state)
 	for (size_t i = 88; i < sizeof(s); i++)
 		s[i] = (uint8_t)(i * 7);
 	af_buf_reset(&out);
-	assert_int_equal(af_re_emr_decode(s, 184, RE_GAME3, 1, 0, &m, &a, &d), 0);
+	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 1, 0, &m, &a, &d), 0);
 	assert_true(m.opaque_pool);
 	assert_int_equal(m.nposes, 3);
 	assert_int_equal(m.parent[3], 2);
 	assert_int_equal(m.parent[4], 0);
-	assert_int_equal(af_re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
 	assert_int_equal(out.len, 184);
 	assert_memory_equal(out.data, s, 184);
 	/* the same bytes outside the 7-bone slot are not a valid pool (96 % 40 != 0) */
-	assert_int_equal(af_re_emr_decode(s, 184, RE_GAME3, 0, 0, &m, &a, &d), AF_EINVAL);
+	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 0, 0, &m, &a, &d), AF_EINVAL);
 	af_buf_free(&out);
 	af_diag_free(&d);
 	af_arena_free(&a);
@@ -380,15 +380,15 @@ static void test_tree_check(void **state)
 	const int self[3] = { -1, 1, 0 };
 	const int two_roots[3] = { -1, -1, 0 };
 	const int no_root[2] = { 1, 0 };
-	assert_int_equal(af_re_tree_check(ok, 4, &bad, &why), 0);
-	assert_int_equal(af_re_tree_check(cycle, 4, &bad, &why), -1);
+	assert_int_equal(re_tree_check(ok, 4, &bad, &why), 0);
+	assert_int_equal(re_tree_check(cycle, 4, &bad, &why), -1);
 	assert_int_equal(bad, 1);
 	assert_non_null(strstr(why, "cycle"));
-	assert_int_equal(af_re_tree_check(self, 3, &bad, &why), -1);
+	assert_int_equal(re_tree_check(self, 3, &bad, &why), -1);
 	assert_int_equal(bad, 1);
-	assert_int_equal(af_re_tree_check(two_roots, 3, &bad, &why), -1);
+	assert_int_equal(re_tree_check(two_roots, 3, &bad, &why), -1);
 	assert_int_equal(bad, 1);
-	assert_int_equal(af_re_tree_check(no_root, 2, &bad, &why), -1);
+	assert_int_equal(re_tree_check(no_root, 2, &bad, &why), -1);
 	assert_int_equal(bad, 0);
 }
 
@@ -404,7 +404,7 @@ static void build_pld(struct af_buf *out, size_t emr_len)
 	struct af_diag d;
 	af_diag_init(&d);
 	build_re3_emr();
-	assert_int_equal(af_re_dir_write(sec, 5, out, &d), 0);
+	assert_int_equal(re_dir_write(sec, 5, out, &d), 0);
 	af_diag_free(&d);
 }
 

@@ -29,28 +29,28 @@ static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 {
 	struct af_arena a;
 	struct af_buf blob = AF_BUF_INIT;
-	struct dsl_anim m;
+	struct diesel_anim m;
 	size_t start = out->len;
 	int rc, view;
 	(void)io;
 	af_arena_init(&a);
-	if ((rc = dsl_read(bin, n, &a, &m, &blob, d)) < 0)
+	if ((rc = diesel_read(bin, n, &a, &m, &blob, d)) < 0)
 		goto out;
 	view = rc;
 	if (view) { /* d holds why the view is read-only; content faults still refuse it */
 		struct af_diag cd;
 		af_diag_init(&cd);
-		rc = dsl_check_decoded(&m, &cd);
+		rc = diesel_check_decoded(&m, &cd);
 		af_diag_free(&cd);
 		if (rc) {
 			af_diag_clear(d);
-			rc = dsl_check_decoded(&m, d);
+			rc = diesel_check_decoded(&m, d);
 			goto out;
 		}
-	} else if ((rc = dsl_check_decoded(&m, d))) {
+	} else if ((rc = diesel_check_decoded(&m, d))) {
 		goto out;
 	}
-	if ((rc = dsl_emit_yaml(&m, view ? d : NULL, out))) {
+	if ((rc = diesel_emit_yaml(&m, view ? d : NULL, out))) {
 		af_diag_clear(d);
 		af_diag_error(d, rc, "out of memory while writing YAML");
 		goto out;
@@ -69,16 +69,16 @@ static int diesel_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *i
 {
 	struct af_ydoc doc;
 	struct af_arena a;
-	struct dsl_anim m;
+	struct diesel_anim m;
 	size_t start = out->len;
 	int rc;
 	af_arena_init(&a);
 	memset(&doc, 0, sizeof(doc));
 	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
 		goto out;
-	if ((rc = dsl_parse_yaml(doc.root, &a, &m, d)))
+	if ((rc = diesel_parse_yaml(doc.root, &a, &m, d)))
 		goto out;
-	rc = dsl_write(&m, io, out, d);
+	rc = diesel_write(&m, io, out, d);
 out:
 	if (rc)
 		out->len = start;
@@ -100,12 +100,12 @@ static int target_width(const char *to)
 
 /* `animfs convert`: decode, refuse what cannot be carried over exactly, apply
  * the width rules, write. Files already in the target layout are left alone. */
-static int diesel_convert(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
+static int diesel_convert_hook(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
 			  struct af_diag *d)
 {
 	struct af_arena a;
 	struct af_buf blob = AF_BUF_INIT;
-	struct dsl_anim m;
+	struct diesel_anim m;
 	size_t start = out->len;
 	int width = target_width(cv->to), style = DSL_STYLE_DEFAULT, rc;
 	af_arena_init(&a);
@@ -116,13 +116,13 @@ static int diesel_convert(const uint8_t *bin, size_t n, struct af_convert *cv, s
 				   cv->to ? cv->to : "");
 		goto out;
 	}
-	if (cv->style && (style = dsl_style_by_name(cv->style, strlen(cv->style))) < 0) {
+	if (cv->style && (style = diesel_style_by_name(cv->style, strlen(cv->style))) < 0) {
 		cv->why = "unknown style";
 		rc = af_diag_error(d, AF_EINVAL, "unknown style '%s' (converter, native; stock for x32)",
 				   cv->style);
 		goto out;
 	}
-	if ((rc = dsl_read(bin, n, &a, &m, &blob, d)) < 0) {
+	if ((rc = diesel_read(bin, n, &a, &m, &blob, d)) < 0) {
 		cv->why = rc == AF_EUNSUP ? "a variant animfs does not read" : "damaged or not an animation";
 		goto out;
 	}
@@ -131,7 +131,7 @@ static int diesel_convert(const uint8_t *bin, size_t n, struct af_convert *cv, s
 		rc = AF_EUNSUP;
 		goto out;
 	}
-	if ((rc = dsl_check_decoded(&m, d))) {
+	if ((rc = diesel_check_decoded(&m, d))) {
 		cv->why = "content animfs cannot save";
 		goto out;
 	}
@@ -141,9 +141,9 @@ static int diesel_convert(const uint8_t *bin, size_t n, struct af_convert *cv, s
 		rc = AF_CONVERT_ALREADY;
 		goto out;
 	}
-	if ((rc = dsl_convert(&m, width, style, &cv->why, d)))
+	if ((rc = diesel_convert(&m, width, style, &cv->why, d)))
 		goto out;
-	if ((rc = dsl_write(&m, NULL, out, d)))
+	if ((rc = diesel_write(&m, NULL, out, d)))
 		cv->why = "cannot be written in that layout";
 out:
 	if (rc)
@@ -161,6 +161,6 @@ const struct af_codec af_codec_diesel = {
 	.bid = diesel_bid,
 	.to_yaml = diesel_to_yaml,
 	.from_yaml = diesel_from_yaml,
-	.convert = diesel_convert,
-	.schema = &dsl_schema,
+	.convert = diesel_convert_hook,
+	.schema = &diesel_schema,
 };

@@ -16,7 +16,7 @@
 #define DSL_MAX_BLOB (256u << 20)       /* refuse trailers beyond 256 MiB */
 #define DSL_MAX_RATIO 1032u             /* deflate never expands more than ~1032:1 */
 
-enum dsl_type {
+enum diesel_type {
 	DSL_POS_U16,
 	DSL_POS_F32,
 	DSL_POS_F32_FLAG,
@@ -26,7 +26,7 @@ enum dsl_type {
 	DSL_NTYPES
 };
 
-struct dsl_type_info {
+struct diesel_type_info {
 	const char *name;
 	uint32_t hash;
 	int is_rot;
@@ -35,33 +35,33 @@ struct dsl_type_info {
 	int has_flag;
 	const char *doc;   /* what a key holds (docs/diesel-animation.md), for the schema */
 };
-extern const struct dsl_type_info dsl_types[DSL_NTYPES];
-int dsl_type_by_hash(uint32_t hash);                 /* -1 when unknown */
-int dsl_type_by_name(const char *s, size_t n);       /* -1 when unknown */
+extern const struct diesel_type_info diesel_types[DSL_NTYPES];
+int diesel_type_by_hash(uint32_t hash);                 /* -1 when unknown */
+int diesel_type_by_name(const char *s, size_t n);       /* -1 when unknown */
 
 /* One key; which members are used depends on the track type. */
-struct dsl_key {
+struct diesel_key {
 	float t;
 	float f[4];      /* float types: x y z (w) */
 	uint32_t u;      /* flag (_flag types) or packed code (rot_packed) */
 	uint16_t c[4];   /* pos_u16: x y z codes and the `extra` word */
 };
 
-struct dsl_track {
+struct diesel_track {
 	int type;
 	uint64_t reserved; /* track header word 0, kept verbatim */
 	uint32_t nkeys;
-	struct dsl_key *keys;
+	struct diesel_key *keys;
 	uint64_t keys_off; /* decoded: where the keys start in the blob (for messages) */
 };
 
-struct dsl_object {
+struct diesel_object {
 	const char *name;
 	size_t name_len;
-	struct dsl_track pos, rot;
+	struct diesel_track pos, rot;
 };
 
-struct dsl_event {
+struct diesel_event {
 	float frac; /* fraction of the clip length, not seconds */
 	const char *name;
 	size_t name_len;
@@ -70,7 +70,7 @@ struct dsl_event {
 
 enum { DSL_RAW = 0, DSL_ZLIB = 1 };
 
-struct dsl_anim {
+struct diesel_anim {
 	/* decoded: the blob read (names point into it), for byte offsets in messages */
 	const uint8_t *blob;
 	/* binary layout and container */
@@ -107,19 +107,19 @@ struct dsl_anim {
 	/* content */
 	float length;
 	uint32_t nobj, nev;
-	struct dsl_object *obj;
-	struct dsl_event *ev;
+	struct diesel_object *obj;
+	struct diesel_event *ev;
 };
 
-void dsl_anim_defaults(struct dsl_anim *m, int width);
+void diesel_anim_defaults(struct diesel_anim *m, int width);
 
 /* diesel_schema.c: the keys of each map of a document (the parser refuses others) and
  * the document's schema. */
-extern const struct af_sch_prop dsl_sch_document[], dsl_sch_binary[], dsl_sch_event[],
-	dsl_sch_track[], dsl_sch_object[];
-extern const struct af_sch dsl_schema;
+extern const struct af_sch_prop diesel_sch_document[], diesel_sch_binary[], diesel_sch_event[],
+	diesel_sch_track[], diesel_sch_object[];
+extern const struct af_sch diesel_schema;
 
-/* dsl_read's return when the file decodes but its layout does not rebuild byte
+/* diesel_read's return when the file decodes but its layout does not rebuild byte
  * for byte: m is complete, d says why (AF_EUNSUP, byte offset). */
 #define DSL_READONLY 1
 
@@ -130,67 +130,67 @@ enum {
 	DSL_STYLE_NATIVE,      /* the game's own 64-bit rules (X3) */
 	DSL_STYLE_STOCK,       /* the stock 32-bit writer (diesel.md 6.1) */
 };
-int dsl_style_by_name(const char *s, size_t n); /* -1 when unknown */
+int diesel_style_by_name(const char *s, size_t n); /* -1 when unknown */
 /* Replace every width-dependent style key of m for a file in `width` bits with
  * `style` (content untouched). 0, or AF_EUNSUP with the reason in d and a short
  * category in *why (for a summary) when the content cannot take that layout. */
-int dsl_convert(struct dsl_anim *m, int width, int style, const char **why, struct af_diag *d);
+int diesel_convert(struct diesel_anim *m, int width, int style, const char **why, struct af_diag *d);
 
 /* diesel_bin.c: bytes <-> model */
 /* 0, DSL_READONLY (m complete, d says why) or AF_E* */
-int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *m,
+int diesel_read(const uint8_t *bin, size_t n, struct af_arena *a, struct diesel_anim *m,
 	     struct af_buf *blob, struct af_diag *d);
-int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d);
+int diesel_build_blob(const struct diesel_anim *m, struct af_buf *out, struct af_diag *d);
 struct af_io;
-/* io may be NULL; it lets the zlib writer reach the original file (see dsl_zlib_write). */
-int dsl_write(const struct dsl_anim *m, const struct af_io *io, struct af_buf *out,
+/* io may be NULL; it lets the zlib writer reach the original file (see diesel_zlib_write). */
+int diesel_write(const struct diesel_anim *m, const struct af_io *io, struct af_buf *out,
 	      struct af_diag *d);
 
-/* diesel_zlib.c: the container. dsl_unzip inflates and records level, header
+/* diesel_zlib.c: the container. diesel_unzip inflates and records level, header
  * bytes and extra bytes in m (a stock 78 9C stream is taken as level 6 unproven);
- * dsl_zlib_write appends stream, extra bytes, trailer. When io reaches the original
+ * diesel_zlib_write appends stream, extra bytes, trailer. When io reaches the original
  * file (io->name) and it holds the same content in another stream, that stream's
  * level, or the stream itself, is used: the proof of spec 3 happens at encode. */
-int dsl_unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
+int diesel_unzip(const uint8_t *bin, size_t n, struct diesel_anim *m, struct af_buf *blob,
 	      struct af_diag *d);
-int dsl_zlib_write(const struct dsl_anim *m, const struct af_buf *blob, const struct af_io *io,
+int diesel_zlib_write(const struct diesel_anim *m, const struct af_buf *blob, const struct af_io *io,
 		   struct af_buf *out, struct af_diag *d);
 
 /* diesel_emit.c / diesel_parse.c: model <-> YAML */
 /* Refuse a decoded file whose YAML could not be saved back (section 7 hard errors). */
-int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d);
+int diesel_check_decoded(const struct diesel_anim *m, struct af_diag *d);
 /* ro: NULL, or why the file is shown read-only (a `read_only:` key stops a save). */
-int dsl_emit_yaml(const struct dsl_anim *m, const struct af_diag *ro, struct af_buf *out);
+int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, struct af_buf *out);
 struct af_ynode;
 /* The model's strings point into the document's nodes: keep it until written. */
-int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_anim *m,
+int diesel_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct diesel_anim *m,
 		   struct af_diag *d);
 
 /* diesel_quant.c: the quantisation rules of spec 5.2, 5.5 and 6.5 */
-double dsl_u16_to_cm(uint16_t code);
+double diesel_u16_to_cm(uint16_t code);
 /* Round to nearest; -1 when the value does not fit a code 0..65535. */
-int dsl_cm_to_u16(double cm, uint16_t *code);
-void dsl_unpack_quat(uint32_t code, double q[4]);
+int diesel_cm_to_u16(double cm, uint16_t *code);
+void diesel_unpack_quat(uint32_t code, double q[4]);
 /* Pack as typed with the windowed minimum-error k-rule (finite input). */
-uint32_t dsl_pack_quat(const double q[4]);
-uint32_t dsl_pack_quat_all(const double q[4]); /* every candidate compared (tests) */
+uint32_t diesel_pack_quat(const double q[4]);
+uint32_t diesel_pack_quat_all(const double q[4]); /* every candidate compared (tests) */
 /* Fewest decimals (0..2, more if ever needed) that re-encode to the code. */
-size_t dsl_fmt_cm(char *out, uint16_t code);
-size_t dsl_fmt_cm_slow(char *out, uint16_t code); /* the search dsl_fmt_cm tabulates */
+size_t diesel_fmt_cm(char *out, uint16_t code);
+size_t diesel_fmt_cm_slow(char *out, uint16_t code); /* the search diesel_fmt_cm tabulates */
 /* Four components with the fewest common decimals d >= 3 that re-pack to the
  * code; writes "x, y, z, w"; returns 0 when no d <= 9 works. */
-size_t dsl_fmt_quat(char *out, uint32_t code);
+size_t diesel_fmt_quat(char *out, uint32_t code);
 
 /* A small open-addressing set of strings (names), used to find duplicates
  * and de-duplicate event names without quadratic scans. */
-struct dsl_strset {
+struct diesel_strset {
 	size_t cap;
 	const char **s;
 	size_t *len;
 	uint64_t *val;
 };
-int dsl_strset_init(struct dsl_strset *set, struct af_arena *a, size_t count);
+int diesel_strset_init(struct diesel_strset *set, struct af_arena *a, size_t count);
 /* Returns the slot index; *found tells whether it already existed. */
-size_t dsl_strset_put(struct dsl_strset *set, const char *s, size_t n, int *found);
+size_t diesel_strset_put(struct diesel_strset *set, const char *s, size_t n, int *found);
 
 #endif

@@ -7,7 +7,7 @@
 #include "animfs/bytes.h"
 #include "diesel.h"
 
-const struct dsl_type_info dsl_types[DSL_NTYPES] = {
+const struct diesel_type_info diesel_types[DSL_NTYPES] = {
 	[DSL_POS_U16] = { "pos_u16", 0x1DC686E0u, 0, 12, 3, 0,
 		"u16 codes, -1000..+1000 cm in steps of 0.0305 cm: [t, x, y, z] or [t, x, y, z, extra]" },
 	[DSL_POS_F32] = { "pos_f32", 0x9D3DE40Du, 0, 16, 3, 0,
@@ -22,23 +22,23 @@ const struct dsl_type_info dsl_types[DSL_NTYPES] = {
 		"f32 quaternion + u32 flag: [t, x, y, z, w, flag]" },
 };
 
-int dsl_type_by_hash(uint32_t hash)
+int diesel_type_by_hash(uint32_t hash)
 {
 	for (int i = 0; i < DSL_NTYPES; i++)
-		if (dsl_types[i].hash == hash)
+		if (diesel_types[i].hash == hash)
 			return i;
 	return -1;
 }
 
-int dsl_type_by_name(const char *s, size_t n)
+int diesel_type_by_name(const char *s, size_t n)
 {
 	for (int i = 0; i < DSL_NTYPES; i++)
-		if (strlen(dsl_types[i].name) == n && !memcmp(dsl_types[i].name, s, n))
+		if (strlen(diesel_types[i].name) == n && !memcmp(diesel_types[i].name, s, n))
 			return i;
 	return -1;
 }
 
-void dsl_anim_defaults(struct dsl_anim *m, int width)
+void diesel_anim_defaults(struct diesel_anim *m, int width)
 {
 	memset(m, 0, sizeof(*m));
 	m->width = width;
@@ -61,7 +61,7 @@ static size_t align_up(size_t v, unsigned a)
 /* ---------------------------------------------------------------- reading */
 
 /* Offsets as found, for style detection. */
-struct dsl_offs {
+struct diesel_offs {
 	uint64_t names, unk, events, pos, rot, first_hdr;
 	uint64_t keys_end; /* the end of the last key bytes in the blob */
 };
@@ -130,9 +130,9 @@ static int read_str(struct blobrd *r, uint64_t field, uint64_t off, const char *
 	return 0;
 }
 
-static void read_keys(const uint8_t *p, int type, uint32_t n, struct dsl_key *k)
+static void read_keys(const uint8_t *p, int type, uint32_t n, struct diesel_key *k)
 {
-	unsigned stride = dsl_types[type].stride;
+	unsigned stride = diesel_types[type].stride;
 	for (uint32_t i = 0; i < n; i++, p += stride, k++) {
 		k->t = af_f32_from_bits(af_le32(p));
 		switch (type) {
@@ -144,10 +144,10 @@ static void read_keys(const uint8_t *p, int type, uint32_t n, struct dsl_key *k)
 			k->u = af_le32(p + 4);
 			break;
 		default: {
-			unsigned nf = dsl_types[type].nval;
+			unsigned nf = diesel_types[type].nval;
 			for (unsigned j = 0; j < nf; j++)
 				k->f[j] = af_f32_from_bits(af_le32(p + 4 + 4 * j));
-			if (dsl_types[type].has_flag)
+			if (diesel_types[type].has_flag)
 				k->u = af_le32(p + 4 + 4 * nf);
 		}
 		}
@@ -155,7 +155,7 @@ static void read_keys(const uint8_t *p, int type, uint32_t n, struct dsl_key *k)
 }
 
 static int read_tracks(struct blobrd *r, uint64_t field, uint64_t tab, uint32_t count, int rot,
-		       struct dsl_anim *m, uint64_t *first_hdr)
+		       struct diesel_anim *m, uint64_t *first_hdr)
 {
 	const char *slot = rot ? "rotation" : "position";
 	unsigned w = r->w, ts = 2 * w, hs = 3 * w;
@@ -163,24 +163,24 @@ static int read_tracks(struct blobrd *r, uint64_t field, uint64_t tab, uint32_t 
 	for (uint32_t i = 0; !rc && i < count; i++) {
 		uint64_t e = tab + (uint64_t)i * ts;
 		uint64_t hash = word(r, e), hdr = word(r, e + w);
-		int type = hash > UINT32_MAX ? -1 : dsl_type_by_hash((uint32_t)hash);
+		int type = hash > UINT32_MAX ? -1 : diesel_type_by_hash((uint32_t)hash);
 		if (type < 0)
 			return af_diag_at_offset(r->d, AF_EUNSUP, e,
 						 "%s track %u (%.*s): unknown track type hash 0x%08llX (key size unknown)",
 						 slot, i, (int)m->obj[i].name_len, m->obj[i].name,
 						 (unsigned long long)hash);
-		if (dsl_types[type].is_rot != rot)
+		if (diesel_types[type].is_rot != rot)
 			return af_diag_at_offset(r->d, AF_EINVAL, e,
 						 "%s track %u (%.*s) has the %s type %s",
 						 slot, i, (int)m->obj[i].name_len, m->obj[i].name,
-						 rot ? "position" : "rotation", dsl_types[type].name);
+						 rot ? "position" : "rotation", diesel_types[type].name);
 		if ((rc = need(r, e + w, hdr, 1, hs, "track header")))
 			return rc;
 		if (i == 0)
 			*first_hdr = hdr;
-		struct dsl_track *t = rot ? &m->obj[i].rot : &m->obj[i].pos;
+		struct diesel_track *t = rot ? &m->obj[i].rot : &m->obj[i].pos;
 		uint64_t nk = word(r, hdr + w), koff = word(r, hdr + 2 * w);
-		unsigned stride = dsl_types[type].stride;
+		unsigned stride = diesel_types[type].stride;
 		if (nk == 0)
 			return af_diag_at_offset(r->d, AF_EUNSUP, hdr + w,
 						 "%s track %u (%.*s) has no keys (never seen in real files)",
@@ -207,29 +207,29 @@ static int read_tracks(struct blobrd *r, uint64_t field, uint64_t tab, uint32_t 
 }
 
 static int read_events(struct blobrd *r, uint64_t field, uint64_t off, uint64_t count,
-		       struct dsl_anim *m)
+		       struct diesel_anim *m)
 {
 	unsigned es = r->w == 4 ? 8 : 16;
 	int rc = need(r, field, off, count, es, "events");
 	if (rc || count == 0)
 		return rc;
-	struct dsl_strset set;
+	struct diesel_strset set;
 	int saw_shared = 0, saw_copy = 0;
 	m->nev = (uint32_t)count;
 	m->ev = af_arena_array(r->a, m->nev, sizeof(*m->ev));
-	if (!m->ev || dsl_strset_init(&set, r->a, m->nev))
+	if (!m->ev || diesel_strset_init(&set, r->a, m->nev))
 		return af_diag_error(r->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < m->nev; i++) {
 		uint64_t e = off + (uint64_t)i * es, so = r->w == 4 ? af_le32(r->p + e + 4)
 								     : af_le64(r->p + e + 8);
-		struct dsl_event *ev = &m->ev[i];
+		struct diesel_event *ev = &m->ev[i];
 		int found;
 		ev->frac = af_f32_from_bits(af_le32(r->p + e));
 		ev->off = e;
 		if ((rc = read_str(r, e + (r->w == 4 ? 4 : 8), so, &ev->name, &ev->name_len,
 				   "event name")))
 			return rc;
-		size_t slot = dsl_strset_put(&set, ev->name, ev->name_len, &found);
+		size_t slot = diesel_strset_put(&set, ev->name, ev->name_len, &found);
 		if (!found)
 			set.val[slot] = so;
 		else if (set.val[slot] == so)
@@ -244,13 +244,13 @@ static int read_events(struct blobrd *r, uint64_t field, uint64_t off, uint64_t 
 }
 
 static int parse_blob(const uint8_t *p, size_t n, unsigned w, struct af_arena *a,
-		      struct dsl_anim *m, struct dsl_offs *o, struct af_diag *d)
+		      struct diesel_anim *m, struct diesel_offs *o, struct af_diag *d)
 {
 	size_t hsize = w == 4 ? 60 : 120, tbl = w == 4 ? 0x14 : 0x28;
 	struct blobrd r = { p, n, w, hsize, d, a, 0, 0, 0 };
 	uint64_t cnt[5], off[5];
 	int rc;
-	dsl_anim_defaults(m, (int)w * 8);
+	diesel_anim_defaults(m, (int)w * 8);
 	if (n < hsize)
 		return af_diag_at_offset(d, AF_EINVAL, 0,
 					 "blob is %zu bytes, shorter than the %zu-byte %u-bit header",
@@ -312,7 +312,7 @@ static int parse_blob(const uint8_t *p, size_t n, unsigned w, struct af_arena *a
 
 /* ---------------------------------------------------------------- style */
 
-static size_t names_end(const struct dsl_anim *m)
+static size_t names_end(const struct diesel_anim *m)
 {
 	size_t w = (size_t)m->width / 8, end = (w == 4 ? 60 : 120) + w * m->nobj;
 	for (uint32_t i = 0; i < m->nobj; i++)
@@ -320,16 +320,16 @@ static size_t names_end(const struct dsl_anim *m)
 	return end;
 }
 
-static size_t events_end(const struct dsl_anim *m, size_t start, struct af_arena *a)
+static size_t events_end(const struct diesel_anim *m, size_t start, struct af_arena *a)
 {
 	size_t end = start + (size_t)(m->width == 32 ? 8 : 16) * m->nev;
-	struct dsl_strset set;
+	struct diesel_strset set;
 	int found = 0;
-	if (m->dedupe_events && dsl_strset_init(&set, a, m->nev))
+	if (m->dedupe_events && diesel_strset_init(&set, a, m->nev))
 		return 0;
 	for (uint32_t i = 0; i < m->nev; i++) {
 		if (m->dedupe_events)
-			dsl_strset_put(&set, m->ev[i].name, m->ev[i].name_len, &found);
+			diesel_strset_put(&set, m->ev[i].name, m->ev[i].name_len, &found);
 		if (!found)
 			end += m->ev[i].name_len + 1;
 	}
@@ -362,7 +362,7 @@ static unsigned detect_end_pad(const uint8_t *p, size_t n, uint64_t keys_end, un
 }
 
 /* Greedy, in file order, stock values first (spec 6.3). */
-static void detect_style(struct dsl_anim *m, const struct dsl_offs *o, const uint8_t *p, size_t n,
+static void detect_style(struct diesel_anim *m, const struct diesel_offs *o, const uint8_t *p, size_t n,
 			 struct af_arena *a)
 {
 	unsigned w = (unsigned)m->width / 8;
@@ -415,11 +415,11 @@ static void copy_diag(struct af_diag *to, const struct af_diag *from)
 
 /* The layout must rebuild byte for byte before the file is shown as editable
  * (spec 6.3, "verify at load time"). */
-static int verify_rebuild(const struct dsl_anim *m, const uint8_t *blob, size_t n,
+static int verify_rebuild(const struct diesel_anim *m, const uint8_t *blob, size_t n,
 			  struct af_diag *d)
 {
 	struct af_buf re = AF_BUF_INIT;
-	int rc = dsl_build_blob(m, &re, d);
+	int rc = diesel_build_blob(m, &re, d);
 	if (!rc && (re.len != n || memcmp(re.data, blob, n))) {
 		size_t i = 0, lim = re.len < n ? re.len : n;
 		while (i < lim && re.data[i] == blob[i])
@@ -435,12 +435,12 @@ static int verify_rebuild(const struct dsl_anim *m, const uint8_t *blob, size_t 
 
 /* track_align is detected from the first track header only; when a later track
  * contradicts it (an aligned-by-chance start), the other values are tried. */
-static int verify_style(struct dsl_anim *m, const uint8_t *p, size_t n, struct af_diag *d)
+static int verify_style(struct diesel_anim *m, const uint8_t *p, size_t n, struct af_diag *d)
 {
 	const unsigned cand[4] = { 4, 8, 2, 1 };
 	int rc = verify_rebuild(m, p, n, d);
 	for (int i = 0; rc == AF_EUNSUP && i < 4; i++) {
-		struct dsl_anim t = *m;
+		struct diesel_anim t = *m;
 		struct af_diag dd;
 		if (cand[i] == m->track_align)
 			continue;
@@ -462,11 +462,11 @@ static int verify_style(struct dsl_anim *m, const uint8_t *p, size_t n, struct a
  * animation, so only the 64-bit reading's checks are reported (diesel-x64.md 4).
  * When no reading rebuilds, the best one that looks like a real header (names
  * right after it) is returned with DSL_READONLY and the reason in d. */
-static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct dsl_anim *m,
+static int parse_either(const uint8_t *p, size_t n, struct af_arena *a, struct diesel_anim *m,
 			struct af_diag *d)
 {
-	struct dsl_anim r[2];
-	struct dsl_offs o[2];
+	struct diesel_anim r[2];
+	struct diesel_offs o[2];
 	struct af_diag dd[2];
 	int rc[2], first, done = 0, view = -1;
 	int says64 = n >= 120 && af_le64(p + 16) == n && af_le32(p + 12) != n;
@@ -520,16 +520,16 @@ out:
 	return done;
 }
 
-int dsl_read(const uint8_t *bin, size_t n, struct af_arena *a, struct dsl_anim *m,
+int diesel_read(const uint8_t *bin, size_t n, struct af_arena *a, struct diesel_anim *m,
 	     struct af_buf *blob, struct af_diag *d)
 {
-	struct dsl_anim tmp;
+	struct diesel_anim tmp;
 	const uint8_t *p = bin;
 	size_t np = n;
 	int rc;
-	dsl_anim_defaults(&tmp, 32);
+	diesel_anim_defaults(&tmp, 32);
 	if (zlib_header_ok(bin, n)) {
-		if ((rc = dsl_unzip(bin, n, &tmp, blob, d)))
+		if ((rc = diesel_unzip(bin, n, &tmp, blob, d)))
 			return rc;
 		p = blob->data, np = blob->len;
 		if (!magic_ok(p, np))
@@ -592,11 +592,11 @@ static void patch_word(struct wr *o, size_t at, uint64_t v)
 		af_buf_patch_u64le(o->b, at, v);
 }
 
-static void write_keys(struct af_buf *b, const struct dsl_track *t)
+static void write_keys(struct af_buf *b, const struct diesel_track *t)
 {
-	const struct dsl_type_info *ti = &dsl_types[t->type];
+	const struct diesel_type_info *ti = &diesel_types[t->type];
 	for (uint32_t i = 0; i < t->nkeys; i++) {
-		const struct dsl_key *k = &t->keys[i];
+		const struct diesel_key *k = &t->keys[i];
 		af_buf_put_f32le(b, k->t);
 		if (t->type == DSL_POS_U16) {
 			for (int j = 0; j < 4; j++)
@@ -612,17 +612,17 @@ static void write_keys(struct af_buf *b, const struct dsl_track *t)
 	}
 }
 
-static size_t write_tracks(struct wr *o, const struct dsl_anim *m, int rot)
+static size_t write_tracks(struct wr *o, const struct diesel_anim *m, int rot)
 {
 	size_t tab = o->b->len;
 	af_buf_fill(o->b, 0, (size_t)2 * o->w * m->nobj);
 	for (uint32_t i = 0; i < m->nobj; i++) {
-		const struct dsl_track *t = rot ? &m->obj[i].rot : &m->obj[i].pos;
+		const struct diesel_track *t = rot ? &m->obj[i].rot : &m->obj[i].pos;
 		af_buf_align(o->b, m->track_align);
 		size_t hdr = o->b->len;
 		if (o->b->failed)
 			return 0;
-		patch_word(o, tab + (size_t)2 * o->w * i, dsl_types[t->type].hash);
+		patch_word(o, tab + (size_t)2 * o->w * i, diesel_types[t->type].hash);
 		patch_word(o, tab + (size_t)2 * o->w * i + o->w, hdr);
 		put_word(o, t->reserved);
 		put_word(o, t->nkeys);
@@ -632,19 +632,19 @@ static size_t write_tracks(struct wr *o, const struct dsl_anim *m, int rot)
 	return tab;
 }
 
-static int write_events(struct wr *o, const struct dsl_anim *m, struct af_arena *a)
+static int write_events(struct wr *o, const struct diesel_anim *m, struct af_arena *a)
 {
 	size_t es = o->w == 4 ? 8 : 16, tab = o->b->len;
-	struct dsl_strset set;
-	if (m->dedupe_events && dsl_strset_init(&set, a, m->nev))
+	struct diesel_strset set;
+	if (m->dedupe_events && diesel_strset_init(&set, a, m->nev))
 		return AF_ENOMEM;
 	af_buf_fill(o->b, 0, es * m->nev);
 	for (uint32_t i = 0; i < m->nev && !o->b->failed; i++) {
-		const struct dsl_event *ev = &m->ev[i];
+		const struct diesel_event *ev = &m->ev[i];
 		size_t at = o->b->len, slot = 0;
 		int found = 0;
 		if (m->dedupe_events) {
-			slot = dsl_strset_put(&set, ev->name, ev->name_len, &found);
+			slot = diesel_strset_put(&set, ev->name, ev->name_len, &found);
 			if (found)
 				at = (size_t)set.val[slot];
 			else
@@ -662,7 +662,7 @@ static int write_events(struct wr *o, const struct dsl_anim *m, struct af_arena 
 	return o->b->failed ? AF_ENOMEM : 0;
 }
 
-int dsl_build_blob(const struct dsl_anim *m, struct af_buf *out, struct af_diag *d)
+int diesel_build_blob(const struct diesel_anim *m, struct af_buf *out, struct af_diag *d)
 {
 	struct wr o = { out, (unsigned)m->width / 8 };
 	struct af_arena a;
@@ -720,15 +720,15 @@ out:
 	return rc;
 }
 
-int dsl_write(const struct dsl_anim *m, const struct af_io *io, struct af_buf *out,
+int diesel_write(const struct diesel_anim *m, const struct af_io *io, struct af_buf *out,
 	      struct af_diag *d)
 {
 	struct af_buf blob = AF_BUF_INIT;
-	int rc = dsl_build_blob(m, &blob, d);
+	int rc = diesel_build_blob(m, &blob, d);
 	if (rc)
 		goto out;
 	if (m->container == DSL_ZLIB)
-		rc = dsl_zlib_write(m, &blob, io, out, d);
+		rc = diesel_zlib_write(m, &blob, io, out, d);
 	else if (af_buf_append(out, blob.data, blob.len))
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 out:

@@ -6,7 +6,7 @@
 
 #include "diesel.h"
 
-int dsl_style_by_name(const char *s, size_t n)
+int diesel_style_by_name(const char *s, size_t n)
 {
 	static const struct {
 		const char *name;
@@ -27,7 +27,7 @@ static int refuse(struct af_diag *d, const char **why, const char *reason, const
 }
 
 /* The container and the keys every target writes the same way. */
-static void common_keys(struct dsl_anim *m, int width)
+static void common_keys(struct diesel_anim *m, int width)
 {
 	m->width = width;
 	m->container = width == 64 ? DSL_RAW : DSL_ZLIB;
@@ -48,7 +48,7 @@ static void common_keys(struct dsl_anim *m, int width)
  * words, pads after every track including the last, and gives each event its
  * own name string; the game-style rules (X3) zero those words, de-duplicate and
  * stop after the last key. Both refuse the byte-swapped magic, as X1 does. */
-static int to64(struct dsl_anim *m, int style, const char **why, struct af_diag *d)
+static int to64(struct diesel_anim *m, int style, const char **why, struct af_diag *d)
 {
 	static const uint8_t le[4] = { 0x85, 0xCC, 0x83, 0x08 };
 	if (style != DSL_STYLE_CONVERTER && style != DSL_STYLE_NATIVE)
@@ -78,7 +78,7 @@ static int to64(struct dsl_anim *m, int style, const char **why, struct af_diag 
 }
 
 /* To the stock 32-bit layout, where every word fits. */
-static int to32(struct dsl_anim *m, int style, const char **why, struct af_diag *d)
+static int to32(struct diesel_anim *m, int style, const char **why, struct af_diag *d)
 {
 	if (style != DSL_STYLE_STOCK)
 		return refuse(d, why, "style is not one for x32", "32-bit files are written in the stock style");
@@ -98,7 +98,7 @@ static int to32(struct dsl_anim *m, int style, const char **why, struct af_diag 
 	return 0;
 }
 
-int dsl_convert(struct dsl_anim *m, int width, int style, const char **why, struct af_diag *d)
+int diesel_convert(struct diesel_anim *m, int width, int style, const char **why, struct af_diag *d)
 {
 	*why = NULL;
 	if (style == DSL_STYLE_DEFAULT)

@@ -23,7 +23,7 @@ static void kv_u64(struct af_buf *b, const char *key, uint64_t v)
 	af_buf_putc(b, '\n');
 }
 
-static void emit_binary(const struct dsl_anim *m, struct af_buf *b)
+static void emit_binary(const struct diesel_anim *m, struct af_buf *b)
 {
 	af_buf_puts(b, "binary:                # how the bytes are laid out; keep as is\n");
 	line(b, 2, m->width == 32 ? "layout: 32-bit       # 64-bit converts (see the top)\n"
@@ -81,7 +81,7 @@ static void emit_binary(const struct dsl_anim *m, struct af_buf *b)
 	line(b, 2, m->dedupe_events ? "dedupe_event_names: true\n" : "dedupe_event_names: false\n");
 }
 
-static void emit_events(const struct dsl_anim *m, struct af_buf *b)
+static void emit_events(const struct diesel_anim *m, struct af_buf *b)
 {
 	if (!m->nev) {
 		/* a null value, not "[]": core's YAML reader trips on empty flow sequences */
@@ -90,7 +90,7 @@ static void emit_events(const struct dsl_anim *m, struct af_buf *b)
 	}
 	af_buf_puts(b, "events:                # [time as a fraction of length, name]\n");
 	for (uint32_t i = 0; i < m->nev; i++) {
-		const struct dsl_event *e = &m->ev[i];
+		const struct diesel_event *e = &m->ev[i];
 		line(b, 2, "- [");
 		af_y_f32(b, e->frac);
 		af_buf_puts(b, ", ");
@@ -100,7 +100,7 @@ static void emit_events(const struct dsl_anim *m, struct af_buf *b)
 }
 
 /* Is the pos_u16 `extra` word the same on every key? */
-static int extra_constant(const struct dsl_track *t)
+static int extra_constant(const struct diesel_track *t)
 {
 	for (uint32_t i = 1; i < t->nkeys; i++)
 		if (t->keys[i].c[3] != t->keys[0].c[3])
@@ -121,25 +121,25 @@ static char *put_u64(char *p, uint64_t v)
 }
 
 /* One key as "        - [t, ...]\n" written in place. */
-static char *put_key(char *p, const struct dsl_track *t, const struct dsl_key *k, int extra_each)
+static char *put_key(char *p, const struct diesel_track *t, const struct diesel_key *k, int extra_each)
 {
-	const struct dsl_type_info *ti = &dsl_types[t->type];
+	const struct diesel_type_info *ti = &diesel_types[t->type];
 	memcpy(p, "        - [", 11);
 	p += 11;
 	p += af_fmt_f32(p, k->t);
 	if (t->type == DSL_POS_U16) {
 		for (int j = 0; j < 3; j++)
-			p = put_sep(p), p += dsl_fmt_cm(p, k->c[j]);
+			p = put_sep(p), p += diesel_fmt_cm(p, k->c[j]);
 		if (extra_each)
 			p = put_u64(put_sep(p), k->c[3]);
 	} else if (t->type == DSL_ROT_PACKED) {
 		p = put_sep(p);
-		size_t n = dsl_fmt_quat(p, k->u);
+		size_t n = diesel_fmt_quat(p, k->u);
 		if (n) {
 			p += n;
 		} else { /* never seen: no d <= 9 re-packs; carry the raw code as well */
 			double q[4];
-			dsl_unpack_quat(k->u, q);
+			diesel_unpack_quat(k->u, q);
 			for (int j = 0; j < 4; j++)
 				p += af_fmt_f64(p, q[j]), p = put_sep(p);
 			p += af_fmt_hex(p, k->u, 8);
@@ -155,12 +155,12 @@ static char *put_key(char *p, const struct dsl_track *t, const struct dsl_key *k
 	return p;
 }
 
-static int emit_track(const struct dsl_track *t, int rot, struct af_buf *b)
+static int emit_track(const struct diesel_track *t, int rot, struct af_buf *b)
 {
 	int extra_each = 0;
 	line(b, 4, rot ? "rotation:\n" : "position:\n");
 	line(b, 6, "type: ");
-	af_buf_puts(b, dsl_types[t->type].name);
+	af_buf_puts(b, diesel_types[t->type].name);
 	af_buf_putc(b, '\n');
 	if (t->reserved) {
 		line(b, 6, "reserved: ");
@@ -187,20 +187,20 @@ static int emit_track(const struct dsl_track *t, int rot, struct af_buf *b)
 
 /* An upper-bound guess of the text size, reserved once: growing a megabyte
  * buffer by doubling copies it several times. */
-static size_t size_guess(const struct dsl_anim *m)
+static size_t size_guess(const struct diesel_anim *m)
 {
 	size_t n = 2048 + (size_t)m->nev * 96;
 	for (uint32_t i = 0; i < m->nobj; i++) {
-		const struct dsl_track *t[2] = { &m->obj[i].pos, &m->obj[i].rot };
+		const struct diesel_track *t[2] = { &m->obj[i].pos, &m->obj[i].rot };
 		n += 160 + m->obj[i].name_len;
 		for (int j = 0; j < 2; j++)
-			n += (size_t)t[j]->nkeys * (16 + 14 * (1 + dsl_types[t[j]->type].nval + 1));
+			n += (size_t)t[j]->nkeys * (16 + 14 * (1 + diesel_types[t[j]->type].nval + 1));
 	}
 	return n;
 }
 
 /* What the layout means for a player, and how to get the other one. */
-static void emit_layout_note(const struct dsl_anim *m, struct af_buf *b)
+static void emit_layout_note(const struct diesel_anim *m, struct af_buf *b)
 {
 	if (m->width == 32) {
 		af_buf_puts(b, "# Layout: 32-bit, as PAYDAY 2 read it before its 64-bit build of 2026-08-14, which\n"
@@ -216,7 +216,7 @@ static void emit_layout_note(const struct dsl_anim *m, struct af_buf *b)
 }
 
 /* A file animfs cannot write back exactly: why, where, and the key that stops a save. */
-static void emit_readonly(const struct dsl_anim *m, const struct af_diag *ro, struct af_buf *b)
+static void emit_readonly(const struct diesel_anim *m, const struct af_diag *ro, struct af_buf *b)
 {
 	char why[sizeof(ro->msg) + 64];
 	if (ro->offset >= 0)
@@ -233,7 +233,7 @@ static void emit_readonly(const struct dsl_anim *m, const struct af_diag *ro, st
 	af_buf_putc(b, '\n');
 }
 
-int dsl_emit_yaml(const struct dsl_anim *m, const struct af_diag *ro, struct af_buf *b)
+int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, struct af_buf *b)
 {
 	if (af_buf_reserve(b, size_guess(m)))
 		return AF_ENOMEM;
@@ -252,7 +252,7 @@ int dsl_emit_yaml(const struct dsl_anim *m, const struct af_diag *ro, struct af_
 	emit_events(m, b);
 	af_buf_puts(b, m->nobj ? "objects:\n" : "objects:               # none\n");
 	for (uint32_t i = 0; i < m->nobj; i++) {
-		const struct dsl_object *o = &m->obj[i];
+		const struct diesel_object *o = &m->obj[i];
 		line(b, 2, "- name: ");
 		af_y_str(b, o->name, o->name_len);
 		af_buf_putc(b, '\n');

@@ -19,7 +19,7 @@ struct agg {
 struct pctx {
 	struct af_diag *d;
 	struct af_arena *a;
-	struct dsl_anim *m;
+	struct diesel_anim *m;
 	struct agg late, flag, flag1, extra;
 };
 
@@ -114,7 +114,7 @@ static int name_ok(struct pctx *c, const struct af_ynode *n, const char *path, c
 
 /* The largest header or track word: the keys describe the decoded layout, and a
  * changed `layout:` converts at the end (relayout), where a too-large word is refused. */
-static uint64_t word_max(const struct dsl_anim *m)
+static uint64_t word_max(const struct diesel_anim *m)
 {
 	return m->width == 32 && m->decoded_width != 64 ? UINT32_MAX : UINT64_MAX;
 }
@@ -163,7 +163,7 @@ static int get_blob_field(struct pctx *c, const struct af_ynode *n, int b64, con
 
 static int parse_zlib(struct pctx *c, const struct af_ynode *b)
 {
-	struct dsl_anim *m = c->m;
+	struct diesel_anim *m = c->m;
 	const struct af_ynode *n;
 	uint64_t v;
 	int rc = 0;
@@ -196,21 +196,21 @@ static int parse_zlib(struct pctx *c, const struct af_ynode *b)
 
 static int parse_binary(struct pctx *c, const struct af_ynode *b)
 {
-	struct dsl_anim *m = c->m;
+	struct diesel_anim *m = c->m;
 	const struct af_ynode *n;
 	uint64_t wmax;
 	int rc;
 	if (!b) {
-		dsl_anim_defaults(m, 32);
+		diesel_anim_defaults(m, 32);
 		return 0;
 	}
-	if ((rc = want(c, b, AF_YMAP, "binary")) || (rc = check_keys(c, b, "binary", dsl_sch_binary)))
+	if ((rc = want(c, b, AF_YMAP, "binary")) || (rc = check_keys(c, b, "binary", diesel_sch_binary)))
 		return rc;
 	n = af_ymap_get(b, "layout");
 	if (!n || is_word(n, "32-bit"))
-		dsl_anim_defaults(m, 32);
+		diesel_anim_defaults(m, 32);
 	else if (is_word(n, "64-bit"))
-		dsl_anim_defaults(m, 64);
+		diesel_anim_defaults(m, 64);
 	else
 		return perr(c, n, "binary.layout", "expected 32-bit or 64-bit, got '%s'", shown(n));
 	if ((n = af_ymap_get(b, "decoded_as"))) {
@@ -220,7 +220,7 @@ static int parse_binary(struct pctx *c, const struct af_ynode *b)
 		m->decoded_width = is_word(n, "32-bit") ? 32 : 64;
 	}
 	if ((n = af_ymap_get(b, "convert_style"))) {
-		m->convert_style = n->type == AF_YSCALAR ? dsl_style_by_name(n->str, n->len) : -1;
+		m->convert_style = n->type == AF_YSCALAR ? diesel_style_by_name(n->str, n->len) : -1;
 		if (m->convert_style < 0)
 			return perr(c, n, "binary.convert_style",
 				    "expected converter or native (64-bit) or stock (32-bit), got '%s'",
@@ -287,7 +287,7 @@ static int parse_binary(struct pctx *c, const struct af_ynode *b)
 
 /* ---------------------------------------------------------------- events */
 
-static int parse_event(struct pctx *c, const struct af_ynode *n, uint32_t i, struct dsl_event *e)
+static int parse_event(struct pctx *c, const struct af_ynode *n, uint32_t i, struct diesel_event *e)
 {
 	char path[48];
 	const struct af_ynode *t, *nm;
@@ -297,7 +297,7 @@ static int parse_event(struct pctx *c, const struct af_ynode *n, uint32_t i, str
 			return perr(c, n, path, "an event is [time, name]; found %zu values", n->n);
 		t = n->items[0], nm = n->items[1];
 	} else if (n->type == AF_YMAP) {
-		int rc = check_keys(c, n, path, dsl_sch_event);
+		int rc = check_keys(c, n, path, diesel_sch_event);
 		if (rc)
 			return rc;
 		if (!(t = af_y_need(c->d, n, "time", path)) || !(nm = af_y_need(c->d, n, "name", path)))
@@ -322,7 +322,7 @@ static int parse_event(struct pctx *c, const struct af_ynode *n, uint32_t i, str
 
 static int parse_events(struct pctx *c, const struct af_ynode *n)
 {
-	struct dsl_anim *m = c->m;
+	struct diesel_anim *m = c->m;
 	int rc, warned = 0;
 	if (!n || af_y_is_null(n))
 		return 0;
@@ -426,9 +426,9 @@ static int quat_check(struct kctx *k, const struct af_ynode *n, const double q[4
 	return 0;
 }
 
-static int parse_values(struct kctx *k, const struct af_ynode *kn, struct dsl_key *key)
+static int parse_values(struct kctx *k, const struct af_ynode *kn, struct diesel_key *key)
 {
-	const struct dsl_type_info *ti = &dsl_types[k->type];
+	const struct diesel_type_info *ti = &diesel_types[k->type];
 	struct af_ynode *const *it = kn->items + 1;
 	uint64_t v;
 	int rc = 0;
@@ -438,7 +438,7 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct dsl_ke
 			double cm;
 			if ((rc = kf64(k, it[j], &cm)))
 				break;
-			if (dsl_cm_to_u16(cm, &key->c[j]))
+			if (diesel_cm_to_u16(cm, &key->c[j]))
 				rc = kerr(k, it[j], "%s cm is outside -1000..+1000, which pos_u16 cannot store; use type pos_f32",
 					  it[j]->str);
 		}
@@ -455,13 +455,13 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct dsl_ke
 			rc = kf64(k, it[j], &q[j]);
 		if (!rc && kn->n == 6 && !(rc = ku64(k, it[4], UINT32_MAX, "the raw packed code", &v))) {
 			double raw[4];
-			dsl_unpack_quat((uint32_t)v, raw);
+			diesel_unpack_quat((uint32_t)v, raw);
 			if (fabs(quat_len(raw) - 1.0) > PACKED_LEN_TOL)
 				return kerr(k, it[4], "the raw packed code %s does not decode to a rotation",
 					    it[4]->str);
 		}
 		if (!rc && (rc = quat_check(k, it[0], q, 0)) == 0)
-			key->u = kn->n == 6 ? (uint32_t)v : dsl_pack_quat(q);
+			key->u = kn->n == 6 ? (uint32_t)v : diesel_pack_quat(q);
 		return rc;
 	}
 	for (unsigned j = 0; j < ti->nval && !rc; j++)
@@ -483,10 +483,10 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct dsl_ke
 	return rc;
 }
 
-static int parse_key(struct kctx *k, const struct af_ynode *kn, struct dsl_key *key,
-		     const struct dsl_key *prev)
+static int parse_key(struct kctx *k, const struct af_ynode *kn, struct diesel_key *key,
+		     const struct diesel_key *prev)
 {
-	const struct dsl_type_info *ti = &dsl_types[k->type];
+	const struct diesel_type_info *ti = &diesel_types[k->type];
 	size_t want_n = 1 + ti->nval + (size_t)ti->has_flag;
 	int optional = k->type == DSL_POS_U16 || k->type == DSL_ROT_PACKED;
 	if (kn->type != AF_YSEQ || (kn->n != want_n && !(optional && kn->n == want_n + 1)))
@@ -521,25 +521,25 @@ static int parse_key(struct kctx *k, const struct af_ynode *kn, struct dsl_key *
 /* ---------------------------------------------------------------- objects */
 
 static int parse_track(struct pctx *c, const struct af_ynode *n, const char *path, int rot,
-		       struct dsl_track *t)
+		       struct diesel_track *t)
 {
 	const struct af_ynode *ty, *ks, *x;
 	char sub[96];
 	uint64_t v;
 	int rc;
-	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, dsl_sch_track)))
+	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, diesel_sch_track)))
 		return rc;
 	if (!(ty = af_y_need(c->d, n, "type", path)) || !(ks = af_y_need(c->d, n, "keys", path)))
 		return AF_EINVAL;
 	snprintf(sub, sizeof(sub), "%s.type", path);
 	if ((rc = want(c, ty, AF_YSCALAR, sub)))
 		return rc;
-	t->type = dsl_type_by_name(ty->str, ty->len);
+	t->type = diesel_type_by_name(ty->str, ty->len);
 	if (t->type < 0)
 		return perr(c, ty, sub,
 			    "unknown track type '%s' (known: pos_u16, pos_f32, pos_f32_flag, rot_f32, rot_packed, rot_f32_flag)",
 			    shown(ty));
-	if (dsl_types[t->type].is_rot != rot)
+	if (diesel_types[t->type].is_rot != rot)
 		return perr(c, ty, sub, "%s is a %s type; a %s track takes %s", ty->str,
 			    rot ? "position" : "rotation", rot ? "rotation" : "position",
 			    rot ? "rot_f32, rot_packed or rot_f32_flag" : "pos_u16, pos_f32 or pos_f32_flag");
@@ -579,20 +579,20 @@ static int parse_track(struct pctx *c, const struct af_ynode *n, const char *pat
 }
 
 static int parse_object(struct pctx *c, const struct af_ynode *n, uint32_t i,
-			struct dsl_strset *names, struct dsl_object *o)
+			struct diesel_strset *names, struct diesel_object *o)
 {
 	const struct af_ynode *nm, *x;
 	char path[64], sub[96];
 	int rc, found;
 	snprintf(path, sizeof(path), "objects[%u]", i);
-	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, dsl_sch_object)))
+	if ((rc = want(c, n, AF_YMAP, path)) || (rc = check_keys(c, n, path, diesel_sch_object)))
 		return rc;
 	if (!(nm = af_y_need(c->d, n, "name", path)))
 		return AF_EINVAL;
 	snprintf(sub, sizeof(sub), "%s.name", path);
 	if ((rc = name_ok(c, nm, sub, &o->name, &o->name_len)))
 		return rc;
-	size_t slot = dsl_strset_put(names, o->name, o->name_len, &found);
+	size_t slot = diesel_strset_put(names, o->name, o->name_len, &found);
 	if (found)
 		return perr(c, nm, path, "'%s': duplicate name (also objects[%llu])", shown(nm),
 			    (unsigned long long)names->val[slot]);
@@ -612,8 +612,8 @@ static int parse_object(struct pctx *c, const struct af_ynode *n, uint32_t i,
 
 static int parse_objects(struct pctx *c, const struct af_ynode *n)
 {
-	struct dsl_anim *m = c->m;
-	struct dsl_strset names;
+	struct diesel_anim *m = c->m;
+	struct diesel_strset names;
 	int rc;
 	if (af_y_is_null(n))
 		return 0;
@@ -623,7 +623,7 @@ static int parse_objects(struct pctx *c, const struct af_ynode *n)
 		return perr(c, n, "objects", "too many objects");
 	m->nobj = (uint32_t)n->n;
 	m->obj = af_arena_array(c->a, m->nobj ? m->nobj : 1, sizeof(*m->obj));
-	if (!m->obj || dsl_strset_init(&names, c->a, m->nobj))
+	if (!m->obj || diesel_strset_init(&names, c->a, m->nobj))
 		return af_diag_error(c->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < m->nobj; i++) {
 		if ((rc = parse_object(c, n->items[i], i, &names, &m->obj[i])))
@@ -631,7 +631,7 @@ static int parse_objects(struct pctx *c, const struct af_ynode *n)
 		if (i && m->obj[i].rot.type != m->obj[0].rot.type && m->obj[i - 1].rot.type == m->obj[0].rot.type)
 			af_y_warn(c->d, n->items[i],
 				  "objects[%u].rotation: type %s differs from objects[0] (%s); known files use one rotation type per file",
-				  i, dsl_types[m->obj[i].rot.type].name, dsl_types[m->obj[0].rot.type].name);
+				  i, diesel_types[m->obj[i].rot.type].name, diesel_types[m->obj[0].rot.type].name);
 	}
 	return 0;
 }
@@ -641,13 +641,13 @@ static int parse_objects(struct pctx *c, const struct af_ynode *n)
  * are not what the 64-bit readers expect gets a warning (diesel-x64.md 6). */
 static int relayout(struct pctx *c, const struct af_ynode *b)
 {
-	struct dsl_anim *m = c->m;
+	struct diesel_anim *m = c->m;
 	const struct af_ynode *lay = b ? af_ymap_get(b, "layout") : NULL;
 	const char *why;
 	if (m->decoded_width && m->decoded_width != m->width) {
 		struct af_diag cd;
 		af_diag_init(&cd);
-		int rc = dsl_convert(m, m->width, m->convert_style, &why, &cd);
+		int rc = diesel_convert(m, m->width, m->convert_style, &why, &cd);
 		if (rc)
 			rc = perr(c, lay ? lay : b, "binary.layout", "cannot convert: %s", cd.msg);
 		af_diag_free(&cd);
@@ -665,7 +665,7 @@ static int relayout(struct pctx *c, const struct af_ynode *b)
 	return 0;
 }
 
-int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_anim *m,
+int diesel_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct diesel_anim *m,
 		   struct af_diag *d)
 {
 	struct pctx c;
@@ -673,11 +673,11 @@ int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_a
 	int rc;
 	memset(&c, 0, sizeof(c));
 	c.d = d, c.a = a, c.m = m;
-	dsl_anim_defaults(m, 32);
+	diesel_anim_defaults(m, 32);
 	if (!root)
 		return af_diag_at_mark(d, AF_EINVAL, 1, 1, "empty document");
 	if ((rc = want(&c, root, AF_YMAP, "document")) ||
-	    (rc = check_keys(&c, root, "document", dsl_sch_document)))
+	    (rc = check_keys(&c, root, "document", diesel_sch_document)))
 		return rc;
 	if ((n = af_ymap_get(root, "read_only")))
 		return perr(&c, n, "read_only",
@@ -708,9 +708,9 @@ int dsl_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct dsl_a
 
 /* A decoded file the model cannot take: the message names the byte (in the
  * inflated data for zlib files) where the offending value is. */
-static int bad_at(struct af_diag *d, const struct dsl_anim *m, uint64_t off, const char *fmt, ...)
+static int bad_at(struct af_diag *d, const struct diesel_anim *m, uint64_t off, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
-static int bad_at(struct af_diag *d, const struct dsl_anim *m, uint64_t off, const char *fmt, ...)
+static int bad_at(struct af_diag *d, const struct diesel_anim *m, uint64_t off, const char *fmt, ...)
 {
 	char msg[640];
 	va_list ap;
@@ -723,23 +723,23 @@ static int bad_at(struct af_diag *d, const struct dsl_anim *m, uint64_t off, con
 				 m->container == DSL_ZLIB ? "in the inflated data: " : "", msg);
 }
 
-static int bad_key(struct af_diag *d, const struct dsl_anim *m, uint32_t oi, int rot, uint32_t ki,
+static int bad_key(struct af_diag *d, const struct diesel_anim *m, uint32_t oi, int rot, uint32_t ki,
 		   const char *why)
 {
-	const struct dsl_object *o = &m->obj[oi];
-	const struct dsl_track *t = rot ? &o->rot : &o->pos;
-	return bad_at(d, m, t->keys_off + (uint64_t)ki * dsl_types[t->type].stride,
+	const struct diesel_object *o = &m->obj[oi];
+	const struct diesel_track *t = rot ? &o->rot : &o->pos;
+	return bad_at(d, m, t->keys_off + (uint64_t)ki * diesel_types[t->type].stride,
 		      "objects[%u] (%.*s) %s key %u: %s", oi,
 		      (int)(o->name_len > 60 ? 60 : o->name_len), o->name,
 		      rot ? "rotation" : "position", ki, why);
 }
 
-static int check_track(const struct dsl_anim *m, uint32_t oi, int rot, struct af_diag *d)
+static int check_track(const struct diesel_anim *m, uint32_t oi, int rot, struct af_diag *d)
 {
-	const struct dsl_track *t = rot ? &m->obj[oi].rot : &m->obj[oi].pos;
-	const struct dsl_type_info *ti = &dsl_types[t->type];
+	const struct diesel_track *t = rot ? &m->obj[oi].rot : &m->obj[oi].pos;
+	const struct diesel_type_info *ti = &diesel_types[t->type];
 	for (uint32_t i = 0; i < t->nkeys; i++) {
-		const struct dsl_key *k = &t->keys[i];
+		const struct diesel_key *k = &t->keys[i];
 		double q[4];
 		if (!isfinite(k->t) || k->t < 0)
 			return bad_key(d, m, oi, rot, i, "the time is negative or not a number");
@@ -748,7 +748,7 @@ static int check_track(const struct dsl_anim *m, uint32_t oi, int rot, struct af
 		if (t->type == DSL_POS_U16)
 			continue;
 		if (t->type == DSL_ROT_PACKED) {
-			dsl_unpack_quat(k->u, q);
+			diesel_unpack_quat(k->u, q);
 			if (fabs(quat_len(q) - 1.0) > PACKED_LEN_TOL)
 				return bad_key(d, m, oi, rot, i, "the packed quaternion is not a rotation");
 			continue;
@@ -786,15 +786,15 @@ static int utf8_ok(const char *s, size_t n)
 }
 
 /* Names of a decoded file point into its blob. */
-static uint64_t name_off(const struct dsl_anim *m, const char *name)
+static uint64_t name_off(const struct diesel_anim *m, const char *name)
 {
 	return m->blob ? (uint64_t)((const uint8_t *)name - m->blob) : 0;
 }
 
-int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
+int diesel_check_decoded(const struct diesel_anim *m, struct af_diag *d)
 {
 	struct af_arena a;
-	struct dsl_strset names;
+	struct diesel_strset names;
 	int rc = 0, found;
 	af_arena_init(&a);
 	if (!isfinite(m->length) || m->length < 0) {
@@ -810,13 +810,13 @@ int dsl_check_decoded(const struct dsl_anim *m, struct af_diag *d)
 				    "events[%u]: the name is empty or not UTF-8 text", i);
 	if (rc)
 		goto out;
-	if (dsl_strset_init(&names, &a, m->nobj)) {
+	if (diesel_strset_init(&names, &a, m->nobj)) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
 	for (uint32_t i = 0; i < m->nobj && !rc; i++) {
-		const struct dsl_object *o = &m->obj[i];
-		dsl_strset_put(&names, o->name, o->name_len, &found);
+		const struct diesel_object *o = &m->obj[i];
+		diesel_strset_put(&names, o->name, o->name_len, &found);
 		if (!o->name_len || found || !utf8_ok(o->name, o->name_len))
 			rc = bad_at(d, m, name_off(m, o->name),
 				    "objects[%u]: the name is empty, repeated or not UTF-8 text", i);

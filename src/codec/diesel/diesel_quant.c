@@ -10,12 +10,12 @@
 
 static const double p10[] = { 1, 10, 100, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9 };
 
-double dsl_u16_to_cm(uint16_t code)
+double diesel_u16_to_cm(uint16_t code)
 {
 	return ((double)code - 32767.0) * 1000.0 / 32767.0;
 }
 
-int dsl_cm_to_u16(double cm, uint16_t *code)
+int diesel_cm_to_u16(double cm, uint16_t *code)
 {
 	if (!(cm > -1001.0 && cm < 1001.0)) /* also false for NaN */
 		return -1;
@@ -31,7 +31,7 @@ static double comp10(unsigned v)
 	return ((double)v - 512.0) * 0.75 / 512.0; /* exact in binary */
 }
 
-void dsl_unpack_quat(uint32_t code, double q[4])
+void diesel_unpack_quat(uint32_t code, double q[4])
 {
 	unsigned k = code & 3;
 	double a = comp10((code >> 2) & 1023), b = comp10((code >> 12) & 1023),
@@ -62,8 +62,8 @@ static uint32_t pack_with(const double q[4], int k)
  * within 0.02 of the largest magnitude; the one whose packed form decodes closest
  * to the typed values wins; ties go to the larger magnitude, then the lower k.
  * A lone candidate wins without the comparison (its error is finite when the
- * values are); dsl_pack_quat_all always compares (test_diesel checks they agree). */
-uint32_t dsl_pack_quat(const double q[4])
+ * values are); diesel_pack_quat_all always compares (test_diesel checks they agree). */
+uint32_t diesel_pack_quat(const double q[4])
 {
 	double m = 0;
 	int ncand = 0, only = 0;
@@ -75,10 +75,10 @@ uint32_t dsl_pack_quat(const double q[4])
 			ncand++, only = k;
 	if (ncand == 1 && m < INFINITY)
 		return pack_with(q, only);
-	return dsl_pack_quat_all(q);
+	return diesel_pack_quat_all(q);
 }
 
-uint32_t dsl_pack_quat_all(const double q[4])
+uint32_t diesel_pack_quat_all(const double q[4])
 {
 	double m = 0, best_err = INFINITY;
 	uint32_t best = 0;
@@ -91,7 +91,7 @@ uint32_t dsl_pack_quat_all(const double q[4])
 			continue;
 		double s = q[k] < 0 ? -1.0 : 1.0, dec[4], err = 0;
 		uint32_t code = pack_with(q, k);
-		dsl_unpack_quat(code, dec);
+		diesel_unpack_quat(code, dec);
 		for (int i = 0; i < 4; i++) {
 			double e = fabs(dec[i] - s * q[i]);
 			if (e > err)
@@ -108,12 +108,12 @@ uint32_t dsl_pack_quat_all(const double q[4])
 
 static size_t fmt_cm_slow(char *out, uint16_t code)
 {
-	double cm = dsl_u16_to_cm(code);
+	double cm = diesel_u16_to_cm(code);
 	for (int d = 0; d <= 6; d++) {
 		int64_t r = (int64_t)llround(cm * p10[d]);
 		uint16_t back;
 		/* r / 10^d is what strtod returns for the text: both are exact doubles */
-		if (!dsl_cm_to_u16((double)r / p10[d], &back) && back == code)
+		if (!diesel_cm_to_u16((double)r / p10[d], &back) && back == code)
 			return af_fmt_dec(out, r, d);
 	}
 	return af_fmt_f64(out, cm); /* unreachable: 2 decimals always suffice */
@@ -141,7 +141,7 @@ int main(int argc, char **argv)
 	printf("static const char cm_txt[65536][%d] = {\n", CM_TXT);
 	for (uint32_t c = 0; c < 65536; c++) {
 		size_t n = fmt_cm_slow(t, (uint16_t)c);
-		len[c] = (uint8_t)(n < CM_TXT ? n : 0); /* 0: dsl_fmt_cm asks the slow path */
+		len[c] = (uint8_t)(n < CM_TXT ? n : 0); /* 0: diesel_fmt_cm asks the slow path */
 		printf("\t\"%s\",\n", len[c] ? t : "");
 	}
 	printf("};\nstatic const uint8_t cm_len[65536] = {");
@@ -153,7 +153,7 @@ int main(int argc, char **argv)
 #else
 #include "diesel_cm_table.h"
 
-size_t dsl_fmt_cm(char *out, uint16_t code)
+size_t diesel_fmt_cm(char *out, uint16_t code)
 {
 	if (!cm_len[code])
 		return fmt_cm_slow(out, code);
@@ -162,7 +162,7 @@ size_t dsl_fmt_cm(char *out, uint16_t code)
 }
 #endif
 
-size_t dsl_fmt_cm_slow(char *out, uint16_t code)
+size_t diesel_fmt_cm_slow(char *out, uint16_t code)
 {
 	return fmt_cm_slow(out, code);
 }
@@ -176,17 +176,17 @@ static int64_t round_half_away(double x)
 	return t + (f >= 0.5) - (f <= -0.5);
 }
 
-size_t dsl_fmt_quat(char *out, uint32_t code)
+size_t diesel_fmt_quat(char *out, uint32_t code)
 {
 	double q[4], v[4];
 	int64_t r[4];
-	dsl_unpack_quat(code, q);
+	diesel_unpack_quat(code, q);
 	for (int d = 3; d <= 9; d++) {
 		for (int i = 0; i < 4; i++) {
 			r[i] = round_half_away(q[i] * p10[d]); /* |q| <= 1 */
 			v[i] = (double)r[i] / p10[d];
 		}
-		if (dsl_pack_quat(v) != code)
+		if (diesel_pack_quat(v) != code)
 			continue;
 		char *p = out;
 		for (int i = 0; i < 4; i++) {
@@ -212,7 +212,7 @@ static uint64_t str_hash(const char *s, size_t n)
 	return h;
 }
 
-int dsl_strset_init(struct dsl_strset *set, struct af_arena *a, size_t count)
+int diesel_strset_init(struct diesel_strset *set, struct af_arena *a, size_t count)
 {
 	size_t cap = 16;
 	while (cap < count * 2)
@@ -224,7 +224,7 @@ int dsl_strset_init(struct dsl_strset *set, struct af_arena *a, size_t count)
 	return set->s && set->len && set->val ? 0 : AF_ENOMEM;
 }
 
-size_t dsl_strset_put(struct dsl_strset *set, const char *s, size_t n, int *found)
+size_t diesel_strset_put(struct diesel_strset *set, const char *s, size_t n, int *found)
 {
 	size_t i = (size_t)str_hash(s, n) & (set->cap - 1);
 	while (set->s[i]) {

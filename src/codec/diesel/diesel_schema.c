@@ -1,6 +1,6 @@
 /* The shape of a diesel-animation document: the key tables diesel_parse.c checks maps
  * against, and the JSON Schema written from them and from the track type table
- * (dsl_types). Descriptions are those of docs/diesel-animation.md. */
+ * (diesel_types). Descriptions are those of docs/diesel-animation.md. */
 #include <stdio.h>
 #include <string.h>
 
@@ -37,7 +37,7 @@ WORD_OR_NUMBER(size_field, "actual", "the blob length, recomputed on write");
 WORD_OR_NUMBER(unknown_offset, "events", "the events offset");
 WORD_OR_NUMBER(empty_events_offset, "here", "the current write position (stock)");
 
-const struct af_sch_prop dsl_sch_binary[] = {
+const struct af_sch_prop diesel_sch_binary[] = {
 	{ "layout", &layout, "the blob layout (spec 4.1; formats/diesel-x64.md for 64-bit). Changing it converts the file the way `animfs convert` does: the keys below then follow the new layout's rules.", 0 },
 	{ "container", &container, "zlib stream + 4-byte size trailer (every known 32-bit file), or the raw blob (64-bit files, and raw 32-bit blobs)", 0 },
 	{ "zlib_level", &zlib_level, "the system-zlib compress2 level that reproduces the stored stream (always 6 in known files); none: no level reproduces it", 0 },
@@ -65,20 +65,20 @@ const struct af_sch_prop dsl_sch_binary[] = {
 static const struct af_sch event_time = { .kind = AF_SK_NUM,
 	.doc = "the stored f32 fraction of the clip length (not seconds), 0..1 in known files" };
 static const struct af_sch event_name = { .kind = AF_SK_STR, .doc = "the event name (ASCII)" };
-const struct af_sch_prop dsl_sch_event[] = {
+const struct af_sch_prop diesel_sch_event[] = {
 	{ "time", &event_time, NULL, AF_SCH_REQUIRED },
 	{ "name", &event_name, NULL, AF_SCH_REQUIRED },
 	{ NULL, NULL, NULL, 0 },
 };
 static const struct af_sch event_pair = { .kind = AF_SK_TUPLE, .min = 2, .max = 2,
 	.prefix = (const struct af_sch *const[]){ &event_time, &event_name, NULL } };
-static const struct af_sch event_map = { .kind = AF_SK_MAP, .props = dsl_sch_event };
+static const struct af_sch event_map = { .kind = AF_SK_MAP, .props = diesel_sch_event };
 static const struct af_sch event = { .kind = AF_SK_ANYOF,
 	.doc = "[fraction, name] or {time: fraction, name: ...}",
 	.alts = (const struct af_sch *const[]){ &event_pair, &event_map, NULL } };
 static const struct af_sch events = { .kind = AF_SK_LIST, .items = &event, .nullable = 1 };
 
-const struct af_sch_prop dsl_sch_track[] = {
+const struct af_sch_prop diesel_sch_track[] = {
 	{ "type", &af_sch_str, "the key type of the track", AF_SCH_REQUIRED },
 	{ "reserved", &af_sch_u64, "the track header's first word, shown only when not 0", 0 },
 	{ "extra", &af_sch_u16, "pos_u16 only: the 4th u16 of every key (0 or 39321 in known files, meaning unknown), when every key has the same one", 0 },
@@ -86,12 +86,12 @@ const struct af_sch_prop dsl_sch_track[] = {
 	{ NULL, NULL, NULL, 0 },
 };
 
-/* A track: its type picks the shape of every key, from dsl_types. */
+/* A track: its type picks the shape of every key, from diesel_types. */
 static void track_schema(struct af_json *j, int rot)
 {
 	af_json_str(j, "type", "object");
 	af_json_open(j, "properties", '{');
-	for (const struct af_sch_prop *p = dsl_sch_track; p->key; p++) {
+	for (const struct af_sch_prop *p = diesel_sch_track; p->key; p++) {
 		if (!strcmp(p->key, "extra") && rot)
 			continue;
 		if (strcmp(p->key, "type") && strcmp(p->key, "keys")) {
@@ -106,10 +106,10 @@ static void track_schema(struct af_json *j, int rot)
 		} else {
 			af_json_open(j, "oneOf", '[');
 			for (int t = 0; t < DSL_NTYPES; t++)
-				if (dsl_types[t].is_rot == rot) {
+				if (diesel_types[t].is_rot == rot) {
 					af_json_open(j, NULL, '{');
-					af_json_str(j, "const", dsl_types[t].name);
-					af_json_str(j, "description", dsl_types[t].doc);
+					af_json_str(j, "const", diesel_types[t].name);
+					af_json_str(j, "description", diesel_types[t].doc);
 					af_json_close(j, '}');
 				}
 			af_json_close(j, ']');
@@ -118,14 +118,14 @@ static void track_schema(struct af_json *j, int rot)
 	}
 	af_json_close(j, '}');
 	af_json_open(j, "required", '[');
-	for (const struct af_sch_prop *p = dsl_sch_track; p->key; p++)
+	for (const struct af_sch_prop *p = diesel_sch_track; p->key; p++)
 		if (p->flags & AF_SCH_REQUIRED)
 			af_json_str(j, NULL, p->key);
 	af_json_close(j, ']');
 	af_json_bool(j, "additionalProperties", 0);
 	af_json_open(j, "allOf", '[');
 	for (int t = 0; t < DSL_NTYPES; t++) {
-		const struct dsl_type_info *ti = &dsl_types[t];
+		const struct diesel_type_info *ti = &diesel_types[t];
 		unsigned n = 1 + ti->nval + (unsigned)ti->has_flag;
 		int optional = t == DSL_POS_U16 || t == DSL_ROT_PACKED;
 		char cond[96];
@@ -162,21 +162,21 @@ static const struct af_sch rotation = { .kind = AF_SK_FN, .fn = rot_track };
 
 static const struct af_sch object_name = { .kind = AF_SK_STR,
 	.doc = "the object (bone or prop object) name: unique, non-empty" };
-const struct af_sch_prop dsl_sch_object[] = {
+const struct af_sch_prop diesel_sch_object[] = {
 	{ "name", &object_name, NULL, AF_SCH_REQUIRED },
 	{ "position", &position, "the position track: time in seconds, then centimetres", AF_SCH_REQUIRED },
 	{ "rotation", &rotation, "the rotation track: time in seconds, then a unit quaternion x, y, z, w", AF_SCH_REQUIRED },
 	{ NULL, NULL, NULL, 0 },
 };
-static const struct af_sch object = { .kind = AF_SK_MAP, .props = dsl_sch_object };
+static const struct af_sch object = { .kind = AF_SK_MAP, .props = diesel_sch_object };
 static const struct af_sch objects = { .kind = AF_SK_LIST, .items = &object, .nullable = 1 };
 
 static const struct af_sch format = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
 	{ "diesel-animation", "selects this codec" }, { NULL, NULL } } };
 static const struct af_sch length = { .kind = AF_SK_NUM, .ranged = 1, .lo = 0, .hi = 3.4028234663852886e38 };
-static const struct af_sch binary = { .kind = AF_SK_MAP, .props = dsl_sch_binary };
+static const struct af_sch binary = { .kind = AF_SK_MAP, .props = diesel_sch_binary };
 
-const struct af_sch_prop dsl_sch_document[] = {
+const struct af_sch_prop diesel_sch_document[] = {
 	{ "format", &format, "always diesel-animation (selects this codec)", AF_SCH_REQUIRED },
 	{ "read_only", &af_sch_any, "only in a read-only view: why animfs cannot write the file back byte for byte. A save is refused while it is there.", 0 },
 	{ "length", &length, "clip length in seconds (f32, shortest text that gives the same bits)", AF_SCH_REQUIRED },
@@ -186,5 +186,5 @@ const struct af_sch_prop dsl_sch_document[] = {
 	{ NULL, NULL, NULL, 0 },
 };
 
-const struct af_sch dsl_schema = { .kind = AF_SK_MAP, .props = dsl_sch_document,
+const struct af_sch diesel_schema = { .kind = AF_SK_MAP, .props = diesel_sch_document,
 	.doc = "A Diesel engine .animation (PAYDAY 2, PAYDAY: The Heist, RAID: WW2) as animfs shows it (docs/diesel-animation.md)" };

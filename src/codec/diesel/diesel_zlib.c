@@ -54,7 +54,7 @@ static const int level_order[] = { 6, 9, 1, 2, 3, 4, 5, 7, 8, 0 };
 
 /* Which compress2 level reproduces the stream (spec 3)? Level 6 first. */
 static int detect_level(const uint8_t *blob, size_t n, const uint8_t *s, size_t ns,
-			struct dsl_anim *m, struct af_diag *d)
+			struct diesel_anim *m, struct af_diag *d)
 {
 	/* a header's FLEVEL says "fastest" for levels 0-1 (78 01): try 1 first then,
 	 * the level of Python's zlib.compress(b, 1) and of converter v1.0.0-1.0.1 */
@@ -80,7 +80,7 @@ static int detect_level(const uint8_t *blob, size_t n, const uint8_t *s, size_t 
 	return 0;
 }
 
-int dsl_unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *blob,
+int diesel_unzip(const uint8_t *bin, size_t n, struct diesel_anim *m, struct af_buf *blob,
 	      struct af_diag *d)
 {
 	size_t consumed = 0;
@@ -113,7 +113,7 @@ int dsl_unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *b
 	m->zextra = bin + consumed;
 	m->nzextra = n - 4 - consumed;
 	if (bin[0] == 0x78 && bin[1] == 0x9C) {
-		/* stock header: level 6, proven when encoding (dsl_zlib_write) */
+		/* stock header: level 6, proven when encoding (diesel_zlib_write) */
 		m->zhdr[0] = bin[0], m->zhdr[1] = bin[1];
 		m->level = 6;
 		return 0;
@@ -122,7 +122,7 @@ int dsl_unzip(const uint8_t *bin, size_t n, struct dsl_anim *m, struct af_buf *b
 }
 
 /* The original stream is reused only when it inflates to exactly this blob. */
-static int stream_matches(const struct dsl_anim *m, const struct af_buf *blob)
+static int stream_matches(const struct diesel_anim *m, const struct af_buf *blob)
 {
 	struct af_buf t = AF_BUF_INIT;
 	struct af_diag d;
@@ -138,11 +138,11 @@ static int stream_matches(const struct dsl_anim *m, const struct af_buf *blob)
 /* The original file's stream when io reaches it, it is a zlib container with
  * the same extra bytes, and its stream holds this very blob (Adler-32 first, the
  * cheap test, then a full inflate). *s points into orig. */
-static int original_stream(const struct dsl_anim *m, const struct af_buf *blob,
+static int original_stream(const struct diesel_anim *m, const struct af_buf *blob,
 			   const struct af_io *io, struct af_buf *orig, const uint8_t **s,
 			   size_t *ns)
 {
-	struct dsl_anim t;
+	struct diesel_anim t;
 	if (!io || !io->read_sibling || !io->name || io->read_sibling(io->ctx, io->name, orig) ||
 	    orig->len < 2 + 4 + 4 + m->nzextra || af_le32(orig->data + orig->len - 4) != blob->len)
 		return 0;
@@ -162,7 +162,7 @@ static int original_stream(const struct dsl_anim *m, const struct af_buf *blob,
 
 /* Our stream is out[start..). When the original file holds the same content in
  * other bytes (another level or deflate implementation), give those back. */
-static void match_original(const struct dsl_anim *m, const struct af_buf *blob,
+static void match_original(const struct diesel_anim *m, const struct af_buf *blob,
 			   const struct af_io *io, struct af_buf *out, size_t start)
 {
 	struct af_buf orig = AF_BUF_INIT;
@@ -176,7 +176,7 @@ static void match_original(const struct dsl_anim *m, const struct af_buf *blob,
 	af_buf_free(&orig);
 }
 
-int dsl_zlib_write(const struct dsl_anim *m, const struct af_buf *blob, const struct af_io *io,
+int diesel_zlib_write(const struct diesel_anim *m, const struct af_buf *blob, const struct af_io *io,
 		   struct af_buf *out, struct af_diag *d)
 {
 	size_t start = out->len;

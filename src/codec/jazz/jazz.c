@@ -19,7 +19,7 @@ struct sibs {
 static int add_sib(void *ctx, const char *name)
 {
 	struct sibs *s = ctx;
-	if (!af_jz_is_keymap_name(name) || s->n >= 256)
+	if (!jazz_is_keymap_name(name) || s->n >= 256)
 		return 0;
 	char **p = af_grow(s->names, &s->cap, s->n, sizeof(*p), 8);
 	if (!p)
@@ -38,7 +38,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* The user dictionary, after the name maps (spec 5.6): each line is a name, tried
  * under every hash rule (a lookup still prints it only when it hashes back). */
-static void load_user_names(const struct af_io *io, struct af_jz_names *nm)
+static void load_user_names(const struct af_io *io, struct jazz_names *nm)
 {
 	struct af_buf b = AF_BUF_INIT;
 	if (!io->read_names || io->read_names(io->ctx, &b) || b.failed || !b.len)
@@ -49,7 +49,7 @@ static void load_user_names(const struct af_io *io, struct af_jz_names *nm)
 		size_t len = (size_t)((nl ? nl : end) - p);
 		for (int rule = JZ_H32; len && *p != '#' && rule <= JZ_HCLIP; rule++) {
 			uint64_t h;
-			if (!af_jz_hash_name(p, len, rule, &h) && af_jz_names_add(nm, h, p, len))
+			if (!jazz_hash_name(p, len, rule, &h) && jazz_names_add(nm, h, p, len))
 				goto out; /* out of memory: fewer names, nothing worse */
 		}
 		p = nl ? nl + 1 : end;
@@ -60,7 +60,7 @@ out:
 
 /* Name maps are a convenience: one that cannot be read or parsed is reported as a
  * warning and skipped, since the document re-encodes the same without it. */
-static void load_names(const struct af_io *io, struct af_jz_names *nm, struct af_diag *d)
+static void load_names(const struct af_io *io, struct jazz_names *nm, struct af_diag *d)
 {
 	struct sibs s = { 0 };
 	if (!io)
@@ -74,7 +74,7 @@ static void load_names(const struct af_io *io, struct af_jz_names *nm, struct af
 		struct af_diag kd;
 		af_diag_init(&kd);
 		if (!io->read_sibling(io->ctx, s.names[i], &b) &&
-		    af_jz_names_add_keymap(nm, b.data, b.len, &kd)) {
+		    jazz_names_add_keymap(nm, b.data, b.len, &kd)) {
 			char msg[1024];
 			af_diag_format(&kd, s.names[i], msg, sizeof(msg));
 			af_diag_warn(d, 0, 0, "name map skipped: %s", msg);
@@ -91,22 +91,22 @@ static int jazz_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, st
 			struct af_diag *d)
 {
 	struct af_arena arena;
-	struct af_jz_model m = { 0 };
-	struct af_jz_names nm;
+	struct jazz_model m = { 0 };
+	struct jazz_names nm;
 	int rc;
 	af_arena_init(&arena);
-	af_jz_names_init(&nm, &arena);
+	jazz_names_init(&nm, &arena);
 	m.arena = &arena;
-	if ((rc = af_jz_decode(bin, n, &m, d)))
+	if ((rc = jazz_decode(bin, n, &m, d)))
 		goto out;
 	load_names(io, &nm, d);
-	if (af_jz_names_add_script_name(&nm, m.chunks[0].ckey.instance, m.chunks[0].u[0])) {
+	if (jazz_names_add_script_name(&nm, m.chunks[0].ckey.instance, m.chunks[0].u[0])) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
-	rc = af_jz_emit(&m, &nm, out, d);
+	rc = jazz_emit(&m, &nm, out, d);
 out:
-	af_jz_names_free(&nm);
+	jazz_names_free(&nm);
 	af_arena_free(&arena);
 	return rc;
 }
@@ -115,12 +115,12 @@ static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 			  struct af_buf *out, struct af_diag *d)
 {
 	struct af_arena arena;
-	struct af_jz_model m = { 0 };
+	struct jazz_model m = { 0 };
 	int rc;
 	af_arena_init(&arena);
 	m.arena = &arena;
-	if (!(rc = af_jz_parse(yaml, n, &arena, &m, d)))
-		rc = af_jz_encode(&m, out, d);
+	if (!(rc = jazz_parse(yaml, n, &arena, &m, d)))
+		rc = jazz_encode(&m, out, d);
 	if (!rc && io && io->learn_names && m.nnames)
 		io->learn_names(io->ctx, m.names, m.nnames);
 	af_arena_free(&arena);
@@ -132,7 +132,7 @@ static int jazz_bid(const char *name, const uint8_t *head, size_t n)
 	size_t l = name ? strlen(name) : 0;
 	int named = (l > 5 && !strcasecmp(name + l - 5, ".jazz")) ||
 		    (name && (strstr(name, "%%+JAZZ") || !strncasecmp(name, "S3_02D5DF13_", 12)));
-	if (!af_jz_head_ok(head, n))
+	if (!jazz_head_ok(head, n))
 		return 0;
 	/* the content is what counts; a Jazz-like name only makes us surer */
 	return named ? 80 : 40;
@@ -147,5 +147,5 @@ const struct af_codec af_codec_jazz = {
 	.to_yaml = jazz_to_yaml,
 	.from_yaml = jazz_from_yaml,
 	.render_uses_names = 1,
-	.schema = &af_jz_schema,
+	.schema = &jazz_schema,
 };

@@ -1,5 +1,5 @@
 /* Private model of the Sims 3 Jazz codec (RCOL resource 0x02D5DF13): plain structs in an
- * arena, shared by the binary reader/writer (jazz_rcol.c), the YAML emitter (jazz_emit.c)
+ * arena, shared by the binary reader/writer (jazz_bin.c), the YAML emitter (jazz_emit.c)
  * and the YAML parser (jazz_parse.c). Spec: formats/sims3-jazz.md. */
 #ifndef ANIMFS_JAZZ_H
 #define ANIMFS_JAZZ_H
@@ -22,42 +22,42 @@
 #define JZ_STR_MAX 4096       /* animfs policy limit for Play strings, in UTF-16 units */
 #define JZ_NULL (-1)          /* a null reference */
 
-enum af_jz_kind {
+enum jazz_kind {
 	JZ_SM, JZ_AD, JZ_PD, JZ_ST, JZ_DG,
 	JZ_PLAY, JZ_STOP, JZ_RAND, JZ_SOPN, JZ_DG00, JZ_SNSN, JZ_PROP, JZ_ACOP,
 	JZ_OPAQUE, /* unknown type or tag/type mismatch: carried as bytes */
 	JZ_NKINDS
 };
 
-struct af_jz_kind_info {
+struct jazz_kind_info {
 	char tag[5];
 	uint32_t type, version;
 	const char *yname;  /* readable kind in YAML ("play") */
 	const char *prefix; /* node label prefix ("play" -> play1) */
 };
-extern const struct af_jz_kind_info af_jz_kinds[JZ_NKINDS];
-static inline int af_jz_is_node(int k) { return k >= JZ_PLAY && k <= JZ_ACOP; }
+extern const struct jazz_kind_info jazz_kinds[JZ_NKINDS];
+static inline int jazz_is_node(int k) { return k >= JZ_PLAY && k <= JZ_ACOP; }
 /* Kind for a chunk key type (JZ_OPAQUE when unknown). */
-int af_jz_kind_of_type(uint32_t type);
+int jazz_kind_of_type(uint32_t type);
 
-struct af_jz_key {
+struct jazz_key {
 	uint64_t instance;
 	uint32_t type, group;
 };
 
-struct af_jz_refs {
+struct jazz_refs {
 	uint32_t n;
 	int32_t *v; /* chunk indices */
 };
 
 /* Rand outcome {weight bits}, SoPn case {value hash}, DG00 case {state ref}. */
-struct af_jz_case {
+struct jazz_case {
 	uint32_t value;
 	int32_t state;
-	struct af_jz_refs next;
+	struct jazz_refs next;
 };
 
-struct af_jz_str {
+struct jazz_str {
 	uint32_t n; /* UTF-16 units */
 	uint16_t *u;
 };
@@ -76,23 +76,23 @@ struct af_jz_str {
  *  S_DG 0 nodes 1 entry_points; Play/Stop/Prop/AcOp 0 next.
  * Keys (key[]): Play 0 clip 1 track_mask 2 additive_clip; Prop 0 prop. */
 #define JZ_NU 17
-struct af_jz_chunk {
+struct jazz_chunk {
 	int kind;
-	struct af_jz_key ckey; /* the chunk's RCOL key */
+	struct jazz_key ckey; /* the chunk's RCOL key */
 	uint32_t version;
 	uint32_t u[JZ_NU];
 	int32_t ref[2];
-	struct af_jz_refs list[3];
-	struct af_jz_key key[3];
+	struct jazz_refs list[3];
+	struct jazz_key key[3];
 	uint32_t ncases;
-	struct af_jz_case *cases;
+	struct jazz_case *cases;
 	uint32_t nanims;   /* S_SM animations: 3 u32 each */
 	uint32_t *anims;
 	uint32_t nslots;   /* Play actor slots: 4 u32 each */
 	uint32_t *slots;
 	uint32_t nsuffixes; /* Play actor suffixes: 2 u32 each */
 	uint32_t *suffixes;
-	struct af_jz_str str[2]; /* Play animation, additive_animation */
+	struct jazz_str str[2]; /* Play animation, additive_animation */
 	const uint8_t *data; /* opaque: the whole body */
 	uint32_t len;
 	/* YAML side (parser only) */
@@ -100,66 +100,66 @@ struct af_jz_chunk {
 	const void *ynode;
 };
 
-struct af_jz_model {
+struct jazz_model {
 	struct af_arena *arena;
 	uint32_t rcol_version, public_chunks, unused;
 	uint32_t nchunks, nexternals;
-	struct af_jz_chunk *chunks;
-	struct af_jz_key *externals;
-	/* af_jz_parse: the names the document spelled out (hashed), in the arena */
+	struct jazz_chunk *chunks;
+	struct jazz_key *externals;
+	/* jazz_parse: the names the document spelled out (hashed), in the arena */
 	const char **names;
 	size_t nnames;
 };
 
-/* jazz_rcol.c: bytes <-> model. decode validates every count, offset, sentinel and
+/* jazz_bin.c: bytes <-> model. decode validates every count, offset, sentinel and
  * reference; errors carry the byte offset. */
-int af_jz_decode(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_diag *d);
-int af_jz_encode(const struct af_jz_model *m, struct af_buf *out, struct af_diag *d);
+int jazz_decode(const uint8_t *bin, size_t n, struct jazz_model *m, struct af_diag *d);
+int jazz_encode(const struct jazz_model *m, struct af_buf *out, struct af_diag *d);
 /* Cheap content check of section 2 on the first bytes (head may be short). */
-int af_jz_head_ok(const uint8_t *head, size_t n);
+int jazz_head_ok(const uint8_t *head, size_t n);
 
 /* jazz_order.c: the canonical chunk order of spec 7.1, as model indices (order[0..n)).
  * def_order ranks chunks that the canonical rules do not place. */
-int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank, uint32_t *order,
+int jazz_canonical_order(const struct jazz_model *m, const uint32_t *def_rank, uint32_t *order,
 		       struct af_diag *d);
 
 /* jazz_emit.c / jazz_parse.c */
-int af_jz_emit(const struct af_jz_model *m, struct af_jz_names *names, struct af_buf *out,
+int jazz_emit(const struct jazz_model *m, struct jazz_names *names, struct af_buf *out,
 	    struct af_diag *d);
-int af_jz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct af_jz_model *m,
+int jazz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct jazz_model *m,
 	     struct af_diag *d);
 
 /* Flag and enum tables (jazz_enums.c). */
-struct af_jz_enum_item {
+struct jazz_enum_item {
 	uint32_t value;
 	const char *name;
 };
-struct af_jz_enum {
+struct jazz_enum {
 	const char *what;
-	const struct af_jz_enum_item *items;
+	const struct jazz_enum_item *items;
 	uint32_t mask; /* flags: bits of a multi-bit field (timing); 0 for plain flags/enums */
 	int is_flags;
 };
-extern const struct af_jz_enum af_jz_sm_flags, af_jz_st_flags, af_jz_anim_flags, af_jz_rand_flags,
-	af_jz_priority, af_jz_awareness, af_jz_acop_op;
+extern const struct jazz_enum jazz_sm_flags, jazz_st_flags, jazz_anim_flags, jazz_rand_flags,
+	jazz_priority, jazz_awareness, jazz_acop_op;
 /* Scalar fields of each kind, in YAML order (jazz_enums.c). omit: not printed when equal
  * to def (the "unknown" fields); every field takes def when absent from the YAML. */
-enum af_jz_ft { JZ_FT_U32, JZ_FT_F32, JZ_FT_H32, JZ_FT_ENUM, JZ_FT_FLAGS };
-struct af_jz_field {
+enum jazz_ft { JZ_FT_U32, JZ_FT_F32, JZ_FT_H32, JZ_FT_ENUM, JZ_FT_FLAGS };
+struct jazz_field {
 	const char *name;
 	uint8_t slot, ft, omit;
 	uint32_t def;
-	const struct af_jz_enum *e;
+	const struct jazz_enum *e;
 };
-extern const struct af_jz_field *const af_jz_fields[JZ_NKINDS];
+extern const struct jazz_field *const jazz_fields[JZ_NKINDS];
 
 /* jazz_schema.c: the keys of each kind besides its fields, the keys of every chunk map,
  * the top level's own keys, and the document's schema. */
-extern const struct af_sch_prop *const af_jz_kind_props[JZ_NKINDS];
-extern const struct af_sch_prop af_jz_chunk_props[], af_jz_top_props[];
-extern const struct af_sch af_jz_schema;
+extern const struct af_sch_prop *const jazz_kind_props[JZ_NKINDS];
+extern const struct af_sch_prop jazz_chunk_props[], jazz_top_props[];
+extern const struct af_sch jazz_schema;
 
-const char *af_jz_enum_name(const struct af_jz_enum *e, uint32_t v);
-int af_jz_enum_lookup(const struct af_jz_enum *e, const char *name, size_t n, uint32_t *v);
+const char *jazz_enum_name(const struct jazz_enum *e, uint32_t v);
+int jazz_enum_lookup(const struct jazz_enum *e, const char *name, size_t n, uint32_t *v);
 
 #endif

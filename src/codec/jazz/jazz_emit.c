@@ -13,8 +13,8 @@
 
 struct em {
 	struct af_buf *b;
-	const struct af_jz_model *m;
-	struct af_jz_names *nm;
+	const struct jazz_model *m;
+	struct jazz_names *nm;
 	const char **label;
 	uint8_t *explicit_label, *defined;
 	uint32_t *rank, nrank;
@@ -43,7 +43,7 @@ static void key_block(struct em *e, int ind, const char *k)
 
 static const char *htext(struct em *e, uint64_t v, int rule, char *tmp)
 {
-	const char *s = rule >= 0 ? af_jz_names_find(e->nm, v, rule) : NULL;
+	const char *s = rule >= 0 ? jazz_names_find(e->nm, v, rule) : NULL;
 	if (s)
 		return s;
 	af_fmt_hex(tmp, v, rule == JZ_H32 ? 8 : 16);
@@ -69,7 +69,7 @@ static void put_hash(struct em *e, uint64_t v, int rule)
 	put_text(e, htext(e, v, rule, t));
 }
 
-static void put_flags(struct em *e, const struct af_jz_enum *en, uint32_t v)
+static void put_flags(struct em *e, const struct jazz_enum *en, uint32_t v)
 {
 	uint32_t rest = v;
 	int n = 0;
@@ -78,7 +78,7 @@ static void put_flags(struct em *e, const struct af_jz_enum *en, uint32_t v)
 		return;
 	}
 	af_buf_putc(e->b, '[');
-	for (const struct af_jz_enum_item *i = en->items; i->name; i++) {
+	for (const struct jazz_enum_item *i = en->items; i->name; i++) {
 		int multi = en->mask && (i->value & en->mask) == i->value;
 		if (multi ? (v & en->mask) != i->value : !(i->value && (v & i->value) == i->value))
 			continue;
@@ -93,7 +93,7 @@ static void put_flags(struct em *e, const struct af_jz_enum *en, uint32_t v)
 	af_buf_putc(e->b, ']');
 }
 
-static void put_value(struct em *e, const struct af_jz_field *f, uint32_t v)
+static void put_value(struct em *e, const struct jazz_field *f, uint32_t v)
 {
 	const char *name;
 	switch (f->ft) {
@@ -101,7 +101,7 @@ static void put_value(struct em *e, const struct af_jz_field *f, uint32_t v)
 	case JZ_FT_H32: put_hash(e, v, JZ_H32); break;
 	case JZ_FT_FLAGS: put_flags(e, f->e, v); break;
 	case JZ_FT_ENUM:
-		name = af_jz_enum_name(f->e, v);
+		name = jazz_enum_name(f->e, v);
 		if (name)
 			af_buf_puts(e->b, name);
 		else
@@ -113,9 +113,9 @@ static void put_value(struct em *e, const struct af_jz_field *f, uint32_t v)
 
 /* Table fields of a chunk; the S_SM name is followed by its instance when that is not
  * the FNV-1 64 of the name (so renaming the machine renames the resource). */
-static void put_fields(struct em *e, const struct af_jz_chunk *ch, int ind)
+static void put_fields(struct em *e, const struct jazz_chunk *ch, int ind)
 {
-	for (const struct af_jz_field *f = af_jz_fields[ch->kind]; f->name; f++) {
+	for (const struct jazz_field *f = jazz_fields[ch->kind]; f->name; f++) {
 		if (f->omit && ch->u[f->slot] == f->def)
 			continue;
 		key(e, ind, f->name);
@@ -141,7 +141,7 @@ static void put_ref(struct em *e, int32_t c)
 		put_text(e, e->label[c]);
 }
 
-static void put_refs(struct em *e, const struct af_jz_refs *l)
+static void put_refs(struct em *e, const struct jazz_refs *l)
 {
 	af_buf_putc(e->b, '[');
 	for (uint32_t i = 0; i < l->n; i++) {
@@ -152,7 +152,7 @@ static void put_refs(struct em *e, const struct af_jz_refs *l)
 	af_buf_putc(e->b, ']');
 }
 
-static void put_key(struct em *e, const struct af_jz_key *k, uint32_t deftype, int rule)
+static void put_key(struct em *e, const struct jazz_key *k, uint32_t deftype, int rule)
 {
 	if (k->type == deftype && !k->group) {
 		put_hash(e, k->instance, rule);
@@ -172,7 +172,7 @@ static void put_key(struct em *e, const struct af_jz_key *k, uint32_t deftype, i
 }
 
 /* UTF-16 -> UTF-8; a lone surrogate cannot be written back from YAML text. */
-static int put_utf16(struct em *e, const struct af_jz_str *s, const char *what)
+static int put_utf16(struct em *e, const struct jazz_str *s, const char *what)
 {
 	struct af_buf t = AF_BUF_INIT;
 	int rc = 0;
@@ -229,7 +229,7 @@ static void put_u32_rows(struct em *e, int ind, const char *k, const uint32_t *v
 	}
 }
 
-static void put_next(struct em *e, int ind, const struct af_jz_refs *l)
+static void put_next(struct em *e, int ind, const struct jazz_refs *l)
 {
 	if (!l->n)
 		return;
@@ -245,7 +245,7 @@ static void put_ref_line(struct em *e, int ind, const char *k, int32_t c)
 	af_buf_putc(e->b, '\n');
 }
 
-static void put_cases(struct em *e, const struct af_jz_chunk *ch, int ind)
+static void put_cases(struct em *e, const struct jazz_chunk *ch, int ind)
 {
 	static const char *const names[] = { "outcomes", "cases", "cases" };
 	int which = ch->kind == JZ_RAND ? 0 : ch->kind == JZ_SOPN ? 1 : 2;
@@ -253,7 +253,7 @@ static void put_cases(struct em *e, const struct af_jz_chunk *ch, int ind)
 		return; /* absent = empty */
 	key_block(e, ind, names[which]);
 	for (uint32_t i = 0; i < ch->ncases; i++) {
-		const struct af_jz_case *k = &ch->cases[i];
+		const struct jazz_case *k = &ch->cases[i];
 		af_y_indent(e->b, ind + 2);
 		if (which == 0) {
 			af_buf_puts(e->b, "- {weight: ");
@@ -276,7 +276,7 @@ static void put_cases(struct em *e, const struct af_jz_chunk *ch, int ind)
 static int put_chunk(struct em *e, int32_t c, int ind, int in_extra);
 
 /* A list of chunks: definitions for the ones not yet written, labels for the others. */
-static int put_def_list(struct em *e, int ind, const char *k, const struct af_jz_refs *l)
+static int put_def_list(struct em *e, int ind, const char *k, const struct jazz_refs *l)
 {
 	if (!l->n)
 		return 0; /* absent = empty */
@@ -299,12 +299,12 @@ static int put_def_list(struct em *e, int ind, const char *k, const struct af_jz
 
 static int graph_is_plain_empty(const struct em *e, int32_t g)
 {
-	const struct af_jz_chunk *ch = &e->m->chunks[g];
+	const struct jazz_chunk *ch = &e->m->chunks[g];
 	return !ch->list[0].n && !ch->list[1].n && !ch->u[0] && !e->explicit_label[g] &&
-	       ch->version == af_jz_kinds[JZ_DG].version && !ch->ckey.instance && !ch->ckey.group;
+	       ch->version == jazz_kinds[JZ_DG].version && !ch->ckey.instance && !ch->ckey.group;
 }
 
-static int put_state_graph(struct em *e, const struct af_jz_chunk *st, int ind)
+static int put_state_graph(struct em *e, const struct jazz_chunk *st, int ind)
 {
 	int32_t g = st->ref[0];
 	key(e, ind, "decision_graph");
@@ -324,7 +324,7 @@ static int put_state_graph(struct em *e, const struct af_jz_chunk *st, int ind)
 	return put_chunk(e, g, ind + 2, 0);
 }
 
-static int put_body(struct em *e, const struct af_jz_chunk *ch, int ind)
+static int put_body(struct em *e, const struct jazz_chunk *ch, int ind)
 {
 	static const int slot_rules[4] = { -1, -1, JZ_H32, JZ_H32 };
 	static const int suffix_rules[2] = { JZ_H32, JZ_H32 };
@@ -419,16 +419,16 @@ static int put_body(struct em *e, const struct af_jz_chunk *ch, int ind)
 
 static int put_chunk(struct em *e, int32_t c, int ind, int in_extra)
 {
-	const struct af_jz_chunk *ch = &e->m->chunks[c];
-	const struct af_jz_kind_info *k = &af_jz_kinds[ch->kind];
+	const struct jazz_chunk *ch = &e->m->chunks[c];
+	const struct jazz_kind_info *k = &jazz_kinds[ch->kind];
 	e->defined[c] = 1;
 	e->rank[c] = e->nrank++;
-	if (e->explicit_label[c] || af_jz_is_node(ch->kind)) {
+	if (e->explicit_label[c] || jazz_is_node(ch->kind)) {
 		key(e, ind, "label");
 		put_text(e, e->label[c]);
 		af_buf_putc(e->b, '\n');
 	}
-	if (in_extra || af_jz_is_node(ch->kind)) {
+	if (in_extra || jazz_is_node(ch->kind)) {
 		key(e, ind, "kind");
 		af_buf_puts(e->b, k->yname);
 		af_buf_putc(e->b, '\n');
@@ -472,7 +472,7 @@ static int dup_cmp(const void *a, const void *b)
  * O(n log n) for hostile files with many chunks). */
 static int count_repeats(const struct em *e, uint32_t *repeat)
 {
-	const struct af_jz_model *m = e->m;
+	const struct jazz_model *m = e->m;
 	struct dup *v = malloc((m->nchunks + 1) * sizeof(*v));
 	uint32_t n = 0;
 	if (!v)
@@ -494,13 +494,13 @@ static int count_repeats(const struct em *e, uint32_t *repeat)
  * nodes and graphs. */
 static int make_labels(struct em *e, struct af_arena *a)
 {
-	const struct af_jz_model *m = e->m;
+	const struct jazz_model *m = e->m;
 	uint32_t counter[JZ_NKINDS] = { 0 };
 	uint32_t *repeat = af_arena_array(a, m->nchunks + 1, sizeof(*repeat));
 	if (!repeat || count_repeats(e, repeat))
 		return AF_ENOMEM;
 	for (uint32_t c = 0; c < m->nchunks; c++) {
-		const struct af_jz_chunk *ch = &m->chunks[c];
+		const struct jazz_chunk *ch = &m->chunks[c];
 		char t[AF_NUM_MAX + 64];
 		counter[ch->kind]++;
 		if (ch->kind == JZ_AD || ch->kind == JZ_PD || ch->kind == JZ_ST) {
@@ -513,7 +513,7 @@ static int make_labels(struct em *e, struct af_arena *a)
 			}
 			e->label[c] = af_arena_strndup(a, s, strlen(s));
 		} else {
-			snprintf(t, sizeof(t), "%s%u", af_jz_kinds[ch->kind].prefix, counter[ch->kind]);
+			snprintf(t, sizeof(t), "%s%u", jazz_kinds[ch->kind].prefix, counter[ch->kind]);
 			e->label[c] = af_arena_strndup(a, t, strlen(t));
 		}
 		if (!e->label[c])
@@ -528,7 +528,7 @@ static int make_labels(struct em *e, struct af_arena *a)
 	return 0;
 }
 
-static void put_top_key(struct em *e, const char *k, const struct af_jz_key *key_)
+static void put_top_key(struct em *e, const char *k, const struct jazz_key *key_)
 {
 	af_buf_puts(e->b, k);
 	af_buf_puts(e->b, "{instance: ");
@@ -542,8 +542,8 @@ static void put_top_key(struct em *e, const char *k, const struct af_jz_key *key
 
 static int put_document(struct em *e)
 {
-	const struct af_jz_model *m = e->m;
-	const struct af_jz_chunk *sm = &m->chunks[0];
+	const struct jazz_model *m = e->m;
+	const struct jazz_chunk *sm = &m->chunks[0];
 	static const int anim_rules[3] = { JZ_H32, JZ_H32, JZ_H32 };
 	int rc;
 	af_buf_puts(e->b, "# The Sims 3 animation state machine (Jazz, RCOL resource 0x02D5DF13), "
@@ -552,7 +552,7 @@ static int put_document(struct em *e)
 	e->defined[0] = 1;
 	e->rank[0] = e->nrank++;
 	put_fields(e, sm, 0);
-	if (sm->version != af_jz_kinds[JZ_SM].version) {
+	if (sm->version != jazz_kinds[JZ_SM].version) {
 		af_buf_puts(e->b, "version: ");
 		af_y_hex(e->b, sm->version, sm->version > 0xFFFF ? 8 : 4);
 		af_buf_putc(e->b, '\n');
@@ -595,7 +595,7 @@ static int put_chunk_order(struct em *e)
 	int rc, same = 1;
 	if (!order)
 		return af_diag_error(e->d, AF_ENOMEM, "out of memory");
-	if ((rc = af_jz_canonical_order(e->m, e->rank, order, e->d)))
+	if ((rc = jazz_canonical_order(e->m, e->rank, order, e->d)))
 		return rc;
 	for (uint32_t i = 0; i < n; i++)
 		same &= order[i] == i;
@@ -609,7 +609,7 @@ static int put_chunk_order(struct em *e)
 	return 0;
 }
 
-int af_jz_emit(const struct af_jz_model *m, struct af_jz_names *names, struct af_buf *out,
+int jazz_emit(const struct jazz_model *m, struct jazz_names *names, struct af_buf *out,
 	    struct af_diag *d)
 {
 	struct em e = { .b = out, .m = m, .nm = names, .d = d };

@@ -41,7 +41,7 @@ static int is_ao(const char *s, size_t n)
 }
 
 /* FNV64CLIP: the game hashes the age-generic name and marks the ages in the top 16 bits. */
-uint64_t af_jz_clip_hash(const char *s, size_t n)
+uint64_t jazz_clip_hash(const char *s, size_t n)
 {
 	const char *us = memchr(s, '_', n);
 	char head[6];
@@ -81,47 +81,47 @@ uint64_t af_jz_clip_hash(const char *s, size_t n)
 	return h ^ ((uint64_t)mask << 48);
 }
 
-int af_jz_hash_name(const char *s, size_t n, int rule, uint64_t *out)
+int jazz_hash_name(const char *s, size_t n, int rule, uint64_t *out)
 {
 	if (!ascii_ok(s, n))
 		return -1;
 	switch (rule) {
 	case JZ_H32: *out = af_fnv1_32_lower(s, n); break;
 	case JZ_H64: *out = af_fnv1_64_lower(s, n); break;
-	default: *out = af_jz_clip_hash(s, n); break;
+	default: *out = jazz_clip_hash(s, n); break;
 	}
 	return 0;
 }
 
-void af_jz_names_init(struct af_jz_names *nm, struct af_arena *a)
+void jazz_names_init(struct jazz_names *nm, struct af_arena *a)
 {
 	memset(nm, 0, sizeof(*nm));
 	nm->arena = a;
 }
 
-void af_jz_names_free(struct af_jz_names *nm)
+void jazz_names_free(struct jazz_names *nm)
 {
 	free(nm->e);
 	nm->e = NULL;
 	nm->n = nm->cap = 0;
 }
 
-int af_jz_names_add(struct af_jz_names *nm, uint64_t key, const char *text, size_t len)
+int jazz_names_add(struct jazz_names *nm, uint64_t key, const char *text, size_t len)
 {
-	struct af_jz_name_ent *e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64);
+	struct jazz_name_ent *e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64);
 	if (!e)
 		return AF_ENOMEM;
 	nm->e = e;
 	char *t = af_arena_strndup(nm->arena, text, len);
 	if (!t)
 		return AF_ENOMEM;
-	nm->e[nm->n] = (struct af_jz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n, 0, 0 };
+	nm->e[nm->n] = (struct jazz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n, 0, 0 };
 	nm->n++;
 	nm->sorted = 0;
 	return 0;
 }
 
-int af_jz_names_add_keymap(struct af_jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d)
+int jazz_names_add_keymap(struct jazz_names *nm, const uint8_t *p, size_t n, struct af_diag *d)
 {
 	struct af_rd r;
 	uint32_t version, count;
@@ -144,7 +144,7 @@ int af_jz_names_add_keymap(struct af_jz_names *nm, const uint8_t *p, size_t n, s
 		if (len > INT32_MAX || len > n - r.pos || af_rd_bytes(&r, len, &text))
 			return af_diag_at_offset(d, AF_EINVAL, at + 8,
 						 "_KEY entry %u: text length %u runs past the end", i, len);
-		if (af_jz_names_add(nm, key, (const char *)text, len))
+		if (jazz_names_add(nm, key, (const char *)text, len))
 			return af_diag_error(d, AF_ENOMEM, "out of memory reading a _KEY name map");
 	}
 	if (r.pos != n)
@@ -155,7 +155,7 @@ int af_jz_names_add_keymap(struct af_jz_names *nm, const uint8_t *p, size_t n, s
 
 static int ent_cmp(const void *a, const void *b)
 {
-	const struct af_jz_name_ent *x = a, *y = b;
+	const struct jazz_name_ent *x = a, *y = b;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
@@ -182,7 +182,7 @@ static void builtin_hash(void)
 {
 	for (int r = 0; r <= JZ_HCLIP; r++)
 		for (size_t i = 0; i < NBUILTIN; i++)
-			if (af_jz_hash_name(builtin[i], strlen(builtin[i]), r, &builtin_h[r][i]))
+			if (jazz_hash_name(builtin[i], strlen(builtin[i]), r, &builtin_h[r][i]))
 				builtin_h[r][i] = 0; /* not ASCII: hashes_back refuses it anyway */
 }
 
@@ -191,13 +191,13 @@ static int hashes_back(const char *t, size_t n, uint64_t v, int rule)
 	uint64_t h;
 	if (n >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
 		return 0; /* would read back as a number (spec 5.6) */
-	return !af_jz_hash_name(t, n, rule, &h) && h == v;
+	return !jazz_hash_name(t, n, rule, &h) && h == v;
 }
 
 /* Each text also under its hash by every rule (keeping its load order), so a lookup by
  * value finds it whichever rule the field uses. 0 or AF_ENOMEM (then the table is as
  * before, and lookups find texts under their own keys only). */
-static int expand(struct af_jz_names *nm)
+static int expand(struct jazz_names *nm)
 {
 	static const int rules[] = { JZ_H32, JZ_H64, JZ_HCLIP };
 	size_t n = nm->n;
@@ -206,8 +206,8 @@ static int expand(struct af_jz_names *nm)
 			continue;
 		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
 			uint64_t h;
-			struct af_jz_name_ent *e;
-			if (af_jz_hash_name(nm->e[i].text, nm->e[i].len, rules[r], &h) || h == nm->e[i].key)
+			struct jazz_name_ent *e;
+			if (jazz_hash_name(nm->e[i].text, nm->e[i].len, rules[r], &h) || h == nm->e[i].key)
 				continue;
 			if (!(e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64)))
 				return AF_ENOMEM;
@@ -222,7 +222,7 @@ static int expand(struct af_jz_names *nm)
 	return 0;
 }
 
-const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule)
+const char *jazz_names_find(struct jazz_names *nm, uint64_t v, int rule)
 {
 	if (nm && nm->n) {
 		if (!nm->sorted) {
@@ -251,7 +251,7 @@ const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule)
 	return NULL;
 }
 
-int af_jz_is_keymap_name(const char *name)
+int jazz_is_keymap_name(const char *name)
 {
 	size_t l = strlen(name);
 	if (l > 8 && !strcasecmp(name + l - 8, ".keyname"))
@@ -259,7 +259,7 @@ int af_jz_is_keymap_name(const char *name)
 	return strstr(name, "%%+_KEY") != NULL || !strncasecmp(name, "S3_0166038C_", 12);
 }
 
-int af_jz_names_add_script_name(struct af_jz_names *nm, uint64_t instance, uint32_t name_hash)
+int jazz_names_add_script_name(struct jazz_names *nm, uint64_t instance, uint32_t name_hash)
 {
 	size_t n = nm->n;
 	for (size_t i = 0; i < n; i++) {
@@ -275,8 +275,8 @@ int af_jz_names_add_script_name(struct af_jz_names *nm, uint64_t instance, uint3
 				dot = p;
 		if (!dot)
 			dot = end;
-		if (!af_jz_hash_name(b, (size_t)(dot - b), JZ_H32, &h) && h == name_hash)
-			return af_jz_names_add(nm, name_hash, b, (size_t)(dot - b));
+		if (!jazz_hash_name(b, (size_t)(dot - b), JZ_H32, &h) && h == name_hash)
+			return jazz_names_add(nm, name_hash, b, (size_t)(dot - b));
 	}
 	return 0;
 }

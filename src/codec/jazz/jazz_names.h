@@ -13,14 +13,14 @@
 #define JZ_TYPE_KEYMAP 0x0166038Cu
 
 /* Which hash a field uses (spec 5.2). */
-enum af_jz_hash_rule { JZ_H32, JZ_H64, JZ_HCLIP };
+enum jazz_hash_rule { JZ_H32, JZ_H64, JZ_HCLIP };
 
 /* Hash a name with a rule; -1 if the name is empty of meaning for hashing
  * (non-ASCII or NUL bytes: spec 5.1 refuses them). */
-int af_jz_hash_name(const char *s, size_t n, int rule, uint64_t *out);
-uint64_t af_jz_clip_hash(const char *s, size_t n); /* s must be ASCII */
+int jazz_hash_name(const char *s, size_t n, int rule, uint64_t *out);
+uint64_t jazz_clip_hash(const char *s, size_t n); /* s must be ASCII */
 
-struct af_jz_name_ent {
+struct jazz_name_ent {
 	uint64_t key;
 	const char *text; /* NUL-terminated copy */
 	uint32_t len;
@@ -29,28 +29,28 @@ struct af_jz_name_ent {
 	uint8_t expanded; /* its derived entries are in the table */
 };
 
-struct af_jz_names {
+struct jazz_names {
 	struct af_arena *arena;
-	struct af_jz_name_ent *e;
+	struct jazz_name_ent *e;
 	size_t n, cap;
 	int sorted;
 };
 
-void af_jz_names_init(struct af_jz_names *nm, struct af_arena *a);
-void af_jz_names_free(struct af_jz_names *nm); /* the entry array; texts live in the arena */
+void jazz_names_init(struct jazz_names *nm, struct af_arena *a);
+void jazz_names_free(struct jazz_names *nm); /* the entry array; texts live in the arena */
 /* Parse one _KEY resource and append its entries. Errors carry byte offsets. */
-int af_jz_names_add_keymap(struct af_jz_names *nm, const uint8_t *p, size_t n, struct af_diag *d);
-int af_jz_names_add(struct af_jz_names *nm, uint64_t key, const char *text, size_t len);
+int jazz_names_add_keymap(struct jazz_names *nm, const uint8_t *p, size_t n, struct af_diag *d);
+int jazz_names_add(struct jazz_names *nm, uint64_t key, const char *text, size_t len);
 /* A name that hashes back to v under rule (map first, then the built-in list), or NULL.
  * A map's text counts under every rule (FNV-1 32, FNV-1 64, the clip rule), whatever the
  * width of the key it is stored under: a _KEY map keys clip names by their FNV-1 32 too. */
-const char *af_jz_names_find(struct af_jz_names *nm, uint64_t v, int rule);
+const char *jazz_names_find(struct jazz_names *nm, uint64_t v, int rule);
 
 /* Smooth Jazz maps a machine's instance to its script path ("mods\name.tigerjazz"): offer
  * that file's base name as the machine name when it hashes to name_hash. */
-int af_jz_names_add_script_name(struct af_jz_names *nm, uint64_t instance, uint32_t name_hash);
+int jazz_names_add_script_name(struct jazz_names *nm, uint64_t instance, uint32_t name_hash);
 
 /* Does a base file name look like an s3pe _KEY export ("*.keyname", "%%+_KEY")? */
-int af_jz_is_keymap_name(const char *name);
+int jazz_is_keymap_name(const char *name);
 
 #endif

@@ -6,7 +6,7 @@
 #include "jazz.h"
 
 struct placer {
-	const struct af_jz_model *m;
+	const struct jazz_model *m;
 	uint8_t *placed;
 	uint32_t *order, n;
 };
@@ -31,12 +31,12 @@ static int rank_cmp(const void *a, const void *b)
 	return (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank, uint32_t *order,
+int jazz_canonical_order(const struct jazz_model *m, const uint32_t *def_rank, uint32_t *order,
 		       struct af_diag *d)
 {
 	struct placer p = { m, calloc(m->nchunks ? m->nchunks : 1, 1), order, 0 };
 	struct ranked *rest = malloc((m->nchunks + 1) * sizeof(*rest));
-	const struct af_jz_chunk *ch = m->chunks;
+	const struct jazz_chunk *ch = m->chunks;
 	uint32_t nrest = 0;
 	int rc = 0;
 	if (!p.placed || !rest) {
@@ -58,10 +58,10 @@ int af_jz_canonical_order(const struct af_jz_model *m, const uint32_t *def_rank,
 	}
 	uint32_t graphs_end = p.n;
 	for (uint32_t i = states_end; i < graphs_end; i++) {
-		const struct af_jz_refs *nodes = &ch[order[i]].list[0];
+		const struct jazz_refs *nodes = &ch[order[i]].list[0];
 		for (uint32_t k = 0; k < nodes->n; k++) {
 			int32_t c = nodes->v[k];
-			place(&p, c, c >= 0 && af_jz_is_node(ch[c].kind));
+			place(&p, c, c >= 0 && jazz_is_node(ch[c].kind));
 		}
 	}
 	/* The rest by definition rank. */

@@ -35,7 +35,7 @@ struct lab {
 struct ps {
 	struct af_diag *d;
 	struct af_arena *a;
-	struct af_jz_chunk **ch; /* definition order; each chunk in the arena so pointers hold */
+	struct jazz_chunk **ch; /* definition order; each chunk in the arena so pointers hold */
 	uint32_t n;
 	size_t cap;
 	struct pref *refs;
@@ -48,7 +48,7 @@ struct ps {
 
 static int cat_of(int kind)
 {
-	return af_jz_is_node(kind) ? CAT_NODE : kind;
+	return jazz_is_node(kind) ? CAT_NODE : kind;
 }
 
 static const char *cat_name(int cat)
@@ -126,7 +126,7 @@ static int get_hash(struct ps *p, const struct af_ynode *y, int rule, uint64_t *
 	if (rule < 0)
 		return af_y_error(p->d, y, "%s: expected a 0x number (no name is known to hash "
 				  "to this field)", what);
-	if (af_jz_hash_name(y->str, y->len, rule, out))
+	if (jazz_hash_name(y->str, y->len, rule, out))
 		return af_y_error(p->d, y, "%s: name '%s' contains non-ASCII characters (or NUL); "
 				  "Sims 3 names are hashed as ASCII, write the hash as 0x%0*X instead",
 				  what, y->len > 60 ? "(long)" : y->str, rule == JZ_H32 ? 8 : 16, 0);
@@ -144,25 +144,25 @@ static int get_f32bits(struct ps *p, const struct af_ynode *y, uint32_t *out, co
 	return 0;
 }
 
-static int enum_error(struct ps *p, const struct af_ynode *y, const struct af_jz_enum *e,
+static int enum_error(struct ps *p, const struct af_ynode *y, const struct jazz_enum *e,
 		      const char *what)
 {
 	char known[400];
 	size_t l = 0;
 	known[0] = 0;
-	for (const struct af_jz_enum_item *i = e->items; i->name && l < sizeof(known) - 40; i++)
+	for (const struct jazz_enum_item *i = e->items; i->name && l < sizeof(known) - 40; i++)
 		l += (size_t)snprintf(known + l, sizeof(known) - l, "%s%s", l ? ", " : "", i->name);
 	return af_y_error(p->d, y, "%s: unknown %s name '%s' (known: %s)", what, e->what,
 			  y->len > 60 ? "(long)" : y->str, known);
 }
 
-static int get_enum(struct ps *p, const struct af_ynode *y, const struct af_jz_enum *e,
+static int get_enum(struct ps *p, const struct af_ynode *y, const struct jazz_enum *e,
 		    uint32_t *out, const char *what)
 {
 	uint64_t v;
 	if (af_y_want(p->d, y, AF_YSCALAR, what))
 		return AF_EINVAL;
-	if (!af_jz_enum_lookup(e, y->str, y->len, out))
+	if (!jazz_enum_lookup(e, y->str, y->len, out))
 		return 0;
 	if (af_parse_u64(y->str, y->len, &v))
 		return enum_error(p, y, e, what);
@@ -172,7 +172,7 @@ static int get_enum(struct ps *p, const struct af_ynode *y, const struct af_jz_e
 	return 0;
 }
 
-static int get_flags(struct ps *p, const struct af_ynode *y, const struct af_jz_enum *e,
+static int get_flags(struct ps *p, const struct af_ynode *y, const struct jazz_enum *e,
 		     uint32_t *out, const char *what)
 {
 	char path[PATH_MAX_];
@@ -189,7 +189,7 @@ static int get_flags(struct ps *p, const struct af_ynode *y, const struct af_jz_
 		sub(path, what, "[%zu]", i);
 		if (af_y_want(p->d, it, AF_YSCALAR, path))
 			return AF_EINVAL;
-		if (!af_jz_enum_lookup(e, it->str, it->len, &v)) {
+		if (!jazz_enum_lookup(e, it->str, it->len, &v)) {
 			if (e->mask && (v & e->mask) == v) {
 				if (timing >= 0 && (uint32_t)timing != v)
 					return af_y_error(p->d, it, "%s: conflicting values for one "
@@ -210,7 +210,7 @@ static int get_flags(struct ps *p, const struct af_ynode *y, const struct af_jz_
 	return 0;
 }
 
-static int get_field(struct ps *p, const struct af_ynode *y, const struct af_jz_field *f,
+static int get_field(struct ps *p, const struct af_ynode *y, const struct jazz_field *f,
 		     uint32_t *out, const char *what)
 {
 	uint64_t h;
@@ -227,11 +227,11 @@ static int get_field(struct ps *p, const struct af_ynode *y, const struct af_jz_
 	}
 }
 
-static int parse_fields(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
+static int parse_fields(struct ps *p, const struct af_ynode *map, struct jazz_chunk *ch,
 			const char *path)
 {
 	char fp[PATH_MAX_];
-	for (const struct af_jz_field *f = af_jz_fields[ch->kind]; f->name; f++) {
+	for (const struct jazz_field *f = jazz_fields[ch->kind]; f->name; f++) {
 		const struct af_ynode *y = af_ymap_get(map, f->name);
 		ch->u[f->slot] = f->def;
 		if (!y && f->ft == JZ_FT_H32 && !strcmp(f->name, "name"))
@@ -246,18 +246,18 @@ static int parse_fields(struct ps *p, const struct af_ynode *map, struct af_jz_c
 static int check_keys(struct ps *p, const struct af_ynode *map, int kind,
 		      const struct af_sch_prop *extra, const char *path)
 {
-	const struct af_sch_prop *common = kind == JZ_SM ? af_jz_chunk_props + 2 : af_jz_chunk_props;
+	const struct af_sch_prop *common = kind == JZ_SM ? jazz_chunk_props + 2 : jazz_chunk_props;
 	for (size_t i = 0; i < map->n; i++) {
 		const struct af_ynode *k = map->items[2 * i];
 		int ok;
 		if (k->type != AF_YSCALAR)
 			return af_y_error(p->d, k, "%s: keys must be plain names", path);
 		ok = af_sch_has_key(common, k->str) || af_sch_has_key(extra, k->str);
-		for (const struct af_jz_field *f = af_jz_fields[kind]; !ok && f->name; f++)
+		for (const struct jazz_field *f = jazz_fields[kind]; !ok && f->name; f++)
 			ok = !strcmp(k->str, f->name);
 		if (!ok)
 			return af_y_error(p->d, k, "%s: unknown field '%s' for %s", path,
-					  k->len > 60 ? "(long)" : k->str, af_jz_kinds[kind].yname);
+					  k->len > 60 ? "(long)" : k->str, jazz_kinds[kind].yname);
 	}
 	return 0;
 }
@@ -305,7 +305,7 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 /* A list of references. With defs, items that are maps define chunks of that kind (the
  * place the document first shows them) and the other items name defined ones. */
 static int ref_seq(struct ps *p, const struct af_ynode *y, int cat, int defs, int kind,
-		   struct af_jz_refs *out, const char *path)
+		   struct jazz_refs *out, const char *path)
 {
 	char ip[PATH_MAX_];
 	int rc;
@@ -327,13 +327,13 @@ static int ref_seq(struct ps *p, const struct af_ynode *y, int cat, int defs, in
 	return 0;
 }
 
-static int ref_list(struct ps *p, const struct af_ynode *y, int cat, struct af_jz_refs *out,
+static int ref_list(struct ps *p, const struct af_ynode *y, int cat, struct jazz_refs *out,
 		    const char *path)
 {
 	return ref_seq(p, y, cat, 0, 0, out, path);
 }
 
-static int def_list(struct ps *p, const struct af_ynode *y, int kind, struct af_jz_refs *out,
+static int def_list(struct ps *p, const struct af_ynode *y, int kind, struct jazz_refs *out,
 		    const char *path)
 {
 	return ref_seq(p, y, cat_of(kind), 1, kind, out, path);
@@ -353,24 +353,24 @@ static int opt_ref(struct ps *p, const struct af_ynode *map, const char *k, int 
 static int kind_from_text(const struct af_ynode *y)
 {
 	for (int k = 0; k < JZ_NKINDS; k++)
-		if ((strlen(af_jz_kinds[k].yname) == y->len && !strcasecmp(af_jz_kinds[k].yname, y->str)) ||
-		    (y->len == 4 && !memcmp(af_jz_kinds[k].tag, y->str, 4)))
+		if ((strlen(jazz_kinds[k].yname) == y->len && !strcasecmp(jazz_kinds[k].yname, y->str)) ||
+		    (y->len == 4 && !memcmp(jazz_kinds[k].tag, y->str, 4)))
 			return k;
 	return -1;
 }
 
 static int new_chunk(struct ps *p, int kind, const struct af_ynode *y, int32_t *idx)
 {
-	struct af_jz_chunk *ch;
-	struct af_jz_chunk **c = af_grow(p->ch, &p->cap, p->n, sizeof(*c), 64);
+	struct jazz_chunk *ch;
+	struct jazz_chunk **c = af_grow(p->ch, &p->cap, p->n, sizeof(*c), 64);
 	if (!c)
 		return oom(p);
 	p->ch = c;
 	if (p->n >= INT32_MAX / 2 || !(ch = af_arena_alloc(p->a, sizeof(*ch))))
 		return oom(p);
 	ch->kind = kind;
-	ch->ckey.type = af_jz_kinds[kind].type;
-	ch->version = af_jz_kinds[kind].version;
+	ch->ckey.type = jazz_kinds[kind].type;
+	ch->version = jazz_kinds[kind].version;
 	ch->ref[0] = ch->ref[1] = JZ_NULL;
 	ch->ynode = y;
 	*idx = (int32_t)p->n;
@@ -379,7 +379,7 @@ static int new_chunk(struct ps *p, int kind, const struct af_ynode *y, int32_t *
 }
 
 static int parse_key(struct ps *p, const struct af_ynode *y, uint32_t deftype, int rule,
-		     struct af_jz_key *k, const char *path)
+		     struct jazz_key *k, const char *path)
 {
 	char fp[PATH_MAX_];
 	const struct af_ynode *v;
@@ -410,7 +410,7 @@ static int parse_key(struct ps *p, const struct af_ynode *y, uint32_t deftype, i
 }
 
 static int opt_key(struct ps *p, const struct af_ynode *map, const char *name, uint32_t deftype,
-		   int rule, struct af_jz_key *k, const char *path)
+		   int rule, struct jazz_key *k, const char *path)
 {
 	char fp[PATH_MAX_];
 	const struct af_ynode *y = af_ymap_get(map, name);
@@ -421,7 +421,7 @@ static int opt_key(struct ps *p, const struct af_ynode *map, const char *name, u
 }
 
 /* UTF-8 (already validated by libyaml) -> UTF-16 with the animfs length limit. */
-static int parse_str(struct ps *p, const struct af_ynode *map, const char *name, struct af_jz_str *s,
+static int parse_str(struct ps *p, const struct af_ynode *map, const char *name, struct jazz_str *s,
 		     const char *path)
 {
 	const struct af_ynode *y = af_ymap_get(map, name);
@@ -497,7 +497,7 @@ static int parse_rows(struct ps *p, const struct af_ynode *y, int width, const i
 	return 0;
 }
 
-static int parse_cases(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
+static int parse_cases(struct ps *p, const struct af_ynode *map, struct jazz_chunk *ch,
 		       const char *path)
 {
 	const char *name = ch->kind == JZ_RAND ? "outcomes" : "cases";
@@ -517,7 +517,7 @@ static int parse_cases(struct ps *p, const struct af_ynode *map, struct af_jz_ch
 		return oom(p);
 	for (size_t i = 0; i < y->n; i++) {
 		const struct af_ynode *c = y->items[i], *v;
-		struct af_jz_case *k = &ch->cases[i];
+		struct jazz_case *k = &ch->cases[i];
 		uint64_t h;
 		char ip[PATH_MAX_];
 		sub(ip, cp, "[%zu]", i);
@@ -546,7 +546,7 @@ static int parse_cases(struct ps *p, const struct af_ynode *map, struct af_jz_ch
 }
 
 
-static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *st,
+static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct jazz_chunk *st,
 			   const char *path)
 {
 	char fp[PATH_MAX_];
@@ -565,7 +565,7 @@ static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct af_j
 	return add_ref(p, &st->ref[0], y, JZ_DG, 1, fp);
 }
 
-static int parse_body(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
+static int parse_body(struct ps *p, const struct af_ynode *map, struct jazz_chunk *ch,
 		      const char *path)
 {
 	static const int slot_rules[4] = { -1, -1, JZ_H32, JZ_H32 };
@@ -636,10 +636,10 @@ static int parse_body(struct ps *p, const struct af_ynode *map, struct af_jz_chu
 		if (!rc && data.len)
 			memcpy((uint8_t *)ch->data, data.data, data.len);
 		/* that would read back as the known kind, so it must be written as one */
-		if (!rc && af_jz_kind_of_type(ch->ckey.type) != JZ_OPAQUE && data.len >= 8 &&
-		    !memcmp(data.data, af_jz_kinds[af_jz_kind_of_type(ch->ckey.type)].tag, 4))
+		if (!rc && jazz_kind_of_type(ch->ckey.type) != JZ_OPAQUE && data.len >= 8 &&
+		    !memcmp(data.data, jazz_kinds[jazz_kind_of_type(ch->ckey.type)].tag, 4))
 			rc = af_y_error(p->d, y, "%s: an opaque chunk with the type and tag of %s; write "
-					"it as that kind", fp, af_jz_kinds[af_jz_kind_of_type(ch->ckey.type)].tag);
+					"it as that kind", fp, jazz_kinds[jazz_kind_of_type(ch->ckey.type)].tag);
 		ch->len = (uint32_t)data.len;
 		af_buf_free(&data);
 		return rc;
@@ -648,7 +648,7 @@ static int parse_body(struct ps *p, const struct af_ynode *map, struct af_jz_chu
 	}
 }
 
-static int parse_ckey(struct ps *p, const struct af_ynode *map, struct af_jz_chunk *ch,
+static int parse_ckey(struct ps *p, const struct af_ynode *map, struct jazz_chunk *ch,
 		      const char *path)
 {
 	char fp[PATH_MAX_];
@@ -662,10 +662,10 @@ static int parse_ckey(struct ps *p, const struct af_ynode *map, struct af_jz_chu
 	sub(fp, path, ".key");
 	if (parse_key(p, y, ch->ckey.type, -1, &ch->ckey, fp))
 		return AF_EINVAL;
-	if (ch->kind != JZ_OPAQUE && ch->ckey.type != af_jz_kinds[ch->kind].type)
+	if (ch->kind != JZ_OPAQUE && ch->ckey.type != jazz_kinds[ch->kind].type)
 		return af_y_error(p->d, y, "%s: key type 0x%08X does not match the %s chunk type "
-				  "0x%08X", fp, ch->ckey.type, af_jz_kinds[ch->kind].tag,
-				  af_jz_kinds[ch->kind].type);
+				  "0x%08X", fp, ch->ckey.type, jazz_kinds[ch->kind].tag,
+				  jazz_kinds[ch->kind].type);
 	return 0;
 }
 
@@ -673,7 +673,7 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 		  int32_t *idx)
 {
 	const struct af_ynode *y;
-	struct af_jz_chunk *ch;
+	struct jazz_chunk *ch;
 	char fp[PATH_MAX_];
 	int want_cat = cat_of(kind);
 	if ((y = af_ymap_get(map, "kind"))) {
@@ -688,12 +688,12 @@ static int define(struct ps *p, const struct af_ynode *map, int kind, const char
 					  y->len > 40 ? "(long)" : y->str);
 		if (want_cat >= 0 && cat_of(k) != want_cat)
 			return af_y_error(p->d, y, "%s: a %s chunk cannot stand here; expected %s", fp,
-					  af_jz_kinds[k].yname, cat_name(want_cat));
+					  jazz_kinds[k].yname, cat_name(want_cat));
 		kind = k;
-	} else if (kind < 0 || af_jz_is_node(kind)) {
+	} else if (kind < 0 || jazz_is_node(kind)) {
 		return af_y_error(p->d, map, "%s: missing key 'kind'", path);
 	}
-	if (check_keys(p, map, kind, af_jz_kind_props[kind], path) || new_chunk(p, kind, map, idx))
+	if (check_keys(p, map, kind, jazz_kind_props[kind], path) || new_chunk(p, kind, map, idx))
 		return AF_EINVAL;
 	ch = p->ch[*idx];
 	if ((y = af_ymap_get(map, "label"))) {
@@ -778,14 +778,14 @@ static int resolve(struct ps *p, const struct pref *r)
 	/* a state/actor/parameter may also be named by any spelling that hashes the same */
 	if ((r->cat == JZ_AD || r->cat == JZ_PD || r->cat == JZ_ST) &&
 	    (is_hex_text(r->y->str, r->y->len) ? !af_parse_u64(r->y->str, r->y->len, &h)
-	     : !af_jz_hash_name(r->y->str, r->y->len, JZ_H32, &h))) {
+	     : !jazz_hash_name(r->y->str, r->y->len, JZ_H32, &h))) {
 		int32_t found = JZ_NULL;
 		for (uint32_t i = 0; i < p->n; i++)
 			if (p->ch[i]->kind == r->cat && p->ch[i]->u[0] == h) {
 				if (found >= 0)
 					return af_y_error(p->d, r->y, "%s: '%s' matches several %s names; "
 							  "use a label", r->path, r->y->str,
-							  af_jz_kinds[r->cat].yname);
+							  jazz_kinds[r->cat].yname);
 				found = (int32_t)i;
 			}
 		if (found >= 0) {
@@ -796,17 +796,17 @@ static int resolve(struct ps *p, const struct pref *r)
 	for (int cat = 0; cat <= CAT_NODE; cat++)
 		if (cat != r->cat && (c = find_label(p, cat, r->y->str)) >= 0)
 			return af_y_error(p->d, r->y, "%s: '%s' points to %s (%s, line %u), expected %s",
-					  r->path, r->y->str, cat_name(cat), af_jz_kinds[p->ch[c]->kind].tag,
+					  r->path, r->y->str, cat_name(cat), jazz_kinds[p->ch[c]->kind].tag,
 					  ((const struct af_ynode *)p->ch[c]->ynode)->line,
 					  cat_name(r->cat));
 	return af_y_error(p->d, r->y, "%s: dangling reference: no %s is labelled '%s'", r->path,
-			  af_jz_kinds[r->cat == CAT_NODE ? JZ_PLAY : r->cat].yname,
+			  jazz_kinds[r->cat == CAT_NODE ? JZ_PLAY : r->cat].yname,
 			  r->y->len > 60 ? "(long)" : r->y->str);
 }
 
 /* ------------------------------------------------------------ top level */
 
-static int parse_rcol(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
+static int parse_rcol(struct ps *p, const struct af_ynode *root, struct jazz_model *m)
 {
 	const struct af_ynode *y = af_ymap_get(root, "rcol"), *v;
 	m->rcol_version = 3;
@@ -829,7 +829,7 @@ static int parse_rcol(struct ps *p, const struct af_ynode *root, struct af_jz_mo
 	return 0;
 }
 
-static int parse_externals(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
+static int parse_externals(struct ps *p, const struct af_ynode *root, struct jazz_model *m)
 {
 	const struct af_ynode *y = af_ymap_get(root, "externals");
 	char ip[PATH_MAX_];
@@ -853,15 +853,15 @@ static int parse_externals(struct ps *p, const struct af_ynode *root, struct af_
 }
 
 
-static int parse_machine(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
+static int parse_machine(struct ps *p, const struct af_ynode *root, struct jazz_model *m)
 {
 	static const int anim_rules[3] = { JZ_H32, JZ_H32, JZ_H32 };
 	const struct af_ynode *y;
-	struct af_jz_chunk *sm;
+	struct jazz_chunk *sm;
 	int32_t idx;
 	if (af_y_want(p->d, root, AF_YMAP, "the document"))
 		return AF_EINVAL;
-	if (check_keys(p, root, JZ_SM, af_jz_top_props, "top level") || new_chunk(p, JZ_SM, root, &idx))
+	if (check_keys(p, root, JZ_SM, jazz_top_props, "top level") || new_chunk(p, JZ_SM, root, &idx))
 		return AF_EINVAL;
 	sm = p->ch[0];
 	if (parse_fields(p, root, sm, "top level"))
@@ -894,7 +894,7 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct af_jz
 		return AF_EINVAL;
 	y = af_ymap_get(root, "extra_chunks");
 	if (y && !af_y_is_null(y)) {
-		struct af_jz_refs extra;
+		struct jazz_refs extra;
 		if (af_y_want(p->d, y, AF_YSEQ, "extra_chunks"))
 			return AF_EINVAL;
 		for (size_t i = 0; i < y->n; i++)
@@ -907,7 +907,7 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct af_jz
 }
 
 /* Visit every reference slot of a chunk. */
-static void remap(struct af_jz_chunk *ch, const uint32_t *pos)
+static void remap(struct jazz_chunk *ch, const uint32_t *pos)
 {
 #define MAP(x) ((x) = (x) < 0 ? (x) : (int32_t)pos[(x)])
 	for (int i = 0; i < 2; i++)
@@ -923,11 +923,11 @@ static void remap(struct af_jz_chunk *ch, const uint32_t *pos)
 #undef MAP
 }
 
-static int place_chunks(struct ps *p, const struct af_ynode *root, struct af_jz_model *m)
+static int place_chunks(struct ps *p, const struct af_ynode *root, struct jazz_model *m)
 {
 	const struct af_ynode *y = af_ymap_get(root, "chunk_order");
 	uint32_t n = p->n, *order, *pos;
-	struct af_jz_chunk *tmp;
+	struct jazz_chunk *tmp;
 	order = af_arena_array(p->a, n, sizeof(*order));
 	pos = af_arena_array(p->a, n, sizeof(*pos));
 	tmp = af_arena_array(p->a, n, sizeof(*tmp));
@@ -938,7 +938,7 @@ static int place_chunks(struct ps *p, const struct af_ynode *root, struct af_jz_
 		tmp[i] = *p->ch[i];
 	m->chunks = tmp; /* definition order, for the canonical order */
 	m->nchunks = n;
-	if (af_jz_canonical_order(m, NULL, order, p->d))
+	if (jazz_canonical_order(m, NULL, order, p->d))
 		return AF_EINVAL;
 	for (uint32_t i = 0; i < n; i++)
 		pos[order[i]] = i;
@@ -986,7 +986,7 @@ static int u32_cmp(const void *a, const void *b)
 static void warn_unlisted(struct ps *p)
 {
 	uint8_t *listed = af_arena_alloc(p->a, p->n);
-	const struct af_jz_chunk *sm = p->ch[0];
+	const struct jazz_chunk *sm = p->ch[0];
 	if (!listed)
 		return;
 	for (int l = 0; l < 3; l++)
@@ -1009,19 +1009,19 @@ static void warn_unlisted(struct ps *p)
 		if ((p->ch[i]->kind == JZ_AD || p->ch[i]->kind == JZ_PD || p->ch[i]->kind == JZ_ST) &&
 		    !listed[i])
 			af_y_warn(p->d, p->ch[i]->ynode, "%s '%s' is not listed in the state machine",
-				  af_jz_kinds[p->ch[i]->kind].yname, p->ch[i]->label ? p->ch[i]->label : "?");
+				  jazz_kinds[p->ch[i]->kind].yname, p->ch[i]->label ? p->ch[i]->label : "?");
 	for (uint32_t i = 0; i < p->n; i++)
 		if (p->ch[i]->kind == JZ_DG)
 			for (uint32_t k = 0; k < p->ch[i]->list[0].n; k++)
 				if (p->ch[i]->list[0].v[k] >= 0)
 					listed[p->ch[i]->list[0].v[k]] = 1;
 	for (uint32_t i = 0; i < p->n; i++)
-		if (af_jz_is_node(p->ch[i]->kind) && !listed[i])
+		if (jazz_is_node(p->ch[i]->kind) && !listed[i])
 			af_y_warn(p->d, p->ch[i]->ynode, "node '%s' is in no decision graph's nodes list",
 				  p->ch[i]->label ? p->ch[i]->label : "?");
 }
 
-int af_jz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct af_jz_model *m,
+int jazz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct jazz_model *m,
 	     struct af_diag *d)
 {
 	struct af_ydoc doc;

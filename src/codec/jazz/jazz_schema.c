@@ -1,5 +1,5 @@
 /* The shape of a sims3-jazz document: the keys of each chunk kind that jazz_parse.c
- * checks maps against (besides the scalar fields of af_jz_fields), and the JSON Schema
+ * checks maps against (besides the scalar fields of jazz_fields), and the JSON Schema
  * written from them, the kind table and the flag and value tables (jazz_enums.c).
  * Descriptions are those of docs/sims3-jazz.md. */
 #include <stdio.h>
@@ -49,7 +49,7 @@ static const struct af_sch empty_word = { .kind = AF_SK_ENUM, .vals = (const str
 static const struct af_sch graph = { .kind = AF_SK_ANYOF,
 	.alts = (const struct af_sch *const[]){ &empty_word, &ref, REF("decision_graph"), NULL } };
 
-/* The keys of a kind besides its scalar fields (af_jz_fields) and the chunk keys. */
+/* The keys of a kind besides its scalar fields (jazz_fields) and the chunk keys. */
 static const struct af_sch_prop p_st[] = {
 	{ "transitions", &refs, "the states this state may go to", 0 },
 	{ "decision_graph", &graph, "the state's decision graph (defined here), a reference, null, or empty", 0 }, END,
@@ -99,7 +99,7 @@ static const struct af_sch_prop p_opaque[] = {
 	END,
 };
 static const struct af_sch_prop p_none[] = { END };
-const struct af_sch_prop *const af_jz_kind_props[JZ_NKINDS] = {
+const struct af_sch_prop *const jazz_kind_props[JZ_NKINDS] = {
 	[JZ_SM] = p_none, [JZ_AD] = p_none, [JZ_PD] = p_none, [JZ_ST] = p_st, [JZ_DG] = p_dg,
 	[JZ_PLAY] = p_play, [JZ_STOP] = p_stop, [JZ_RAND] = p_rand, [JZ_SOPN] = p_sopn,
 	[JZ_DG00] = p_dg00, [JZ_SNSN] = p_snsn, [JZ_PROP] = p_prop, [JZ_ACOP] = p_acop,
@@ -108,7 +108,7 @@ const struct af_sch_prop *const af_jz_kind_props[JZ_NKINDS] = {
 
 /* Keys every chunk map may have; the top level (the state machine) has no label or kind. */
 static const struct af_sch kind_word = { .kind = AF_SK_STR, .doc = "the chunk kind" };
-const struct af_sch_prop af_jz_chunk_props[] = {
+const struct af_sch_prop jazz_chunk_props[] = {
 	{ "label", &af_sch_str, "the label other places name this chunk by (nodes; chunks that share a name)", 0 },
 	{ "kind", &kind_word, "the chunk kind (its readable name or 4-letter tag)", 0 },
 	{ "version", &af_sch_u32, "the chunk version, printed only when it differs from the usual version of its kind", 0 },
@@ -122,7 +122,7 @@ static const struct af_sch rcol = { .kind = AF_SK_MAP, .props = (const struct af
 	{ "unused", &af_sch_u32, "the unused RCOL word (0)", 0 }, END } };
 static const struct af_sch format = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
 	{ "sims3-jazz", "selects this codec" }, { NULL, NULL } } };
-const struct af_sch_prop af_jz_top_props[] = {
+const struct af_sch_prop jazz_top_props[] = {
 	{ "format", &format, "always sims3-jazz (selects this codec)", AF_SCH_REQUIRED },
 	{ "instance", &af_sch_name, "the resource instance, only when it is not FNV-1 64 of name (e.g. the name is hex)", 0 },
 	{ "group", &af_sch_u32, "the S_SM key group, only when not 0", 0 },
@@ -163,7 +163,7 @@ static const char *const kind_docs[JZ_NKINDS] = {
 	[JZ_OPAQUE] = "a chunk whose type is unknown or whose tag does not match its type, carried as bytes",
 };
 
-static const char *field_doc(const struct af_jz_field *f)
+static const char *field_doc(const struct jazz_field *f)
 {
 	static const struct { const char *name, *doc; } docs[] = {
 		{ "name", "the name (hashed FNV-1 32; its 0x hash when the name is not known)" },
@@ -187,13 +187,13 @@ static const char *field_doc(const struct af_jz_field *f)
 	return NULL;
 }
 
-static void enum_values(struct af_json *j, const struct af_jz_enum *e)
+static void enum_values(struct af_json *j, const struct jazz_enum *e)
 {
 	char doc[64];
 	af_json_open(j, NULL, '{');
 	af_json_str(j, "description", e->what);
 	af_json_open(j, "oneOf", '[');
-	for (const struct af_jz_enum_item *i = e->items; i->name; i++) {
+	for (const struct jazz_enum_item *i = e->items; i->name; i++) {
 		af_json_open(j, NULL, '{');
 		af_json_str(j, "const", i->name);
 		if (e->is_flags)
@@ -203,7 +203,7 @@ static void enum_values(struct af_json *j, const struct af_jz_enum *e)
 		af_json_str(j, "description", doc);
 		af_json_close(j, '}');
 	}
-	if (e == &af_jz_anim_flags) {
+	if (e == &jazz_anim_flags) {
 		af_json_open(j, NULL, '{');
 		af_json_str(j, "const", "TimingNormal");
 		af_json_str(j, "description", "none of the timing bits (0x60)");
@@ -213,7 +213,7 @@ static void enum_values(struct af_json *j, const struct af_jz_enum *e)
 	af_json_close(j, '}');
 }
 
-static void field(struct af_json *j, const struct af_jz_field *f)
+static void field(struct af_json *j, const struct jazz_field *f)
 {
 	const char *doc = field_doc(f);
 	switch (f->ft) {
@@ -256,7 +256,7 @@ static void field(struct af_json *j, const struct af_jz_field *f)
 /* The members of a chunk's object schema: properties, required, no other keys. */
 static void chunk_body(struct af_json *j, int kind, int need_kind)
 {
-	const struct af_sch_prop *common = kind == JZ_SM ? af_jz_chunk_props + 2 : af_jz_chunk_props;
+	const struct af_sch_prop *common = kind == JZ_SM ? jazz_chunk_props + 2 : jazz_chunk_props;
 	af_json_str(j, "type", "object");
 	af_json_open(j, "properties", '{');
 	for (const struct af_sch_prop *p = common; p->key; p++) {
@@ -267,25 +267,25 @@ static void chunk_body(struct af_json *j, int kind, int need_kind)
 		af_json_open(j, "kind", '{');
 		af_json_str(j, "description", kind_docs[kind]);
 		af_json_open(j, "enum", '[');
-		af_json_str(j, NULL, af_jz_kinds[kind].yname);
+		af_json_str(j, NULL, jazz_kinds[kind].yname);
 		if (kind != JZ_OPAQUE)
-			af_json_str(j, NULL, af_jz_kinds[kind].tag);
+			af_json_str(j, NULL, jazz_kinds[kind].tag);
 		af_json_close(j, ']');
 		af_json_close(j, '}');
 	}
-	for (const struct af_jz_field *f = af_jz_fields[kind]; f->name; f++)
+	for (const struct jazz_field *f = jazz_fields[kind]; f->name; f++)
 		field(j, f);
-	for (const struct af_sch_prop *p = kind == JZ_SM ? af_jz_top_props : af_jz_kind_props[kind];
+	for (const struct af_sch_prop *p = kind == JZ_SM ? jazz_top_props : jazz_kind_props[kind];
 	     p->key; p++)
 		af_sch_write(j, p->key, p->s, p->doc);
 	af_json_close(j, '}');
 	af_json_open(j, "required", '[');
 	if (need_kind)
 		af_json_str(j, NULL, "kind");
-	for (const struct af_jz_field *f = af_jz_fields[kind]; f->name; f++)
+	for (const struct jazz_field *f = jazz_fields[kind]; f->name; f++)
 		if (f->ft == JZ_FT_H32 && !strcmp(f->name, "name"))
 			af_json_str(j, NULL, "name");
-	for (const struct af_sch_prop *p = kind == JZ_SM ? af_jz_top_props : af_jz_kind_props[kind];
+	for (const struct af_sch_prop *p = kind == JZ_SM ? jazz_top_props : jazz_kind_props[kind];
 	     p->key; p++)
 		if (p->flags & AF_SCH_REQUIRED)
 			af_json_str(j, NULL, p->key);
@@ -301,16 +301,16 @@ static void jazz_root(struct af_json *j)
 	chunk_body(j, JZ_SM, 0);
 	af_json_open(j, "$defs", '{');
 	for (int k = JZ_AD; k < JZ_NKINDS; k++) {
-		af_json_open(j, af_jz_kinds[k].yname, '{');
+		af_json_open(j, jazz_kinds[k].yname, '{');
 		af_json_str(j, "description", kind_docs[k]);
-		chunk_body(j, k, af_jz_is_node(k) || k == JZ_OPAQUE);
+		chunk_body(j, k, jazz_is_node(k) || k == JZ_OPAQUE);
 		af_json_close(j, '}');
 	}
 	af_json_open(j, "node", '{');
 	af_json_str(j, "description", "a decision-graph node; its kind: says which");
 	af_json_open(j, "anyOf", '[');
 	for (int k = JZ_PLAY; k <= JZ_ACOP; k++) {
-		snprintf(ref, sizeof(ref), "{\"$ref\": \"#/$defs/%s\"}", af_jz_kinds[k].yname);
+		snprintf(ref, sizeof(ref), "{\"$ref\": \"#/$defs/%s\"}", jazz_kinds[k].yname);
 		af_json_raw(j, NULL, ref);
 	}
 	af_json_close(j, ']');
@@ -319,7 +319,7 @@ static void jazz_root(struct af_json *j)
 	af_json_str(j, "description", "a chunk of any kind, with its kind:");
 	af_json_open(j, "anyOf", '[');
 	for (int k = JZ_AD; k < JZ_NKINDS; k++) {
-		snprintf(ref, sizeof(ref), "{\"$ref\": \"#/$defs/%s\"}", af_jz_kinds[k].yname);
+		snprintf(ref, sizeof(ref), "{\"$ref\": \"#/$defs/%s\"}", jazz_kinds[k].yname);
 		af_json_raw(j, NULL, ref);
 	}
 	af_json_close(j, ']');
@@ -327,5 +327,5 @@ static void jazz_root(struct af_json *j)
 	af_json_close(j, '}');
 }
 
-const struct af_sch af_jz_schema = { .kind = AF_SK_FN, .fn = jazz_root,
+const struct af_sch jazz_schema = { .kind = AF_SK_FN, .fn = jazz_root,
 	.doc = "A Sims 3 animation state machine (Jazz, RCOL resource 0x02D5DF13) as animfs shows it (docs/sims3-jazz.md)" };

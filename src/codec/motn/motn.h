@@ -1,5 +1,5 @@
 /* Private model of the Shenmue MOTN codec, shared by its four stages:
- * motn_layout.c (file tables), motn_seq.c (sequence blocks), motn_emit.c (YAML out),
+ * motn_bin.c (file tables), motn_seq.c (sequence blocks), motn_emit.c (YAML out),
  * motn_parse.c (YAML in). Spec: ../shared/formats/shenmue-motn.md. */
 #ifndef ANIMFS_CODEC_MOTN_H
 #define ANIMFS_CODEC_MOTN_H
@@ -119,7 +119,7 @@ extern const struct af_sch_prop motn_sch_document[], motn_sch_header[], motn_sch
 	motn_sch_block[];
 extern const struct af_sch motn_schema;
 
-/* motn_layout.c: the whole blob. */
+/* motn_bin.c: the whole blob. */
 int motn_decode(const uint8_t *bin, size_t n, struct af_arena *a, struct motn_file *f,
 		struct af_diag *d);
 int motn_encode(const struct motn_file *f, struct af_buf *out, struct af_diag *d);

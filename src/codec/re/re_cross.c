@@ -6,7 +6,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "re_model.h"
+#include "re.h"
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
 
@@ -39,7 +39,7 @@ static int check_pld_sibling(const struct re_file *f, const struct af_io *io, st
 	af_diag_init(&quiet);
 	memset(&g, 0, sizeof(g));
 	if (io->read_sibling(io->ctx, name, &sib) ||
-	    af_re_dir_read(sib.data, sib.len, name, &g, &a, &quiet) ||
+	    re_dir_read(sib.data, sib.len, name, &g, &a, &quiet) ||
 	    g.lay->kind != RE_PLD || g.lay->game != f->lay->game || g.sec[1].len < 8)
 		goto out;
 	unsigned n = af_le16(g.sec[1].p + 4), ks = af_le16(g.sec[1].p + 6);
@@ -89,7 +89,7 @@ static void check_sequence_counts(const struct re_file *f, const struct af_io *i
 	af_diag_init(&quiet);
 	memset(&g, 0, sizeof(g));
 	if (io->read_sibling(io->ctx, io->name, &old) ||
-	    af_re_dir_read(old.data, old.len, io->name, &g, &a, &quiet) || g.lay != f->lay)
+	    re_dir_read(old.data, old.len, io->name, &g, &a, &quiet) || g.lay != f->lay)
 		goto out;
 	for (unsigned i = 0; i < f->lay->nbanks; i++) {
 		const struct re_bank *k = &f->bank[i];
@@ -105,7 +105,7 @@ out:
 	af_buf_free(&old);
 }
 
-int af_re_cross_check(const struct re_file *f, const struct af_io *io, struct af_diag *d)
+int re_cross_check(const struct re_file *f, const struct af_io *io, struct af_diag *d)
 {
 	int rc = check_pld_sibling(f, io, d);
 	if (!rc) {

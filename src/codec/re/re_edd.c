@@ -3,7 +3,7 @@
  * RE2: 4-byte records and u32 entries (12-bit absolute pose, 20-bit flags). */
 #include <string.h>
 
-#include "re_model.h"
+#include "re.h"
 #include "animfs/bytes.h"
 
 static unsigned rec_size(unsigned game) { return game == RE_GAME3 ? 8 : 4; }
@@ -31,7 +31,7 @@ static void read_frames(const uint8_t *p, unsigned game, struct re_seq *s)
 	}
 }
 
-int af_re_edd_decode(const uint8_t *p, size_t len, unsigned game, uint64_t base,
+int re_edd_decode(const uint8_t *p, size_t len, unsigned game, uint64_t base,
 		     struct re_edd *e, struct af_arena *a, struct af_diag *d)
 {
 	const unsigned R = rec_size(game), E = entry_size(game);
@@ -85,7 +85,7 @@ int af_re_edd_decode(const uint8_t *p, size_t len, unsigned game, uint64_t base,
 	return AF_OK;
 }
 
-int af_re_edd_encode(const struct re_edd *e, unsigned game, const char *path,
+int re_edd_encode(const struct re_edd *e, unsigned game, const char *path,
 		     struct af_buf *out, struct af_diag *d)
 {
 	const unsigned R = rec_size(game), E = entry_size(game);

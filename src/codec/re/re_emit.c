@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "re_model.h"
+#include "re.h"
 #include "animfs/num.h"
 
 static void triple(struct af_buf *b, const int16_t *v)
@@ -120,7 +120,7 @@ static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsi
 		for (int x = 0; x < 3; x++) {
 			if (x)
 				p = PUT(p, ", ");
-			p += af_re_deg_fmt(p, ps->codes[3 * bone + x]);
+			p += re_deg_fmt(p, ps->codes[3 * bone + x]);
 		}
 		*p++ = ']';
 	}
@@ -182,7 +182,7 @@ static void emit_blob(struct af_buf *b, unsigned sec, const char *role, const ui
 		      size_t len, unsigned info_role)
 {
 	af_buf_printf(b, "  - section: %u\n    role: %s\n    length: %zu\n", sec, role, len);
-	af_re_info(b, info_role, p, len, 4);
+	re_info(b, info_role, p, len, 4);
 	if (len <= 64) {
 		af_buf_puts(b, "    hex: ");
 		af_y_hexblock(b, p, len, 6);
@@ -199,29 +199,29 @@ static void emit_data(struct af_buf *b, const struct re_file *f)
 		const struct re_slot *sl = &f->lay->slots[s];
 		const struct re_sec *x = &f->sec[s];
 		if (sl->bank < 0) {
-			emit_blob(b, s, af_re_role_name(sl->role), x->p, x->len, sl->role);
+			emit_blob(b, s, re_role_name(sl->role), x->p, x->len, sl->role);
 			continue;
 		}
 		const struct re_bank *k = &f->bank[sl->bank];
 		if (k->verbatim) {
-			emit_blob(b, s, af_re_role_name(sl->role), x->p, x->len, sl->role);
+			emit_blob(b, s, re_role_name(sl->role), x->p, x->len, sl->role);
 		} else if (sl->role == RE_EMR && k->emr.opaque_pool) {
 			emit_blob(b, s, "emr-pool", k->emr.pool, k->emr.pool_len, RE_EMR);
 		}
 	}
 }
 
-int af_re_emit(const struct re_file *f, struct af_buf *b, struct af_diag *d)
+int re_emit(const struct re_file *f, struct af_buf *b, struct af_diag *d)
 {
 	const struct re_layout *L = f->lay;
 	af_buf_printf(b, "# Resident Evil %u model file (.%s) decoded by animfs: animation banks "
 		      "(EDD sequences, EMR skeleton and keyframe pool); meshes, textures and "
 		      "unknown blocks carried in 'data' at the end\n", L->game, L->ext);
 	af_buf_printf(b, "format: re-model\ngame: re%u\nkind: %s\n", L->game,
-		      af_re_kind_name(L->kind));
+		      re_kind_name(L->kind));
 	af_buf_printf(b, "# %u sections in directory order:", L->nsec);
 	for (unsigned s = 0; s < L->nsec; s++)
-		af_buf_printf(b, " %u %s%s", s, af_re_role_name(L->slots[s].role),
+		af_buf_printf(b, " %u %s%s", s, re_role_name(L->slots[s].role),
 			      s + 1 < L->nsec ? "," : "\n");
 	af_buf_puts(b, "banks:\n");
 	for (unsigned i = 0; i < L->nbanks; i++)

@@ -7,20 +7,20 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "re_model.h"
+#include "re.h"
 #include "animfs/bytes.h"
 #include "animfs/num.h"
 
 static size_t align4(size_t n) { return (n + 3) & ~(size_t)3; }
 
-unsigned af_re_kf_header(unsigned game) { return game == RE_GAME3 ? 8 : 12; }
+unsigned re_kf_header(unsigned game) { return game == RE_GAME3 ? 8 : 12; }
 
-unsigned af_re_kf_size(unsigned game, unsigned nbones)
+unsigned re_kf_size(unsigned game, unsigned nbones)
 {
-	return (unsigned)align4(af_re_kf_header(game) + (9 * nbones + 1) / 2);
+	return (unsigned)align4(re_kf_header(game) + (9 * nbones + 1) / 2);
 }
 
-uint16_t af_re_angle_get(const uint8_t *area, unsigned k)
+uint16_t re_angle_get(const uint8_t *area, unsigned k)
 {
 	size_t i = 3 * (size_t)k / 2;
 	if (k % 2 == 0)
@@ -28,7 +28,7 @@ uint16_t af_re_angle_get(const uint8_t *area, unsigned k)
 	return (uint16_t)(area[i] >> 4 | area[i + 1] << 4);
 }
 
-void af_re_angle_put(uint8_t *area, unsigned k, uint16_t code)
+void re_angle_put(uint8_t *area, unsigned k, uint16_t code)
 {
 	size_t i = 3 * (size_t)k / 2;
 	if (k % 2 == 0) {
@@ -42,7 +42,7 @@ void af_re_angle_put(uint8_t *area, unsigned k, uint16_t code)
 
 /* Multiply first, then divide, in double: every implementation that follows the
  * spec gets the same code, including for typed-in half-way values. */
-int af_re_deg_quantize(double deg, uint16_t *code)
+int re_deg_quantize(double deg, uint16_t *code)
 {
 	if (!isfinite(deg) || deg < -360.0 || deg > 360.0)
 		return -1;
@@ -56,15 +56,15 @@ int af_re_deg_quantize(double deg, uint16_t *code)
 
 /* The signed view (codes above 2048 are negative) with the fewest decimals (0..2)
  * that quantize back to the same code: printf's rounding, then strtod and the
- * quantizer. The reference, which af_re_deg_fmt must equal on all 4096 codes. */
-size_t af_re_deg_fmt_slow(char *out, uint16_t code)
+ * quantizer. The reference, which re_deg_fmt must equal on all 4096 codes. */
+size_t re_deg_fmt_slow(char *out, uint16_t code)
 {
 	int c = code > 2048 ? (int)code - 4096 : (int)code;
 	double v = c * 45.0 / 512.0;
 	for (int dec = 0; dec <= 9; dec++) {
 		int n = snprintf(out, AF_NUM_MAX, "%.*f", dec, v);
 		uint16_t back;
-		if (!af_re_deg_quantize(strtod(out, NULL), &back) && back == code &&
+		if (!re_deg_quantize(strtod(out, NULL), &back) && back == code &&
 		    strcmp(out, "-0") != 0)
 			return (size_t)n;
 	}
@@ -84,13 +84,13 @@ static size_t deg_text(char *out, uint16_t code)
 		int r = a >> 9, rem = a & 511;
 		r += rem > 256 || (rem == 256 && (r & 1));
 		uint16_t back;
-		if (af_re_deg_quantize((double)(num < 0 ? -r : r) / p10[dec], &back) || back != code ||
+		if (re_deg_quantize((double)(num < 0 ? -r : r) / p10[dec], &back) || back != code ||
 		    (dec == 0 && num < 0 && r == 0))
 			continue;
 		r = num < 0 ? -r : r; /* not 0 when num < 0: "-0" is skipped, "-0.0" fails */
 		return dec ? af_fmt_dec(out, r, dec) : af_fmt_i64(out, r);
 	}
-	return af_re_deg_fmt_slow(out, code); /* not reached: 2 decimals suffice */
+	return re_deg_fmt_slow(out, code); /* not reached: 2 decimals suffice */
 }
 
 /* A pose repeats the same few angles: each code's text is made once per process on
@@ -98,7 +98,7 @@ static size_t deg_text(char *out, uint16_t code)
  * atomically, so threads that race on a code both store the same word. */
 static _Atomic uint64_t deg_memo[4096];
 
-size_t af_re_deg_fmt(char *out, uint16_t code)
+size_t re_deg_fmt(char *out, uint16_t code)
 {
 	unsigned char w[8];
 	uint64_t word;
@@ -124,7 +124,7 @@ size_t af_re_deg_fmt(char *out, uint16_t code)
 
 /* Tree rooted at bone 0: parent[0] == -1, the others in range, no cycles.
  * On failure *bad is the bone and *why says what is wrong. */
-int af_re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why)
+int re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why)
 {
 	if (n == 0 || parent[0] != -1) {
 		*bad = 0;
@@ -202,7 +202,7 @@ static int read_skeleton(const uint8_t *p, size_t K, uint64_t base, struct re_em
 	}
 	unsigned bad;
 	const char *why;
-	if (run - 4 * (size_t)n != n - 1u || af_re_tree_check(m->parent, n, &bad, &why))
+	if (run - 4 * (size_t)n != n - 1u || re_tree_check(m->parent, n, &bad, &why))
 		return af_diag_at_offset(d, AF_EINVAL, base + A, "child lists do not form a "
 					 "tree rooted at bone 0");
 	if (K != align4(A + run) || !zero_run(p, A + run, K))
@@ -213,7 +213,7 @@ static int read_skeleton(const uint8_t *p, size_t K, uint64_t base, struct re_em
 
 static void pack_pose(const struct re_pose *ps, unsigned game, unsigned n, uint8_t *kf)
 {
-	unsigned H = af_re_kf_header(game);
+	unsigned H = re_kf_header(game);
 	unsigned at = 0;
 	if (game == RE_GAME2)
 		for (int x = 0; x < 3; x++, at += 2)
@@ -223,18 +223,18 @@ static void pack_pose(const struct re_pose *ps, unsigned game, unsigned n, uint8
 	if (game == RE_GAME3)
 		kf[6] = (uint8_t)ps->y_offset, kf[7] = (uint8_t)(ps->y_offset >> 8);
 	for (unsigned k = 0; k < 3 * n; k++)
-		af_re_angle_put(kf + H, k, ps->codes[k]);
+		re_angle_put(kf + H, k, ps->codes[k]);
 }
 
 static int read_pool(const uint8_t *p, size_t len, size_t K, unsigned game, uint64_t base,
 		     struct re_emr *m, struct af_arena *a, struct af_diag *d)
 {
-	const unsigned n = m->nbones, H = af_re_kf_header(game), ks = m->keyframe_size;
+	const unsigned n = m->nbones, H = re_kf_header(game), ks = m->keyframe_size;
 	const size_t plen = len - K;
 	int rc = AF_OK;
-	if (ks != af_re_kf_size(game, n))
+	if (ks != re_kf_size(game, n))
 		return af_diag_at_offset(d, AF_EINVAL, base + 6, "keyframe size %u does not match "
-					 "%u bones (expected %u)", ks, n, af_re_kf_size(game, n));
+					 "%u bones (expected %u)", ks, n, re_kf_size(game, n));
 	if (plen % ks)
 		return af_diag_at_offset(d, AF_EINVAL, base + K, "keyframe pool of %zu bytes is "
 					 "not a whole number of %u-byte keyframes", plen, ks);
@@ -259,7 +259,7 @@ static int read_pool(const uint8_t *p, size_t len, size_t K, unsigned game, uint
 			ps->y_offset = (int16_t)af_le16(src + 6);
 		ps->codes = codes + i * 3 * n;
 		for (unsigned k = 0; k < 3 * n; k++)
-			ps->codes[k] = af_re_angle_get(src + H, k);
+			ps->codes[k] = re_angle_get(src + H, k);
 		/* the fill after the last angle must be zero: re-pack and compare */
 		memset(kf, 0, ks);
 		pack_pose(ps, game, n, kf);
@@ -274,7 +274,7 @@ out:
 	return rc;
 }
 
-int af_re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64_t base,
+int re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64_t base,
 		     struct re_emr *m, struct af_arena *a, struct af_diag *d)
 {
 	memset(m, 0, sizeof(*m));
@@ -312,7 +312,7 @@ int af_re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uin
 	return read_pool(p, len, K, game, base, m, a, d);
 }
 
-int af_re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
+int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 		     struct af_diag *d)
 {
 	const unsigned n = m->nbones;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "re_model.h"
+#include "re.h"
 #include "animfs/bytes.h"
 
 struct pctx {
@@ -203,7 +203,7 @@ static int parse_skeleton(struct pctx *c, const struct af_ynode *bank, unsigned 
 			return rc;
 	unsigned bad;
 	const char *why;
-	if (af_re_tree_check(m->parent, m->nbones, &bad, &why))
+	if (re_tree_check(m->parent, m->nbones, &bad, &why))
 		return af_y_error(c->d, sk->items[bad], "%s[%u]: bone %u is not part of a tree "
 				  "rooted at bone 0: %s", p, bad, bad, why);
 	return AF_OK;
@@ -231,7 +231,7 @@ static int parse_angles(struct pctx *c, const struct af_ynode *an, struct re_pos
 			jp(q, "%s[%u][%d]", p, b, x);
 			if ((rc = af_y_get_f64(c->d, t->items[x], &deg, q)))
 				break;
-			if (af_re_deg_quantize(deg, &ps->codes[3 * b + x]))
+			if (re_deg_quantize(deg, &ps->codes[3 * b + x]))
 				return af_y_error(c->d, t->items[x], "%s: %s degrees is outside "
 						  "-360..360", q, t->items[x]->str);
 		}
@@ -334,7 +334,7 @@ static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct r
 	if ((rc = get_u(c, bank, "keyframe_size", 0xFFFF, &v, path)))
 		return rc;
 	m->keyframe_size = (uint16_t)v;
-	unsigned want = af_re_kf_size(c->game, m->nbones);
+	unsigned want = re_kf_size(c->game, m->nbones);
 	if (!is_word(kn, "opaque") && v != want)
 		return af_y_error(c->d, af_ymap_get(bank, "keyframe_size"), "%s.keyframe_size: %llu "
 				  "does not match %u bones (expected %u)", path,
@@ -451,7 +451,7 @@ static int parse_bank(struct pctx *c, const struct af_ynode *bn, unsigned i, str
 	if ((rc = af_y_want(c->d, bn, AF_YMAP, path)))
 		return rc;
 	k->node = bn;
-	af_re_bank_slots(c->lay, i, k);
+	re_bank_slots(c->lay, i, k);
 	const struct af_ynode *v = af_ymap_get(bn, "verbatim");
 	if (v) {
 		size_t len;
@@ -481,11 +481,11 @@ static int check_data_slots(struct pctx *c, const struct af_ynode *root, struct 
 		int needs = !k || k->verbatim || (sl->role == RE_EMR && k->emr.opaque_pool);
 		if (needs && !seen[s])
 			return af_y_error(c->d, data, "data: section %u (%s) is missing", s,
-					  af_re_role_name(sl->role));
+					  re_role_name(sl->role));
 		if (!needs && seen[s])
 			return af_y_error(c->d, c->role[s], "data: section %u is built from "
 					  "banks[%d]; remove its bytes from 'data'", s, sl->bank);
-		const char *want = k && !k->verbatim ? "emr-pool" : af_re_role_name(sl->role);
+		const char *want = k && !k->verbatim ? "emr-pool" : re_role_name(sl->role);
 		if (needs && strcmp(c->role[s]->str, want))
 			return af_y_error(c->d, c->role[s], "data: section %u holds '%s', not '%s'",
 					  s, want, c->role[s]->str);
@@ -496,7 +496,7 @@ static int check_data_slots(struct pctx *c, const struct af_ynode *root, struct 
 	return AF_OK;
 }
 
-int af_re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
+int re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
 		struct af_diag *d)
 {
 	struct pctx c = { .d = d, .a = a };
@@ -515,7 +515,7 @@ int af_re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena 
 		return af_y_error(d, g, "game: expected re2 or re3");
 	if (kind == 99)
 		return af_y_error(d, k, "kind: expected pld, plw or emd");
-	c.lay = f->lay = af_re_layout_by(game, kind);
+	c.lay = f->lay = re_layout_by(game, kind);
 	c.game = game;
 	f->sec = af_arena_array(a, f->lay->nsec, sizeof(*f->sec));
 	f->bank = af_arena_array(a, f->lay->nbanks, sizeof(*f->bank));
@@ -530,7 +530,7 @@ int af_re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena 
 		return AF_EINVAL;
 	if (banks->n != f->lay->nbanks)
 		return af_y_error(d, banks, "banks: %zu banks, a re%u %s has %u", banks->n, game,
-				  af_re_kind_name(kind), f->lay->nbanks);
+				  re_kind_name(kind), f->lay->nbanks);
 	for (unsigned i = 0; i < f->lay->nbanks; i++)
 		if ((rc = parse_bank(&c, banks->items[i], i, f)))
 			return rc;

@@ -1,11 +1,11 @@
 /* The shape of a re-model document and its JSON Schema, from the RE codec's layout,
- * kind and role tables (re_container.c). Descriptions are those of docs/re-model.md.
+ * kind and role tables (re_bin.c). Descriptions are those of docs/re-model.md.
  * (Not named re_*.c: those files are the codec's own stages.) */
 #include <stdio.h>
 #include <string.h>
 
 #include "animfs/schema.h"
-#include "re_model.h"
+#include "re.h"
 
 #define END { NULL, NULL, NULL, 0 }
 
@@ -126,7 +126,7 @@ static void re_root(struct af_json *j)
 	af_sch_write(j, "format", &format, "always re-model (selects this codec)");
 	af_sch_write(j, "game", &games, "re3 or re2; with kind it fixes the section layout");
 	write_enum_of(j, "kind", "pld, plw or emd; with game it fixes the section layout",
-		      af_re_kind_name, RE_PLD, RE_EMD, NULL);
+		      re_kind_name, RE_PLD, RE_EMD, NULL);
 	af_json_open(j, "banks", '{');
 	af_json_str(j, "description", "one entry per bank (an EDD section, the sequences, and the EMR section after it, skeleton and keyframe pool)");
 	af_json_str(j, "type", "array");
@@ -142,7 +142,7 @@ static void re_root(struct af_json *j)
 		if (strcmp(p->key, "role"))
 			af_sch_write(j, p->key, p->s, p->doc);
 		else
-			write_enum_of(j, "role", p->doc, af_re_role_name, RE_EDD, RE_UNKNOWN, "emr-pool");
+			write_enum_of(j, "role", p->doc, re_role_name, RE_EDD, RE_UNKNOWN, "emr-pool");
 	af_json_close(j, '}');
 	af_json_raw(j, "required", "[\"section\", \"role\"]");
 	af_json_bool(j, "additionalProperties", 0);
@@ -153,5 +153,5 @@ static void re_root(struct af_json *j)
 	af_json_bool(j, "additionalProperties", 0);
 }
 
-const struct af_sch af_re_schema = { .kind = AF_SK_FN, .fn = re_root,
+const struct af_sch re_schema = { .kind = AF_SK_FN, .fn = re_root,
 	.doc = "A Resident Evil 2 / 3 model file (.PLD, .PLW, .EMD) as animfs shows it (docs/re-model.md)" };

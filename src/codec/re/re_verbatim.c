@@ -1,7 +1,7 @@
 /* What is known about the sections carried verbatim (spec 6): MD2/MD1 object counts,
  * TIM size and depth, the ten s16 of the 20-byte block. Written as YAML comment lines
  * only: none of it is read back, the bytes are the truth. */
-#include "re_model.h"
+#include "re.h"
 #include "animfs/bytes.h"
 
 static void line(struct af_buf *b, int indent)
@@ -73,7 +73,7 @@ static void block20_info(struct af_buf *b, const uint8_t *p, size_t len, int ind
 	af_buf_putc(b, '\n');
 }
 
-void af_re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int indent)
+void re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int indent)
 {
 	if (len == 4 && !af_le32(p)) {
 		line(b, indent);

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "re_model.h"
+#include "re.h"
 #include "animfs/codec.h"
 
 /* Every frame must name a pose of the paired pool; otherwise the bank cannot be
@@ -32,12 +32,12 @@ static int decode_bank(struct re_file *f, unsigned i, struct af_arena *a, struct
 	const unsigned game = f->lay->game;
 	struct af_diag local;
 	int rc;
-	af_re_bank_slots(f->lay, i, k);
+	re_bank_slots(f->lay, i, k);
 	const struct re_sec *e = &f->sec[k->edd_sec], *m = &f->sec[k->emr_sec];
 	af_diag_init(&local);
-	rc = af_re_edd_decode(e->p, e->len, game, (uint64_t)e->file_off, &k->edd, a, &local);
+	rc = re_edd_decode(e->p, e->len, game, (uint64_t)e->file_off, &k->edd, a, &local);
 	if (!rc)
-		rc = af_re_emr_decode(m->p, m->len, game,
+		rc = re_emr_decode(m->p, m->len, game,
 				      f->lay->slots[k->emr_sec].flags & RE_SLOT_SEVEN,
 				      (uint64_t)m->file_off, &k->emr, a, &local);
 	if (!rc)
@@ -65,11 +65,11 @@ static int re_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, stru
 	int rc;
 	af_arena_init(&a);
 	memset(&f, 0, sizeof(f));
-	rc = af_re_dir_read(bin, n, io ? io->name : NULL, &f, &a, d);
+	rc = re_dir_read(bin, n, io ? io->name : NULL, &f, &a, d);
 	for (unsigned i = 0; !rc && i < f.lay->nbanks; i++)
 		rc = decode_bank(&f, i, &a, d);
 	if (!rc)
-		rc = af_re_emit(&f, out, d);
+		rc = re_emit(&f, out, d);
 	af_arena_free(&a);
 	return rc;
 }
@@ -88,9 +88,9 @@ static int encode_sections(const struct re_file *f, struct af_buf *bufs, struct 
 			continue;
 		snprintf(path, sizeof(path), "banks[%d]", sl->bank);
 		if (sl->role == RE_EDD)
-			rc = af_re_edd_encode(&k->edd, game, path, &bufs[s], d);
+			rc = re_edd_encode(&k->edd, game, path, &bufs[s], d);
 		else
-			rc = af_re_emr_encode(&k->emr, game, &bufs[s], d);
+			rc = re_emr_encode(&k->emr, game, &bufs[s], d);
 		if (rc)
 			return rc;
 		sec[s].p = bufs[s].data;
@@ -115,13 +115,13 @@ static int re_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	af_arena_init(&a);
 	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
 	if (!rc)
-		rc = af_re_parse(doc.root, &f, &a, d);
+		rc = re_parse(doc.root, &f, &a, d);
 	if (!rc)
-		rc = af_re_cross_check(&f, io, d);
+		rc = re_cross_check(&f, io, d);
 	if (!rc)
 		rc = encode_sections(&f, bufs, sec, d);
 	if (!rc)
-		rc = af_re_dir_write(sec, f.lay->nsec, out, d);
+		rc = re_dir_write(sec, f.lay->nsec, out, d);
 	for (int i = 0; i < 16; i++)
 		af_buf_free(&bufs[i]);
 	af_arena_free(&a);
@@ -134,7 +134,7 @@ const struct af_codec af_codec_re_model = {
 	.description = "Resident Evil 2/3 models: EDD sequences, EMR skeleton and keyframes",
 	.extensions = "PLD PLW EMD",
 	.version = 1,
-	.bid = af_re_bid,
+	.bid = re_bid,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
 };

@@ -11,7 +11,7 @@
 
 struct rd {
 	struct af_rd r;       /* limited to the end of the current chunk */
-	struct af_jz_model *m;
+	struct jazz_model *m;
 	const uint8_t *kinds; /* kind of every chunk, known before bodies are read */
 	size_t base;          /* chunk start */
 	uint32_t ci;
@@ -21,7 +21,7 @@ struct rd {
 static int fail(struct rd *c, size_t off, const char *what)
 {
 	return af_diag_at_offset(c->d, AF_EINVAL, off, "chunks[%u] (%s): %s", c->ci,
-				 af_jz_kinds[c->m->chunks[c->ci].kind].tag, what);
+				 jazz_kinds[c->m->chunks[c->ci].kind].tag, what);
 }
 
 static int u32s(struct rd *c, uint32_t *v, int n)
@@ -41,7 +41,7 @@ static int sentinel(struct rd *c, uint32_t want)
 	if (v != want)
 		return af_diag_at_offset(c->d, AF_EINVAL, at,
 					 "chunks[%u] (%s): missing %s sentinel (found 0x%08X)", c->ci,
-					 af_jz_kinds[c->m->chunks[c->ci].kind].tag,
+					 jazz_kinds[c->m->chunks[c->ci].kind].tag,
 					 want == JZ_DEADBEEF ? "DEADBEEF" : "/DGN", v);
 	return 0;
 }
@@ -52,7 +52,7 @@ static const char *kinds_text(uint32_t mask)
 		return "a decision-graph node";
 	for (int k = 0; k < JZ_NKINDS; k++)
 		if (mask == 1u << k)
-			return af_jz_kinds[k].tag;
+			return jazz_kinds[k].tag;
 	return "?";
 }
 
@@ -82,7 +82,7 @@ static int ref(struct rd *c, int32_t *out, uint32_t mask, int nullable)
 	if (!(mask & 1u << c->kinds[idx]))
 		return af_diag_at_offset(c->d, AF_EUNSUP, at,
 					 "chunks[%u]: reference to chunk %u which is %s, expected %s",
-					 c->ci, idx, af_jz_kinds[c->kinds[idx]].tag, kinds_text(mask));
+					 c->ci, idx, jazz_kinds[c->kinds[idx]].tag, kinds_text(mask));
 	*out = (int32_t)idx;
 	return 0;
 }
@@ -99,7 +99,7 @@ static int count(struct rd *c, uint32_t *n, uint64_t size)
 	return 0;
 }
 
-static int refs(struct rd *c, struct af_jz_refs *l, uint32_t mask)
+static int refs(struct rd *c, struct jazz_refs *l, uint32_t mask)
 {
 	if (count(c, &l->n, 4))
 		return AF_EINVAL;
@@ -112,7 +112,7 @@ static int refs(struct rd *c, struct af_jz_refs *l, uint32_t mask)
 	return 0;
 }
 
-static int key(struct rd *c, struct af_jz_key *k)
+static int key(struct rd *c, struct jazz_key *k)
 {
 	if (af_rd_u64(&c->r, &k->instance) || af_rd_u32(&c->r, &k->type) ||
 	    af_rd_u32(&c->r, &k->group))
@@ -130,7 +130,7 @@ static int u32_array(struct rd *c, uint32_t n, int width, uint32_t **out)
 
 /* Play string (spec 4.6): i32 units, UTF-16LE, a zero terminator if non-empty, zero
  * padding to 4 from the chunk start. */
-static int pstring(struct rd *c, struct af_jz_str *s)
+static int pstring(struct rd *c, struct jazz_str *s)
 {
 	size_t at;
 	uint16_t z;
@@ -165,7 +165,7 @@ static int pstring(struct rd *c, struct af_jz_str *s)
 	return 0;
 }
 
-static int cases(struct rd *c, struct af_jz_chunk *ch)
+static int cases(struct rd *c, struct jazz_chunk *ch)
 {
 	if (count(c, &ch->ncases, 8))
 		return AF_EINVAL;
@@ -173,7 +173,7 @@ static int cases(struct rd *c, struct af_jz_chunk *ch)
 	if (!ch->cases)
 		return af_diag_error(c->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < ch->ncases; i++) {
-		struct af_jz_case *k = &ch->cases[i];
+		struct jazz_case *k = &ch->cases[i];
 		k->state = JZ_NULL;
 		if (ch->kind == JZ_DG00 ? ref(c, &k->state, 1u << JZ_ST, 1)
 					: af_rd_u32(&c->r, &k->value))
@@ -185,7 +185,7 @@ static int cases(struct rd *c, struct af_jz_chunk *ch)
 }
 
 /* Fields 14-26 of Play, all of Stop after its version. */
-static int anim_tail(struct rd *c, struct af_jz_chunk *ch)
+static int anim_tail(struct rd *c, struct jazz_chunk *ch)
 {
 	if (u32s(c, &ch->u[3], 7) || ref(c, &ch->ref[0], 1u << JZ_AD, 1) ||
 	    u32s(c, &ch->u[10], 7) || sentinel(c, JZ_DEADBEEF) ||
@@ -194,7 +194,7 @@ static int anim_tail(struct rd *c, struct af_jz_chunk *ch)
 	return 0;
 }
 
-static int body(struct rd *c, struct af_jz_chunk *ch)
+static int body(struct rd *c, struct jazz_chunk *ch)
 {
 	switch (ch->kind) {
 	case JZ_SM:
@@ -269,7 +269,7 @@ static int body(struct rd *c, struct af_jz_chunk *ch)
 	}
 }
 
-int af_jz_head_ok(const uint8_t *p, size_t n)
+int jazz_head_ok(const uint8_t *p, size_t n)
 {
 	if (n < 32)
 		return 0;
@@ -277,7 +277,7 @@ int af_jz_head_ok(const uint8_t *p, size_t n)
 	return ext <= INT32_MAX && cnt >= 1 && cnt <= INT32_MAX && af_le32(p + 28) == JZ_TYPE_JAZZ;
 }
 
-static int read_header(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_diag *d)
+static int read_header(const uint8_t *bin, size_t n, struct jazz_model *m, struct af_diag *d)
 {
 	uint32_t ext, cnt;
 	if (n < 20)
@@ -308,14 +308,14 @@ static int read_header(const uint8_t *bin, size_t n, struct af_jz_model *m, stru
 	return 0;
 }
 
-static void rd_key(const uint8_t *p, struct af_jz_key *k)
+static void rd_key(const uint8_t *p, struct jazz_key *k)
 {
 	k->instance = af_le64(p);
 	k->type = af_le32(p + 8);
 	k->group = af_le32(p + 12);
 }
 
-int af_jz_decode(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_diag *d)
+int jazz_decode(const uint8_t *bin, size_t n, struct jazz_model *m, struct af_diag *d)
 {
 	uint8_t *kinds;
 	int rc = read_header(bin, n, m, d);
@@ -332,7 +332,7 @@ int af_jz_decode(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_
 		rd_key(bin + 20 + 16 * ((size_t)m->nchunks + i), &m->externals[i]);
 	/* Pass 1: keys, index, placement and tags decide every chunk's kind. */
 	for (uint32_t i = 0; i < m->nchunks; i++) {
-		struct af_jz_chunk *ch = &m->chunks[i];
+		struct jazz_chunk *ch = &m->chunks[i];
 		uint32_t pos = af_le32(bin + idx + 8 * i), len = af_le32(bin + idx + 8 * i + 4);
 		rd_key(bin + 20 + 16 * (size_t)i, &ch->ckey);
 		if (len > INT32_MAX || !af_fits(pos, len, n))
@@ -349,8 +349,8 @@ int af_jz_decode(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_
 			if (bin[z])
 				return af_diag_at_offset(d, AF_EUNSUP, z, "non-zero padding between chunks "
 							 "(the writer pads with zeros)");
-		ch->kind = af_jz_kind_of_type(ch->ckey.type);
-		if (len < 8 || memcmp(bin + pos, af_jz_kinds[ch->kind].tag, 4))
+		ch->kind = jazz_kind_of_type(ch->ckey.type);
+		if (len < 8 || memcmp(bin + pos, jazz_kinds[ch->kind].tag, 4))
 			ch->kind = JZ_OPAQUE;
 		if ((i == 0) != (ch->kind == JZ_SM))
 			return af_diag_at_offset(d, i ? AF_EUNSUP : AF_EINVAL, pos, i
@@ -368,7 +368,7 @@ int af_jz_decode(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_
 					 "(non-canonical layouts are not supported)", n - expect);
 	/* Pass 2: bodies. */
 	for (uint32_t i = 0; i < m->nchunks; i++) {
-		struct af_jz_chunk *ch = &m->chunks[i];
+		struct jazz_chunk *ch = &m->chunks[i];
 		size_t pos = (size_t)(ch->data - bin);
 		struct rd c = { .m = m, .kinds = kinds, .base = pos, .ci = i, .d = d };
 		if (ch->kind == JZ_OPAQUE)
@@ -387,7 +387,7 @@ int af_jz_decode(const uint8_t *bin, size_t n, struct af_jz_model *m, struct af_
 
 struct wr {
 	struct af_buf *b;
-	const struct af_jz_model *m;
+	const struct jazz_model *m;
 };
 
 static void w_ref(struct wr *w, int32_t c)
@@ -402,7 +402,7 @@ static void w_ref(struct wr *w, int32_t c)
 	af_buf_put_u32le(w->b, raw);
 }
 
-static void w_refs(struct wr *w, const struct af_jz_refs *l)
+static void w_refs(struct wr *w, const struct jazz_refs *l)
 {
 	af_buf_put_u32le(w->b, l->n);
 	for (uint32_t i = 0; i < l->n; i++)
@@ -415,14 +415,14 @@ static void w_u32s(struct wr *w, const uint32_t *v, size_t n)
 		af_buf_put_u32le(w->b, v[i]);
 }
 
-static void w_key(struct wr *w, const struct af_jz_key *k)
+static void w_key(struct wr *w, const struct jazz_key *k)
 {
 	af_buf_put_u64le(w->b, k->instance);
 	af_buf_put_u32le(w->b, k->type);
 	af_buf_put_u32le(w->b, k->group);
 }
 
-static void w_str(struct wr *w, const struct af_jz_str *s, size_t base)
+static void w_str(struct wr *w, const struct jazz_str *s, size_t base)
 {
 	af_buf_put_u32le(w->b, s->n);
 	for (uint32_t i = 0; i < s->n; i++)
@@ -433,7 +433,7 @@ static void w_str(struct wr *w, const struct af_jz_str *s, size_t base)
 		af_buf_put_u8(w->b, 0);
 }
 
-static void w_cases(struct wr *w, const struct af_jz_chunk *ch)
+static void w_cases(struct wr *w, const struct jazz_chunk *ch)
 {
 	af_buf_put_u32le(w->b, ch->ncases);
 	for (uint32_t i = 0; i < ch->ncases; i++) {
@@ -445,7 +445,7 @@ static void w_cases(struct wr *w, const struct af_jz_chunk *ch)
 	}
 }
 
-static void w_anim_tail(struct wr *w, const struct af_jz_chunk *ch)
+static void w_anim_tail(struct wr *w, const struct jazz_chunk *ch)
 {
 	w_u32s(w, &ch->u[3], 7);
 	w_ref(w, ch->ref[0]);
@@ -455,7 +455,7 @@ static void w_anim_tail(struct wr *w, const struct af_jz_chunk *ch)
 	af_buf_put_u32le(w->b, JZ_DGN);
 }
 
-static void w_body(struct wr *w, const struct af_jz_chunk *ch, size_t base)
+static void w_body(struct wr *w, const struct jazz_chunk *ch, size_t base)
 {
 	switch (ch->kind) {
 	case JZ_SM:
@@ -541,7 +541,7 @@ static void w_body(struct wr *w, const struct af_jz_chunk *ch, size_t base)
 	}
 }
 
-int af_jz_encode(const struct af_jz_model *m, struct af_buf *out, struct af_diag *d)
+int jazz_encode(const struct jazz_model *m, struct af_buf *out, struct af_diag *d)
 {
 	struct wr w = { out, m };
 	size_t start = out->len, idx;
@@ -557,7 +557,7 @@ int af_jz_encode(const struct af_jz_model *m, struct af_buf *out, struct af_diag
 	idx = out->len;
 	af_buf_fill(out, 0, 8 * (size_t)m->nchunks);
 	for (uint32_t i = 0; i < m->nchunks && !out->failed; i++) {
-		const struct af_jz_chunk *ch = &m->chunks[i];
+		const struct jazz_chunk *ch = &m->chunks[i];
 		size_t pos;
 		while ((out->len - start) % 4 && !out->failed)
 			af_buf_put_u8(out, 0);
@@ -565,7 +565,7 @@ int af_jz_encode(const struct af_jz_model *m, struct af_buf *out, struct af_diag
 		if (ch->kind == JZ_OPAQUE) {
 			af_buf_append(out, ch->data, ch->len);
 		} else {
-			af_buf_append(out, af_jz_kinds[ch->kind].tag, 4);
+			af_buf_append(out, jazz_kinds[ch->kind].tag, 4);
 			af_buf_put_u32le(out, ch->version);
 			w_body(&w, ch, pos);
 		}

@@ -1,8 +1,8 @@
 /* Resident Evil 2/3 model files (.PLD .PLW .EMD): the in-memory model shared by the
  * re_*.c stages (container, EDD, EMR, verbatim info, YAML emit/parse). Private to
  * src/codec. The format is described in formats/re-pld.md (section numbers below). */
-#ifndef AF_RE_MODEL_H
-#define AF_RE_MODEL_H
+#ifndef AF_RE_H
+#define AF_RE_H
 
 #include <stddef.h>
 #include <stdint.h>
@@ -94,49 +94,49 @@ struct re_file {
 
 #define RE_SEVEN_RECORD 32
 
-/* re_container.c */
-const struct re_layout *af_re_layout_find(unsigned nsec, const char *name);
-const struct re_layout *af_re_layout_by(unsigned game, unsigned kind);
-const char *af_re_kind_name(unsigned kind);
+/* re_bin.c */
+const struct re_layout *re_layout_find(unsigned nsec, const char *name);
+const struct re_layout *re_layout_by(unsigned game, unsigned kind);
+const char *re_kind_name(unsigned kind);
 /* Fill k->edd_sec and k->emr_sec from the layout. */
-void af_re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k);
-const char *af_re_role_name(unsigned role);
-int af_re_bid(const char *name, const uint8_t *head, size_t n);
-int af_re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
+void re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k);
+const char *re_role_name(unsigned role);
+int re_bid(const char *name, const uint8_t *head, size_t n);
+int re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
 		   struct af_arena *a, struct af_diag *d);
-int af_re_dir_write(const struct re_sec *sec, unsigned nsec, struct af_buf *out,
+int re_dir_write(const struct re_sec *sec, unsigned nsec, struct af_buf *out,
 		    struct af_diag *d);
 
 /* re_edd.c: spec 4. base = file offset of the section, for messages. */
-int af_re_edd_decode(const uint8_t *p, size_t len, unsigned game, uint64_t base,
+int re_edd_decode(const uint8_t *p, size_t len, unsigned game, uint64_t base,
 		     struct re_edd *e, struct af_arena *a, struct af_diag *d);
-int af_re_edd_encode(const struct re_edd *e, unsigned game, const char *path,
+int re_edd_encode(const struct re_edd *e, unsigned game, const char *path,
 		     struct af_buf *out, struct af_diag *d);
 
 /* re_emr.c: spec 5. */
-unsigned af_re_kf_header(unsigned game);
-unsigned af_re_kf_size(unsigned game, unsigned nbones);
-uint16_t af_re_angle_get(const uint8_t *area, unsigned k);
-void af_re_angle_put(uint8_t *area, unsigned k, uint16_t code);
-size_t af_re_deg_fmt(char *out, uint16_t code);
-size_t af_re_deg_fmt_slow(char *out, uint16_t code); /* the reference (tests) */
-int af_re_deg_quantize(double deg, uint16_t *code);
-int af_re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64_t base,
+unsigned re_kf_header(unsigned game);
+unsigned re_kf_size(unsigned game, unsigned nbones);
+uint16_t re_angle_get(const uint8_t *area, unsigned k);
+void re_angle_put(uint8_t *area, unsigned k, uint16_t code);
+size_t re_deg_fmt(char *out, uint16_t code);
+size_t re_deg_fmt_slow(char *out, uint16_t code); /* the reference (tests) */
+int re_deg_quantize(double deg, uint16_t *code);
+int re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64_t base,
 		     struct re_emr *m, struct af_arena *a, struct af_diag *d);
-int af_re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
+int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 		     struct af_diag *d);
-int af_re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why);
+int re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why);
 
 /* re_verbatim.c: read-only information about carried sections (comment lines). */
-void af_re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int indent);
+void re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int indent);
 
 /* re_cross.c: checks against sibling files and the mesh (spec 8, items 13-15). */
 struct af_io;
-int af_re_cross_check(const struct re_file *f, const struct af_io *io, struct af_diag *d);
+int re_cross_check(const struct re_file *f, const struct af_io *io, struct af_diag *d);
 
 /* re_emit.c / re_parse.c */
-int af_re_emit(const struct re_file *f, struct af_buf *out, struct af_diag *d);
-int af_re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
+int re_emit(const struct re_file *f, struct af_buf *out, struct af_diag *d);
+int re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
 		struct af_diag *d);
 
 #endif

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "re_model.h"
+#include "re.h"
 #include "animfs/bytes.h"
 
 #define EDD(b) { RE_EDD, b, 0 }
@@ -59,7 +59,7 @@ static int model_ext(const char *ext)
 /* A model extension must match the section count (a 5-section .EMD is not a model).
  * Without one (a pipe, `decode --format`) the count alone decides; 4 sections are
  * then taken as an RE2 PLD: the PLW layout is identical, the bytes rebuild the same. */
-const struct re_layout *af_re_layout_find(unsigned nsec, const char *name)
+const struct re_layout *re_layout_find(unsigned nsec, const char *name)
 {
 	const char *ext = extension(name);
 	for (size_t i = 0; i < NLAYOUTS; i++) {
@@ -71,7 +71,7 @@ const struct re_layout *af_re_layout_find(unsigned nsec, const char *name)
 	return NULL;
 }
 
-const struct re_layout *af_re_layout_by(unsigned game, unsigned kind)
+const struct re_layout *re_layout_by(unsigned game, unsigned kind)
 {
 	for (size_t i = 0; i < NLAYOUTS; i++)
 		if (layouts[i].game == game && layouts[i].kind == kind)
@@ -79,7 +79,7 @@ const struct re_layout *af_re_layout_by(unsigned game, unsigned kind)
 	return NULL;
 }
 
-void af_re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k)
+void re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k)
 {
 	for (unsigned s = 0; s < L->nsec; s++) {
 		if (L->slots[s].bank != (int)bank)
@@ -91,12 +91,12 @@ void af_re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *
 	}
 }
 
-const char *af_re_kind_name(unsigned kind)
+const char *re_kind_name(unsigned kind)
 {
 	return kind == RE_PLD ? "pld" : kind == RE_PLW ? "plw" : "emd";
 }
 
-const char *af_re_role_name(unsigned role)
+const char *re_role_name(unsigned role)
 {
 	static const char *const names[] = { "edd", "emr", "mesh-md2", "mesh-md1", "tim",
 					     "block20", "unknown" };
@@ -105,7 +105,7 @@ const char *af_re_role_name(unsigned role)
 
 /* Name + the 8-byte header only: the real size (and so the directory) is not known
  * here, which is why the full check waits for to_yaml. */
-int af_re_bid(const char *name, const uint8_t *head, size_t n)
+int re_bid(const char *name, const uint8_t *head, size_t n)
 {
 	const char *ext = extension(name);
 	if (!ext || n < 8)
@@ -131,7 +131,7 @@ int af_re_bid(const char *name, const uint8_t *head, size_t n)
 	return 0;
 }
 
-int af_re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
+int re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
 		   struct af_arena *a, struct af_diag *d)
 {
 	if (n < 8)
@@ -142,7 +142,7 @@ int af_re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_fil
 		return af_diag_at_offset(d, AF_EINVAL, 0,
 					 "directory at 0x%x with %u entries does not end at the end of "
 					 "the file (%zu bytes)", dir, count, n);
-	f->lay = af_re_layout_find(count, name);
+	f->lay = re_layout_find(count, name);
 	if (!f->lay)
 		return af_diag_at_offset(d, AF_EUNSUP, 4,
 					 "%u sections with the name '%s' is not an RE2/RE3 "
@@ -171,7 +171,7 @@ int af_re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_fil
 	return AF_OK;
 }
 
-int af_re_dir_write(const struct re_sec *sec, unsigned nsec, struct af_buf *out,
+int re_dir_write(const struct re_sec *sec, unsigned nsec, struct af_buf *out,
 		    struct af_diag *d)
 {
 	uint64_t total = 8;

@@ -1,0 +1,53 @@
+/* Shenmue MOTN: the codec descriptor. The stages: motn_bin.c (bytes <-> model: the file
+ * tables), motn_seq.c (one sequence block), motn_emit.c (model -> YAML), motn_parse.c
+ * (YAML -> model). Spec: ../shared/formats/shenmue-motn.md. */
+#include "animfs/arena.h"
+#include "animfs/codec.h"
+#include "motn.h"
+
+static int motn_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+			struct af_diag *d)
+{
+	struct af_arena a;
+	struct motn_file f;
+	int rc;
+	af_arena_init(&a);
+	rc = motn_decode(bin, n, &a, &f, d);
+	if (!rc && af_buf_reserve(out, n * 8 + 4096)) /* the text is about 8x the binary */
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (!rc)
+		rc = motn_emit(&f, io && io->name ? io->name : NULL, out, d);
+	af_arena_free(&a);
+	return rc;
+}
+
+static int motn_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
+			  struct af_buf *out, struct af_diag *d)
+{
+	struct af_arena a;
+	struct motn_file f;
+	struct af_buf bin = AF_BUF_INIT;
+	int rc;
+	(void)io;
+	af_arena_init(&a);
+	rc = motn_parse(yaml, n, &a, &f, d);
+	if (!rc)
+		rc = motn_encode(&f, &bin, d);
+	if (!rc)
+		rc = af_buf_append(out, bin.data, bin.len) ? af_diag_error(d, AF_ENOMEM, "out of memory")
+							   : 0;
+	af_buf_free(&bin);
+	af_arena_free(&a);
+	return rc;
+}
+
+const struct af_codec af_codec_motn = {
+	.name = "shenmue-motn",
+	.description = "Shenmue I/II MOTN motion bank (motion.bin, M_*.BIN, *.MOTN)",
+	.extensions = "bin BIN MOTN",
+	.version = 1,
+	.bid = motn_bid,
+	.to_yaml = motn_to_yaml,
+	.from_yaml = motn_from_yaml,
+	.schema = &motn_schema,
+};
