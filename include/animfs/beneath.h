@@ -25,6 +25,12 @@ int af_bn_parent(int root, const char *rel, char *base, size_t size);
 int af_bn_read_file(int root, const char *rel, size_t max, struct af_buf *out,
 		    struct af_diag *d);
 int af_bn_read_head(int root, const char *rel, uint8_t *head, size_t n, size_t *got);
+/* Read the whole file whose identity the caller looked up as *st, and make sure it
+ * was that file throughout: 0 when it still is; AF_BN_CHANGED with *st the new
+ * identity when it was replaced meanwhile (look up again, read again); AF_E* with d. */
+#define AF_BN_CHANGED 1
+int af_bn_read_stable(int root, const char *rel, size_t max, struct stat *st,
+		      struct af_buf *out, struct af_diag *d);
 /* chmod(2) of the file or folder fd is an O_PATH descriptor of (not of a link). */
 int af_bn_fchmod(int fd, mode_t mode);
 /* unlinkat, mkdirat, symlinkat, readlinkat and renameat of rel's last component in

@@ -46,6 +46,17 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 
 #define AF_TMP_PREFIX ".animfs-tmp-"
 
+/* A file's identity as far as "is it still the file I read?" goes: device, inode,
+ * size, mtime and ctime in ns. One type for every cache and re-read in animfs. */
+struct af_fid {
+	dev_t dev;
+	ino_t ino;
+	off_t size;
+	int64_t mtime, ctime;
+};
+void af_fid_of(const struct stat *st, struct af_fid *id);
+int af_fid_same(const struct af_fid *a, const struct af_fid *b);
+
 /* Test-only crash injection: reads ANIMFS_FAULT once (after-temp-write,
  * after-temp-fsync, before-rename or after-rename); from then on every
  * af_replace_file_at() _exit()s the process at that step, as a crash or power

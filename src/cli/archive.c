@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/bytes.h"
 #include "animfs/cli.h"
 #include "animfs/codec.h"
@@ -20,13 +21,13 @@ const struct af_container *af_cli_arc_of(const char *path)
 	uint8_t head[64];
 	size_t got = 0;
 	struct stat st;
-	const char *base = strrchr(path, '/');
+	const char *base = af_base(path);
 	if (stat(path, &st) || !S_ISREG(st.st_mode) ||
 	    af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
 		return NULL;
 	/* by content: a damaged one is still a container, and says what is wrong */
 	for (size_t i = 0; af_containers[i]; i++)
-		if (af_containers[i]->bid(base ? base + 1 : path, head, got) >= 2)
+		if (af_containers[i]->bid(base, head, got) >= 2)
 			return af_containers[i];
 	return NULL;
 }
@@ -81,12 +82,6 @@ static int emit(const struct af_buf *b, const char *out, struct af_diag *d)
 	return 0;
 }
 
-static const char *base_of(const char *path)
-{
-	const char *s = strrchr(path, '/');
-	return s ? s + 1 : path;
-}
-
 /* The whole container as one YAML document, so that containers diff like every other
  * file (git textconv): the index, then each member's document nested under its name,
  * or a comment saying why a member is not shown. */
@@ -94,7 +89,7 @@ static int whole(const struct af_archive *a, const char *arc, struct af_buf *out
 {
 	struct af_buf one = AF_BUF_INIT;
 	struct af_diag d;
-	int rc = a->c->index_yaml(a->st, base_of(arc), out);
+	int rc = a->c->index_yaml(a->st, af_base(arc), out);
 	af_buf_printf(out, "members: # %zu shown as YAML below, by name\n", a->n);
 	for (size_t k = 0; !rc && k < a->n; k++) {
 		af_buf_reset(&one);
@@ -141,7 +136,7 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 			goto out;
 		}
 	} else if (!strcmp(member, AF_INDEX_NAME)) {
-		if (a.c->index_yaml(a.st, base_of(arc), &yaml)) {
+		if (a.c->index_yaml(a.st, af_base(arc), &yaml)) {
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 			goto out;
 		}

@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/cli.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
@@ -78,8 +79,7 @@ static void check_one(const char *path)
 	struct af_diag d;
 	struct af_cli_io io;
 	char msg[2048];
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	const char *base = af_base(path);
 
 	if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
 		return;

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/cli.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
@@ -110,9 +111,8 @@ static const struct af_codec *encoder(const struct args *a, const struct af_buf 
 	size_t got = 0;
 	const struct af_codec *claimed = NULL;
 	const char *name = a->out && strcmp(a->out, "-") ? a->out : "";
-	const char *base = strrchr(name, '/');
 	if (name[0] && af_read_head_at(AT_FDCWD, name, head, sizeof(head), &got) == 0)
-		claimed = af_codec_bid(base ? base + 1 : name, head, got);
+		claimed = af_codec_bid(af_base(name), head, got);
 	return af_codec_for_save(claimed, name, yaml->data, yaml->len, d);
 }
 

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "animfs/path.h"
 #include "animfs/cli.h"
 #include "animfs/fileio.h"
 #include "animfs/plot.h"
@@ -72,7 +73,7 @@ int af_cli_plot(int argc, char **argv)
 		goto out;
 	}
 	o.objects = objects;
-	o.title = strrchr(in, '/') ? strrchr(in, '/') + 1 : in;
+	o.title = af_base(in);
 	if (af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML, &bin, &d) ||
 	    to_yaml(in, &bin, &yaml, &d) || af_plot_svg(yaml.data, yaml.len, &o, &svg, &d))
 		goto out;

@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/cli.h"
 #include "animfs/fileio.h"
 
@@ -99,7 +100,7 @@ static int target_path(const char *path, char *out, size_t size)
 	if (!strncmp(path, R.root, rl) && path[rl] == '/')
 		rel = path + rl + 1;
 	else if (!strncmp(path, R.root, rl) && !path[rl])
-		rel = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
+		rel = af_base(path);
 	while (rel[0] == '.' && rel[1] == '/')
 		rel += 2;
 	while (*rel == '/')
@@ -133,8 +134,7 @@ static void convert_one(const char *path, const struct stat *st)
 	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_convert cv = { R.to, R.style, NULL };
-	const char *base = strrchr(path, '/');
-	base = base ? base + 1 : path;
+	const char *base = af_base(path);
 	af_diag_init(&d);
 	if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
 		goto other;
@@ -175,7 +175,7 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 		return FTW_SKIP_SUBTREE; /* our own output */
 	if (type != FTW_F || !S_ISREG(st->st_mode))
 		return FTW_CONTINUE;
-	if (!strncmp(strrchr(path, '/') ? strrchr(path, '/') + 1 : path, AF_TMP_PREFIX,
+	if (!strncmp(af_base(path), AF_TMP_PREFIX,
 		     strlen(AF_TMP_PREFIX)))
 		return FTW_CONTINUE; /* another writer's temp file */
 	R.seen++;

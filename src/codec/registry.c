@@ -2,6 +2,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "animfs/path.h"
 #include "animfs/codec.h"
 #include "animfs/schema.h"
 
@@ -89,15 +90,13 @@ const struct af_codec *af_codec_for_yaml(const uint8_t *yaml, size_t n, struct a
 /* Whether c lists the extension of name (case-insensitive). */
 static int lists_ext(const struct af_codec *c, const char *name)
 {
-	const char *base = strrchr(name, '/'), *dot, *e = c->extensions;
-	base = base ? base + 1 : name;
-	dot = strrchr(base, '.');
-	if (!dot || dot == base || !dot[1])
+	const char *ext = af_ext(name), *e = c->extensions;
+	size_t el = strlen(ext);
+	if (!el)
 		return 0;
-	size_t el = strlen(dot + 1);
 	while (e && *e) {
 		size_t wl = strcspn(e, " ,");
-		if (wl == el && !strncasecmp(e, dot + 1, el))
+		if (wl == el && !strncasecmp(e, ext, el))
 			return 1;
 		e += wl;
 		e += strspn(e, " ,");
@@ -121,8 +120,7 @@ const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const c
 	const char *base;
 	if (!c)
 		return NULL;
-	base = strrchr(name, '/');
-	base = base ? base + 1 : name;
+	base = af_base(name);
 	if (claimed) {
 		if (c == claimed)
 			return c;

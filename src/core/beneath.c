@@ -139,6 +139,24 @@ int af_bn_read_file(int root, const char *rel, size_t max, struct af_buf *out,
 	return af_read_fd(fd, max, out, d);
 }
 
+int af_bn_read_stable(int root, const char *rel, size_t max, struct stat *st,
+		      struct af_buf *out, struct af_diag *d)
+{
+	struct stat again;
+	struct af_fid a, b;
+	int rc = af_bn_read_file(root, rel, max, out, d);
+	if (rc)
+		return rc;
+	if (af_bn_stat(root, rel, &again))
+		return af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
+	af_fid_of(st, &a);
+	af_fid_of(&again, &b);
+	if (af_fid_same(&a, &b))
+		return 0;
+	*st = again;
+	return AF_BN_CHANGED;
+}
+
 int af_bn_read_head(int root, const char *rel, uint8_t *head, size_t n, size_t *got)
 {
 	int fd = af_bn_open(root, rel, O_RDONLY, 0);

@@ -230,3 +230,19 @@ int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, 
 {
 	return af_replace_file_ex(dirfd, name, data, n, mode, NULL, d);
 }
+
+void af_fid_of(const struct stat *st, struct af_fid *id)
+{
+	memset(id, 0, sizeof(*id));
+	id->dev = st->st_dev;
+	id->ino = st->st_ino;
+	id->size = st->st_size;
+	id->mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
+	id->ctime = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
+}
+
+int af_fid_same(const struct af_fid *a, const struct af_fid *b)
+{
+	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
+	       a->mtime == b->mtime && a->ctime == b->ctime;
+}

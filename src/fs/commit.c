@@ -12,6 +12,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "fs_int.h"
@@ -105,8 +106,7 @@ static void verify_free(struct verify *v)
 static void seed_cache(struct af_fs *fs, struct verify *v, const char *bin_rel,
 		       const struct stat *st)
 {
-	const char *base = strrchr(bin_rel, '/');
-	base = base ? base + 1 : bin_rel;
+	const char *base = af_base(bin_rel);
 	if (!st->st_ino || af_codec_bid(base, v->bin->data,
 					v->bin->len < AF_BID_HEAD ? v->bin->len : AF_BID_HEAD) != v->c)
 		return;
@@ -166,8 +166,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	/* the folder the view was opened in (held since), else the one the path names now;
 	 * never through a link */
-	const char *b = strrchr(to->bin_rel, '/');
-	snprintf(base, sizeof(base), "%s", b ? b + 1 : to->bin_rel);
+	snprintf(base, sizeof(base), "%s", af_base(to->bin_rel));
 	if (dirfd < 0) {
 		dirfd = af_bn_parent(fs->rootfd, to->bin_rel, base, sizeof(base));
 		own_dir = dirfd >= 0;

@@ -10,6 +10,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
@@ -176,8 +177,7 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 /* The binary a new view name saves to: the name without ".yaml". */
 static void bin_of(const char *rel, char *bin, size_t size)
 {
-	const char *base = strrchr(rel, '/');
-	base = base ? base + 1 : rel;
+	const char *base = af_base(rel);
 	size_t n = (size_t)(base - rel) + af_view_strip(base);
 	snprintf(bin, size, "%.*s", (int)n, rel);
 }

@@ -13,29 +13,23 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "fs_int.h"
 
-struct ident {
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	int64_t mtime, ctime;
-};
-
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
 #define LOADED 4      /* at most this many containers kept open (LRU), and ... */
 
 struct verdict {
-	struct ident id;
+	struct af_fid id;
 	int used;
 	const struct af_container *folder; /* NULL: a plain file */
 };
 
 struct loaded {
-	struct ident id;
+	struct af_fid id;
 	int used;
 	unsigned long last;
 	struct af_archive v;
@@ -53,22 +47,6 @@ struct af_folders {
 	unsigned long tick;
 	size_t max_bytes; /* ... within the --cache-mb bound (the one in use is always kept) */
 };
-
-static void ident_of(const struct stat *st, struct ident *id)
-{
-	memset(id, 0, sizeof(*id));
-	id->dev = st->st_dev;
-	id->ino = st->st_ino;
-	id->size = st->st_size;
-	id->mtime = (int64_t)st->st_mtim.tv_sec * 1000000000 + st->st_mtim.tv_nsec;
-	id->ctime = (int64_t)st->st_ctim.tv_sec * 1000000000 + st->st_ctim.tv_nsec;
-}
-
-static int same(const struct ident *a, const struct ident *b)
-{
-	return a->dev == b->dev && a->ino == b->ino && a->size == b->size && a->mtime == b->mtime &&
-	       a->ctime == b->ctime;
-}
 
 struct af_folders *af_folders_new(size_t max_bytes)
 {
@@ -102,12 +80,6 @@ void af_folders_free(struct af_folders *p)
 	free(p);
 }
 
-static const char *base_of(const char *rel)
-{
-	const char *s = strrchr(rel, '/');
-	return s ? s + 1 : rel;
-}
-
 /* ---- folder or plain file ---- */
 
 /* The container that shows rel as a folder (its bid, then its check), or NULL. */
@@ -116,7 +88,7 @@ static const struct af_container *check_folder(struct af_fs *fs, const char *rel
 {
 	uint8_t head[64];
 	size_t got = 0;
-	const char *base = base_of(rel);
+	const char *base = af_base(rel);
 	if (af_bn_read_head(fs->rootfd, rel, head, sizeof(head), &got))
 		return NULL;
 	const struct af_container *c = af_container_bid(base, head, got);
@@ -144,10 +116,10 @@ static const struct af_container *verdict_locked(struct af_fs *fs, const char *r
 						 const struct stat *st)
 {
 	struct af_folders *p = fs->folders;
-	struct ident id;
-	ident_of(st, &id);
+	struct af_fid id;
+	af_fid_of(st, &id);
 	struct verdict *v = &p->verdicts[(size_t)st->st_ino % VERDICTS];
-	if (!v->used || !same(&v->id, &id)) {
+	if (!v->used || !af_fid_same(&v->id, &id)) {
 		v->folder = check_folder(fs, rel, st);
 		v->id = id;
 		v->used = 1;
@@ -196,27 +168,27 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
 	struct af_folders *p = fs->folders;
 	struct af_buf file = AF_BUF_INIT;
-	struct stat st, again;
-	struct ident id;
+	struct stat st;
+	struct af_fid id;
 	struct loaded *l = NULL, *victim = &p->loaded[0];
+	int rc;
+	if (af_bn_stat(fs->rootfd, rel, &st)) {
+		af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
+		goto out;
+	}
 	for (int attempt = 0;; attempt++) {
-		if (af_bn_stat(fs->rootfd, rel, &st)) {
-			af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
-			goto out;
-		}
-		ident_of(&st, &id);
+		af_fid_of(&st, &id);
 		for (int i = 0; i < LOADED; i++)
-			if (p->loaded[i].used && same(&p->loaded[i].id, &id)) {
+			if (p->loaded[i].used && af_fid_same(&p->loaded[i].id, &id)) {
 				l = &p->loaded[i];
 				goto out;
 			}
 		af_buf_reset(&file);
-		if (af_bn_read_file(fs->rootfd, rel, AF_MAX_FILE, &file, d))
-			goto out;
 		/* replaced while we read it: read it again under its new identity */
-		if (!af_bn_stat(fs->rootfd, rel, &again) && again.st_ino == st.st_ino &&
-		    again.st_size == st.st_size && again.st_mtim.tv_sec == st.st_mtim.tv_sec &&
-		    again.st_mtim.tv_nsec == st.st_mtim.tv_nsec)
+		rc = af_bn_read_stable(fs->rootfd, rel, AF_MAX_FILE, &st, &file, d);
+		if (rc < 0)
+			goto out;
+		if (rc == 0)
 			break;
 		if (attempt >= 3) {
 			af_diag_error(d, AF_EIO, "it keeps changing while it is read");
@@ -250,7 +222,7 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 	victim->id = id;
 	victim->used = 1;
 	victim->bytes = file.len;
-	snprintf(victim->name, sizeof(victim->name), "%s", base_of(rel));
+	snprintf(victim->name, sizeof(victim->name), "%s", af_base(rel));
 	l = victim;
 out:
 	if (l)
@@ -475,7 +447,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &name, &st) || !(c = af_folder_of(fs, pkg, &st)))
 		return af_diag_error(d, AF_EIO, "%s is gone or no longer shown as a folder", pkg);
 	/* the container in the folder the view was opened in, never through a link */
-	snprintf(base, sizeof(base), "%s", base_of(pkg));
+	snprintf(base, sizeof(base), "%s", af_base(pkg));
 	if (dirfd < 0 && (dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) >= 0)
 		own_dir = 1;
 	if (dirfd < 0) {
@@ -488,7 +460,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 	if ((k = af_archive_find(&v, name)) < 0 || strcmp(v.m[k].name, name)) {
 		rc = af_diag_error(d, AF_EINVAL,
 				   "%s holds no member '%s'; members cannot be added or renamed through the view",
-				   base_of(pkg), name);
+				   af_base(pkg), name);
 		goto out;
 	}
 	if ((rc = af_member_commit(&v, (size_t)k, yaml, n, &image, &changed, d)) || !changed)

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "animfs/path.h"
 #include "fs_int.h"
 
 #define HIDDEN_PREFIX ".fuse_hidden"
@@ -22,8 +23,7 @@ struct af_alias {
 
 int af_alias_is_hidden(const char *rel)
 {
-	const char *base = strrchr(rel, '/');
-	base = base ? base + 1 : rel;
+	const char *base = af_base(rel);
 	return !strncmp(base, HIDDEN_PREFIX, strlen(HIDDEN_PREFIX));
 }
 

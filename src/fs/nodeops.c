@@ -13,6 +13,7 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
@@ -159,8 +160,7 @@ static void list_pending(struct lister *l)
 	int root = !strcmp(l->dir, ".");
 	pthread_mutex_lock(&l->fs->lock);
 	for (struct af_handle *h = l->fs->handles; h && n < MAXP; h = h->next) {
-		const char *base = strrchr(h->rel, '/');
-		base = base ? base + 1 : h->rel;
+		const char *base = af_base(h->rel);
 		int here = root ? base == h->rel
 				: (size_t)(base - h->rel) == dl + 1 && !strncmp(h->rel, l->dir, dl);
 		size_t bl = strlen(base);

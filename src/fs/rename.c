@@ -10,6 +10,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
@@ -55,8 +56,7 @@ static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t
 		return 0;
 	}
 	if ((t->ghost && t->ghost_of == AF_K_VIEW) || af_view_is_candidate(t->rel)) {
-		const char *base = strrchr(t->rel, '/');
-		base = base ? base + 1 : t->rel;
+		const char *base = af_base(t->rel);
 		snprintf(bin, size, "%.*s", (int)((size_t)(base - t->rel) + af_view_strip(base)),
 			 t->rel);
 		*out = T_VIEW;
@@ -107,23 +107,14 @@ static int refuse(struct af_fs *fs, const struct af_res *s, const struct af_res 
 	return err;
 }
 
-static const char *ext_of(const char *path)
-{
-	const char *base = strrchr(path, '/'), *dot;
-	base = base ? base + 1 : path;
-	dot = strrchr(base, '.');
-	return dot && dot != base ? dot + 1 : "";
-}
-
 /* A view renamed to another view name moves its binary, which must stay a file of the
  * same kind under the new name: same extension, claimed by the same codec. */
 static int same_format(struct af_fs *fs, const struct af_res *s, const char *bin)
 {
 	uint8_t head[AF_BID_HEAD];
 	size_t got = 0;
-	const char *base = strrchr(bin, '/');
-	base = base ? base + 1 : bin;
-	if (strcasecmp(ext_of(s->bin), ext_of(bin)))
+	const char *base = af_base(bin);
+	if (strcasecmp(af_ext(s->bin), af_ext(bin)))
 		return 0;
 	if (af_folder_member(fs, s->bin) || af_folder_member(fs, bin))
 		return 0;

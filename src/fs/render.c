@@ -60,10 +60,7 @@ void af_text_unref(struct af_text *t)
 
 struct rc_entry {
 	struct rc_entry *hnext, *prev, *next; /* hash chain; LRU of entries with text */
-	dev_t dev;
-	ino_t ino;
-	off_t size;
-	int64_t mtime, ctime;
+	struct af_fid id;
 	unsigned version;
 	struct af_rinfo info;
 	struct af_text *text;
@@ -128,11 +125,6 @@ static size_t hash_of(dev_t dev, ino_t ino)
 	return (size_t)(h ^ (h >> 29));
 }
 
-static int64_t ns_of(const struct timespec *t)
-{
-	return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
-}
-
 static void lru_unlink(struct af_rcache *c, struct rc_entry *e)
 {
 	if (e->prev)
@@ -180,15 +172,16 @@ static struct rc_entry *find(struct af_rcache *c, const struct stat *st)
 {
 	struct rc_entry *e = c->buckets[hash_of(st->st_dev, st->st_ino) % c->nbuckets];
 	for (; e; e = e->hnext)
-		if (e->dev == st->st_dev && e->ino == st->st_ino)
+		if (e->id.dev == st->st_dev && e->id.ino == st->st_ino)
 			return e;
 	return NULL;
 }
 
 static int same_identity(const struct rc_entry *e, const struct stat *st)
 {
-	return e->size == st->st_size && e->mtime == ns_of(&st->st_mtim) &&
-	       e->ctime == ns_of(&st->st_ctim);
+	struct af_fid id;
+	af_fid_of(st, &id);
+	return af_fid_same(&e->id, &id);
 }
 
 static void grow(struct af_rcache *c)
@@ -201,7 +194,7 @@ static void grow(struct af_rcache *c)
 		struct rc_entry *e = c->buckets[i], *next;
 		for (; e; e = next) {
 			next = e->hnext;
-			size_t k = hash_of(e->dev, e->ino) % n;
+			size_t k = hash_of(e->id.dev, e->id.ino) % n;
 			e->hnext = b[k];
 			b[k] = e;
 		}
@@ -235,11 +228,7 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st,
 		c->buckets[k] = e;
 		c->count++;
 	}
-	e->dev = st->st_dev;
-	e->ino = st->st_ino;
-	e->size = st->st_size;
-	e->mtime = ns_of(&st->st_mtim);
-	e->ctime = ns_of(&st->st_ctim);
+	af_fid_of(st, &e->id);
 	e->version = version;
 	return e;
 }
@@ -368,8 +357,9 @@ int af_rcache_save(struct af_rcache *c, int dirfd, const char *name)
 			    !size_outlives_text(e) || strlen(e->info.codec->name) >= sizeof(r.codec))
 				continue;
 			memset(&r, 0, sizeof(r));
-			r.dev = (uint64_t)e->dev, r.ino = (uint64_t)e->ino, r.size = (uint64_t)e->size;
-			r.mtime = e->mtime, r.ctime = e->ctime;
+			r.dev = (uint64_t)e->id.dev, r.ino = (uint64_t)e->id.ino;
+			r.size = (uint64_t)e->id.size;
+			r.mtime = e->id.mtime, r.ctime = e->id.ctime;
 			r.name_hash = e->info.name_hash, r.ysize = e->info.size;
 			r.version = e->version;
 			memcpy(r.codec, e->info.codec->name, strlen(e->info.codec->name));

@@ -13,6 +13,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
@@ -50,12 +51,6 @@ int af_view_rel(const char *path, char *rel, size_t size)
 	return 0;
 }
 
-static const char *base_of(const char *rel)
-{
-	const char *s = strrchr(rel, '/');
-	return s ? s + 1 : rel;
-}
-
 size_t af_view_strip(const char *name)
 {
 	size_t n = strlen(name), k = strlen(AF_VIEW_SUFFIX);
@@ -66,7 +61,7 @@ size_t af_view_strip(const char *name)
 
 int af_view_is_candidate(const char *rel)
 {
-	const char *base = base_of(rel);
+	const char *base = af_base(rel);
 	size_t n = af_view_strip(base);
 	char stem[256];
 	if (!n || n >= sizeof(stem))
@@ -82,7 +77,7 @@ void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const st
 	uint8_t head[AF_BID_HEAD];
 	size_t got = 0;
 	memset(info, 0, sizeof(*info));
-	const char *base = base_of(name);
+	const char *base = af_base(name);
 	uint64_t name_hash = af_fnv1_64(base, strlen(base)) | 1;
 	/* a binary whose view name would pass NAME_MAX cannot be shown as a view */
 	if (!S_ISREG(st->st_mode) || strlen(base) + strlen(AF_VIEW_SUFFIX) > NAME_MAX)
@@ -115,7 +110,7 @@ struct in_folder {
 static int name_in_folder(void *ctx, const char *x)
 {
 	const struct in_folder *f = ctx;
-	const char *base = base_of(f->rel);
+	const char *base = af_base(f->rel);
 	char path[4096 + 256];
 	struct af_res r;
 	snprintf(path, sizeof(path), "/%.*s%s", (int)(base - f->rel), f->rel, x);
@@ -128,7 +123,7 @@ static int name_in_folder(void *ctx, const char *x)
 int af_view_is_dropping(struct af_fs *fs, const char *rel)
 {
 	struct in_folder f = {fs, rel};
-	return af_dropping_is(base_of(rel), name_in_folder, &f);
+	return af_dropping_is(af_base(rel), name_in_folder, &f);
 }
 
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind)
@@ -230,7 +225,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest)
 					     : af_view_render(fs, v.bin, &v.st, &yaml);
 	if (rc)
 		return NULL;
-	struct af_plot_opts o = {.title = base_of(v.rel)};
+	struct af_plot_opts o = {.title = af_base(v.rel)};
 	af_diag_init(&d);
 	if (!af_plot_svg(yaml->data, yaml->len, &o, &svg, &d) && !svg.failed)
 		t = af_text_take(&svg);
@@ -252,7 +247,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	r->ghost = 0;
 	if (rc)
 		return rc;
-	base = base_of(r->rel);
+	base = af_base(r->rel);
 	if (!strcmp(r->rel, ".")) {
 		r->kind = AF_K_DIR;
 		return fstatat(fs->rootfd, ".", &r->st, 0) ? -errno : 0;
@@ -278,7 +273,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	if (af_alias_is_hidden(r->rel)) { /* a removed or replaced open file: its own name */
 		if (!af_alias_orig(fs, r->rel, r->rel, sizeof(r->rel)))
 			return 0;
-		base = base_of(r->rel);
+		base = af_base(r->rel);
 		alias = 1;
 	}
 	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED) &&
@@ -345,7 +340,7 @@ static void sib_link(const struct af_dirio *d, const char *name)
 
 void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
 {
-	const char *base = base_of(bin_rel);
+	const char *base = af_base(bin_rel);
 	char name[NAME_MAX + 1];
 	s->fs = fs;
 	snprintf(s->dir, sizeof(s->dir), "%.*s", base == bin_rel ? 0 : (int)(base - bin_rel - 1),
@@ -376,7 +371,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	struct af_diag d;
 	struct af_rinfo info;
 	struct af_sibio sib;
-	struct stat st = *st0, again;
+	struct stat st = *st0;
 	int rc = 0;
 
 	*out = NULL;
@@ -393,24 +388,18 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		}
 		af_buf_reset(&in);
 		af_diag_clear(&d);
-		if (af_bn_read_file(fs->rootfd, bin_rel, AF_MAX_FILE, &in, &d)) {
+		/* A file replaced while we read it is read again under its new identity. */
+		rc = af_bn_read_stable(fs->rootfd, bin_rel, AF_MAX_FILE, &st, &in, &d);
+		if (rc < 0) {
 			rc = -EIO;
 			goto out;
 		}
-		/* A file replaced while we read it is read again under its new identity. */
-		if (af_bn_stat(fs->rootfd, bin_rel, &again)) {
-			rc = -errno;
-			goto out;
-		}
-		if (again.st_ino == st.st_ino && again.st_size == st.st_size &&
-		    again.st_mtim.tv_sec == st.st_mtim.tv_sec &&
-		    again.st_mtim.tv_nsec == st.st_mtim.tv_nsec)
+		if (rc == 0)
 			break;
 		if (attempt >= 3) {
 			rc = -EAGAIN;
 			goto out;
 		}
-		st = again;
 	}
 	af_sibio_init(&sib, fs, bin_rel);
 	rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
