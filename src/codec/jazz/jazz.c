@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "animfs/codec.h"
+#include "animfs/yamlio.h"
 #include "animfs/userdict.h"
 #include "jazz.h"
 
@@ -114,15 +115,21 @@ out:
 static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 			  struct af_buf *out, struct af_diag *d)
 {
+	struct af_ydoc doc;
 	struct af_arena arena;
 	struct jazz_model m = { 0 };
 	int rc;
 	af_arena_init(&arena);
 	m.arena = &arena;
-	if (!(rc = jazz_parse(yaml, n, &arena, &m, d)))
+	memset(&doc, 0, sizeof(doc));
+	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
+	if (!rc)
+		rc = jazz_parse(doc.root, &arena, &m, d);
+	if (!rc)
 		rc = jazz_encode(&m, out, d);
 	if (!rc && io && io->learn_names && m.nnames)
 		io->learn_names(io->ctx, m.names, m.nnames);
+	af_ydoc_free(&doc);
 	af_arena_free(&arena);
 	return rc;
 }

@@ -126,7 +126,7 @@ int jazz_canonical_order(const struct jazz_model *m, const uint32_t *def_rank, u
 /* jazz_emit.c / jazz_parse.c */
 int jazz_emit(const struct jazz_model *m, struct jazz_names *names, struct af_buf *out,
 	    struct af_diag *d);
-int jazz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct jazz_model *m,
+int jazz_parse(const struct af_ynode *root, struct af_arena *arena, struct jazz_model *m,
 	     struct af_diag *d);
 
 /* Flag and enum tables (jazz_enums.c). */

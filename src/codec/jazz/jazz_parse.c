@@ -1021,23 +1021,20 @@ static void warn_unlisted(struct ps *p)
 				  p->ch[i]->label ? p->ch[i]->label : "?");
 }
 
-int jazz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct jazz_model *m,
+int jazz_parse(const struct af_ynode *root, struct af_arena *arena, struct jazz_model *m,
 	     struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct ps p = { .d = d, .a = arena };
-	int rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
-	if (rc)
-		return rc;
+	int rc;
 	m->arena = arena;
-	rc = parse_machine(&p, doc.root, m);
+	rc = parse_machine(&p, root, m);
 	if (!rc)
 		rc = index_labels(&p);
 	for (size_t i = 0; !rc && i < p.nrefs; i++)
 		rc = resolve(&p, &p.refs[i]);
 	if (!rc) {
 		warn_unlisted(&p);
-		rc = place_chunks(&p, doc.root, m);
+		rc = place_chunks(&p, root, m);
 	}
 	if (rc && !d->code)
 		rc = af_diag_error(d, rc, "invalid Jazz YAML");
@@ -1051,6 +1048,5 @@ int jazz_parse(const uint8_t *yaml, size_t n, struct af_arena *arena, struct jaz
 	free(p.names);
 	free(p.ch);
 	free(p.refs);
-	af_ydoc_free(&doc);
 	return rc ? (d->code ? d->code : rc) : 0;
 }

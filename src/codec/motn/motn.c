@@ -1,8 +1,11 @@
 /* Shenmue MOTN: the codec descriptor. The stages: motn_bin.c (bytes <-> model: the file
  * tables), motn_seq.c (one sequence block), motn_emit.c (model -> YAML), motn_parse.c
  * (YAML -> model). Spec: ../shared/formats/shenmue-motn.md. */
+#include <string.h>
+
 #include "animfs/arena.h"
 #include "animfs/codec.h"
+#include "animfs/yamlio.h"
 #include "motn.h"
 
 static int motn_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
@@ -24,19 +27,24 @@ static int motn_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, st
 static int motn_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 			  struct af_buf *out, struct af_diag *d)
 {
+	struct af_ydoc doc;
 	struct af_arena a;
 	struct motn_file f;
 	struct af_buf bin = AF_BUF_INIT;
 	int rc;
 	(void)io;
 	af_arena_init(&a);
-	rc = motn_parse(yaml, n, &a, &f, d);
+	memset(&doc, 0, sizeof(doc));
+	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
+	if (!rc)
+		rc = motn_parse(doc.root, &a, &f, d);
 	if (!rc)
 		rc = motn_encode(&f, &bin, d);
 	if (!rc)
 		rc = af_buf_append(out, bin.data, bin.len) ? af_diag_error(d, AF_ENOMEM, "out of memory")
 							   : 0;
 	af_buf_free(&bin);
+	af_ydoc_free(&doc);
 	af_arena_free(&a);
 	return rc;
 }

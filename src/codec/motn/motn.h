@@ -129,7 +129,7 @@ int motn_bid(const char *name, const uint8_t *head, size_t n);
 int motn_name_ascii(const struct motn_entry *en); /* printable ASCII: shown as text */
 int motn_emit(const struct motn_file *f, const char *filename, struct af_buf *out,
 	      struct af_diag *d);
-int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_file *f,
+int motn_parse(const struct af_ynode *root, struct af_arena *a, struct motn_file *f,
 	       struct af_diag *d);
 
 #endif

@@ -627,12 +627,11 @@ static int parse_header(struct pctx *p, const struct af_ynode *h, uint64_t *coun
 	return 0;
 }
 
-int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_file *f,
+int motn_parse(const struct af_ynode *r, struct af_arena *a, struct motn_file *f,
 	       struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct pctx p;
-	const struct af_ynode *r, *hn, *en, *xn, *bn, *tn, *cn = NULL;
+	const struct af_ynode *hn, *en, *xn, *bn, *tn, *cn = NULL;
 	const struct idref *xids = NULL;
 	uint64_t count = 0;
 	int rc;
@@ -644,9 +643,6 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 	p.f = f;
 	p.bone = p.chan = p.key = -1;
 	af_buf_init(&p.tmp);
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
-		return rc;
-	r = doc.root;
 	if (af_y_want(d, r, AF_YMAP, "document") || check_keys(&p, r, motn_sch_document, "document") ||
 	    !(hn = af_y_need(d, r, "header", "document")) ||
 	    !(en = af_y_need(d, r, "entries", "document")) ||
@@ -670,7 +666,7 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 	if ((rc = parse_blocks(&p, bn)) ||
 	    (rc = get_hexbytes(&p, tn, "trailer", &f->trailer, &f->trailer_len)))
 		goto out;
-	/* Labels and names still point into the tree, which goes away below
+	/* Labels and names still point into the tree, which the caller frees
 	 * (chan->node does too; it is only used while parsing). */
 	for (uint32_t i = 0; i < f->nblocks && !rc; i++)
 		if (f->blocks[i].label && !(f->blocks[i].label = af_arena_strndup(
@@ -683,6 +679,5 @@ int motn_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct motn_fi
 out:
 	free(p.ids);
 	af_buf_free(&p.tmp);
-	af_ydoc_free(&doc);
 	return rc;
 }
