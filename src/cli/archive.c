@@ -9,7 +9,7 @@
 
 #include "animfs/path.h"
 #include "animfs/bytes.h"
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"

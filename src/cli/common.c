@@ -5,7 +5,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "animfs/cli.h"
+#include "cli.h"
 
 static void on_link(const struct af_dirio *d, const char *name)
 {

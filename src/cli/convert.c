@@ -6,7 +6,7 @@
 #include <unistd.h>
 
 #include "animfs/path.h"
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/userdict.h"

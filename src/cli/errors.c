@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/fileio.h"
 
 #define ERRLOG "/.animfs/errors"

@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/codec.h"
 
 #ifndef ANIMFS_VERSION

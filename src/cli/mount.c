@@ -16,7 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/fileio.h"
 #include "animfs/fs.h"
 

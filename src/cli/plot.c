@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "animfs/path.h"
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/fileio.h"
 #include "animfs/plot.h"
 #include "animfs/yamlio.h"

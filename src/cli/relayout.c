@@ -12,7 +12,7 @@
 #include <unistd.h>
 
 #include "animfs/path.h"
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/fileio.h"
 
 #define MAX_REASONS 16

@@ -9,7 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "animfs/cli.h"
+#include "cli.h"
 #include "animfs/fileio.h"
 
 #ifndef ANIMFS_SCHEMA_DIR

@@ -1,4 +1,4 @@
-/* Command-line subcommands (src/cli/). Each returns the process exit code. */
+/* Command-line subcommands, private to src/cli. Each returns the process exit code. */
 #ifndef ANIMFS_CLI_H
 #define ANIMFS_CLI_H
 
