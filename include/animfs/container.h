@@ -68,6 +68,8 @@ struct af_container {
 /* NULL-terminated table. */
 extern const struct af_container *const af_containers[];
 const struct af_container *af_container_bid(const char *name, const uint8_t *head, size_t n);
+/* The container of that name, or NULL. */
+const struct af_container *af_container_by_name(const char *name);
 /* Tests: bid with c too (a container defined in a test). 0, or -1 when full. */
 int af_container_add_for_tests(const struct af_container *c);
 

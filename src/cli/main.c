@@ -4,6 +4,7 @@
 
 #include "cli.h"
 #include "animfs/codec.h"
+#include "animfs/container.h"
 
 #ifndef ANIMFS_VERSION
 #define ANIMFS_VERSION "0.0.0"
@@ -50,6 +51,10 @@ static int cmd_formats(void)
 	for (size_t i = 0; af_codecs[i]; i++)
 		printf("%-22s %-16s %s\n", af_codecs[i]->name, af_codecs[i]->extensions,
 		       af_codecs[i]->description);
+	printf("\n%-22s %-16s %s\n", "CONTAINER", "MEMBERS", "DESCRIPTION");
+	for (size_t i = 0; af_containers[i]; i++)
+		printf("%-22s %-16s %s\n", af_containers[i]->name, af_containers[i]->members,
+		       af_containers[i]->description);
 	return AF_EXIT_OK;
 }
 

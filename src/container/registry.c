@@ -20,6 +20,14 @@ const struct af_container *const af_containers[] = {
  * that a container needs nothing outside this folder and its test. */
 static const struct af_container *for_tests[4];
 
+const struct af_container *af_container_by_name(const char *name)
+{
+	for (size_t i = 0; af_containers[i]; i++)
+		if (!strcmp(af_containers[i]->name, name))
+			return af_containers[i];
+	return NULL;
+}
+
 int af_container_add_for_tests(const struct af_container *c)
 {
 	for (size_t i = 0; i < sizeof(for_tests) / sizeof(for_tests[0]); i++)

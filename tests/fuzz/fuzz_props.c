@@ -1,5 +1,6 @@
 /* Fuzz properties (see fuzz_props.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "animfs/yamlio.h"
@@ -156,4 +157,89 @@ out:
 	af_buf_free(&bin2);
 	af_diag_free(&d);
 	return rc;
+}
+
+/* ---- containers */
+
+static int member_bodies(const struct af_archive *a, struct af_buf *bodies, struct af_diag *d)
+{
+	for (size_t k = 0; k < a->n; k++)
+		if (a->c->body(a->st, k, &bodies[k], d))
+			return -1;
+	return 0;
+}
+
+/* The container image reopened: same members, member k's bytes as given. */
+static int same_members(const struct af_archive *a, const struct af_buf *img,
+			const struct af_buf *bodies, struct af_diag *d)
+{
+	struct af_archive b;
+	struct af_buf got = AF_BUF_INIT;
+	int bad = 0;
+	if (af_archive_open(&b, a->c, img->data, img->len, d)) {
+		fprintf(stderr, "%s: a member replaced by its own bytes: the result does not open "
+			"(%s)\n", a->c->name, d->msg);
+		return -1;
+	}
+	if (b.n != a->n) {
+		fprintf(stderr, "%s: %zu members became %zu\n", a->c->name, a->n, b.n);
+		bad = -1;
+	}
+	for (size_t k = 0; !bad && k < b.n; k++) {
+		af_buf_reset(&got);
+		if (strcmp(a->m[k].name, b.m[k].name) || b.c->body(b.st, k, &got, d) ||
+		    got.len != bodies[k].len || (got.len && memcmp(got.data, bodies[k].data, got.len))) {
+			fprintf(stderr, "%s: member %zu (%s) changed\n", a->c->name, k, a->m[k].name);
+			bad = -1;
+		}
+	}
+	af_buf_free(&got);
+	af_archive_close(&b);
+	return bad;
+}
+
+int af_fuzz_container(const struct af_container *c, const uint8_t *data, size_t n)
+{
+	struct af_archive a;
+	struct af_buf y = AF_BUF_INIT, img = AF_BUF_INIT, *bodies = NULL;
+	struct af_diag d;
+	int bad = 0;
+	af_diag_init(&d);
+	if (af_archive_open(&a, c, data, n, &d))
+		goto out_diag;
+	c->index_yaml(a.st, "fuzz.bin", &y);
+	for (size_t k = 0; k < a.n && !bad; k++) {
+		int changed = -1;
+		af_buf_reset(&y);
+		af_diag_clear(&d);
+		if (af_member_yaml(&a, k, &y, &d))
+			continue;
+		af_diag_clear(&d);
+		if (!af_member_commit(&a, k, y.data, y.len, &img, &changed, &d) && changed) {
+			fprintf(stderr, "%s: member %zu: its own YAML changed the container\n", c->name, k);
+			bad = -1;
+		}
+	}
+	bodies = calloc(a.n ? a.n : 1, sizeof(*bodies));
+	af_diag_clear(&d);
+	if (!bad && bodies && !member_bodies(&a, bodies, &d) && c->replace)
+		for (size_t k = 0; k < a.n && !bad; k++) {
+			af_buf_reset(&img);
+			af_diag_clear(&d);
+			if (!c->replace(a.st, k, bodies[k].data, bodies[k].len, &img, &d))
+				bad = same_members(&a, &img, bodies, &d);
+		}
+	af_diag_clear(&d);
+	af_buf_reset(&img);
+	if (!bad && c->rebuild) /* may refuse (a variant it cannot rebuild), never crash */
+		c->rebuild(a.st, &img, &d);
+	for (size_t k = 0; bodies && k < a.n; k++)
+		af_buf_free(&bodies[k]);
+	free(bodies);
+	af_archive_close(&a);
+out_diag:
+	af_buf_free(&y);
+	af_buf_free(&img);
+	af_diag_free(&d);
+	return bad;
 }

@@ -12,10 +12,15 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "animfs/codec.h"
+#include "animfs/container.h"
 
 /* Each returns 0 when the property holds, -1 (with a message on stderr) when not. */
 int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n);
 int af_fuzz_yaml(const struct af_codec *c, const uint8_t *data, size_t n);
+/* Containers: opens without error  =>  index.yaml renders; every member's own YAML
+ * commits as "unchanged"; replacing a member by its own bytes gives a container that
+ * opens again with the same members, each with the same bytes; no crash anywhere. */
+int af_fuzz_container(const struct af_container *c, const uint8_t *data, size_t n);
 /* The YAML reader property alone; *fast (may be NULL) says if the scanner took it. */
 int af_fuzz_yaml_readers(const uint8_t *data, size_t n, int *fast);
 

@@ -1,6 +1,7 @@
 /* Replays stored fuzz inputs as an ordinary test (gcc, sanitizers in CI).
- * Files in tests/fuzz/regressions/CODEC/bin and .../yaml are crashers and property
- * violations found before; every examples YAML goes through the YAML property. */
+ * Files in tests/fuzz/regressions/CODEC/bin and .../yaml (and CONTAINER/bin) are
+ * crashers and property violations found before; every examples YAML goes through the
+ * YAML property. */
 #include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,14 +12,16 @@
 
 static int replayed, failed;
 
-static void run(const struct af_codec *c, int yaml, const char *path)
+static void run(const struct af_codec *c, const struct af_container *k, int yaml,
+		const char *path)
 {
 	struct af_buf b = AF_BUF_INIT;
 	struct af_diag d;
 	af_diag_init(&d);
 	if (af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &b, &d) == 0) {
 		replayed++;
-		int rc = yaml ? af_fuzz_yaml(c, b.data, b.len) : af_fuzz_binary(c, b.data, b.len);
+		int rc = k ? af_fuzz_container(k, b.data, b.len)
+			   : yaml ? af_fuzz_yaml(c, b.data, b.len) : af_fuzz_binary(c, b.data, b.len);
 		if (rc) {
 			failed++;
 			fprintf(stderr, "FAIL %s (%s)\n", path, yaml ? "yaml" : "binary");
@@ -28,7 +31,8 @@ static void run(const struct af_codec *c, int yaml, const char *path)
 	af_diag_free(&d);
 }
 
-static void run_dir(const struct af_codec *c, int yaml, const char *dir)
+static void run_dir(const struct af_codec *c, const struct af_container *k, int yaml,
+		    const char *dir)
 {
 	DIR *dp = opendir(dir);
 	struct dirent *e;
@@ -39,7 +43,7 @@ static void run_dir(const struct af_codec *c, int yaml, const char *dir)
 		if (e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		run(c, yaml, path);
+		run(c, k, yaml, path);
 	}
 	closedir(dp);
 }
@@ -50,9 +54,14 @@ int main(void)
 	for (size_t i = 0; af_codecs[i]; i++) {
 		const struct af_codec *c = af_codecs[i];
 		snprintf(dir, sizeof(dir), "%s/tests/fuzz/regressions/%s/bin", ANIMFS_SOURCE_DIR, c->name);
-		run_dir(c, 0, dir);
+		run_dir(c, NULL, 0, dir);
 		snprintf(dir, sizeof(dir), "%s/tests/fuzz/regressions/%s/yaml", ANIMFS_SOURCE_DIR, c->name);
-		run_dir(c, 1, dir);
+		run_dir(c, NULL, 1, dir);
+	}
+	for (size_t i = 0; af_containers[i]; i++) {
+		snprintf(dir, sizeof(dir), "%s/tests/fuzz/regressions/%s/bin", ANIMFS_SOURCE_DIR,
+			 af_containers[i]->name);
+		run_dir(NULL, af_containers[i], 0, dir);
 	}
 	/* every example document, through the codec it names */
 	snprintf(dir, sizeof(dir), "%s/examples", ANIMFS_SOURCE_DIR);
