@@ -122,22 +122,21 @@ static void emit_sequences(struct af_buf *b, const struct re_edd *e, unsigned ga
 }
 
 /* The comment after each bone's angles ("# 3 right_elbow", or "# bone_3" where the
- * skeleton is not one the spec names), made once per bank. */
+ * skeleton is not one the spec names), made once per bank in fixed slots, so that a
+ * pose copies each with one fixed-size move. */
+#define RE_NOTE 24 /* "# 255 " + a name of at most 15 characters + newline: 22 */
 struct bone_notes {
-	char text[256 * 24]; /* "# 255 " + a name of at most 15 characters + newline */
-	uint16_t off[257];
+	char text[256][RE_NOTE];
+	uint8_t len[256];
 };
 
 static void make_notes(struct bone_notes *bn, const char *const *names, unsigned n)
 {
-	size_t at = 0;
 	for (unsigned i = 0; i < n && i < 256; i++) {
-		int w = names ? snprintf(bn->text + at, 24, "# %u %.15s\n", i, names[i])
-			      : snprintf(bn->text + at, 24, "# bone_%u\n", i);
-		bn->off[i] = (uint16_t)at;
-		at += w > 0 && w < 24 ? (size_t)w : 0;
+		int w = names ? snprintf(bn->text[i], RE_NOTE, "# %u %.15s\n", i, names[i])
+			      : snprintf(bn->text[i], RE_NOTE, "# bone_%u\n", i);
+		bn->len[i] = (uint8_t)(w > 0 && w < RE_NOTE ? w : 0);
 	}
-	bn->off[n < 256 ? n : 256] = (uint16_t)at;
 }
 
 /* Angle triples shorter than this are padded, so that most bone comments line up. */
@@ -148,8 +147,8 @@ static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsi
 		      unsigned n, const struct bone_notes *bn)
 {
 	/* fixed part < 160 bytes; per bone: indent 12, a triple at most 27 (three angles of
-	 * 7 characters), padding and spaces at most RE_TRIPLE_COL + 2, a note at most 24 */
-	if (af_buf_reserve(b, 160 + (size_t)n * (12 + 27 + RE_TRIPLE_COL + 2 + 24)))
+	 * 7 characters), padding and spaces at most RE_TRIPLE_COL + 2, a note RE_NOTE */
+	if (af_buf_reserve(b, 160 + (size_t)n * (12 + 27 + RE_TRIPLE_COL + 2 + RE_NOTE)))
 		return;
 	char *p = (char *)b->data + b->len, *start = p;
 	p = PUT(p, "      - pose: ");
@@ -176,10 +175,11 @@ static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsi
 		}
 		*p++ = ']';
 		size_t w = (size_t)(p - t);
-		size_t pad = w < RE_TRIPLE_COL ? RE_TRIPLE_COL - w + 2 : 2;
-		memset(p, ' ', pad);
-		p += pad;
-		p = put_str(p, bn->text + bn->off[bone], (size_t)(bn->off[bone + 1] - bn->off[bone]));
+		/* fixed-size moves (the reserve covers them); only the lengths vary */
+		memset(p, ' ', RE_TRIPLE_COL + 2);
+		p += w < RE_TRIPLE_COL ? RE_TRIPLE_COL - w + 2 : 2;
+		memcpy(p, bn->text[bone], RE_NOTE);
+		p += bn->len[bone];
 	}
 	b->len += (size_t)(p - start);
 }
@@ -200,7 +200,7 @@ static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned ga
 	af_buf_printf(b, "    keyframes:   # %zu poses in file order; motion is cumulative "
 		      "within a sequence; angles [x, y, z] in degrees (4096 = 360), one bone a "
 		      "line in bone order, the comment names the bone\n", m->nposes);
-	struct bone_notes bn; /* 6.7 KB: bone_count is at most 256 (re_emr.c) */
+	struct bone_notes bn = { 0 }; /* 6.4 KB: bone_count is at most 256 (re_emr.c) */
 	make_notes(&bn, names, m->nbones);
 	/* one growth for the whole pool, not a copy at every doubling */
 	af_buf_reserve(b, m->nposes * (100 + (size_t)m->nbones * (12 + 20 + 2 + 16)));
