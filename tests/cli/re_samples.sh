@@ -44,7 +44,7 @@ pld="$tmp/biohazard-utils_re3_pld0_leon_PL00.PLD.yaml"
 # one bone a line with its name (RE3 human), bone_<i> where the spec names none (RE2);
 # flags by name where the spec reads them
 grep -q "^          - \[1, -5.7, -61.35\] *# 3 right_elbow$" "$pld" || fail "RE3 bone names not shown"
-grep -q "^    relpos\|relpos: \[-54, 811, 8\]}   # left_foot$" "$pld" || fail "RE3 skeleton names not shown"
+grep -q "relpos: \[-54, 811, 8\]}   # left_foot$" "$pld" || fail "RE3 skeleton names not shown"
 grep -q "  # bone_3$" "$tmp/biohazard-utils_re2_pld0_leon_PL00.PLD.yaml" || fail "RE2 bones not shown as bone_<i>"
 grep -q "^          - \[5, footfall\]$" "$pld" || fail "flag 0x02 not shown as footfall"
 grep -q "^          - \[[0-9]*, 0x04\]$" "$pld" || fail "an unnamed flag not shown in hex"
