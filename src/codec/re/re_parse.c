@@ -70,9 +70,9 @@ static int get_triple(struct pctx *c, const struct af_ynode *n, int16_t out[3], 
 	return rc;
 }
 
-/* A map's keys are those of its table in re_schema.c (the schema's own), and of those
- * a key that does not apply here is refused with why: a key that would be ignored is an
- * error, never silently dropped. */
+/* A map's keys must be those of its table in re_schema.c (the schema's own); a known key
+ * that does not apply where it is gets refused too, with why: a key that would be ignored
+ * is an error, never silently dropped. */
 static int check_keys(struct pctx *c, const struct af_ynode *map,
 		      const struct af_sch_prop *props, const char *what)
 {
@@ -91,8 +91,8 @@ static int refuse_key(struct pctx *c, const struct af_ynode *map, const char *ke
 }
 
 /* A bank's keys other than those of keep are refused. */
-static int refuse_bank_keys(struct pctx *c, const struct af_ynode *map, const char *const *keep,
-		       const char *what, const char *why)
+static int refuse_bank_keys(struct pctx *c, const struct af_ynode *map,
+			    const char *const *keep, const char *what, const char *why)
 {
 	for (const struct af_sch_prop *p = re_bank_props; p->key; p++) {
 		int kept = 0;
@@ -368,8 +368,8 @@ static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct r
 		return AF_EINVAL;
 	if (is_word(kn, "empty")) {
 		m->empty = 1;
-		return refuse_bank_keys(c, bank, empty_only, path, "does not apply to a bank with "
-				   "keyframes: empty (its EMR section is 4 zero bytes)");
+		return refuse_bank_keys(c, bank, empty_only, path, "does not apply to a bank "
+					"with keyframes: empty (its EMR section is 4 zero bytes)");
 	}
 	if ((rc = get_u(c, bank, "bone_count", 0xFFFF, &v, path)))
 		return rc;
@@ -530,8 +530,8 @@ static int parse_bank(struct pctx *c, const struct af_ynode *bn, unsigned i, str
 	const struct af_ynode *v = af_ymap_get(bn, "verbatim");
 	if (v) {
 		size_t len;
-		if ((rc = refuse_bank_keys(c, bn, verbatim_only, path, "does not apply to a verbatim "
-				      "bank (its sections are carried in data)")))
+		if ((rc = refuse_bank_keys(c, bn, verbatim_only, path, "does not apply to a "
+					   "verbatim bank (its sections are carried in data)")))
 			return rc;
 		return af_y_get_str(c->d, v, &k->verbatim, &len, path);
 	}
