@@ -94,6 +94,11 @@ int af_sch_has_key(const struct af_sch_prop *props, const char *key);
 struct af_ynode;
 const struct af_ynode *af_sch_unknown_key(const struct af_sch_prop *props,
 					  const struct af_ynode *map);
+/* The parsers' check: an error at the first key of map that props lacks, "what: unknown
+ * key 'k' (expected a, b, c)"; 0 when there is none. */
+struct af_diag;
+int af_sch_check_keys(struct af_diag *d, const struct af_sch_prop *props,
+		      const struct af_ynode *map, const char *what);
 /* "a, b, c": the keys of props, for "expected ..." messages. */
 void af_sch_key_list(const struct af_sch_prop *props, char *out, size_t size);
 

@@ -137,30 +137,21 @@ const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const c
 	return NULL;
 }
 
-/* The RE codec's descriptor gets its `.schema` member once the work on its stages that
- * is under way lands; until then its schema is found here. */
-extern const struct af_sch re_schema;
-
-static const struct af_sch *schema_of(const struct af_codec *c)
-{
-	return c->schema ? c->schema : c == &af_codec_re_model ? &re_schema : NULL;
-}
-
 int af_codec_has_schema(const struct af_codec *c)
 {
-	return c && schema_of(c) != NULL;
+	return c && c->schema != NULL;
 }
 
 int af_codec_schema(const struct af_codec *c, struct af_buf *out)
 {
-	if (!schema_of(c))
+	if (!c->schema)
 		return AF_EUNSUP;
-	return af_sch_document(c->name, c->description, schema_of(c), out) ? AF_ENOMEM : 0;
+	return af_sch_document(c->name, c->description, c->schema, out) ? AF_ENOMEM : 0;
 }
 
 int af_codec_modeline(const struct af_codec *c, const char *schema_dir, struct af_buf *out)
 {
-	if (!schema_dir || !strcmp(schema_dir, "none") || !schema_of(c))
+	if (!schema_dir || !strcmp(schema_dir, "none") || !c->schema)
 		return 0;
 	af_buf_printf(out, "# yaml-language-server: $schema=%s%s%s.json\n", schema_dir,
 		      schema_dir[0] && schema_dir[strlen(schema_dir) - 1] != '/' ? "/" : "", c->name);

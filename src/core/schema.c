@@ -302,3 +302,15 @@ const struct af_ynode *af_sch_unknown_key(const struct af_sch_prop *props,
 	}
 	return NULL;
 }
+
+int af_sch_check_keys(struct af_diag *d, const struct af_sch_prop *props,
+		      const struct af_ynode *map, const char *what)
+{
+	const struct af_ynode *k = af_sch_unknown_key(props, map);
+	char list[300];
+	if (!k)
+		return 0;
+	af_sch_key_list(props, list, sizeof(list));
+	return af_y_error(d, k, "%s: unknown key '%.40s' (expected %s)", what,
+			  k->type == AF_YSCALAR ? k->str : "?", list);
+}

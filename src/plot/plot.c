@@ -357,9 +357,12 @@ static void plot_re(struct plot *p, const struct af_ynode *root)
 			}
 			for (size_t f = 0; f < count(frames); f++) {
 				const struct af_ynode *fr = item(frames, f);
-				double pose, flags, v;
+				double pose, flags = 0, v;
 				const struct af_ynode *kf;
-				if (num(item(fr, 0), &pose) || num(item(fr, 1), &flags))
+				/* flags: a number, or a name (none: no flag) that labels the marker */
+				const char *fname = str(item(fr, 1));
+				int named = num(item(fr, 1), &flags) != 0;
+				if (num(item(fr, 0), &pose) || (named && !fname))
 					continue;
 				kf = item(pool, (size_t)(re2 ? pose : start + pose));
 				for (int a = 0; a < 3; a++)
@@ -367,9 +370,12 @@ static void plot_re(struct plot *p, const struct af_ynode *root)
 						add_key(p, s[a], (double)f / 30.0, v, 0, 0);
 				if (!num(re2 ? item(af_ymap_get(kf, "offset"), 1) : af_ymap_get(kf, "y_offset"), &v))
 					add_key(p, s[3], (double)f / 30.0, v, 0, 0);
-				if (flags) {
-					char l[16];
-					snprintf(l, sizeof(l), "0x%02X", (unsigned)flags);
+				if (named ? strcmp(fname, "none") != 0 : flags != 0) {
+					char l[24];
+					if (named)
+						snprintf(l, sizeof(l), "%.20s", fname);
+					else
+						snprintf(l, sizeof(l), "0x%02X", (unsigned)flags);
 					add_marker(p, o, (double)f / 30.0, l);
 				}
 			}

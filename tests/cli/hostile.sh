@@ -64,7 +64,7 @@ t deep-flow-text 10 "nesting deeper than 64 levels" "$A" encode "$tmp/deep.yaml"
 t deep-block 10 "nesting deeper than 64 levels" "$A" encode "$tmp/deepmap.yaml" -o "$tmp/out"
 t bad-utf8 10 "badutf8.yaml:3:9: invalid leading UTF-8 octet" "$A" encode "$tmp/badutf8.yaml" -o "$tmp/out"
 t huge-scalar 60 "huge.yaml:4:1: " "$A" encode "$tmp/huge.yaml" -o "$tmp/out"
-t wide 60 "wide.yaml:1:1: top level: missing key" "$A" encode "$tmp/wide.yaml" -o "$tmp/out"
+t wide 60 "wide.yaml:2:1: top level: unknown key 'x'" "$A" encode "$tmp/wide.yaml" -o "$tmp/out"
 t too-large 10 "the limit is 268435456" "$A" encode "$tmp/toolarge.yaml" -o "$tmp/out"
 # a skeleton whose parents form a cycle (bones 1 and 2 each other's parent)
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}

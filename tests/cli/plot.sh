@@ -43,7 +43,7 @@ plot "$tmp/MOTION.BIN" "$tmp/look.svg" 3 --object DEMO_LOOK_ALIAS
 # RE: root motion x, y, z and the root height per sequence, flagged frames marked
 seqs=$(grep -c 'pose_start:' "$ex/re3_tiny.PLD.yaml")
 plot "$tmp/tiny.PLD" "$tmp/re.svg" $((seqs * 4))
-grep -q '>0x02<' "$tmp/re.svg" && n=$((n + 1)) || fail "RE frame flags are not marked"
+grep -q '>footfall<' "$tmp/re.svg" && n=$((n + 1)) || fail "RE frame flags are not marked"
 plot "$tmp/tiny.PLD" "$tmp/re0.svg" 4 --object 0/0
 # refusals
 out=$("$ANIMFS" plot "$ex/wave_hello.jazz.yaml" 2>&1); rc=$?

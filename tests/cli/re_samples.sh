@@ -40,6 +40,14 @@ grep -q "^    records: re2-absolute" "$tmp/biohazard-utils_re2_pld0_leon_PL00.PL
 	|| fail "RE2 records style not shown"
 grep -q "^      - {bone: 14, parent: 13, relpos: \[" "$tmp/biohazard-utils_re3_pld0_leon_PL00.PLD.yaml" \
 	|| fail "RE3 PLD skeleton not shown"
+pld="$tmp/biohazard-utils_re3_pld0_leon_PL00.PLD.yaml"
+# one bone a line with its name (RE3 human), bone_<i> where the spec names none (RE2);
+# flags by name where the spec reads them
+grep -q "^          - \[1, -5.7, -61.35\] *# 3 right_elbow$" "$pld" || fail "RE3 bone names not shown"
+grep -q "relpos: \[-54, 811, 8\]}   # left_foot$" "$pld" || fail "RE3 skeleton names not shown"
+grep -q "  # bone_3$" "$tmp/biohazard-utils_re2_pld0_leon_PL00.PLD.yaml" || fail "RE2 bones not shown as bone_<i>"
+grep -q "^          - \[5, footfall\]$" "$pld" || fail "flag 0x02 not shown as footfall"
+grep -q "^          - \[[0-9]*, 0x04\]$" "$pld" || fail "an unnamed flag not shown in hex"
 grep -q "# TIM texture: 384 x 256 pixels, 8 bpp, 3 palettes" "$tmp/biohazard-utils_re3_pld0_leon_PL00.PLD.yaml" \
 	|| fail "TIM information not shown"
 echo "all $models sample models identical"

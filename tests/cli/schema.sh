@@ -145,6 +145,9 @@ mistake motnarity shenmue-motn "$tmp/v/motion.yaml" '0,/- \[4, 2, 1.125, 0.0\]/s
 mistake motnkey shenmue-motn "$tmp/v/motion.yaml" 's/^  attr_high:/  attr_hi:/'
 mistake reletter re-model "$tmp/v/tiny.yaml" '0,/motion: \[-50, 0, 0\]/s//motion: [-50, x, 0]/'
 mistake rerecords re-model "$tmp/v/tiny.yaml" 's/records: re3-relative/records: re3-relativ/'
+mistake rekey re-model "$tmp/v/tiny.yaml" '0,/^        y_offset: -905/s//        y_ofset: -905/'
+mistake reflag re-model "$tmp/v/tiny.yaml" '0,/\[1, footfall\]/s//[1, footfal]/'
+mistake reangle re-model "$tmp/v/tiny.yaml" '0,/- \[0, 5, 0\]/s//- [0, 5]/'
 
 # The installed schemas, and an installed binary's decode points at them.
 if [ -n "${ANIMFS_BUILD_DIR:-}" ]; then

@@ -91,9 +91,11 @@ static void angle_edit(const char *name, unsigned emr_sec, unsigned header, void
 	(void)state;
 	LOAD_OR_SKIP(name, &s);
 	const char *text = (char *)s.yaml.data;
-	const char *pose = strstr(text, "      - {pose: 0,");
+	const char *pose = strstr(text, "      - pose: 0\n");
 	assert_non_null(pose);
-	char *edited = replace_number(text, strstr(pose, "angles: [[") + 10, "45");
+	const char *bone0 = strstr(pose, "        angles:\n          - [");
+	assert_non_null(bone0);
+	char *edited = replace_number(text, bone0 + strlen("        angles:\n          - ["), "45");
 	encode_text(edited, &out);
 	re_read_dir(out.data, out.len, &dir);
 	const uint8_t *emr = out.data + dir.off[emr_sec];
@@ -118,8 +120,9 @@ static void test_root_edit_plw(void **state)
 	(void)state;
 	LOAD_OR_SKIP(RE3_PLW, &s);
 	const char *text = (char *)s.yaml.data;
-	const char *pose = strstr(strstr(text, "  - bank: 2"), "      - {pose: 0, motion: [");
-	char *edited = replace_number(text, pose + 27, "-1234");
+	const char *pose = strstr(strstr(text, "  - bank: 2"), "      - pose: 0\n");
+	assert_non_null(pose);
+	char *edited = replace_number(text, strstr(pose, "motion: [") + 9, "-1234");
 	encode_text(edited, &out);
 	re_read_dir(out.data, out.len, &dir);
 	size_t at = dir.off[6] + af_le16(out.data + dir.off[6] + 2);
@@ -243,11 +246,11 @@ static void test_add_pose_and_sequence(void **state)
 	re_read_dir(s.bin.data, s.bin.len, &da);
 	const uint8_t *emr = s.bin.data + da.off[1];
 	size_t K = af_le16(emr + 2), ks = af_le16(emr + 6), npose = (da.len[1] - K) / ks;
-	const char *p0 = strstr(text, "      - {pose: 0,");
-	size_t n = strcspn(p0, "\n");
-	assert_true(n + 32 < sizeof(line));
-	snprintf(line, sizeof(line), "\n      - {pose: %zu,%.*s\ndata:", npose, (int)(n - 17),
-		 p0 + 17);
+	const char *p0 = strstr(text, "      - pose: 0\n"), *p1 = strstr(text, "      - pose: 1\n");
+	assert_true(p0 && p1 > p0);
+	const char *body = p0 + strlen("      - pose: 0\n");
+	assert_true((size_t)(p1 - body) + 64 < sizeof(line));
+	snprintf(line, sizeof(line), "\n      - pose: %zu\n%.*sdata:", npose, (int)(p1 - body), body);
 	snprintf(seq, sizeof(seq), "      - pose_start: %zu\n        frames:\n          - [0, 0x04]\n"
 		 "    keyframes:", npose);
 	char *t1 = re_replace(text, NULL, "\ndata:", line);
@@ -274,6 +277,48 @@ static void test_add_pose_and_sequence(void **state)
 	free(t2);
 	af_buf_free(&out);
 	unload(&s);
+}
+
+/* What a person reads: bone names where the spec names the skeleton (RE3 human, also
+ * for the PLW's header-only bank, and the 7-bone lower body), bone_<i> otherwise (RE2,
+ * the 9-bone upper body); flags by name. An edit through a flag name moves one byte. */
+static void test_names(void **state)
+{
+	struct sample s, w, r2;
+	struct af_buf out = AF_BUF_INIT;
+	(void)state;
+	LOAD_OR_SKIP(RE3_PLD, &s);
+	LOAD_OR_SKIP(RE3_PLW, &w);
+	LOAD_OR_SKIP(RE2_PLD, &r2);
+	const char *y = (char *)s.yaml.data, *wy = (char *)w.yaml.data, *y2 = (char *)r2.yaml.data;
+	assert_non_null(strstr(y, "      - {bone: 3, parent: 2, relpos: [-11, 485, -80]}   # right_elbow\n"));
+	assert_non_null(strstr(y, "        angles:\n          - [0, -0.35, -11.95]      # 0 hips\n"));
+	assert_non_null(strstr(y, "  # 14 left_foot\n      - pose: 1\n"));
+	assert_non_null(strstr(y, "          - [5, footfall]\n"));
+	assert_non_null(strstr(y, "          - [24, footfall2]\n"));
+	assert_null(strstr(y, ", 0x00]"));
+	const char *b1 = strstr(wy, "  - bank: 1"), *b2 = strstr(wy, "  - bank: 2");
+	assert_true(strstr(wy, "  # 14 left_foot\n") < b1);
+	assert_true(strstr(b1, "relpos: [-57, 839, -8]}   # right_foot\n") < b2);
+	assert_non_null(strstr(b2, "  # bone_8\n"));
+	assert_null(strstr(b2, "hips"));
+	assert_non_null(strstr(y2, "  # bone_14\n"));
+	assert_null(strstr(y2, "right_"));
+	assert_non_null(strstr(y2, "          - [7, 0x4]\n"));
+	/* sequence 0, frame 5: footfall (0x02) -> footfall2 (0x06), the frame's flag byte */
+	char *edited = re_replace(y, NULL, "[5, footfall]", "[5, footfall2]");
+	encode_text(edited, &out);
+	struct re_dir dir;
+	re_read_dir(s.bin.data, s.bin.len, &dir);
+	size_t at = dir.off[0] + af_le16(s.bin.data + dir.off[0] + 2) + 2 * 5 + 1;
+	assert_int_equal(s.bin.data[at], 0x02);
+	assert_int_equal(out.data[at], 0x06);
+	same_except(&s.bin, &out, at, at + 1);
+	free(edited);
+	af_buf_free(&out);
+	unload(&s);
+	unload(&w);
+	unload(&r2);
 }
 
 /* ---------------------------------------------------------------- siblings */
@@ -434,6 +479,7 @@ int main(void)
 		cmocka_unit_test(test_relpos_edit),
 		cmocka_unit_test(test_add_frame),
 		cmocka_unit_test(test_add_pose_and_sequence),
+		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_plw_beside_pld),
 		cmocka_unit_test(test_damage_pld),
 		cmocka_unit_test(test_damage_plw),

@@ -158,6 +158,22 @@ static void expect_edit_error(const char *base, const char *from, const char *ol
 	free(doc);
 }
 
+/* A copy of text with [from, to) (the first of each, to after from) replaced by with. */
+static char *cut(const char *text, const char *from, const char *to, const char *with)
+{
+	const char *a = strstr(text, from);
+	assert_non_null(a);
+	const char *b = strstr(a, to);
+	assert_non_null(b);
+	size_t n = strlen(text), w = strlen(with), head = (size_t)(a - text);
+	char *r = malloc(n - (size_t)(b - a) + w + 1);
+	assert_non_null(r);
+	memcpy(r, text, head);
+	memcpy(r + head, with, w);
+	strcpy(r + head + w, b);
+	return r;
+}
+
 static void test_pose_errors(void **state)
 {
 	(void)state;
@@ -255,10 +271,128 @@ static void test_structure_errors(void **state)
 			  "length: 0", "data: section 3 has no bytes");
 	expect_edit_error(re3_doc, NULL, "role: mesh-md2", "role: tim", "role: tim",
 			  "data: section 2 holds 'mesh-md2', not 'tim'");
-	/* sequences need a pool */
-	char *a = re_replace(re3_doc, NULL, "    keyframes:\n", "    keyframes: empty\n    old:\n");
-	expect_error(a, "      - pose_start: 0", "1 sequences but the bank has no keyframe pool");
+	/* sequences need a pool; an empty bank has no EMR keys */
+	char *a = cut(re3_doc, "    bone_count:", "    sequences:", "");
+	char *b = cut(a, "    keyframes:\n", "data:", "    keyframes: empty\n");
+	expect_error(b, "      - pose_start: 0", "1 sequences but the bank has no keyframe pool");
+	char *c = re_replace(b, NULL, "    sequences:", "    bone_count: 3\n    sequences:");
+	expect_error(c, "    bone_count: 3", "banks[0]: 'bone_count' does not apply to a bank with "
+		     "keyframes: empty");
 	free(a);
+	free(b);
+	free(c);
+}
+
+/* Every map's keys are its table's (re_schema.c): a key the codec would ignore is an
+ * error at its line, as is a key of the other game's form. */
+static void test_unknown_keys(void **state)
+{
+	(void)state;
+	expect_edit_error(re3_doc, NULL, "game: re3\n", "game: re3\ngmae: re3\n", "gmae:",
+			  "top level: unknown key 'gmae' (expected format, game, kind, banks, data)");
+	expect_edit_error(re3_doc, NULL, "    records: re3-relative\n",
+			  "    records: re3-relative\n    colour: red\n", "colour:",
+			  "banks[0]: unknown key 'colour' (expected bank, name, sections, records");
+	expect_edit_error(re3_doc, NULL, "relpos: [0, -300, 0]}", "relpos: [0, -300, 0], name: torso}",
+			  "name: torso", "banks[0].skeleton[1]: unknown key 'name' (expected bone, "
+			  "parent, relpos)");
+	expect_edit_error(re3_doc, NULL, "      - pose_start: 0\n",
+			  "      - pose_start: 0\n        loop: yes\n", "loop:",
+			  "banks[0].sequences[0]: unknown key 'loop' (expected pose_start, frames)");
+	expect_edit_error(re3_doc, NULL, "{pose: 1, motion:", "{pose: 1, motoin:", "motoin",
+			  "banks[0].keyframes[1]: unknown key 'motoin' (expected pose, motion");
+	expect_edit_error(re3_doc, NULL, "{section: 3, role:", "{section: 3, rol:", "rol:",
+			  "data[1]: unknown key 'rol' (expected section, role, length, hex, base64)");
+	/* keys that exist, but not here */
+	expect_edit_error(re3_doc, NULL, "{pose: 1, ", "{pose: 1, offset: [0, 0, 0], ", "offset: [0, 0, 0]",
+			  "banks[0].keyframes[1]: 'offset' is RE2's");
+	expect_edit_error(re2_doc, NULL, "{offset: [0, -901, 0], ", "{y_offset: 3, offset: [0, -901, 0], ",
+			  "y_offset:", "banks[0].keyframes[1]: 'y_offset' is RE3's");
+	expect_edit_error(re2_doc, NULL, "      - frames:\n", "      - pose_start: 0\n        frames:\n",
+			  "pose_start:", "banks[0].sequences[0]: 'pose_start' is RE3's");
+	expect_edit_error(re3_doc, NULL, "    keyframe_size: 24\n",
+			  "    keyframe_size: 24\n    armature_offset: 28\n", "armature_offset",
+			  "banks[0]: 'armature_offset' belongs to a header-only bank");
+	expect_edit_error(re3_doc, NULL, "    records: re3-relative\n",
+			  "    verbatim: \"why\"\n    records: re3-relative\n", "records:",
+			  "banks[0]: 'records' does not apply to a verbatim bank");
+}
+
+/* Flags by name: the same bytes as the number; a name of no flag (or of the other
+ * game's) is refused at its line. */
+static void test_flag_names(void **state)
+{
+	(void)state;
+	struct af_buf a = AF_BUF_INIT, b = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	char *t1 = re_replace(re3_doc, NULL, "[1, 0x02]", "[1, footfall]");
+	char *t2 = re_replace(t1, NULL, "[0, 0x00]", "[0, none]");
+	assert_int_equal(re_enc(re3_doc, strlen(re3_doc), &a, &d), 0);
+	assert_int_equal(re_enc(t2, strlen(t2), &b, &d), 0);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	free(t2);
+	t2 = re_replace(t1, NULL, "[1, footfall]", "[1, footfall2]");
+	af_buf_reset(&b);
+	assert_int_equal(re_enc(t2, strlen(t2), &b, &d), 0);
+	struct re_dir dir;
+	re_read_dir(b.data, b.len, &dir);
+	assert_int_equal(b.data[dir.off[0] + 8 + 3], 0x06); /* frame 1's flags */
+	expect_edit_error(re3_doc, NULL, "[1, 0x02]", "[1, footfal]", "[1, footfal]",
+			  "banks[0].sequences[0].frames[1] flags: 'footfal' is not a flag name of "
+			  "re3 (none, footfall, footfall2) nor a number");
+	expect_edit_error(re2_doc, NULL, "[1, 0x340]", "[1, footfall]", "[1, footfall]",
+			  "'footfall' is not a flag name of re2 (none) nor a number");
+	free(t1);
+	free(t2);
+	af_buf_free(&a);
+	af_buf_free(&b);
+	af_diag_free(&d);
+}
+
+/* The view's form: one bone a line with its comment, and the pose's keys one a line,
+ * gives the same bytes as the one-line form; a mistake on a bone's line is reported there. */
+static const char re3_block_pool[] =
+	"    keyframes:\n"
+	"      - pose: 0\n"
+	"        motion: [0, 0, 0]\n"
+	"        y_offset: -900\n"
+	"        angles:\n"
+	"          - [0, 0, 0]       # bone_0\n"
+	"          - [10, 0, 0]      # bone_1\n"
+	"          - [-10, 0, 0]     # bone_2\n"
+	"      - pose: 1\n"
+	"        motion: [-50, 0, 0]\n"
+	"        y_offset: -905\n"
+	"        angles:\n"
+	"          - [0, 5, 0]       # bone_0\n"
+	"          - [-0.35, 0, 0]   # bone_1\n"
+	"          - [180, 0, 0]     # bone_2\n";
+
+static void test_block_angles(void **state)
+{
+	(void)state;
+	struct af_buf a = AF_BUF_INIT, b = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	char *doc = cut(re3_doc, "    keyframes:\n", "data:", re3_block_pool);
+	assert_int_equal(re_enc(re3_doc, strlen(re3_doc), &a, &d), 0);
+	if (re_enc(doc, strlen(doc), &b, &d))
+		fail_msg("%u:%u: %s", d.line, d.col, d.msg);
+	assert_int_equal(a.len, b.len);
+	assert_memory_equal(a.data, b.data, a.len);
+	expect_edit_error(doc, "pose: 1", "[-0.35, 0, 0]", "[-0.35, 0]", "[-0.35, 0]",
+			  "banks[0].keyframes[1].angles[1]: expected [x, y, z] in degrees, found 2");
+	expect_edit_error(doc, "pose: 1", "          - [-0.35, 0, 0]   # bone_1\n", "",
+			  "          - [0, 5, 0]",
+			  "banks[0].keyframes[1].angles: 2 triples but bone_count is 3");
+	expect_edit_error(doc, "pose: 1", "[180, 0, 0]", "[180, 0, zero]", "[180, 0, zero]",
+			  "banks[0].keyframes[1].angles[2][2]: expected a number");
+	free(doc);
+	af_buf_free(&a);
+	af_buf_free(&b);
+	af_diag_free(&d);
 }
 
 /* RE3: the frame list of sequence 1 would start at 16 + 2 * 32760 = 65536. */
@@ -344,6 +478,9 @@ int main(void)
 		cmocka_unit_test(test_keyframe_errors),
 		cmocka_unit_test(test_skeleton_errors),
 		cmocka_unit_test(test_structure_errors),
+		cmocka_unit_test(test_unknown_keys),
+		cmocka_unit_test(test_flag_names),
+		cmocka_unit_test(test_block_angles),
 		cmocka_unit_test(test_offset_limit),
 		cmocka_unit_test(test_add_pose_and_sequence),
 		cmocka_unit_test(test_mesh_warning),

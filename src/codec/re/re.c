@@ -133,8 +133,9 @@ const struct af_codec af_codec_re_model = {
 	.name = "re-model",
 	.description = "Resident Evil 2/3 models: EDD sequences, EMR skeleton and keyframes",
 	.extensions = "PLD PLW EMD",
-	.version = 1,
+	.version = 2, /* 2: one bone a line with its name, frame flags by name */
 	.bid = re_bid,
+	.schema = &re_schema,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
 };

@@ -10,6 +10,7 @@
 #include "animfs/arena.h"
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/schema.h"
 #include "animfs/yamlio.h"
 
 enum re_game { RE_GAME2 = 2, RE_GAME3 = 3 };
@@ -133,6 +134,23 @@ void re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int 
 /* re_cross.c: checks against sibling files and the mesh (spec 8, items 13-15). */
 struct af_io;
 int re_cross_check(const struct re_file *f, const struct af_io *io, struct af_diag *d);
+
+/* re_names.c: bone names of the skeletons the spec names (NULL: none known, the
+ * emitter writes bone_<i>), frame flag names (spellings of values, per game). */
+const char *const *re_bone_names(unsigned game, const struct re_emr *m);
+struct re_flag_name {
+	uint32_t value;
+	unsigned games; /* bit 1 << enum re_game */
+	const char *name, *doc;
+};
+extern const struct re_flag_name re_flag_names[]; /* ends with a NULL name */
+const char *re_flag_name(unsigned game, uint32_t value);
+const struct re_flag_name *re_flag_by_name(const char *name);
+
+/* re_schema.c: the keys of each map of the document (the parser refuses others). */
+extern const struct af_sch_prop re_top_props[], re_bank_props[], re_bone_props[],
+	re_seq_props[], re_key_props[], re_data_props[];
+extern const struct af_sch re_schema;
 
 /* re_emit.c / re_parse.c */
 int re_emit(const struct re_file *f, struct af_buf *out, struct af_diag *d);

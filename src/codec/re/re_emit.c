@@ -12,7 +12,7 @@ static void triple(struct af_buf *b, const int16_t *v)
 	af_buf_printf(b, "[%d, %d, %d]", v[0], v[1], v[2]);
 }
 
-static void emit_skeleton(struct af_buf *b, const struct re_emr *m)
+static void emit_skeleton(struct af_buf *b, const struct re_emr *m, const char *const *names)
 {
 	if (!m->has_skeleton) {
 		af_buf_puts(b, "    skeleton: none   # header-only bank: animates the skeleton "
@@ -26,8 +26,60 @@ static void emit_skeleton(struct af_buf *b, const struct re_emr *m)
 	for (unsigned i = 0; i < m->nbones; i++) {
 		af_buf_printf(b, "      - {bone: %u, parent: %d, relpos: ", i, m->parent[i]);
 		triple(b, m->relpos[i]);
-		af_buf_puts(b, "}\n");
+		af_buf_puts(b, names ? "}   # " : "}\n");
+		if (names)
+			af_buf_printf(b, "%s\n", names[i]);
 	}
+}
+
+static char *put_str(char *p, const char *s, size_t n)
+{
+	memcpy(p, s, n);
+	return p + n;
+}
+
+#define PUT(p, lit) put_str(p, lit, sizeof(lit) - 1)
+
+static char *put_triple(char *p, const int16_t *v)
+{
+	*p++ = '[';
+	for (int i = 0; i < 3; i++) {
+		if (i)
+			p = PUT(p, ", ");
+		p += af_fmt_i64(p, v[i]);
+	}
+	*p++ = ']';
+	return p;
+}
+
+static char *put_hex(char *p, uint32_t v, int min_digits)
+{
+	static const char digit[] = "0123456789ABCDEF";
+	int n = 1;
+	while (n < 8 && v >> (4 * n))
+		n++;
+	n = n < min_digits ? min_digits : n;
+	*p++ = '0';
+	*p++ = 'x';
+	for (int i = n - 1; i >= 0; i--)
+		*p++ = digit[v >> (4 * i) & 15];
+	return p;
+}
+
+/* One frame line, flags by name where re_names.c has one for the game, in hex
+ * otherwise (RE3 two digits); written in place like the poses (thousands per file). */
+static void emit_frame(struct af_buf *b, const struct re_frame *fr, unsigned game)
+{
+	const char *name = re_flag_name(game, fr->flags);
+	if (af_buf_reserve(b, 64))
+		return;
+	char *p = (char *)b->data + b->len, *start = p;
+	p = PUT(p, "          - [");
+	p += af_fmt_u64(p, fr->pose);
+	p = PUT(p, ", ");
+	p = name ? put_str(p, name, strlen(name)) : put_hex(p, fr->flags, game == RE_GAME3 ? 2 : 1);
+	p = PUT(p, "]\n");
+	b->len += (size_t)(p - start);
 }
 
 static void pose_range(const struct re_seq *s, unsigned game, uint64_t *lo, uint64_t *hi)
@@ -65,70 +117,75 @@ static void emit_sequences(struct af_buf *b, const struct re_edd *e, unsigned ga
 		if (game == RE_GAME3)
 			af_buf_puts(b, s->nframes ? "        frames:\n" : "        frames: none\n");
 		for (size_t k = 0; k < s->nframes; k++)
-			af_buf_printf(b, game == RE_GAME3 ? "          - [%u, 0x%02X]\n"
-				      : "          - [%u, 0x%X]\n",
-				      s->frames[k].pose, s->frames[k].flags);
+			emit_frame(b, &s->frames[k], game);
 	}
 }
 
-static char *put_str(char *p, const char *s, size_t n)
-{
-	memcpy(p, s, n);
-	return p + n;
-}
+/* The comment after each bone's angles ("# 3 right_elbow", or "# bone_3" where the
+ * skeleton is not one the spec names), made once per bank in fixed slots, so that a
+ * pose copies each with one fixed-size move. */
+#define RE_NOTE 24 /* "# 255 " + a name of at most 15 characters + newline: 22 */
+struct bone_notes {
+	char text[256][RE_NOTE];
+	uint8_t len[256];
+};
 
-#define PUT(p, lit) put_str(p, lit, sizeof(lit) - 1)
-
-static char *put_triple(char *p, const int16_t *v)
+static void make_notes(struct bone_notes *bn, const char *const *names, unsigned n)
 {
-	*p++ = '[';
-	for (int i = 0; i < 3; i++) {
-		if (i)
-			p = PUT(p, ", ");
-		p += af_fmt_i64(p, v[i]);
+	for (unsigned i = 0; i < n && i < 256; i++) {
+		int w = names ? snprintf(bn->text[i], RE_NOTE, "# %u %.15s\n", i, names[i])
+			      : snprintf(bn->text[i], RE_NOTE, "# bone_%u\n", i);
+		bn->len[i] = (uint8_t)(w > 0 && w < RE_NOTE ? w : 0);
 	}
-	*p++ = ']';
-	return p;
 }
 
-/* One pose line, written in place: the pool is most of an RE file's text. */
+/* Angle triples shorter than this are padded, so that most bone comments line up. */
+#define RE_TRIPLE_COL 22
+
+/* One pose, written in place: the pool is most of an RE file's text. */
 static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsigned game,
-		      unsigned n)
+		      unsigned n, const struct bone_notes *bn)
 {
-	/* fixed part < 160 bytes; an angle is at most 7 characters and its separator 2,
-	 * a bone 4 more */
-	if (af_buf_reserve(b, 160 + (size_t)n * 31))
+	/* fixed part < 160 bytes; per bone: indent 12, a triple at most 27 (three angles of
+	 * 7 characters), padding and spaces at most RE_TRIPLE_COL + 2, a note RE_NOTE */
+	if (af_buf_reserve(b, 160 + (size_t)n * (12 + 27 + RE_TRIPLE_COL + 2 + RE_NOTE)))
 		return;
 	char *p = (char *)b->data + b->len, *start = p;
-	p = PUT(p, "      - {pose: ");
+	p = PUT(p, "      - pose: ");
 	p += af_fmt_u64(p, i);
-	p = PUT(p, ", ");
 	if (game == RE_GAME2) {
-		p = PUT(p, "offset: ");
+		p = PUT(p, "\n        offset: ");
 		p = put_triple(p, ps->offset);
-		p = PUT(p, ", ");
 	}
-	p = PUT(p, "motion: ");
+	p = PUT(p, "\n        motion: ");
 	p = put_triple(p, ps->motion);
 	if (game == RE_GAME3) {
-		p = PUT(p, ", y_offset: ");
+		p = PUT(p, "\n        y_offset: ");
 		p += af_fmt_i64(p, ps->y_offset);
 	}
-	p = PUT(p, ", angles: [");
+	p = PUT(p, "\n        angles:\n");
 	for (unsigned bone = 0; bone < n; bone++) {
-		p = bone ? PUT(p, ", [") : PUT(p, "[");
+		p = PUT(p, "          - ");
+		char *t = p;
+		*p++ = '[';
 		for (int x = 0; x < 3; x++) {
 			if (x)
 				p = PUT(p, ", ");
 			p += re_deg_fmt(p, ps->codes[3 * bone + x]);
 		}
 		*p++ = ']';
+		size_t w = (size_t)(p - t);
+		/* fixed-size moves (the reserve covers them); only the lengths vary */
+		memset(p, ' ', RE_TRIPLE_COL + 2);
+		p += w < RE_TRIPLE_COL ? RE_TRIPLE_COL - w + 2 : 2;
+		memcpy(p, bn->text[bone], RE_NOTE);
+		p += bn->len[bone];
 	}
-	p = PUT(p, "]}\n");
 	b->len += (size_t)(p - start);
 }
 
-static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned game)
+static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned game,
+			   const char *const *names)
 {
 	if (m->opaque_pool) {
 		af_buf_printf(b, "    keyframes: opaque   # %zu records of 32 bytes, not the declared "
@@ -141,10 +198,14 @@ static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned ga
 		return;
 	}
 	af_buf_printf(b, "    keyframes:   # %zu poses in file order; motion is cumulative "
-		      "within a sequence; angles [x, y, z] per bone in degrees (4096 = 360)\n",
-		      m->nposes);
+		      "within a sequence; angles [x, y, z] in degrees (4096 = 360), one bone a "
+		      "line in bone order, the comment names the bone\n", m->nposes);
+	struct bone_notes bn = { 0 }; /* 6.4 KB: bone_count is at most 256 (re_emr.c) */
+	make_notes(&bn, names, m->nbones);
+	/* one growth for the whole pool, not a copy at every doubling */
+	af_buf_reserve(b, m->nposes * (100 + (size_t)m->nbones * (12 + 20 + 2 + 16)));
 	for (size_t i = 0; i < m->nposes; i++)
-		emit_pose(b, &m->poses[i], i, game, m->nbones);
+		emit_pose(b, &m->poses[i], i, game, m->nbones, &bn);
 }
 
 static void emit_bank(struct af_buf *b, const struct re_file *f, unsigned i)
@@ -173,9 +234,10 @@ static void emit_bank(struct af_buf *b, const struct re_file *f, unsigned i)
 	}
 	af_buf_printf(b, "    bone_count: %u\n    keyframe_size: %u\n", k->emr.nbones,
 		      k->emr.keyframe_size);
-	emit_skeleton(b, &k->emr);
+	const char *const *names = re_bone_names(game, &k->emr);
+	emit_skeleton(b, &k->emr, names);
 	emit_sequences(b, &k->edd, game);
-	emit_keyframes(b, &k->emr, game);
+	emit_keyframes(b, &k->emr, game, names);
 }
 
 static void emit_blob(struct af_buf *b, unsigned sec, const char *role, const uint8_t *p,

@@ -70,6 +70,45 @@ static int get_triple(struct pctx *c, const struct af_ynode *n, int16_t out[3], 
 	return rc;
 }
 
+/* A map's keys must be those of its table in re_schema.c (the schema's own); a known key
+ * that does not apply where it is gets refused too, with why: a key that would be ignored
+ * is an error, never silently dropped. */
+static int check_keys(struct pctx *c, const struct af_ynode *map,
+		      const struct af_sch_prop *props, const char *what)
+{
+	return af_sch_check_keys(c->d, props, map, what);
+}
+
+static int refuse_key(struct pctx *c, const struct af_ynode *map, const char *key,
+		      const char *what, const char *why)
+{
+	for (size_t i = 0; i < map->n; i++) {
+		const struct af_ynode *k = map->items[2 * i];
+		if (k->type == AF_YSCALAR && !strcmp(k->str, key))
+			return af_y_error(c->d, k, "%s: '%s' %s", what, key, why);
+	}
+	return AF_OK;
+}
+
+/* A bank's keys other than those of keep are refused. */
+static int refuse_bank_keys(struct pctx *c, const struct af_ynode *map,
+			    const char *const *keep, const char *what, const char *why)
+{
+	for (const struct af_sch_prop *p = re_bank_props; p->key; p++) {
+		int kept = 0;
+		for (const char *const *k = keep; *k; k++)
+			kept |= !strcmp(*k, p->key);
+		int rc = kept ? AF_OK : refuse_key(c, map, p->key, what, why);
+		if (rc)
+			return rc;
+	}
+	return AF_OK;
+}
+
+static const char *const verbatim_only[] = { "bank", "name", "sections", "verbatim", NULL };
+static const char *const empty_only[] = { "bank", "name", "sections", "records", "keyframes",
+					  "sequences", NULL };
+
 static int get_u(struct pctx *c, const struct af_ynode *m, const char *key, uint64_t max,
 		 uint64_t *out, const char *path)
 {
@@ -90,6 +129,7 @@ static int parse_blob(struct pctx *c, const struct af_ynode *e, size_t i, struct
 	int rc;
 	jp(path, "data[%zu]", i);
 	if ((rc = af_y_want(c->d, e, AF_YMAP, path)) ||
+	    (rc = check_keys(c, e, re_data_props, path)) ||
 	    (rc = get_u(c, e, "section", c->lay->nsec - 1u, &sec, path)) ||
 	    (rc = get_u(c, e, "length", UINT32_MAX, &len, path)))
 		return rc;
@@ -146,7 +186,7 @@ static int parse_bone(struct pctx *c, const struct af_ynode *b, unsigned i, stru
 	int64_t v;
 	int rc;
 	jp(p, "%s.skeleton[%u]", path, i);
-	if ((rc = af_y_want(c->d, b, AF_YMAP, p)))
+	if ((rc = af_y_want(c->d, b, AF_YMAP, p)) || (rc = check_keys(c, b, re_bone_props, p)))
 		return rc;
 	const struct af_ynode *bn = af_ymap_get(b, "bone");
 	if (bn) {
@@ -188,6 +228,9 @@ static int parse_skeleton(struct pctx *c, const struct af_ynode *bank, unsigned 
 	if (slot_flags & RE_SLOT_HEADER_ONLY)
 		return af_y_error(c->d, sk, "%s: this bank has no skeleton of its own (it "
 				  "animates the PLD's); write 'skeleton: none'", p);
+	if ((rc = refuse_key(c, bank, "armature_offset", path, "belongs to a header-only bank "
+			     "(skeleton: none); a skeleton's offsets are rebuilt")))
+		return rc;
 	if ((rc = af_y_want(c->d, sk, AF_YSEQ, p)))
 		return rc;
 	if (sk->n != m->nbones)
@@ -245,7 +288,10 @@ static int parse_pose(struct pctx *c, const struct af_ynode *k, size_t i, struct
 	char p[AF_RE_PATH], q[AF_RE_PATH];
 	int rc;
 	jp(p, "%s.keyframes[%zu]", path, i);
-	if ((rc = af_y_want(c->d, k, AF_YMAP, p)))
+	if ((rc = af_y_want(c->d, k, AF_YMAP, p)) || (rc = check_keys(c, k, re_key_props, p)) ||
+	    (rc = refuse_key(c, k, c->game == RE_GAME2 ? "y_offset" : "offset", p,
+			     c->game == RE_GAME2 ? "is RE3's (an RE2 pose has offset: [x, y, z])"
+			     : "is RE2's (an RE3 pose has y_offset)")))
 		return rc;
 	const struct af_ynode *pn = af_ymap_get(k, "pose");
 	if (pn) {
@@ -322,7 +368,8 @@ static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct r
 		return AF_EINVAL;
 	if (is_word(kn, "empty")) {
 		m->empty = 1;
-		return AF_OK;
+		return refuse_bank_keys(c, bank, empty_only, path, "does not apply to a bank "
+					"with keyframes: empty (its EMR section is 4 zero bytes)");
 	}
 	if ((rc = get_u(c, bank, "bone_count", 0xFFFF, &v, path)))
 		return rc;
@@ -346,6 +393,29 @@ static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct r
 
 /* ---------------------------------------------------------------- sequences */
 
+/* A flag name of the game (re_names.c) or a number. */
+static int get_flags(struct pctx *c, const struct af_ynode *n, uint64_t *flags, const char *q)
+{
+	if (n->type != AF_YSCALAR || !((n->str[0] | 0x20) >= 'a' && (n->str[0] | 0x20) <= 'z'))
+		return af_y_get_u64(c->d, n, c->game == RE_GAME3 ? 0xFF : 0xFFFFF, flags, q);
+	const struct re_flag_name *f = re_flag_by_name(n->str);
+	if (f && (f->games & 1u << c->game)) {
+		*flags = f->value;
+		return AF_OK;
+	}
+	char names[200];
+	size_t at = 0;
+	names[0] = 0;
+	for (f = re_flag_names; f->name && at < sizeof(names); f++)
+		if (f->games & 1u << c->game) {
+			int w = snprintf(names + at, sizeof(names) - at, "%s%s", at ? ", " : "",
+					 f->name);
+			at += w > 0 ? (size_t)w : 0;
+		}
+	return af_y_error(c->d, n, "%s: '%.40s' is not a flag name of re%u (%s) nor a number",
+			  q, n->str, c->game, names);
+}
+
 static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq *s,
 		       struct re_frame *out, size_t npos, const char *p)
 {
@@ -360,8 +430,7 @@ static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq 
 	if ((rc = af_y_get_u64(c->d, fr->items[0], UINT32_MAX, &pose, q)))
 		return rc;
 	jp(q, "%s flags", p);
-	if ((rc = af_y_get_u64(c->d, fr->items[1], c->game == RE_GAME3 ? 0xFF : 0xFFFFF, &flags,
-			       q)))
+	if ((rc = get_flags(c, fr->items[1], &flags, q)))
 		return rc;
 	if (c->game == RE_GAME3) {
 		if (pose > 255)
@@ -392,6 +461,10 @@ static int parse_seq(struct pctx *c, const struct af_ynode *sn, struct re_seq *s
 {
 	char q[AF_RE_PATH];
 	int rc = af_y_want(c->d, sn, AF_YMAP, p);
+	if (!rc)
+		rc = check_keys(c, sn, re_seq_props, p);
+	if (!rc && c->game == RE_GAME2)
+		rc = refuse_key(c, sn, "pose_start", p, "is RE3's (RE2 frames hold absolute poses)");
 	if (rc)
 		return rc;
 	s->node = sn;
@@ -442,19 +515,24 @@ static int parse_sequences(struct pctx *c, const struct af_ynode *bank, struct r
 
 /* ---------------------------------------------------------------- banks */
 
+
 static int parse_bank(struct pctx *c, const struct af_ynode *bn, unsigned i, struct re_file *f)
 {
 	char path[AF_RE_PATH];
 	int rc;
 	struct re_bank *k = &f->bank[i];
 	jp(path, "banks[%u]", i);
-	if ((rc = af_y_want(c->d, bn, AF_YMAP, path)))
+	if ((rc = af_y_want(c->d, bn, AF_YMAP, path)) ||
+	    (rc = check_keys(c, bn, re_bank_props, path)))
 		return rc;
 	k->node = bn;
 	re_bank_slots(c->lay, i, k);
 	const struct af_ynode *v = af_ymap_get(bn, "verbatim");
 	if (v) {
 		size_t len;
+		if ((rc = refuse_bank_keys(c, bn, verbatim_only, path, "does not apply to a "
+					   "verbatim bank (its sections are carried in data)")))
+			return rc;
 		return af_y_get_str(c->d, v, &k->verbatim, &len, path);
 	}
 	const char *want = c->game == RE_GAME3 ? "re3-relative" : "re2-absolute";
@@ -502,6 +580,8 @@ int re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
 	struct pctx c = { .d = d, .a = a };
 	unsigned char seen[16] = { 0 };
 	int rc = af_y_want(d, root, AF_YMAP, "top level");
+	if (!rc)
+		rc = check_keys(&c, root, re_top_props, "top level");
 	if (rc)
 		return rc;
 	const struct af_ynode *g = af_y_need(d, root, "game", "top level");
