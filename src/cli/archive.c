@@ -72,7 +72,7 @@ static int emit(const struct af_buf *b, const char *out, struct af_diag *d)
 {
 	size_t off = 0;
 	if (out)
-		return af_replace_file_at(AT_FDCWD, out, b->data, b->len, 0644, d);
+		return af_cli_write(out, b->data, b->len, 0644, d);
 	while (off < b->len) {
 		ssize_t w = write(1, b->data + off, b->len - off);
 		if (w <= 0)

@@ -2,6 +2,8 @@
 #ifndef ANIMFS_CLI_H
 #define ANIMFS_CLI_H
 
+#include <sys/types.h>
+
 #include "animfs/codec.h"
 
 enum { AF_EXIT_OK = 0, AF_EXIT_FAIL = 1, AF_EXIT_USAGE = 2 };
@@ -25,6 +27,11 @@ void af_cli_io_close(struct af_cli_io *c);
 
 /* Where decodes point their modeline: the installed schemas, as a file:// URI. */
 void af_cli_schema_ref(char *out, size_t size);
+
+/* Write an output file: a regular file (or a new one) is replaced atomically
+ * (af_replace_file_at, keeping an existing file's owner, group and mode); a device,
+ * FIFO or socket (-o /dev/null, /dev/stdout) is written to in place. 0 or AF_E*. */
+int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, struct af_diag *d);
 
 /* Print "animfs: <diag formatted with file>" (and warnings) to stderr. */
 void af_cli_report(const char *file, const struct af_diag *d);

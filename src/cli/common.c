@@ -1,10 +1,13 @@
 /* What every command shares: the siblings of a file given by path (the same rule as
  * the mount's: core's dirio), and reporting a diagnostic on stderr. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
+#include "animfs/fileio.h"
 #include "cli.h"
 
 static void on_link(const struct af_dirio *d, const char *name)
@@ -51,3 +54,38 @@ void af_cli_report(const char *file, const struct af_diag *d)
 		fprintf(stderr, "animfs: %s\n", msg);
 	}
 }
+
+/* A device, FIFO or socket named as the output is written to, never replaced:
+ * `-o /dev/null` as root must not turn the device into a file. */
+static int write_in_place(const char *path, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	int fd = open(path, O_WRONLY | O_CLOEXEC | O_NOCTTY);
+	if (fd < 0)
+		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+	while (n) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			int e = w < 0 ? errno : EIO;
+			close(fd);
+			return af_diag_error(d, AF_EIO, "cannot write: %s", strerror(e));
+		}
+		p += w;
+		n -= (size_t)w;
+	}
+	if (close(fd))
+		return af_diag_error(d, AF_EIO, "cannot write: %s", strerror(errno));
+	return 0;
+}
+
+int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, struct af_diag *d)
+{
+	struct stat st;
+	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+		return af_diag_error(d, AF_EIO, "is a folder; name a file to write");
+	if (!stat(path, &st) && !S_ISREG(st.st_mode))
+		return write_in_place(path, data, n, d);
+	return af_replace_file_at(AT_FDCWD, path, data, n, mode, d);
+}
+

@@ -40,7 +40,7 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 		perror("animfs: writing the output");
 		return -1;
 	}
-	if (af_replace_file_at(AT_FDCWD, path, b->data, b->len, 0644, d) == 0)
+	if (af_cli_write(path, b->data, b->len, 0644, d) == 0)
 		return 0;
 	af_cli_report(path, d);
 	af_diag_clear(d);

@@ -82,7 +82,7 @@ int af_cli_plot(int argc, char **argv)
 			perror("animfs: writing the output");
 			goto out;
 		}
-	} else if (af_replace_file_at(AT_FDCWD, outp, svg.data, svg.len, 0644, &d)) {
+	} else if (af_cli_write(outp, svg.data, svg.len, 0644, &d)) {
 		af_cli_report(outp, &d);
 		af_diag_clear(&d);
 		goto out;

@@ -118,7 +118,7 @@ static void write_out(const char *path, const struct stat *st, const struct af_b
 		goto out;
 	}
 	/* in place the file keeps its owner, group and mode; a copy gets the mode */
-	if (af_replace_file_at(AT_FDCWD, dst, bin->data, bin->len, st->st_mode & 07777, &d)) {
+	if (af_cli_write(dst, bin->data, bin->len, st->st_mode & 07777, &d)) {
 		refused(dst, "cannot write the output", &d);
 		goto out;
 	}

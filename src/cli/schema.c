@@ -74,7 +74,7 @@ static int write_all(const char *dir)
 		af_diag_init(&d);
 		snprintf(path, sizeof(path), "%s/%s.json", dir, af_codecs[i]->name);
 		if (af_codec_schema(af_codecs[i], &b) == 0 &&
-		    af_replace_file_at(AT_FDCWD, path, b.data, b.len, 0644, &d)) {
+		    af_cli_write(path, b.data, b.len, 0644, &d)) {
 			af_cli_report(path, &d);
 			rc = AF_EXIT_FAIL;
 		}

@@ -40,5 +40,22 @@ cmp -s "$tmp/tiny.PLD" "$tmp/tiny.orig" || { echo "FAIL: a refused encode change
 t encode-otherext 1 "$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/new.PLD"
 has "format diesel-animation, but the extension of new.PLD is re-model's"
 t encode-anyname 0 "$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/out.dat"
-echo "$(( 21 - fails )) passed, $fails failed"
+# -o names a device or a FIFO: written to, never replaced by a file (as root, a
+# replaced /dev/null would be a plain file for every process on the machine)
+"$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/w.animation"
+mkfifo "$tmp/pipe"
+timeout 60 cat "$tmp/pipe" > "$tmp/from-pipe" & reader=$!
+t decode-to-fifo 0 "$ANIMFS" decode "$tmp/w.animation" -o "$tmp/pipe"
+wait $reader
+[ -p "$tmp/pipe" ] || { echo "FAIL: -o replaced the FIFO"; fails=$((fails+1)); }
+grep -q '^format: diesel-animation' "$tmp/from-pipe" || { echo "FAIL: nothing came through the FIFO"; fails=$((fails+1)); }
+if [ "$(id -u)" = 0 ]; then
+  mknod -m 666 "$tmp/null" c 1 3
+  t decode-to-device 0 "$ANIMFS" decode "$tmp/w.animation" -o "$tmp/null"
+  [ -c "$tmp/null" ] || { echo "FAIL: -o replaced a character device"; fails=$((fails+1)); }
+else
+  echo "skipped: the device case needs root (mknod)"
+fi
+t decode-to-folder 1 "$ANIMFS" decode "$tmp/w.animation" -o "$tmp"; has "is a folder"
+echo "$(( 24 - fails )) passed, $fails failed"
 [ $fails -eq 0 ]
