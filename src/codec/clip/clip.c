@@ -69,6 +69,9 @@ static void add_ik_names(const struct clip *c, struct jazz_names *nm)
 		}
 }
 
+/* Every Sims 3 rig has these two (spec 10); no public human or pet rig names the rest. */
+static const char *const root_bones[] = { "b__ROOT__", "b__ROOT_bind__" };
+
 /* Names in the order of spec 10: rig bones first, then the clip's own, the _KEY maps
  * and the user dictionary; the first that hashes back wins. */
 static void load_names(const struct af_io *io, const struct clip *c, struct jazz_names *nm,
@@ -79,6 +82,8 @@ static void load_names(const struct af_io *io, const struct clip *c, struct jazz
 		io->list_siblings(io->ctx, add_rig, &r);
 	add_ik_names(c, nm);
 	add_bone(nm, c->actor, c->actor_len);
+	for (size_t i = 0; i < sizeof(root_bones) / sizeof(root_bones[0]); i++)
+		add_bone(nm, root_bones[i], strlen(root_bones[i]));
 	jazz_names_load(io, nm, d);
 }
 
