@@ -377,7 +377,7 @@ static void test_ik_tables(void **state)
 	o.ik = IK_ODDFILL; /* not '#' after the NUL: the 512 bytes are kept as hex */
 	build(&b, &o);
 	roundtrip_yaml(&b, &y);
-	assert_true(has(&y, "target_hex: 726f6f74576f726c640000"));
+	assert_true(has(&y, "target_hex: \"726f6f74576f726c640000"));
 	/* a chain marker other than 7E7E7E7E cannot be rebuilt */
 	o.ik = IK_TWO;
 	build(&b, &o);

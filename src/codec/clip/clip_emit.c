@@ -75,6 +75,15 @@ static void emit_head(struct em *e)
 	}
 }
 
+/* Bytes as one quoted run of hex digits (quoted: all digits would read as a number). */
+static void put_hex(struct af_buf *b, const uint8_t *p, size_t n)
+{
+	af_buf_putc(b, '"');
+	for (size_t i = 0; i < n; i++)
+		af_buf_printf(b, "%02x", p[i]);
+	af_buf_putc(b, '"');
+}
+
 /* A 512-byte IK string: its text when it is a zstr with '#' fill, else its bytes. */
 static void put_ik_str(struct af_buf *b, const char *key, const uint8_t *s)
 {
@@ -89,8 +98,7 @@ static void put_ik_str(struct af_buf *b, const char *key, const uint8_t *s)
 		af_y_str(b, (const char *)s, (size_t)(z - s));
 		return;
 	}
-	for (unsigned i = 0; i < CLIP_IK_STR; i++)
-		af_buf_printf(b, "%02x", s[i]);
+	put_hex(b, s, CLIP_IK_STR);
 }
 
 static void emit_ik(struct em *e)
@@ -131,8 +139,7 @@ static void put_sound(struct af_buf *b, const uint8_t *s)
 		af_y_str(b, (const char *)s, (size_t)(z - s));
 		return;
 	}
-	for (unsigned i = 0; i < CLIP_SOUND; i++)
-		af_buf_printf(b, "%02x", s[i]);
+	put_hex(b, s, CLIP_SOUND);
 }
 
 static void put_field(struct em *e, const struct clip_event *ev, const struct clip_field *f,
@@ -293,8 +300,7 @@ static void emit_unknown(struct em *e)
 	af_buf_puts(b, "unknown:  # fields of unknown meaning, kept as they are\n");
 	af_buf_printf(b, "  header_unknown1: %u\n  header_unknown2: %u\n  reserved: ", c->unknown1,
 		      c->unknown2);
-	for (unsigned i = 0; i < 16; i++)
-		af_buf_printf(b, "%02x", c->reserved[i]);
+	put_hex(b, c->reserved, 16);
 	af_buf_printf(b, "\n  version: %u\n  flags: 0x%X\n  padding: 0x%04X\n  event_version: 0x%X\n"
 		      "  end_block: [", c->version, c->flags, c->padding, c->ev_version);
 	for (unsigned i = 0; i < 4; i++) {

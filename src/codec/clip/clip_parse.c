@@ -630,12 +630,11 @@ static int range_error(struct ps *p, const struct clip_chan *ch, const struct cl
 
 /* The codes of one parsed frame (rules 12.1 and 12.2). */
 static int choose_codes(struct ps *p, const struct clip_chan *ch, const struct clip_type *t,
-			const struct pf *f, struct clip_frame *out, int *changed, const char *what)
+			const struct pf *f, struct clip_frame *out, const char *what)
 {
 	uint16_t codes[4] = { 0 }, signs;
 	int bad = quantize(p->c, ch, t, f, codes, &signs);
 	out->tick = f->tick;
-	*changed = 0;
 	if (f->has_codes && decodes_to(p->c, ch, t, f->codes, f->flags, f)) {
 		memcpy(out->code, f->codes, sizeof(out->code));
 		out->flags = f->flags;
@@ -649,7 +648,6 @@ static int choose_codes(struct ps *p, const struct clip_chan *ch, const struct c
 		return 0;
 	}
 	out->flags = (uint16_t)((f->flags & 0xFFF0) | signs);
-	*changed = f->has_codes || f->has_flags;
 	return 0;
 }
 
@@ -688,16 +686,20 @@ static int refit(struct ps *p, struct clip_chan *ch, const struct clip_type *t,
 	return af_y_error(p->d, f[0].node, "%s: refit found no scale that holds every value", what);
 }
 
-static void warn_rotation(struct ps *p, const struct clip_type *t, const struct pf *f,
-			  const char *what)
+/* Quaternions are stored as four components and never normalised (12.7): say so when an
+ * edited one is far from unit length (every real frame is within 0.0004). */
+static int warn_rotation(struct ps *p, const struct clip_type *t, const struct pf *f,
+			 const char *what)
 {
 	double len = 0;
-	if (t->ncomp != 4 || t->layout == CLIP_CONST)
-		return;
+	if (t->layout != CLIP_U16X4)
+		return 0;
 	for (unsigned j = 0; j < 4; j++)
 		len += (double)f->v[j] * f->v[j];
-	if (fabs(sqrt(len) - 1.0) > 0.01)
-		af_y_warn(p->d, f->node, "%s: the rotation's length is %.4f, not 1", what, sqrt(len));
+	if (fabs(sqrt(len) - 1.0) <= 0.01)
+		return 0;
+	af_y_warn(p->d, f->node, "%s: the rotation's length is %.4f, not 1", what, sqrt(len));
+	return 1;
 }
 
 static int parse_frames(struct ps *p, struct clip_chan *ch, const struct clip_type *t,
@@ -730,12 +732,12 @@ static int parse_frames(struct ps *p, struct clip_chan *ch, const struct clip_ty
 			f[i].has_codes = f[i].has_flags = 0, f[i].flags &= 0xFFF0;
 		rc = refit(p, ch, t, f, ch->nframes, what);
 	}
+	int warned = 0; /* one rotation warning a channel is enough */
 	for (uint32_t i = 0; i < ch->nframes && !rc; i++) {
-		int changed;
 		at(path, "%s.frames[%u]", what, i);
-		rc = choose_codes(p, ch, t, &f[i], &ch->f[i], &changed, path);
-		if (!rc && changed)
-			warn_rotation(p, t, &f[i], path);
+		rc = choose_codes(p, ch, t, &f[i], &ch->f[i], path);
+		if (!rc && !warned)
+			warned = warn_rotation(p, t, &f[i], path);
 	}
 	free(f);
 	return rc;
