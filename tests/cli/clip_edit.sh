@@ -18,9 +18,9 @@ $tool build "$tmp/t.animation" || fail "build"
 "$ANIMFS" encode "$tmp/t.yaml" -o "$tmp/same.animation" || fail "encode"
 cmp -s "$tmp/t.animation" "$tmp/same.animation" || fail "decode -> encode is not identical"
 
-# channel 0, frame 3 (tick 3): x from code 300 to the code of 0.6 = 0.5 + 0.5 * 819/4095
-grep -q '^      3: \[0.53663003, 0.5, 0.52442, 0.98840046\]' "$tmp/t.yaml" || fail "frame 3 not shown"
-sed 's/^      3: \[0.53663003,/      3: [0.6,/' "$tmp/t.yaml" >"$tmp/e.yaml"
+# channel 0, frame 3 (tick 3): x from code 120 to the code of 0.2: 0.2 * 4095 = 819 (+0.5, floor)
+grep -q '^      3: \[0.02930403, 0.0, 0.0, 1.0\]' "$tmp/t.yaml" || fail "frame 3 not shown"
+sed 's/^      3: \[0.02930403,/      3: [0.2,/' "$tmp/t.yaml" >"$tmp/e.yaml"
 "$ANIMFS" encode "$tmp/e.yaml" -o "$tmp/e.animation" || fail "encode the edit"
 read -r off len < <($tool frame "$tmp/t.animation" 0 3)
 changed=$($tool diff "$tmp/t.animation" "$tmp/e.animation")
@@ -62,20 +62,20 @@ refuse() { # refuse NAME SED-EXPR PATTERN
 	[ -e "$tmp/$1.animation" ] && fail "$1: a failed encode left an output file"
 	return 0
 }
-line=$(grep -n '^      3: \[0.53663003' "$tmp/t.yaml" | cut -d: -f1)
-refuse range 's/^      3: \[0.53663003,/      3: [1.5,/' \
-	"range.yaml:$line:[0-9]+: channels\[0\]\.frames\[3\]\.v\[0\]: 1.5 is outside 0.5 \+- 0.5"
-refuse broken 's/^      3: \[0.53663003,/      3: [0.53663003,,/' "broken.yaml:$line:[0-9]+:"
-refuse unknown 's/^    offset: 0.5$/    offst: 0.5/' "unknown.yaml:[0-9]+:[0-9]+: channels\[0\]: unknown field\(s\) offst"
+line=$(grep -n '^      3: \[0.02930403' "$tmp/t.yaml" | cut -d: -f1)
+refuse range 's/^      3: \[0.02930403,/      3: [1.5,/' \
+	"range.yaml:$line:[0-9]+: channels\[0\]\.frames\[3\]\.v\[0\]: 1.5 is outside 0.0 \+- 1.0"
+refuse broken 's/^      3: \[0.02930403,/      3: [0.02930403,,/' "broken.yaml:$line:[0-9]+:"
+refuse unknown '0,/^    offset: 0.0$/s//    offst: 0.0/' "unknown.yaml:[0-9]+:[0-9]+: channels\[0\]: unknown field\(s\) offst"
 refuse order 's/^      5: \[-2.0,/      1: [-2.0,/' "order.yaml:[0-9]+:[0-9]+: channels\[1\]\.frames\[2\]: tick 1 is not after tick 2"
 refuse sound 's/sound: snd,/sound: snd, slot: x,/' "a Sound event has no field slot"
 
 # refit: the out-of-range value is taken, the channel re-quantised, with a warning
-sed -e 's/^      3: \[0.53663003,/      3: [1.5,/' -e '0,/^    scale: 0.5/s//    refit: true\n    scale: 0.5/' \
+sed -e 's/^      3: \[0.02930403,/      3: [1.5,/' -e '0,/^    scale: 1.0/s//    refit: true\n    scale: 1.0/' \
 	"$tmp/t.yaml" >"$tmp/refit.yaml"
 err=$("$ANIMFS" encode "$tmp/refit.yaml" -o "$tmp/refit.animation" 2>&1) || fail "refit refused: $err"
 echo "$err" | grep -q "re-quantised every frame" || fail "refit gave no warning: $err"
-"$ANIMFS" decode --schema-ref none "$tmp/refit.animation" | grep -q '^      3: \[1.5, 0.5,' || fail "refit lost the value"
+"$ANIMFS" decode --schema-ref none "$tmp/refit.animation" | grep -q '^      3: \[1.5, 0.0,' || fail "refit lost the value"
 
 # hostile counts in the binary: a byte offset, no crash
 python3 - "$tmp/t.animation" "$tmp/h.animation" <<'PY'

@@ -13,7 +13,7 @@ FRAME_BYTES = {5: 2, 18: 4, 20: 8, 11: 0}
 def build(out):
     name, src = b"a_tool_x\0", b"tool.blend\0"
     chans = [  # type, sub, offset, scale, frames [(tick, flags, value bytes)]
-        (20, 2, 0.5, 0.5, [(t, 0, struct.pack("<4H", 100 * t, 0, 200, 4000)) for t in range(6)]),
+        (20, 2, 0.0, 1.0, [(t, 0, struct.pack("<4H", 40 * t, 0, 0, 4095)) for t in range(6)]),
         (18, 1, 0.0, 2.0, [(t, 1, struct.pack("<I", 1023 | (512 + t) << 10)) for t in (0, 2, 5)]),
     ]
     head = 48 + 20 * len(chans)

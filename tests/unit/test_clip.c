@@ -264,19 +264,39 @@ static void expect_read(const struct af_buf *bin, int code, int64_t off, const c
 	af_arena_free(&a);
 }
 
+/* The hand-built clip of o, decoded. */
+struct dec {
+	struct af_buf b;
+	struct af_arena a;
+	struct af_diag d;
+	struct clip c;
+};
+
+static void dec_open(struct dec *x, const struct opts *o)
+{
+	af_buf_init(&x->b);
+	build(&x->b, o);
+	af_arena_init(&x->a);
+	af_diag_init(&x->d);
+	assert_int_equal(clip_read(x->b.data, x->b.len, &x->c, &x->a, &x->d), 0);
+}
+
+static void dec_close(struct dec *x)
+{
+	af_diag_free(&x->d);
+	af_arena_free(&x->a);
+	af_buf_free(&x->b);
+}
+
 /* ------------------------------------------------------------ tests */
 
 static void test_header(void **state)
 {
 	(void)state;
-	struct af_buf b = AF_BUF_INIT;
-	struct af_arena a;
-	struct af_diag d;
-	struct clip c;
-	build(&b, &base);
-	af_arena_init(&a);
-	af_diag_init(&d);
-	assert_int_equal(clip_read(b.data, b.len, &c, &a, &d), 0);
+	struct dec x;
+	dec_open(&x, &base);
+	const struct clip c = x.c;
+	const struct af_buf b = x.b;
 	assert_int_equal(c.unknown2, 1);
 	assert_int_equal(c.version, 2);
 	assert_int_equal(c.padding, 0x6C73);
@@ -293,22 +313,15 @@ static void test_header(void **state)
 	assert_int_equal(36 + af_le32(b.data + 36), b.len - 16);
 	assert_memory_equal(b.data + 12 + af_le32(b.data + 12), "_pilC3S_", 8);
 	roundtrip_bytes(&b);
-	af_diag_free(&d);
-	af_arena_free(&a);
-	af_buf_free(&b);
+	dec_close(&x);
 }
 
 static void test_channel_layouts(void **state)
 {
 	(void)state;
-	struct af_buf b = AF_BUF_INIT;
-	struct af_arena a;
-	struct af_diag d;
-	struct clip c;
-	build(&b, &base);
-	af_arena_init(&a);
-	af_diag_init(&d);
-	assert_int_equal(clip_read(b.data, b.len, &c, &a, &d), 0);
+	struct dec x;
+	dec_open(&x, &base);
+	const struct clip c = x.c;
 	/* 20: 12-bit codes, offset 0.5 scale -0.5: code 4095 -> 0.0, code 0 -> 0.5 */
 	assert_int_equal(c.ch[0].f[0].code[3], 4095);
 	assert_true(fabs(clip_value(&c, &c.ch[0], &c.ch[0].f[0], 3) - 0.0) < 1e-9);
@@ -328,9 +341,7 @@ static void test_channel_layouts(void **state)
 	assert_int_equal(c.ch[5].nframes, 1);
 	assert_int_equal(c.ch[6].raw_len, 12);
 	assert_int_equal(c.ch[6].raw[0], 0xA0);
-	af_diag_free(&d);
-	af_arena_free(&a);
-	af_buf_free(&b);
+	dec_close(&x);
 }
 
 static void test_yaml_view(void **state)

@@ -272,6 +272,9 @@ static int read_frames(struct rd *r, const struct clip *c, struct clip_chan *ch,
 		f->flags = af_le16(q + 2);
 		if (i && f->tick <= ch->f[i - 1].tick)
 			return odd(r, at, "a frame's tick is not after the previous one");
+		if (f->tick >= c->num_ticks) /* spec 14 refuses it in a document: never show one */
+			return af_diag_at_offset(r->d, AF_EUNSUP, at, "a frame at tick %u, but "
+						 "num_ticks is %u", f->tick, c->num_ticks);
 		if ((f->flags & 0xF) >> t->ncomp)
 			return odd(r, at + 2, "sign bits set for components the channel lacks");
 		int rc = read_codes(r, c, t, q + 4, at + 4, f);
