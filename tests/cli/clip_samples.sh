@@ -28,6 +28,12 @@ while IFS= read -r f; do
 	cmp -s "$f" "$tmp/$i.animation" || fail "$f: re-encoded bytes differ"
 done < <(find "$S" -type f -name '*CLIP.animation' | sort)
 echo "$i CLIPs decode and encode back identical"
+# rule 12.2 gives back every stored code from its printed value: no frame needs its codes
+# beside the values; only signed zero codes (and flag bits 4-15) keep their flags
+grep -l 'codes: \[' "$tmp/"*.yaml && fail "a frame needs its raw codes to rebuild"
+flagged=$(cat "$tmp/"*.yaml | grep -c '{v: \[' || true)
+echo "$flagged frames keep their stored flags beside the values"
+[ "$flagged" -gt 0 ] || fail "no frame keeps its flags (signed zero codes exist in the samples)"
 
 # the worked example of spec sections 4, 5.6 and 13
 ex="$S/echoweaver_Breastfeed/S3_6B20C4F3_00000000_4279AA053138D6E4%%+CLIP.animation"

@@ -629,6 +629,20 @@ static void test_hostile(void **state)
 		assert_true(codec()->to_yaml(b.data, n, NULL, &y, &d) < 0);
 		assert_true(d.code < 0);
 	}
+	/* hostile YAML: more frames than frame_count holds, refused with its place */
+	struct af_buf t = AF_BUF_INIT, out = AF_BUF_INIT;
+	af_buf_puts(&t, "format: sims3-clip\nclip: c\nsource_file: s\nactor: x\ntick_length: 0.1\n"
+		    "num_ticks: 65535\nik_chains: null\nevents: []\nchannels:\n  - target: b\n"
+		    "    type: F1_Normalized\n    sub_target: 7\n    offset: 0.0\n    scale: 1.0\n"
+		    "    frames:\n");
+	for (unsigned i = 0; i < 70000; i++)
+		af_buf_printf(&t, "      %u: [0.5]\n", i);
+	af_diag_clear(&d);
+	assert_int_equal(codec()->from_yaml(t.data, t.len, NULL, &out, &d), AF_EINVAL);
+	assert_non_null(strstr(d.msg, "70000 frames; at most 65535"));
+	assert_int_equal(d.line, 16); /* the frames map */
+	af_buf_free(&out);
+	af_buf_free(&t);
 	af_diag_free(&d);
 	af_buf_free(&y);
 	af_buf_free(&b);
