@@ -557,6 +557,13 @@ static void test_quantize_edits(void **state)
 	edit(&y, "name: snd_a, sound: snd_a", "name: snd_a, sound: snd_a, slot: x");
 	assert_int_equal(encode(&y, &out, &d), AF_EINVAL);
 	assert_non_null(strstr(d.msg, "a Sound event has no field slot"));
+	/* warnings, written anyway: an event after the clip's end, a first frame after tick 0 */
+	roundtrip_yaml(&b, &y);
+	edit(&y, "{type: Sound, id: 7, time: 0.1,", "{type: Sound, id: 7, time: 99.0,");
+	edit(&y, "      0: [-2.0, 1.0009775, 0.0]", "      1: [-2.0, 1.0009775, 0.0]");
+	assert_int_equal(encode(&y, &out, &d), 0);
+	assert_non_null(strstr((const char *)d.warnings.data, "events[0]: time 99 s is outside the clip (0 to 0.1 s)"));
+	assert_non_null(strstr((const char *)d.warnings.data, "channels[1]: the first frame is at tick 1, not 0"));
 	/* an effect renamed gets the key of its new name */
 	roundtrip_yaml(&b, &y);
 	edit(&y, "name: ef_cough", "name: ef_sneeze");

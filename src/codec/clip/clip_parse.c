@@ -427,6 +427,15 @@ static int pay_field(struct ps *p, const struct af_ynode *m, const struct clip_e
 	return 0;
 }
 
+/* Every real event lies within the clip (spec 8); half a tick of slack for f32 times. */
+static void warn_time(struct ps *p, const struct af_ynode *y, uint32_t bits, const char *what)
+{
+	double t = af_f32_from_bits(bits), tl = af_f32_from_bits(p->c->tick_length);
+	double end = p->c->num_ticks ? (p->c->num_ticks - 1) * tl : 0;
+	if (isfinite(tl) && tl > 0 && !(t >= -tl / 2 && t <= end + tl / 2))
+		af_y_warn(p->d, y, "%s: time %g s is outside the clip (0 to %g s)", what, t, end);
+}
+
 static int parse_event(struct ps *p, const struct af_ynode *m, struct clip_event *e,
 		       const char *what)
 {
@@ -453,6 +462,7 @@ static int parse_event(struct ps *p, const struct af_ynode *m, struct clip_event
 	    opt_uint(p, m, "tag", 0xFFFF, &tag, what))
 		return AF_EINVAL;
 	e->tag = (uint16_t)tag;
+	warn_time(p, af_ymap_get(m, "time"), e->time, what);
 	e->pay_len = clip_ev_pay_size(k);
 	if (e->pay_len && !(pay = af_arena_alloc(p->a, e->pay_len)))
 		return oom(p);
@@ -727,6 +737,8 @@ static int parse_frames(struct ps *p, struct clip_chan *ch, const struct clip_ty
 			rc = af_y_error(p->d, f[i].node, "%s: tick %u is not after tick %u", path,
 					f[i].tick, f[i - 1].tick);
 	}
+	if (!rc && f[0].tick)
+		af_y_warn(p->d, f[0].node, "%s: the first frame is at tick %u, not 0", what, f[0].tick);
 	if (!rc && do_refit) {
 		for (uint32_t i = 0; i < ch->nframes; i++)
 			f[i].has_codes = f[i].has_flags = 0, f[i].flags &= 0xFFF0;
