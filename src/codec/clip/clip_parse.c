@@ -442,7 +442,7 @@ static int parse_event(struct ps *p, const struct af_ynode *m, struct clip_event
 	const struct af_ynode *y;
 	const struct clip_ev_kind *k;
 	uint32_t tag = CLIP_EV_TAG;
-	uint8_t *pay;
+	uint8_t *pay = NULL;
 	if (keys(p, m, clip_sch_event, what) || !(y = af_y_need(p->d, m, "type", what)) ||
 	    af_y_want(p->d, y, AF_YSCALAR, what))
 		return AF_EINVAL;
