@@ -359,6 +359,7 @@ static void test_yaml_view(void **state)
 	assert_true(has(&y, "    type: F1_Normalized\n    sub_target: Morph"));
 	assert_true(has(&y, "    type: F3_Zero\n    sub_target: Translation\n    offset: 0.0\n    scale: 1.0\n    frames: {}\n"));
 	assert_true(has(&y, "palette: [0.25, 0.5, 1.0]\n"));
+	assert_true(has(&y, "      0: {v: [0.25, 0.5, -1.0], flags: 0x0004, codes: [0, 1, 2]}\n"));
 	assert_true(has(&y, "    frame_count: 1\n    raw_frames: |\n      a0a1a2a3a4a5a6a7a8a9aaab\n"));
 	assert_true(has(&y, "tick_length: 0.033333335  # 30 ticks per second\n"));
 	af_buf_free(&y);

@@ -206,7 +206,7 @@ static int requantizes(const struct clip_chan *ch, const struct clip_type *t,
 {
 	uint16_t flags = 0;
 	if (t->layout == CLIP_PALETTE)
-		return 0;
+		return -1; /* equal palette entries: the index is not the value's to choose */
 	for (unsigned j = 0; j < t->ncomp && t->layout != CLIP_CONST; j++) {
 		uint16_t code;
 		int neg;
