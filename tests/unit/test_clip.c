@@ -565,6 +565,19 @@ static void test_quantize_edits(void **state)
 	assert_int_equal(encode(&y, &out, &d), 0);
 	assert_non_null(strstr((const char *)d.warnings.data, "events[0]: time 99 s is outside the clip (0 to 0.1 s)"));
 	assert_non_null(strstr((const char *)d.warnings.data, "channels[1]: the first frame is at tick 1, not 0"));
+	/* a new channel (spec 12.6): refit gives it offset and scale from its values */
+	roundtrip_yaml(&b, &y);
+	edit(&y, "channels:\n", "channels:\n  - target: b__L_hand__\n    type: F3_HighPrecisionNormalized\n"
+	     "    sub_target: Translation\n    offset: 0.0\n    scale: 1.0\n    refit: true\n"
+	     "    frames:\n      0: [1.0, 2.0, 3.0]\n      3: [-1.0, 2.5, 3.0]\n");
+	assert_int_equal(encode(&y, &out, &d), 0);
+	struct af_buf y2 = AF_BUF_INIT;
+	assert_int_equal(codec()->to_yaml(out.data, out.len, NULL, &y2, &d), 0);
+	assert_true(has(&y2, "  - target: 0x")); /* no name known for it: its hash */
+	assert_true(has(&y2, "    offset: 1.0\n    scale: 2.0  # quantum 0.00196\n    frames:\n"
+			     "      0: [1.0, 2.0009775, 3.0]\n      3: [-1.0, 2.4995112, 3.0]  # 0.100 s\n"));
+	/* each value moved by at most half a quantum (2.0 / 1023 / 2) */
+	af_buf_free(&y2);
 	/* an effect renamed gets the key of its new name */
 	roundtrip_yaml(&b, &y);
 	edit(&y, "name: ef_cough", "name: ef_sneeze");
