@@ -565,6 +565,8 @@ static void test_quantize_edits(void **state)
 	assert_int_equal(encode(&y, &out, &d), 0);
 	assert_non_null(strstr((const char *)d.warnings.data, "events[0]: time 99 s is outside the clip (0 to 0.1 s)"));
 	assert_non_null(strstr((const char *)d.warnings.data, "channels[1]: the first frame is at tick 1, not 0"));
+	/* bone1 has three Translation and two Orientation channels in the hand-built clip */
+	assert_non_null(strstr((const char *)d.warnings.data, "channels: 3 channel(s) with the same target and sub_target"));
 	/* a new channel (spec 12.6): refit gives it offset and scale from its values */
 	roundtrip_yaml(&b, &y);
 	edit(&y, "channels:\n", "channels:\n  - target: b__L_hand__\n    type: F3_HighPrecisionNormalized\n"

@@ -813,6 +813,31 @@ static int parse_channel(struct ps *p, const struct af_ynode *m, struct clip_cha
 	return parse_frames(p, ch, t, af_ymap_get(m, "frames"), do_refit, what);
 }
 
+static int cmp_u64(const void *a, const void *b)
+{
+	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+	return x < y ? -1 : x > y;
+}
+
+/* Spec 14: two channels that drive the same thing of one target are allowed, but odd. */
+static void warn_twins(struct ps *p, const struct af_ynode *y)
+{
+	const struct clip *c = p->c;
+	uint64_t *k = c->nchan > 1 ? malloc(c->nchan * sizeof(*k)) : NULL;
+	size_t twins = 0;
+	if (!k)
+		return; /* a warning is not worth failing for */
+	for (uint32_t i = 0; i < c->nchan; i++)
+		k[i] = (uint64_t)c->ch[i].target << 8 | c->ch[i].sub;
+	qsort(k, c->nchan, sizeof(*k), cmp_u64);
+	for (uint32_t i = 1; i < c->nchan; i++)
+		twins += k[i] == k[i - 1];
+	if (twins)
+		af_y_warn(p->d, y, "channels: %zu channel(s) with the same target and sub_target as "
+			  "another", twins);
+	free(k);
+}
+
 static int parse_channels(struct ps *p, const struct af_ynode *y)
 {
 	struct clip *c = p->c;
@@ -833,6 +858,7 @@ static int parse_channels(struct ps *p, const struct af_ynode *y)
 			last = ch->f[ch->nframes - 1].tick > last ? ch->f[ch->nframes - 1].tick : last;
 		}
 	}
+	warn_twins(p, y);
 	if (any && last + 1u != c->num_ticks)
 		af_diag_warn(p->d, 0, 0, "num_ticks is %u, not the last frame's tick + 1 (%u)",
 			     c->num_ticks, last + 1u);
