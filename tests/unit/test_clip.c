@@ -708,7 +708,8 @@ static void test_every_bit_flip(void **state)
 	af_buf_free(&b);
 }
 
-/* A rig beside the clip names its bones (sims3-rig.md 3): "bone1" targets show by name. */
+/* Name sources (spec 10): a rig beside the clip names its bones, and so do a sibling _KEY
+ * map and the user dictionary: "bone1" targets show by name. */
 static struct af_buf rig;
 static const char rig_name[] = "S3_8EAF13DE_00000000_0000000000000001%%+_RIG.grannyrig";
 
@@ -726,6 +727,28 @@ static int rig_read(void *ctx, const char *name, struct af_buf *out)
 	if (strcmp(name, rig_name))
 		return AF_EIO;
 	return af_buf_append(out, rig.data, rig.len);
+}
+
+static int key_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
+{
+	(void)ctx;
+	return cb(cbctx, "S3_0166038C_00000000_0000000000000001%%+_KEY.keyname");
+}
+
+static int key_read(void *ctx, const char *name, struct af_buf *out)
+{
+	(void)ctx;
+	(void)name;
+	put32(out, 1), put32(out, 1); /* version 1, one entry */
+	af_buf_put_u64le(out, 0x1234); /* a key of another rule: the text counts all the same */
+	put32(out, 5);
+	return af_buf_append(out, "BONE1", 5);
+}
+
+static int dict_read(void *ctx, struct af_buf *out)
+{
+	(void)ctx;
+	return af_buf_puts(out, "# comment\nbone1\n");
 }
 
 static void test_rig_names(void **state)
@@ -750,6 +773,18 @@ static void test_rig_names(void **state)
 	af_buf_reset(&y);
 	assert_int_equal(codec()->to_yaml(b.data, b.len, &io, &y, &d), 0);
 	assert_true(has(&y, "  - target: Bone1\n"));
+	/* a sibling _KEY map names it too (its text counts under FNV-1 32), and so does the
+	 * user dictionary; the rig comes first */
+	struct af_io io2 = { .name = "c.animation", .read_sibling = key_read, .list_siblings = key_list };
+	af_buf_reset(&y);
+	assert_int_equal(codec()->to_yaml(b.data, b.len, &io2, &y, &d), 0);
+	assert_true(has(&y, "  - target: BONE1\n"));
+	struct af_io io3 = { .name = "c.animation", .read_names = dict_read };
+	af_buf_reset(&y);
+	assert_int_equal(codec()->to_yaml(b.data, b.len, &io3, &y, &d), 0);
+	assert_true(has(&y, "  - target: bone1\n"));
+	af_buf_reset(&y);
+	assert_int_equal(codec()->to_yaml(b.data, b.len, &io, &y, &d), 0);
 	/* and the name encodes back to its hash */
 	struct af_buf out = AF_BUF_INIT;
 	assert_int_equal(codec()->from_yaml(y.data, y.len, NULL, &out, &d), 0);
