@@ -120,7 +120,6 @@ const struct clip_type *clip_type(unsigned id); /* NULL for ids without a table 
 int clip_type_by_name(const char *s, size_t n);   /* id, or -1 */
 const char *clip_sub_name(unsigned id);           /* NULL when unnamed */
 int clip_sub_by_name(const char *s, size_t n);    /* id, or -1 */
-int clip_detect(const uint8_t *p, size_t n);      /* rules 1-3 of section 2 */
 int clip_read(const uint8_t *p, size_t n, struct clip *c, struct af_arena *a,
 	      struct af_diag *d);
 int clip_write(const struct clip *c, struct af_buf *out, struct af_diag *d);

@@ -209,15 +209,6 @@ static int zstr(struct rd *r, uint64_t off, uint64_t lim, const char **s, size_t
 	return *s ? 0 : oom(r);
 }
 
-int clip_detect(const uint8_t *p, size_t n)
-{
-	uint64_t at;
-	if (n < CLIP_MIN_SIZE || af_le32(p) != CLIP_TYPE_ID)
-		return 0;
-	at = 12 + (uint64_t)af_le32(p + 12);
-	return at + 8 <= n && !memcmp(p + at, body_magic, 8);
-}
-
 static int read_codes(struct rd *r, const struct clip *c, const struct clip_type *t,
 		      const uint8_t *q, uint64_t at, struct clip_frame *f)
 {
