@@ -33,7 +33,6 @@ static int is_rig_name(const char *s)
 struct rigs {
 	const struct af_io *io;
 	struct jazz_names *nm;
-	int failed;
 };
 
 static int add_bone(void *ctx, const char *s, size_t n)
@@ -77,7 +76,7 @@ static const char *const root_bones[] = { "b__ROOT__", "b__ROOT_bind__" };
 static void load_names(const struct af_io *io, const struct clip *c, struct jazz_names *nm,
 		       struct af_diag *d)
 {
-	struct rigs r = { io, nm, 0 };
+	struct rigs r = { io, nm };
 	if (io && io->list_siblings && io->read_sibling)
 		io->list_siblings(io->ctx, add_rig, &r);
 	add_ik_names(c, nm);
