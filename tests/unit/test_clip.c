@@ -663,6 +663,18 @@ static void test_hostile(void **state)
 	assert_int_equal(codec()->from_yaml(t.data, t.len, NULL, &out, &d), AF_EINVAL);
 	assert_non_null(strstr(d.msg, "70000 frames; at most 65535"));
 	assert_int_equal(d.line, 16); /* the frames map */
+	/* IK targets are 1 KiB each in the file: at most 65535 in all, whatever the chains */
+	af_buf_reset(&t);
+	af_buf_puts(&t, "format: sims3-clip\nclip: c\nsource_file: s\nactor: x\ntick_length: 0.1\n"
+		    "num_ticks: 1\nevents: []\nchannels: []\nik_chains:\n");
+	for (unsigned k = 0; k < 3; k++) {
+		af_buf_puts(&t, "  - targets:\n");
+		for (unsigned i = 0; i < 30000; i++)
+			af_buf_puts(&t, "      - {namespace: x, target: y}\n");
+	}
+	af_diag_clear(&d);
+	assert_int_equal(codec()->from_yaml(t.data, t.len, NULL, &out, &d), AF_EINVAL);
+	assert_non_null(strstr(d.msg, "ik_chains[2]: more than 65535 IK targets in all"));
 	af_buf_free(&out);
 	af_buf_free(&t);
 	af_diag_free(&d);

@@ -309,9 +309,14 @@ static int parse_ik(struct ps *p, const struct af_ynode *y)
 	c->nchains = (uint32_t)y->n;
 	if (c->nchains && !(c->chains = af_arena_array(p->a, c->nchains, sizeof(*c->chains))))
 		return oom(p);
-	for (uint32_t k = 0; k < c->nchains; k++)
+	for (uint32_t k = 0, total = 0; k < c->nchains; k++) {
+		const struct af_ynode *ts = af_ymap_get(y->items[k], "targets");
+		/* a target is 1 KiB of file from a few bytes of text: bound them all */
+		if (ts && ts->type == AF_YSEQ && (total += (uint32_t)(ts->n > 0xFFFF ? 0x10000 : ts->n)) > 0xFFFF)
+			return af_y_error(p->d, ts, "ik_chains[%u]: more than 65535 IK targets in all", k);
 		if (parse_chain(p, y->items[k], &c->chains[k], at(path, "ik_chains[%u]", k)))
 			return AF_EINVAL;
+	}
 	return 0;
 }
 
