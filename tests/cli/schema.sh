@@ -84,7 +84,9 @@ ex="$src/examples"
 "$ANIMFS" encode "$ex/wave_hello.jazz.yaml" -o "$tmp/wave_hello.jazz" >/dev/null 2>&1
 "$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/re3_tiny.PLD" >/dev/null 2>&1
 "$ANIMFS" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" >/dev/null 2>&1
+python3 "$src/tests/tools/clip_tool.py" build "$tmp/tool.animation"
 mkdir "$tmp/v"
+view "$tmp/tool.animation" "$tmp/v/clip.yaml" sims3-clip
 view "$tmp/walk.animation" "$tmp/v/walk.yaml" diesel-animation
 view "$tmp/wave_hello.jazz" "$tmp/v/wave.yaml" sims3-jazz
 view "$tmp/re3_tiny.PLD" "$tmp/v/tiny.yaml" re-model
@@ -95,7 +97,7 @@ if [ -n "$S" ] && [ -d "$S" ]; then
 	while IFS= read -r f; do
 		i=$((i + 1))
 		case "$f" in
-		*/sims3-clip/*.animation) ;; # Sims 3 CLIP resources, not Diesel files
+		*/sims3-clip/*CLIP.animation) view "$f" "$tmp/v/s$i.yaml" sims3-clip ;;
 		*.animation) view "$f" "$tmp/v/s$i.yaml" diesel-animation ;;
 		*.jazz) view "$f" "$tmp/v/s$i.yaml" sims3-jazz ;;
 		*.PLD|*.PLW|*.EMD|*.emd) view "$f" "$tmp/v/s$i.yaml" re-model ;;
@@ -144,6 +146,9 @@ mistake jazzkind sims3-jazz "$tmp/v/wave.yaml" '0,/kind: random/s//kind: randm/'
 mistake motnarity shenmue-motn "$tmp/v/motion.yaml" '0,/- \[4, 2, 1.125, 0.0\]/s//- [4, 2, 1.125]/'
 mistake motnkey shenmue-motn "$tmp/v/motion.yaml" 's/^  attr_high:/  attr_hi:/'
 mistake reletter re-model "$tmp/v/tiny.yaml" '0,/motion: \[-50, 0, 0\]/s//motion: [-50, x, 0]/'
+mistake clipkey sims3-clip "$tmp/v/clip.yaml" '0,/^    offset:/s//    offst:/'
+mistake cliptype sims3-clip "$tmp/v/clip.yaml" '0,/type: F4_SuperHighPrecision_Quaternion/s//type: F4_SuperHighPrecision_Quat/'
+mistake clipevent sims3-clip "$tmp/v/clip.yaml" 's/{type: Sound,/{type: Sond,/'
 mistake rerecords re-model "$tmp/v/tiny.yaml" 's/records: re3-relative/records: re3-relativ/'
 mistake rekey re-model "$tmp/v/tiny.yaml" '0,/^        y_offset: -905/s//        y_ofset: -905/'
 mistake reflag re-model "$tmp/v/tiny.yaml" '0,/\[1, footfall\]/s//[1, footfal]/'

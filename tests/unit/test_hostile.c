@@ -285,6 +285,7 @@ static void offsets_and_counts(void **state)
 		{ "sims3-jazz", "wave_hello.jazz.yaml", 0 },
 		{ "re-model", "re3_tiny.PLD.yaml", 0 },
 		{ "shenmue-motn", "MOTION.BIN.yaml", 0 },
+		{ "sims3-clip", "clip_tiny.animation.yaml", 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct af_buf bin = AF_BUF_INIT, blob = AF_BUF_INIT;
@@ -321,7 +322,8 @@ static void yaml_numbers(void **state)
 {
 	(void)state;
 	static const char *const files[] = { "walk.animation.yaml", "wave_hello.jazz.yaml",
-					     "re3_tiny.PLD.yaml", "MOTION.BIN.yaml" };
+					     "re3_tiny.PLD.yaml", "MOTION.BIN.yaml",
+					     "clip_tiny.animation.yaml" };
 	static const char *const vals[] = { "4294967295", "4294967296", "2147483648", "-1",
 					    "18446744073709551615", "99999999999999999999", "1e308",
 					    ".nan", "0x7fffffff", "0" };
@@ -400,7 +402,7 @@ static void expect_yaml_error(const char *name, const char *yaml, size_t n, cons
 }
 
 static const char *const codecs[] = { "diesel-animation", "sims3-jazz", "re-model",
-				      "shenmue-motn" };
+				      "shenmue-motn", "sims3-clip" };
 #define NCODECS (sizeof(codecs) / sizeof(codecs[0]))
 
 static void yaml_billion_laughs(void **state)

@@ -7,6 +7,8 @@
 
 #include "animfs/bytes.h"
 #include "animfs/fnv.h"
+#include "animfs/io.h"
+#include "animfs/userdict.h"
 #include "jazz_names.h"
 
 static int ascii_ok(const char *s, size_t n)
@@ -279,4 +281,84 @@ int jazz_names_add_script_name(struct jazz_names *nm, uint64_t instance, uint32_
 			return jazz_names_add(nm, name_hash, b, (size_t)(dot - b));
 	}
 	return 0;
+}
+
+/* ---- the names a codec finds beside its file (spec 5.6) ---- */
+
+/* Collect sibling _KEY maps in name order, so the first-wins rule is deterministic. */
+struct sibs {
+	char **names;
+	size_t n, cap;
+	int failed;
+};
+
+static int add_sib(void *ctx, const char *name)
+{
+	struct sibs *s = ctx;
+	if (!jazz_is_keymap_name(name) || s->n >= 256)
+		return 0;
+	char **p = af_grow(s->names, &s->cap, s->n, sizeof(*p), 8);
+	if (!p)
+		return s->failed = 1;
+	s->names = p;
+	if (!(s->names[s->n] = strdup(name)))
+		return s->failed = 1;
+	s->n++;
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The user dictionary, after the name maps (spec 5.6): each line is a name, tried
+ * under every hash rule (a lookup still prints it only when it hashes back). */
+static void load_user_names(const struct af_io *io, struct jazz_names *nm)
+{
+	struct af_buf b = AF_BUF_INIT;
+	if (!io->read_names || io->read_names(io->ctx, &b) || b.failed || !b.len)
+		goto out;
+	const char *p = (const char *)b.data, *end = p + b.len;
+	for (size_t names = 0; p < end && names < AF_USERDICT_MAX_NAMES; names++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t len = (size_t)((nl ? nl : end) - p);
+		for (int rule = JZ_H32; len && *p != '#' && rule <= JZ_HCLIP; rule++) {
+			uint64_t h;
+			if (!jazz_hash_name(p, len, rule, &h) && jazz_names_add(nm, h, p, len))
+				goto out; /* out of memory: fewer names, nothing worse */
+		}
+		p = nl ? nl + 1 : end;
+	}
+out:
+	af_buf_free(&b);
+}
+
+/* Name maps are a convenience: one that cannot be read or parsed is reported as a
+ * warning and skipped, since the document re-encodes the same without it. */
+void jazz_names_load(const struct af_io *io, struct jazz_names *nm, struct af_diag *d)
+{
+	struct sibs s = { 0 };
+	if (!io)
+		return;
+	if (io->list_siblings && io->read_sibling)
+		io->list_siblings(io->ctx, add_sib, &s);
+	if (s.n)
+		qsort(s.names, s.n, sizeof(*s.names), cmp_str);
+	for (size_t i = 0; i < s.n; i++) {
+		struct af_buf b = AF_BUF_INIT;
+		struct af_diag kd;
+		af_diag_init(&kd);
+		if (!io->read_sibling(io->ctx, s.names[i], &b) &&
+		    jazz_names_add_keymap(nm, b.data, b.len, &kd)) {
+			char msg[1024];
+			af_diag_format(&kd, s.names[i], msg, sizeof(msg));
+			af_diag_warn(d, 0, 0, "name map skipped: %s", msg);
+		}
+		af_diag_free(&kd);
+		af_buf_free(&b);
+		free(s.names[i]);
+	}
+	free(s.names);
+	load_user_names(io, nm);
 }

@@ -50,6 +50,12 @@ const char *jazz_names_find(struct jazz_names *nm, uint64_t v, int rule);
  * that file's base name as the machine name when it hashes to name_hash. */
 int jazz_names_add_script_name(struct jazz_names *nm, uint64_t instance, uint32_t name_hash);
 
+/* The names beside a file: its sibling _KEY maps in name order (one that does not parse
+ * is a warning in d and skipped), then the user dictionary under every rule. Shared by
+ * the Sims 3 codecs (Jazz, CLIP). io may be NULL. */
+struct af_io;
+void jazz_names_load(const struct af_io *io, struct jazz_names *nm, struct af_diag *d);
+
 /* Does a base file name look like an s3pe _KEY export ("*.keyname", "%%+_KEY")? */
 int jazz_is_keymap_name(const char *name);
 

@@ -1,0 +1,145 @@
+/* The sims3-clip codec descriptor: the bid (on content: a loose `.animation` is a CLIP
+ * or a Diesel file by its first bytes), and the two pipelines bytes -> model -> YAML,
+ * with bone names from a rig beside the clip, the clip's own IK strings, _KEY maps
+ * and the user dictionary (the Jazz codec's name table), and YAML -> model -> bytes. */
+#include <string.h>
+#include <strings.h>
+
+#include "animfs/bytes.h"
+#include "animfs/codec.h"
+#include "animfs/fnv.h"
+#include "../jazz/jazz_names.h"
+#include "clip.h"
+
+/* Detection is on content (spec 2); the name only makes a full match surer. */
+static int clip_bid(const char *name, const uint8_t *head, size_t n)
+{
+	int named = name && (strstr(name, "%%+CLIP") || !strncasecmp(name, "S3_6B20C4F3_", 12));
+	if (n < 4 || af_le32(head) != CLIP_TYPE_ID)
+		return 0;
+	if (n >= CLIP_HEAD + 8 && !memcmp(head + CLIP_HEAD, "_pilC3S_", 8) &&
+	    af_le32(head + 12) == CLIP_HEAD - 12)
+		return named ? 90 : 85;
+	return 30; /* the type id alone: ours, so that a damaged CLIP gets our message */
+}
+
+static int is_rig_name(const char *s)
+{
+	size_t l = strlen(s);
+	return strstr(s, "%%+_RIG") || !strncasecmp(s, "S3_8EAF13DE_", 12) ||
+	       (l > 10 && !strcasecmp(s + l - 10, ".grannyrig"));
+}
+
+struct rigs {
+	const struct af_io *io;
+	struct jazz_names *nm;
+};
+
+static int add_bone(void *ctx, const char *s, size_t n)
+{
+	struct jazz_names *nm = ctx;
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)s[i] >= 0x80 || !s[i])
+			return 0;
+	return jazz_names_add(nm, af_fnv1_32_lower(s, n), s, n) ? 1 : 0;
+}
+
+static int add_rig(void *ctx, const char *name)
+{
+	struct rigs *r = ctx;
+	struct af_buf b = AF_BUF_INIT;
+	if (!is_rig_name(name))
+		return 0;
+	if (!r->io->read_sibling(r->io->ctx, name, &b) && !b.failed)
+		clip_rig_names(b.data, b.len, add_bone, r->nm);
+	af_buf_free(&b);
+	return 0;
+}
+
+/* The IK strings of the clip name its IK targets (rootWorld, ...), which are channel
+ * targets too (spec 10). */
+static void add_ik_names(const struct clip *c, struct jazz_names *nm)
+{
+	for (uint32_t k = 0; k < c->nchains; k++)
+		for (uint32_t t = 0; t < c->chains[k].n; t++) {
+			const uint8_t *s = c->chains[k].t[t].tg, *z = memchr(s, 0, CLIP_IK_STR);
+			if (z && z > s)
+				add_bone(nm, (const char *)s, (size_t)(z - s));
+		}
+}
+
+/* Every Sims 3 rig has these two (spec 10); no public human or pet rig names the rest. */
+static const char *const root_bones[] = { "b__ROOT__", "b__ROOT_bind__" };
+
+/* Names in the order of spec 10: rig bones first, then the clip's own, the _KEY maps
+ * and the user dictionary; the first that hashes back wins. */
+static void load_names(const struct af_io *io, const struct clip *c, struct jazz_names *nm,
+		       struct af_diag *d)
+{
+	struct rigs r = { io, nm };
+	if (io && io->list_siblings && io->read_sibling)
+		io->list_siblings(io->ctx, add_rig, &r);
+	add_ik_names(c, nm);
+	add_bone(nm, c->actor, c->actor_len);
+	for (size_t i = 0; i < sizeof(root_bones) / sizeof(root_bones[0]); i++)
+		add_bone(nm, root_bones[i], strlen(root_bones[i]));
+	jazz_names_load(io, nm, d);
+}
+
+static int clip_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
+			struct af_buf *out, struct af_diag *d)
+{
+	struct af_arena a;
+	struct jazz_names nm;
+	struct clip c;
+	size_t start = out->len;
+	int rc;
+	af_arena_init(&a);
+	jazz_names_init(&nm, &a);
+	if ((rc = clip_read(bin, n, &c, &a, d)))
+		goto out;
+	load_names(io, &c, &nm, d);
+	if ((rc = clip_emit(&c, &nm, out)))
+		af_diag_error(d, rc, "out of memory while writing YAML");
+out:
+	if (rc)
+		out->len = start;
+	jazz_names_free(&nm);
+	af_arena_free(&a);
+	return rc;
+}
+
+static int clip_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
+			  struct af_buf *out, struct af_diag *d)
+{
+	struct af_ydoc doc;
+	struct af_arena a;
+	struct clip c;
+	const char **names = NULL;
+	size_t nnames = 0, start = out->len;
+	int rc;
+	af_arena_init(&a);
+	memset(&doc, 0, sizeof(doc));
+	if (!(rc = af_ydoc_parse(&doc, yaml, n, NULL, d)) &&
+	    !(rc = clip_parse(doc.root, &c, &a, &names, &nnames, d)))
+		rc = clip_write(&c, out, d);
+	if (!rc && io && io->learn_names && nnames)
+		io->learn_names(io->ctx, names, nnames);
+	if (rc)
+		out->len = start;
+	af_ydoc_free(&doc);
+	af_arena_free(&a);
+	return rc;
+}
+
+const struct af_codec af_codec_clip = {
+	.name = "sims3-clip",
+	.description = "The Sims 3 animation clip (CLIP 0x6B20C4F3, s3pe *.animation)",
+	.extensions = "animation clip",
+	.version = 1,
+	.bid = clip_bid,
+	.to_yaml = clip_to_yaml,
+	.from_yaml = clip_from_yaml,
+	.render_uses_names = 1,
+	.schema = &clip_schema,
+};
