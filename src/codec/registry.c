@@ -9,12 +9,14 @@ extern const struct af_codec af_codec_diesel;
 extern const struct af_codec af_codec_jazz;
 extern const struct af_codec af_codec_re_model;
 extern const struct af_codec af_codec_motn;
+extern const struct af_codec af_codec_rig;
 
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
 	&af_codec_jazz,
 	&af_codec_re_model,
 	&af_codec_motn,
+	&af_codec_rig,
 	NULL,
 };
 
