@@ -98,6 +98,7 @@ if [ -n "$S" ] && [ -d "$S" ]; then
 		*/sims3-clip/*.animation) ;; # Sims 3 CLIP resources, not Diesel files
 		*.animation) view "$f" "$tmp/v/s$i.yaml" diesel-animation ;;
 		*.jazz) view "$f" "$tmp/v/s$i.yaml" sims3-jazz ;;
+		*.grannyrig) view "$f" "$tmp/v/s$i.yaml" sims3-rig ;;
 		*.PLD|*.PLW|*.EMD|*.emd) view "$f" "$tmp/v/s$i.yaml" re-model ;;
 		*.MOTN|*/motion.bin|*/dashgl_motion*.bin|*/am2_M_*.BIN) view "$f" "$tmp/v/s$i.yaml" shenmue-motn ;;
 		*.package)
@@ -145,6 +146,8 @@ mistake motnarity shenmue-motn "$tmp/v/motion.yaml" '0,/- \[4, 2, 1.125, 0.0\]/s
 mistake motnkey shenmue-motn "$tmp/v/motion.yaml" 's/^  attr_high:/  attr_hi:/'
 mistake reletter re-model "$tmp/v/tiny.yaml" '0,/motion: \[-50, 0, 0\]/s//motion: [-50, x, 0]/'
 mistake rerecords re-model "$tmp/v/tiny.yaml" 's/records: re3-relative/records: re3-relativ/'
+rv=$(head -n1 "$tmp/list.sims3-rig" 2>/dev/null) # a sample rig's view, when the samples are there
+[ -n "$rv" ] && mistake rigkey sims3-rig "$rv" '0,/^    parent:/s//    parnt:/'
 
 # The installed schemas, and an installed binary's decode points at them.
 if [ -n "${ANIMFS_BUILD_DIR:-}" ]; then
