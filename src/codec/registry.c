@@ -145,8 +145,11 @@ const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const c
  * is under way lands; until then its schema is found here. */
 extern const struct af_sch re_schema;
 
+/* c may be NULL: a container's member whose codec this build lacks has no schema. */
 static const struct af_sch *schema_of(const struct af_codec *c)
 {
+	if (!c)
+		return NULL;
 	return c->schema ? c->schema : c == &af_codec_re_model ? &re_schema : NULL;
 }
 
