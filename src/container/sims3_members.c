@@ -39,7 +39,7 @@ static void keymap_entry(struct af_buf *out, uint64_t key, const char *text, siz
 }
 
 /* body without the entries of key (the body parses whole); the count removed. */
-static uint32_t keymap_without(const uint8_t *p, size_t n, uint64_t key, struct af_buf *out)
+static uint32_t keymap_without(const uint8_t *p, uint64_t key, struct af_buf *out)
 {
 	uint32_t count = af_le32(p + 4), gone = 0;
 	size_t pos = 8;
@@ -54,13 +54,13 @@ static uint32_t keymap_without(const uint8_t *p, size_t n, uint64_t key, struct 
 	}
 	if (out->len >= 8)
 		af_buf_patch_u32le(out, 4, count - gone);
-	(void)n;
 	return gone;
 }
 
 /* ---- add ---- */
 
-/* "S3_TTTTTTTT_GGGGGGGG_IIIIIIIIIIIIIIII" of type t: 1 with its group and instance. */
+/* "S3_TTTTTTTT_GGGGGGGG_IIIIIIIIIIIIIIII": 1 with its group and instance when the type is
+ * t, -1 when it is another type, 0 when s is no such name. */
 static int s3pe_key(const char *s, size_t n, uint32_t t, uint32_t *group, uint64_t *inst)
 {
 	static const size_t at[3] = { 3, 12, 21 }, len[3] = { 8, 8, 16 };
@@ -78,7 +78,7 @@ static int s3pe_key(const char *s, size_t n, uint32_t t, uint32_t *group, uint64
 	}
 	*group = (uint32_t)v[1];
 	*inst = v[2];
-	return v[0] == t;
+	return v[0] == t ? 1 : -1;
 }
 
 static long live_record(const struct af_pkgview *v, uint32_t type, uint32_t group, uint64_t inst,
@@ -165,7 +165,11 @@ int af_pkgview_add(const struct af_pkgview *v, const char *name, const char *cod
 		return af_diag_error(d, AF_EINVAL, "%s: a new resource's name ends in .jazz, .clip or .rig (its type)", name);
 	if (strcmp(t->codec, codec))
 		return af_diag_error(d, AF_EINVAL, "%s: a %s name, but the document is %s", name, t->codec, codec);
-	named = !s3pe_key(name, stem, t->type, &group, &inst);
+	int key = s3pe_key(name, stem, t->type, &group, &inst);
+	if (key < 0)
+		return af_diag_error(d, AF_EINVAL, "%s: an s3pe name of another type than %s's 0x%08X", name,
+				     t->ext, t->type);
+	named = !key;
 	if (named && !af_pkg_name_safe(name, stem))
 		return af_diag_error(d, AF_EINVAL, "%s: '%.*s' cannot name a resource (printable ASCII, no slash, not hidden, not 0x...)",
 				     name, (int)stem, name);
@@ -206,7 +210,7 @@ int af_pkgview_remove(const struct af_pkgview *v, const struct af_pkg_item *it,
 		const struct af_buf *m = &v->keys[k];
 		if (!m->data || !keymap_whole(m->data, m->len, inst, &has) || !has)
 			continue;
-		keymap_without(m->data, m->len, inst, &bodies[ne]);
+		keymap_without(m->data, inst, &bodies[ne]);
 		if (bodies[ne].failed) {
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 			goto out;

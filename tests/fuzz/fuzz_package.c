@@ -2,8 +2,11 @@
  * -DANIMFS_FUZZ=ON; `scripts/fuzz SECONDS package` runs it). Inputs with an odd
  * first byte are a RefPack stream: whatever decompresses must survive our compressor
  * and decompress back identically. Others are a package: open, index.yaml, every Jazz
- * read, and its own YAML committed must leave the package unchanged. */
+ * read, and its own YAML committed must leave the package unchanged; the first member
+ * removed must leave a package that opens with one member less, and its YAML added back
+ * under a new name one that holds it. */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -26,6 +29,36 @@ static void refpack_property(const uint8_t *data, size_t n, struct af_diag *d)
 	af_buf_free(&back);
 }
 
+/* Without member 0 the package opens with one member less; member 0's YAML added as a
+ * new member gives a package that holds it. */
+static void lose_and_gain(const struct af_archive *a, struct af_diag *d)
+{
+	struct af_buf y = AF_BUF_INIT, img = AF_BUF_INIT;
+	struct af_archive w;
+	const char *ext = strrchr(a->m[0].name, '.');
+	char name[64];
+	af_diag_clear(d);
+	if (!af_member_remove(a, 0, &img, d)) {
+		if (af_archive_open(&w, a->c, img.data, img.len, d))
+			abort();
+		if (w.n + 1 != a->n)
+			abort();
+		af_archive_close(&w);
+	}
+	af_diag_clear(d);
+	snprintf(name, sizeof(name), "fuzz_added%s", ext ? ext : "");
+	if (!af_member_yaml(a, 0, &y, d)) {
+		af_diag_clear(d);
+		if (!af_member_add(a, name, y.data, y.len, &img, d)) {
+			if (af_archive_open(&w, a->c, img.data, img.len, d) || af_archive_find(&w, name) < 0)
+				abort();
+			af_archive_close(&w);
+		}
+	}
+	af_buf_free(&y);
+	af_buf_free(&img);
+}
+
 static void package_property(const uint8_t *data, size_t n, struct af_diag *d)
 {
 	struct af_archive a;
@@ -45,6 +78,8 @@ static void package_property(const uint8_t *data, size_t n, struct af_diag *d)
 	}
 	af_diag_clear(d);
 	a.c->rebuild(a.st, &img, d);
+	if (a.n)
+		lose_and_gain(&a, d);
 	af_archive_close(&a);
 	af_buf_free(&y);
 	af_buf_free(&img);

@@ -267,6 +267,7 @@ static void test_add_refused(void **state)
 	refused(".jazz", "sims3-jazz", "ends in .jazz");
 	refused("x.rig", "sims3-jazz", "a sims3-rig name, but the document is sims3-jazz");
 	refused("S3_02D5DF13_00000000_0000000000001111.jazz", "sims3-jazz", "already holds");
+	refused("S3_8EAF13DE_00000000_0000000000001111.jazz", "sims3-jazz", "another type");
 }
 
 /* Removing the Jazz: its record, its data and its _KEY entry go. */
