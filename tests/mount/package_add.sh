@@ -24,6 +24,7 @@ python3 "$here/mkpackage.py" "$GAME/mod.package" "0166038C:0:$T/key.bin" "02D5DF
 # header offset 40 is 0 in Sims 3 packages (spec 6.1), as a rewrite writes it
 printf '\0\0\0\0' | dd of="$GAME/mod.package" bs=1 seek=40 conv=notrunc status=none
 cp "$GAME/mod.package" "$T/orig.package"
+python3 "$here/mkpackage.py" "$GAME/other.package" "220557DA:99:$T/other.bin" || fail "mkpackage other"
 pkg=$GAME/mod.package
 mount_view_fg
 P=$VIEW/mod.package
@@ -99,6 +100,14 @@ done
 n=$(rd diff "$T/back.package" "$pkg" | grep -c '^added')
 [ "$n" = 2 ] || fail "the editors added $n resources: $(rd diff "$T/back.package" "$pkg")"
 rd diff "$T/back.package" "$pkg" | grep -q '^same 220557DA' || fail "the other resource changed"
+
+# the modder's way: copy a Jazz from one package folder into another
+cp "$P/ed2.jazz.yaml" "$VIEW/other.package/" || fail "cp from one package into another"
+[ "$(ls "$VIEW/other.package" | tr '\n' ' ')" = "ed2.jazz.yaml index.yaml " ] || fail "other.package: $(ls "$VIEW/other.package")"
+rd body "$GAME/other.package" 02D5DF13 "$(rd fnv64 ed2)" | cmp -s - <(rd body "$pkg" 02D5DF13 "$(rd fnv64 ed2)") ||
+  fail "the copied Jazz is not the same resource"
+[ "$(rd keys "$GAME/other.package")" = "$(rd fnv64 ed2) ed2" ] || fail "other.package's new _KEY: $(rd keys "$GAME/other.package")"
+cmp -s "$VIEW/other.package/ed2.jazz.yaml" "$P/ed2.jazz.yaml" || fail "the copy's view differs"
 
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
