@@ -354,6 +354,33 @@ static void test_repeated_names(void **state)
 	af_buf_free(&y);
 }
 
+/* A file the encoder would refuse (one hash twice, a parent cycle) is shown in full,
+ * read-only, the reason at its top. */
+static void test_refusable_file_readonly(void **state)
+{
+	(void)state;
+	struct af_buf b = AF_BUF_INIT, y = AF_BUF_INIT;
+	struct af_diag d;
+	struct bone x[3];
+	af_diag_init(&d);
+	memcpy(x, flour, sizeof(x));
+	x[2].hash = af_fnv1_32_lower("offsetBone", 10);
+	build(&b, 4, 2, x, 3, "bagFlour", 0);
+	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);
+	static const char top[] = "# READ-ONLY: bones[1] (offsetBone) and bones[2] (transformBone) have the same hash";
+	assert_int_equal(strncmp((char *)y.data, top, strlen(top)), 0);
+	assert_non_null(strstr((char *)y.data, "  - name: transformBone # bone 2"));
+	memcpy(x, flour, sizeof(x));
+	x[0].parent = 2;
+	build(&b, 4, 2, x, 3, "bagFlour", 0);
+	af_diag_clear(&d);
+	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);
+	assert_non_null(strstr(d.msg, "parents form a cycle"));
+	af_diag_free(&d);
+	af_buf_free(&b);
+	af_buf_free(&y);
+}
+
 /* A bone named like a number or a YAML word is quoted, so it stays a name. */
 static void test_quoted_names(void **state)
 {
@@ -536,6 +563,7 @@ int main(void)
 		cmocka_unit_test(test_exact_end_and_hostile),
 		cmocka_unit_test(test_kept_bits),
 		cmocka_unit_test(test_repeated_names),
+		cmocka_unit_test(test_refusable_file_readonly),
 		cmocka_unit_test(test_quoted_names),
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_validation),
