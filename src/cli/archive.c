@@ -242,6 +242,8 @@ void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st,
 		goto out;
 	}
 	for (size_t k = 0; k < a.n; k++) {
+		if (!af_codec_by_name(a.m[k].codec))
+			continue; /* a member of a codec this build lacks: nothing to check it with */
 		snprintf(item, sizeof(item), "%s/%s", path, a.m[k].name);
 		st->members++;
 		af_buf_reset(&body);
