@@ -13,9 +13,8 @@ static const struct af_sch vec3 = { .kind = AF_SK_TUPLE, .min = 3, .max = 3,
 static const struct af_sch quat = { .kind = AF_SK_TUPLE, .min = 4, .max = 4,
 	.prefix = (const struct af_sch *const[]){ &f32s, &f32s, &f32s, &f32s, NULL } };
 static const struct af_sch i32s = { .kind = AF_SK_INT, .ranged = 1, .lo = -2147483648.0, .hi = 2147483647.0 };
-static const struct af_sch bref = { .kind = AF_SK_ANYOF, .nullable = 1,
-	.doc = "a bone by name, a stored index as an integer, or null (-1)",
-	.alts = (const struct af_sch *const[]){ &af_sch_str, &i32s, NULL } };
+static const struct af_sch bref = { .kind = AF_SK_NAME, .nullable = 1,
+	.doc = "a bone by name, a stored index as an integer, or null (-1)" };
 static const struct af_sch brefs = { .kind = AF_SK_LIST, .items = &bref };
 static const struct af_sch info11 = { .kind = AF_SK_LIST, .items = &bref, .min = RIG_INFO_NODES,
 	.max = RIG_INFO_NODES };
