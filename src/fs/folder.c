@@ -472,8 +472,8 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
 	return rc;
 }
 
-/* The container file rel read afresh from its folder dirfd (never the cache: the file on
- * disk is what changes), opened as its container c. */
+/* The container file base read afresh from its folder dirfd (never the cache: the file
+ * on disk is what changes), opened as its container c. */
 static int open_on_disk(int dirfd, const char *base, const struct af_container *c,
 			struct af_buf *file, struct af_archive *a, struct af_diag *d)
 {
@@ -517,7 +517,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid)
 	struct af_buf file = AF_BUF_INIT;
 	struct af_archive v;
 	struct af_diag d;
-	const struct af_container *c;
+	const struct af_container *c = NULL;
 	int rc = -EIO, dirfd = -1;
 	memset(&v, 0, sizeof(v));
 	af_diag_init(&d);
