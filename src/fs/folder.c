@@ -526,8 +526,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid)
 		rc = -ENOENT;
 		goto out;
 	}
-	snprintf(base, sizeof(base), "%s", base_of(pkg));
-	if ((dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) < 0) {
+	if ((dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) < 0) { /* base: its name */
 		af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
