@@ -84,11 +84,13 @@ ex="$src/examples"
 "$ANIMFS" encode "$ex/wave_hello.jazz.yaml" -o "$tmp/wave_hello.jazz" >/dev/null 2>&1
 "$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/re3_tiny.PLD" >/dev/null 2>&1
 "$ANIMFS" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" >/dev/null 2>&1
+"$ANIMFS" encode "$ex/hand_prop.rig.yaml" -o "$tmp/hand_prop.rig" >/dev/null 2>&1
 mkdir "$tmp/v"
 view "$tmp/walk.animation" "$tmp/v/walk.yaml" diesel-animation
 view "$tmp/wave_hello.jazz" "$tmp/v/wave.yaml" sims3-jazz
 view "$tmp/re3_tiny.PLD" "$tmp/v/tiny.yaml" re-model
 view "$tmp/MOTION.BIN" "$tmp/v/motion.yaml" shenmue-motn
+view "$tmp/hand_prop.rig" "$tmp/v/rig.yaml" sims3-rig
 S=${ANIMFS_SAMPLES:-}
 if [ -n "$S" ] && [ -d "$S" ]; then
 	i=0
@@ -146,8 +148,8 @@ mistake motnarity shenmue-motn "$tmp/v/motion.yaml" '0,/- \[4, 2, 1.125, 0.0\]/s
 mistake motnkey shenmue-motn "$tmp/v/motion.yaml" 's/^  attr_high:/  attr_hi:/'
 mistake reletter re-model "$tmp/v/tiny.yaml" '0,/motion: \[-50, 0, 0\]/s//motion: [-50, x, 0]/'
 mistake rerecords re-model "$tmp/v/tiny.yaml" 's/records: re3-relative/records: re3-relativ/'
-rv=$(head -n1 "$tmp/list.sims3-rig" 2>/dev/null) # a sample rig's view, when the samples are there
-[ -n "$rv" ] && mistake rigkey sims3-rig "$rv" '0,/^    parent:/s//    parnt:/'
+mistake rigkey sims3-rig "$tmp/v/rig.yaml" '0,/^    parent:/s//    parnt:/'
+mistake rigref sims3-rig "$tmp/v/rig.yaml" 's/^    info_nodes: \[lid, null, /    info_nodes: [lid, /'
 
 # The installed schemas, and an installed binary's decode points at them.
 if [ -n "${ANIMFS_BUILD_DIR:-}" ]; then

@@ -182,7 +182,7 @@ static void test_granny_readonly(void **state)
 	af_buf_append(&b, wrapped, sizeof(wrapped));
 	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);
 	assert_int_equal(d.code, AF_EUNSUP);
-	assert_non_null(strstr((char *)y.data, "# READ-ONLY: a Granny2 rig (wrapped)"));
+	assert_non_null(strstr((char *)y.data, "# READ-ONLY: byte 0x0: a Granny2 rig (wrapped)"));
 	assert_non_null(strstr((char *)y.data, "kind: granny2-wrapped\nsize: 24"));
 	af_diag_clear(&d);
 	assert_int_equal(enc((char *)y.data, &out, &d), AF_EINVAL);
@@ -278,7 +278,9 @@ static void test_exact_end_and_hostile(void **state)
 	build(&b, 4, 2, flour, 3, "bagFlour", 0);
 	af_buf_putc(&b, 0);
 	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);
-	assert_non_null(strstr(d.msg, "byte 0xf0: 1 bytes after the IK list"));
+	assert_non_null(strstr(d.msg, "1 bytes after the IK list"));
+	assert_int_equal(d.offset, 0xf0);
+	assert_non_null(strstr((char *)y.data, "# READ-ONLY: byte 0xf0: 1 bytes after"));
 	assert_non_null(strstr((char *)y.data, "kind: opaque\nsize: 241"));
 	b.len--;
 	for (size_t n = 0; n < b.len; n++) {
@@ -290,7 +292,8 @@ static void test_exact_end_and_hostile(void **state)
 	af_buf_patch_u32le(&b, 8, 0x7FFFFFFF); /* bone count */
 	af_diag_clear(&d);
 	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);
-	assert_non_null(strstr(d.msg, "byte 0x8: bone count 2147483647 does not fit"));
+	assert_non_null(strstr(d.msg, "bone count 2147483647 does not fit"));
+	assert_int_equal(d.offset, 8);
 	build(&b, 4, 2, flour, 3, "bagFlour", 0x40000000); /* IK chain count */
 	af_diag_clear(&d);
 	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);

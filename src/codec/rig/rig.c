@@ -52,11 +52,12 @@ static int rig_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, str
 		goto out;
 	if (f.kind != RIG_CLEAR) {
 		ro = 1;
-		af_diag_error(d, AF_EUNSUP, "%s", f.why);
+		af_diag_at_offset(d, AF_EUNSUP, f.at, "%s", f.why);
 	} else if (rig_check(&f, &bad, &cd)) {
 		/* the YAML could not be saved back as it is: show it, read-only */
 		ro = 1;
-		af_diag_error(d, AF_EUNSUP, "%s; shown read-only", cd.msg);
+		af_diag_at_offset(d, AF_EUNSUP, bad >= 0 ? f.bones[bad].at : f.at, "%s; shown read-only",
+				  cd.msg);
 		af_buf_printf(out, "# READ-ONLY: %s; this rig cannot be written back as it is.\n", cd.msg);
 	}
 	if ((rc = rig_emit(&f, out)))

@@ -28,6 +28,7 @@ struct rig_bone {
 	uint32_t name_len;
 	int32_t opposite, parent;
 	uint32_t hash, flags;
+	uint64_t at; /* where it starts in the file (decoded bones), for messages */
 };
 
 struct rig_chain {
@@ -47,7 +48,9 @@ struct rig_file {
 	uint32_t nchains; /* major >= 4 only: the IK list */
 	struct rig_chain *chains;
 	size_t size;      /* of a rig that is not clear: its byte count */
-	const char *why;  /* of a rig that is not clear: why it is carried as bytes */
+	const char *why;  /* of a rig that is not clear: why it is carried as bytes, */
+	uint64_t at;      /* and the byte offset of the reason; of a clear rig: where
+			   * the skeleton name is */
 };
 
 /* rig_bin.c: bytes <-> model. */

@@ -55,6 +55,7 @@ static int rd_bits(struct af_rd *r, uint32_t *v, int k)
 
 static int rd_bone(struct af_rd *r, struct rig_bone *b)
 {
+	b->at = r->pos;
 	if (rd_bits(r, b->pos, 3) || rd_bits(r, b->rot, 4) || rd_bits(r, b->scale, 3) ||
 	    rd_str(r, &b->name, &b->name_len, "bone name") || rd_i32(r, &b->opposite) ||
 	    rd_i32(r, &b->parent) || af_rd_u32(r, &b->hash) || af_rd_u32(r, &b->flags))
@@ -105,6 +106,7 @@ static int rd_clear(struct af_rd *r, struct af_arena *a, struct rig_file *f)
 	for (uint32_t i = 0; i < f->nbones; i++)
 		if ((rc = rd_bone(r, &f->bones[i])))
 			return rc;
+	f->at = r->pos;
 	if (rd_str(r, &f->skel, &f->skel_len, "skeleton name"))
 		return AF_EINVAL;
 	if (f->major >= 4) {
@@ -123,11 +125,12 @@ static int rd_clear(struct af_rd *r, struct af_arena *a, struct rig_file *f)
 }
 
 static int carry(struct af_arena *a, struct rig_file *f, enum rig_kind kind, size_t n,
-		 const char *why)
+		 uint64_t at, const char *why)
 {
 	memset(f, 0, sizeof(*f));
 	f->kind = kind;
 	f->size = n;
+	f->at = at;
 	f->why = af_arena_strndup(a, why, strlen(why));
 	return f->why ? 0 : AF_ENOMEM;
 }
@@ -142,18 +145,18 @@ int rig_decode(const uint8_t *p, size_t n, struct af_arena *a, struct rig_file *
 	memset(f, 0, sizeof(*f));
 	f->kind = rig_kind_of(p, n);
 	if (f->kind == RIG_GRANNY_WRAPPED)
-		rc = carry(a, f, f->kind, n, "a Granny2 rig (wrapped): carried as bytes");
+		rc = carry(a, f, f->kind, n, 0, "a Granny2 rig (wrapped): carried as bytes");
 	else if (f->kind == RIG_GRANNY_RAW)
-		rc = carry(a, f, f->kind, n, "not a clear rig (no version 3.x/4.x): a raw Granny2 rig, carried as bytes");
+		rc = carry(a, f, f->kind, n, 0, "not a clear rig (no version 3.x/4.x): a raw Granny2 rig, carried as bytes");
 	if (f->kind != RIG_CLEAR)
 		return rc ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 	af_diag_init(&local);
 	af_rd_init(&r, p, n, &local);
 	rc = rd_clear(&r, a, f);
 	if (rc == AF_EINVAL) {
-		snprintf(why, sizeof(why), "byte 0x%llx: %s; the layout of a clear rig does not fit, so it is carried as bytes",
-			 (unsigned long long)(local.offset > 0 ? local.offset : 0), local.msg);
-		rc = carry(a, f, RIG_OPAQUE, n, why);
+		snprintf(why, sizeof(why), "%s; the layout of a clear rig does not fit, so it is carried as bytes",
+			 local.msg);
+		rc = carry(a, f, RIG_OPAQUE, n, local.offset > 0 ? (uint64_t)local.offset : 0, why);
 	}
 	af_diag_free(&local);
 	return rc ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;

@@ -97,8 +97,7 @@ static void chain(const struct em *e, const struct rig_chain *c)
 
 static void carried(const struct rig_file *f, struct af_buf *b)
 {
-	af_buf_puts(b, "# READ-ONLY: ");
-	af_buf_puts(b, f->why);
+	af_buf_printf(b, "# READ-ONLY: byte 0x%llx: %s", (unsigned long long)f->at, f->why);
 	af_buf_puts(b, ".\n# The Sims 3 skeleton (_RIG), shown by animfs (docs/sims3-rig.md).\nformat: sims3-rig\nkind: ");
 	af_buf_puts(b, rig_kind_names[f->kind]);
 	af_buf_printf(b, "\nsize: %zu # bytes, kept verbatim\n", f->size);
