@@ -19,7 +19,8 @@
 #define AF_MEMBER_NAME_MAX 128
 
 /* What a container may ask of its caller while it opens: whether a codec claims a
- * member's bytes (the content check of a typed member). */
+ * member's bytes (the content check of a typed member): > 0 yes, 0 no, < 0 this build
+ * has no codec of that name (keep the member: the mount shows it raw, read-only). */
 struct af_container_env {
 	int (*claims)(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n);
 	void *ctx;
@@ -63,6 +64,17 @@ struct af_container {
 		       struct af_diag *d);
 	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
 	int (*rebuild)(void *st, struct af_buf *image, struct af_diag *d);
+	/* Optional (NULL: members are never added): the whole container anew with a new
+	 * member called name ("x.jazz": the container picks its kind and key from the name)
+	 * of the codec named codec, holding body, every other member byte for byte (any
+	 * name index the container keeps learns the new name). AF_EINVAL with d saying why
+	 * when it takes no such member: a name or extension it cannot hold, a codec that is
+	 * not the one of that extension, a member of that key already there. */
+	int (*add)(void *st, const char *name, const char *codec, const uint8_t *body, size_t n,
+		   struct af_buf *image, struct af_diag *d);
+	/* Optional (NULL: members are never removed): the whole container anew without
+	 * member i (nor what only names it), every other member byte for byte. */
+	int (*remove)(void *st, size_t i, struct af_buf *image, struct af_diag *d);
 };
 
 /* NULL-terminated table. */
@@ -94,6 +106,15 @@ int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, st
  * otherwise image is the whole new container. Nothing is produced on error. */
 int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
 		     struct af_buf *image, int *changed, struct af_diag *d);
+/* Encode yaml as a new member called name (no member has that name or alias): its
+ * codec is the one a new file of that name gets (af_codec_for_save), the container's
+ * add builds image, the whole new container. AF_EUNSUP when the container adds no
+ * members; nothing is produced on error. */
+int af_member_add(const struct af_archive *a, const char *name, const uint8_t *yaml, size_t n,
+		  struct af_buf *image, struct af_diag *d);
+/* The whole container without member i, into image; AF_EUNSUP when it removes none. */
+int af_member_remove(const struct af_archive *a, size_t i, struct af_buf *image,
+		     struct af_diag *d);
 /* decode -> encode of member i gives its bytes back. */
 int af_member_roundtrip(const struct af_archive *a, size_t i, struct af_diag *d);
 

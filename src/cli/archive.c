@@ -185,7 +185,7 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	memset(&a, 0, sizeof(a));
 	if (load(arc, &a, &d))
 		goto out;
-	if ((k = af_archive_find(&a, member)) < 0) {
+	if ((k = af_archive_find(&a, member)) < 0 && !a.c->add) {
 		no_such(&a, arc, member);
 		goto out;
 	}
@@ -193,8 +193,14 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
 			    &yaml, &d))
 		goto out;
-	if (af_member_commit(&a, (size_t)k, yaml.data, yaml.len, &image, &changed, &d))
+	if (k < 0) { /* a new member: the container adds it */
+		if (af_member_add(&a, member, yaml.data, yaml.len, &image, &d))
+			goto out;
+		changed = 1;
+		fprintf(stderr, "animfs: %s: added to the %s\n", path, a.c->noun);
+	} else if (af_member_commit(&a, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)) {
 		goto out;
+	}
 	if (!changed) {
 		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, a.c->noun);
 	} else if (af_replace_file_at(AT_FDCWD, arc, image.data, image.len, 0644, &d)) {
@@ -231,6 +237,8 @@ void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st,
 		goto out;
 	}
 	for (size_t k = 0; k < a.n; k++) {
+		if (!af_codec_by_name(a.m[k].codec))
+			continue; /* a member of a codec this build lacks: nothing to check it with */
 		snprintf(item, sizeof(item), "%s/%s", path, a.m[k].name);
 		st->members++;
 		af_buf_reset(&body);

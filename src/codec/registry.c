@@ -11,6 +11,7 @@ extern const struct af_codec af_codec_jazz;
 extern const struct af_codec af_codec_re_model;
 extern const struct af_codec af_codec_motn;
 extern const struct af_codec af_codec_clip;
+extern const struct af_codec af_codec_rig;
 
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
@@ -18,6 +19,7 @@ const struct af_codec *const af_codecs[] = {
 	&af_codec_re_model,
 	&af_codec_motn,
 	&af_codec_clip,
+	&af_codec_rig,
 	NULL,
 };
 
@@ -139,6 +141,7 @@ const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const c
 	return NULL;
 }
 
+/* c may be NULL below: a container's member whose codec this build lacks has no schema. */
 int af_codec_has_schema(const struct af_codec *c)
 {
 	return c && c->schema != NULL;
@@ -146,14 +149,14 @@ int af_codec_has_schema(const struct af_codec *c)
 
 int af_codec_schema(const struct af_codec *c, struct af_buf *out)
 {
-	if (!c->schema)
+	if (!c || !c->schema)
 		return AF_EUNSUP;
 	return af_sch_document(c->name, c->description, c->schema, out) ? AF_ENOMEM : 0;
 }
 
 int af_codec_modeline(const struct af_codec *c, const char *schema_dir, struct af_buf *out)
 {
-	if (!schema_dir || !strcmp(schema_dir, "none") || !c->schema)
+	if (!schema_dir || !strcmp(schema_dir, "none") || !c || !c->schema)
 		return 0;
 	af_buf_printf(out, "# yaml-language-server: $schema=%s%s%s.json\n", schema_dir,
 		      schema_dir[0] && schema_dir[strlen(schema_dir) - 1] != '/' ? "/" : "", c->name);

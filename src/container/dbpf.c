@@ -220,10 +220,30 @@ struct slot {
 	const uint8_t *bytes; /* new stored bytes */
 	uint32_t len, mem;
 	uint16_t compressed;
-	int edited, touched;
+	int edited, touched, dropped;
 	uint32_t new_off;
 	struct af_buf packed;
 };
+
+/* Spec 6.4: RefPack when that is smaller (s3pi's compressor declines bodies under 16
+ * bytes), else raw. */
+static int pack(const uint8_t *body, size_t n, int compress, struct slot *s, struct af_diag *d)
+{
+	int rc;
+	s->bytes = body;
+	s->len = s->mem = (uint32_t)n;
+	s->compressed = 0;
+	if (!compress || n < 16)
+		return 0;
+	if ((rc = af_refpack_compress(body, n, &s->packed, d)))
+		return rc;
+	if (s->packed.len < n) {
+		s->bytes = s->packed.data;
+		s->len = (uint32_t)s->packed.len;
+		s->compressed = 0xFFFF;
+	}
+	return 0;
+}
 
 static int prepare_edit(const struct af_dbpf *p, const struct af_dbpf_edit *ed, struct slot *s,
 			struct af_diag *d)
@@ -239,20 +259,9 @@ static int prepare_edit(const struct af_dbpf *p, const struct af_dbpf_edit *ed, 
 	if (old.len == ed->n && (!ed->n || !memcmp(old.data, ed->body, ed->n)))
 		goto out; /* same body: keep the stored bytes exactly */
 	s->edited = 1;
-	s->bytes = ed->body;
-	s->len = s->mem = (uint32_t)ed->n;
-	s->compressed = 0;
 	/* spec 6.4 (s3pi): only an entry that was compressed is compressed again, and
 	 * only when that saves space */
-	if (af_dbpf_compressed(e)) {
-		if ((rc = af_refpack_compress(ed->body, ed->n, &s->packed, d)))
-			goto out;
-		if (s->packed.len < ed->n) {
-			s->bytes = s->packed.data;
-			s->len = (uint32_t)s->packed.len;
-			s->compressed = 0xFFFF;
-		}
-	}
+	rc = pack(ed->body, ed->n, af_dbpf_compressed(e), s, d);
 out:
 	af_buf_free(&old);
 	return rc;
@@ -268,14 +277,23 @@ static int by_offset(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Resource data in the original file order, back to back (gaps dropped). Records that
- * shared one stored blob keep sharing it. */
-static int write_data(const struct af_dbpf *p, struct slot *s, uint32_t *order, struct af_buf *out,
-		      struct af_diag *d)
+static int put_data(struct slot *s, struct af_buf *out, struct af_diag *d)
+{
+	if (out->len > 0xFFFFFFFFu - s->len)
+		return af_diag_error(d, AF_EINVAL, "the rebuilt package would exceed 4 GiB");
+	s->new_off = (uint32_t)out->len;
+	af_buf_append(out, s->bytes, s->len);
+	return 0;
+}
+
+/* Resource data in the original file order, back to back (gaps dropped), then the
+ * added ones in their order. Records that shared one stored blob keep sharing it. */
+static int write_data(const struct af_dbpf *p, struct slot *s, size_t nadds, uint32_t *order,
+		      struct af_buf *out, struct af_diag *d)
 {
 	uint32_t m = 0, prev = UINT32_MAX;
 	for (uint32_t i = 0; i < p->count; i++)
-		if (!af_dbpf_deleted(&p->e[i]))
+		if (!af_dbpf_deleted(&p->e[i]) && !s[i].dropped)
 			order[m++] = i;
 	sort_pkg = p;
 	qsort(order, m, sizeof(*order), by_offset);
@@ -288,28 +306,54 @@ static int write_data(const struct af_dbpf *p, struct slot *s, uint32_t *order, 
 			s[i].new_off = s[prev].new_off;
 			continue;
 		}
-		if (out->len > 0xFFFFFFFFu - s[i].len)
-			return af_diag_error(d, AF_EINVAL, "the rebuilt package would exceed 4 GiB");
-		s[i].new_off = (uint32_t)out->len;
-		af_buf_append(out, s[i].bytes, s[i].len);
+		if (put_data(&s[i], out, d))
+			return AF_EINVAL;
 		prev = i;
 	}
+	for (size_t k = 0; k < nadds; k++)
+		if (put_data(&s[p->count + k], out, d))
+			return AF_EINVAL;
 	return 0;
 }
 
-static void write_index(const struct af_dbpf *p, const struct slot *s, struct af_buf *out)
+/* The index type a rewrite keeps: a shared field stays shared while every added record
+ * has the shared value (spec 6.5: otherwise the flag is cleared). */
+static uint32_t index_type_for(const struct af_dbpf *p, const struct af_dbpf_change *ch)
 {
-	af_buf_put_u32le(out, p->index_type);
+	uint32_t t = p->index_type;
+	if (!p->count && !p->index_size)
+		return 0; /* there was no index at all */
+	for (size_t k = 0; k < ch->nadds; k++) {
+		const struct af_dbpf_new *a = &ch->adds[k];
+		uint32_t key[3] = { a->type, a->group, (uint32_t)(a->instance >> 32) };
+		for (int b = 0; b < 3; b++)
+			if (key[b] != p->shared[b])
+				t &= ~(1u << b);
+	}
+	return t;
+}
+
+static void put_key(struct af_buf *out, uint32_t itype, const uint32_t key[3], uint32_t inst_lo)
+{
 	for (int k = 0; k < 3; k++)
-		if (p->index_type & (1u << k))
+		if (!(itype & (1u << k)))
+			af_buf_put_u32le(out, key[k]);
+	af_buf_put_u32le(out, inst_lo);
+}
+
+static void write_index(const struct af_dbpf *p, const struct af_dbpf_change *ch, uint32_t itype,
+			const struct slot *s, struct af_buf *out)
+{
+	af_buf_put_u32le(out, itype);
+	for (int k = 0; k < 3; k++)
+		if (itype & (1u << k))
 			af_buf_put_u32le(out, p->shared[k]);
 	for (uint32_t i = 0; i < p->count; i++) {
 		const struct af_dbpf_entry *e = &p->e[i];
 		uint32_t key[3] = { e->type, e->group, e->inst_hi };
-		for (int k = 0; k < 3; k++)
-			if (!(p->index_type & (1u << k)))
-				af_buf_put_u32le(out, key[k]);
-		af_buf_put_u32le(out, e->inst_lo);
+		if (s[i].dropped)
+			continue;
+		put_key(out, itype, key, e->inst_lo);
 		if (af_dbpf_deleted(e)) {
 			af_buf_put_u32le(out, e->offset);
 			af_buf_put_u32le(out, e->file_size);
@@ -323,12 +367,69 @@ static void write_index(const struct af_dbpf *p, const struct slot *s, struct af
 		}
 		af_buf_put_u16le(out, e->committed);
 	}
+	for (size_t k = 0; k < ch->nadds; k++) { /* as s3pi writes them: bit 31, committed 1 */
+		const struct af_dbpf_new *a = &ch->adds[k];
+		const struct slot *x = &s[p->count + k];
+		uint32_t key[3] = { a->type, a->group, (uint32_t)(a->instance >> 32) };
+		put_key(out, itype, key, (uint32_t)a->instance);
+		af_buf_put_u32le(out, x->new_off);
+		af_buf_put_u32le(out, x->len | 0x80000000u);
+		af_buf_put_u32le(out, x->mem);
+		af_buf_put_u16le(out, x->compressed);
+		af_buf_put_u16le(out, 1);
+	}
 }
 
-/* Spec 6.5 step 3: re-read the image; untouched records keep their stored bytes, edited
- * ones decompress to the new body. */
-static int verify(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
-		  const struct slot *s, const struct af_buf *img, struct af_diag *d)
+static int same_body(const struct af_dbpf *q, size_t j, const uint8_t *body, size_t n,
+		     struct af_buf *tmp, struct af_diag *d)
+{
+	af_buf_reset(tmp);
+	return !af_dbpf_body(q, j, tmp, d) && tmp->len == n && (!n || !memcmp(tmp->data, body, n));
+}
+
+/* Where each kept record of p is in the rewritten index (dropped ones: UINT32_MAX). */
+static void new_positions(const struct af_dbpf *p, const struct slot *s, uint32_t *pos)
+{
+	uint32_t j = 0;
+	for (uint32_t i = 0; i < p->count; i++)
+		pos[i] = s[i].dropped ? UINT32_MAX : j++;
+}
+
+/* Spec 6.5 step 3: re-read the image; kept records keep their key and, untouched,
+ * their stored bytes; edited and added ones decompress to their new bodies. */
+static int verify_records(const struct af_dbpf *p, const struct af_dbpf_change *ch,
+			  const struct slot *s, const uint32_t *pos, const struct af_dbpf *q,
+			  struct af_buf *body, struct af_diag *vd)
+{
+	uint32_t kept = p->count - (uint32_t)ch->ndrops;
+	if (q->count != kept + ch->nadds)
+		return 0;
+	for (uint32_t i = 0; i < p->count; i++) {
+		const struct af_dbpf_entry *a = &p->e[i], *b = &q->e[pos[i]];
+		if (pos[i] == UINT32_MAX)
+			continue;
+		if (a->type != b->type || a->group != b->group || af_dbpf_instance(a) != af_dbpf_instance(b))
+			return 0;
+		if (!af_dbpf_deleted(a) && !s[i].edited &&
+		    (a->file_size != b->file_size ||
+		     memcmp(af_dbpf_stored(p, i), af_dbpf_stored(q, pos[i]), af_dbpf_stored_size(a))))
+			return 0;
+	}
+	for (size_t k = 0; k < ch->nedits; k++)
+		if (!same_body(q, pos[ch->edits[k].index], ch->edits[k].body, ch->edits[k].n, body, vd))
+			return 0;
+	for (size_t k = 0; k < ch->nadds; k++) {
+		const struct af_dbpf_new *a = &ch->adds[k];
+		const struct af_dbpf_entry *b = &q->e[kept + k];
+		if (a->type != b->type || a->group != b->group || a->instance != af_dbpf_instance(b) ||
+		    !same_body(q, kept + k, a->body, a->n, body, vd))
+			return 0;
+	}
+	return 1;
+}
+
+static int verify(const struct af_dbpf *p, const struct af_dbpf_change *ch, const struct slot *s,
+		  const uint32_t *pos, const struct af_buf *img, struct af_diag *d)
 {
 	struct af_dbpf q;
 	struct af_diag vd;
@@ -340,24 +441,8 @@ static int verify(const struct af_dbpf *p, const struct af_dbpf_edit *edits, siz
 			      vd.msg);
 		goto out;
 	}
-	rc = q.count == p->count ? 0 : AF_EIO;
-	for (uint32_t i = 0; !rc && i < p->count; i++) {
-		const struct af_dbpf_entry *a = &p->e[i], *b = &q.e[i];
-		if (a->type != b->type || a->group != b->group || af_dbpf_instance(a) != af_dbpf_instance(b))
-			rc = AF_EIO;
-		else if (!af_dbpf_deleted(a) && !s[i].edited &&
-			 (a->file_size != b->file_size ||
-			  memcmp(af_dbpf_stored(p, i), af_dbpf_stored(&q, i), af_dbpf_stored_size(a))))
-			rc = AF_EIO;
-	}
-	for (size_t k = 0; !rc && k < nedits; k++) {
-		af_buf_reset(&body);
-		if (af_dbpf_body(&q, edits[k].index, &body, &vd) || body.len != edits[k].n ||
-		    (body.len && memcmp(body.data, edits[k].body, body.len)))
-			rc = AF_EIO;
-	}
-	if (rc)
-		af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not hold what it should");
+	if (!verify_records(p, ch, s, pos, &q, &body, &vd))
+		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not hold what it should");
 	af_dbpf_close(&q);
 out:
 	af_buf_free(&body);
@@ -365,54 +450,82 @@ out:
 	return rc;
 }
 
-int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
-		    struct af_buf *out, struct af_diag *d)
+/* Mark the edits and drops on the slots, pack the edited and added bodies. */
+static int prepare(const struct af_dbpf *p, const struct af_dbpf_change *ch, struct slot *s,
+		   struct af_diag *d)
 {
-	struct slot *s = calloc(p->count ? p->count : 1, sizeof(*s));
+	int rc;
+	for (uint32_t i = 0; i < p->count; i++) {
+		s[i].bytes = af_dbpf_stored(p, i);
+		s[i].len = af_dbpf_stored_size(&p->e[i]);
+	}
+	for (size_t k = 0; k < ch->nedits + ch->ndrops; k++) {
+		int drop = k >= ch->nedits;
+		size_t i = drop ? ch->drops[k - ch->nedits] : ch->edits[k].index;
+		if (i >= p->count || af_dbpf_deleted(&p->e[i]) || s[i].touched)
+			return af_diag_error(d, AF_EINVAL, "resource %zu cannot be %s (absent, deleted or changed twice)",
+					     i, drop ? "removed" : "replaced");
+		s[i].touched = 1;
+		s[i].dropped = drop;
+		if (!drop && (rc = prepare_edit(p, &ch->edits[k], &s[i], d)))
+			return rc;
+	}
+	for (size_t k = 0; k < ch->nadds; k++) {
+		if (ch->adds[k].n > 0x7FFFFFFF)
+			return af_diag_error(d, AF_EINVAL, "a new resource of %zu bytes is too large for a package",
+					     ch->adds[k].n);
+		if ((rc = pack(ch->adds[k].body, ch->adds[k].n, 1, &s[p->count + k], d)))
+			return rc;
+	}
+	return 0;
+}
+
+int af_dbpf_rewrite(const struct af_dbpf *p, const struct af_dbpf_change *ch, struct af_buf *out,
+		    struct af_diag *d)
+{
+	size_t total = (size_t)p->count + ch->nadds;
+	struct slot *s = calloc(total ? total : 1, sizeof(*s));
 	uint32_t *order = calloc(p->count ? p->count : 1, sizeof(*order));
+	uint32_t itype = index_type_for(p, ch);
 	int rc = 0;
 	af_buf_reset(out);
 	if (!s || !order) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
-	for (uint32_t i = 0; i < p->count; i++) {
-		s[i].bytes = af_dbpf_stored(p, i);
-		s[i].len = af_dbpf_stored_size(&p->e[i]);
-	}
-	for (size_t k = 0; k < nedits; k++) {
-		size_t i = edits[k].index;
-		if (i >= p->count || af_dbpf_deleted(&p->e[i]) || s[i].touched) {
-			rc = af_diag_error(d, AF_EINVAL, "resource %zu cannot be replaced (absent, deleted or edited twice)",
-					   i);
-			goto out;
-		}
-		s[i].touched = 1;
-		if ((rc = prepare_edit(p, &edits[k], &s[i], d)))
-			goto out;
-	}
+	if ((rc = prepare(p, ch, s, d)))
+		goto out;
 	af_buf_append(out, p->data, AF_DBPF_HEADER);
-	if ((rc = write_data(p, s, order, out, d)))
+	if ((rc = write_data(p, s, ch->nadds, order, out, d)))
 		goto out;
 	size_t index_off = out->len;
-	if (p->count || p->index_size)
-		write_index(p, s, out);
+	uint32_t count = p->count - (uint32_t)ch->ndrops + (uint32_t)ch->nadds;
+	if (count || p->index_size)
+		write_index(p, ch, itype, s, out);
 	if (out->failed || out->len > 0xFFFFFFFFu) {
 		rc = af_diag_error(d, out->failed ? AF_ENOMEM : AF_EINVAL,
 				   out->failed ? "out of memory" : "the rebuilt package would exceed 4 GiB");
 		goto out;
 	}
-	af_buf_patch_u32le(out, 36, p->count);
+	af_buf_patch_u32le(out, 36, count);
 	af_buf_patch_u32le(out, 40, 0);
 	af_buf_patch_u32le(out, 44, (uint32_t)(out->len - index_off));
 	af_buf_patch_u32le(out, 64, (uint32_t)index_off);
-	rc = verify(p, edits, nedits, s, out, d);
+	new_positions(p, s, order); /* order is free again: it becomes the position map */
+	rc = verify(p, ch, s, order, out, d);
 out:
-	for (uint32_t i = 0; s && i < p->count; i++)
+	for (size_t i = 0; s && i < total; i++)
 		af_buf_free(&s[i].packed);
 	free(s);
 	free(order);
 	if (rc)
 		af_buf_reset(out);
 	return rc;
+}
+
+int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
+		    struct af_buf *out, struct af_diag *d)
+{
+	struct af_dbpf_change ch = { edits, nedits, NULL, 0, NULL, 0 };
+	return af_dbpf_rewrite(p, &ch, out, d);
 }

@@ -86,4 +86,29 @@ struct af_dbpf_edit {
 int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
 		    struct af_buf *out, struct af_diag *d);
 
+/* A resource a rewrite adds (uncompressed body). */
+struct af_dbpf_new {
+	uint32_t type, group;
+	uint64_t instance;
+	const uint8_t *body;
+	size_t n;
+};
+/* What a rewrite changes: bodies replaced, records removed (their index record and
+ * their data, unless another kept record shares the blob), records added. */
+struct af_dbpf_change {
+	const struct af_dbpf_edit *edits;
+	size_t nedits;
+	const size_t *drops;
+	size_t ndrops;
+	const struct af_dbpf_new *adds;
+	size_t nadds;
+};
+/* af_dbpf_rebuild with removals and additions: kept records keep their index order and
+ * their data its file order; added ones follow, in the data (stored RefPack-compressed
+ * when that is smaller, spec 6.4) and at the end of the index (file size bit 31 set,
+ * committed 1). A shared index field that an added record breaks is no longer shared.
+ * Re-read and checked like a rebuild. */
+int af_dbpf_rewrite(const struct af_dbpf *p, const struct af_dbpf_change *ch, struct af_buf *out,
+		    struct af_diag *d);
+
 #endif

@@ -59,12 +59,15 @@ const struct af_container *af_container_bid(const char *name, const uint8_t *hea
 	return best;
 }
 
-/* The content check of a typed member: its codec's bid. */
+/* The content check of a typed member: its codec's bid; -1 when this build has no
+ * such codec (the member is kept and shown raw). */
 static int claims(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n)
 {
 	const struct af_codec *c = af_codec_by_name(codec);
 	(void)ctx;
-	return c && c->bid(name, head, n < AF_BID_HEAD ? n : AF_BID_HEAD) > 0;
+	if (!c)
+		return -1;
+	return c->bid(name, head, n < AF_BID_HEAD ? n : AF_BID_HEAD) > 0;
 }
 
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
@@ -155,6 +158,38 @@ out:
 	af_buf_free(&bin);
 	af_buf_free(&old);
 	return rc;
+}
+
+int af_member_add(const struct af_archive *a, const char *name, const uint8_t *yaml, size_t n,
+		  struct af_buf *image, struct af_diag *d)
+{
+	struct af_buf bin = AF_BUF_INIT;
+	struct af_io io = { .name = name, .read_names = af_userdict_io_read,
+			    .learn_names = af_userdict_io_learn };
+	const struct af_codec *c;
+	int rc;
+	af_buf_reset(image);
+	if (!a->c->add)
+		return af_diag_error(d, AF_EUNSUP, "%s: a %s gains no %ss", name, a->c->noun,
+				     a->c->member_noun);
+	if (af_archive_find(a, name) >= 0)
+		return af_diag_error(d, AF_EINVAL, "%s: the %s already holds it", name, a->c->noun);
+	if (!(c = af_codec_for_save(NULL, name, yaml, n, d)))
+		return d->code;
+	if (!(rc = c->from_yaml(yaml, n, &io, &bin, d)))
+		rc = a->c->add(a->st, name, c->name, bin.data, bin.len, image, d);
+	af_buf_free(&bin);
+	return rc;
+}
+
+int af_member_remove(const struct af_archive *a, size_t i, struct af_buf *image,
+		     struct af_diag *d)
+{
+	af_buf_reset(image);
+	if (!a->c->remove)
+		return af_diag_error(d, AF_EUNSUP, "%s: %ss are not removed from a %s", a->m[i].name,
+				     a->c->member_noun, a->c->noun);
+	return a->c->remove(a->st, i, image, d);
 }
 
 int af_member_roundtrip(const struct af_archive *a, size_t i, struct af_diag *d)

@@ -18,21 +18,44 @@
 #include "dbpf.h"
 #include "sims3_package.h"
 
-/* The resource types shown as members: a new Sims 3 codec is one row. */
-static const struct shown {
-	uint32_t type;
-	const char *ext;   /* the member's extension */
-	const char *codec; /* its codec, by name */
-	const char *what;  /* for index.yaml's notes */
-} shown[] = {
-	{AF_DBPF_TYPE_JAZZ, ".jazz", "sims3-jazz", "a Jazz state machine"},
+static uint64_t hash_fnv64(const char *s, size_t n)
+{
+	return af_fnv1_64_lower(s, n);
+}
+
+static uint64_t hash_clip(const char *s, size_t n)
+{
+	return af_fnv1_64_clip(s, n);
+}
+
+/* The resource types shown as members: a new Sims 3 codec is one row. A row whose
+ * codec this build lacks shows its members raw (the content check says so). */
+static const struct af_pkg_type shown[] = {
+	{AF_DBPF_TYPE_JAZZ, ".jazz", "sims3-jazz", "a Jazz state machine", hash_fnv64},
+	/* CLIP names hash by the CLIP rule (sims3-jazz.md 5.3, sims3-clip.md 1) */
+	{AF_DBPF_TYPE_CLIP, ".clip", "sims3-clip", "an animation clip (CLIP)", hash_clip},
+	/* a rig's instance is no hash of its name (sims3-rig.md 1): any _KEY text names it */
+	{AF_DBPF_TYPE_RIG, ".rig", "sims3-rig", "a skeleton (_RIG)", NULL},
 };
 
-static const struct shown *shown_type(uint32_t type)
+static const struct af_pkg_type *shown_type(uint32_t type)
 {
 	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++)
 		if (shown[i].type == type)
 			return &shown[i];
+	return NULL;
+}
+
+const struct af_pkg_type *af_pkg_type_of_name(const char *name, size_t *stem)
+{
+	size_t n = strlen(name);
+	for (size_t i = 0; i < sizeof(shown) / sizeof(shown[0]); i++) {
+		size_t e = strlen(shown[i].ext);
+		if (n > e && !strcmp(name + n - e, shown[i].ext)) {
+			*stem = n - e;
+			return &shown[i];
+		}
+	}
 	return NULL;
 }
 
@@ -105,24 +128,36 @@ static void make_io(const struct af_pkgview *v, const struct af_pkg_item *it, st
 
 /* ---- names ---- */
 
-/* A name is shown only when it hashes back to the instance (spec 5.6) and is a safe
- * file name: printable ASCII, no slash, not hidden, not a hex literal. */
-static int name_ok(const char *s, size_t n, uint64_t inst)
+int af_pkg_name_safe(const char *s, size_t n)
 {
 	if (!n || n > AF_PKG_NAME_MAX - 8 || s[0] == '.' || (n >= 2 && s[0] == '0' && (s[1] | 32) == 'x'))
 		return 0;
 	for (size_t i = 0; i < n; i++)
 		if (s[i] < 0x20 || s[i] > 0x7E || s[i] == '/' || s[i] == '\\')
 			return 0;
-	return af_fnv1_64_lower(s, n) == inst;
+	return 1;
+}
+
+uint64_t af_pkg_instance_of(const struct af_pkg_type *t, const char *s, size_t n)
+{
+	return t->hash ? t->hash(s, n) : af_fnv1_64_lower(s, n);
+}
+
+/* A name is shown only when it is a safe file name (printable ASCII, no slash, not
+ * hidden, not a hex literal) and hashes back to the instance by its type's rule (spec
+ * 5.6); a type with no rule takes the name the map gives. */
+static int name_ok(const char *s, size_t n, uint64_t inst, const struct af_pkg_type *t)
+{
+	return af_pkg_name_safe(s, n) && (!t->hash || t->hash(s, n) == inst);
 }
 
 /* Smooth Jazz maps the instance to "mods\<name>.tigerjazz": try the text, then its stem. */
-static int name_from_text(const char *t, size_t n, uint64_t inst, const char *ext, char *out)
+static int name_from_text(const char *t, size_t n, uint64_t inst, const struct af_pkg_type *ty,
+			  char *out)
 {
 	size_t a = n, b = n;
-	if (name_ok(t, n, inst)) {
-		snprintf(out, AF_PKG_NAME_MAX, "%.*s%s", (int)n, t, ext);
+	if (name_ok(t, n, inst, ty)) {
+		snprintf(out, AF_PKG_NAME_MAX, "%.*s%s", (int)n, t, ty->ext);
 		return 1;
 	}
 	while (a > 0 && t[a - 1] != '\\' && t[a - 1] != '/')
@@ -132,15 +167,16 @@ static int name_from_text(const char *t, size_t n, uint64_t inst, const char *ex
 			b = k - 1;
 			break;
 		}
-	if (name_ok(t + a, b - a, inst)) {
-		snprintf(out, AF_PKG_NAME_MAX, "%.*s%s", (int)(b - a), t + a, ext);
+	if (name_ok(t + a, b - a, inst, ty)) {
+		snprintf(out, AF_PKG_NAME_MAX, "%.*s%s", (int)(b - a), t + a, ty->ext);
 		return 1;
 	}
 	return 0;
 }
 
 /* Look the instance up in one _KEY body (version 1); bounded by the body's size. */
-static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, const char *ext, char *out)
+static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, const struct af_pkg_type *ty,
+			  char *out)
 {
 	size_t pos = 8;
 	if (n < 8 || af_le32(p) != 1)
@@ -151,19 +187,20 @@ static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, const char 
 		pos += 12;
 		if (len > n - pos)
 			return 0;
-		if (key == inst && name_from_text((const char *)p + pos, len, inst, ext, out))
+		if (key == inst && name_from_text((const char *)p + pos, len, inst, ty, out))
 			return 1;
 		pos += len;
 	}
 	return 0;
 }
 
-static void display_name(const struct af_pkgview *v, uint32_t i, const char *ext, char *out)
+static void display_name(const struct af_pkgview *v, uint32_t i, const struct af_pkg_type *ty,
+			 char *out)
 {
 	uint64_t inst = af_dbpf_instance(&v->pkg.e[i]);
 	out[0] = 0;
 	for (uint32_t k = 0; k < v->pkg.count; k++)
-		if (v->keys[k].data && name_in_keymap(v->keys[k].data, v->keys[k].len, inst, ext, out))
+		if (v->keys[k].data && name_in_keymap(v->keys[k].data, v->keys[k].len, inst, ty, out))
 			break;
 }
 
@@ -201,7 +238,7 @@ static int unpack_key(struct af_pkgview *v, uint32_t i, struct af_diag *d)
 
 /* A record of a shown type is a member when its body unpacks and passes its codec's
  * content check. */
-static int add_item(struct af_pkgview *v, uint32_t i, const struct shown *sh,
+static int add_item(struct af_pkgview *v, uint32_t i, const struct af_pkg_type *sh,
 		    const struct af_container_env *env, struct af_diag *d)
 {
 	struct af_pkg_item *it = &v->items[v->nitems];
@@ -217,6 +254,7 @@ static int add_item(struct af_pkgview *v, uint32_t i, const struct shown *sh,
 		rc = set_note(v, i, msg);
 		goto out;
 	}
+	/* a codec this build lacks (< 0): a member all the same, shown raw by the caller */
 	if (env && env->claims &&
 	    !env->claims(env->ctx, sh->codec, it->s3pe, body.data, body.len < 64 ? body.len : 64)) {
 		char msg[160];
@@ -224,7 +262,7 @@ static int add_item(struct af_pkgview *v, uint32_t i, const struct shown *sh,
 		rc = set_note(v, i, msg);
 		goto out;
 	}
-	display_name(v, i, sh->ext, it->name);
+	display_name(v, i, sh, it->name);
 	if (!it->name[0] || name_taken(v, it->name))
 		snprintf(it->name, sizeof(it->name), "%s", it->s3pe);
 	if (name_taken(v, it->name)) { /* the same key twice */
@@ -264,7 +302,7 @@ int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
 			goto out;
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
 		const struct af_dbpf_entry *e = &v->pkg.e[i];
-		const struct shown *sh = shown_type(e->type);
+		const struct af_pkg_type *sh = shown_type(e->type);
 		if (sh && !af_dbpf_deleted(e) && (rc = add_item(v, i, sh, env, d)))
 			goto out;
 	}
@@ -364,7 +402,8 @@ static void index_line(const struct af_pkgview *v, uint32_t i, struct af_buf *ou
 int af_pkgview_index_yaml(const struct af_pkgview *v, const char *pkgname, struct af_buf *out)
 {
 	af_buf_puts(out, "# The resources of a Sims 3 package, listed by animfs (read-only).\n"
-			 "# Each Jazz state machine is editable as <name>.yaml beside this file; sizes in bytes.\n");
+			 "# Each Jazz state machine, clip (CLIP) and skeleton (_RIG) is editable as <name>.yaml\n"
+			 "# beside this file; a new <name>.jazz.yaml (.clip, .rig) adds one; sizes in bytes.\n");
 	af_buf_puts(out, "package: ");
 	af_y_cstr(out, pkgname ? pkgname : "");
 	af_buf_puts(out, "\ndbpf_version: \"2.0\"\nindex_type: ");
@@ -493,9 +532,21 @@ static int pkg_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return af_dbpf_rebuild(&((struct af_pkgview *)st)->pkg, NULL, 0, image, d);
 }
 
+static int pkg_add(void *st, const char *name, const char *codec, const uint8_t *body, size_t n,
+		   struct af_buf *image, struct af_diag *d)
+{
+	return af_pkgview_add(st, name, codec, body, n, image, d);
+}
+
+static int pkg_remove(void *st, size_t i, struct af_buf *image, struct af_diag *d)
+{
+	const struct af_pkgview *v = st;
+	return af_pkgview_remove(v, &v->items[i], image, d);
+}
+
 const struct af_container af_container_sims3_package = {
 	.name = "sims3-package",
-	.description = "The Sims 3 package (DBPF 2.0): its Jazz state machines as a folder",
+	.description = "The Sims 3 package (DBPF 2.0): its Jazz state machines, clips and skeletons as a folder",
 	.version = 1,
 	.noun = "package",
 	.plural = "packages",
@@ -512,4 +563,6 @@ const struct af_container af_container_sims3_package = {
 	.index_yaml = pkg_index,
 	.replace = pkg_replace,
 	.rebuild = pkg_rebuild,
+	.add = pkg_add,
+	.remove = pkg_remove,
 };

@@ -12,6 +12,24 @@
 #include "dbpf.h"
 
 #define AF_PKG_NAME_MAX AF_MEMBER_NAME_MAX
+#define AF_DBPF_TYPE_CLIP 0x6B20C4F3u
+#define AF_DBPF_TYPE_RIG 0x8EAF13DEu
+
+/* A resource type shown as members (one row of sims3_package.c's table). */
+struct af_pkg_type {
+	uint32_t type;
+	const char *ext;   /* the member's extension (".jazz") */
+	const char *codec; /* its codec, by name */
+	const char *what;  /* for index.yaml's notes */
+	/* the instance of a name (spec 5.2, 5.3), or NULL: the type has no rule */
+	uint64_t (*hash)(const char *s, size_t n);
+};
+/* The type whose extension ends name ("x.jazz"), with the stem's length; or NULL. */
+const struct af_pkg_type *af_pkg_type_of_name(const char *name, size_t *stem);
+/* Whether s can be a member's name: printable ASCII, no slash, not hidden, not 0x... */
+int af_pkg_name_safe(const char *s, size_t n);
+/* The instance a new resource of type t named s gets: its rule, else FNV-1 64. */
+uint64_t af_pkg_instance_of(const struct af_pkg_type *t, const char *s, size_t n);
 
 struct af_pkg_item {
 	char name[AF_PKG_NAME_MAX]; /* "petgardening.jazz", else the s3pe name */
@@ -39,6 +57,14 @@ const struct af_pkg_item *af_pkgview_find(const struct af_pkgview *v, const char
 /* The resource's decompressed bytes, appended to out. */
 int af_pkgview_body(const struct af_pkgview *v, const struct af_pkg_item *it, struct af_buf *out,
 		    struct af_diag *d);
+/* sims3_members.c: the package anew with a new resource called name ("x.jazz": type
+ * from the extension, group 0, instance by the type's rule, a _KEY entry; or the key of
+ * an s3pe name) of codec's bytes body; or without member it (and the _KEY entries that
+ * named only it). Every other record byte for byte. AF_EINVAL with d saying why. */
+int af_pkgview_add(const struct af_pkgview *v, const char *name, const char *codec,
+		   const uint8_t *body, size_t n, struct af_buf *image, struct af_diag *d);
+int af_pkgview_remove(const struct af_pkgview *v, const struct af_pkg_item *it,
+		      struct af_buf *image, struct af_diag *d);
 /* The read-only index.yaml: every record of the package. */
 int af_pkgview_index_yaml(const struct af_pkgview *v, const char *pkgname, struct af_buf *out);
 

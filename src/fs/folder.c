@@ -428,6 +428,102 @@ out:
 	return rc;
 }
 
+/* ---- members gained and lost (container.h add, remove) ---- */
+
+/* The new member name of v holding yaml, into image: the container's add, which says
+ * why when it takes no such member (its d), or that it gains none at all. */
+static int add_member(const struct af_archive *v, const char *cname, const char *name,
+		      const uint8_t *yaml, size_t n, struct af_buf *image, struct af_diag *d)
+{
+	int rc = af_member_add(v, name, yaml, n, image, d);
+	if (rc == AF_EUNSUP) {
+		af_diag_clear(d);
+		rc = af_diag_error(d, AF_EINVAL, "%s holds no member '%s', and a %s gains none through the view",
+				   cname, name, v->c->noun);
+	}
+	return rc;
+}
+
+/* The container file base read afresh from its folder dirfd (never the cache: the file
+ * on disk is what changes), opened as its container c. */
+static int open_on_disk(int dirfd, const char *base, const struct af_container *c,
+			struct af_buf *file, struct af_archive *a, struct af_diag *d)
+{
+	int rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, file, d);
+	return rc ? rc : af_archive_open(a, c, file->data, file->len, d);
+}
+
+/* Member `name` of the open container v removed: image made, re-read without it (and
+ * with as many members less), then the atomic replace of dirfd/base. */
+static int remove_member(const struct af_archive *v, int dirfd, const char *base,
+			 const char *name, struct af_diag *d)
+{
+	struct af_buf image = AF_BUF_INIT;
+	struct af_archive w;
+	long k = af_archive_find(v, name);
+	int rc;
+	memset(&w, 0, sizeof(w));
+	if (k < 0 || strcmp(v->m[k].name, name)) {
+		rc = af_diag_error(d, AF_EIO, "%s holds no member '%s' (any more)", base, name);
+		goto out;
+	}
+	if ((rc = af_member_remove(v, (size_t)k, &image, d)))
+		goto out;
+	if (af_archive_open(&w, v->c, image.data, image.len, d) || w.n + 1 != v->n ||
+	    af_archive_find(&w, name) >= 0) {
+		rc = af_diag_error(d, AF_EIO, "internal error: %s without %s does not read back", base, name);
+		goto out;
+	}
+	rc = af_replace_file_at(dirfd, base, image.data, image.len, 0644, d);
+out:
+	af_archive_close(&w);
+	af_buf_free(&image);
+	return rc;
+}
+
+int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid)
+{
+	char pkg[4096], base[NAME_MAX + 1];
+	const char *name;
+	struct stat st;
+	struct af_buf file = AF_BUF_INIT;
+	struct af_archive v;
+	struct af_diag d;
+	const struct af_container *c = NULL;
+	int rc = -EIO, dirfd = -1;
+	memset(&v, 0, sizeof(v));
+	af_diag_init(&d);
+	pthread_mutex_lock(&fs->commit_lock);
+	if (!split(fs, bin, pkg, sizeof(pkg), &name, &st) || !(c = af_folder_of(fs, pkg, &st))) {
+		rc = -ENOENT;
+		goto out;
+	}
+	if ((dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) < 0) { /* base: its name */
+		af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
+		goto out;
+	}
+	if (!open_on_disk(dirfd, base, c, &file, &v, &d) && !remove_member(&v, dirfd, base, name, &d))
+		rc = 0;
+	else
+		rc = d.code == AF_EUNSUP ? -EPERM : d.code == AF_EINVAL ? -EINVAL : -EIO;
+out:
+	pthread_mutex_unlock(&fs->commit_lock);
+	if (rc == 0) {
+		af_fs_log(LOG_INFO, "removed %s from %s", name, pkg);
+	} else if (d.code) {
+		char msg[1200];
+		af_diag_format(&d, bin, msg, sizeof(msg));
+		af_fs_log(LOG_ERR, "not removed, %s (the %s is unchanged)", msg, c ? c->noun : "file");
+		af_errlog_add(fs->errors, uid, bin, &d);
+	}
+	if (dirfd >= 0)
+		close(dirfd);
+	af_archive_close(&v);
+	af_buf_free(&file);
+	af_diag_free(&d);
+	return rc;
+}
+
 /* A fresh read of the container (never the cache: the file on disk is what we change),
  * the member's commit, a check that the new image reads back with the member
  * decoding, then the atomic replace. Called under fs->commit_lock. */
@@ -458,13 +554,11 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 	    (rc = af_archive_open(&v, c, file.data, file.len, d)))
 		goto out;
 	if ((k = af_archive_find(&v, name)) < 0 || strcmp(v.m[k].name, name)) {
-		rc = af_diag_error(d, AF_EINVAL,
-				   "%s holds no member '%s'; members cannot be added or renamed through the view",
-				   af_base(pkg), name);
+		if ((rc = add_member(&v, af_base(pkg), name, yaml, n, &image, d)))
+			goto out; /* a new name in the folder: a new member, when the container takes one */
+	} else if ((rc = af_member_commit(&v, (size_t)k, yaml, n, &image, &changed, d)) || !changed) {
 		goto out;
 	}
-	if ((rc = af_member_commit(&v, (size_t)k, yaml, n, &image, &changed, d)) || !changed)
-		goto out;
 	long kk;
 	if (af_archive_open(&w, c, image.data, image.len, d) || (kk = af_archive_find(&w, name)) < 0 ||
 	    af_member_yaml(&w, (size_t)kk, &back, d)) {

@@ -243,6 +243,11 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
  * same, keeping its owner, group and mode. 0 or AF_E* with d filled. */
 int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
 		    struct af_diag *d);
+/* A save into a name the folder does not hold adds a member (the container's add, when it
+ * has one). af_folder_remove: rm of member view bin ("X/<member>") rebuilds the container
+ * without it, atomically, under the commit lock; a refusal is logged and in the uid's
+ * .animfs/errors. 0, -EPERM (the container loses no members), -EINVAL or -EIO. */
+int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid);
 
 /* ---- scratch.c: editors' droppings outside GAME ---- */
 

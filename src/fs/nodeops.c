@@ -339,8 +339,8 @@ int af_op_unlink(const char *path)
 	case AF_K_SCRATCH:
 		return af_scratch_unlink(fs, r.rel);
 	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
-		if (af_folder_member(fs, r.bin))
-			return -EPERM; /* members are not removed from a container */
+		if (af_folder_member(fs, r.bin)) /* the container is rebuilt without it */
+			return af_folder_remove(fs, r.bin, af_ctx_who().uid);
 		return af_bn_unlink(fs->rootfd, r.bin, 0) ? -errno : 0;
 	case AF_K_ARCDIR:
 		return -EISDIR;

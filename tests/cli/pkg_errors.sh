@@ -25,8 +25,8 @@ t index-to-file 0 "$ANIMFS" decode "$p/index.yaml" -o "$tmp/index.yaml"
 grep -q '^package: W.package$' "$tmp/index.yaml" || { echo "FAIL: index.yaml -o"; fails=$((fails+1)); }
 
 "$ANIMFS" decode "$p/petgardening.jazz" >"$tmp/pg.yaml"
-t unknown-target 1 "$ANIMFS" encode "$tmp/pg.yaml" -o "$p/other.jazz"
-has "no resource 'other.jazz'"
+t unknown-target 1 "$ANIMFS" encode "$tmp/pg.yaml" -o "$p/other.txt"
+has "other.txt: a new resource's name ends in .jazz, .clip or .rig (its type)"
 t other-format 1 "$ANIMFS" encode "$ANIMFS_SOURCE_DIR/examples/walk.animation.yaml" -o "$p/petgardening.jazz"
 has "walk.animation.yaml:4:9: format diesel-animation, but petgardening.jazz is a sims3-jazz file"
 printf '# broken\nformat: sims3-jazz\nname: [oops\n' >"$tmp/broken.yaml"

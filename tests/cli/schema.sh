@@ -85,12 +85,14 @@ ex="$src/examples"
 "$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/re3_tiny.PLD" >/dev/null 2>&1
 "$ANIMFS" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" >/dev/null 2>&1
 python3 "$src/tests/tools/clip_tool.py" build "$tmp/tool.animation"
+"$ANIMFS" encode "$ex/hand_prop.rig.yaml" -o "$tmp/hand_prop.rig" >/dev/null 2>&1
 mkdir "$tmp/v"
 view "$tmp/tool.animation" "$tmp/v/clip.yaml" sims3-clip
 view "$tmp/walk.animation" "$tmp/v/walk.yaml" diesel-animation
 view "$tmp/wave_hello.jazz" "$tmp/v/wave.yaml" sims3-jazz
 view "$tmp/re3_tiny.PLD" "$tmp/v/tiny.yaml" re-model
 view "$tmp/MOTION.BIN" "$tmp/v/motion.yaml" shenmue-motn
+view "$tmp/hand_prop.rig" "$tmp/v/rig.yaml" sims3-rig
 S=${ANIMFS_SAMPLES:-}
 if [ -n "$S" ] && [ -d "$S" ]; then
 	i=0
@@ -100,6 +102,7 @@ if [ -n "$S" ] && [ -d "$S" ]; then
 		*/sims3-clip/*CLIP.animation) view "$f" "$tmp/v/s$i.yaml" sims3-clip ;;
 		*.animation) view "$f" "$tmp/v/s$i.yaml" diesel-animation ;;
 		*.jazz) view "$f" "$tmp/v/s$i.yaml" sims3-jazz ;;
+		*.grannyrig) view "$f" "$tmp/v/s$i.yaml" sims3-rig ;;
 		*.PLD|*.PLW|*.EMD|*.emd) view "$f" "$tmp/v/s$i.yaml" re-model ;;
 		*.MOTN|*/motion.bin|*/dashgl_motion*.bin|*/am2_M_*.BIN) view "$f" "$tmp/v/s$i.yaml" shenmue-motn ;;
 		*.package)
@@ -153,6 +156,8 @@ mistake rerecords re-model "$tmp/v/tiny.yaml" 's/records: re3-relative/records: 
 mistake rekey re-model "$tmp/v/tiny.yaml" '0,/^        y_offset: -905/s//        y_ofset: -905/'
 mistake reflag re-model "$tmp/v/tiny.yaml" '0,/\[1, footfall\]/s//[1, footfal]/'
 mistake reangle re-model "$tmp/v/tiny.yaml" '0,/- \[0, 5, 0\]/s//- [0, 5]/'
+mistake rigkey sims3-rig "$tmp/v/rig.yaml" '0,/^    parent:/s//    parnt:/'
+mistake rigref sims3-rig "$tmp/v/rig.yaml" 's/^    info_nodes: \[lid, null, /    info_nodes: [lid, /'
 
 # The installed schemas, and an installed binary's decode points at them.
 if [ -n "${ANIMFS_BUILD_DIR:-}" ]; then

@@ -198,6 +198,51 @@ static int same_members(const struct af_archive *a, const struct af_buf *img,
 	return bad;
 }
 
+/* Without member 0 the container opens with one member less; member 0's YAML added as
+ * a new member gives a container that holds it (where it takes adds and removes). */
+static int lose_and_gain(const struct af_archive *a, struct af_diag *d)
+{
+	struct af_buf y = AF_BUF_INIT, img = AF_BUF_INIT;
+	struct af_archive w;
+	const char *ext = strrchr(a->m[0].name, '.');
+	char name[64];
+	int bad = 0;
+	af_diag_clear(d);
+	if (a->c->remove && !af_member_remove(a, 0, &img, d)) {
+		if (af_archive_open(&w, a->c, img.data, img.len, d)) {
+			fprintf(stderr, "%s: without member 0 it does not open (%s)\n", a->c->name, d->msg);
+			bad = -1;
+		} else {
+			if (w.n + 1 != a->n) {
+				fprintf(stderr, "%s: %zu members less one gave %zu\n", a->c->name, a->n, w.n);
+				bad = -1;
+			}
+			af_archive_close(&w);
+		}
+	}
+	af_diag_clear(d);
+	af_buf_reset(&img);
+	snprintf(name, sizeof(name), "fuzz_added%s", ext ? ext : "");
+	if (!bad && a->c->add && !af_member_yaml(a, 0, &y, d)) {
+		af_diag_clear(d);
+		if (!af_member_add(a, name, y.data, y.len, &img, d)) {
+			if (af_archive_open(&w, a->c, img.data, img.len, d)) {
+				fprintf(stderr, "%s: with a member added it does not open\n", a->c->name);
+				bad = -1;
+			} else {
+				if (af_archive_find(&w, name) < 0) {
+					fprintf(stderr, "%s: the added member is not in it\n", a->c->name);
+					bad = -1;
+				}
+				af_archive_close(&w);
+			}
+		}
+	}
+	af_buf_free(&y);
+	af_buf_free(&img);
+	return bad;
+}
+
 int af_fuzz_container(const struct af_container *c, const uint8_t *data, size_t n)
 {
 	struct af_archive a;
@@ -229,6 +274,8 @@ int af_fuzz_container(const struct af_container *c, const uint8_t *data, size_t 
 			if (!c->replace(a.st, k, bodies[k].data, bodies[k].len, &img, &d))
 				bad = same_members(&a, &img, bodies, &d);
 		}
+	if (!bad && a.n)
+		bad = lose_and_gain(&a, &d);
 	af_diag_clear(&d);
 	af_buf_reset(&img);
 	if (!bad && c->rebuild) /* may refuse (a variant it cannot rebuild), never crash */

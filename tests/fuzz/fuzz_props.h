@@ -19,7 +19,9 @@ int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n);
 int af_fuzz_yaml(const struct af_codec *c, const uint8_t *data, size_t n);
 /* Containers: opens without error  =>  index.yaml renders; every member's own YAML
  * commits as "unchanged"; replacing a member by its own bytes gives a container that
- * opens again with the same members, each with the same bytes; no crash anywhere. */
+ * opens again with the same members, each with the same bytes; without member 0 it
+ * opens with one member less, and member 0's YAML added under a new name gives one
+ * that holds it (where the container takes adds and removes); no crash anywhere. */
 int af_fuzz_container(const struct af_container *c, const uint8_t *data, size_t n);
 /* The YAML reader property alone; *fast (may be NULL) says if the scanner took it. */
 int af_fuzz_yaml_readers(const uint8_t *data, size_t n, int *fast);

@@ -286,6 +286,7 @@ static void offsets_and_counts(void **state)
 		{ "re-model", "re3_tiny.PLD.yaml", 0 },
 		{ "shenmue-motn", "MOTION.BIN.yaml", 0 },
 		{ "sims3-clip", "clip_tiny.animation.yaml", 0 },
+		{ "sims3-rig", "hand_prop.rig.yaml", 0 },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		struct af_buf bin = AF_BUF_INIT, blob = AF_BUF_INIT;
@@ -402,7 +403,7 @@ static void expect_yaml_error(const char *name, const char *yaml, size_t n, cons
 }
 
 static const char *const codecs[] = { "diesel-animation", "sims3-jazz", "re-model",
-				      "shenmue-motn", "sims3-clip" };
+				      "shenmue-motn", "sims3-clip", "sims3-rig" };
 #define NCODECS (sizeof(codecs) / sizeof(codecs[0]))
 
 static void yaml_billion_laughs(void **state)
