@@ -17,7 +17,11 @@ out=$("$ANIMFS" check "$S") || fail "animfs check exited $?: $out"
 echo "$out"
 n=$(find "$S" -type f -name '*CLIP.animation' | wc -l)
 echo "$out" | grep -q "^FAIL" && fail "a sample did not round-trip"
-echo "$out" | grep -Eq "^sims3-clip +$n +[0-9]+ +$n +0 +0\$" || fail "expected $n sims3-clip files, all identical"
+# the row counts the loose exports and the CLIPs inside the packages
+row=$(echo "$out" | grep -E "^sims3-clip ") || fail "no sims3-clip row"
+read -r _ files _ same bad unsup <<<"$row"
+[ "$files" -ge "$n" ] && [ "$same" = "$files" ] && [ "$bad" = 0 ] && [ "$unsup" = 0 ] ||
+	fail "expected at least $n sims3-clip files, all identical: $row"
 echo "$out" | grep -q "^diesel-animation" && fail "a CLIP was claimed as Diesel"
 
 i=0
