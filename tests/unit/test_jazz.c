@@ -13,7 +13,7 @@
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
 #include "test_jazz_build.h"
-#include "../../src/codec/jazz/jazz_names.h"
+#include "../../src/codec/sims3/sims3_names.h"
 
 extern const struct af_codec af_codec_jazz;
 
@@ -474,13 +474,13 @@ static void test_hashes(void **state)
 	assert_int_equal(h32("Enter"), 0x8D31B469u);
 	assert_int_equal(h32("a_allergies_caugh_blowNose.ma"), 0x6A765C18u);
 	assert_true(h64("wacky_pet") == 0x7971A22F5E5C1A32ull);
-	assert_true(jazz_clip_hash("a_allergies_blowNose_x", 22) == 0x5CECB9BAF017D63Aull);
-	assert_true(jazz_clip_hash("a_allergies_blowNose_accessoryTissue", 36) == 0x7A840C98454CC1F5ull);
-	assert_true(jazz_clip_hash("ac_idle_sit_hack_x", 18) == 0xBC78ECD3046CB427ull);
-	assert_true(jazz_clip_hash("ac2a_soc_neutral_attackSim_insulting_neutral_x", 46) ==
+	assert_true(sims3_clip_hash("a_allergies_blowNose_x", 22) == 0x5CECB9BAF017D63Aull);
+	assert_true(sims3_clip_hash("a_allergies_blowNose_accessoryTissue", 36) == 0x7A840C98454CC1F5ull);
+	assert_true(sims3_clip_hash("ac_idle_sit_hack_x", 18) == 0xBC78ECD3046CB427ull);
+	assert_true(sims3_clip_hash("ac2a_soc_neutral_attackSim_insulting_neutral_x", 46) ==
 		    0xC76363A8DEA2048Eull);
-	assert_int_equal(jazz_hash_name("\xC3\xB1", 2, JZ_H32, &h), -1);
-	assert_int_equal(jazz_hash_name("upperBodyToddler", 16, JZ_H64, &h), 0);
+	assert_int_equal(sims3_hash_name("\xC3\xB1", 2, S3_H32, &h), -1);
+	assert_int_equal(sims3_hash_name("upperBodyToddler", 16, S3_H64, &h), 0);
 	assert_true(h == 0xDE261A2810D32791ull);
 }
 

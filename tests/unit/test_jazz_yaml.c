@@ -311,7 +311,7 @@ static void test_names_any_rule(void **state)
 	char *doc3 = edit(doc2, "transitions: [Loop]", "transitions: [Wiggle]");
 	char *edited;
 	/* the example: the name in the map, its clip hash in the file */
-	assert_true(jazz_clip_hash(clip, strlen(clip)) == 0x70A369ADA2A43107ull);
+	assert_true(sims3_clip_hash(clip, strlen(clip)) == 0x70A369ADA2A43107ull);
 	af_buf_put_u32le(&dir.files[0], 1);
 	af_buf_put_u32le(&dir.files[0], 3);
 	key_entry(&dir.files[0], af_fnv1_32_lower(clip, strlen(clip)), clip);
@@ -335,7 +335,7 @@ static void test_names_any_rule(void **state)
 	af_diag_free(&d);
 	assert_int_equal(encode(edited, &renamed, &d), 0);
 	assert_int_equal(renamed.len, bin.len);
-	assert_true(holds_u64(&renamed, jazz_clip_hash(loop, strlen(loop))));
+	assert_true(holds_u64(&renamed, sims3_clip_hash(loop, strlen(loop))));
 	assert_false(holds_u64(&renamed, 0x70A369ADA2A43107ull));
 	af_diag_free(&d);
 	af_diag_init(&d);
@@ -359,28 +359,28 @@ static void test_keymap_errors(void **state)
 {
 	(void)state;
 	struct af_arena a;
-	struct jazz_names nm;
+	struct sims3_names nm;
 	struct af_diag d;
 	struct af_buf b = AF_BUF_INIT;
 	af_arena_init(&a);
-	jazz_names_init(&nm, &a);
+	sims3_names_init(&nm, &a);
 	af_diag_init(&d);
 	af_buf_put_u32le(&b, 1);
 	af_buf_put_u32le(&b, 1);
 	key_entry(&b, 5, "abc");
 	b.len--; /* text runs past the end */
-	assert_int_equal(jazz_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
+	assert_int_equal(sims3_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
 	assert_int_equal(d.offset, 16);
 	af_diag_free(&d);
 	b.len++;
 	af_buf_put_u8(&b, 0);
-	assert_int_equal(jazz_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
+	assert_int_equal(sims3_names_add_keymap(&nm, b.data, b.len, &d), AF_EINVAL);
 	assert_non_null(strstr(d.msg, "unparsed"));
 	af_diag_free(&d);
 	af_buf_patch_u32le(&b, 0, 2);
-	assert_int_equal(jazz_names_add_keymap(&nm, b.data, b.len, &d), AF_EUNSUP);
+	assert_int_equal(sims3_names_add_keymap(&nm, b.data, b.len, &d), AF_EUNSUP);
 	af_diag_free(&d);
-	jazz_names_free(&nm);
+	sims3_names_free(&nm);
 	af_arena_free(&a);
 	af_buf_free(&b);
 }
@@ -572,7 +572,7 @@ static void test_edit_structure(void **state)
 	assert_int_equal(m.chunks[g].list[0].n, 1);
 	const struct jazz_chunk *p = &m.chunks[m.chunks[g].list[0].v[0]];
 	assert_int_equal(p->kind, JZ_PLAY);
-	assert_true(p->key[0].instance == jazz_clip_hash("a_wave_x", 8));
+	assert_true(p->key[0].instance == sims3_clip_hash("a_wave_x", 8));
 	assert_int_equal(p->u[3], 0x21);
 	assert_int_equal(p->u[4], 20000);
 	assert_int_equal(p->u[6], 0x3E800000); /* 0.25f */
@@ -581,7 +581,7 @@ static void test_edit_structure(void **state)
 	int found = 0;
 	for (uint32_t i = 0; i < m.nchunks; i++) {
 		const struct jazz_chunk *c = &m.chunks[i];
-		if (c->kind == JZ_PLAY && c->key[0].instance == jazz_clip_hash("a_idleMusic_hiss_x", 18)) {
+		if (c->kind == JZ_PLAY && c->key[0].instance == sims3_clip_hash("a_idleMusic_hiss_x", 18)) {
 			found |= 1;
 			assert_int_equal(c->u[7], 0x3F000000); /* blend_out 0.5 */
 		}

@@ -8,7 +8,7 @@
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
 #include "animfs/fnv.h"
-#include "../jazz/jazz_names.h"
+#include "../sims3/sims3_names.h"
 #include "clip.h"
 
 /* Detection is on content (spec 2); the name only makes a full match surer. */
@@ -32,16 +32,16 @@ static int is_rig_name(const char *s)
 
 struct rigs {
 	const struct af_io *io;
-	struct jazz_names *nm;
+	struct sims3_names *nm;
 };
 
 static int add_bone(void *ctx, const char *s, size_t n)
 {
-	struct jazz_names *nm = ctx;
+	struct sims3_names *nm = ctx;
 	for (size_t i = 0; i < n; i++)
 		if ((unsigned char)s[i] >= 0x80 || !s[i])
 			return 0;
-	return jazz_names_add(nm, af_fnv1_32_lower(s, n), s, n) ? 1 : 0;
+	return sims3_names_add(nm, af_fnv1_32_lower(s, n), s, n) ? 1 : 0;
 }
 
 static int add_rig(void *ctx, const char *name)
@@ -58,7 +58,7 @@ static int add_rig(void *ctx, const char *name)
 
 /* The IK strings of the clip name its IK targets (rootWorld, ...), which are channel
  * targets too (spec 10). */
-static void add_ik_names(const struct clip *c, struct jazz_names *nm)
+static void add_ik_names(const struct clip *c, struct sims3_names *nm)
 {
 	for (uint32_t k = 0; k < c->nchains; k++)
 		for (uint32_t t = 0; t < c->chains[k].n; t++) {
@@ -73,7 +73,7 @@ static const char *const root_bones[] = { "b__ROOT__", "b__ROOT_bind__" };
 
 /* Names in the order of spec 10: rig bones first, then the clip's own, the _KEY maps
  * and the user dictionary; the first that hashes back wins. */
-static void load_names(const struct af_io *io, const struct clip *c, struct jazz_names *nm,
+static void load_names(const struct af_io *io, const struct clip *c, struct sims3_names *nm,
 		       struct af_diag *d)
 {
 	struct rigs r = { io, nm };
@@ -83,19 +83,19 @@ static void load_names(const struct af_io *io, const struct clip *c, struct jazz
 	add_bone(nm, c->actor, c->actor_len);
 	for (size_t i = 0; i < sizeof(root_bones) / sizeof(root_bones[0]); i++)
 		add_bone(nm, root_bones[i], strlen(root_bones[i]));
-	jazz_names_load(io, nm, d);
+	sims3_names_load(io, nm, d);
 }
 
 static int clip_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 			struct af_buf *out, struct af_diag *d)
 {
 	struct af_arena a;
-	struct jazz_names nm;
+	struct sims3_names nm;
 	struct clip c;
 	size_t start = out->len;
 	int rc;
 	af_arena_init(&a);
-	jazz_names_init(&nm, &a);
+	sims3_names_init(&nm, &a);
 	if ((rc = clip_read(bin, n, &c, &a, d)))
 		goto out;
 	load_names(io, &c, &nm, d);
@@ -104,7 +104,7 @@ static int clip_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 out:
 	if (rc)
 		out->len = start;
-	jazz_names_free(&nm);
+	sims3_names_free(&nm);
 	af_arena_free(&a);
 	return rc;
 }

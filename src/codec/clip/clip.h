@@ -135,8 +135,8 @@ void clip_rig_names(const uint8_t *p, size_t n,
 		    int (*cb)(void *ctx, const char *name, size_t len), void *ctx);
 
 /* ---- clip_emit.c / clip_parse.c ---- */
-struct jazz_names;
-int clip_emit(const struct clip *c, struct jazz_names *nm, struct af_buf *out);
+struct sims3_names;
+int clip_emit(const struct clip *c, struct sims3_names *nm, struct af_buf *out);
 /* names: the names the document spells out (for the user dictionary), in the arena. */
 int clip_parse(const struct af_ynode *root, struct clip *c, struct af_arena *a,
 	       const char ***names, size_t *nnames, struct af_diag *d);

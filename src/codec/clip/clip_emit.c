@@ -12,13 +12,13 @@
 #include "animfs/fnv.h"
 #include "animfs/num.h"
 #include "animfs/yamlio.h"
-#include "../jazz/jazz_names.h"
+#include "../sims3/sims3_names.h"
 #include "clip.h"
 
 struct em {
 	struct af_buf *b;
 	const struct clip *c;
-	struct jazz_names *nm;
+	struct sims3_names *nm;
 };
 
 static void put_f32(struct af_buf *b, uint32_t bits)
@@ -29,7 +29,7 @@ static void put_f32(struct af_buf *b, uint32_t bits)
 /* A 32-bit hash as the name that hashes back to it, else 0x + 8 hex digits. */
 static void put_h32(struct em *e, uint32_t v)
 {
-	const char *s = jazz_names_find(e->nm, v, JZ_H32);
+	const char *s = sims3_names_find(e->nm, v, S3_H32);
 	if (s)
 		af_y_cstr(e->b, s);
 	else
@@ -49,7 +49,7 @@ static void emit_head(struct em *e)
 	uint64_t h;
 	af_buf_puts(b, "format: sims3-clip\nclip: ");
 	af_y_str(b, c->name, c->name_len);
-	if (!jazz_hash_name(c->name, c->name_len, JZ_HCLIP, &h))
+	if (!sims3_hash_name(c->name, c->name_len, S3_HCLIP, &h))
 		af_buf_printf(b, "  # instance 0x%016llX by the CLIP rule", (unsigned long long)h);
 	af_buf_puts(b, "\nsource_file: ");
 	af_y_str(b, c->source, c->source_len);
@@ -311,7 +311,7 @@ static void emit_unknown(struct em *e)
 	af_buf_puts(b, "]\n");
 }
 
-int clip_emit(const struct clip *c, struct jazz_names *nm, struct af_buf *out)
+int clip_emit(const struct clip *c, struct sims3_names *nm, struct af_buf *out)
 {
 	struct em e = { out, c, nm };
 	emit_head(&e);

@@ -13,21 +13,21 @@ static int jazz_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, st
 {
 	struct af_arena arena;
 	struct jazz_model m = { 0 };
-	struct jazz_names nm;
+	struct sims3_names nm;
 	int rc;
 	af_arena_init(&arena);
-	jazz_names_init(&nm, &arena);
+	sims3_names_init(&nm, &arena);
 	m.arena = &arena;
 	if ((rc = jazz_decode(bin, n, &m, d)))
 		goto out;
-	jazz_names_load(io, &nm, d);
-	if (jazz_names_add_script_name(&nm, m.chunks[0].ckey.instance, m.chunks[0].u[0])) {
+	sims3_names_load(io, &nm, d);
+	if (sims3_names_add_script_name(&nm, m.chunks[0].ckey.instance, m.chunks[0].u[0])) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
 	rc = jazz_emit(&m, &nm, out, d);
 out:
-	jazz_names_free(&nm);
+	sims3_names_free(&nm);
 	af_arena_free(&arena);
 	return rc;
 }

@@ -11,7 +11,7 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 #include "animfs/schema.h"
-#include "jazz_names.h"
+#include "../sims3/sims3_names.h"
 
 #define JZ_TYPE_JAZZ 0x02D5DF13u
 #define JZ_TYPE_CLIP 0x6B20C4F3u
@@ -124,7 +124,7 @@ int jazz_canonical_order(const struct jazz_model *m, const uint32_t *def_rank, u
 		       struct af_diag *d);
 
 /* jazz_emit.c / jazz_parse.c */
-int jazz_emit(const struct jazz_model *m, struct jazz_names *names, struct af_buf *out,
+int jazz_emit(const struct jazz_model *m, struct sims3_names *names, struct af_buf *out,
 	    struct af_diag *d);
 int jazz_parse(const struct af_ynode *root, struct af_arena *arena, struct jazz_model *m,
 	     struct af_diag *d);

@@ -14,7 +14,7 @@
 struct em {
 	struct af_buf *b;
 	const struct jazz_model *m;
-	struct jazz_names *nm;
+	struct sims3_names *nm;
 	const char **label;
 	uint8_t *explicit_label, *defined;
 	uint32_t *rank, nrank;
@@ -43,10 +43,10 @@ static void key_block(struct em *e, int ind, const char *k)
 
 static const char *htext(struct em *e, uint64_t v, int rule, char *tmp)
 {
-	const char *s = rule >= 0 ? jazz_names_find(e->nm, v, rule) : NULL;
+	const char *s = rule >= 0 ? sims3_names_find(e->nm, v, rule) : NULL;
 	if (s)
 		return s;
-	af_fmt_hex(tmp, v, rule == JZ_H32 ? 8 : 16);
+	af_fmt_hex(tmp, v, rule == S3_H32 ? 8 : 16);
 	return tmp;
 }
 
@@ -98,7 +98,7 @@ static void put_value(struct em *e, const struct jazz_field *f, uint32_t v)
 	const char *name;
 	switch (f->ft) {
 	case JZ_FT_F32: af_y_f32(e->b, af_f32_from_bits(v)); break;
-	case JZ_FT_H32: put_hash(e, v, JZ_H32); break;
+	case JZ_FT_H32: put_hash(e, v, S3_H32); break;
 	case JZ_FT_FLAGS: put_flags(e, f->e, v); break;
 	case JZ_FT_ENUM:
 		name = jazz_enum_name(f->e, v);
@@ -123,7 +123,7 @@ static void put_fields(struct em *e, const struct jazz_chunk *ch, int ind)
 		af_buf_putc(e->b, '\n');
 		if (ch->kind == JZ_SM && f->slot == 0) {
 			char t[AF_NUM_MAX];
-			const char *s = htext(e, ch->u[0], JZ_H32, t);
+			const char *s = htext(e, ch->u[0], S3_H32, t);
 			if (s == t || af_fnv1_64_lower(s, strlen(s)) != ch->ckey.instance) {
 				key(e, ind, "instance");
 				af_y_hex(e->b, ch->ckey.instance, 16);
@@ -260,7 +260,7 @@ static void put_cases(struct em *e, const struct jazz_chunk *ch, int ind)
 			af_y_f32(e->b, af_f32_from_bits(k->value));
 		} else if (which == 1) {
 			af_buf_puts(e->b, "- {value: ");
-			put_hash(e, k->value, JZ_H32);
+			put_hash(e, k->value, S3_H32);
 		} else {
 			af_buf_puts(e->b, "- {state: ");
 			put_ref(e, k->state);
@@ -326,8 +326,8 @@ static int put_state_graph(struct em *e, const struct jazz_chunk *st, int ind)
 
 static int put_body(struct em *e, const struct jazz_chunk *ch, int ind)
 {
-	static const int slot_rules[4] = { -1, -1, JZ_H32, JZ_H32 };
-	static const int suffix_rules[2] = { JZ_H32, JZ_H32 };
+	static const int slot_rules[4] = { -1, -1, S3_H32, S3_H32 };
+	static const int suffix_rules[2] = { S3_H32, S3_H32 };
 	int rc = 0;
 	switch (ch->kind) {
 	case JZ_ST:
@@ -348,16 +348,16 @@ static int put_body(struct em *e, const struct jazz_chunk *ch, int ind)
 		return put_def_list(e, ind, "nodes", &ch->list[0]);
 	case JZ_PLAY:
 		key(e, ind, "clip");
-		put_key(e, &ch->key[0], JZ_TYPE_CLIP, JZ_HCLIP);
+		put_key(e, &ch->key[0], JZ_TYPE_CLIP, S3_HCLIP);
 		af_buf_putc(e->b, '\n');
 		if (ch->key[1].instance || ch->key[1].type || ch->key[1].group) {
 			key(e, ind, "track_mask");
-			put_key(e, &ch->key[1], JZ_TYPE_TKMK, JZ_H64);
+			put_key(e, &ch->key[1], JZ_TYPE_TKMK, S3_H64);
 			af_buf_putc(e->b, '\n');
 		}
 		if (ch->key[2].instance || ch->key[2].type || ch->key[2].group) {
 			key(e, ind, "additive_clip");
-			put_key(e, &ch->key[2], JZ_TYPE_CLIP, JZ_HCLIP);
+			put_key(e, &ch->key[2], JZ_TYPE_CLIP, S3_HCLIP);
 			af_buf_putc(e->b, '\n');
 		}
 		for (int s = 0; s < 2; s++) {
@@ -505,7 +505,7 @@ static int make_labels(struct em *e, struct af_arena *a)
 		counter[ch->kind]++;
 		if (ch->kind == JZ_AD || ch->kind == JZ_PD || ch->kind == JZ_ST) {
 			char h[AF_NUM_MAX];
-			const char *s = htext(e, ch->u[0], JZ_H32, h);
+			const char *s = htext(e, ch->u[0], S3_H32, h);
 			if (repeat[c]) {
 				snprintf(t, sizeof(t), "%.*s#%u", 60, s, repeat[c] + 1);
 				e->explicit_label[c] = 1;
@@ -544,7 +544,7 @@ static int put_document(struct em *e)
 {
 	const struct jazz_model *m = e->m;
 	const struct jazz_chunk *sm = &m->chunks[0];
-	static const int anim_rules[3] = { JZ_H32, JZ_H32, JZ_H32 };
+	static const int anim_rules[3] = { S3_H32, S3_H32, S3_H32 };
 	int rc;
 	af_buf_puts(e->b, "# The Sims 3 animation state machine (Jazz, RCOL resource 0x02D5DF13), "
 		    "decoded by animfs.\n# Names replace hashes where a _KEY name map or the "
@@ -609,7 +609,7 @@ static int put_chunk_order(struct em *e)
 	return 0;
 }
 
-int jazz_emit(const struct jazz_model *m, struct jazz_names *names, struct af_buf *out,
+int jazz_emit(const struct jazz_model *m, struct sims3_names *names, struct af_buf *out,
 	    struct af_diag *d)
 {
 	struct em e = { .b = out, .m = m, .nm = names, .d = d };

@@ -112,7 +112,7 @@ static int note_name(struct ps *p, const char *s, size_t n)
 static int get_hash(struct ps *p, const struct af_ynode *y, int rule, uint64_t *out,
 		    const char *what)
 {
-	uint64_t max = rule == JZ_H32 ? UINT32_MAX : UINT64_MAX;
+	uint64_t max = rule == S3_H32 ? UINT32_MAX : UINT64_MAX;
 	if (af_y_want(p->d, y, AF_YSCALAR, what))
 		return AF_EINVAL;
 	if (af_y_is_null(y))
@@ -120,16 +120,16 @@ static int get_hash(struct ps *p, const struct af_ynode *y, int rule, uint64_t *
 	if (is_hex_text(y->str, y->len)) {
 		if (af_parse_u64(y->str, y->len, out) || *out > max)
 			return af_y_error(p->d, y, "%s: %s does not fit in %d bits", what, y->str,
-					  rule == JZ_H32 ? 32 : 64);
+					  rule == S3_H32 ? 32 : 64);
 		return 0;
 	}
 	if (rule < 0)
 		return af_y_error(p->d, y, "%s: expected a 0x number (no name is known to hash "
 				  "to this field)", what);
-	if (jazz_hash_name(y->str, y->len, rule, out))
+	if (sims3_hash_name(y->str, y->len, rule, out))
 		return af_y_error(p->d, y, "%s: name '%s' contains non-ASCII characters (or NUL); "
 				  "Sims 3 names are hashed as ASCII, write the hash as 0x%0*X instead",
-				  what, y->len > 60 ? "(long)" : y->str, rule == JZ_H32 ? 8 : 16, 0);
+				  what, y->len > 60 ? "(long)" : y->str, rule == S3_H32 ? 8 : 16, 0);
 	return note_name(p, y->str, y->len);
 }
 
@@ -219,7 +219,7 @@ static int get_field(struct ps *p, const struct af_ynode *y, const struct jazz_f
 	case JZ_FT_ENUM: return get_enum(p, y, f->e, out, what);
 	case JZ_FT_FLAGS: return get_flags(p, y, f->e, out, what);
 	case JZ_FT_H32:
-		if (get_hash(p, y, JZ_H32, &h, what))
+		if (get_hash(p, y, S3_H32, &h, what))
 			return AF_EINVAL;
 		*out = (uint32_t)h;
 		return 0;
@@ -534,7 +534,7 @@ static int parse_cases(struct ps *p, const struct af_ynode *map, struct jazz_chu
 			return AF_EINVAL;
 		sub(fp, ip, ".%s", first);
 		if (ch->kind == JZ_RAND ? get_f32bits(p, v, &k->value, fp)
-		    : ch->kind == JZ_SOPN ? get_hash(p, v, JZ_H32, &h, fp)
+		    : ch->kind == JZ_SOPN ? get_hash(p, v, S3_H32, &h, fp)
 					  : add_ref(p, &k->state, v, JZ_ST, 1, fp))
 			return AF_EINVAL;
 		if (ch->kind == JZ_SOPN)
@@ -568,8 +568,8 @@ static int parse_graph_ref(struct ps *p, const struct af_ynode *map, struct jazz
 static int parse_body(struct ps *p, const struct af_ynode *map, struct jazz_chunk *ch,
 		      const char *path)
 {
-	static const int slot_rules[4] = { -1, -1, JZ_H32, JZ_H32 };
-	static const int suffix_rules[2] = { JZ_H32, JZ_H32 };
+	static const int slot_rules[4] = { -1, -1, S3_H32, S3_H32 };
+	static const int suffix_rules[2] = { S3_H32, S3_H32 };
 	char fp[PATH_MAX_];
 	struct af_buf data = AF_BUF_INIT;
 	const struct af_ynode *y;
@@ -590,9 +590,9 @@ static int parse_body(struct ps *p, const struct af_ynode *map, struct jazz_chun
 				sub(fp, path, ".entry_points"));
 	case JZ_PLAY:
 		if (!(y = af_y_need(p->d, map, "clip", path)) ||
-		    parse_key(p, y, JZ_TYPE_CLIP, JZ_HCLIP, &ch->key[0], sub(fp, path, ".clip")) ||
-		    opt_key(p, map, "track_mask", JZ_TYPE_TKMK, JZ_H64, &ch->key[1], path) ||
-		    opt_key(p, map, "additive_clip", JZ_TYPE_CLIP, JZ_HCLIP, &ch->key[2], path) ||
+		    parse_key(p, y, JZ_TYPE_CLIP, S3_HCLIP, &ch->key[0], sub(fp, path, ".clip")) ||
+		    opt_key(p, map, "track_mask", JZ_TYPE_TKMK, S3_H64, &ch->key[1], path) ||
+		    opt_key(p, map, "additive_clip", JZ_TYPE_CLIP, S3_HCLIP, &ch->key[2], path) ||
 		    parse_str(p, map, "animation", &ch->str[0], path) ||
 		    parse_str(p, map, "additive_animation", &ch->str[1], path) ||
 		    parse_rows(p, af_ymap_get(map, "actor_slots"), 4, slot_rules, &ch->nslots,
@@ -778,7 +778,7 @@ static int resolve(struct ps *p, const struct pref *r)
 	/* a state/actor/parameter may also be named by any spelling that hashes the same */
 	if ((r->cat == JZ_AD || r->cat == JZ_PD || r->cat == JZ_ST) &&
 	    (is_hex_text(r->y->str, r->y->len) ? !af_parse_u64(r->y->str, r->y->len, &h)
-	     : !jazz_hash_name(r->y->str, r->y->len, JZ_H32, &h))) {
+	     : !sims3_hash_name(r->y->str, r->y->len, S3_H32, &h))) {
 		int32_t found = JZ_NULL;
 		for (uint32_t i = 0; i < p->n; i++)
 			if (p->ch[i]->kind == r->cat && p->ch[i]->u[0] == h) {
@@ -855,7 +855,7 @@ static int parse_externals(struct ps *p, const struct af_ynode *root, struct jaz
 
 static int parse_machine(struct ps *p, const struct af_ynode *root, struct jazz_model *m)
 {
-	static const int anim_rules[3] = { JZ_H32, JZ_H32, JZ_H32 };
+	static const int anim_rules[3] = { S3_H32, S3_H32, S3_H32 };
 	const struct af_ynode *y;
 	struct jazz_chunk *sm;
 	int32_t idx;

@@ -9,7 +9,7 @@
 #include "animfs/fnv.h"
 #include "animfs/io.h"
 #include "animfs/userdict.h"
-#include "jazz_names.h"
+#include "sims3_names.h"
 
 static int ascii_ok(const char *s, size_t n)
 {
@@ -21,52 +21,52 @@ static int ascii_ok(const char *s, size_t n)
 
 /* FNV64CLIP (spec 5.3): the rule lives in core (animfs/fnv.h), since the package
  * names new CLIP resources by it too. */
-uint64_t jazz_clip_hash(const char *s, size_t n)
+uint64_t sims3_clip_hash(const char *s, size_t n)
 {
 	return af_fnv1_64_clip(s, n);
 }
 
-int jazz_hash_name(const char *s, size_t n, int rule, uint64_t *out)
+int sims3_hash_name(const char *s, size_t n, int rule, uint64_t *out)
 {
 	if (!ascii_ok(s, n))
 		return -1;
 	switch (rule) {
-	case JZ_H32: *out = af_fnv1_32_lower(s, n); break;
-	case JZ_H64: *out = af_fnv1_64_lower(s, n); break;
-	default: *out = jazz_clip_hash(s, n); break;
+	case S3_H32: *out = af_fnv1_32_lower(s, n); break;
+	case S3_H64: *out = af_fnv1_64_lower(s, n); break;
+	default: *out = sims3_clip_hash(s, n); break;
 	}
 	return 0;
 }
 
-void jazz_names_init(struct jazz_names *nm, struct af_arena *a)
+void sims3_names_init(struct sims3_names *nm, struct af_arena *a)
 {
 	memset(nm, 0, sizeof(*nm));
 	nm->arena = a;
 }
 
-void jazz_names_free(struct jazz_names *nm)
+void sims3_names_free(struct sims3_names *nm)
 {
 	free(nm->e);
 	nm->e = NULL;
 	nm->n = nm->cap = 0;
 }
 
-int jazz_names_add(struct jazz_names *nm, uint64_t key, const char *text, size_t len)
+int sims3_names_add(struct sims3_names *nm, uint64_t key, const char *text, size_t len)
 {
-	struct jazz_name_ent *e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64);
+	struct sims3_name_ent *e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64);
 	if (!e)
 		return AF_ENOMEM;
 	nm->e = e;
 	char *t = af_arena_strndup(nm->arena, text, len);
 	if (!t)
 		return AF_ENOMEM;
-	nm->e[nm->n] = (struct jazz_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n, 0, 0 };
+	nm->e[nm->n] = (struct sims3_name_ent){ key, t, (uint32_t)len, (uint32_t)nm->n, 0, 0 };
 	nm->n++;
 	nm->sorted = 0;
 	return 0;
 }
 
-int jazz_names_add_keymap(struct jazz_names *nm, const uint8_t *p, size_t n, struct af_diag *d)
+int sims3_names_add_keymap(struct sims3_names *nm, const uint8_t *p, size_t n, struct af_diag *d)
 {
 	struct af_rd r;
 	uint32_t version, count;
@@ -89,7 +89,7 @@ int jazz_names_add_keymap(struct jazz_names *nm, const uint8_t *p, size_t n, str
 		if (len > INT32_MAX || len > n - r.pos || af_rd_bytes(&r, len, &text))
 			return af_diag_at_offset(d, AF_EINVAL, at + 8,
 						 "_KEY entry %u: text length %u runs past the end", i, len);
-		if (jazz_names_add(nm, key, (const char *)text, len))
+		if (sims3_names_add(nm, key, (const char *)text, len))
 			return af_diag_error(d, AF_ENOMEM, "out of memory reading a _KEY name map");
 	}
 	if (r.pos != n)
@@ -100,7 +100,7 @@ int jazz_names_add_keymap(struct jazz_names *nm, const uint8_t *p, size_t n, str
 
 static int ent_cmp(const void *a, const void *b)
 {
-	const struct jazz_name_ent *x = a, *y = b;
+	const struct sims3_name_ent *x = a, *y = b;
 	if (x->key != y->key)
 		return x->key < y->key ? -1 : 1;
 	return x->order < y->order ? -1 : x->order > y->order;
@@ -120,14 +120,14 @@ static const char *const builtin[] = {
 /* Their hashes under each rule, made once per process (a few microseconds): most
  * lookups miss the list, and hashing it every time was most of a Jazz decode. */
 #define NBUILTIN (sizeof(builtin) / sizeof(builtin[0]) - 1)
-static uint64_t builtin_h[JZ_HCLIP + 1][NBUILTIN];
+static uint64_t builtin_h[S3_HCLIP + 1][NBUILTIN];
 static pthread_once_t builtin_once = PTHREAD_ONCE_INIT;
 
 static void builtin_hash(void)
 {
-	for (int r = 0; r <= JZ_HCLIP; r++)
+	for (int r = 0; r <= S3_HCLIP; r++)
 		for (size_t i = 0; i < NBUILTIN; i++)
-			if (jazz_hash_name(builtin[i], strlen(builtin[i]), r, &builtin_h[r][i]))
+			if (sims3_hash_name(builtin[i], strlen(builtin[i]), r, &builtin_h[r][i]))
 				builtin_h[r][i] = 0; /* not ASCII: hashes_back refuses it anyway */
 }
 
@@ -136,23 +136,23 @@ static int hashes_back(const char *t, size_t n, uint64_t v, int rule)
 	uint64_t h;
 	if (n >= 2 && t[0] == '0' && (t[1] == 'x' || t[1] == 'X'))
 		return 0; /* would read back as a number (spec 5.6) */
-	return !jazz_hash_name(t, n, rule, &h) && h == v;
+	return !sims3_hash_name(t, n, rule, &h) && h == v;
 }
 
 /* Each text also under its hash by every rule (keeping its load order), so a lookup by
  * value finds it whichever rule the field uses. 0 or AF_ENOMEM (then the table is as
  * before, and lookups find texts under their own keys only). */
-static int expand(struct jazz_names *nm)
+static int expand(struct sims3_names *nm)
 {
-	static const int rules[] = { JZ_H32, JZ_H64, JZ_HCLIP };
+	static const int rules[] = { S3_H32, S3_H64, S3_HCLIP };
 	size_t n = nm->n;
 	for (size_t i = 0; i < n; i++) {
 		if (nm->e[i].derived || nm->e[i].expanded)
 			continue;
 		for (size_t r = 0; r < sizeof(rules) / sizeof(rules[0]); r++) {
 			uint64_t h;
-			struct jazz_name_ent *e;
-			if (jazz_hash_name(nm->e[i].text, nm->e[i].len, rules[r], &h) || h == nm->e[i].key)
+			struct sims3_name_ent *e;
+			if (sims3_hash_name(nm->e[i].text, nm->e[i].len, rules[r], &h) || h == nm->e[i].key)
 				continue;
 			if (!(e = af_grow(nm->e, &nm->cap, nm->n, sizeof(*e), 64)))
 				return AF_ENOMEM;
@@ -167,7 +167,7 @@ static int expand(struct jazz_names *nm)
 	return 0;
 }
 
-const char *jazz_names_find(struct jazz_names *nm, uint64_t v, int rule)
+const char *sims3_names_find(struct sims3_names *nm, uint64_t v, int rule)
 {
 	if (nm && nm->n) {
 		if (!nm->sorted) {
@@ -187,7 +187,7 @@ const char *jazz_names_find(struct jazz_names *nm, uint64_t v, int rule)
 			if (hashes_back(nm->e[lo].text, nm->e[lo].len, v, rule))
 				return nm->e[lo].text;
 	}
-	if (rule < 0 || rule > JZ_HCLIP)
+	if (rule < 0 || rule > S3_HCLIP)
 		return NULL;
 	pthread_once(&builtin_once, builtin_hash);
 	for (size_t i = 0; builtin[i]; i++)
@@ -196,7 +196,7 @@ const char *jazz_names_find(struct jazz_names *nm, uint64_t v, int rule)
 	return NULL;
 }
 
-int jazz_is_keymap_name(const char *name)
+int sims3_is_keymap_name(const char *name)
 {
 	size_t l = strlen(name);
 	if (l > 8 && !strcasecmp(name + l - 8, ".keyname"))
@@ -204,7 +204,7 @@ int jazz_is_keymap_name(const char *name)
 	return strstr(name, "%%+_KEY") != NULL || !strncasecmp(name, "S3_0166038C_", 12);
 }
 
-int jazz_names_add_script_name(struct jazz_names *nm, uint64_t instance, uint32_t name_hash)
+int sims3_names_add_script_name(struct sims3_names *nm, uint64_t instance, uint32_t name_hash)
 {
 	size_t n = nm->n;
 	for (size_t i = 0; i < n; i++) {
@@ -220,8 +220,8 @@ int jazz_names_add_script_name(struct jazz_names *nm, uint64_t instance, uint32_
 				dot = p;
 		if (!dot)
 			dot = end;
-		if (!jazz_hash_name(b, (size_t)(dot - b), JZ_H32, &h) && h == name_hash)
-			return jazz_names_add(nm, name_hash, b, (size_t)(dot - b));
+		if (!sims3_hash_name(b, (size_t)(dot - b), S3_H32, &h) && h == name_hash)
+			return sims3_names_add(nm, name_hash, b, (size_t)(dot - b));
 	}
 	return 0;
 }
@@ -238,7 +238,7 @@ struct sibs {
 static int add_sib(void *ctx, const char *name)
 {
 	struct sibs *s = ctx;
-	if (!jazz_is_keymap_name(name) || s->n >= 256)
+	if (!sims3_is_keymap_name(name) || s->n >= 256)
 		return 0;
 	char **p = af_grow(s->names, &s->cap, s->n, sizeof(*p), 8);
 	if (!p)
@@ -257,7 +257,7 @@ static int cmp_str(const void *a, const void *b)
 
 /* The user dictionary, after the name maps (spec 5.6): each line is a name, tried
  * under every hash rule (a lookup still prints it only when it hashes back). */
-static void load_user_names(const struct af_io *io, struct jazz_names *nm)
+static void load_user_names(const struct af_io *io, struct sims3_names *nm)
 {
 	struct af_buf b = AF_BUF_INIT;
 	if (!io->read_names || io->read_names(io->ctx, &b) || b.failed || !b.len)
@@ -266,9 +266,9 @@ static void load_user_names(const struct af_io *io, struct jazz_names *nm)
 	for (size_t names = 0; p < end && names < AF_USERDICT_MAX_NAMES; names++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = (size_t)((nl ? nl : end) - p);
-		for (int rule = JZ_H32; len && *p != '#' && rule <= JZ_HCLIP; rule++) {
+		for (int rule = S3_H32; len && *p != '#' && rule <= S3_HCLIP; rule++) {
 			uint64_t h;
-			if (!jazz_hash_name(p, len, rule, &h) && jazz_names_add(nm, h, p, len))
+			if (!sims3_hash_name(p, len, rule, &h) && sims3_names_add(nm, h, p, len))
 				goto out; /* out of memory: fewer names, nothing worse */
 		}
 		p = nl ? nl + 1 : end;
@@ -279,7 +279,7 @@ out:
 
 /* Name maps are a convenience: one that cannot be read or parsed is reported as a
  * warning and skipped, since the document re-encodes the same without it. */
-void jazz_names_load(const struct af_io *io, struct jazz_names *nm, struct af_diag *d)
+void sims3_names_load(const struct af_io *io, struct sims3_names *nm, struct af_diag *d)
 {
 	struct sibs s = { 0 };
 	if (!io)
@@ -293,7 +293,7 @@ void jazz_names_load(const struct af_io *io, struct jazz_names *nm, struct af_di
 		struct af_diag kd;
 		af_diag_init(&kd);
 		if (!io->read_sibling(io->ctx, s.names[i], &b) &&
-		    jazz_names_add_keymap(nm, b.data, b.len, &kd)) {
+		    sims3_names_add_keymap(nm, b.data, b.len, &kd)) {
 			char msg[1024];
 			af_diag_format(&kd, s.names[i], msg, sizeof(msg));
 			af_diag_warn(d, 0, 0, "name map skipped: %s", msg);
