@@ -145,8 +145,9 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 			p += af_fmt_hex(p, k->u, 8);
 		}
 	} else {
+		/* values seldom repeat (times do): the memo would only cost here */
 		for (unsigned j = 0; j < ti->nval; j++)
-			p = put_sep(p), p += af_fmt_f32(p, k->f[j]);
+			p = put_sep(p), p += af_fmt_f32_uncached(p, k->f[j]);
 		if (ti->has_flag)
 			p = put_u64(put_sep(p), k->u);
 	}
