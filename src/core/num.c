@@ -293,7 +293,7 @@ static int is_int_scaled(uint32_t cp, int q, int k)
 	return tz + q - k >= 0; /* the power of two left after the fives */
 }
 
-static int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
+static inline __attribute__((always_inline)) int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
 {
 	uint64_t g = p10_g[k - P10_KMIN];
 	int T = -(q + p10_e[k - P10_KMIN]); /* 56..64: the generator checks it */
@@ -316,7 +316,7 @@ static int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
  * 4-digit halves in 32-bit lanes, split into 2-digit and then 1-digit lanes by
  * multiplies (x * 10486 >> 20 is x / 100 below 10^4, x * 103 >> 10 is x / 10 below
  * 100), so no digit takes a division or a store of its own. */
-static uint64_t digits8(uint32_t v)
+static inline __attribute__((always_inline)) uint64_t digits8(uint32_t v)
 {
 	uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
 	uint64_t q = (x * 10486) >> 20 & 0x0000007F0000007Full;
@@ -340,7 +340,7 @@ static void put8(char *p, uint64_t v)
  * (a: the first 8 as ASCII, b: the 9th, '0' after the last) and are stored 8 bytes at
  * a time, shifted into place: no byte is read back from memory (at most 26 bytes are
  * stored into out, NUL included). */
-static size_t f32_digits(char *out, int neg, uint64_t D, int k)
+static inline __attribute__((always_inline)) size_t f32_digits(char *out, int neg, uint64_t D, int k)
 {
 	static const uint32_t p10u[10] = { 1,	      10,      100,	 1000,	    10000,
 					   100000,  1000000, 10000000, 100000000, 1000000000 };
@@ -398,7 +398,7 @@ static size_t f32_digits(char *out, int neg, uint64_t D, int k)
  * belong to it when `closed`: the multiple of 10 inside when there is one, else the
  * integer inside; 0 when both integers around x are inside (*s is the lower; the
  * caller picks by nearness), or when the scaled values say the impossible. */
-static uint64_t pick(const struct scaled *l, const struct scaled *x, const struct scaled *r,
+static inline __attribute__((always_inline)) uint64_t pick(const struct scaled *l, const struct scaled *x, const struct scaled *r,
 		     int closed, uint64_t *s)
 {
 	/* in units of 10^k / 4: the multiples 4n allowed are lmin..rmax */
