@@ -10,6 +10,8 @@ extern const struct af_codec af_codec_jazz;
 extern const struct af_codec af_codec_re_model;
 extern const struct af_codec af_codec_motn;
 
+struct af_render_opts af_render_opts;
+
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
 	&af_codec_jazz,
