@@ -229,7 +229,7 @@ static void plot_diesel(struct plot *p, const struct af_ynode *root)
 			}
 			for (size_t k = 0; k < count(keys); k++) {
 				const struct af_ynode *kn = item(keys, k);
-				double v[5], e[3];
+				double v[5] = { 0 }, e[3];
 				int bad = num(item(kn, 0), &v[0]);
 				for (int j = 1; j <= 3 + rot; j++)
 					bad |= num(item(kn, (size_t)j), &v[j]);
