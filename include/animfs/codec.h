@@ -55,6 +55,14 @@ struct af_codec {
 	const struct af_sch *schema;
 };
 
+/* How this process renders (the command line's options), read by the codecs' to_yaml.
+ * euler: each rotation key also as Euler angles in degrees, in a comment (rot.h).
+ * Off by default: every cached size and `git diff` text assumes the defaults. */
+struct af_render_opts {
+	int euler;
+};
+extern struct af_render_opts af_render_opts;
+
 /* NULL-terminated table. */
 extern const struct af_codec *const af_codecs[];
 

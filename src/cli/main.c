@@ -23,7 +23,7 @@ static void usage(FILE *f)
 	      "  umount VIEW            unmount and wait until every save is on disk\n"
 	      "  errors [VIEW]          the mount's refused saves, newest last, as path:line:col: message\n"
 	      "                         (VIEW: the mount the current folder is in)\n"
-	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]\n"
+	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none] [--euler]\n"
 	      "                         binary to YAML (stdout by default; git textconv ready);\n"
 	      "                         its first line names the schema for editors (DIR/FORMAT.json;\n"
 	      "                         default: the installed schemas; none: no such line)\n"

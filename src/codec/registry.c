@@ -13,6 +13,8 @@ extern const struct af_codec af_codec_motn;
 extern const struct af_codec af_codec_clip;
 extern const struct af_codec af_codec_rig;
 
+struct af_render_opts af_render_opts;
+
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
 	&af_codec_jazz,

@@ -293,7 +293,7 @@ static int is_int_scaled(uint32_t cp, int q, int k)
 	return tz + q - k >= 0; /* the power of two left after the fives */
 }
 
-static int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
+static inline __attribute__((always_inline)) int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
 {
 	uint64_t g = p10_g[k - P10_KMIN];
 	int T = -(q + p10_e[k - P10_KMIN]); /* 56..64: the generator checks it */
@@ -312,47 +312,78 @@ static int scale_f32(uint32_t cp, int q, int k, struct scaled *s)
 }
 
 
-/* D * 10^k as text, 0 < D < 10^9: layout()'s text, written with fixed-size copies
- * (at most 26 bytes are stored into out, NUL included) */
-static size_t f32_digits(char *out, int neg, uint64_t D, int k)
+/* The 8 decimal digits of v < 10^8, one per byte, the first in the lowest byte: two
+ * 4-digit halves in 32-bit lanes, split into 2-digit and then 1-digit lanes by
+ * multiplies (x * 10486 >> 20 is x / 100 below 10^4, x * 103 >> 10 is x / 10 below
+ * 100), so no digit takes a division or a store of its own. */
+static inline __attribute__((always_inline)) uint64_t digits8(uint32_t v)
+{
+	uint64_t x = (uint64_t)(v / 10000) | (uint64_t)(v % 10000) << 32;
+	uint64_t q = (x * 10486) >> 20 & 0x0000007F0000007Full;
+	x = q | (x - q * 100) << 16;
+	q = (x * 103) >> 10 & 0x000F000F000F000Full;
+	return q | (x - q * 10) << 8;
+}
+
+/* 8 bytes at p, the lowest byte of v first */
+static void put8(char *p, uint64_t v)
+{
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+	v = __builtin_bswap64(v);
+#endif
+	memcpy(p, &v, 8);
+}
+
+#define ZEROS8 0x3030303030303030ull /* "00000000" */
+
+/* D * 10^k as text, 0 < D < 10^9: layout()'s text. The digits stay in two registers
+ * (a: the first 8 as ASCII, b: the 9th, '0' after the last) and are stored 8 bytes at
+ * a time, shifted into place: no byte is read back from memory (at most 26 bytes are
+ * stored into out, NUL included). */
+static inline __attribute__((always_inline)) size_t f32_digits(char *out, int neg, uint64_t D, int k)
 {
 	static const uint32_t p10u[10] = { 1,	      10,      100,	 1000,	    10000,
 					   100000,  1000000, 10000000, 100000000, 1000000000 };
-	char dig[24], *p = out;
+	char *p = out;
 	uint32_t d = (uint32_t)D;
+	uint64_t a, b = ZEROS8;
 	while (d % 10 == 0)
 		d /= 10, k++;
 	int n = (int)(((32 - __builtin_clz(d)) * 1233) >> 12); /* digits, or one less */
 	n += d >= p10u[n];
-	memcpy(dig, "0000000000000000", 16); /* the zeros of 1e9 and the like */
-	int i = n;
-	for (; i >= 2; i -= 2, d /= 100)
-		memcpy(dig + i - 2, two_digits + 2 * (d % 100), 2);
-	if (i)
-		dig[0] = (char)('0' + d);
+	if (n == 9) {
+		uint64_t r = digits8(d % 100000000);
+		a = ((uint64_t)(d / 100000000) | r << 8) + ZEROS8;
+		b += r >> 56;
+	} else {
+		a = (digits8(d) >> (8 * (8 - n))) + ZEROS8; /* the leading zeros shifted out */
+	}
 	int e = n - 1 + k;
 	*p = '-';
 	p += neg;
 	if (e >= 0 && e < 10) {
-		memcpy(p, dig, 16);
-		if (n > e + 1) { /* n <= 9, so at most 8 fraction digits */
+		put8(p, a);
+		if (n > e + 1) { /* n <= 9, so e <= 7 and at most 8 fraction digits */
+			int s = 8 * (e + 1);
 			p[e + 1] = '.';
-			memcpy(p + e + 2, dig + e + 1, 8);
+			put8(p + e + 2, s == 64 ? b : a >> s | b << (64 - s));
 			p += n + 1;
 		} else {
+			put8(p + 8, b);
 			memcpy(p + e + 1, ".0", 2);
 			p += e + 3;
 		}
 	} else if (e >= -4 && e < 0) {
-		memcpy(p, "0.000", 5);
+		memcpy(p, "0.000000", 8);
 		p += 1 - e;
-		memcpy(p, dig, 16);
+		put8(p, a);
+		put8(p + 8, b);
 		p += n;
 	} else {
-		p[0] = dig[0];
+		p[0] = (char)a;
 		p[1] = '.';
-		memcpy(p + 2, dig + 1, 8);
-		p += n > 1 ? n + 1 : 3; /* "d.0" when there is one digit (dig[1] is '0') */
+		put8(p + 2, a >> 8 | b << 56);
+		p += n > 1 ? n + 1 : 3; /* "d.0" when there is one digit (the byte after is '0') */
 		*p++ = 'e';
 		*p++ = e < 0 ? '-' : '+';
 		int ae = e < 0 ? -e : e;
@@ -367,7 +398,7 @@ static size_t f32_digits(char *out, int neg, uint64_t D, int k)
  * belong to it when `closed`: the multiple of 10 inside when there is one, else the
  * integer inside; 0 when both integers around x are inside (*s is the lower; the
  * caller picks by nearness), or when the scaled values say the impossible. */
-static uint64_t pick(const struct scaled *l, const struct scaled *x, const struct scaled *r,
+static inline __attribute__((always_inline)) uint64_t pick(const struct scaled *l, const struct scaled *x, const struct scaled *r,
 		     int closed, uint64_t *s)
 {
 	/* in units of 10^k / 4: the multiples 4n allowed are lmin..rmax */
@@ -421,7 +452,14 @@ static size_t f32_fast(char *out, uint32_t bits, float av)
 size_t af_fmt_f32_fast(char *out, float v)
 {
 	uint32_t bits = af_f32_bits(v);
-	if (isnan(v) || isinf(v) || v == 0)
+	if (v == 0) { /* the search's text, without its snprintf */
+		memcpy(out, "-0.0", 5);
+		if (bits >> 31)
+			return 4;
+		memcpy(out, "0.0", 4);
+		return 3;
+	}
+	if (isnan(v) || isinf(v))
 		return af_fmt_f32_search(out, v);
 	return f32_fast(out, bits, fabsf(v));
 }
@@ -613,6 +651,26 @@ size_t af_fmt_dec(char *out, int64_t r, int decimals)
 {
 	char tmp[48], *o = out;
 	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
+	if (a < 100000000 && decimals >= 0 && decimals < 8) {
+		/* up to 8 digits: all in one register (digits8), stored 8 bytes at a time */
+		int n = 1;
+		for (uint64_t t = a; t >= 10; t /= 10)
+			n++;
+		n = n > decimals ? n : decimals + 1;
+		uint64_t c = (digits8((uint32_t)a) >> (8 * (8 - n))) + ZEROS8;
+		int ip = n - decimals;
+		*o = '-';
+		o += r < 0;
+		put8(o, c);
+		if (!decimals) {
+			memcpy(o + n, ".0", 3);
+			return (size_t)(o + n + 2 - out);
+		}
+		o[ip] = '.';
+		put8(o + ip + 1, c >> (8 * ip)); /* ip < n <= 8 */
+		o[n + 1] = 0;
+		return (size_t)(o + n + 1 - out);
+	}
 	memset(tmp + 24, '0', 24); /* what the fixed-size copies read past the digits */
 	char *p = digits_before(tmp + 24, a, decimals + 1);
 	size_t n = (size_t)(tmp + 24 - p), ip = n - (size_t)decimals;

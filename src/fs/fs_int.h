@@ -2,7 +2,7 @@
  * log, names -> nodes, containers as folders, droppings, commits, open files. The
  * files: render.c, errlog.c, view.c, folder.c, dropping.c (its table: dropping.h),
  * scratch.c, sweep.c, hidden.c, who.c, commit.c, handle.c, ops.c (+ ops.h, nodeops.c,
- * fileops.c, rename.c), session.c. */
+ * fileops.c, rename.c), session.c, prefetch.c. */
 #ifndef ANIMFS_FS_INT_H
 #define ANIMFS_FS_INT_H
 
@@ -127,6 +127,7 @@ struct af_fs {
 	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
 	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
+	struct af_prefetch *prefetch; /* views of listed folders rendered ahead (prefetch.c) */
 };
 struct af_name {
 	struct af_name *next;
@@ -291,6 +292,18 @@ int af_sweep_temp(int dfd, const char *name, int min_age);
 /* The walk of all of GAME at mount, on a thread of its own; stop cancels and joins. */
 void af_sweep_start(struct af_fs *fs);
 void af_sweep_stop(struct af_fs *fs);
+
+/* ---- prefetch.c: listed views rendered ahead on a pool of workers ---- */
+
+struct af_prefetch;
+struct af_prefetch *af_prefetch_new(void);
+/* Stop the workers (a render under way finishes), drop the queue, free. */
+void af_prefetch_free(struct af_prefetch *p);
+/* A listing named the view of the GAME file rel (its size not known): queue it. */
+void af_prefetch_add(struct af_fs *fs, const char *rel, const struct stat *st);
+/* Before rendering st's view: take it off the queue, or wait while a worker renders it
+ * (its text is then in the cache). */
+void af_prefetch_claim(struct af_fs *fs, const struct stat *st);
 
 /* ---- commit.c: a YAML document -> the backing binary ---- */
 

@@ -125,6 +125,8 @@ static void list_backing(struct lister *l)
 			if (shadowed(l, dirfd(dir), n))
 				continue;
 			af_view_classify_at(l->fs, dirfd(dir), n, &st, &info);
+			if (info.codec && !info.failed && !info.have_size) /* getattr will ask */
+				af_prefetch_add(l->fs, child(l, n), &st);
 		}
 		if (info.codec && !info.failed) {
 			snprintf(name, sizeof(name), "%s%s", n, AF_VIEW_SUFFIX);

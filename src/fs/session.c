@@ -31,7 +31,8 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
 	fs->folders = af_folders_new(cache_bytes);
-	if (!fs->cache || !fs->errors || !fs->folders) {
+	fs->prefetch = af_prefetch_new();
+	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch) {
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
@@ -44,6 +45,8 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 void af_fs_destroy(struct af_fs *fs)
 {
 	af_sweep_stop(fs);
+	af_prefetch_free(fs->prefetch); /* its renders use all below */
+	fs->prefetch = NULL;
 	while (fs->handles)
 		af_handle_free(fs, fs->handles);
 	af_alias_free_all(fs);

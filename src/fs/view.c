@@ -552,6 +552,7 @@ static pthread_mutex_t big_render = PTHREAD_MUTEX_INITIALIZER;
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 		   struct af_text **out)
 {
+	af_prefetch_claim(fs, st0); /* a worker may have it, or be at it */
 	if (st0->st_size < (off_t)BIG_RENDER)
 		return render_once(fs, bin_rel, st0, out);
 	pthread_mutex_lock(&big_render);

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "animfs/plot.h"
+#include "animfs/rot.h"
 #include "animfs/yamlio.h"
 
 /* One channel: key times (seconds) and values, optional tangents (units per second). */
@@ -186,13 +187,11 @@ static void add_marker(struct plot *p, struct object *o, double t, const char *l
 
 /* ------------------------------------------------------------ diesel-animation */
 
-/* Euler angles in degrees, rotation order X then Y then Z (R = Rz Ry Rx). */
+/* Euler angles in degrees (animfs/rot.h's one convention). */
 static void quat_euler(double x, double y, double z, double w, double e[3])
 {
-	double sp = 2 * (w * y - z * x);
-	e[0] = atan2(2 * (w * x + y * z), 1 - 2 * (x * x + y * y)) * 180 / M_PI;
-	e[1] = asin(sp > 1 ? 1 : sp < -1 ? -1 : sp) * 180 / M_PI;
-	e[2] = atan2(2 * (w * z + x * y), 1 - 2 * (y * y + z * z)) * 180 / M_PI;
+	const double q[4] = { x, y, z, w };
+	af_quat_to_euler_deg(q, e);
 }
 
 /* No 360-degree jumps between neighbouring keys. */
@@ -230,7 +229,7 @@ static void plot_diesel(struct plot *p, const struct af_ynode *root)
 			}
 			for (size_t k = 0; k < count(keys); k++) {
 				const struct af_ynode *kn = item(keys, k);
-				double v[5], e[3];
+				double v[5] = { 0 }, e[3];
 				int bad = num(item(kn, 0), &v[0]);
 				for (int j = 1; j <= 3 + rot; j++)
 					bad |= num(item(kn, (size_t)j), &v[j]);

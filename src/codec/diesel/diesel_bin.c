@@ -413,13 +413,19 @@ static void copy_diag(struct af_diag *to, const struct af_diag *from)
 		af_diag_error(to, from->code, "%s", from->msg);
 }
 
+static int build_blob(const struct diesel_anim *m, const uint8_t *src, struct af_buf *out,
+		      struct af_diag *d);
+
 /* The layout must rebuild byte for byte before the file is shown as editable
- * (spec 6.3, "verify at load time"). */
+ * (spec 6.3, "verify at load time"). The key bytes are copied from the blob rather
+ * than written value by value: read_keys took every byte of each key into the model
+ * and write_keys puts them back unchanged, so only where they land is in question. */
 static int verify_rebuild(const struct diesel_anim *m, const uint8_t *blob, size_t n,
 			  struct af_diag *d)
 {
 	struct af_buf re = AF_BUF_INIT;
-	int rc = diesel_build_blob(m, &re, d);
+	int rc = af_buf_reserve(&re, n) ? af_diag_error(d, AF_ENOMEM, "out of memory")
+					: build_blob(m, blob, &re, d);
 	if (!rc && (re.len != n || memcmp(re.data, blob, n))) {
 		size_t i = 0, lim = re.len < n ? re.len : n;
 		while (i < lim && re.data[i] == blob[i])
@@ -574,6 +580,7 @@ int diesel_read(const uint8_t *bin, size_t n, struct af_arena *a, struct diesel_
 struct wr {
 	struct af_buf *b;
 	unsigned w;
+	const uint8_t *src; /* the blob the model was read from (its keys_off are valid), or NULL */
 };
 
 static void put_word(struct wr *o, uint64_t v)
@@ -627,7 +634,11 @@ static size_t write_tracks(struct wr *o, const struct diesel_anim *m, int rot)
 		put_word(o, t->reserved);
 		put_word(o, t->nkeys);
 		put_word(o, hdr + 3 * o->w);
-		write_keys(o->b, t);
+		if (o->src) /* the keys were read from these bytes, field by field: the same */
+			af_buf_append(o->b, o->src + t->keys_off,
+				      (size_t)t->nkeys * diesel_types[t->type].stride);
+		else
+			write_keys(o->b, t);
 	}
 	return tab;
 }
@@ -662,9 +673,10 @@ static int write_events(struct wr *o, const struct diesel_anim *m, struct af_are
 	return o->b->failed ? AF_ENOMEM : 0;
 }
 
-int diesel_build_blob(const struct diesel_anim *m, struct af_buf *out, struct af_diag *d)
+static int build_blob(const struct diesel_anim *m, const uint8_t *src, struct af_buf *out,
+		      struct af_diag *d)
 {
-	struct wr o = { out, (unsigned)m->width / 8 };
+	struct wr o = { out, (unsigned)m->width / 8, src };
 	struct af_arena a;
 	size_t hsize = o.w == 4 ? 60 : 120, tbl = o.w == 4 ? 0x14 : 0x28;
 	int rc = AF_OK;
@@ -718,6 +730,11 @@ out:
 		af_diag_error(d, AF_ENOMEM, "out of memory while building the animation");
 	af_arena_free(&a);
 	return rc;
+}
+
+int diesel_build_blob(const struct diesel_anim *m, struct af_buf *out, struct af_diag *d)
+{
+	return build_blob(m, NULL, out, d);
 }
 
 int diesel_write(const struct diesel_anim *m, const struct af_io *io, struct af_buf *out,

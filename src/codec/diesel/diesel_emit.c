@@ -4,11 +4,13 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "animfs/codec.h"
 #include "animfs/num.h"
+#include "animfs/rot.h"
 #include "animfs/yamlio.h"
 #include "diesel.h"
 
-#define KEY_MAX (16 + 8 * AF_NUM_MAX) /* longest key line this file writes */
+#define KEY_MAX (16 + 8 * AF_NUM_MAX + 48) /* longest key line this file writes */
 
 static void line(struct af_buf *b, int indent, const char *text)
 {
@@ -145,12 +147,23 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 			p += af_fmt_hex(p, k->u, 8);
 		}
 	} else {
+		/* values seldom repeat (times do): the memo would only cost here */
 		for (unsigned j = 0; j < ti->nval; j++)
-			p = put_sep(p), p += af_fmt_f32(p, k->f[j]);
+			p = put_sep(p), p += af_fmt_f32_uncached(p, k->f[j]);
 		if (ti->has_flag)
 			p = put_u64(put_sep(p), k->u);
 	}
 	*p++ = ']';
+	if (ti->is_rot && af_render_opts.euler) {
+		double q[4];
+		if (t->type == DSL_ROT_PACKED)
+			diesel_unpack_quat(k->u, q);
+		else
+			for (int j = 0; j < 4; j++)
+				q[j] = k->f[j];
+		memcpy(p, "  # ", 4);
+		p += 4 + af_fmt_euler(p + 4, q);
+	}
 	*p++ = '\n';
 	return p;
 }
@@ -248,6 +261,9 @@ int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, stru
 	af_buf_puts(b, "length: ");
 	af_y_f32(b, m->length);
 	af_buf_puts(b, "            # seconds\n");
+	if (af_render_opts.euler)
+		af_buf_puts(b, "euler: xyz             # a rotation key may be written [t, rx, ry, rz] in degrees\n"
+			       "                       # (about x, then y, then z; the comments show each key so)\n");
 	emit_binary(m, b);
 	emit_events(m, b);
 	af_buf_puts(b, m->nobj ? "objects:\n" : "objects:               # none\n");

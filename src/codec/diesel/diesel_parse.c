@@ -8,6 +8,7 @@
 
 #include "animfs/num.h"
 #include "animfs/yamlio.h"
+#include "animfs/rot.h"
 #include "diesel.h"
 
 /* A warning that may fire on many keys: reported once, with a count. */
@@ -21,6 +22,7 @@ struct pctx {
 	struct af_arena *a;
 	struct diesel_anim *m;
 	struct agg late, flag, flag1, extra;
+	int euler; /* `euler: xyz`: a rotation key may be [t, rx, ry, rz(, flag)] in degrees */
 };
 
 static void agg_add(struct agg *g, const struct af_ynode *n, const char *fmt, ...)
@@ -426,6 +428,46 @@ static int quat_check(struct kctx *k, const struct af_ynode *n, const double q[4
 	return 0;
 }
 
+static int parse_flag(struct kctx *k, const struct af_ynode *n, struct diesel_key *key)
+{
+	uint64_t v;
+	int rc = ku64(k, n, UINT32_MAX, "flag", &v);
+	if (rc)
+		return rc;
+	key->u = (uint32_t)v;
+	if (v > 1)
+		agg_add(&k->c->flag, n, "%s.keys[%u]: flag is %llu (known files use 0 or 1)", k->path,
+			k->ki, (unsigned long long)v);
+	else if (v == 1 && k->nkeys > 1)
+		agg_add(&k->c->flag1, n,
+			"%s.keys[%u]: flag 1 on a track with more than one key (known files set it on one-key tracks only)",
+			k->path, k->ki);
+	return 0;
+}
+
+/* [t, rx, ry, rz(, flag)]: Euler angles in degrees (animfs/rot.h), turned into the
+ * track's quaternion type: packed as typed, or rounded to f32 components. Keys
+ * written as quaternions are untouched by this, so an unedited file stays exact. */
+static int parse_euler(struct kctx *k, const struct af_ynode *kn, struct diesel_key *key)
+{
+	const struct diesel_type_info *ti = &diesel_types[k->type];
+	struct af_ynode *const *it = kn->items + 1;
+	double e[3], q[4];
+	int rc = 0;
+	for (int j = 0; j < 3 && !rc; j++)
+		rc = kf64(k, it[j], &e[j]);
+	if (rc)
+		return rc;
+	af_euler_deg_to_quat(e, q);
+	if (k->type == DSL_ROT_PACKED) {
+		key->u = diesel_pack_quat(q);
+		return 0;
+	}
+	for (int j = 0; j < 4; j++)
+		key->f[j] = (float)q[j];
+	return ti->has_flag ? parse_flag(k, it[3], key) : 0;
+}
+
 static int parse_values(struct kctx *k, const struct af_ynode *kn, struct diesel_key *key)
 {
 	const struct diesel_type_info *ti = &diesel_types[k->type];
@@ -449,6 +491,8 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct diesel
 				k->path, k->ki, key->c[3]);
 		return rc;
 	}
+	if (ti->is_rot && kn->n == 1 + 3 + (size_t)ti->has_flag && k->c->euler)
+		return parse_euler(k, kn, key);
 	if (k->type == DSL_ROT_PACKED) {
 		double q[4];
 		for (int j = 0; j < 4 && !rc; j++)
@@ -470,16 +514,8 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct diesel
 		double q[4] = { key->f[0], key->f[1], key->f[2], key->f[3] };
 		rc = quat_check(k, it[0], q, 1);
 	}
-	if (!rc && ti->has_flag && !(rc = ku64(k, it[ti->nval], UINT32_MAX, "flag", &v))) {
-		key->u = (uint32_t)v;
-		if (v > 1)
-			agg_add(&k->c->flag, it[ti->nval], "%s.keys[%u]: flag is %llu (known files use 0 or 1)",
-				k->path, k->ki, (unsigned long long)v);
-		else if (v == 1 && k->nkeys > 1)
-			agg_add(&k->c->flag1, it[ti->nval],
-				"%s.keys[%u]: flag 1 on a track with more than one key (known files set it on one-key tracks only)",
-				k->path, k->ki);
-	}
+	if (!rc && ti->has_flag)
+		rc = parse_flag(k, it[ti->nval], key);
 	return rc;
 }
 
@@ -489,7 +525,9 @@ static int parse_key(struct kctx *k, const struct af_ynode *kn, struct diesel_ke
 	const struct diesel_type_info *ti = &diesel_types[k->type];
 	size_t want_n = 1 + ti->nval + (size_t)ti->has_flag;
 	int optional = k->type == DSL_POS_U16 || k->type == DSL_ROT_PACKED;
-	if (kn->type != AF_YSEQ || (kn->n != want_n && !(optional && kn->n == want_n + 1)))
+	int euler = ti->is_rot && k->c->euler && kn->n == want_n - 1;
+	if (kn->type != AF_YSEQ ||
+	    (kn->n != want_n && !(optional && kn->n == want_n + 1) && !euler))
 	{
 		char found[48];
 		if (kn->type == AF_YSEQ)
@@ -691,6 +729,13 @@ int diesel_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct di
 		return perr(&c, n, "length", "'%s' must be a number of seconds >= 0", shown(n));
 	if (m->length == 0)
 		af_y_warn(d, n, "length: the animation length is 0");
+	if ((n = af_ymap_get(root, "euler"))) {
+		if (n->type != AF_YSCALAR || n->len != 3 || memcmp(n->str, "xyz", 3))
+			return perr(&c, n, "euler",
+				    "'%s': the only rotation order is xyz (degrees about x, then y, then z, fixed axes)",
+				    shown(n));
+		c.euler = 1;
+	}
 	if ((rc = parse_events(&c, af_ymap_get(root, "events"))))
 		return rc;
 	if (!(n = af_y_need(d, root, "objects", "document")) || (rc = parse_objects(&c, n)))

@@ -175,12 +175,15 @@ static const struct af_sch format = { .kind = AF_SK_ENUM, .vals = (const struct 
 	{ "diesel-animation", "selects this codec" }, { NULL, NULL } } };
 static const struct af_sch length = { .kind = AF_SK_NUM, .ranged = 1, .lo = 0, .hi = 3.4028234663852886e38 };
 static const struct af_sch binary = { .kind = AF_SK_MAP, .props = diesel_sch_binary };
+static const struct af_sch euler = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
+	{ "xyz", "degrees about x, then y, then z, about the fixed axes (R = Rz Ry Rx)" }, { NULL, NULL } } };
 
 const struct af_sch_prop diesel_sch_document[] = {
 	{ "format", &format, "always diesel-animation (selects this codec)", AF_SCH_REQUIRED },
 	{ "read_only", &af_sch_any, "only in a read-only view: why animfs cannot write the file back byte for byte. A save is refused while it is there.", 0 },
 	{ "length", &length, "clip length in seconds (f32, shortest text that gives the same bits)", AF_SCH_REQUIRED },
 	{ "binary", &binary, "layout and container details. Optional when writing a new file: the default is the stock PAYDAY 2 layout (32-bit, zlib level 6, 4-byte padding, event names shared).", 0 },
+	{ "euler", &euler, "xyz: a rotation key may also be written [time, rx, ry, rz] (a flag after them on rot_f32_flag): Euler angles in degrees, about x, then y, then z (fixed axes), turned into the track's quaternion on save. Editors' schema checks still expect the quaternion's arity.", 0 },
 	{ "events", &events, "list of [fraction, name], or {time: fraction, name: ...}; empty/absent = no events", 0 },
 	{ "objects", &objects, "list of objects (bones or prop objects), each with one position and one rotation track", AF_SCH_REQUIRED },
 	{ NULL, NULL, NULL, 0 },
