@@ -379,6 +379,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		return af_folder_render(fs, bin_rel, 0, out);
 	af_diag_init(&d);
 	for (int attempt = 0;; attempt++) {
+		rc = 0; /* a re-read (AF_BN_CHANGED) may find the new identity rendered */
 		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
 		if (af_rcache_get(fs->cache, &st, &info, out) && *out)
 			goto out;

@@ -22,7 +22,7 @@ fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ok() { n=$((n + 1)); }
 
 mkdir -p "$tmp/schema"
-formats=$("$ANIMFS" formats | awk 'NR > 1 { print $1 }')
+formats=$("$ANIMFS" formats | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }') # the codecs, not the containers below them
 for f in $formats; do
 	"$ANIMFS" schema "$f" > "$tmp/schema/$f.json" || { fail "animfs schema $f"; continue; }
 	ok
