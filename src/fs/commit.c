@@ -24,6 +24,8 @@ static int errno_of(int code)
 		return -EINVAL;
 	case AF_ENOMEM:
 		return -ENOMEM;
+	case AF_EROFS:
+		return -EROFS;
 	default:
 		return -EIO;
 	}
