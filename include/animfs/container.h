@@ -96,13 +96,12 @@ struct af_archive {
 	unsigned depth;            /* 0 for a file's own container */
 	struct af_archive **sub;   /* per member: its nested archive once asked, or NULL */
 	unsigned char *probed;     /* per member: asked already */
-	const struct af_io *io;    /* the file's siblings (given to open), or NULL */
 };
 /* Open with the codec table's content checks. 0 or AF_E*. */
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
 		    size_t n, struct af_diag *d);
 void af_archive_close(struct af_archive *a);
-/* The same with the file's siblings (io, may be NULL) for the container's open. */
+/* The same with the file's siblings (io, may be NULL; used while it opens only). */
 int af_archive_open_io(struct af_archive *a, const struct af_container *c, const uint8_t *data,
 		       size_t n, const struct af_io *io, struct af_diag *d);
 /* The member of that name (or alias), or -1. */
@@ -117,6 +116,9 @@ struct af_archive *af_archive_shown(struct af_archive *a);
  * is a nested archive. The archive holding the leaf (shown), *leaf pointing into path;
  * NULL when a component is no nested archive. */
 struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const char **leaf);
+/* The name of a's folder: its member's name in the container holding it (through
+ * layers), or file for the file's own container. */
+const char *af_archive_name(const struct af_archive *a, const char *file);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container

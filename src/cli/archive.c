@@ -53,11 +53,9 @@ int af_cli_arc_split(const char *path, char *arc, size_t size, const char **memb
 	return 0;
 }
 
-/* An open container file with the siblings its container may read (an AFS's IDX). */
+/* An open container file. */
 struct opened {
 	struct af_archive a;
-	struct af_cli_io io;
-	int have_io;
 };
 
 static int load(const char *path, struct opened *o, struct af_diag *d)
@@ -66,10 +64,11 @@ static int load(const char *path, struct opened *o, struct af_diag *d)
 	const struct af_container *c = af_cli_arc_of(path);
 	int rc = c ? af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, d)
 		   : af_diag_error(d, AF_EUNSUP, "no container reads this file");
-	if (!rc) {
-		af_cli_io_init(&o->io, path, 0);
-		o->have_io = 1;
-		rc = af_archive_open_io(&o->a, c, file.data, file.len, &o->io.d.io, d);
+	if (!rc) { /* with the siblings its container may read (an AFS's IDX, a TAD's TAC) */
+		struct af_cli_io io;
+		af_cli_io_init(&io, path, 0);
+		rc = af_archive_open_io(&o->a, c, file.data, file.len, &io.d.io, d);
+		af_cli_io_close(&io);
 	}
 	af_buf_free(&file);
 	return rc;
@@ -78,18 +77,6 @@ static int load(const char *path, struct opened *o, struct af_diag *d)
 static void unload(struct opened *o)
 {
 	af_archive_close(&o->a);
-	if (o->have_io)
-		af_cli_io_close(&o->io);
-	memset(o, 0, sizeof(*o));
-}
-
-/* The name of a's folder: its member name in the enclosing container (through layers),
- * or the file's base name. */
-static const char *folder_name(const struct af_archive *a, const char *file)
-{
-	while (a->parent && a->parent->c->layer)
-		a = a->parent;
-	return a->parent ? a->parent->m[a->at].name : file;
 }
 
 static void no_such(const struct af_archive *a, const char *arc, const char *member)
@@ -233,7 +220,7 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 	} else if (!(h = member_of(&o, arc, member, &k))) {
 		goto out;
 	} else if (k < 0) {
-		if (af_archive_index(h, folder_name(h, base_of(arc)), &yaml)) {
+		if (af_archive_index(h, af_archive_name(h, base_of(arc)), &yaml)) {
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 			goto out;
 		}

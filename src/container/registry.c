@@ -81,7 +81,6 @@ int af_archive_open_io(struct af_archive *a, const struct af_container *c, const
 	memset(a, 0, sizeof(*a));
 	a->c = c;
 	a->size = n;
-	a->io = io;
 	if ((rc = c->open(data, n, &env, &a->st, d)))
 		return rc;
 	a->n = c->count(a->st);
@@ -191,6 +190,13 @@ struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const
 	}
 	*leaf = path;
 	return a;
+}
+
+const char *af_archive_name(const struct af_archive *a, const char *file)
+{
+	while (a->parent && a->parent->c->layer)
+		a = a->parent;
+	return a->parent ? a->parent->m[a->at].name : file;
 }
 
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)

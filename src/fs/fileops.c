@@ -93,9 +93,8 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *f
 static int pin_folder(struct af_fs *fs, struct af_handle *h)
 {
 	char path[4096], base[NAME_MAX + 1];
-	snprintf(path, sizeof(path), "%s", h->bin);
-	if (af_folder_member(fs, path))
-		*strrchr(path, '/') = 0;
+	if (!af_folder_file(fs, h->bin, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", h->bin);
 	h->dirfd = af_bn_parent(fs->rootfd, path, base, sizeof(base));
 	return h->dirfd >= 0 ? 0 : -errno;
 }

@@ -229,6 +229,8 @@ const struct af_container *af_folder_of(struct af_fs *fs, const char *rel, const
 int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st);
 /* Whether rel names something inside a container's folder. */
 int af_folder_member(struct af_fs *fs, const char *rel);
+/* When it does, the container's file ("X" of "X/A/B") copied to file: 1, else 0. */
+int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size);
 /* Resolve r->rel when it is inside a container's folder: 1 (r filled), else 0. */
 int af_folder_resolve(struct af_fs *fs, struct af_res *r);
 /* The names in a container's folder (index.yaml first). */
