@@ -74,7 +74,9 @@ static int parse(struct gz *g, struct af_diag *d)
 	int rc;
 	if ((rc = parse_header(g, p, n, d)))
 		return rc;
-	if ((rc = af_zframe_inflate_raw(p + g->hdr, n - g->hdr, AF_MAX_FILE, &g->data, &g->deflate, d))) {
+	size_t size = 0; /* counted first: memory only for what the member really holds */
+	if ((rc = af_zframe_inflated_size_raw(p + g->hdr, n - g->hdr, AF_MAX_FILE, &size, d)) ||
+	    (rc = af_zframe_inflate_raw(p + g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
 		if (d->offset >= 0)
 			d->offset += (int64_t)g->hdr;
 		return rc;

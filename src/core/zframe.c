@@ -3,13 +3,18 @@
 
 #include "animfs/zframe.h"
 
-/* One bounded inflate; raw: a raw deflate stream (windowBits -15), else zlib framing. */
+/* One bounded inflate; raw: a raw deflate stream (windowBits -15), else zlib framing.
+ * out NULL: count the bytes only (*counted), through a small scratch buffer. */
 static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
-			size_t *consumed, struct af_diag *d)
+			size_t *consumed, size_t *counted, struct af_diag *d)
 {
 	const char *what = raw ? "deflate" : "zlib";
+	struct af_buf scratch = AF_BUF_INIT;
 	z_stream zs = { 0 };
 	int rc = AF_OK, zrc;
+	size_t total = 0;
+	if (!out)
+		out = &scratch;
 	if (inflateInit2(&zs, raw ? -15 : 15) != Z_OK)
 		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
 	zs.next_in = (Bytef *)in;
@@ -26,7 +31,13 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 		zs.next_out = out->data + out->len;
 		zs.avail_out = (uInt)chunk;
 		zrc = inflate(&zs, Z_NO_FLUSH);
-		out->len += chunk - zs.avail_out;
+		if (out == &scratch) { /* counting: the scratch is reused */
+			total += chunk - zs.avail_out;
+			if (total > max_out)
+				out->len = max_out + 1;
+		} else {
+			out->len += chunk - zs.avail_out;
+		}
 		if (out->len > max_out) {
 			rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in,
 					       raw ? "the deflate stream inflates past %zu bytes"
@@ -53,15 +64,18 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 	}
 	if (consumed)
 		*consumed = zs.total_in;
+	if (counted)
+		*counted = total;
 out:
 	inflateEnd(&zs);
+	af_buf_free(&scratch);
 	return rc;
 }
 
 int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 		      size_t *consumed, struct af_diag *d)
 {
-	return inflate_bits(0, in, n, max_out, out, consumed, d);
+	return inflate_bits(0, in, n, max_out, out, consumed, NULL, d);
 }
 
 int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out,
@@ -84,7 +98,13 @@ int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out
 int af_zframe_inflate_raw(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 			  size_t *consumed, struct af_diag *d)
 {
-	return inflate_bits(1, in, n, max_out, out, consumed, d);
+	return inflate_bits(1, in, n, max_out, out, consumed, NULL, d);
+}
+
+int af_zframe_inflated_size_raw(const uint8_t *in, size_t n, size_t max_out, size_t *size,
+				struct af_diag *d)
+{
+	return inflate_bits(1, in, n, max_out, NULL, NULL, size, d);
 }
 
 int af_zframe_deflate_raw(const uint8_t *in, size_t n, int level, struct af_buf *out,
