@@ -26,6 +26,7 @@ struct afs {
 	int ptr_a, ptr_b; /* where the pointer pair sits: 8 + 8*count, first - 8 */
 	int word;         /* WORD_* */
 	char (*names)[AF_MEMBER_NAME_MAX];
+	const char **codec; /* per member: the codec that claims it (MOTN), or NULL */
 };
 
 static uint32_t toc_off(const struct afs *a, uint32_t i)
@@ -169,8 +170,13 @@ out:
 
 static int name_members(struct afs *a, const struct af_container_env *env, struct af_diag *d)
 {
-	if (!(a->names = calloc(a->n ? a->n : 1, sizeof(*a->names))))
+	a->names = calloc(a->n ? a->n : 1, sizeof(*a->names));
+	a->codec = calloc(a->n ? a->n : 1, sizeof(*a->codec));
+	if (!a->names || !a->codec)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	for (size_t k = 0; k < a->n; k++)
+		a->codec[k] = shm_codec_of(env, "", a->file.data + toc_off(a, a->live[k]),
+					   toc_size(a, a->live[k]));
 	if (!a->names_off && idx_names(a, env))
 		return 0;
 	for (size_t k = 0; k < a->n; k++) {
@@ -198,6 +204,7 @@ static void afs_close(void *st)
 	af_buf_free(&a->file);
 	free(a->live);
 	free(a->names);
+	free(a->codec);
 	free(a);
 }
 
@@ -255,6 +262,7 @@ static void afs_member(void *st, size_t i, struct af_member *m)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", ((struct afs *)st)->names[i]);
+	m->codec = ((struct afs *)st)->codec[i];
 }
 
 static int afs_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)

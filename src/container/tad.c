@@ -21,6 +21,7 @@ struct tad {
 	uint32_t n;
 	uint32_t sum; /* the checksum computed */
 	char (*names)[AF_MEMBER_NAME_MAX];
+	const char **codec; /* per member: the codec that claims it (MOTN), or NULL */
 };
 
 /* MurmurHash2, 32-bit (m 0x5BD1E995, r 24). */
@@ -85,6 +86,8 @@ static const char *ext_of(const uint8_t *p, size_t n)
 		return "gz";
 	if (n >= 4 && (!memcmp(p, "PAKS", 4) || !memcmp(p, "PAKF", 4)))
 		return p[3] == 'S' ? "PKS" : "PKF";
+	if (n >= 4 && af_le32(p) == 0x20)
+		return "MOTN";
 	return "bin";
 }
 
@@ -112,6 +115,7 @@ static void tad_close(void *st)
 	af_buf_free(&t->tad);
 	af_buf_free(&t->tac);
 	free(t->names);
+	free(t->codec);
 	free(t);
 }
 
@@ -125,7 +129,9 @@ static int tad_open(const uint8_t *data, size_t n, const struct af_container_env
 	if (!(t = calloc(1, sizeof(*t))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	t->n = (uint32_t)af_le64(data + 0x30);
-	if (af_buf_append(&t->tad, data, n) || !(t->names = calloc(t->n + 1, sizeof(*t->names)))) {
+	t->names = calloc(t->n + 1, sizeof(*t->names));
+	t->codec = calloc(t->n + 1, sizeof(*t->codec));
+	if (af_buf_append(&t->tad, data, n) || !t->names || !t->codec) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -137,6 +143,7 @@ static int tad_open(const uint8_t *data, size_t n, const struct af_container_env
 		uint64_t o = af_le64(e + 0x10), s = af_le64(e + 0x18);
 		snprintf(t->names[i], sizeof(t->names[i]), "%05u_%08X.%s", i, af_le32(e),
 			 ext_of(t->tac.data + o, s));
+		t->codec[i] = shm_codec_of(env, t->names[i], t->tac.data + o, s);
 	}
 	*st = t;
 out:
@@ -174,6 +181,7 @@ static void tad_member(void *st, size_t i, struct af_member *m)
 {
 	memset(m, 0, sizeof(*m));
 	snprintf(m->name, sizeof(m->name), "%s", ((struct tad *)st)->names[i]);
+	m->codec = ((struct tad *)st)->codec[i];
 }
 
 static int tad_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
