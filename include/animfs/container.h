@@ -119,6 +119,8 @@ struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const
 /* The name of a's folder: its member's name in the container holding it (through
  * layers), or file for the file's own container. */
 const char *af_archive_name(const struct af_archive *a, const char *file);
+/* Whether saves into a are refused: it or a container around it is read-only. */
+int af_archive_read_only(const struct af_archive *a);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container

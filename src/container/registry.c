@@ -199,6 +199,14 @@ const char *af_archive_name(const struct af_archive *a, const char *file)
 	return a->parent ? a->parent->m[a->at].name : file;
 }
 
+int af_archive_read_only(const struct af_archive *a)
+{
+	for (; a; a = a->parent)
+		if (!a->c->replace)
+			return 1;
+	return 0;
+}
+
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)
 {
 	return a->c->body(a->st, i, out, d);

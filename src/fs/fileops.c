@@ -113,6 +113,19 @@ static int view_handle(struct af_fs *fs, struct fuse_file_info *fi, const char *
 	return put_handle(fi, h, 1);
 }
 
+/* A member of a container that is never rewritten (its container says so): EROFS, and
+ * a line in .animfs/errors for the one who tried. */
+static int refuse_ro_container(struct af_fs *fs, struct af_res *r)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_EROFS, "the container holding it is read-only: saves are refused");
+	af_fs_log(LOG_WARNING, "%s: in a read-only container; not opened for writing", r->rel);
+	af_errlog_add(fs->errors, af_ctx_who().uid, r->rel, &d);
+	af_diag_free(&d);
+	return -EROFS;
+}
+
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
 	struct af_text *t = NULL;
@@ -125,6 +138,8 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 	}
 	if ((fi->flags & WRITE_FLAGS) && af_view_read_only(fs, r)) {
 		af_text_unref(t);
+		if (r->info.container_ro)
+			return refuse_ro_container(fs, r);
 		af_fs_log(LOG_WARNING, "%s: read-only (its header says why); not opened for writing",
 			  r->rel);
 		return -EACCES;
@@ -272,7 +287,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 		return rc;
 	if (af_view_read_only(fs, r)) {
 		af_text_unref(t);
-		return -EACCES;
+		return r->info.container_ro ? refuse_ro_container(fs, r) : -EACCES;
 	}
 	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
 	af_text_unref(t);

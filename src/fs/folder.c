@@ -406,6 +406,7 @@ static void resolve_leaf(struct loaded *l, struct af_archive *h, const char *pkg
 	}
 	r->kind = AF_K_VIEW;
 	r->info.codec = af_codec_by_name(h->m[k].codec);
+	r->info.read_only = r->info.container_ro = af_archive_read_only(h);
 	if (nd->texts[k]) {
 		r->info.have_size = 1;
 		r->info.size = nd->texts[k]->len;

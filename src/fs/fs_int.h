@@ -40,6 +40,8 @@ struct af_rinfo {
 	int failed;                   /* claimed but does not decode: pass-through */
 	int read_only;                /* decodes, but would not rebuild byte for byte:
 					 shown without write permission, saves refused */
+	int container_ro;             /* read_only because a container holding it is
+					 (no writer): opens for writing get EROFS */
 	int have_size;
 	size_t size;                  /* rendered length when have_size */
 	uint64_t name_hash;           /* the name the bid was made for (bids read names) */
