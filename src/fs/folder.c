@@ -246,7 +246,7 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
 	}
-	struct af_sibio sib; /* what its container may read beside it (an IDX, a TAC) */
+	struct af_sibio sib; /* the files beside it, which its container may read */
 	af_sibio_init(&sib, fs, rel);
 	int orc = af_archive_open_io(&victim->v, c, file.data, file.len, &sib.d.io, d);
 	af_sibio_close(&sib);
