@@ -138,34 +138,60 @@ static const char *ext_of(const uint8_t *p, size_t n)
 	return "BIN";
 }
 
-/* HUMANS.IDX: u32 count, then a 4-character id per PKF/PKS pair (spec 7.5). */
-static int idx_names(struct afs *a, const struct af_container_env *env)
+/* The IDX beside the AFS (X.IDX or X.idx), appended to idx: 0, or -1 when there is none. */
+static int read_idx(const struct af_container_env *env, struct af_buf *idx)
+{
+	const struct af_io *io = env ? env->io : NULL;
+	char want[AF_MEMBER_NAME_MAX];
+	if (!io || !io->name || !io->read_sibling || strlen(io->name) < 4 ||
+	    strlen(io->name) >= sizeof(want))
+		return -1;
+	int stem = (int)strlen(io->name) - 4;
+	for (int upper = 1; upper >= 0; upper--) {
+		af_buf_reset(idx);
+		snprintf(want, sizeof(want), "%.*s.%s", stem, io->name, upper ? "IDX" : "idx");
+		if (!io->read_sibling(io->ctx, want, idx))
+			return 0;
+	}
+	return -1;
+}
+
+static void name_from(struct afs *a, size_t k, const uint8_t *raw, size_t max)
+{
+	char id[AF_MEMBER_NAME_MAX / 2];
+	uint32_t i = a->live[k];
+	size_t l = 0;
+	while (l < max && raw[l])
+		l++;
+	shm_escape(raw, l, id, sizeof(id));
+	if (id[0])
+		snprintf(a->names[k], sizeof(a->names[k]), "%s.%s", id,
+			 ext_of(a->file.data + toc_off(a, i), toc_size(a, i)));
+}
+
+/* Names from an IDX (spec 7.5): IDX0 (Shenmue I: 20-byte header, entries of char[12]
+ * name, u16 AFS index, u16 last index, u32), or HUMANS.IDX (u32 count, a 4-character
+ * NPC id per PKF/PKS pair); the extension comes from each member's content. */
+static void idx_names(struct afs *a, const struct af_container_env *env)
 {
 	struct af_buf idx = AF_BUF_INIT;
-	char want[AF_MEMBER_NAME_MAX];
-	const struct af_io *io = env ? env->io : NULL;
-	int ok = 0;
-	if (!io || !io->name || !io->read_sibling || strlen(io->name) < 4)
-		return 0;
-	size_t stem = strlen(io->name) - 4;
-	snprintf(want, sizeof(want), "%.*s.IDX", (int)stem, io->name);
-	if (io->read_sibling(io->ctx, want, &idx)) {
-		af_buf_reset(&idx);
-		snprintf(want, sizeof(want), "%.*s.idx", (int)stem, io->name);
-		if (io->read_sibling(io->ctx, want, &idx))
-			goto out;
-	}
-	if (idx.len < 4 || af_le32(idx.data) * 2ull != a->n || idx.len < 4 + 4ull * af_le32(idx.data))
+	const uint8_t *p;
+	if (read_idx(env, &idx))
 		goto out;
-	for (size_t k = 0; k < a->n; k++) {
-		char id[20];
-		shm_escape(idx.data + 4 + 4 * (k / 2), 4, id, sizeof(id));
-		snprintf(a->names[k], sizeof(a->names[k]), "%s.%s", id, k % 2 ? "PKS" : "PKF");
+	p = idx.data;
+	if (idx.len >= 20 && !memcmp(p, "IDX0", 4)) {
+		for (size_t e = 0; e < (idx.len - 20) / 20; e++) {
+			uint16_t at = af_le16(p + 20 + 20 * e + 12);
+			for (size_t k = 0; k < a->n; k++)
+				if (a->live[k] == at)
+					name_from(a, k, p + 20 + 20 * e, 12);
+		}
+	} else if (idx.len >= 4 && af_le32(p) * 2ull == a->n && idx.len >= 4 + 4ull * af_le32(p)) {
+		for (size_t k = 0; k < a->n; k++)
+			name_from(a, k, p + 4 + 4 * (k / 2), 4);
 	}
-	ok = 1;
 out:
 	af_buf_free(&idx);
-	return ok;
 }
 
 static int name_members(struct afs *a, const struct af_container_env *env, struct af_diag *d)
@@ -177,8 +203,8 @@ static int name_members(struct afs *a, const struct af_container_env *env, struc
 	for (size_t k = 0; k < a->n; k++)
 		a->codec[k] = shm_codec_of(env, "", a->file.data + toc_off(a, a->live[k]),
 					   toc_size(a, a->live[k]));
-	if (!a->names_off && idx_names(a, env))
-		return 0;
+	if (!a->names_off)
+		idx_names(a, env);
 	for (size_t k = 0; k < a->n; k++) {
 		uint32_t i = a->live[k];
 		const uint8_t *p = a->file.data + toc_off(a, i);

@@ -158,15 +158,26 @@ static void test_refusals(void **state)
 	af_buf_free(&c);
 }
 
-/* HUMANS.IDX beside the AFS names its PKF/PKS pairs. */
+/* HUMANS.IDX beside the AFS names its PKF/PKS pairs; an IDX0 names AFS indices. */
 static int idx_read(void *ctx, const char *name, struct af_buf *out)
 {
-	(void)ctx;
-	if (strcmp(name, "HUMANS.IDX"))
-		return AF_EIO;
-	af_buf_put_u32le(out, 1);
-	af_buf_append(out, "00A_", 4);
-	return 0;
+	if (!strcmp(name, "HUMANS.IDX") && !ctx) {
+		af_buf_put_u32le(out, 1);
+		af_buf_append(out, "00A_", 4);
+		return 0;
+	}
+	if (!strcmp(name, "VOICE.idx") && ctx) { /* the lower-case name is tried too */
+		af_buf_append(out, "IDX0", 4);
+		af_buf_put_u16le(out, 2);
+		af_buf_put_u16le(out, 1);
+		af_buf_fill(out, 0, 12);
+		af_buf_append(out, "A0001\0\0\0\0\0\0\0", 12);
+		af_buf_put_u16le(out, 2); /* names TOC entry 2 */
+		af_buf_put_u16le(out, 2);
+		af_buf_put_u32le(out, 0);
+		return 0;
+	}
+	return AF_EIO;
 }
 
 static void test_idx_names(void **state)
@@ -177,10 +188,17 @@ static void test_idx_names(void **state)
 	struct af_diag d;
 	(void)state;
 	af_diag_init(&d);
+	memcpy(body1, "PAKF", 4); /* the extension comes from the content */
+	memcpy(body2, "PAKS", 4);
 	t_afs(&b, NO_NAMES, 0);
 	assert_int_equal(af_archive_open_io(&a, &af_container_afs, b.data, b.len, &io, &d), 0);
 	assert_string_equal(a.m[0].name, "00A_.PKF");
 	assert_string_equal(a.m[1].name, "00A_.PKS");
+	af_archive_close(&a);
+	struct af_io voice = {.name = "VOICE.AFS", .read_sibling = idx_read, .ctx = &voice};
+	assert_int_equal(af_archive_open_io(&a, &af_container_afs, b.data, b.len, &voice, &d), 0);
+	assert_string_equal(a.m[0].name, "00000.PKF"); /* not in the IDX0 */
+	assert_string_equal(a.m[1].name, "A0001.PKS");
 	af_archive_close(&a);
 	af_buf_free(&b);
 	af_diag_free(&d);
