@@ -252,6 +252,8 @@ int ipac_view_open(struct ipac_view *v, const uint8_t *data, size_t n, size_t ba
 {
 	int rc;
 	memset(v, 0, sizeof(*v));
+	if (base > n || n - base < IPAC_HEADER) /* also: no pointer into an empty copy */
+		return af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
 	if (af_buf_append(&v->file, data, n))
 		return af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte archive", n);
 	v->base = base;
