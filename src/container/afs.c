@@ -317,7 +317,7 @@ static size_t regions_of(const struct afs *a, struct shm_region *r)
 	size_t n = 0;
 	for (size_t k = 0; k < a->n; k++) {
 		uint64_t o = toc_off(a, a->live[k]), s = toc_size(a, a->live[k]);
-		int dup = 0;
+		int dup = !s; /* an empty member is no region: it moves with what follows it */
 		for (size_t j = 0; j < n; j++)
 			dup |= r[j].off == o && r[j].len == s;
 		if (!dup)
@@ -377,7 +377,9 @@ static int afs_rebuild_with(const struct afs *a, long edit, const uint8_t *body,
 				r[j].data = body;
 				r[j].newlen = len;
 			}
-		if (shared > 1)
+		if (!toc_size(a, e))
+			rc = af_diag_error(d, AF_EUNSUP, "AFS entry %u is empty; v1 does not give it bytes", e);
+		else if (shared > 1)
 			rc = af_diag_error(d, AF_EUNSUP, "AFS entries share one block; v1 does not edit one alone");
 		else if (len > UINT32_MAX)
 			rc = af_diag_error(d, AF_EUNSUP, "a member of %zu bytes does not fit an AFS", len);

@@ -255,22 +255,55 @@ static void enclosing_layers(const struct af_archive *a, struct af_buf *out, siz
 			chain[k]->c->layer_yaml(chain[k]->st, out);
 }
 
-int af_archive_index(const struct af_archive *a, const char *name, struct af_buf *out)
+/* text appended to out as one item of a YAML list, indented by 2 more. */
+static void put_item(struct af_buf *out, const struct af_buf *text)
 {
-	struct af_buf layers = AF_BUF_INIT;
+	for (size_t i = 0; i < text->len;) {
+		const uint8_t *eol = memchr(text->data + i, '\n', text->len - i);
+		size_t n = eol ? (size_t)(eol - (text->data + i)) : text->len - i;
+		af_buf_puts(out, i ? "    " : "  - ");
+		af_buf_append(out, text->data + i, n);
+		af_buf_putc(out, '\n');
+		i += n + 1;
+	}
+}
+
+/* file, size, layers, members; then each member that is an archive, its own index as
+ * an item of "nested". */
+static int index_text(struct af_archive *a, const char *name, struct af_buf *out)
+{
+	struct af_buf layers = AF_BUF_INIT, sub = AF_BUF_INIT;
 	size_t size;
-	int rc;
-	if (!a->c->layer_yaml)
-		return a->c->index_yaml(a->st, name, out);
+	int rc, first = 1;
 	enclosing_layers(a, &layers, &size);
-	af_buf_puts(out, "# animfs index (read-only): describes the container; edits to this file are ignored\nfile: ");
+	af_buf_puts(out, "file: ");
 	af_y_cstr(out, name ? name : "");
 	af_buf_printf(out, "\nsize: %zu\nlayers:\n", size);
 	af_buf_append(out, layers.data, layers.len);
 	a->c->layer_yaml(a->st, out);
 	rc = a->c->index_yaml(a->st, name, out);
+	for (size_t k = 0; !rc && k < a->n; k++) {
+		struct af_archive *s = af_archive_sub(a, k);
+		if (!s || !(s = af_archive_shown(s))->c->layer_yaml)
+			continue;
+		if (first)
+			af_buf_puts(out, "nested: # the members that are archives themselves\n");
+		first = 0;
+		af_buf_reset(&sub);
+		rc = index_text(s, a->m[k].name, &sub);
+		put_item(out, &sub);
+	}
 	af_buf_free(&layers);
-	return rc || out->failed || layers.failed ? AF_ENOMEM : 0;
+	af_buf_free(&sub);
+	return rc || out->failed || layers.failed || sub.failed ? AF_ENOMEM : 0;
+}
+
+int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out)
+{
+	if (!a->c->layer_yaml)
+		return a->c->index_yaml(a->st, name, out);
+	af_buf_puts(out, "# animfs index (read-only): describes the container; edits to this file are ignored\n");
+	return index_text(a, name, out);
 }
 
 long af_archive_find(const struct af_archive *a, const char *name)

@@ -141,9 +141,9 @@ static int tad_open(const uint8_t *data, size_t n, const struct af_container_env
 	for (uint32_t i = 0; i < t->n; i++) {
 		const uint8_t *e = entry(t, i);
 		uint64_t o = af_le64(e + 0x10), s = af_le64(e + 0x18);
-		snprintf(t->names[i], sizeof(t->names[i]), "%05u_%08X.%s", i, af_le32(e),
-			 ext_of(t->tac.data + o, s));
-		t->codec[i] = shm_codec_of(env, t->names[i], t->tac.data + o, s);
+		const uint8_t *p = s ? t->tac.data + o : NULL; /* an empty TAC has no data */
+		snprintf(t->names[i], sizeof(t->names[i]), "%05u_%08X.%s", i, af_le32(e), ext_of(p, s));
+		t->codec[i] = shm_codec_of(env, t->names[i], p, s);
 	}
 	*st = t;
 out:
@@ -188,7 +188,8 @@ static int tad_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 {
 	const struct tad *t = st;
 	const uint8_t *e = entry(t, i);
-	return af_buf_append(out, t->tac.data + af_le64(e + 0x10), (size_t)af_le64(e + 0x18))
+	size_t n = (size_t)af_le64(e + 0x18);
+	return n && af_buf_append(out, t->tac.data + af_le64(e + 0x10), n)
 		       ? af_diag_error(d, AF_ENOMEM, "out of memory")
 		       : 0;
 }

@@ -17,6 +17,17 @@ extern const struct af_container af_container_gzip, af_container_pks, af_contain
 	af_container_pkf, af_container_afs, af_container_tad;
 
 static const struct af_container *target;
+static const struct af_container *const all[] = {&af_container_gzip, &af_container_pks,
+						 &af_container_ipac, &af_container_pkf,
+						 &af_container_afs,  &af_container_tad};
+
+static int ours(const struct af_container *c)
+{
+	for (size_t i = 0; i < sizeof(all) / sizeof(all[0]); i++)
+		if (all[i] == c)
+			return 1;
+	return 0;
+}
 static const uint8_t *tac;
 static size_t tac_len;
 
@@ -92,16 +103,16 @@ static void walk(struct af_archive *a, const uint8_t *bytes, size_t n)
 	}
 	af_buf_reset(&out);
 	af_diag_clear(&d);
-	if (!a->c->rebuild(a->st, &out, &d) && (out.len != n || (n && memcmp(out.data, bytes, n))))
-		abort(); /* a rebuild without edits is the input */
+	/* a rebuild without edits is the input (a nested Sims 3 package: not ours to judge) */
+	if (ours(a->c) && !a->c->rebuild(a->st, &out, &d) &&
+	    (out.len != n || (n && memcmp(out.data, bytes, n))))
+		abort();
 	af_buf_free(&out);
 	af_diag_free(&d);
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
-	const struct af_container *all[] = {&af_container_gzip, &af_container_pks, &af_container_ipac,
-					    &af_container_pkf,  &af_container_afs, &af_container_tad};
 	const char *want = getenv("ANIMFS_FUZZ_CODEC");
 	(void)argc;
 	(void)argv;

@@ -158,6 +158,36 @@ static void test_refusals(void **state)
 	af_buf_free(&c);
 }
 
+/* fuzz_shenmue: an empty member at the offset of another is no region: it is not
+ * given bytes, and an edit of the other keeps the archive valid. */
+static void test_empty_member(void **state)
+{
+	struct af_buf b = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_archive a, c;
+	struct af_diag d;
+	(void)state;
+	af_diag_init(&d);
+	t_afs(&b, NO_NAMES, 0);
+	af_buf_patch_u32le(&b, 16, 0x800); /* entry 1: (0x800, 0) */
+	open_ok(&a, &b);
+	assert_int_equal(a.n, 3);
+	assert_int_equal(af_archive_replace(&a, 1, body2, 10, &out, &d), AF_EUNSUP);
+	assert_non_null(strstr(d.msg, "AFS entry 1 is empty"));
+	af_diag_clear(&d);
+	af_buf_reset(&out);
+	static uint8_t big[5000];
+	assert_int_equal(af_archive_replace(&a, 0, big, sizeof(big), &out, &d), 0);
+	open_ok(&c, &out);
+	assert_int_equal(af_le32(out.data + 8), 0x800);
+	assert_int_equal(af_le32(out.data + 16), 0x800); /* it stays before its follower */
+	af_archive_close(&c);
+	af_archive_close(&a);
+	t_rebuilds(&af_container_afs, b.data, b.len);
+	af_buf_free(&b);
+	af_buf_free(&out);
+	af_diag_free(&d);
+}
+
 /* HUMANS.IDX beside the AFS names its PKF/PKS pairs; an IDX0 names AFS indices. */
 static int idx_read(void *ctx, const char *name, struct af_buf *out)
 {
@@ -210,6 +240,7 @@ int main(void)
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_empty_member),
 		cmocka_unit_test(test_idx_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

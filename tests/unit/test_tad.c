@@ -126,6 +126,16 @@ static void test_refusals(void **state)
 	assert_non_null(strstr(d.msg, "the index says"));
 	for (size_t n = 0; n < 0x3C + 64; n += 7)
 		t_refused(&af_container_tad, b.data, n, "", -1);
+	/* fuzz_shenmue: an empty TAC with an empty entry opens (no pointer into nothing) */
+	af_buf_reset(&tac);
+	t_tad(&b);
+	af_buf_patch_u64le(&b, 0x3C + 0x18, 0);
+	af_buf_patch_u64le(&b, 0x3C + 32 + 0x10, 0);
+	af_buf_patch_u64le(&b, 0x3C + 32 + 0x18, 0);
+	af_diag_clear(&d);
+	assert_int_equal(open_tad(&a, &b, &d), 0);
+	assert_string_equal(a.m[0].name, "00000_11111111.bin");
+	af_archive_close(&a);
 	af_buf_free(&b);
 	af_buf_free(&tac);
 	af_diag_free(&d);
