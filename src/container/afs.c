@@ -6,8 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <unistd.h>
 
 #include "animfs/bytes.h"
+#include "animfs/fileio.h"
 #include "animfs/yamlio.h"
 #include "shm.h"
 
@@ -18,6 +20,7 @@ enum { WORD_KEEP, WORD_SIZE, WORD_COPY };
 
 struct afs {
 	struct af_buf file;
+	size_t len;     /* the file's length (check: only the TOC is read into file) */
 	uint32_t count;
 	uint32_t *live; /* TOC index of each member (null entries are not members) */
 	size_t n;
@@ -52,7 +55,7 @@ static int blk_cmp(const void *x, const void *y)
 /* Live entries inside the file and not overlapping (a shared block counts once). */
 static int check_toc(struct afs *a, uint64_t *last_end, struct af_diag *d)
 {
-	size_t len = a->file.len, toc = 8 + 8 * (size_t)a->count;
+	size_t len = a->len, toc = 8 + 8 * (size_t)a->count;
 	struct blk *b = malloc((a->count ? a->count : 1) * sizeof(*b));
 	int rc = 0;
 	if (!b || !(a->live = calloc(a->count ? a->count : 1, sizeof(*a->live)))) {
@@ -247,6 +250,7 @@ static int afs_open(const uint8_t *data, size_t n, const struct af_container_env
 	if (!(a = calloc(1, sizeof(*a))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	a->count = af_le32(data + 4);
+	a->len = n;
 	if (af_buf_append(&a->file, data, n)) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
@@ -274,9 +278,35 @@ static int afs_bid(const char *name, const uint8_t *head, size_t n)
 
 extern const struct af_container af_container_afs;
 
+/* From the header and the TOC only (an AFS can be large): two reads. */
 static int afs_check(int fd, uint64_t size, struct af_diag *d)
 {
-	return shm_check_open(fd, size, &af_container_afs, d);
+	struct afs a;
+	uint8_t head[8];
+	uint64_t last_end;
+	int rc;
+	memset(&a, 0, sizeof(a));
+	if (size > AF_MAX_FILE)
+		return af_diag_error(d, AF_EUNSUP, "%llu bytes: larger than animfs reads",
+				     (unsigned long long)size);
+	if (size < 8 || pread(fd, head, 8, 0) != 8 || memcmp(head, "AFS", 3) || (head[3] && head[3] != ' '))
+		return af_diag_at_offset(d, AF_EINVAL, 0, "not an AFS archive");
+	a.count = af_le32(head + 4);
+	a.len = (size_t)size;
+	size_t toc = 8 + 8 * (size_t)a.count;
+	if (toc > size)
+		return af_diag_at_offset(d, AF_EINVAL, 4, "AFS: entry count %u cannot fit", a.count);
+	if (af_buf_reserve(&a.file, toc)) /* bounded by the file's size, checked above */
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (pread(fd, a.file.data, toc, 0) != (ssize_t)toc) {
+		rc = af_diag_error(d, AF_EIO, "cannot read the AFS table of contents");
+	} else {
+		a.file.len = toc;
+		rc = check_toc(&a, &last_end, d);
+	}
+	free(a.live);
+	af_buf_free(&a.file);
+	return rc;
 }
 
 static size_t afs_count(void *st)

@@ -158,6 +158,26 @@ static void test_refusals(void **state)
 	af_buf_free(&c);
 }
 
+/* check() reads the header and the TOC only, and refuses what open refuses there. */
+static void test_check(void **state)
+{
+	struct af_buf b = AF_BUF_INIT;
+	struct af_diag d;
+	FILE *f = tmpfile();
+	(void)state;
+	af_diag_init(&d);
+	assert_non_null(f);
+	t_afs(&b, PTR_A, 0);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	fflush(f);
+	assert_int_equal(af_container_afs.check(fileno(f), b.len, &d), 0);
+	assert_int_not_equal(af_container_afs.check(fileno(f), 0x900, &d), 0); /* cut: past the end */
+	assert_non_null(strstr(d.msg, "outside the file"));
+	fclose(f);
+	af_buf_free(&b);
+	af_diag_free(&d);
+}
+
 /* fuzz_shenmue: an empty member at the offset of another is no region: it is not
  * given bytes, and an edit of the other keeps the archive valid. */
 static void test_empty_member(void **state)
@@ -240,6 +260,7 @@ int main(void)
 		cmocka_unit_test(test_variants),
 		cmocka_unit_test(test_grow),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_empty_member),
 		cmocka_unit_test(test_idx_names),
 	};
