@@ -127,8 +127,9 @@ int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, st
  * is rebuilt in turn. AF_EROFS when one of them is read-only (replace NULL). */
 int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
 		       struct af_buf *image, struct af_diag *d);
-/* index.yaml of a's folder (composed through layers, see layer_yaml). */
-int af_archive_index(const struct af_archive *a, const char *name, struct af_buf *out);
+/* index.yaml of a's folder (composed through layers, see layer_yaml; the members that
+ * are archives themselves listed under "nested", each with its own index). */
+int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out);
 
 /* Member i as its codec's YAML (AF_VIEW_READONLY as the codec says). */
 int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, struct af_diag *d);
