@@ -326,6 +326,17 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **inner,
 		 struct stat *st)
 {
+	const char *last = strrchr(rel, '/');
+	if (!last || (size_t)(last - rel) >= size)
+		return 0;
+	/* the common cases at one stat: the parent is a real folder, or the container */
+	snprintf(pkg, size, "%.*s", (int)(last - rel), rel);
+	if (!af_bn_stat(fs->rootfd, pkg, st)) {
+		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
+			return 0;
+		*inner = last + 1;
+		return 1;
+	}
 	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
 		if ((size_t)(slash - rel) >= size || !slash[1])
 			return 0;
