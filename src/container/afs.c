@@ -57,6 +57,7 @@ static int check_toc(struct afs *a, uint64_t *last_end, struct af_diag *d)
 {
 	size_t len = a->len, toc = 8 + 8 * (size_t)a->count;
 	struct blk *b = malloc((a->count ? a->count : 1) * sizeof(*b));
+	size_t nb = 0;
 	int rc = 0;
 	if (!b || !(a->live = calloc(a->count ? a->count : 1, sizeof(*a->live)))) {
 		free(b);
@@ -71,15 +72,16 @@ static int check_toc(struct afs *a, uint64_t *last_end, struct af_diag *d)
 		if (o < toc || !af_fits(o, s, len))
 			rc = af_diag_at_offset(d, AF_EINVAL, 8 + 8 * (int64_t)i,
 					       "AFS: entry %u 0x%X+0x%X outside the file", i, o, s);
-		b[a->n] = (struct blk){o, s};
+		if (s) /* an empty member overlaps nothing */
+			b[nb++] = (struct blk){o, s};
 		a->live[a->n++] = i;
 		if (o < a->first)
 			a->first = o;
 		if ((uint64_t)o + s > *last_end)
 			*last_end = (uint64_t)o + s;
 	}
-	qsort(b, a->n, sizeof(*b), blk_cmp);
-	for (size_t k = 1; k < a->n && !rc; k++)
+	qsort(b, nb, sizeof(*b), blk_cmp);
+	for (size_t k = 1; k < nb && !rc; k++)
 		if ((b[k].off != b[k - 1].off || b[k].size != b[k - 1].size) &&
 		    (uint64_t)b[k - 1].off + b[k - 1].size > b[k].off)
 			rc = af_diag_at_offset(d, AF_EINVAL, b[k].off,
