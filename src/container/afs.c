@@ -365,19 +365,19 @@ static size_t regions_of(const struct afs *a, struct shm_region *r)
 static void patch(const struct afs *a, long edit, size_t len, const struct shm_region *r, size_t n,
 		  struct af_buf *out)
 {
-	uint64_t end = a->file.len, newend = out->len;
+	uint64_t newend = out->len;
 	uint32_t eo = edit >= 0 ? toc_off(a, a->live[edit]) : 0, es = edit >= 0 ? toc_size(a, a->live[edit]) : 0;
 	for (uint32_t i = 0; i < a->count; i++) {
 		uint32_t o = toc_off(a, i), s = toc_size(a, i);
 		if (!o && !s)
 			continue;
-		af_buf_patch_u32le(out, 8 + 8 * (size_t)i, (uint32_t)shm_moved(r, n, o, end, newend));
+		af_buf_patch_u32le(out, 8 + 8 * (size_t)i, (uint32_t)shm_moved(r, n, o, newend));
 		if (edit >= 0 && o == eo && s == es)
 			af_buf_patch_u32le(out, 12 + 8 * (size_t)i, (uint32_t)len);
 	}
 	if (!a->names_off)
 		return;
-	uint32_t no = (uint32_t)shm_moved(r, n, a->names_off, end, newend);
+	uint32_t no = (uint32_t)shm_moved(r, n, a->names_off, newend);
 	if (a->ptr_a)
 		af_buf_patch_u32le(out, 8 + 8 * (size_t)a->count, no);
 	if (a->ptr_b)

@@ -194,7 +194,7 @@ static void patch_dir(const struct ipac_block *b, long i, size_t n_new, const st
 		      size_t n, struct af_buf *out, size_t at)
 {
 	uint64_t newend = out->len - at;
-	uint32_t dir = (uint32_t)shm_moved(r, n, b->dir, b->len, newend);
+	uint32_t dir = (uint32_t)shm_moved(r, n, b->dir, newend);
 	af_buf_patch_u32le(out, at + 4, dir);
 	af_buf_patch_u32le(out, at + 12, dir);
 	for (uint32_t k = 0; k < b->count; k++) {
@@ -202,7 +202,7 @@ static void patch_dir(const struct ipac_block *b, long i, size_t n_new, const st
 		size_t where = at + dir + (size_t)IPAC_ENTRY * k;
 		if (!e->floating)
 			af_buf_patch_u32le(out, where + 12,
-					   (uint32_t)shm_moved(r, n, e->off, b->len, newend));
+					   (uint32_t)shm_moved(r, n, e->off, newend));
 		if ((long)k == i || (i >= 0 && e->size && e->off == b->e[i].off && e->size == b->e[i].size))
 			af_buf_patch_u32le(out, where + 16, (uint32_t)n_new);
 	}

@@ -101,11 +101,16 @@ int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t 
 	return out->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
 
-uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t end,
-		   uint64_t newend)
+uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend)
 {
+	uint64_t at;
 	for (size_t i = 0; i < n; i++)
 		if (r[i].off >= off)
 			return off + r[i].newoff - r[i].off;
-	return off + newend - end;
+	if (!n)
+		return off > newend ? newend : off;
+	/* past the last region's start: with it, and never past the new end (its gap may
+	 * have shrunk by more than the distance) */
+	at = off - r[n - 1].off + r[n - 1].newoff;
+	return at > newend ? newend : at;
 }

@@ -42,8 +42,9 @@ struct shm_region {
  * Regions sorted, not overlapping, inside src. Appends to out. */
 int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
 		 struct af_buf *out, struct af_diag *d);
-/* The new position of old offset off (of a region start, or inside the gap before one). */
-uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t end,
-		   uint64_t newend);
+/* The new position of old offset off: a region's start, or a point in the gap before
+ * one, moves with that region; a point after the last region's start moves with it,
+ * at most to the new end. */
+uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend);
 
 #endif
