@@ -104,9 +104,15 @@ int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t 
 uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend)
 {
 	uint64_t at;
-	for (size_t i = 0; i < n; i++)
-		if (r[i].off >= off)
-			return off + r[i].newoff - r[i].off;
+	for (size_t i = 0; i < n; i++) {
+		if (r[i].off < off)
+			continue;
+		/* with region i, but never before the end of the one before it (a gap of
+		 * several sectors may shrink by more than the distance) */
+		uint64_t lo = i ? r[i - 1].newoff + (r[i - 1].data ? r[i - 1].newlen : r[i - 1].len) : 0;
+		at = off + r[i].newoff;
+		return at < r[i].off || at - r[i].off < lo ? lo : at - r[i].off;
+	}
 	if (!n)
 		return off > newend ? newend : off;
 	/* past the last region's start: with it, and never past the new end (its gap may

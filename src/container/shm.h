@@ -43,8 +43,8 @@ struct shm_region {
 int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
 		 struct af_buf *out, struct af_diag *d);
 /* The new position of old offset off: a region's start, or a point in the gap before
- * one, moves with that region; a point after the last region's start moves with it,
- * at most to the new end. */
+ * one, moves with that region (never before the end of the region before it); a point
+ * after the last region's start moves with it, at most to the new end. */
 uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend);
 
 #endif

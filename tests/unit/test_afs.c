@@ -219,6 +219,19 @@ static void test_empty_member(void **state)
 	assert_int_equal(af_le32(out.data + 16), out.len); /* not below zero, not past the end */
 	open_ok(&c, &out);
 	af_archive_close(&c);
+	/* fuzz_shenmue: an empty one in a long gap before the next region, which shrinks by
+	 * more than the distance: it stays after the end of the region before it */
+	t_afs(&b, PTR_A, 0);
+	af_buf_patch_u32le(&b, 16, 0x1000); /* entry 1 (null) -> (0x1000, 0) */
+	af_buf_patch_u32le(&b, 24, 0);      /* entry 2 null: member 0, then a long gap */
+	af_buf_patch_u32le(&b, 28, 0);
+	af_archive_close(&a);
+	open_ok(&a, &b);
+	af_buf_reset(&out);
+	assert_int_equal(af_archive_replace(&a, 0, big, 100, &out, &d), 0);
+	assert_int_equal(af_le32(out.data + 16), 0x800 + 100);
+	open_ok(&c, &out);
+	af_archive_close(&c);
 	af_archive_close(&a);
 	af_buf_free(&b);
 	af_buf_free(&out);
