@@ -101,22 +101,26 @@ int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t 
 	return out->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
 
+static uint64_t new_len(const struct shm_region *r)
+{
+	return r->data ? r->newlen : r->len;
+}
+
 uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend)
 {
-	uint64_t at;
-	for (size_t i = 0; i < n; i++) {
-		if (r[i].off < off)
-			continue;
-		/* with region i, but never before the end of the one before it (a gap of
-		 * several sectors may shrink by more than the distance) */
-		uint64_t lo = i ? r[i - 1].newoff + (r[i - 1].data ? r[i - 1].newlen : r[i - 1].len) : 0;
-		at = off + r[i].newoff;
-		return at < r[i].off || at - r[i].off < lo ? lo : at - r[i].off;
+	size_t i = 0;
+	while (i < n && r[i].off < off)
+		i++;
+	if (i && off < r[i - 1].off + r[i - 1].len) { /* inside a region: with it */
+		uint64_t at = off - r[i - 1].off, len = new_len(&r[i - 1]);
+		return r[i - 1].newoff + (at < len ? at : len);
 	}
-	if (!n)
-		return off > newend ? newend : off;
-	/* past the last region's start: with it, and never past the new end (its gap may
-	 * have shrunk by more than the distance) */
-	at = off - r[n - 1].off + r[n - 1].newoff;
-	return at > newend ? newend : at;
+	if (i == n) { /* after the last region: with it, at most to the new end */
+		uint64_t at = n ? off - r[n - 1].off + r[n - 1].newoff : off;
+		return at < newend ? at : newend;
+	}
+	/* in the gap before region i: with it, but never before the end of the one before
+	 * (a gap of several sectors may shrink by more than the distance) */
+	uint64_t lo = i ? r[i - 1].newoff + new_len(&r[i - 1]) : 0, at = off + r[i].newoff;
+	return at < r[i].off || at - r[i].off < lo ? lo : at - r[i].off;
 }

@@ -42,9 +42,9 @@ struct shm_region {
  * Regions sorted, not overlapping, inside src. Appends to out. */
 int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
 		 struct af_buf *out, struct af_diag *d);
-/* The new position of old offset off: a region's start, or a point in the gap before
- * one, moves with that region (never before the end of the region before it); a point
- * after the last region's start moves with it, at most to the new end. */
+/* The new position of old offset off (of an empty entry, or a region's start): inside
+ * a region it moves with it; in the gap before a region with that one, never before
+ * the end of the region before it; after the last region with it, at most to newend. */
 uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend);
 
 #endif

@@ -202,10 +202,12 @@ static void test_empty_member(void **state)
 	assert_int_equal(af_le32(out.data + 16), 0x800); /* it stays before its follower */
 	af_archive_close(&c);
 	t_rebuilds(&af_container_afs, b.data, b.len);
-	/* an empty one inside a member's extent overlaps nothing */
+	/* an empty one inside a member's extent overlaps nothing, and stays where it is on a
+	 * rebuild (fuzz_shenmue) */
 	af_buf_patch_u32le(&b, 16, 0x900);
 	af_archive_close(&a);
 	open_ok(&a, &b);
+	t_rebuilds(&af_container_afs, b.data, b.len);
 	/* fuzz_shenmue: an empty one far in the gap after the last member, whose gap
 	 * shrinks by more than that distance: it stays at most at the new end */
 	af_buf_fill(&b, 0, 0x800);                /* the file ends at 0x2800 */
