@@ -24,12 +24,15 @@
 struct af_container_env {
 	int (*claims)(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n);
 	void *ctx;
+	/* The container file's siblings (an AFS reads the IDX beside it), or NULL. */
+	const struct af_io *io;
 };
 
 struct af_member {
 	char name[AF_MEMBER_NAME_MAX];  /* its name in the folder ("petgardening.jazz") */
 	char alias[AF_MEMBER_NAME_MAX]; /* another name it answers to, or "" */
-	const char *codec;              /* the codec of its bytes, by name */
+	const char *codec;              /* the codec of its bytes, by name; NULL: a raw member
+					   (shown as its bytes, read-only) */
 };
 
 struct af_container {
@@ -59,7 +62,8 @@ struct af_container {
 	/* The read-only index.yaml of the container named name. */
 	int (*index_yaml)(void *st, const char *name, struct af_buf *out);
 	/* The whole container anew with member i's bytes replaced by body (re-read and
-	 * checked), every other member byte for byte. Warnings go to d. */
+	 * checked), every other member byte for byte. Warnings go to d. NULL: a read-only
+	 * container (saves refused with AF_EROFS). */
 	int (*replace)(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
 		       struct af_diag *d);
 	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
@@ -75,6 +79,13 @@ struct af_container {
 	/* Optional (NULL: members are never removed): the whole container anew without
 	 * member i (nor what only names it), every other member byte for byte. */
 	int (*remove)(void *st, size_t i, struct af_buf *image, struct af_diag *d);
+	/* A layer (gzip): one member, and when that member is itself a container the folder
+	 * shows that container in its place (the layer only shows in index.yaml). */
+	int layer;
+	/* Optional: its "  - format: ..." entry of index.yaml's layers list. When set, the
+	 * table writes index.yaml (file, size, the layers outermost first, each enclosing
+	 * layer's entry then this one's) and index_yaml gives the members part only. */
+	int (*layer_yaml)(void *st, struct af_buf *out);
 };
 
 /* NULL-terminated table. */
@@ -85,25 +96,61 @@ const struct af_container *af_container_by_name(const char *name);
 /* Tests: bid with c too (a container defined in a test). 0, or -1 when full. */
 int af_container_add_for_tests(const struct af_container *c);
 
-/* An open container: the descriptor, its state, and its members. */
+/* An open container: the descriptor, its state, and its members. A member that is
+ * itself a container (by content) is opened on demand as a nested archive. */
+#define AF_NEST_MAX 8 /* containers nested deeper are shown as raw members */
 struct af_archive {
 	const struct af_container *c;
 	void *st;
 	size_t n;
 	struct af_member *m;
+	size_t size;               /* the bytes it was opened from */
+	struct af_archive *parent; /* the archive this one is member `at` of, or NULL */
+	size_t at;
+	unsigned depth;            /* 0 for a file's own container */
+	struct af_archive **sub;   /* per member: its nested archive once asked, or NULL */
+	unsigned char *probed;     /* per member: asked already */
 };
 /* Open with the codec table's content checks. 0 or AF_E*. */
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
 		    size_t n, struct af_diag *d);
 void af_archive_close(struct af_archive *a);
+/* The same with the file's siblings (io, may be NULL; used while it opens only). */
+int af_archive_open_io(struct af_archive *a, const struct af_container *c, const uint8_t *data,
+		       size_t n, const struct af_io *io, struct af_diag *d);
 /* The member of that name (or alias), or -1. */
 long af_archive_find(const struct af_archive *a, const char *name);
+/* Member i as a nested archive (opened on the first ask and kept until a closes), or
+ * NULL when its bytes are no container (or nest deeper than AF_NEST_MAX). */
+struct af_archive *af_archive_sub(struct af_archive *a, size_t i);
+/* The archive whose members a's folder shows: a itself, or through layers (gzip) the
+ * container inside. */
+struct af_archive *af_archive_shown(struct af_archive *a);
+/* Walk "A/B/leaf" inside a's folder: every component but the last names a member that
+ * is a nested archive. The archive holding the leaf (shown), *leaf pointing into path;
+ * NULL when a component is no nested archive. */
+struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const char **leaf);
+/* The name of a's folder: its member's name in the container holding it (through
+ * layers), or file for the file's own container. */
+const char *af_archive_name(const struct af_archive *a, const char *file);
+/* Whether saves into a are refused: it or a container around it is read-only. */
+int af_archive_read_only(const struct af_archive *a);
+/* Member i's bytes, appended to out. */
+int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
+/* The outermost file anew with member i of a replaced by body: each enclosing container
+ * is rebuilt in turn. AF_EROFS when one of them is read-only (replace NULL). */
+int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
+		       struct af_buf *image, struct af_diag *d);
+/* index.yaml of a's folder (composed through layers, see layer_yaml; the members that
+ * are archives themselves listed under "nested", each with its own index). */
+int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out);
 
 /* Member i as its codec's YAML (AF_VIEW_READONLY as the codec says). */
 int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, struct af_diag *d);
 /* Encode yaml for member i (the one rule: its format must be the member's codec).
  * When it gives the member's current bytes *changed is 0 and image stays empty;
- * otherwise image is the whole new container. Nothing is produced on error. */
+ * otherwise image is the whole new outermost file (af_archive_replace). Nothing is
+ * produced on error. */
 int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
 		     struct af_buf *image, int *changed, struct af_diag *d);
 /* Encode yaml as a new member called name (no member has that name or alias): its
@@ -115,7 +162,7 @@ int af_member_add(const struct af_archive *a, const char *name, const uint8_t *y
 /* The whole container without member i, into image; AF_EUNSUP when it removes none. */
 int af_member_remove(const struct af_archive *a, size_t i, struct af_buf *image,
 		     struct af_diag *d);
-/* decode -> encode of member i gives its bytes back. */
+/* decode -> encode of member i gives its bytes back (a raw member: 0). */
 int af_member_roundtrip(const struct af_archive *a, size_t i, struct af_diag *d);
 
 #endif

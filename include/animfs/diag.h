@@ -13,6 +13,7 @@ enum {
 	AF_ENOMEM = -2,  /* allocation failed */
 	AF_EIO = -3,     /* reading or writing failed */
 	AF_EUNSUP = -4,  /* valid, but a variant this codec cannot handle */
+	AF_EROFS = -5,   /* read-only: a container that is never rewritten */
 };
 
 struct af_diag {

@@ -15,5 +15,17 @@ int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf
 /* compress2(level) semantics: one zlib stream, windowBits 15, memLevel 8. */
 int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out,
 		      struct af_diag *d);
+/* The same for a raw deflate stream (a gzip member's body, RFC 1951). */
+int af_zframe_inflate_raw(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
+			  size_t *consumed, struct af_diag *d);
+/* How many bytes the raw deflate stream inflates to (at most max_out, else the same
+ * error), counted without keeping them: a bomb costs time, never memory. */
+int af_zframe_inflated_size_raw(const uint8_t *in, size_t n, size_t max_out, size_t *size,
+				struct af_diag *d);
+/* A raw deflate stream at level, windowBits -15, memLevel 8 (gzip's, RFC 1952 3.5). */
+int af_zframe_deflate_raw(const uint8_t *in, size_t n, int level, struct af_buf *out,
+			  struct af_diag *d);
+/* CRC-32 (the gzip trailer's). */
+uint32_t af_crc32(const uint8_t *p, size_t n);
 
 #endif

@@ -32,31 +32,52 @@ const struct af_container *af_cli_arc_of(const char *path)
 	return NULL;
 }
 
+/* The member path may name members of nested containers: X/A/B. */
 int af_cli_arc_split(const char *path, char *arc, size_t size, const char **member)
 {
-	const char *slash = strrchr(path, '/');
 	struct stat st;
-	if (!slash || !slash[1] || (size_t)(slash - path) >= size)
-		return 0;
 	if (!stat(path, &st)) /* a real file or folder wins */
 		return 0;
-	snprintf(arc, size, "%.*s", (int)(slash - path), path);
-	if (!af_cli_arc_of(arc))
-		return 0;
-	*member = slash + 1;
-	return 1;
+	for (const char *slash = strchr(path, '/'); slash; slash = strchr(slash + 1, '/')) {
+		if (slash == path || !slash[1] || (size_t)(slash - path) >= size)
+			continue;
+		snprintf(arc, size, "%.*s", (int)(slash - path), path);
+		if (stat(arc, &st))
+			return 0;
+		if (S_ISREG(st.st_mode)) {
+			if (!af_cli_arc_of(arc))
+				return 0;
+			*member = slash + 1;
+			return 1;
+		}
+	}
+	return 0;
 }
 
-static int load(const char *path, struct af_archive *a, struct af_diag *d)
+/* An open container file. */
+struct opened {
+	struct af_archive a;
+};
+
+static int load(const char *path, struct opened *o, struct af_diag *d)
 {
 	struct af_buf file = AF_BUF_INIT;
 	const struct af_container *c = af_cli_arc_of(path);
 	int rc = c ? af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, d)
 		   : af_diag_error(d, AF_EUNSUP, "no container reads this file");
-	if (!rc)
-		rc = af_archive_open(a, c, file.data, file.len, d);
+	if (!rc) { /* with the siblings its container may read (an AFS's IDX, a TAD's TAC) */
+		struct af_cli_io io;
+		af_cli_io_init(&io, path, 0);
+		rc = af_archive_open_io(&o->a, c, file.data, file.len, &io.d.io, d);
+		af_cli_io_close(&io);
+	}
 	af_buf_free(&file);
 	return rc;
+}
+
+static void unload(struct opened *o)
+{
+	af_archive_close(&o->a);
 }
 
 static void no_such(const struct af_archive *a, const char *arc, const char *member)
@@ -82,34 +103,47 @@ static int emit(const struct af_buf *b, const char *out, struct af_diag *d)
 	return 0;
 }
 
+/* text appended to out, each non-empty line indented by `indent` spaces */
+static void put_indented(struct af_buf *out, const struct af_buf *text, int indent)
+{
+	for (size_t i = 0; i < text->len;) {
+		const uint8_t *eol = memchr(text->data + i, '\n', text->len - i);
+		size_t n = eol ? (size_t)(eol - (text->data + i)) : text->len - i;
+		if (n)
+			af_buf_printf(out, "%*s", indent, "");
+		af_buf_append(out, text->data + i, n);
+		af_buf_puts(out, "\n");
+		i += n + 1;
+	}
+}
+
 /* The whole container as one YAML document, so that containers diff like every other
- * file (git textconv): the index, then each member's document nested under its name,
- * or a comment saying why a member is not shown. */
-static int whole(const struct af_archive *a, const char *arc, struct af_buf *out)
+ * file (git textconv): the index, then each member's document nested under its name (a
+ * nested container: its own whole document), or a comment saying why a member is not
+ * shown. */
+static int whole(struct af_archive *a, const char *name, struct af_buf *out)
 {
 	struct af_buf one = AF_BUF_INIT;
 	struct af_diag d;
-	int rc = a->c->index_yaml(a->st, af_base(arc), out);
-	af_buf_printf(out, "members: # %zu shown as YAML below, by name\n", a->n);
+	int rc = af_archive_index(a, name, out);
+	/* under "views" where index.yaml has its own "members" list */
+	af_buf_printf(out, "%s: # %zu shown as YAML below, by name\n",
+		      a->c->layer_yaml ? "views" : "members", a->n);
 	for (size_t k = 0; !rc && k < a->n; k++) {
+		struct af_archive *sub = af_archive_sub(a, k);
 		af_buf_reset(&one);
 		af_diag_init(&d);
-		int mrc = af_member_yaml(a, k, &one, &d);
-		if ((mrc && mrc != AF_VIEW_READONLY) || one.failed) {
+		int mrc = sub ? whole(af_archive_shown(sub), a->m[k].name, &one)
+			      : af_member_yaml(a, k, &one, &d);
+		if (!a->m[k].codec && !sub) {
+			af_buf_printf(out, "  # %s: raw (its bytes are shown as they are)\n", a->m[k].name);
+		} else if ((mrc && mrc != AF_VIEW_READONLY) || one.failed) {
 			char msg[1200];
 			af_diag_format(&d, a->m[k].name, msg, sizeof(msg));
 			af_buf_printf(out, "  # not shown: %s\n", msg);
 		} else {
 			af_buf_printf(out, "  %s:\n", a->m[k].name);
-			for (size_t i = 0; i < one.len;) {
-				const uint8_t *eol = memchr(one.data + i, '\n', one.len - i);
-				size_t n = eol ? (size_t)(eol - (one.data + i)) : one.len - i;
-				if (n)
-					af_buf_puts(out, "    ");
-				af_buf_append(out, one.data + i, n);
-				af_buf_puts(out, "\n");
-				i += n + 1;
-			}
+			put_indented(out, &one, 4);
 		}
 		af_diag_free(&d);
 	}
@@ -117,47 +151,84 @@ static int whole(const struct af_archive *a, const char *arc, struct af_buf *out
 	return rc || out->failed ? AF_ENOMEM : 0;
 }
 
+/* member (a path inside the folder) as its holder and index; k = -1: index.yaml;
+ * k = -2: no such member yet, in a container that gains members (with may_add). */
+static struct af_archive *member_of(struct opened *o, const char *arc, const char *member,
+				    int may_add, long *k)
+{
+	const char *leaf;
+	struct af_archive *h = af_archive_walk(&o->a, member, &leaf);
+	if (!h)
+		return NULL;
+	if (!strcmp(leaf, AF_INDEX_NAME)) {
+		*k = -1;
+		return h;
+	}
+	if ((*k = af_archive_find(h, leaf)) < 0) {
+		if (may_add && h->c->add) {
+			*k = -2;
+			return h;
+		}
+		no_such(h, arc, leaf);
+		return NULL;
+	}
+	return h;
+}
+
+/* One member of h: a nested container whole, a raw member's bytes, or its view. */
+static int member_doc(struct af_archive *h, size_t k, const char *path, const char *schema_ref,
+		      struct af_buf *out, struct af_diag *d)
+{
+	struct af_archive *sub = af_archive_sub(h, k);
+	if (sub)
+		return whole(af_archive_shown(sub), h->m[k].name, out)
+			       ? af_diag_error(d, AF_ENOMEM, "out of memory")
+			       : 0;
+	if (!h->m[k].codec)
+		return af_archive_body(h, k, out, d);
+	if (af_codec_modeline(af_codec_by_name(h->m[k].codec), schema_ref, out))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	int mrc = af_member_yaml(h, k, out, d);
+	if (mrc == AF_VIEW_READONLY) {
+		char msg[1200];
+		af_diag_format(d, path, msg, sizeof(msg));
+		fprintf(stderr, "animfs: note: shown read-only: %s\n", msg);
+		af_diag_clear(d);
+		return 0;
+	}
+	return mrc;
+}
+
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
 		      const char *schema_ref)
 {
-	struct af_archive a;
+	struct opened o;
+	struct af_archive *h;
 	struct af_buf yaml = AF_BUF_INIT;
 	struct af_diag d;
 	const char *where = arc;
 	int rc = AF_EXIT_FAIL;
 	long k;
 	af_diag_init(&d);
-	memset(&a, 0, sizeof(a));
-	if (load(arc, &a, &d))
+	memset(&o, 0, sizeof(o));
+	if (load(arc, &o, &d))
 		goto out;
 	if (!member) {
-		if (whole(&a, arc, &yaml)) {
+		if (whole(af_archive_shown(&o.a), af_base(arc), &yaml)) {
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 			goto out;
 		}
-	} else if (!strcmp(member, AF_INDEX_NAME)) {
-		if (a.c->index_yaml(a.st, af_base(arc), &yaml)) {
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-			goto out;
-		}
-	} else if ((k = af_archive_find(&a, member)) < 0) {
-		no_such(&a, arc, member);
+	} else if (!(h = member_of(&o, arc, member, 0, &k))) {
 		goto out;
+	} else if (k < 0) {
+		if (af_archive_index(h, af_archive_name(h, af_base(arc)), &yaml)) {
+			af_diag_error(&d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
 	} else {
 		where = path;
-		if (af_codec_modeline(af_codec_by_name(a.m[k].codec), schema_ref, &yaml)) {
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
+		if (member_doc(h, (size_t)k, path, schema_ref, &yaml, &d))
 			goto out;
-		}
-		int mrc = af_member_yaml(&a, (size_t)k, &yaml, &d);
-		if (mrc == AF_VIEW_READONLY) {
-			char msg[1200];
-			af_diag_format(&d, path, msg, sizeof(msg));
-			fprintf(stderr, "animfs: note: shown read-only: %s\n", msg);
-			af_diag_clear(&d);
-		} else if (mrc) {
-			goto out;
-		}
 	}
 	if (emit(&yaml, out, &d)) {
 		where = out ? out : "stdout";
@@ -167,7 +238,7 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 out:
 	if (d.code || d.warnings.len)
 		af_cli_report(where, &d);
-	af_archive_close(&a);
+	unload(&o);
 	af_buf_free(&yaml);
 	af_diag_free(&d);
 	return rc;
@@ -175,34 +246,36 @@ out:
 
 int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member)
 {
-	struct af_archive a;
+	struct opened o;
+	struct af_archive *h;
 	struct af_buf yaml = AF_BUF_INIT, image = AF_BUF_INIT;
 	struct af_diag d;
 	const char *where = arc;
 	int changed = 0, rc = AF_EXIT_FAIL;
 	long k;
 	af_diag_init(&d);
-	memset(&a, 0, sizeof(a));
-	if (load(arc, &a, &d))
+	memset(&o, 0, sizeof(o));
+	if (load(arc, &o, &d) || !(h = member_of(&o, arc, member, 1, &k)))
 		goto out;
-	if ((k = af_archive_find(&a, member)) < 0 && !a.c->add) {
-		no_such(&a, arc, member);
+	if (k == -1 || (k >= 0 && (af_archive_sub(h, (size_t)k) || !h->m[k].codec))) {
+		af_diag_error(&d, AF_EUNSUP, "%s is shown read-only; only a member's YAML view is encoded",
+			      member);
 		goto out;
 	}
 	where = yamlpath;
 	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
 			    &yaml, &d))
 		goto out;
-	if (k < 0) { /* a new member: the container adds it */
-		if (af_member_add(&a, member, yaml.data, yaml.len, &image, &d))
+	if (k == -2) { /* a new member: the container adds it */
+		if (af_member_add(h, af_base(member), yaml.data, yaml.len, &image, &d))
 			goto out;
 		changed = 1;
-		fprintf(stderr, "animfs: %s: added to the %s\n", path, a.c->noun);
-	} else if (af_member_commit(&a, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)) {
+		fprintf(stderr, "animfs: %s: added to the %s\n", path, h->c->noun);
+	} else if (af_member_commit(h, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)) {
 		goto out;
 	}
 	if (!changed) {
-		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, a.c->noun);
+		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, o.a.c->noun);
 	} else if (af_replace_file_at(AT_FDCWD, arc, image.data, image.len, 0644, &d)) {
 		where = arc;
 		goto out;
@@ -211,65 +284,106 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 out:
 	if (d.code || d.warnings.len)
 		af_cli_report(where, &d);
-	af_archive_close(&a);
+	unload(&o);
 	af_buf_free(&yaml);
 	af_buf_free(&image);
 	af_diag_free(&d);
 	return rc;
 }
 
-void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st,
-		      void (*fail)(const char *path, const char *what),
-		      void (*member)(const char *codec, unsigned long long bytes, int ok))
+static size_t table_index(const struct af_container *c)
 {
-	struct af_archive a;
-	struct af_buf again = AF_BUF_INIT, body = AF_BUF_INIT, file = AF_BUF_INIT;
+	size_t k = 0;
+	while (af_containers[k] && af_containers[k] != c)
+		k++;
+	return k;
+}
+
+struct checker {
+	struct af_cli_arc_stats *st; /* per container, in table order */
+	size_t max;
+	void (*fail)(const char *path, const char *what);
+	void (*member)(const char *codec, unsigned long long bytes, int ok);
+};
+
+/* a (opened from bytes) and each nested archive: members round-trip, a rebuild without
+ * edits is identical; each layer counts under its own container. */
+static void check_archive(const struct checker *ck, struct af_archive *a, const char *label,
+			  const uint8_t *bytes, size_t n)
+{
+	struct af_buf again = AF_BUF_INIT, body = AF_BUF_INIT;
 	struct af_diag d;
 	char msg[2048], item[4096 + AF_MEMBER_NAME_MAX + 2];
+	size_t t = table_index(a->c);
+	struct af_cli_arc_stats dummy = {0}, *st = t < ck->max ? &ck->st[t] : &dummy;
 	af_diag_init(&d);
-	memset(&a, 0, sizeof(a));
 	st->archives++;
-	if (load(path, &a, &d) || af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, &d)) {
-		af_diag_format(&d, af_cli_arc_of(path) ? af_cli_arc_of(path)->noun : "container", msg,
-			       sizeof(msg));
-		fail(path, msg);
-		st->failed_archives++;
-		goto out;
-	}
-	for (size_t k = 0; k < a.n; k++) {
-		if (!af_codec_by_name(a.m[k].codec))
-			continue; /* a member of a codec this build lacks: nothing to check it with */
-		snprintf(item, sizeof(item), "%s/%s", path, a.m[k].name);
+	for (size_t k = 0; k < a->n; k++) {
+		struct af_archive *sub = af_archive_sub(a, k);
+		snprintf(item, sizeof(item), "%s/%s", label, a->m[k].name);
 		st->members++;
 		af_buf_reset(&body);
 		af_diag_clear(&d);
-		a.c->body(a.st, k, &body, &d);
+		af_archive_body(a, k, &body, &d);
 		af_diag_clear(&d);
-		int ok = af_member_roundtrip(&a, k, &d) == 0;
+		if (sub) {
+			check_archive(ck, sub, a->c->layer ? label : item, body.data, body.len);
+			continue;
+		}
+		if (!a->m[k].codec)
+			continue;
+		int ok = af_member_roundtrip(a, k, &d) == 0;
 		if (!ok) {
 			af_diag_format(&d, "round trip", msg, sizeof(msg));
-			fail(item, msg);
+			ck->fail(item, msg);
 		}
-		member(a.m[k].codec, body.len, ok);
+		ck->member(a->m[k].codec, body.len, ok);
 	}
 	af_diag_clear(&d);
-	if (a.c->rebuild && a.c->rebuild(a.st, &again, &d)) {
+	if (a->c->rebuild && a->c->rebuild(a->st, &again, &d)) {
 		af_diag_format(&d, "rebuild", msg, sizeof(msg));
-		fail(path, msg);
+		ck->fail(label, msg);
 		st->failed_archives++;
-	} else if (a.c->rebuild && (again.len != file.len || memcmp(again.data, file.data, again.len))) {
+	} else if (a->c->rebuild && (again.len != n || memcmp(again.data, bytes, n))) {
 		snprintf(msg, sizeof(msg),
-			 "a rebuild without edits differs from offset 0x%zx (%zu bytes in, %zu out)",
-			 af_first_diff(again.data, again.len, file.data, file.len), file.len, again.len);
-		fail(path, msg);
+			 "a %s rebuild without edits differs from offset 0x%zx (%zu bytes in, %zu out)",
+			 a->c->name, af_first_diff(again.data, again.len, bytes, n), n, again.len);
+		ck->fail(label, msg);
 		st->failed_archives++;
 	} else {
 		st->rebuilt++;
 	}
-out:
-	af_archive_close(&a);
 	af_buf_free(&again);
 	af_buf_free(&body);
+	af_diag_free(&d);
+}
+
+void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
+		      void (*fail)(const char *path, const char *what),
+		      void (*member)(const char *codec, unsigned long long bytes, int ok))
+{
+	struct opened o;
+	struct af_buf file = AF_BUF_INIT;
+	struct af_diag d;
+	struct checker ck = {st, max, fail, member};
+	char msg[2048];
+	af_diag_init(&d);
+	memset(&o, 0, sizeof(o));
+	if (load(path, &o, &d) || af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, &d)) {
+		const struct af_container *c = af_cli_arc_of(path);
+		size_t t = table_index(c);
+		af_diag_format(&d, c ? c->noun : "container", msg, sizeof(msg));
+		strncat(msg, " (refused: shown as the plain file)", sizeof(msg) - strlen(msg) - 1);
+		fail(path, msg);
+		if (t < max) {
+			st[t].archives++;
+			st[t].failed_archives++;
+		}
+		goto out;
+	}
+	check_archive(&ck, &o.a, path, file.data, file.len);
+out:
+	unload(&o);
 	af_buf_free(&file);
 	af_diag_free(&d);
 }

@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 /* The container that path (a regular file) is, or NULL. */
+struct af_container;
 const struct af_container *af_cli_arc_of(const char *path);
 /* When path is "<file>/<member>" and <file> is a container's regular file, copy <file>
  * into arc and point *member into path; else return 0. */
@@ -18,13 +19,14 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 		      const char *schema_ref);
 /* encode: the YAML file yaml into the container's member; writes nothing when unchanged. */
 int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member);
-/* check: every member round-trips and an unchanged rebuild is identical. Adds to the
- * counters; member(codec name, bytes, ok) counts each member under its codec; prints
- * each failure. */
+/* check: every member round-trips and an unchanged rebuild is identical, in every
+ * nested container too. Adds to the counters st[k] of container af_containers[k]
+ * (k < max), each layer under its own; member(codec name, bytes, ok) counts each member
+ * that has a codec under it; prints each failure. */
 struct af_cli_arc_stats {
 	unsigned long archives, rebuilt, failed_archives, members;
 };
-void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st,
+void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
 		      void (*fail)(const char *path, const char *what),
 		      void (*member)(const char *codec, unsigned long long bytes, int ok));
 

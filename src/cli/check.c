@@ -85,10 +85,7 @@ static void check_one(const char *path)
 		return;
 	const struct af_container *arc = af_cli_arc_of(path);
 	if (arc) {
-		size_t k = 0;
-		while (af_containers[k] && af_containers[k] != arc && k < MAX_CONTAINERS - 1)
-			k++;
-		af_cli_arc_check(path, &arcs[k], fail, count_member);
+		af_cli_arc_check(path, arcs, MAX_CONTAINERS, fail, count_member);
 		return;
 	}
 	const struct af_codec *c = af_codec_bid(base, head, got);

@@ -1,6 +1,7 @@
 /* The container table, and what runs codecs on members (for the mount and the command
  * line alike): a member as YAML, a member's edit into a new container image, a round
  * trip. Adding a container = one file in this folder and one line here. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,11 +9,24 @@
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/userdict.h"
+#include "animfs/yamlio.h"
 
 extern const struct af_container af_container_sims3_package;
+extern const struct af_container af_container_gzip;
+extern const struct af_container af_container_pks;
+extern const struct af_container af_container_ipac;
+extern const struct af_container af_container_pkf;
+extern const struct af_container af_container_afs;
+extern const struct af_container af_container_tad;
 
 const struct af_container *const af_containers[] = {
 	&af_container_sims3_package,
+	&af_container_gzip,
+	&af_container_pks,
+	&af_container_ipac,
+	&af_container_pkf,
+	&af_container_afs,
+	&af_container_tad,
 	NULL,
 };
 
@@ -70,18 +84,21 @@ static int claims(void *ctx, const char *codec, const char *name, const uint8_t 
 	return c->bid(name, head, n < AF_BID_HEAD ? n : AF_BID_HEAD) > 0;
 }
 
-int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
-		    size_t n, struct af_diag *d)
+int af_archive_open_io(struct af_archive *a, const struct af_container *c, const uint8_t *data,
+		       size_t n, const struct af_io *io, struct af_diag *d)
 {
-	struct af_container_env env = {claims, NULL};
+	struct af_container_env env = {claims, NULL, io};
 	int rc;
 	memset(a, 0, sizeof(*a));
 	a->c = c;
+	a->size = n;
 	if ((rc = c->open(data, n, &env, &a->st, d)))
 		return rc;
 	a->n = c->count(a->st);
 	a->m = calloc(a->n ? a->n : 1, sizeof(*a->m));
-	if (!a->m) {
+	a->sub = calloc(a->n ? a->n : 1, sizeof(*a->sub));
+	a->probed = calloc(a->n ? a->n : 1, 1);
+	if (!a->m || !a->sub || !a->probed) {
 		af_archive_close(a);
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
@@ -90,12 +107,214 @@ int af_archive_open(struct af_archive *a, const struct af_container *c, const ui
 	return 0;
 }
 
+int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
+		    size_t n, struct af_diag *d)
+{
+	return af_archive_open_io(a, c, data, n, NULL, d);
+}
+
 void af_archive_close(struct af_archive *a)
 {
+	for (size_t i = 0; a->sub && i < a->n; i++)
+		if (a->sub[i]) {
+			af_archive_close(a->sub[i]);
+			free(a->sub[i]);
+		}
 	if (a->c && a->st)
 		a->c->close(a->st);
 	free(a->m);
+	free(a->sub);
+	free(a->probed);
 	memset(a, 0, sizeof(*a));
+}
+
+/* ---- nesting ---- */
+
+/* The container that claims a member's bytes by content (a name alone is no claim
+ * inside a container: names there are the archive's own). */
+static const struct af_container *bid_content(const char *name, const uint8_t *p, size_t n)
+{
+	const struct af_container *best = NULL;
+	int best_score = 1;
+	for (size_t i = 0; af_containers[i]; i++)
+		consider(af_containers[i], name, p, n < 64 ? n : 64, &best, &best_score);
+	return best;
+}
+
+static struct af_archive *open_sub(struct af_archive *a, size_t i)
+{
+	struct af_buf body = AF_BUF_INIT;
+	struct af_archive *s = NULL;
+	struct af_diag d;
+	const struct af_container *c;
+	af_diag_init(&d);
+	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec || a->c->body(a->st, i, &body, &d) ||
+	    !(c = bid_content(a->m[i].name, body.data, body.len)) || !(s = calloc(1, sizeof(*s))))
+		goto out;
+	if (af_archive_open(s, c, body.data, body.len, &d)) {
+		free(s);
+		s = NULL;
+		goto out;
+	}
+	s->parent = a;
+	s->at = i;
+	s->depth = a->depth + 1;
+out:
+	af_buf_free(&body);
+	af_diag_free(&d);
+	return s;
+}
+
+struct af_archive *af_archive_sub(struct af_archive *a, size_t i)
+{
+	if (i >= a->n)
+		return NULL;
+	if (!a->probed[i]) {
+		a->probed[i] = 1;
+		a->sub[i] = open_sub(a, i);
+	}
+	return a->sub[i];
+}
+
+struct af_archive *af_archive_shown(struct af_archive *a)
+{
+	struct af_archive *s;
+	while (a->c->layer && a->n == 1 && (s = af_archive_sub(a, 0)))
+		a = s;
+	return a;
+}
+
+struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const char **leaf)
+{
+	const char *slash;
+	a = af_archive_shown(a);
+	while ((slash = strchr(path, '/'))) {
+		char name[AF_MEMBER_NAME_MAX];
+		long k;
+		if ((size_t)(slash - path) >= sizeof(name))
+			return NULL;
+		snprintf(name, sizeof(name), "%.*s", (int)(slash - path), path);
+		if ((k = af_archive_find(a, name)) < 0 || !af_archive_sub(a, (size_t)k))
+			return NULL;
+		a = af_archive_shown(a->sub[k]);
+		path = slash + 1;
+	}
+	*leaf = path;
+	return a;
+}
+
+const char *af_archive_name(const struct af_archive *a, const char *file)
+{
+	while (a->parent && a->parent->c->layer)
+		a = a->parent;
+	return a->parent ? a->parent->m[a->at].name : file;
+}
+
+int af_archive_read_only(const struct af_archive *a)
+{
+	for (; a; a = a->parent)
+		if (!a->c->replace)
+			return 1;
+	return 0;
+}
+
+int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)
+{
+	return a->c->body(a->st, i, out, d);
+}
+
+int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
+		       struct af_buf *image, struct af_diag *d)
+{
+	struct af_buf cur = AF_BUF_INIT;
+	int rc = 0;
+	for (;;) {
+		if (!a->c->replace) {
+			rc = af_diag_error(d, AF_EROFS, "a %s is read-only: its %ss cannot be saved",
+					   a->c->noun, a->c->member_noun);
+			break;
+		}
+		af_buf_reset(image);
+		if ((rc = a->c->replace(a->st, i, body, n, image, d)) || !a->parent)
+			break;
+		/* this archive's new bytes are the next one's member */
+		af_buf_free(&cur);
+		cur = *image;
+		af_buf_init(image);
+		body = cur.data;
+		n = cur.len;
+		i = a->at;
+		a = a->parent;
+	}
+	af_buf_free(&cur);
+	if (rc)
+		af_buf_reset(image);
+	return rc;
+}
+
+/* The layers between a and the file (or member) it is shown for, outermost first; *size
+ * is that file's (the outermost layer's) size. */
+static void enclosing_layers(const struct af_archive *a, struct af_buf *out, size_t *size)
+{
+	const struct af_archive *chain[AF_NEST_MAX];
+	size_t k = 0;
+	for (const struct af_archive *p = a->parent; p && p->c->layer && k < AF_NEST_MAX; p = p->parent)
+		chain[k++] = p;
+	*size = k ? chain[k - 1]->size : a->size;
+	while (k--)
+		if (chain[k]->c->layer_yaml)
+			chain[k]->c->layer_yaml(chain[k]->st, out);
+}
+
+/* text appended to out as one item of a YAML list, indented by 2 more. */
+static void put_item(struct af_buf *out, const struct af_buf *text)
+{
+	for (size_t i = 0; i < text->len;) {
+		const uint8_t *eol = memchr(text->data + i, '\n', text->len - i);
+		size_t n = eol ? (size_t)(eol - (text->data + i)) : text->len - i;
+		af_buf_puts(out, i ? "    " : "  - ");
+		af_buf_append(out, text->data + i, n);
+		af_buf_putc(out, '\n');
+		i += n + 1;
+	}
+}
+
+/* file, size, layers, members; then each member that is an archive, its own index as
+ * an item of "nested". */
+static int index_text(struct af_archive *a, const char *name, struct af_buf *out)
+{
+	struct af_buf layers = AF_BUF_INIT, sub = AF_BUF_INIT;
+	size_t size;
+	int rc, first = 1;
+	enclosing_layers(a, &layers, &size);
+	af_buf_puts(out, "file: ");
+	af_y_cstr(out, name ? name : "");
+	af_buf_printf(out, "\nsize: %zu\nlayers:\n", size);
+	af_buf_append(out, layers.data, layers.len);
+	a->c->layer_yaml(a->st, out);
+	rc = a->c->index_yaml(a->st, name, out);
+	for (size_t k = 0; !rc && k < a->n; k++) {
+		struct af_archive *s = af_archive_sub(a, k);
+		if (!s || !(s = af_archive_shown(s))->c->layer_yaml)
+			continue;
+		if (first)
+			af_buf_puts(out, "nested: # the members that are archives themselves\n");
+		first = 0;
+		af_buf_reset(&sub);
+		rc = index_text(s, a->m[k].name, &sub);
+		put_item(out, &sub);
+	}
+	af_buf_free(&layers);
+	af_buf_free(&sub);
+	return rc || out->failed || layers.failed || sub.failed ? AF_ENOMEM : 0;
+}
+
+int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out)
+{
+	if (!a->c->layer_yaml)
+		return a->c->index_yaml(a->st, name, out);
+	af_buf_puts(out, "# animfs index (read-only): describes the container; edits to this file are ignored\n");
+	return index_text(a, name, out);
 }
 
 long af_archive_find(const struct af_archive *a, const char *name)
@@ -111,8 +330,10 @@ long af_archive_find(const struct af_archive *a, const char *name)
 
 static const struct af_codec *codec_of(const struct af_archive *a, size_t i, struct af_diag *d)
 {
-	const struct af_codec *c = af_codec_by_name(a->m[i].codec);
-	if (!c)
+	const struct af_codec *c = a->m[i].codec ? af_codec_by_name(a->m[i].codec) : NULL;
+	if (!a->m[i].codec)
+		af_diag_error(d, AF_EUNSUP, "%s: a raw member (no codec shows it)", a->m[i].name);
+	else if (!c)
 		af_diag_error(d, AF_EUNSUP, "%s: no codec '%s' in this build", a->m[i].name,
 			      a->m[i].codec);
 	return c;
@@ -152,11 +373,26 @@ int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, 
 		goto out;
 	if (old.len == bin.len && (!bin.len || !memcmp(old.data, bin.data, bin.len)))
 		goto out; /* unchanged: nothing to write */
-	if (!(rc = a->c->replace(a->st, i, bin.data, bin.len, image, d)))
+	if (!(rc = af_archive_replace(a, i, bin.data, bin.len, image, d)))
 		*changed = 1;
 out:
 	af_buf_free(&bin);
 	af_buf_free(&old);
+	return rc;
+}
+
+/* image holds a's new bytes: in a nested archive, each enclosing one is rebuilt
+ * around them, up to the file. */
+static int enclose(const struct af_archive *a, struct af_buf *image, struct af_diag *d)
+{
+	struct af_buf inner;
+	int rc;
+	if (!a->parent)
+		return 0;
+	inner = *image;
+	af_buf_init(image);
+	rc = af_archive_replace(a->parent, a->at, inner.data, inner.len, image, d);
+	af_buf_free(&inner);
 	return rc;
 }
 
@@ -179,7 +415,7 @@ int af_member_add(const struct af_archive *a, const char *name, const uint8_t *y
 	if (!(rc = c->from_yaml(yaml, n, &io, &bin, d)))
 		rc = a->c->add(a->st, name, c->name, bin.data, bin.len, image, d);
 	af_buf_free(&bin);
-	return rc;
+	return rc ? rc : enclose(a, image, d);
 }
 
 int af_member_remove(const struct af_archive *a, size_t i, struct af_buf *image,
@@ -189,15 +425,20 @@ int af_member_remove(const struct af_archive *a, size_t i, struct af_buf *image,
 	if (!a->c->remove)
 		return af_diag_error(d, AF_EUNSUP, "%s: %ss are not removed from a %s", a->m[i].name,
 				     a->c->member_noun, a->c->noun);
-	return a->c->remove(a->st, i, image, d);
+	int rc = a->c->remove(a->st, i, image, d);
+	return rc ? rc : enclose(a, image, d);
 }
 
 int af_member_roundtrip(const struct af_archive *a, size_t i, struct af_diag *d)
 {
 	struct af_buf body = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_io io;
-	const struct af_codec *c = codec_of(a, i, d);
-	int rc = c ? 0 : AF_EUNSUP;
+	const struct af_codec *c;
+	int rc;
+	if (!a->m[i].codec)
+		return 0; /* raw: its bytes are carried as they are */
+	c = codec_of(a, i, d);
+	rc = c ? 0 : AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
 	if (rc || (rc = a->c->body(a->st, i, &body, d)) ||
 	    (rc = c->to_yaml(body.data, body.len, &io, &yaml, d)) ||

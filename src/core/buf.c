@@ -122,6 +122,8 @@ int af_buf_printf(struct af_buf *b, const char *fmt, ...)
 
 int af_buf_fill(struct af_buf *b, uint8_t byte, size_t n)
 {
+	if (!n) /* an empty buffer has no data to offset */
+		return b->failed ? AF_ENOMEM : 0;
 	if (af_buf_reserve(b, n))
 		return AF_ENOMEM;
 	memset(b->data + b->len, byte, n);

@@ -156,6 +156,7 @@ const char *af_strerror(int code)
 	case AF_ENOMEM: return "out of memory";
 	case AF_EIO: return "input/output error";
 	case AF_EUNSUP: return "unsupported variant";
+	case AF_EROFS: return "read-only";
 	default: return "unknown error";
 	}
 }

@@ -3,12 +3,19 @@
 
 #include "animfs/zframe.h"
 
-int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
-		      size_t *consumed, struct af_diag *d)
+/* One bounded inflate; raw: a raw deflate stream (windowBits -15), else zlib framing.
+ * out NULL: count the bytes only (*counted), through a small scratch buffer. */
+static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
+			size_t *consumed, size_t *counted, struct af_diag *d)
 {
+	const char *what = raw ? "deflate" : "zlib";
+	struct af_buf scratch = AF_BUF_INIT;
 	z_stream zs = { 0 };
 	int rc = AF_OK, zrc;
-	if (inflateInit(&zs) != Z_OK)
+	size_t total = 0;
+	if (!out)
+		out = &scratch;
+	if (inflateInit2(&zs, raw ? -15 : 15) != Z_OK)
 		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
 	zs.next_in = (Bytef *)in;
 	zs.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
@@ -24,10 +31,17 @@ int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf
 		zs.next_out = out->data + out->len;
 		zs.avail_out = (uInt)chunk;
 		zrc = inflate(&zs, Z_NO_FLUSH);
-		out->len += chunk - zs.avail_out;
+		if (out == &scratch) { /* counting: the scratch is reused */
+			total += chunk - zs.avail_out;
+			if (total > max_out)
+				out->len = max_out + 1;
+		} else {
+			out->len += chunk - zs.avail_out;
+		}
 		if (out->len > max_out) {
 			rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in,
-					       "zlib stream inflates to more than the %zu bytes expected",
+					       raw ? "the deflate stream inflates past %zu bytes"
+						   : "zlib stream inflates to more than the %zu bytes expected",
 					       max_out);
 			goto out;
 		}
@@ -37,22 +51,31 @@ int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf
 			continue;
 		if (zrc == Z_BUF_ERROR && zs.avail_in == 0) {
 			rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in,
-					       "zlib stream is truncated (it does not end)");
+					       "%s stream is truncated (it does not end)", what);
 			goto out;
 		}
 		if (zrc == Z_MEM_ERROR) {
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory while inflating");
 			goto out;
 		}
-		rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in, "corrupt zlib stream: %s",
+		rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in, "corrupt %s stream: %s", what,
 				       zs.msg ? zs.msg : "inflate failed");
 		goto out;
 	}
 	if (consumed)
 		*consumed = zs.total_in;
+	if (counted)
+		*counted = total;
 out:
 	inflateEnd(&zs);
+	af_buf_free(&scratch);
 	return rc;
+}
+
+int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
+		      size_t *consumed, struct af_diag *d)
+{
+	return inflate_bits(0, in, n, max_out, out, consumed, NULL, d);
 }
 
 int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out,
@@ -68,4 +91,53 @@ int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out
 				     "zlib compress failed (%d)", zrc);
 	out->len += dlen;
 	return 0;
+}
+
+/* Raw deflate (RFC 1951, no zlib framing): the body of a gzip member, with the same
+ * bound checked while inflating, so a bomb stops at the cap. */
+int af_zframe_inflate_raw(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
+			  size_t *consumed, struct af_diag *d)
+{
+	return inflate_bits(1, in, n, max_out, out, consumed, NULL, d);
+}
+
+int af_zframe_inflated_size_raw(const uint8_t *in, size_t n, size_t max_out, size_t *size,
+				struct af_diag *d)
+{
+	return inflate_bits(1, in, n, max_out, NULL, NULL, size, d);
+}
+
+int af_zframe_deflate_raw(const uint8_t *in, size_t n, int level, struct af_buf *out,
+			  struct af_diag *d)
+{
+	z_stream zs = { 0 };
+	int zrc;
+	if (deflateInit2(&zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise deflate");
+	uLong bound = deflateBound(&zs, (uLong)n);
+	if (af_buf_reserve(out, bound)) {
+		deflateEnd(&zs);
+		return af_diag_error(d, AF_ENOMEM, "out of memory while compressing");
+	}
+	zs.next_in = (Bytef *)in;
+	zs.avail_in = (uInt)n;
+	zs.next_out = out->data + out->len;
+	zs.avail_out = (uInt)bound;
+	zrc = deflate(&zs, Z_FINISH);
+	if (zrc == Z_STREAM_END)
+		out->len += zs.total_out;
+	deflateEnd(&zs);
+	return zrc == Z_STREAM_END ? 0 : af_diag_error(d, AF_EIO, "zlib deflate failed (%d)", zrc);
+}
+
+uint32_t af_crc32(const uint8_t *p, size_t n)
+{
+	uLong c = crc32(0L, Z_NULL, 0);
+	while (n) {
+		uInt k = n > (1u << 30) ? 1u << 30 : (uInt)n;
+		c = crc32(c, p, k);
+		p += k;
+		n -= k;
+	}
+	return (uint32_t)c;
 }

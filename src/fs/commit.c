@@ -25,6 +25,8 @@ static int errno_of(int code)
 		return -EINVAL;
 	case AF_ENOMEM:
 		return -ENOMEM;
+	case AF_EROFS:
+		return -EROFS;
 	default:
 		return -EIO;
 	}

@@ -94,9 +94,8 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *f
 static int pin_folder(struct af_fs *fs, struct af_handle *h)
 {
 	char path[4096], base[NAME_MAX + 1];
-	snprintf(path, sizeof(path), "%s", h->bin);
-	if (af_folder_member(fs, path))
-		*strrchr(path, '/') = 0;
+	if (!af_folder_file(fs, h->bin, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", h->bin);
 	h->dirfd = af_bn_parent(fs->rootfd, path, base, sizeof(base));
 	return h->dirfd >= 0 ? 0 : -errno;
 }
@@ -115,6 +114,19 @@ static int view_handle(struct af_fs *fs, struct fuse_file_info *fi, const char *
 	return put_handle(fi, h, 1);
 }
 
+/* A member of a container that is never rewritten (its container says so): EROFS, and
+ * a line in .animfs/errors for the one who tried. */
+static int refuse_ro_container(struct af_fs *fs, struct af_res *r)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_EROFS, "the container holding it is read-only: saves are refused");
+	af_fs_log(LOG_WARNING, "%s: in a read-only container; not opened for writing", r->rel);
+	af_errlog_add(fs->errors, af_ctx_who().uid, r->rel, &d);
+	af_diag_free(&d);
+	return -EROFS;
+}
+
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
 	struct af_text *t = NULL;
@@ -127,6 +139,8 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 	}
 	if ((fi->flags & WRITE_FLAGS) && af_view_read_only(fs, r)) {
 		af_text_unref(t);
+		if (r->info.container_ro)
+			return refuse_ro_container(fs, r);
 		af_fs_log(LOG_WARNING, "%s: read-only (its header says why); not opened for writing",
 			  r->rel);
 		return -EACCES;
@@ -273,7 +287,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 		return rc;
 	if (af_view_read_only(fs, r)) {
 		af_text_unref(t);
-		return -EACCES;
+		return r->info.container_ro ? refuse_ro_container(fs, r) : -EACCES;
 	}
 	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
 	af_text_unref(t);

@@ -1,6 +1,8 @@
 /* Containers in the view (container.h): a file a container claims and checks is shown
- * as a folder with the read-only index.yaml and one <member>.yaml per member. A
- * member view's binary is the path "X/<member>", which render and commit route here.
+ * as a folder with the read-only index.yaml and one <member>.yaml per member (a raw
+ * member as its bytes, read-only; a member that is itself a container as a folder
+ * again). A member view's binary is the path "X/<member>" (nested: "X/A/<member>"),
+ * which render and commit route here.
  * Verdicts (folder or plain file) and loaded containers are cached by the file's
  * identity, so an outside change is seen at once. This names no format. */
 #include <errno.h>
@@ -28,14 +30,21 @@ struct verdict {
 	const struct af_container *folder; /* NULL: a plain file */
 };
 
+/* One archive of a loaded file: the file's own, or one nested in it. */
+struct node {
+	const struct af_archive *a;
+	struct af_text **texts; /* per member, rendered on demand */
+	char *broken;           /* per member: raw, or its body does not decode (shown raw, read-only) */
+};
+
 struct loaded {
 	struct af_fid id;
 	int used;
 	unsigned long last;
 	struct af_archive v;
 	struct af_text *index;
-	struct af_text **texts; /* per item, rendered on demand */
-	char *broken;           /* per item: its body does not decode (shown raw, read-only) */
+	struct node *nodes;     /* the archives whose members were asked for */
+	size_t nnodes;
 	size_t bytes;           /* the container's copy and the rendered texts */
 	char name[256];         /* the container's base name, for index.yaml */
 };
@@ -60,10 +69,13 @@ struct af_folders *af_folders_new(size_t max_bytes)
 
 static void drop(struct loaded *l)
 {
-	for (size_t k = 0; l->texts && k < l->v.n; k++)
-		af_text_unref(l->texts[k]);
-	free(l->texts);
-	free(l->broken);
+	for (size_t i = 0; i < l->nnodes; i++) {
+		for (size_t k = 0; k < l->nodes[i].a->n; k++)
+			af_text_unref(l->nodes[i].texts[k]);
+		free(l->nodes[i].texts);
+		free(l->nodes[i].broken);
+	}
+	free(l->nodes);
 	af_text_unref(l->index);
 	af_archive_close(&l->v);
 	memset(l, 0, sizeof(*l));
@@ -206,19 +218,12 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
 	}
-	if (af_archive_open(&victim->v, c, file.data, file.len, d))
+	struct af_sibio sib; /* the files beside it, which its container may read */
+	af_sibio_init(&sib, fs, rel);
+	int orc = af_archive_open_io(&victim->v, c, file.data, file.len, &sib.d.io, d);
+	af_sibio_close(&sib);
+	if (orc)
 		goto out;
-	victim->texts = calloc(victim->v.n ? victim->v.n : 1, sizeof(*victim->texts));
-	victim->broken = calloc(victim->v.n ? victim->v.n : 1, 1);
-	if (!victim->texts || !victim->broken) {
-		free(victim->texts);
-		free(victim->broken);
-		victim->texts = NULL;
-		victim->broken = NULL;
-		af_archive_close(&victim->v);
-		af_diag_error(d, AF_ENOMEM, "out of memory");
-		goto out;
-	}
 	victim->id = id;
 	victim->used = 1;
 	victim->bytes = file.len;
@@ -231,53 +236,111 @@ out:
 	return l;
 }
 
-/* The text of item k (rendered once and kept); NULL when it does not decode, which
- * marks it broken, said once in the log and in .animfs/errors. Call with p->lock held. */
-static struct af_text *item_text(struct af_fs *fs, struct loaded *l, size_t k, const char *pkg)
+/* The node of archive a (made on the first ask); NULL on ENOMEM. Call with p->lock held. */
+static struct node *node_of(struct loaded *l, const struct af_archive *a)
+{
+	struct node *n;
+	for (size_t i = 0; i < l->nnodes; i++)
+		if (l->nodes[i].a == a)
+			return &l->nodes[i];
+	if (!(n = realloc(l->nodes, (l->nnodes + 1) * sizeof(*n))))
+		return NULL;
+	l->nodes = n;
+	n = &l->nodes[l->nnodes];
+	n->a = a;
+	n->texts = calloc(a->n ? a->n : 1, sizeof(*n->texts));
+	n->broken = calloc(a->n ? a->n : 1, 1);
+	if (!n->texts || !n->broken) {
+		free(n->texts);
+		free(n->broken);
+		return NULL;
+	}
+	for (size_t k = 0; k < a->n; k++)
+		n->broken[k] = !a->m[k].codec; /* raw: its bytes, read-only */
+	l->nnodes++;
+	return n;
+}
+
+/* The text of member k of node n (rendered once and kept); NULL when it does not
+ * decode, which marks it broken, said once in the log and in .animfs/errors. bin is
+ * its "X/.../member" path. Call with p->lock held. */
+static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node *n, size_t k,
+				 const char *bin)
 {
 	struct af_buf yaml = AF_BUF_INIT;
 	struct af_diag d;
-	if (l->texts[k] || l->broken[k])
-		return l->texts[k];
+	if (n->texts[k] || n->broken[k])
+		return n->texts[k];
 	af_diag_init(&d);
-	char bin[4096 + AF_MEMBER_NAME_MAX + 2];
-	snprintf(bin, sizeof(bin), "%s/%s", pkg, l->v.m[k].name);
-	int rc = af_view_modeline(af_codec_by_name(l->v.m[k].codec), bin, &yaml);
+	int rc = af_view_modeline(af_codec_by_name(n->a->m[k].codec), bin, &yaml);
 	if (!rc)
-		rc = af_member_yaml(&l->v, k, &yaml, &d);
+		rc = af_member_yaml(n->a, k, &yaml, &d);
 	if (rc || yaml.failed) {
-		char where[4096 + AF_MEMBER_NAME_MAX + 2], msg[1200];
+		char msg[1200];
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		snprintf(where, sizeof(where), "%s/%s", pkg, l->v.m[k].name);
 		if (d.code != AF_ENOMEM) {
-			l->broken[k] = 1;
-			af_diag_format(&d, where, msg, sizeof(msg));
+			n->broken[k] = 1;
+			af_diag_format(&d, bin, msg, sizeof(msg));
 			af_fs_log(LOG_WARNING, "%s (shown as the raw member, read-only)", msg);
-			af_errlog_add(fs->errors, AF_ERRLOG_ALL, where, &d); /* the container's, no one's text */
+			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin, &d); /* the container's, no one's text */
 		}
-	} else if ((l->texts[k] = af_text_new(yaml.data, yaml.len))) {
+	} else if ((n->texts[k] = af_text_new(yaml.data, yaml.len))) {
 		l->bytes += yaml.len;
 	}
 	af_buf_free(&yaml);
 	af_diag_free(&d);
-	return l->texts[k];
+	return n->texts[k];
 }
 
-/* "dir/X/name" -> pkg "dir/X", *name "name", when X is a
- * container's file shown as a folder. */
-static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **name,
+/* "dir/X/inner" -> pkg "dir/X", *inner "inner" (which may name nested members, "A/B"),
+ * when X is a container's file shown as a folder. */
+static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **inner,
 		 struct stat *st)
 {
-	const char *slash = strrchr(rel, '/');
-	if (!slash || (size_t)(slash - rel) >= size)
+	const char *last = strrchr(rel, '/');
+	if (!last || (size_t)(last - rel) >= size)
 		return 0;
-	snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
-	if (af_bn_stat(fs->rootfd, pkg, st) || !S_ISREG(st->st_mode) ||
-	    !af_folder_of(fs, pkg, st))
-		return 0;
-	*name = slash + 1;
-	return 1;
+	/* the common cases at one stat: the parent is a real folder, or the container */
+	snprintf(pkg, size, "%.*s", (int)(last - rel), rel);
+	if (!af_bn_stat(fs->rootfd, pkg, st)) {
+		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
+			return 0;
+		*inner = last + 1;
+		return 1;
+	}
+	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+		if ((size_t)(slash - rel) >= size || !slash[1])
+			return 0;
+		snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
+		if (af_bn_stat(fs->rootfd, pkg, st))
+			return 0;
+		if (S_ISDIR(st->st_mode))
+			continue;
+		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
+			return 0;
+		*inner = slash + 1;
+		return 1;
+	}
+	return 0;
+}
+
+/* The archive shown as the folder "inner" of l ("" or NULL: the file's own folder). */
+static struct af_archive *folder_at(struct loaded *l, const char *inner)
+{
+	char path[4096];
+	const char *leaf;
+	if (!inner || !inner[0])
+		return af_archive_shown(&l->v);
+	snprintf(path, sizeof(path), "%s/", inner);
+	return af_archive_walk(&l->v, path, &leaf);
+}
+
+int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size)
+{
+	const char *inner;
+	struct stat st;
+	return split(fs, rel, file, size, &inner, &st);
 }
 
 int af_folder_member(struct af_fs *fs, const char *rel)
@@ -295,50 +358,69 @@ static void log_diag(const char *rel, const struct af_diag *d, const char *what)
 	af_fs_log(LOG_WARNING, "%s (%s)", msg, what);
 }
 
+/* r->rel is leaf inside holder h (from the folder's inner path): a nested folder, a
+ * view, or a raw member. Call with p->lock held. */
+static void resolve_leaf(struct loaded *l, struct af_archive *h, const char *pkg,
+			 const char *inner, const char *leaf, struct af_res *r)
+{
+	char item[AF_MEMBER_NAME_MAX];
+	size_t n = af_view_strip(leaf), cut;
+	int raw = !n;
+	if (raw)
+		n = strlen(leaf); /* a raw member, or one whose body does not decode */
+	if (n >= AF_MEMBER_NAME_MAX)
+		return;
+	snprintf(item, sizeof(item), "%.*s", (int)n, leaf);
+	long k = af_archive_find(h, item);
+	struct node *nd = k >= 0 && !strcmp(h->m[k].name, item) ? node_of(l, h) : NULL;
+	if (!nd)
+		return;
+	if (raw && af_archive_sub(h, (size_t)k)) {
+		r->kind = AF_K_ARCDIR; /* a nested container: a folder again */
+		return;
+	}
+	if (raw != nd->broken[k])
+		return;
+	cut = strlen(leaf) - n; /* the ".yaml" of a view */
+	snprintf(r->bin, sizeof(r->bin), "%s/%.*s", pkg, (int)(strlen(inner) - cut), inner);
+	if (raw) {
+		r->kind = AF_K_ARCFILE; /* a read-only file of the folder */
+		return;
+	}
+	r->kind = AF_K_VIEW;
+	r->info.codec = af_codec_by_name(h->m[k].codec);
+	r->info.read_only = r->info.container_ro = af_archive_read_only(h);
+	if (nd->texts[k]) {
+		r->info.have_size = 1;
+		r->info.size = nd->texts[k]->len;
+	}
+}
+
 int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 {
 	char pkg[sizeof(r->bin) - AF_MEMBER_NAME_MAX - 1]; /* room for "/<name>" in r->bin */
-	const char *name;
+	const char *inner, *leaf;
 	struct stat st;
 	struct af_diag d;
-	size_t n;
-	if (!split(fs, r->rel, pkg, sizeof(pkg), &name, &st))
+	if (!split(fs, r->rel, pkg, sizeof(pkg), &inner, &st))
 		return 0;
 	r->st = st;
 	r->kind = AF_K_NONE;
-	if (!strcmp(name, AF_INDEX_NAME)) {
+	if (!strcmp(inner, AF_INDEX_NAME)) {
 		r->kind = AF_K_ARCFILE;
 		snprintf(r->bin, sizeof(r->bin), "%s", pkg);
 		return 1;
 	}
-	n = af_view_strip(name);
-	if (!n)
-		n = strlen(name); /* a member shown raw, when its body does not decode */
-	if (n >= AF_MEMBER_NAME_MAX)
-		return 1;
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
-	char item[AF_MEMBER_NAME_MAX];
-	snprintf(item, sizeof(item), "%.*s", (int)n, name);
-	for (size_t k = 0; l && k < l->v.n; k++)
-		if (!strcmp(l->v.m[k].name, item)) {
-			int raw = n == strlen(name);
-			if (raw != l->broken[k])
-				break;
-			snprintf(r->bin, sizeof(r->bin), "%s/%s", pkg, item);
-			if (raw) {
-				r->kind = AF_K_ARCFILE; /* a read-only file of the folder */
-				break;
-			}
-			r->kind = AF_K_VIEW;
-			r->info.codec = af_codec_by_name(l->v.m[k].codec);
-			if (l->texts[k]) {
-				r->info.have_size = 1;
-				r->info.size = l->texts[k]->len;
-			}
-			break;
-		}
+	struct af_archive *h = l ? af_archive_walk(&l->v, inner, &leaf) : NULL;
+	if (h && !strcmp(leaf, AF_INDEX_NAME)) { /* a nested folder's index */
+		r->kind = AF_K_ARCFILE;
+		snprintf(r->bin, sizeof(r->bin), "%s", r->rel);
+	} else if (h) {
+		resolve_leaf(l, h, pkg, inner, leaf, r);
+	}
 	pthread_mutex_unlock(&fs->folders->lock);
 	if (d.code)
 		log_diag(pkg, &d, "cannot be listed");
@@ -346,59 +428,86 @@ int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 	return 1;
 }
 
-int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
+int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, const char *name),
 		  void *ctx)
 {
 	struct af_diag d;
-	char (*names)[AF_MEMBER_NAME_MAX + 8] = NULL;
+	char (*names)[AF_MEMBER_NAME_MAX + 8] = NULL, pkg[4096], bin[8192];
+	const char *inner = NULL;
+	struct stat st;
 	size_t n = 0;
+	if (!split(fs, dir, pkg, sizeof(pkg), &inner, &st))
+		snprintf(pkg, sizeof(pkg), "%s", dir); /* the container's file itself */
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
+	struct af_archive *h = l ? folder_at(l, inner) : NULL;
+	struct node *nd = h ? node_of(l, h) : NULL;
 	/* Each member is rendered before it is named (ls -l would stat each anyway, and
 	 * the texts are kept): one that does not decode is listed raw, never as a view
-	 * whose stat fails. */
-	if (l && (names = calloc(l->v.n ? l->v.n : 1, sizeof(*names)))) {
-		for (n = 0; n < l->v.n; n++)
-			snprintf(names[n], sizeof(names[n]), "%s%s", l->v.m[n].name,
-				 item_text(fs, l, n, pkg) || !l->broken[n] ? AF_VIEW_SUFFIX : "");
+	 * whose stat fails. A nested container is a folder. */
+	if (nd && (names = calloc(h->n ? h->n : 1, sizeof(*names)))) {
+		for (n = 0; n < h->n; n++) {
+			snprintf(bin, sizeof(bin), "%s/%s", dir, h->m[n].name);
+			int folder = af_archive_sub(h, n) != NULL;
+			snprintf(names[n], sizeof(names[n]), "%s%s", h->m[n].name,
+				 !folder && (item_text(fs, l, nd, n, bin) || !nd->broken[n]) ? AF_VIEW_SUFFIX
+											 : "");
+		}
 	}
 	pthread_mutex_unlock(&fs->folders->lock);
 	cb(ctx, AF_INDEX_NAME);
 	for (size_t k = 0; k < n; k++)
 		cb(ctx, names[k]);
 	if (d.code)
-		log_diag(pkg, &d, "cannot be listed");
+		log_diag(dir, &d, "cannot be listed");
 	af_diag_free(&d);
 	free(names);
 	return 0;
 }
 
-/* bin is "X/member" or, for the index, "X" itself. With ro, the
- * read-only file of that name: the index, or the raw body of a member that does not
- * decode. */
+/* The read-only text of member k of h (its raw bytes) or of its folder's index. */
+static int ro_text(struct loaded *l, struct af_archive *h, long k, struct af_text **out,
+		   struct af_diag *d)
+{
+	struct af_buf body = AF_BUF_INIT;
+	struct node *nd = node_of(l, h);
+	int rc = -EIO;
+	if (k < 0 ? !af_archive_index(h, af_archive_name(h, l->name), &body)
+		  : nd && nd->broken[k] && !af_archive_sub(h, (size_t)k) &&
+			    !af_archive_body(h, (size_t)k, &body, d)) {
+		*out = af_text_new(body.data, body.len);
+		rc = *out ? 0 : -ENOMEM;
+	}
+	af_buf_free(&body);
+	return rc;
+}
+
+/* bin is "X/member" (nested: "X/A/member", "X/A/index.yaml") or, for the index, "X"
+ * itself. With ro, the read-only file of that name: an index, or the raw body of a
+ * member (raw, or that does not decode). */
 int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out)
 {
 	char pkg[4096];
-	const char *name = NULL;
+	const char *inner = NULL, *leaf;
 	struct af_buf body = AF_BUF_INIT;
 	struct af_diag d;
 	struct stat st;
 	int rc = -EIO;
 	*out = NULL;
-	if (!split(fs, bin, pkg, sizeof(pkg), &name, &st)) {
+	if (!split(fs, bin, pkg, sizeof(pkg), &inner, &st)) {
 		if (!ro)
 			return -EIO;
 		snprintf(pkg, sizeof(pkg), "%s", bin);
-		name = NULL;
+		inner = NULL;
 	}
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
 	if (!l)
 		goto out;
-	if (!name) {
-		if (!l->index && !l->v.c->index_yaml(l->v.st, l->name, &body)) {
+	if (!inner) {
+		if (!l->index && !af_archive_index(af_archive_shown(&l->v), l->name, &body)) {
 			l->index = af_text_new(body.data, body.len);
 			l->bytes += body.len;
 		}
@@ -406,23 +515,25 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 		rc = *out ? 0 : -ENOMEM;
 		goto out;
 	}
-	long found = af_archive_find(&l->v, name);
-	if (found < 0 || strcmp(l->v.m[found].name, name))
-		goto out;
-	size_t k = (size_t)found;
-	if (ro) {
-		if (!l->broken[k] || l->v.c->body(l->v.st, k, &body, &d))
-			goto out;
-		*out = af_text_new(body.data, body.len);
-		rc = *out ? 0 : -ENOMEM;
+	struct af_archive *h = af_archive_walk(&l->v, inner, &leaf);
+	long found = h ? af_archive_find(h, leaf) : -1;
+	if (h && ro && !strcmp(leaf, AF_INDEX_NAME)) {
+		rc = ro_text(l, h, -1, out, &d);
 		goto out;
 	}
-	*out = af_text_ref(item_text(fs, l, k, pkg));
-	rc = *out ? 0 : l->broken[k] ? -EIO : -ENOMEM;
+	if (found < 0 || strcmp(h->m[found].name, leaf))
+		goto out;
+	if (ro) {
+		rc = ro_text(l, h, found, out, &d);
+		goto out;
+	}
+	struct node *nd = node_of(l, h);
+	*out = nd ? af_text_ref(item_text(fs, l, nd, (size_t)found, bin)) : NULL;
+	rc = *out ? 0 : nd && nd->broken[found] ? -EIO : -ENOMEM;
 out:
 	pthread_mutex_unlock(&fs->folders->lock);
 	if (d.code)
-		log_diag(name ? bin : pkg, &d, "not shown");
+		log_diag(inner ? bin : pkg, &d, "not shown");
 	af_buf_free(&body);
 	af_diag_free(&d);
 	return rc;
@@ -531,16 +642,17 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		    struct af_diag *d)
 {
 	char pkg[4096], base[NAME_MAX + 1];
-	const char *name;
+	const char *inner, *name;
 	struct stat st;
 	struct af_buf file = AF_BUF_INIT, image = AF_BUF_INIT, back = AF_BUF_INIT;
-	struct af_archive v, w;
+	struct af_archive v, w, *h, *hw;
+	struct af_sibio sib;
 	const struct af_container *c;
 	long k;
 	int changed = 0, rc, dirfd = to->dirfd, own_dir = 0;
 	memset(&v, 0, sizeof(v));
 	memset(&w, 0, sizeof(w));
-	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &name, &st) || !(c = af_folder_of(fs, pkg, &st)))
+	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &inner, &st) || !(c = af_folder_of(fs, pkg, &st)))
 		return af_diag_error(d, AF_EIO, "%s is gone or no longer shown as a folder", pkg);
 	/* the container in the folder the view was opened in, never through a link */
 	snprintf(base, sizeof(base), "%s", af_base(pkg));
@@ -550,24 +662,35 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
-	if ((rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, &file, d)) ||
-	    (rc = af_archive_open(&v, c, file.data, file.len, d)))
+	if ((rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, &file, d)))
 		goto out;
-	if ((k = af_archive_find(&v, name)) < 0 || strcmp(v.m[k].name, name)) {
-		if ((rc = add_member(&v, af_base(pkg), name, yaml, n, &image, d)))
+	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	rc = af_archive_open_io(&v, c, file.data, file.len, &sib.d.io, d);
+	af_sibio_close(&sib);
+	if (rc)
+		goto out;
+	if (!(h = af_archive_walk(&v, inner, &name))) {
+		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
+		goto out;
+	}
+	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
+		if ((rc = add_member(h, af_base(pkg), name, yaml, n, &image, d)))
 			goto out; /* a new name in the folder: a new member, when the container takes one */
-	} else if ((rc = af_member_commit(&v, (size_t)k, yaml, n, &image, &changed, d)) || !changed) {
+	} else if ((rc = af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)) || !changed) {
 		goto out;
 	}
 	long kk;
-	if (af_archive_open(&w, c, image.data, image.len, d) || (kk = af_archive_find(&w, name)) < 0 ||
-	    af_member_yaml(&w, (size_t)kk, &back, d)) {
+	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	int wrc = af_archive_open_io(&w, c, image.data, image.len, &sib.d.io, d);
+	af_sibio_close(&sib);
+	if (wrc || !(hw = af_archive_walk(&w, inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
+	    af_member_yaml(hw, (size_t)kk, &back, d)) {
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
 		goto out;
 	}
 	if ((rc = af_replace_file_at(dirfd, base, image.data, image.len, 0644, d)))
 		goto out;
-	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes)", name, pkg, image.len);
+	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes)", inner, pkg, image.len);
 out:
 	if (own_dir)
 		close(dirfd);

@@ -40,6 +40,8 @@ struct af_rinfo {
 	int failed;                   /* claimed but does not decode: pass-through */
 	int read_only;                /* decodes, but would not rebuild byte for byte:
 					 shown without write permission, saves refused */
+	int container_ro;             /* read_only because a container holding it is
+					 (no writer): opens for writing get EROFS */
 	int have_size;
 	size_t size;                  /* rendered length when have_size */
 	uint64_t name_hash;           /* the name the bid was made for (bids read names) */
@@ -230,6 +232,8 @@ const struct af_container *af_folder_of(struct af_fs *fs, const char *rel, const
 int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st);
 /* Whether rel names something inside a container's folder. */
 int af_folder_member(struct af_fs *fs, const char *rel);
+/* When it does, the container's file ("X" of "X/A/B") copied to file: 1, else 0. */
+int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size);
 /* Resolve r->rel when it is inside a container's folder: 1 (r filled), else 0. */
 int af_folder_resolve(struct af_fs *fs, struct af_res *r);
 /* The names in a container's folder (index.yaml first). */

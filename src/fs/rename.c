@@ -216,6 +216,8 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		af_bn_rename(fs->scratchfd, s.rel, t.rel);
 		return 0;
 	case AF_K_ARCDIR: /* the container's file itself moves */
+		if (af_folder_member(fs, s.rel))
+			return -EACCES; /* a nested container: members are not renamed */
 		if (t.kind != AF_K_NONE)
 			return -EEXIST;
 		return af_bn_rename(fs->rootfd, s.rel, t.rel) ? -errno : 0;

@@ -27,6 +27,8 @@ static void test_buf(void **state)
 {
 	(void)state;
 	struct af_buf b = AF_BUF_INIT;
+	assert_int_equal(af_buf_fill(&b, 0, 0), 0); /* fuzz_shenmue: no offset on a NULL buffer */
+	assert_int_equal(b.len, 0);
 	af_buf_put_u16le(&b, 0x1234);
 	af_buf_put_u32le(&b, 0x0883CC85u);
 	af_buf_put_u64le(&b, 0x0102030405060708ull);

@@ -1,0 +1,283 @@
+/* gzip (RFC 1952; spec 3) as a layer: one member, the inflated bytes. When they are a
+ * container the folder shows that one (the registry's layer rule). An unchanged content
+ * writes the stored bytes back (the stream SEGA's gzip made cannot be remade); a changed
+ * one keeps the header bytes and gets a new deflate stream, CRC-32 and ISIZE. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "animfs/bytes.h"
+#include "animfs/fileio.h"
+#include "animfs/yamlio.h"
+#include "animfs/zframe.h"
+#include "shm.h"
+
+enum { FTEXT = 1, FHCRC = 2, FEXTRA = 4, FNAME = 8, FCOMMENT = 16 };
+
+struct gz {
+	struct af_buf file; /* the stored bytes */
+	struct af_buf data; /* inflated */
+	size_t hdr, deflate, trailing;
+	size_t fname, fname_len, fcomment, fcomment_len, xlen;
+	char name[AF_MEMBER_NAME_MAX];
+	const char *codec;
+};
+
+/* A NUL-terminated string at *pos: its start and length; -1 when it has no NUL. */
+static int zstring(const uint8_t *p, size_t n, size_t *pos, size_t *at, size_t *len)
+{
+	const uint8_t *z = *pos < n ? memchr(p + *pos, 0, n - *pos) : NULL;
+	if (!z)
+		return -1;
+	*at = *pos;
+	*len = (size_t)(z - (p + *pos));
+	*pos += *len + 1;
+	return 0;
+}
+
+static int parse_header(struct gz *g, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	size_t pos = 10;
+	if (n < 10 || p[0] != 0x1F || p[1] != 0x8B)
+		return af_diag_at_offset(d, AF_EINVAL, 0, "not a gzip member");
+	if (p[2] != 8)
+		return af_diag_at_offset(d, AF_EINVAL, 2, "not a gzip member: compression method %u", p[2]);
+	if (p[3] & 0xE0)
+		return af_diag_at_offset(d, AF_EINVAL, 3, "not a gzip member: reserved flags 0x%02X",
+					 p[3] & 0xE0);
+	if (p[3] & FEXTRA) {
+		if (n - pos < 2 || (g->xlen = af_le16(p + pos)) > n - pos - 2)
+			return af_diag_at_offset(d, AF_EINVAL, pos, "truncated gzip header (FEXTRA)");
+		pos += 2 + g->xlen;
+	}
+	if ((p[3] & FNAME) && zstring(p, n, &pos, &g->fname, &g->fname_len))
+		return af_diag_at_offset(d, AF_EINVAL, pos, "gzip FNAME without its NUL");
+	if ((p[3] & FCOMMENT) && zstring(p, n, &pos, &g->fcomment, &g->fcomment_len))
+		return af_diag_at_offset(d, AF_EINVAL, pos, "gzip FCOMMENT without its NUL");
+	if (p[3] & FHCRC) {
+		if (n - pos < 2)
+			return af_diag_at_offset(d, AF_EINVAL, pos, "truncated gzip header (FHCRC)");
+		if ((af_crc32(p, pos) & 0xFFFF) != af_le16(p + pos))
+			return af_diag_at_offset(d, AF_EINVAL, pos, "gzip header CRC mismatch");
+		pos += 2;
+	}
+	g->hdr = pos;
+	return 0;
+}
+
+static int parse(struct gz *g, struct af_diag *d)
+{
+	const uint8_t *p = g->file.data;
+	size_t n = g->file.len;
+	int rc;
+	if ((rc = parse_header(g, p, n, d)))
+		return rc;
+	size_t size = 0; /* counted first: memory only for what the member really holds */
+	if ((rc = af_zframe_inflated_size_raw(p + g->hdr, n - g->hdr, AF_MAX_FILE, &size, d)) ||
+	    (rc = af_zframe_inflate_raw(p + g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
+		if (d->offset >= 0)
+			d->offset += (int64_t)g->hdr;
+		return rc;
+	}
+	size_t t = g->hdr + g->deflate;
+	if (n - t < 8)
+		return af_diag_at_offset(d, AF_EINVAL, t, "truncated gzip member (no trailer)");
+	if (af_le32(p + t) != af_crc32(g->data.data, g->data.len))
+		return af_diag_at_offset(d, AF_EINVAL, t, "gzip CRC-32 mismatch");
+	if (af_le32(p + t + 4) != (uint32_t)g->data.len)
+		return af_diag_at_offset(d, AF_EINVAL, t + 4, "gzip ISIZE mismatch");
+	g->trailing = n - t - 8;
+	return 0;
+}
+
+/* The member's name: FNAME (escaped) or "data". */
+static void member_name(struct gz *g)
+{
+	if (g->fname_len)
+		shm_escape(g->file.data + g->fname, g->fname_len, g->name, sizeof(g->name));
+	if (!g->name[0])
+		snprintf(g->name, sizeof(g->name), "data");
+}
+
+static void gz_close(void *st)
+{
+	struct gz *g = st;
+	if (!g)
+		return;
+	af_buf_free(&g->file);
+	af_buf_free(&g->data);
+	free(g);
+}
+
+static int gz_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
+		   struct af_diag *d)
+{
+	struct gz *g = calloc(1, sizeof(*g));
+	int rc;
+	if (!g)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (af_buf_append(&g->file, data, n)) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte gzip", n);
+		goto out;
+	}
+	if ((rc = parse(g, d)))
+		goto out;
+	member_name(g);
+	g->codec = shm_codec_of(env, g->name, g->data.data, g->data.len);
+	*st = g;
+out:
+	if (rc)
+		gz_close(g);
+	return rc;
+}
+
+static int gz_bid(const char *name, const uint8_t *head, size_t n)
+{
+	size_t l = strlen(name);
+	if (n >= 3 && head[0] == 0x1F && head[1] == 0x8B && head[2] == 8)
+		return 2;
+	return l > 3 && !strcasecmp(name + l - 3, ".gz") ? 1 : 0;
+}
+
+extern const struct af_container af_container_gzip;
+
+static int gz_check(int fd, uint64_t size, struct af_diag *d)
+{
+	return shm_check_open(fd, size, &af_container_gzip, d);
+}
+
+static size_t gz_count(void *st)
+{
+	(void)st;
+	return 1;
+}
+
+static void gz_member(void *st, size_t i, struct af_member *m)
+{
+	const struct gz *g = st;
+	(void)i;
+	memset(m, 0, sizeof(*m));
+	snprintf(m->name, sizeof(m->name), "%s", g->name);
+	m->codec = g->codec;
+}
+
+static int gz_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
+{
+	const struct gz *g = st;
+	(void)i;
+	return af_buf_append(out, g->data.data, g->data.len) ? af_diag_error(d, AF_ENOMEM, "out of memory")
+							     : 0;
+}
+
+static void gz_member_io(void *st, size_t i, struct af_io *io)
+{
+	(void)i;
+	memset(io, 0, sizeof(*io));
+	io->name = ((const struct gz *)st)->name;
+}
+
+static int level_of(uint8_t xfl)
+{
+	return xfl == 2 ? 9 : xfl == 4 ? 1 : 6; /* so that XFL stays truthful (spec 3.5) */
+}
+
+static int gz_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
+		      struct af_diag *d)
+{
+	const struct gz *g = st;
+	const uint8_t *p = g->file.data;
+	int rc;
+	(void)i;
+	if (n == g->data.len && (!n || !memcmp(body, g->data.data, n))) /* the stored stream */
+		return af_buf_append(image, p, g->file.len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+	if (g->trailing)
+		return af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",
+				     g->trailing);
+	if (n > UINT32_MAX)
+		return af_diag_error(d, AF_EUNSUP, "%zu bytes: too large for one gzip member", n);
+	af_buf_append(image, p, g->hdr); /* header bytes verbatim (FHCRC covers only them) */
+	if ((rc = af_zframe_deflate_raw(body, n, level_of(p[8]), image, d)))
+		return rc;
+	af_buf_put_u32le(image, af_crc32(body, n));
+	af_buf_put_u32le(image, (uint32_t)n);
+	return image->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+}
+
+static int gz_rebuild(void *st, struct af_buf *image, struct af_diag *d)
+{
+	const struct gz *g = st;
+	return gz_replace(st, 0, g->data.data, g->data.len, image, d);
+}
+
+static void string_field(struct af_buf *out, const char *key, const struct gz *g, size_t at,
+			 size_t len)
+{
+	char s[AF_MEMBER_NAME_MAX * 2];
+	shm_escape(g->file.data + at, len, s, sizeof(s));
+	af_buf_printf(out, "    %s: ", key);
+	af_y_cstr(out, s);
+	af_buf_putc(out, '\n');
+}
+
+static int gz_layer(void *st, struct af_buf *out)
+{
+	const struct gz *g = st;
+	const uint8_t *p = g->file.data;
+	uint32_t mtime = af_le32(p + 4);
+	time_t t = (time_t)mtime;
+	struct tm tm;
+	char when[40] = "";
+	if (gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	af_buf_puts(out, "  - format: gzip\n    flags: ");
+	af_y_hex(out, p[3], 2);
+	af_buf_printf(out, "\n    mtime: %u\n    mtime_utc: \"%s\"\n    xfl: %u\n    os: %u\n", mtime,
+		      when, p[8], p[9]);
+	if (p[3] & FEXTRA)
+		af_buf_printf(out, "    fextra_size: %zu\n", g->xlen);
+	if (p[3] & FNAME)
+		string_field(out, "fname", g, g->fname, g->fname_len);
+	if (p[3] & FCOMMENT)
+		string_field(out, "fcomment", g, g->fcomment, g->fcomment_len);
+	if (p[3] & FHCRC)
+		af_buf_puts(out, "    fhcrc: true\n");
+	af_buf_printf(out, "    header_size: %zu\n    deflate_size: %zu\n    crc32: ", g->hdr, g->deflate);
+	af_y_hex(out, af_le32(p + g->hdr + g->deflate), 8);
+	af_buf_printf(out, "\n    isize: %zu\n    trailing_bytes: %zu\n", g->data.len, g->trailing);
+	return out->failed ? AF_ENOMEM : 0;
+}
+
+static int gz_members(void *st, const char *name, struct af_buf *out)
+{
+	const struct gz *g = st;
+	(void)name;
+	af_buf_puts(out, "members:\n  - {index: 0, file: ");
+	af_y_cstr(out, g->name);
+	af_buf_printf(out, ", size: %zu, content: %s}\n", g->data.len, g->codec ? "motn" : "raw");
+	return out->failed ? AF_ENOMEM : 0;
+}
+
+const struct af_container af_container_gzip = {
+	.name = "gzip",
+	.description = "gzip layer (Shenmue .PKS/.PKF/.GZ): shows what it holds; the stored stream is kept",
+	.version = 1,
+	.noun = "gzip file",
+	.plural = "gzip files",
+	.member_noun = "member",
+	.members = "inflated",
+	.bid = gz_bid,
+	.check = gz_check,
+	.open = gz_open,
+	.close = gz_close,
+	.count = gz_count,
+	.member = gz_member,
+	.body = gz_body,
+	.member_io = gz_member_io,
+	.index_yaml = gz_members,
+	.replace = gz_replace,
+	.rebuild = gz_rebuild,
+	.layer = 1,
+	.layer_yaml = gz_layer,
+};

@@ -1,0 +1,83 @@
+/* Shenmue PKS (spec 4): the 16-byte PAKS header, kept verbatim, then one IPAC block to
+ * the end of the file (ipac.c does the block). */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "animfs/bytes.h"
+#include "animfs/yamlio.h"
+#include "ipac.h"
+#include "shm.h"
+
+#define PAKS_HEADER 16
+
+static int pks_bid(const char *name, const uint8_t *head, size_t n)
+{
+	size_t l = strlen(name);
+	if (n >= 4 && !memcmp(head, "PAKS", 4))
+		return 2;
+	return l > 4 && !strcasecmp(name + l - 4, ".pks") ? 1 : 0; /* judged by check */
+}
+
+static int pks_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
+		    struct af_diag *d)
+{
+	struct ipac_view *v;
+	int rc;
+	if (n < 2 * PAKS_HEADER || memcmp(data, "PAKS", 4))
+		return af_diag_at_offset(d, AF_EINVAL, 0, "not a PAKS file");
+	uint32_t at = af_le32(data + 4);
+	if (at < PAKS_HEADER || at > n - IPAC_HEADER)
+		return af_diag_at_offset(d, AF_EINVAL, 4, "PAKS: IPAC offset 0x%X out of range", at);
+	if (!(v = calloc(1, sizeof(*v))))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if ((rc = ipac_view_open(v, data, n, at, env, d))) {
+		free(v);
+		return rc;
+	}
+	*st = v;
+	return 0;
+}
+
+extern const struct af_container af_container_pks;
+
+static int pks_check(int fd, uint64_t size, struct af_diag *d)
+{
+	return shm_check_open(fd, size, &af_container_pks, d);
+}
+
+static int pks_layer(void *st, struct af_buf *out)
+{
+	const struct ipac_view *v = st;
+	const uint8_t *p = v->file.data;
+	af_buf_puts(out, "  - format: paks\n    ipac_offset: ");
+	shm_hex(out, af_le32(p + 4));
+	af_buf_puts(out, "\n    word8: ");
+	af_y_hex(out, af_le32(p + 8), 8);
+	af_buf_printf(out, "      # pair tag, the same in the PKF beside it\n    word12: %u\n",
+		      af_le32(p + 12));
+	ipac_view_layer(v, out);
+	return out->failed ? AF_ENOMEM : 0;
+}
+
+const struct af_container af_container_pks = {
+	.name = "shenmue-pks",
+	.description = "Shenmue PKS scene pack (PAKS + IPAC): its entries (MOTN as YAML) as a folder",
+	.version = 1,
+	.noun = "PKS",
+	.plural = "PKS files",
+	.member_noun = "entry",
+	.members = "entries",
+	.bid = pks_bid,
+	.check = pks_check,
+	.open = pks_open,
+	.close = ipac_st_close,
+	.count = ipac_st_count,
+	.member = ipac_st_member,
+	.body = ipac_st_body,
+	.member_io = ipac_st_member_io,
+	.index_yaml = ipac_st_members,
+	.replace = ipac_st_replace,
+	.rebuild = ipac_st_rebuild,
+	.layer_yaml = pks_layer,
+};

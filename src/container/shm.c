@@ -1,0 +1,126 @@
+/* Shared by the Shenmue containers (shm.h): the whole-file check, member names, the
+ * content claim, and the rewrite rule of spec 9.1. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+#include <unistd.h>
+
+#include "animfs/fileio.h"
+#include "shm.h"
+
+int shm_check_open(int fd, uint64_t size, const struct af_container *c, struct af_diag *d)
+{
+	struct af_buf file = AF_BUF_INIT;
+	void *st = NULL;
+	int rc;
+	if (size > AF_MAX_FILE)
+		return af_diag_error(d, AF_EUNSUP, "%llu bytes: larger than animfs reads",
+				     (unsigned long long)size);
+	/* af_read_fd closes what it reads; fd stays the caller's */
+	if (!(rc = af_read_fd(dup(fd), AF_MAX_FILE, &file, d)) &&
+	    !(rc = c->open(file.data, file.len, NULL, &st, d)))
+		c->close(st);
+	af_buf_free(&file);
+	return rc;
+}
+
+void shm_hex(struct af_buf *out, uint64_t v)
+{
+	af_buf_printf(out, "0x%llX", (unsigned long long)v);
+}
+
+void shm_escape(const uint8_t *p, size_t n, char *out, size_t size)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < n && k + 4 < size; i++) {
+		uint8_t c = p[i];
+		if (c < 0x21 || c > 0x7E || strchr("/\\:*?\"<>|%", c))
+			k += (size_t)snprintf(out + k, size - k, "%%%02X", c);
+		else
+			out[k++] = (char)c;
+	}
+	out[k] = 0;
+}
+
+static size_t stem_len(const char *s)
+{
+	const char *dot = strrchr(s, '.');
+	return dot && dot != s ? (size_t)(dot - s) : strlen(s);
+}
+
+void shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n)
+{
+	for (size_t i = 1; i < n; i++) {
+		unsigned seen = 0;
+		for (size_t j = 0; j < i; j++)
+			if (!strcasecmp(names[i], names[j]))
+				seen++;
+		if (!seen)
+			continue;
+		char copy[AF_MEMBER_NAME_MAX];
+		size_t s = stem_len(names[i]);
+		memcpy(copy, names[i], sizeof(copy));
+		if (s > AF_MEMBER_NAME_MAX - 16)
+			s = AF_MEMBER_NAME_MAX - 16;
+		snprintf(names[i], AF_MEMBER_NAME_MAX, "%.*s~%u%.40s", (int)s, copy, seen, copy + s);
+	}
+}
+
+const char *shm_codec_of(const struct af_container_env *env, const char *name, const uint8_t *p,
+			 size_t n)
+{
+	if (env && env->claims && env->claims(env->ctx, SHM_MOTN_CODEC, name, p, n))
+		return SHM_MOTN_CODEC;
+	return NULL;
+}
+
+static uint64_t gap_to(uint64_t next, uint64_t pos, uint64_t a)
+{
+	return (next % a + a - pos % a) % a;
+}
+
+int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
+		 struct af_buf *out, struct af_diag *d)
+{
+	uint64_t head = n ? r[0].off : end, base = out->len;
+	af_buf_append(out, src, head);
+	for (size_t i = 0; i < n; i++) {
+		uint64_t next = i + 1 < n ? r[i + 1].off : end, old_end = r[i].off + r[i].len;
+		uint64_t len = r[i].data ? r[i].newlen : r[i].len;
+		r[i].newoff = out->len - base;
+		if (out->len - base + len > AF_MAX_FILE)
+			return af_diag_error(d, AF_EUNSUP, "the rebuilt archive would exceed %zu bytes",
+					     (size_t)AF_MAX_FILE);
+		af_buf_append(out, r[i].data ? r[i].data : src + r[i].off, len);
+		if (len == r[i].len)
+			af_buf_append(out, src + old_end, next - old_end); /* its gap verbatim */
+		else
+			af_buf_fill(out, 0, gap_to(next, out->len - base, a));
+	}
+	return out->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+}
+
+static uint64_t new_len(const struct shm_region *r)
+{
+	return r->data ? r->newlen : r->len;
+}
+
+uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend)
+{
+	size_t i = 0;
+	while (i < n && r[i].off < off)
+		i++;
+	if (i && off < r[i - 1].off + r[i - 1].len) { /* inside a region: with it */
+		uint64_t at = off - r[i - 1].off, len = new_len(&r[i - 1]);
+		return r[i - 1].newoff + (at < len ? at : len);
+	}
+	if (i == n) { /* after the last region: with it, at most to the new end */
+		uint64_t at = n ? off - r[n - 1].off + r[n - 1].newoff : off;
+		return at < newend ? at : newend;
+	}
+	/* in the gap before region i: with it, but never before the end of the one before
+	 * (a gap of several sectors may shrink by more than the distance) */
+	uint64_t lo = i ? r[i - 1].newoff + new_len(&r[i - 1]) : 0, at = off + r[i].newoff;
+	return at < r[i].off || at - r[i].off < lo ? lo : at - r[i].off;
+}

@@ -1,0 +1,50 @@
+/* What the Shenmue containers (gzip.c, ipac.c, pks.c, pkf.c, afs.c, tad.c) share:
+ * a check that opens the whole file, member file names (spec 10.1), the content claim
+ * of a member, and the one rewrite rule after a member changes size (spec 9.1).
+ * Private to src/container/ and its tests. Spec: ../shared/formats/shenmue-containers.md */
+#ifndef ANIMFS_SHM_H
+#define ANIMFS_SHM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/container.h"
+#include "animfs/diag.h"
+
+#define SHM_MOTN_CODEC "shenmue-motn"
+
+/* check() for a container whose open is cheap enough: read the file (bounded by
+ * AF_MAX_FILE) and open it. */
+int shm_check_open(int fd, uint64_t size, const struct af_container *c, struct af_diag *d);
+
+/* v as 0x<hex>, as short as it is (index.yaml). */
+void shm_hex(struct af_buf *out, uint64_t v);
+
+/* Raw name bytes as a file name: bytes outside 0x21-0x7E and / \ : * ? " < > | % as %XX. */
+void shm_escape(const uint8_t *p, size_t n, char *out, size_t size);
+/* Names equal but for case get ~N before the extension, in order (spec 10.1). */
+void shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n);
+
+/* The codec that claims a member's bytes (MOTN), or NULL: a raw member. */
+const char *shm_codec_of(const struct af_container_env *env, const char *name, const uint8_t *p,
+			 size_t n);
+
+/* One region of an archive in physical order (a member, a directory, a name table). */
+struct shm_region {
+	uint64_t off, len;   /* where it is and how long */
+	const uint8_t *data; /* its new bytes (newlen), or NULL: keep the old ones */
+	size_t newlen;
+	uint64_t newoff;     /* out: where it is written */
+};
+/* Spec 9.1 over src[0..end): src[0..r[0].off) (the head) verbatim, then each region at
+ * the running position: an unchanged length keeps its trailing gap verbatim, a changed
+ * one gets the smallest zero gap that keeps the next region at its old offset mod a.
+ * Regions sorted, not overlapping, inside src. Appends to out. */
+int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
+		 struct af_buf *out, struct af_diag *d);
+/* The new position of old offset off (of an empty entry, or a region's start): inside
+ * a region it moves with it; in the gap before a region with that one, never before
+ * the end of the region before it; after the last region with it, at most to newend. */
+uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend);
+
+#endif

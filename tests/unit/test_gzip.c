@@ -1,0 +1,216 @@
+/* The gzip layer (spec 3, 11): header fields and the optional FEXTRA, FNAME, FCOMMENT
+ * and FHCRC, the stored stream reused when the content is unchanged, a new stream with
+ * the header bytes kept after an edit, refusals (reserved flags, CRC, ISIZE, every
+ * truncation, trailing bytes on edit), a bomb stopped at the cap without its memory,
+ * and the layer rule: gzip > PKS shows the PKS, an edit rebuilds both. */
+#include <stdlib.h>
+#include <zlib.h>
+
+#include "shm_testutil.h"
+#include "animfs/fileio.h"
+
+extern const struct af_container af_container_gzip, af_container_pks;
+
+static const uint8_t text[] = "synthetic non-MOTN member\n";
+
+static void inflated_is(const struct af_buf *gz, const uint8_t *p, size_t n)
+{
+	struct af_archive a;
+	struct af_buf b = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	assert_int_equal(af_archive_open(&a, &af_container_gzip, gz->data, gz->len, &d), 0);
+	assert_int_equal(a.n, 1);
+	assert_int_equal(af_archive_body(&a, 0, &b, &d), 0);
+	assert_int_equal(b.len, n);
+	assert_memory_equal(b.data, p, n);
+	af_archive_close(&a);
+	af_buf_free(&b);
+	af_diag_free(&d);
+}
+
+static void test_header_fields(void **state)
+{
+	struct af_buf gz = AF_BUF_INIT, idx = AF_BUF_INIT;
+	struct af_archive a;
+	struct af_diag d;
+	(void)state;
+	af_diag_init(&d);
+	t_gzip(&gz, 8, NULL, "MPK00.PKSirs415011568.tmp", NULL, text, sizeof(text) - 1);
+	assert_int_equal(af_container_gzip.bid("x", gz.data, 10), 2);
+	assert_int_equal(af_archive_open(&a, &af_container_gzip, gz.data, gz.len, &d), 0);
+	assert_string_equal(a.m[0].name, "MPK00.PKSirs415011568.tmp");
+	assert_int_equal(af_archive_index(&a, "X.GZ", &idx), 0);
+	af_buf_putc(&idx, 0);
+	assert_non_null(strstr((char *)idx.data, "flags: 0x08\n    mtime: 966523011\n    mtime_utc: \"2000-08-17T14:36:51Z\"\n    xfl: 2\n    os: 3\n"));
+	assert_non_null(strstr((char *)idx.data, "header_size: 36\n"));
+	assert_non_null(strstr((char *)idx.data, "isize: 26\n    trailing_bytes: 0\n"));
+	af_archive_close(&a);
+	t_rebuilds(&af_container_gzip, gz.data, gz.len);
+	/* every optional field at once */
+	t_gzip(&gz, 2 | 4 | 8 | 16, "AB\x01\x02", "name", "a comment", text, sizeof(text) - 1);
+	inflated_is(&gz, text, sizeof(text) - 1);
+	t_rebuilds(&af_container_gzip, gz.data, gz.len);
+	gz.data[10 + 2 + 4 + 5 + 10] ^= 1; /* the FHCRC */
+	t_refused(&af_container_gzip, gz.data, gz.len, "gzip header CRC mismatch", 31);
+	af_buf_free(&gz);
+	af_buf_free(&idx);
+	af_diag_free(&d);
+}
+
+static void test_refusals(void **state)
+{
+	struct af_buf gz = AF_BUF_INIT;
+	(void)state;
+	t_gzip(&gz, 8, NULL, "n", NULL, text, sizeof(text) - 1);
+	gz.data[3] |= 0x20;
+	t_refused(&af_container_gzip, gz.data, gz.len, "reserved flags 0x20", 3);
+	gz.data[3] &= ~0x20;
+	gz.data[2] = 7;
+	t_refused(&af_container_gzip, gz.data, gz.len, "compression method 7", 2);
+	gz.data[2] = 8;
+	gz.data[gz.len - 8] ^= 1;
+	t_refused(&af_container_gzip, gz.data, gz.len, "gzip CRC-32 mismatch", (int64_t)gz.len - 8);
+	gz.data[gz.len - 8] ^= 1;
+	gz.data[gz.len - 4] ^= 1;
+	t_refused(&af_container_gzip, gz.data, gz.len, "gzip ISIZE mismatch", (int64_t)gz.len - 4);
+	gz.data[gz.len - 4] ^= 1;
+	for (size_t n = 0; n < gz.len; n++) /* every truncation */
+		t_refused(&af_container_gzip, gz.data, n, "", -1);
+	t_gzip(&gz, 8, NULL, "no NUL", NULL, text, sizeof(text) - 1);
+	t_refused(&af_container_gzip, gz.data, 14, "FNAME without its NUL", -1);
+	t_gzip(&gz, 4, "x", NULL, NULL, text, sizeof(text) - 1);
+	af_buf_patch_u16le(&gz, 10, 0xFFFF);
+	t_refused(&af_container_gzip, gz.data, gz.len, "truncated gzip header (FEXTRA)", 10);
+	af_buf_free(&gz);
+}
+
+/* Trailing bytes: readable, kept by an unchanged rebuild, an edit refused. */
+static void test_trailing(void **state)
+{
+	struct af_buf gz = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_archive a;
+	struct af_diag d;
+	(void)state;
+	af_diag_init(&d);
+	t_gzip(&gz, 0, NULL, NULL, NULL, text, sizeof(text) - 1);
+	af_buf_append(&gz, "\0\0\0\0", 4);
+	inflated_is(&gz, text, sizeof(text) - 1);
+	t_rebuilds(&af_container_gzip, gz.data, gz.len);
+	assert_int_equal(af_archive_open(&a, &af_container_gzip, gz.data, gz.len, &d), 0);
+	assert_int_not_equal(af_archive_replace(&a, 0, text, 3, &out, &d), 0);
+	assert_non_null(strstr(d.msg, "4 unknown bytes follow the gzip member"));
+	af_archive_close(&a);
+	af_buf_free(&gz);
+	af_buf_free(&out);
+	af_diag_free(&d);
+}
+
+/* An edit keeps the header bytes (FNAME, MTIME, XFL) and writes a new stream. */
+static void test_edit(void **state)
+{
+	struct af_buf gz = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_archive a;
+	struct af_diag d;
+	(void)state;
+	af_diag_init(&d);
+	t_gzip(&gz, 8, NULL, "MPK00.PKS", NULL, text, sizeof(text) - 1);
+	assert_int_equal(af_archive_open(&a, &af_container_gzip, gz.data, gz.len, &d), 0);
+	assert_int_equal(af_archive_replace(&a, 0, (const uint8_t *)"new", 3, &out, &d), 0);
+	assert_memory_equal(out.data, gz.data, 20);
+	inflated_is(&out, (const uint8_t *)"new", 3);
+	af_buf_reset(&out);
+	assert_int_equal(af_archive_replace(&a, 0, text, sizeof(text) - 1, &out, &d), 0);
+	assert_int_equal(out.len, gz.len); /* edited back: the stored bytes */
+	assert_memory_equal(out.data, gz.data, gz.len);
+	af_archive_close(&a);
+	af_buf_free(&gz);
+	af_buf_free(&out);
+	af_diag_free(&d);
+}
+
+/* A stream of AF_MAX_FILE + 1 zero bytes: refused while inflating, never allocated. */
+static void test_bomb(void **state)
+{
+	struct af_buf gz = AF_BUF_INIT;
+	static uint8_t zeros[1 << 20];
+	z_stream zs = {0};
+	(void)state;
+	af_buf_append(&gz, "\x1F\x8B\x08\0\0\0\0\0\2\3", 10);
+	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY), Z_OK);
+	for (size_t left = AF_MAX_FILE + 1; left;) {
+		size_t k = left < sizeof(zeros) ? left : sizeof(zeros);
+		left -= k;
+		zs.next_in = zeros;
+		zs.avail_in = (uInt)k;
+		do {
+			assert_int_equal(af_buf_reserve(&gz, 65536), 0);
+			zs.next_out = gz.data + gz.len;
+			zs.avail_out = 65536;
+			deflate(&zs, left ? Z_NO_FLUSH : Z_FINISH);
+			gz.len += 65536 - zs.avail_out;
+		} while (zs.avail_out == 0);
+	}
+	deflateEnd(&zs);
+	af_buf_put_u32le(&gz, 0);
+	af_buf_put_u32le(&gz, 1);
+	assert_true(gz.len < (4u << 20)); /* small on disk */
+	t_refused(&af_container_gzip, gz.data, gz.len, "inflates past 1073741824 bytes", -1);
+	af_buf_free(&gz);
+}
+
+/* gzip > PKS: the folder shows the PKS; an edit of its member rebuilds the IPAC, then
+ * the gzip (header kept). */
+static void test_layer(void **state)
+{
+	static const uint8_t a4[4] = {1, 2, 3, 4};
+	const struct tmember m[] = {{"A", "CHRM", a4, 4}, {"B", "CHRM", text, 26}};
+	struct af_buf ipac = AF_BUF_INIT, pks = AF_BUF_INIT, gz = AF_BUF_INIT, out = AF_BUF_INIT,
+		      idx = AF_BUF_INIT;
+	struct af_archive a, b;
+	struct af_diag d;
+	(void)state;
+	af_diag_init(&d);
+	t_ipac(&ipac, m, 2);
+	t_pks(&pks, &ipac, 0x12345678, 2);
+	t_gzip(&gz, 8, NULL, "MPK00.PKS", NULL, pks.data, pks.len);
+	assert_int_equal(af_archive_open(&a, &af_container_gzip, gz.data, gz.len, &d), 0);
+	struct af_archive *s = af_archive_shown(&a);
+	assert_ptr_equal(s->c, &af_container_pks);
+	assert_int_equal(s->n, 2);
+	assert_string_equal(s->m[1].name, "B.CHRM");
+	assert_int_equal(af_archive_index(s, "MPK00.PKS", &idx), 0);
+	af_buf_putc(&idx, 0);
+	assert_non_null(strstr((char *)idx.data, "layers:\n  - format: gzip\n"));
+	assert_non_null(strstr((char *)idx.data, "  - format: paks\n"));
+	assert_non_null(strstr((char *)idx.data, "size: " /* the file's, not the PKS's */));
+	assert_int_equal(af_archive_replace(s, 0, text, 26, &out, &d), 0);
+	assert_memory_equal(out.data, gz.data, 20); /* the gzip header */
+	assert_int_equal(af_archive_open(&b, &af_container_gzip, out.data, out.len, &d), 0);
+	struct af_archive *t = af_archive_shown(&b);
+	struct af_buf body = AF_BUF_INIT;
+	assert_int_equal(af_archive_body(t, 0, &body, &d), 0);
+	assert_memory_equal(body.data, text, 26);
+	af_buf_reset(&body);
+	assert_int_equal(af_archive_body(t, 1, &body, &d), 0);
+	assert_memory_equal(body.data, text, 26);
+	af_buf_free(&body);
+	af_archive_close(&a);
+	af_archive_close(&b);
+	af_buf_free(&ipac);
+	af_buf_free(&pks);
+	af_buf_free(&gz);
+	af_buf_free(&out);
+	af_buf_free(&idx);
+	af_diag_free(&d);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(test_header_fields), cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_trailing),      cmocka_unit_test(test_edit),
+		cmocka_unit_test(test_bomb),          cmocka_unit_test(test_layer),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
