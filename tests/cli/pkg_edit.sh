@@ -59,7 +59,7 @@ grep -q "Loop Water" "$tmp/after.yaml" && bad "'Loop Water' is still there"
 
 # --- check looks inside packages ---
 out=$("$ANIMFS" check "$tmp/wc" 2>&1) || bad "check failed: $out"
-case "$out" in *"packages: 1 (1 Jazz inside), 1 rebuilt byte for byte, 0 failed"*) ;; *) bad "check: $out";; esac
+case "$out" in *"packages: 1 (1 resources shown inside), 1 rebuilt byte for byte, 0 failed"*) ;; *) bad "check: $out";; esac
 grep -qE '^sims3-jazz +2 +[0-9]+ +2 +0 ' <<<"$out" || bad "check did not count the Jazz inside: $out"
 
 echo "$((14 - fails)) passed, $fails failed"
