@@ -74,7 +74,7 @@ int af_cli_errors(int argc, char **argv)
 		snprintf(view, sizeof(view), "%.*s", (int)l, argv[1]);
 		if (!has_errlog(view)) {
 			fprintf(stderr, "animfs errors: %s is not an animfs mount (no %s)\n", view,
-				ERRLOG + 1);
+				&ERRLOG[1]); /* without its leading slash */
 			return AF_EXIT_FAIL;
 		}
 	} else if (find_view(view, sizeof(view))) {

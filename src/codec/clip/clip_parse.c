@@ -524,7 +524,7 @@ static int frame_values(struct ps *p, const struct clip_type *t, const struct af
 	if (vs->n != want)
 		return af_y_error(p->d, vs, "%s: expected %u value%s", what, want, want == 1 ? "" : "s");
 	for (unsigned j = 0; j < want; j++) {
-		uint32_t b;
+		uint32_t b = 0;
 		f->vn[j] = vs->items[j];
 		if (get_f32(p, vs->items[j], &b, at(path, "%s.v[%u]", what, j)))
 			return AF_EINVAL;
