@@ -60,6 +60,19 @@ static int held(const struct clips *c, uint64_t v)
 	return 0;
 }
 
+/* Named as the document names it (the clip's scalar), else by its instance. */
+static void warn_play(const struct jazz_chunk *ch, uint64_t v, struct af_diag *d)
+{
+	const struct af_ynode *y = ch->ynode ? af_ymap_get(ch->ynode, "clip") : NULL;
+	const char *label = ch->label ? ch->label : "?";
+	if (y && y->type == AF_YSCALAR && y->len && y->len < 256)
+		af_y_warn(d, y, "node '%s': clip '%s' (0x%016llX) is no CLIP beside this state "
+			  "machine", label, y->str, (unsigned long long)v);
+	else
+		af_y_warn(d, ch->ynode, "node '%s': clip 0x%016llX is no CLIP beside this state "
+			  "machine", label, (unsigned long long)v);
+}
+
 void jazz_check_clips(const struct af_io *io, const struct jazz_model *m, struct af_diag *d)
 {
 	struct clips c = { 0 };
@@ -73,8 +86,7 @@ void jazz_check_clips(const struct af_io *io, const struct jazz_model *m, struct
 		uint64_t v = ch->key[0].instance;
 		if (ch->kind != JZ_PLAY || !v || held(&c, v))
 			continue;
-		af_y_warn(d, ch->ynode, "node '%s': clip 0x%016llX is no CLIP beside this state "
-			  "machine", ch->label ? ch->label : "?", (unsigned long long)v);
+		warn_play(ch, v, d);
 	}
 out:
 	free(c.inst);
