@@ -244,6 +244,19 @@ out:
 	return rc;
 }
 
+/* As for a file (convert.c): warnings about what the member already held are noise;
+ * its own are those of its decode and encode. */
+static void drop_old_warnings(const struct af_archive *h, size_t k, struct af_diag *d)
+{
+	struct af_diag od;
+	if (!d->warnings.len)
+		return;
+	af_diag_init(&od);
+	if (!af_member_roundtrip(h, k, &od))
+		af_diag_drop_known(d, &od);
+	af_diag_free(&od);
+}
+
 int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member)
 {
 	struct opened o;
@@ -273,6 +286,8 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 		fprintf(stderr, "animfs: %s: added to the %s\n", path, h->c->noun);
 	} else if (af_member_commit(h, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)) {
 		goto out;
+	} else {
+		drop_old_warnings(h, (size_t)k, &d);
 	}
 	if (!changed) {
 		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, o.a.c->noun);

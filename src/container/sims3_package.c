@@ -92,12 +92,24 @@ static int key_name(const struct af_pkgview *v, uint32_t i, char *out, size_t si
 	return 1;
 }
 
+/* Entry i's sibling name when it is a live CLIP (1), else 0: listed, never read, so that
+ * a Jazz codec can tell which clips the package holds. */
+static int clip_name(const struct af_pkgview *v, uint32_t i, char *out, size_t size)
+{
+	const struct af_dbpf_entry *e = &v->pkg.e[i];
+	if (e->type != AF_DBPF_TYPE_CLIP || af_dbpf_deleted(e))
+		return 0;
+	s3pe_name(e, "%%+CLIP.animation", out, size);
+	return 1;
+}
+
 static int io_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 {
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
 	for (uint32_t i = 0; i < v->pkg.count; i++)
-		if (key_name(v, i, name, sizeof(name)) && cb(cbctx, name))
+		if ((key_name(v, i, name, sizeof(name)) || clip_name(v, i, name, sizeof(name))) &&
+		    cb(cbctx, name))
 			break;
 	return 0;
 }

@@ -23,7 +23,7 @@ static int clip_bid(const char *name, const uint8_t *head, size_t n)
 	return 30; /* the type id alone: ours, so that a damaged CLIP gets our message */
 }
 
-static int is_rig_name(const char *s)
+int clip_is_rig_name(const char *s)
 {
 	size_t l = strlen(s);
 	return strstr(s, "%%+_RIG") || !strncasecmp(s, "S3_8EAF13DE_", 12) ||
@@ -48,7 +48,7 @@ static int add_rig(void *ctx, const char *name)
 {
 	struct rigs *r = ctx;
 	struct af_buf b = AF_BUF_INIT;
-	if (!is_rig_name(name))
+	if (!clip_is_rig_name(name))
 		return 0;
 	if (!r->io->read_sibling(r->io->ctx, name, &b) && !b.failed)
 		clip_rig_names(b.data, b.len, add_bone, r->nm);
@@ -123,6 +123,8 @@ static int clip_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	if (!(rc = af_ydoc_parse(&doc, yaml, n, NULL, d)) &&
 	    !(rc = clip_parse(doc.root, &c, &a, &names, &nnames, d)))
 		rc = clip_write(&c, out, d);
+	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
+		clip_check_rig(io, &c, d);
 	if (!rc && io && io->learn_names && nnames)
 		io->learn_names(io->ctx, names, nnames);
 	if (rc)

@@ -47,6 +47,8 @@ static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 		rc = jazz_parse(doc.root, &arena, &m, d);
 	if (!rc)
 		rc = jazz_encode(&m, out, d);
+	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
+		jazz_check_clips(io, &m, d);
 	if (!rc && io && io->learn_names && m.nnames)
 		io->learn_names(io->ctx, m.names, m.nnames);
 	af_ydoc_free(&doc);
