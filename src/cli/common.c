@@ -82,10 +82,10 @@ static int write_in_place(const char *path, const uint8_t *p, size_t n, struct a
 int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, struct af_diag *d)
 {
 	struct stat st;
-	if (!stat(path, &st) && S_ISDIR(st.st_mode))
+	if (stat(path, &st) || S_ISREG(st.st_mode)) /* a new file, or a file: replaced */
+		return af_replace_file_at(AT_FDCWD, path, data, n, mode, d);
+	if (S_ISDIR(st.st_mode))
 		return af_diag_error(d, AF_EIO, "is a folder; name a file to write");
-	if (!stat(path, &st) && !S_ISREG(st.st_mode))
-		return write_in_place(path, data, n, d);
-	return af_replace_file_at(AT_FDCWD, path, data, n, mode, d);
+	return write_in_place(path, data, n, d);
 }
 

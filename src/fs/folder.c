@@ -555,13 +555,20 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
 	return rc;
 }
 
-/* The container file base read afresh from its folder dirfd (never the cache: the file
- * on disk is what changes), opened as its container c. */
-static int open_on_disk(int dirfd, const char *base, const struct af_container *c,
-			struct af_buf *file, struct af_archive *a, struct af_diag *d)
+/* The container pkg (base in its folder dirfd) read afresh (never the cache: the file on
+ * disk is what changes), opened as its container c with its siblings (an IDX, a TAC). */
+static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const char *pkg,
+			const struct af_container *c, struct af_buf *file, struct af_archive *a,
+			struct af_diag *d)
 {
+	struct af_sibio sib;
 	int rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, file, d);
-	return rc ? rc : af_archive_open(a, c, file->data, file->len, d);
+	if (rc)
+		return rc;
+	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	rc = af_archive_open_io(a, c, file->data, file->len, &sib.d.io, d);
+	af_sibio_close(&sib);
+	return rc;
 }
 
 /* Member `name` of the open container v removed: image made, re-read without it (and
@@ -613,7 +620,8 @@ int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid)
 		af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
-	if (!open_on_disk(dirfd, base, c, &file, &v, &d) && !remove_member(&v, dirfd, base, name, &d))
+	if (!open_on_disk(fs, dirfd, base, pkg, c, &file, &v, &d) &&
+	    !remove_member(&v, dirfd, base, name, &d))
 		rc = 0;
 	else
 		rc = d.code == AF_EUNSUP ? -EPERM : d.code == AF_EINVAL ? -EINVAL : -EIO;
@@ -662,12 +670,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
-	if ((rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, &file, d)))
-		goto out;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
-	rc = af_archive_open_io(&v, c, file.data, file.len, &sib.d.io, d);
-	af_sibio_close(&sib);
-	if (rc)
+	if ((rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
