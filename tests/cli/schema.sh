@@ -130,7 +130,7 @@ mistake() { # mistake NAME FORMAT VIEW SED-EXPRESSION
 	local name=$1 fmt=$2 from=$3 expr=$4 y="$tmp/$1.yaml"
 	sed -e "$expr" "$from" > "$y"
 	cmp -s "$y" "$from" && { fail "$name: the edit changed nothing"; return; }
-	"$ANIMFS" encode "$y" -o "$tmp/$name.bin" >/dev/null 2>&1 && fail "$name: the codec took it"
+	"$ANIMFS" encode "$y" -o "$tmp/encoded_$name" >/dev/null 2>&1 && fail "$name: the codec took it" # no extension: the format is the document's
 	if $check "$tmp/schema/$fmt.json" "$y" > "$tmp/$name.out"; then
 		fail "$name: the schema took it"
 	else
@@ -140,6 +140,20 @@ mistake() { # mistake NAME FORMAT VIEW SED-EXPRESSION
 w="$tmp/v/walk.yaml"
 mistake letter diesel-animation "$w" '0,/^        - \[0.5, 0.0, 60.0, 0.0\]/s//        - [0.5, 0.0, abc, 0.0]/'
 mistake quat4 diesel-animation "$w" '0,/^        - \[0.5, 0.000, 0.000, 0.018, 1.000\]/s//        - [0.5, 0.000, 0.000, 0.018]/'
+# Euler keys: with the `euler: xyz` header a rotation key of three angles is valid for the
+# schema as for the codec; without the header it is the quat4 mistake above; with it, a
+# key of two angles is still wrong.
+"$ANIMFS" decode --euler "$tmp/walk.animation" > "$tmp/we.yaml" 2>/dev/null
+sed '0,/^        - \[0.5, 0.000, 0.000, 0.018, 1.000\].*/s//        - [0.5, 0, 0, 2.0]/' "$tmp/we.yaml" > "$tmp/euler.yaml"
+if cmp -s "$tmp/we.yaml" "$tmp/euler.yaml"; then
+	fail "euler: the edit changed nothing"
+elif ! "$ANIMFS" encode "$tmp/euler.yaml" -o "$tmp/encoded_euler" >/dev/null 2>&1; then
+	fail "euler: the codec refused an Euler key under euler: xyz"
+else
+	$check "$tmp/schema/diesel-animation.json" "$tmp/euler.yaml" > "$tmp/euler.out" && ok ||
+		fail "euler: the schema refuses an Euler key under euler: xyz: $(cat "$tmp/euler.out")"
+fi
+mistake euler2 diesel-animation "$tmp/euler.yaml" '0,/^        - \[0.5, 0, 0, 2.0\]/s//        - [0.5, 0, 2.0]/'
 mistake unknownkey diesel-animation "$w" '0,/^    position:/s//    positon:/'
 mistake enum diesel-animation "$w" '0,/type: rot_packed/s//type: rot_pakced/'
 mistake layout diesel-animation "$w" 's/layout: 32-bit/layout: 16-bit/'

@@ -86,7 +86,36 @@ const struct af_sch_prop diesel_sch_track[] = {
 	{ NULL, NULL, NULL, 0 },
 };
 
-/* A track: its type picks the shape of every key, from diesel_types. */
+/* The number of values of a key of type ti: the quaternion's (n, n + optional), and
+ * with `euler: xyz` a rotation key may also have the Euler arity n - 1 (three angles
+ * for four quaternion values). */
+static unsigned key_arity(const struct diesel_type_info *ti) { return 1 + ti->nval + (unsigned)ti->has_flag; }
+
+/* One member of a track's allOf: {"if": the track's type is ti, "then": {("not": not,)
+ * "properties": {"keys": {"items": {...}}}}}, opened for the key's own rules, then
+ * closed. */
+static void key_rule_open(struct af_json *j, const struct diesel_type_info *ti, const char *not)
+{
+	char cond[96];
+	af_json_open(j, NULL, '{');
+	snprintf(cond, sizeof(cond), "{\"properties\": {\"type\": {\"const\": \"%s\"}}}", ti->name);
+	af_json_raw(j, "if", cond);
+	af_json_open(j, "then", '{');
+	if (not)
+		af_json_raw(j, "not", not);
+	af_json_open(j, "properties", '{');
+	af_json_open(j, "keys", '{');
+	af_json_open(j, "items", '{');
+}
+static void key_rule_close(struct af_json *j)
+{
+	for (int k = 0; k < 5; k++) /* items, keys, properties, then, the member */
+		af_json_close(j, '}');
+}
+
+/* A track: its type picks the shape of every key, from diesel_types. A rotation key
+ * may have the Euler arity here; the document's own condition (below) takes that back
+ * where the document has no `euler:` header. */
 static void track_schema(struct af_json *j, int rot)
 {
 	af_json_str(j, "type", "object");
@@ -126,32 +155,19 @@ static void track_schema(struct af_json *j, int rot)
 	af_json_open(j, "allOf", '[');
 	for (int t = 0; t < DSL_NTYPES; t++) {
 		const struct diesel_type_info *ti = &diesel_types[t];
-		unsigned n = 1 + ti->nval + (unsigned)ti->has_flag;
+		unsigned n = key_arity(ti);
 		int optional = t == DSL_POS_U16 || t == DSL_ROT_PACKED;
-		char cond[96];
 		if (ti->is_rot != rot)
 			continue;
-		af_json_open(j, NULL, '{');
-		snprintf(cond, sizeof(cond), "{\"properties\": {\"type\": {\"const\": \"%s\"}}}", ti->name);
-		af_json_raw(j, "if", cond);
-		af_json_open(j, "then", '{');
-		af_json_open(j, "properties", '{');
-		af_json_open(j, "keys", '{');
-		af_json_open(j, "items", '{');
+		key_rule_open(j, ti, t != DSL_POS_U16 ? "{\"required\": [\"extra\"]}" : NULL);
 		af_json_str(j, "description", ti->doc);
 		af_json_str(j, "type", "array");
 		af_json_open(j, "items", '{');
 		af_json_str(j, "type", "number");
 		af_json_close(j, '}');
-		af_json_num(j, "minItems", n);
+		af_json_num(j, "minItems", n - (unsigned)rot);
 		af_json_num(j, "maxItems", n + (unsigned)optional);
-		af_json_close(j, '}');
-		af_json_close(j, '}');
-		af_json_close(j, '}');
-		if (t != DSL_POS_U16)
-			af_json_raw(j, "not", "{\"required\": [\"extra\"]}");
-		af_json_close(j, '}');
-		af_json_close(j, '}');
+		key_rule_close(j);
 	}
 	af_json_close(j, ']');
 }
@@ -183,11 +199,39 @@ const struct af_sch_prop diesel_sch_document[] = {
 	{ "read_only", &af_sch_any, "only in a read-only view: why animfs cannot write the file back byte for byte. A save is refused while it is there.", 0 },
 	{ "length", &length, "clip length in seconds (f32, shortest text that gives the same bits)", AF_SCH_REQUIRED },
 	{ "binary", &binary, "layout and container details. Optional when writing a new file: the default is the stock PAYDAY 2 layout (32-bit, zlib level 6, 4-byte padding, event names shared).", 0 },
-	{ "euler", &euler, "xyz: a rotation key may also be written [time, rx, ry, rz] (a flag after them on rot_f32_flag): Euler angles in degrees, about x, then y, then z (fixed axes), turned into the track's quaternion on save. Editors' schema checks still expect the quaternion's arity.", 0 },
+	{ "euler", &euler, "xyz: a rotation key may also be written [time, rx, ry, rz] (a flag after them on rot_f32_flag): Euler angles in degrees, about x, then y, then z (fixed axes), turned into the track's quaternion on save. Without it, a rotation key has the quaternion's values.", 0 },
 	{ "events", &events, "list of [fraction, name], or {time: fraction, name: ...}; empty/absent = no events", 0 },
 	{ "objects", &objects, "list of objects (bones or prop objects), each with one position and one rotation track", AF_SCH_REQUIRED },
 	{ NULL, NULL, NULL, 0 },
 };
 
-const struct af_sch diesel_schema = { .kind = AF_SK_MAP, .props = diesel_sch_document,
+static const struct af_sch document = { .kind = AF_SK_MAP, .props = diesel_sch_document };
+
+/* The document: its keys, and where it has no `euler:` header, every rotation key
+ * has the quaternion's values (the arity of its type, not three angles). */
+static void document_schema(struct af_json *j)
+{
+	af_sch_body(j, &document);
+	af_json_raw(j, "if", "{\"not\": {\"required\": [\"euler\"]}}");
+	af_json_open(j, "then", '{');
+	af_json_open(j, "properties", '{');
+	af_json_open(j, "objects", '{');
+	af_json_open(j, "items", '{');
+	af_json_open(j, "properties", '{');
+	af_json_open(j, "rotation", '{');
+	af_json_open(j, "allOf", '[');
+	for (int t = 0; t < DSL_NTYPES; t++) {
+		const struct diesel_type_info *ti = &diesel_types[t];
+		if (!ti->is_rot)
+			continue;
+		key_rule_open(j, ti, NULL);
+		af_json_num(j, "minItems", key_arity(ti));
+		key_rule_close(j);
+	}
+	af_json_close(j, ']');
+	for (int k = 0; k < 6; k++) /* rotation, properties, items, objects, properties, then */
+		af_json_close(j, '}');
+}
+
+const struct af_sch diesel_schema = { .kind = AF_SK_FN, .fn = document_schema,
 	.doc = "A Diesel engine .animation (PAYDAY 2, PAYDAY: The Heist, RAID: WW2) as animfs shows it (docs/diesel-animation.md)" };
