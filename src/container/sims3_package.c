@@ -1,6 +1,7 @@
 /* The Sims 3 package (DBPF 2.0) container: the records of the resource types it shows
  * (a table: one row a type) with names that hash back to their instance, an af_io
- * that shows the package's _KEY records to a member's codec as `*.keyname` siblings,
+ * that shows the package's _KEY records to a member's codec as `*.keyname` siblings
+ * (its _RIGs as `*.grannyrig`, its CLIPs listed by name),
  * rebuilds through af_dbpf_rebuild, and the index.yaml text. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -103,12 +104,24 @@ static int clip_name(const struct af_pkgview *v, uint32_t i, char *out, size_t s
 	return 1;
 }
 
+/* Entry i's sibling name when it is a live _RIG (1), else 0: read by a clip's codec for
+ * its bone names and its cross-check (the rig in the same package, sims3-clip.md 13). */
+static int rig_name(const struct af_pkgview *v, uint32_t i, char *out, size_t size)
+{
+	const struct af_dbpf_entry *e = &v->pkg.e[i];
+	if (e->type != AF_DBPF_TYPE_RIG || af_dbpf_deleted(e))
+		return 0;
+	s3pe_name(e, "%%+_RIG.grannyrig", out, size);
+	return 1;
+}
+
 static int io_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 {
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
 	for (uint32_t i = 0; i < v->pkg.count; i++)
-		if ((key_name(v, i, name, sizeof(name)) || clip_name(v, i, name, sizeof(name))) &&
+		if ((key_name(v, i, name, sizeof(name)) || clip_name(v, i, name, sizeof(name)) ||
+		     rig_name(v, i, name, sizeof(name))) &&
 		    cb(cbctx, name))
 			break;
 	return 0;
@@ -119,6 +132,8 @@ static int io_read(void *ctx, const char *want, struct af_buf *out)
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
+		if (rig_name(v, i, name, sizeof(name)) && !strcmp(name, want))
+			return af_dbpf_body(&v->pkg, i, out, NULL);
 		if (!key_name(v, i, name, sizeof(name)) || strcmp(name, want))
 			continue;
 		if (!v->keys[i].data) /* it did not unpack (index.yaml says why) */

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Cross-checks as warnings, never refusals (issue 17), said on encode and only about what
-# the edit introduced: a CLIP whose channels target no bone of the rig beside it, and a
+# the edit introduced: a CLIP whose channels target no bone of the rig beside it (loose,
+# or the rig in the same package), and a
 # Jazz Play node whose clip is no CLIP of its package. Each warning fires and stays quiet.
 set -u
 d=${ANIMFS_SAMPLES:?}/sims3-clip/echoweaver_SeasonsSymptoms
@@ -31,9 +32,21 @@ hasnt "$(enc "$tmp/bones.yaml" "$tmp/rig/bones.animation")" "$norig" "every targ
 sed -E '0,/^(  - target: ).*/s//\10x12345678/' "$tmp/bones.yaml" > "$tmp/one.yaml"
 has "$(enc "$tmp/one.yaml" "$tmp/rig/bones.animation")" "1 channel targets 0x12345678, $norig" "one unknown target"
 
-# --- Jazz Play nodes against the package's CLIPs
+# --- a CLIP inside a package, against the package's own rig (the same prop rig)
 cp "$d/SeasonsSymptoms.package" "$tmp/s.package" && chmod u+w "$tmp/s.package"
 p=$tmp/s.package
+m=$p/a_buff_EWGermy_coughing_x.clip
+"$ANIMFS" decode "$m" > "$tmp/m.yaml" 2> "$tmp/err" || fail "decode the CLIP member"
+[ -s "$tmp/err" ] && fail "decode of the member warned: $(cat "$tmp/err")"
+hasnt "$(enc "$tmp/m.yaml" "$m")" "$norig" "an unchanged member"
+cmp -s "$p" "$d/SeasonsSymptoms.package" || fail "an unchanged member changed the package"
+sed -E 's/^(  - target: ).*/\1b__ROOT__/' "$tmp/m.yaml" > "$tmp/mb.yaml"
+hasnt "$(enc "$tmp/mb.yaml" "$m")" "$norig" "a member whose every target is a bone of the package's rig"
+sed -E '0,/^(  - target: ).*/s//\10x12345678/' "$tmp/mb.yaml" > "$tmp/m1.yaml"
+has "$(enc "$tmp/m1.yaml" "$m")" "1 channel targets 0x12345678, $norig" "a member with one unknown target"
+cp "$d/SeasonsSymptoms.package" "$p"
+
+# --- Jazz Play nodes against the package's CLIPs
 "$ANIMFS" decode "$p/ewcoughing.jazz" > "$tmp/j.yaml" || fail "decode the Jazz member"
 "$ANIMFS" decode "$p/ewheadpain.jazz" > "$tmp/h.yaml" || fail "decode the Jazz member"
 grep -q '^ *clip: a_buff_EWGermy_coughing_x$' "$tmp/j.yaml" || fail "precondition: no Play clip"
