@@ -93,35 +93,28 @@ static int key_name(const struct af_pkgview *v, uint32_t i, char *out, size_t si
 	return 1;
 }
 
-/* Entry i's sibling name when it is a live CLIP (1), else 0: listed, never read, so that
- * a Jazz codec can tell which clips the package holds. */
-static int clip_name(const struct af_pkgview *v, uint32_t i, char *out, size_t size)
+/* Entry i's sibling name when it is a live record of type (1), else 0: CLIPs are
+ * listed, never read, so that a Jazz codec can tell which clips the package holds; _RIGs
+ * are read by a clip's codec for its bone names and its cross-check (the rig in the same
+ * package, sims3-clip.md 13). */
+static int typed_name(const struct af_pkgview *v, uint32_t i, uint32_t type, const char *ext,
+		      char *out, size_t size)
 {
 	const struct af_dbpf_entry *e = &v->pkg.e[i];
-	if (e->type != AF_DBPF_TYPE_CLIP || af_dbpf_deleted(e))
+	if (e->type != type || af_dbpf_deleted(e))
 		return 0;
-	s3pe_name(e, "%%+CLIP.animation", out, size);
+	s3pe_name(e, ext, out, size);
 	return 1;
 }
-
-/* Entry i's sibling name when it is a live _RIG (1), else 0: read by a clip's codec for
- * its bone names and its cross-check (the rig in the same package, sims3-clip.md 13). */
-static int rig_name(const struct af_pkgview *v, uint32_t i, char *out, size_t size)
-{
-	const struct af_dbpf_entry *e = &v->pkg.e[i];
-	if (e->type != AF_DBPF_TYPE_RIG || af_dbpf_deleted(e))
-		return 0;
-	s3pe_name(e, "%%+_RIG.grannyrig", out, size);
-	return 1;
-}
+#define CLIP_NAME(v, i, out) typed_name(v, i, AF_DBPF_TYPE_CLIP, "%%+CLIP.animation", out, sizeof(out))
+#define RIG_NAME(v, i, out) typed_name(v, i, AF_DBPF_TYPE_RIG, "%%+_RIG.grannyrig", out, sizeof(out))
 
 static int io_list(void *ctx, int (*cb)(void *, const char *), void *cbctx)
 {
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
 	for (uint32_t i = 0; i < v->pkg.count; i++)
-		if ((key_name(v, i, name, sizeof(name)) || clip_name(v, i, name, sizeof(name)) ||
-		     rig_name(v, i, name, sizeof(name))) &&
+		if ((key_name(v, i, name, sizeof(name)) || CLIP_NAME(v, i, name) || RIG_NAME(v, i, name)) &&
 		    cb(cbctx, name))
 			break;
 	return 0;
@@ -132,7 +125,7 @@ static int io_read(void *ctx, const char *want, struct af_buf *out)
 	const struct af_pkgview *v = ctx;
 	char name[AF_PKG_NAME_MAX];
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
-		if (rig_name(v, i, name, sizeof(name)) && !strcmp(name, want))
+		if (RIG_NAME(v, i, name) && !strcmp(name, want))
 			return af_dbpf_body(&v->pkg, i, out, NULL);
 		if (!key_name(v, i, name, sizeof(name)) || strcmp(name, want))
 			continue;
