@@ -2,8 +2,10 @@
  * text (src/core/num.c): the f32 printer on every one of the 2^32 bit patterns, the f64
  * printer on N random doubles (a third random bit patterns, a third short decimals and
  * their neighbours, a third widened floats: exact ties and exact integers).
- *   printer-check [-t THREADS] [-s STEP] [-d N]   STEP > 1: every STEP-th f32 pattern
- *   only; -s 0: no f32; N f64 values (default 0)
+ *   printer-check [-t THREADS] [-s STEP] [-r LO:HI] [-d N]   STEP > 1: every STEP-th
+ *   f32 pattern only; -s 0: no f32; -r: the f32 patterns LO..HI-1 only (so that the
+ *   whole check can be run in slices, e.g. -r 0x00000000:0x10000000); N f64 values
+ *   (default 0)
  * Prints the mismatches (at most 20 of each), how many values the fast printers left to
  * the searches, and the run times; exits 1 on any mismatch. The unit test test_num runs
  * a sampled version of the same comparisons. */
@@ -91,17 +93,18 @@ static void *run(void *arg)
 	return NULL;
 }
 
-/* values lo..hi (f32 patterns by step, or f64 case numbers) split over the threads */
-static int phase(int threads, int f64, uint64_t total, uint64_t step)
+/* values first..total-1 (f32 patterns by step, or f64 case numbers) split over the
+ * threads */
+static int phase(int threads, int f64, uint64_t first, uint64_t total, uint64_t step)
 {
 	struct part parts[64];
 	pthread_t tid[64];
 	struct timespec t0, t1;
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	uint64_t chunk = (total / step + threads - 1) / threads * step;
+	uint64_t chunk = ((total - first) / step + threads - 1) / threads * step;
 	for (int i = 0; i < threads; i++) {
-		parts[i] = (struct part){ .lo = chunk * i, .hi = chunk * (i + 1), .step = step,
-					  .f64 = f64 };
+		parts[i] = (struct part){ .lo = first + chunk * i, .hi = first + chunk * (i + 1),
+					  .step = step, .f64 = f64 };
 		if (parts[i].hi > total)
 			parts[i].hi = total;
 		pthread_create(&tid[i], NULL, run, &parts[i]);
@@ -120,9 +123,10 @@ static int phase(int threads, int f64, uint64_t total, uint64_t step)
 		       "by the fast printer to the search\n", (unsigned long long)checked, threads,
 		       sec, (unsigned long long)bad, (unsigned long long)deferred);
 	else
-		printf("f32: %llu patterns checked (step %llu, %d threads) in %.1f s: %llu "
-		       "mismatches, %llu left by the fast printer to the search\n",
-		       (unsigned long long)checked, (unsigned long long)step, threads, sec,
+		printf("f32: %llu patterns 0x%08llx..0x%08llx checked (step %llu, %d threads) in "
+		       "%.1f s: %llu mismatches, %llu left by the fast printer to the search\n",
+		       (unsigned long long)checked, (unsigned long long)first,
+		       (unsigned long long)(total - 1), (unsigned long long)step, threads, sec,
 		       (unsigned long long)bad, (unsigned long long)deferred);
 	fflush(stdout);
 	return bad ? 1 : 0;
@@ -131,22 +135,28 @@ static int phase(int threads, int f64, uint64_t total, uint64_t step)
 int main(int argc, char **argv)
 {
 	int threads = 2, opt, bad = 0;
-	uint64_t step = 1, n64 = 0;
-	while ((opt = getopt(argc, argv, "t:s:d:")) != -1) {
+	uint64_t step = 1, n64 = 0, lo = 0, hi = 1ull << 32;
+	char *end;
+	while ((opt = getopt(argc, argv, "t:s:r:d:")) != -1) {
 		if (opt == 't')
 			threads = atoi(optarg);
 		else if (opt == 's')
 			step = strtoull(optarg, NULL, 0);
 		else if (opt == 'd')
 			n64 = strtoull(optarg, NULL, 0);
-		else
-			return fprintf(stderr, "usage: printer-check [-t THREADS] [-s STEP] [-d N]\n"), 2;
+		else if (opt == 'r') {
+			lo = strtoull(optarg, &end, 0);
+			if (*end != ':' || (hi = strtoull(end + 1, &end, 0), *end) || lo >= hi ||
+			    hi > 1ull << 32)
+				return fprintf(stderr, "printer-check: -r LO:HI, LO < HI <= 0x100000000\n"), 2;
+		} else
+			return fprintf(stderr, "usage: printer-check [-t THREADS] [-s STEP] [-r LO:HI] [-d N]\n"), 2;
 	}
 	if (threads < 1 || threads > 64)
 		return fprintf(stderr, "printer-check: bad -t\n"), 2;
 	if (step)
-		bad |= phase(threads, 0, 1ull << 32, step);
+		bad |= phase(threads, 0, lo, hi, step);
 	if (n64)
-		bad |= phase(threads, 1, n64, 1);
+		bad |= phase(threads, 1, 0, n64, 1);
 	return bad;
 }
