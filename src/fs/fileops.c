@@ -41,7 +41,9 @@ static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct
 	if (!h)
 		return -ENOMEM;
 	h->who = af_ctx_who();
-	if (h->kind == AF_H_TEXT && h->is_view)
+	/* only a handle that can write saves on its opener's close (a read-only one's
+	 * flush has nothing to save: no /proc read for it, at open or at flush) */
+	if (h->kind == AF_H_TEXT && h->is_view && (fi->flags & O_ACCMODE) != O_RDONLY)
 		h->opener = caller_process();
 	fi->fh = (uint64_t)(uintptr_t)h;
 	fi->direct_io = direct;

@@ -334,7 +334,7 @@ struct af_handle {
 	int fd;                /* AF_H_FD: backing or scratch descriptor */
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
 	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
-	long opener;           /* process (thread group) that opened it: its close saves */
+	long opener;           /* process (thread group) that opened it for writing: its close saves (0: read-only) */
 	struct af_who who;     /* its opener: owner of a new binary, reader of its errors */
 	int dirfd;             /* AF_H_TEXT view: its binary's folder, held from the open on
 				  (-1: none); a save lands there whatever the path is now */
