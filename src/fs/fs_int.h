@@ -212,9 +212,6 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller);
 int af_view_read_only(struct af_fs *fs, struct af_res *r);
 /* Fill st for a resolved view path (exact YAML size for views). */
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st);
-/* The st_blksize of the texts the daemon serves: one FUSE read request at most (the
- * kernel's largest, 256 pages) */
-#define AF_TEXT_BLKSIZE (1 << 20)
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
 void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind);
 void af_ghost_del(struct af_fs *fs, const char *rel);

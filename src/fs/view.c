@@ -540,9 +540,6 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		return 0;
 	}
 	st->st_blocks = (st->st_size + 511) / 512;
-	/* texts are served by the daemon: a reader that sizes its buffer by st_blksize
-	 * (cat, cp) asks in few, large requests, each a FUSE round trip */
-	st->st_blksize = AF_TEXT_BLKSIZE;
 	return 0;
 }
 
