@@ -70,5 +70,11 @@ int ipac_st_members(void *st, const char *name, struct af_buf *out);
 int ipac_st_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
 		    struct af_diag *d);
 int ipac_st_rebuild(void *st, struct af_buf *image, struct af_diag *d);
+/* Those functions as the members of a struct af_container initialiser. */
+#define IPAC_ST_OPS                                                                       \
+	.member_noun = "entry", .members = "entries", .close = ipac_st_close,             \
+	.count = ipac_st_count, .member = ipac_st_member, .body = ipac_st_body,           \
+	.member_io = ipac_st_member_io, .index_yaml = ipac_st_members,                    \
+	.replace = ipac_st_replace, .rebuild = ipac_st_rebuild
 
 #endif
