@@ -382,6 +382,21 @@ void ipac_view_members(const struct ipac_view *v, struct af_buf *out)
 
 /* ---- descriptor functions over an ipac_view state ---- */
 
+int ipac_st_open(const uint8_t *data, size_t n, size_t base, const struct af_container_env *env,
+		 void **st, struct af_diag *d)
+{
+	struct ipac_view *v = calloc(1, sizeof(*v));
+	int rc;
+	if (!v)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if ((rc = ipac_view_open(v, data, n, base, env, d))) {
+		free(v);
+		return rc;
+	}
+	*st = v;
+	return 0;
+}
+
 void ipac_st_close(void *st)
 {
 	if (st)
@@ -440,16 +455,7 @@ static int bare_bid(const char *name, const uint8_t *head, size_t n)
 static int bare_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
 		     struct af_diag *d)
 {
-	struct ipac_view *v = calloc(1, sizeof(*v));
-	int rc;
-	if (!v)
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if ((rc = ipac_view_open(v, data, n, 0, env, d))) {
-		free(v);
-		return rc;
-	}
-	*st = v;
-	return 0;
+	return ipac_st_open(data, n, 0, env, st, d);
 }
 
 extern const struct af_container af_container_ipac;

@@ -60,7 +60,10 @@ int ipac_view_rebuild(const struct ipac_view *v, long i, const uint8_t *body, si
 void ipac_view_layer(const struct ipac_view *v, struct af_buf *out);
 void ipac_view_members(const struct ipac_view *v, struct af_buf *out);
 
-/* The descriptor functions of a container that is an ipac_view (its state). */
+/* The descriptor functions of a container that is an ipac_view (its state); open: the
+ * IPAC block at base of data (n bytes), a new state in *st. */
+int ipac_st_open(const uint8_t *data, size_t n, size_t base, const struct af_container_env *env,
+		 void **st, struct af_diag *d);
 void ipac_st_close(void *st);
 size_t ipac_st_count(void *st);
 void ipac_st_member(void *st, size_t i, struct af_member *m);

@@ -22,21 +22,12 @@ static int pks_bid(const char *name, const uint8_t *head, size_t n)
 static int pks_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
 		    struct af_diag *d)
 {
-	struct ipac_view *v;
-	int rc;
 	if (n < 2 * PAKS_HEADER || memcmp(data, "PAKS", 4))
 		return af_diag_at_offset(d, AF_EINVAL, 0, "not a PAKS file");
 	uint32_t at = af_le32(data + 4);
 	if (at < PAKS_HEADER || at > n - IPAC_HEADER)
 		return af_diag_at_offset(d, AF_EINVAL, 4, "PAKS: IPAC offset 0x%X out of range", at);
-	if (!(v = calloc(1, sizeof(*v))))
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if ((rc = ipac_view_open(v, data, n, at, env, d))) {
-		free(v);
-		return rc;
-	}
-	*st = v;
-	return 0;
+	return ipac_st_open(data, n, at, env, st, d);
 }
 
 extern const struct af_container af_container_pks;
