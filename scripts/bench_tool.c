@@ -32,6 +32,7 @@
 #include <yaml.h>
 #include <zlib.h>
 
+#include "animfs/buf.h"
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
 #include "animfs/num.h"
@@ -503,6 +504,7 @@ out:
 
 int main(int argc, char **argv)
 {
+	af_heap_policy(AF_HEAP_BATCH); /* as the CLI: the decode figures are the CLI's */
 	if (argc >= 7 && !strcmp(argv[1], "save"))
 		return cmd_save(argv + 2);
 	if (argc >= 3 && !strcmp(argv[1], "which"))

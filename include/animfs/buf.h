@@ -47,6 +47,18 @@ void af_buf_patch_u64le(struct af_buf *b, size_t off, uint64_t v);
 /* Take ownership of the data (caller frees with free()); b becomes empty. */
 uint8_t *af_buf_steal(struct af_buf *b, size_t *len);
 
+/* How the process's heap serves the short-lived buffers of renders (glibc malloc; a
+ * no-op elsewhere). Called once, early, by each program:
+ *  AF_HEAP_BATCH   one thread decoding file after file (the CLI, the benchmarks): the
+ *                  heap keeps 4 MiB at its top when it shrinks, so the next file's
+ *                  buffers reuse the pages the last one freed instead of faulting in
+ *                  fresh ones;
+ *  AF_HEAP_DAEMON  many FUSE threads: two arenas, large blocks mmapped and given back
+ *                  at once, so freed renders do not stay resident beyond --cache-mb;
+ *                  the same 4 MiB top pad for the small ones (at most 8 MiB kept). */
+enum af_heap_kind { AF_HEAP_BATCH, AF_HEAP_DAEMON };
+void af_heap_policy(enum af_heap_kind kind);
+
 /* Tests: the allocation-failure hook (as zlib's test allocators let tests force every
  * failure path). From now on, on this thread, the n-th allocation made by af_buf,
  * af_grow and the arena fails, and so does every later one; n 0 turns it off. Returns

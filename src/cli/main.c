@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "cli.h"
+#include "animfs/buf.h"
 #include "animfs/codec.h"
 #include "animfs/container.h"
 
@@ -65,6 +66,8 @@ int main(int argc, char **argv)
 		return AF_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
+	if (strcmp(cmd, "mount")) /* the daemon sets its own */
+		af_heap_policy(AF_HEAP_BATCH);
 	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
 		usage(stdout);
 		return AF_EXIT_OK;

@@ -5,7 +5,6 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <malloc.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -184,12 +183,8 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		}
 		af_fs_log_init(1);
 	}
-	/* Renders are short-lived buffers of up to tens of MB made on many FUSE threads:
-	 * with glibc's defaults (an arena per thread, a mmap threshold that grows to
-	 * the largest freed block) freed renders stay resident and the daemon's peak
-	 * far exceeds --cache-mb. Large blocks are mmapped and given back at once. */
-	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-	mallopt(M_ARENA_MAX, 2);
+	/* renders are short-lived buffers of up to tens of MB made on many FUSE threads */
+	af_heap_policy(AF_HEAP_DAEMON);
 	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", game, view, fs.scratch_path);
 	af_sweep_start(&fs);
 	rc = fuse_loop_mt(f, 0) ? 1 : 0;
