@@ -3,6 +3,8 @@
 
 #include "animfs/zframe.h"
 
+#define INFLATE_ROOM_ONCE (8u << 20)
+
 /* One bounded inflate; raw: a raw deflate stream (windowBits -15), else zlib framing.
  * out NULL: count the bytes only (*counted), through a small scratch buffer. */
 static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
@@ -15,13 +17,21 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 	size_t total = 0;
 	if (!out)
 		out = &scratch;
+	/* an output of a known, modest size is made room for once: grown chunk by chunk
+	 * it would be copied at every doubling */
+	else if (max_out > out->len && max_out - out->len <= INFLATE_ROOM_ONCE &&
+		 af_buf_reserve(out, max_out - out->len + 1))
+		return af_diag_error(d, AF_ENOMEM, "out of memory while inflating");
 	if (inflateInit2(&zs, raw ? -15 : 15) != Z_OK)
 		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
 	zs.next_in = (Bytef *)in;
 	zs.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
 	for (;;) {
-		size_t room = max_out - out->len;
-		size_t chunk = room < 65536 ? room : 65536;
+		/* up to max_out; into the room already made when there is plenty, else
+		 * 64 KiB at a time */
+		size_t room = max_out - out->len, have = out->cap - out->len;
+		size_t step = out != &scratch && have > 65536 ? (have < (1u << 30) ? have : 1u << 30) : 65536;
+		size_t chunk = room < step ? room : step;
 		if (chunk == 0)
 			chunk = 1; /* one byte of room to see whether more output is coming */
 		if (af_buf_reserve(out, chunk)) {
