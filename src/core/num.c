@@ -418,7 +418,7 @@ static inline __attribute__((always_inline)) uint64_t pick(const struct scaled *
 }
 
 /* 0 when the search must answer */
-static size_t f32_fast(char *out, uint32_t bits, float av)
+static size_t f32_fast_exact(char *out, uint32_t bits, float av)
 {
 	int neg = (int)(bits >> 31);
 	uint32_t be = bits >> 23 & 0xFF, t = bits & 0x7FFFFF;
@@ -449,9 +449,50 @@ static size_t f32_fast(char *out, uint32_t bits, float av)
 	return f32_digits(out, neg, x.fl < mid || (x.fl == mid && x.exact) ? s : s + 1, k);
 }
 
+/* The same answer, the common case first (16% fewer instructions on the values of the
+ * Diesel samples, by cachegrind). The multiplier is shifted left by 64 - T (0..8 bits),
+ * so each scaled value is the high word of its product and its fraction the low word,
+ * exactly those above shifted (no variable 128-bit shift), and l, x and r share one
+ * bound for their errors. The cases the rules above settle (a fraction within that
+ * bound of an integer, x near the middle of two candidates: a little wider than the
+ * tie rule's margin) go to f32_fast_exact. Equal to f32_fast_exact on all 2^32 patterns
+ * (scripts/printer_check.c checks the pair against the search). 0: the search answers. */
+static size_t f32_fast(char *out, uint32_t bits, float av)
+{
+	uint32_t be = bits >> 23 & 0xFF, t = bits & 0x7FFFFF;
+	uint32_t c = be ? t | 1u << 23 : t;
+	int q = be ? (int)be - 150 : -149;
+	int irregular = t == 0 && be > 1;
+	int k = irregular ? p10_kirr[q - P10_QMIN] : p10_kreg[q - P10_QMIN];
+	uint64_t g = p10_g[k - P10_KMIN];
+	int sh = 64 + q + p10_e[k - P10_KMIN]; /* 64 - T */
+	uint64_t cx = (uint64_t)c << (2 + sh), step = 2ull << sh;
+	unsigned __int128 Px = (unsigned __int128)g * cx;
+	unsigned __int128 Pl = (unsigned __int128)g * (cx - (irregular ? step >> 1 : step));
+	unsigned __int128 Pr = (unsigned __int128)g * (cx + step);
+	uint64_t bound = cx + step; /* at least each product's error */
+	uint64_t xfrac = (uint64_t)Px;
+	if (xfrac <= bound || (uint64_t)Pl <= bound || (uint64_t)Pr <= bound)
+		return f32_fast_exact(out, bits, av);
+	uint64_t lmin = (uint64_t)(Pl >> 64) + 1, xf = (uint64_t)(Px >> 64), rmax = (uint64_t)(Pr >> 64);
+	uint64_t u = xf >> 2, up = u / 10 * 10;
+	int upin = up && 4 * up >= lmin, wpin = 4 * (up + 10) <= rmax;
+	if (upin != wpin)
+		return f32_digits(out, (int)(bits >> 31), upin ? up : up + 10, k);
+	int uin = 4 * u >= lmin, win = 4 * (u + 1) <= rmax;
+	if (uin != win)
+		return f32_digits(out, (int)(bits >> 31), uin ? u : u + 1, k);
+	uint64_t mid = 4 * u + 2;
+	if (!uin || upin || (xf == mid && xfrac < 1ull << 56) || (xf + 1 == mid && xfrac >= 0xFF00000000000000ull))
+		return f32_fast_exact(out, bits, av);
+	return f32_digits(out, (int)(bits >> 31), xf < mid ? u : u + 1, k);
+}
+
 size_t af_fmt_f32_fast(char *out, float v)
 {
 	uint32_t bits = af_f32_bits(v);
+	if ((bits & 0x7FFFFFFF) - 1 < 0x7F7FFFFF) /* finite and not zero */
+		return f32_fast(out, bits, fabsf(v));
 	if (v == 0) { /* the search's text, without its snprintf */
 		memcpy(out, "-0.0", 5);
 		if (bits >> 31)
@@ -459,9 +500,7 @@ size_t af_fmt_f32_fast(char *out, float v)
 		memcpy(out, "0.0", 4);
 		return 3;
 	}
-	if (isnan(v) || isinf(v))
-		return af_fmt_f32_search(out, v);
-	return f32_fast(out, bits, fabsf(v));
+	return af_fmt_f32_search(out, v); /* NaN and the infinities */
 }
 
 /* af_fmt_f32 without the memo below (the unit test compares the two). */
