@@ -690,11 +690,23 @@ size_t af_fmt_dec(char *out, int64_t r, int decimals)
 {
 	char tmp[48], *o = out;
 	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
+	if (decimals == 3 && a < 10000) { /* "-0.062", "1.000": a packed quaternion's usual text */
+		uint32_t i = (uint32_t)a / 1000, f = (uint32_t)a - 1000 * i, h = f / 100;
+		*o = '-';
+		o += r < 0;
+		o[0] = (char)('0' + i);
+		o[1] = '.';
+		o[2] = (char)('0' + h);
+		memcpy(o + 3, two_digits + 2 * (f - 100 * h), 2);
+		o[5] = 0;
+		return (size_t)(o + 5 - out);
+	}
 	if (a < 100000000 && decimals >= 0 && decimals < 8) {
 		/* up to 8 digits: all in one register (digits8), stored 8 bytes at a time */
-		int n = 1;
-		for (uint64_t t = a; t >= 10; t /= 10)
-			n++;
+		static const uint32_t p10u[9] = { 1,	  10,	   100,	    1000,     10000,
+						  100000, 1000000, 10000000, 100000000 };
+		int n = (int)(((64 - __builtin_clzll(a | 1)) * 1233) >> 12); /* digits, or one less */
+		n += a >= p10u[n];
 		n = n > decimals ? n : decimals + 1;
 		uint64_t c = (digits8((uint32_t)a) >> (8 * (8 - n))) + ZEROS8;
 		int ip = n - decimals;

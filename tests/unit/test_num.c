@@ -269,6 +269,15 @@ static void test_fmt_dec(void **state)
 		assert_string_equal(a, b);
 		assert_int_equal(n, strlen(b));
 	}
+	/* three decimals, every value around the short path's range (|x| < 10000) */
+	for (int64_t x = -10100; x <= 10100; x++) {
+		uint64_t ax = x < 0 ? (uint64_t)-x : (uint64_t)x;
+		snprintf(b, sizeof(b), "%s%llu.%03llu", x < 0 ? "-" : "", (unsigned long long)(ax / 1000),
+			 (unsigned long long)(ax % 1000));
+		size_t n = af_fmt_dec(a, x, 3);
+		assert_string_equal(a, b);
+		assert_int_equal(n, strlen(b));
+	}
 }
 
 static void test_parse_strict(void **state)
