@@ -122,8 +122,17 @@ static char *put_u64(char *p, uint64_t v)
 	return p + af_fmt_u64(p, v);
 }
 
+/* The text of the previous key's packed quaternion: a third of the packed keys of real
+ * files repeat the key before, and a copy spares the search for its decimals. */
+struct prev_quat {
+	uint32_t code;
+	uint8_t len; /* 0: none */
+	char txt[64];
+};
+
 /* One key as "        - [t, ...]\n" written in place. */
-static char *put_key(char *p, const struct diesel_track *t, const struct diesel_key *k, int extra_each)
+static char *put_key(char *p, const struct diesel_track *t, const struct diesel_key *k, int extra_each,
+		     struct prev_quat *pq)
 {
 	const struct diesel_type_info *ti = &diesel_types[t->type];
 	memcpy(p, "        - [", 11);
@@ -135,9 +144,15 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 		if (extra_each)
 			p = put_u64(put_sep(p), k->c[3]);
 	} else if (t->type == DSL_ROT_PACKED) {
+		size_t n;
 		p = put_sep(p);
-		size_t n = diesel_fmt_quat(p, k->u);
-		if (n) {
+		if (pq->len && pq->code == k->u) {
+			memcpy(p, pq->txt, sizeof(pq->txt)); /* KEY_MAX holds it */
+			p += pq->len;
+		} else if ((n = diesel_fmt_quat(p, k->u))) {
+			pq->code = k->u;
+			pq->len = n < sizeof(pq->txt) ? (uint8_t)n : 0;
+			memcpy(pq->txt, p, pq->len);
 			p += n;
 		} else { /* never seen: no d <= 9 re-packs; carry the raw code as well */
 			double q[4];
@@ -147,7 +162,8 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 			p += af_fmt_hex(p, k->u, 8);
 		}
 	} else {
-		/* values seldom repeat (times do): the memo would only cost here */
+		/* values seldom repeat (times do): the memo would only cost here, and so
+		 * does reusing the key before's text (measured) */
 		for (unsigned j = 0; j < ti->nval; j++)
 			p = put_sep(p), p += af_fmt_f32_uncached(p, k->f[j]);
 		if (ti->has_flag)
@@ -189,11 +205,12 @@ static int emit_track(const struct diesel_track *t, int rot, struct af_buf *b)
 		}
 	}
 	line(b, 6, "keys:\n");
+	struct prev_quat pq = { 0, 0, { 0 } };
 	for (uint32_t i = 0; i < t->nkeys; i++) {
 		if (af_buf_reserve(b, KEY_MAX))
 			return AF_ENOMEM;
 		char *p = (char *)b->data + b->len;
-		b->len += (size_t)(put_key(p, t, &t->keys[i], extra_each) - p);
+		b->len += (size_t)(put_key(p, t, &t->keys[i], extra_each, &pq) - p);
 	}
 	return 0;
 }

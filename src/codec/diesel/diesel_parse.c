@@ -793,6 +793,8 @@ static int check_track(const struct diesel_anim *m, uint32_t oi, int rot, struct
 		if (t->type == DSL_POS_U16)
 			continue;
 		if (t->type == DSL_ROT_PACKED) {
+			if (i && k->u == t->keys[i - 1].u)
+				continue; /* checked with the key before */
 			diesel_unpack_quat(k->u, q);
 			if (fabs(quat_len(q) - 1.0) > PACKED_LEN_TOL)
 				return bad_key(d, m, oi, rot, i, "the packed quaternion is not a rotation");
