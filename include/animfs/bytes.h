@@ -5,6 +5,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
 #include "animfs/diag.h"
 
 struct af_rd {
@@ -43,10 +45,31 @@ static inline uint32_t af_be32(const uint8_t *p)
 {
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
-float af_f32_from_bits(uint32_t u);
-uint32_t af_f32_bits(float f);
-double af_f64_from_bits(uint64_t u);
-uint64_t af_f64_bits(double f);
+/* The bits of a float and back (inline: the codecs' key loops call them per value). */
+static inline float af_f32_from_bits(uint32_t u)
+{
+	float f;
+	memcpy(&f, &u, 4);
+	return f;
+}
+static inline uint32_t af_f32_bits(float f)
+{
+	uint32_t u;
+	memcpy(&u, &f, 4);
+	return u;
+}
+static inline double af_f64_from_bits(uint64_t u)
+{
+	double f;
+	memcpy(&f, &u, 8);
+	return f;
+}
+static inline uint64_t af_f64_bits(double f)
+{
+	uint64_t u;
+	memcpy(&u, &f, 8);
+	return u;
+}
 
 /* a + b <= limit without overflow */
 static inline int af_fits(uint64_t off, uint64_t len, uint64_t limit)

@@ -111,34 +111,6 @@ int af_rd_cstr(struct af_rd *r, uint64_t off, const char **s, size_t *len, const
 	return 0;
 }
 
-float af_f32_from_bits(uint32_t u)
-{
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
-
-uint32_t af_f32_bits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-
-double af_f64_from_bits(uint64_t u)
-{
-	double f;
-	memcpy(&f, &u, 8);
-	return f;
-}
-
-uint64_t af_f64_bits(double f)
-{
-	uint64_t u;
-	memcpy(&u, &f, 8);
-	return u;
-}
-
 size_t af_first_diff(const uint8_t *a, size_t an, const uint8_t *b, size_t bn)
 {
 	size_t i = 0, m = an < bn ? an : bn;

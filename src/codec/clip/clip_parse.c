@@ -378,7 +378,7 @@ static int mat_field(struct ps *p, const struct af_ynode *y, uint8_t *out, const
 	if (y->n != 16)
 		return af_y_error(p->d, y, "%s: expected 16 values (a 4x4 matrix)", what);
 	for (unsigned i = 0; i < 16; i++) {
-		uint32_t b;
+		uint32_t b = 0; /* set when get_f32 succeeds; gcc cannot see it once inlined */
 		if (get_f32(p, y->items[i], &b, at(path, "%s[%u]", what, i)))
 			return AF_EINVAL;
 		memcpy(out + 4 * i, (uint8_t[4]){ (uint8_t)b, (uint8_t)(b >> 8), (uint8_t)(b >> 16),

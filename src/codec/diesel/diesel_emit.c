@@ -207,7 +207,7 @@ static int emit_track(const struct diesel_track *t, int rot, struct af_buf *b)
 	line(b, 6, "keys:\n");
 	struct prev_quat pq = { 0, 0, { 0 } };
 	for (uint32_t i = 0; i < t->nkeys; i++) {
-		if (af_buf_reserve(b, KEY_MAX))
+		if (b->cap - b->len < KEY_MAX && af_buf_reserve(b, KEY_MAX)) /* seldom called */
 			return AF_ENOMEM;
 		char *p = (char *)b->data + b->len;
 		b->len += (size_t)(put_key(p, t, &t->keys[i], extra_each, &pq) - p);
