@@ -46,30 +46,19 @@ static inline uint32_t af_be32(const uint8_t *p)
 	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | (uint32_t)p[3];
 }
 /* The bits of a float and back (inline: the codecs' key loops call them per value). */
-static inline float af_f32_from_bits(uint32_t u)
-{
-	float f;
-	memcpy(&f, &u, 4);
-	return f;
-}
-static inline uint32_t af_f32_bits(float f)
-{
-	uint32_t u;
-	memcpy(&u, &f, 4);
-	return u;
-}
-static inline double af_f64_from_bits(uint64_t u)
-{
-	double f;
-	memcpy(&f, &u, 8);
-	return f;
-}
-static inline uint64_t af_f64_bits(double f)
-{
-	uint64_t u;
-	memcpy(&u, &f, 8);
-	return u;
-}
+#define AF_BITCAST(name, from, to)                 \
+	static inline to name(from v)              \
+	{                                          \
+		to r;                              \
+		_Static_assert(sizeof(r) == sizeof(v), #name); \
+		memcpy(&r, &v, sizeof(r));         \
+		return r;                          \
+	}
+AF_BITCAST(af_f32_from_bits, uint32_t, float)
+AF_BITCAST(af_f32_bits, float, uint32_t)
+AF_BITCAST(af_f64_from_bits, uint64_t, double)
+AF_BITCAST(af_f64_bits, double, uint64_t)
+#undef AF_BITCAST
 
 /* a + b <= limit without overflow */
 static inline int af_fits(uint64_t off, uint64_t len, uint64_t limit)
