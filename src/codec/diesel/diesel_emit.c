@@ -152,7 +152,7 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 		} else if ((n = diesel_fmt_quat(p, k->u))) {
 			pq->code = k->u;
 			pq->len = n < sizeof(pq->txt) ? (uint8_t)n : 0;
-			memcpy(pq->txt, p, pq->len);
+			memcpy(pq->txt, p, sizeof(pq->txt)); /* the bytes past n are written over */
 			p += n;
 		} else { /* never seen: no d <= 9 re-packs; carry the raw code as well */
 			double q[4];
@@ -164,7 +164,8 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 	} else {
 		/* values seldom repeat (times do): the memo would only cost here, and so
 		 * does reusing the key before's text (measured) */
-		for (unsigned j = 0; j < ti->nval; j++)
+		unsigned nval = ti->nval; /* read once: the stores through p may alias it */
+		for (unsigned j = 0; j < nval; j++)
 			p = put_sep(p), p += af_fmt_f32_uncached(p, k->f[j]);
 		if (ti->has_flag)
 			p = put_u64(put_sep(p), k->u);
