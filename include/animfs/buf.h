@@ -54,8 +54,7 @@ uint8_t *af_buf_steal(struct af_buf *b, size_t *len);
  *                  buffers reuse the pages the last one freed instead of faulting in
  *                  fresh ones;
  *  AF_HEAP_DAEMON  many FUSE threads: two arenas, large blocks mmapped and given back
- *                  at once, so freed renders do not stay resident beyond --cache-mb;
- *                  the same 4 MiB top pad for the small ones (at most 8 MiB kept). */
+ *                  at once, so freed renders do not stay resident beyond --cache-mb. */
 enum af_heap_kind { AF_HEAP_BATCH, AF_HEAP_DAEMON };
 void af_heap_policy(enum af_heap_kind kind);
 

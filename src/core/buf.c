@@ -13,17 +13,18 @@
 void af_heap_policy(enum af_heap_kind kind)
 {
 #ifdef __GLIBC__
-	/* measured on 1,015 Diesel files: in one process 24,000 page faults -> 800 and
-	 * the decode 1.1-1.2x faster; their first read through a mount 1.08x faster,
-	 * the daemon's peak 1-2 MiB higher (docs/benchmark.md) */
-	mallopt(M_TOP_PAD, 4 << 20);
-	if (kind == AF_HEAP_DAEMON) {
-		/* with glibc's defaults (an arena per thread, a mmap threshold that grows to
-		 * the largest block freed) freed renders stay resident and the daemon's
-		 * peak far exceeds --cache-mb */
-		mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-		mallopt(M_ARENA_MAX, 2);
+	/* measured on 1,015 Diesel files in one process: 24,000 page faults -> 800, the
+	 * decode 1.1-1.2x faster. Not for the daemon: there the pad made the first read of
+	 * the same files 1.08x faster but its peak 15-24 MiB higher (docs/benchmark.md) */
+	if (kind == AF_HEAP_BATCH) {
+		mallopt(M_TOP_PAD, 4 << 20);
+		return;
 	}
+	/* with glibc's defaults (an arena per thread, a mmap threshold that grows to the
+	 * largest block freed) freed renders stay resident and the daemon's peak far
+	 * exceeds --cache-mb */
+	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	mallopt(M_ARENA_MAX, 2);
 #else
 	(void)kind;
 #endif
