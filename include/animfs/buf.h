@@ -50,9 +50,9 @@ uint8_t *af_buf_steal(struct af_buf *b, size_t *len);
 /* How the process's heap serves the short-lived buffers of renders (glibc malloc; a
  * no-op elsewhere). Called once, early, by each program:
  *  AF_HEAP_BATCH   one thread decoding file after file (the CLI, the benchmarks): the
- *                  heap keeps 4 MiB at its top when it shrinks, so the next file's
- *                  buffers reuse the pages the last one freed instead of faulting in
- *                  fresh ones;
+ *                  heap serves blocks up to 32 MiB and keeps what they freed, so the
+ *                  next file's buffers reuse those pages instead of faulting in fresh
+ *                  ones;
  *  AF_HEAP_DAEMON  many FUSE threads: two arenas, large blocks mmapped and given back
  *                  at once, so freed renders do not stay resident beyond --cache-mb. */
 enum af_heap_kind { AF_HEAP_BATCH, AF_HEAP_DAEMON };
