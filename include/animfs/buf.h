@@ -53,7 +53,7 @@ uint8_t *af_buf_steal(struct af_buf *b, size_t *len);
  *                  heap serves blocks up to 32 MiB and keeps what they freed, so the
  *                  next file's buffers reuse those pages instead of faulting in fresh
  *                  ones;
- *  AF_HEAP_DAEMON  many FUSE threads: two arenas, large blocks mmapped and given back
+ *  AF_HEAP_DAEMON  many FUSE threads: one arena, large blocks mmapped and given back
  *                  at once, so freed renders do not stay resident beyond --cache-mb. */
 enum af_heap_kind { AF_HEAP_BATCH, AF_HEAP_DAEMON };
 void af_heap_policy(enum af_heap_kind kind);

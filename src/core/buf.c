@@ -28,9 +28,11 @@ void af_heap_policy(enum af_heap_kind kind)
 	}
 	/* with glibc's defaults (an arena per thread, a mmap threshold that grows to the
 	 * largest block freed) freed renders stay resident and the daemon's peak far
-	 * exceeds --cache-mb */
+	 * exceeds --cache-mb. One arena: with two, scripts/bench 3000 (--cache-mb=64)
+	 * peaked at 130-136 MiB, over the bound of 128; with one at 123-125, and no
+	 * listing or read measured slower (docs/benchmark.md). */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
-	mallopt(M_ARENA_MAX, 2);
+	mallopt(M_ARENA_MAX, 1);
 #else
 	(void)kind;
 #endif
