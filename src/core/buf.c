@@ -18,7 +18,7 @@ void af_heap_policy(enum af_heap_kind kind)
 	 * from the heap and 64 MiB of freed top is kept, else every large render would
 	 * fault in fresh mmapped pages. Measured (docs/benchmark.md): 1,015 Diesel files
 	 * 24,000 page faults -> 800, 1.1-1.2x faster; the 6 MOTN samples x5 59,000 ->
-	 * 6,700, 1.8x faster; the peak the same. Not for the daemon: a top pad there made
+	 * 6,700, 1.44x faster; the peak the same. Not for the daemon: a top pad there made
 	 * a first read 1.08x faster but its peak 15-24 MiB higher. */
 	if (kind == AF_HEAP_BATCH) {
 		mallopt(M_MMAP_THRESHOLD, 32 << 20);
