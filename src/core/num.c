@@ -675,7 +675,8 @@ size_t af_fmt_fixed(char *out, double v, int decimals)
 	return n > 0 ? (size_t)n : 0;
 }
 
-size_t af_fmt_u64(char *out, uint64_t v)
+/* How many decimal digits v has (1 for 0), without a division loop. */
+static inline int dec_digits(uint64_t v)
 {
 	static const uint64_t p10u[20] = {
 		1ull,	       1ull * 10,     1ull * 100,    1000ull,	  10000ull,
@@ -686,7 +687,12 @@ size_t af_fmt_u64(char *out, uint64_t v)
 	};
 	int n = (int)(((64 - __builtin_clzll(v | 1)) * 1233) >> 12); /* digits, or one less */
 	n += n < 20 && v >= p10u[n];
-	n += !n; /* "0" */
+	return n + !n; /* "0" */
+}
+
+size_t af_fmt_u64(char *out, uint64_t v)
+{
+	int n = dec_digits(v);
 	digits_before(out + n, v, 1);
 	out[n] = 0;
 	return (size_t)n;
@@ -709,10 +715,7 @@ size_t af_fmt_dec(char *out, int64_t r, int decimals)
 	}
 	if (a < 100000000 && decimals >= 0 && decimals < 8) {
 		/* up to 8 digits: all in one register (digits8), stored 8 bytes at a time */
-		static const uint32_t p10u[9] = { 1,	  10,	   100,	    1000,     10000,
-						  100000, 1000000, 10000000, 100000000 };
-		int n = (int)(((64 - __builtin_clzll(a | 1)) * 1233) >> 12); /* digits, or one less */
-		n += a >= p10u[n];
+		int n = dec_digits(a);
 		n = n > decimals ? n : decimals + 1;
 		uint64_t c = (digits8((uint32_t)a) >> (8 * (8 - n))) + ZEROS8;
 		int ip = n - decimals;
