@@ -217,6 +217,14 @@ int main(int argc, char **argv)
 	print_k("p10_e", e, kmax - kmin + 1);
 	print_k("p10_kreg", kreg, QMAX - QMIN + 1);
 	print_k("p10_kirr", kirr, QMAX - QMIN + 1);
+	printf("struct p10_scale {\n\tuint64_t g;\n\tint16_t k;\n\tuint8_t sh;\n};\n");
+	printf("static const struct p10_scale p10_f32[255] = {\n");
+	for (int be = 0; be < 255; be++) {
+		int q = be ? be - 150 : -149, k = kreg[q - QMIN];
+		int sh = 64 + q + e[k - kmin]; /* 64 - T: 0..8 (check_T) */
+		printf("\t{ 0x%016llxull, %d, %d }, /* be %d */\n", (unsigned long long)g[k - kmin], k, sh, be);
+	}
+	printf("};\n");
 	printf("/* f64: 128-bit multipliers (high, low word) */\n");
 	printf("#define P10D_QMIN (%d)\n#define P10D_QMAX %d\n", DQMIN, DQMAX);
 	printf("#define P10D_KMIN (%d)\n#define P10D_KMAX %d\n", dmin, dmax);

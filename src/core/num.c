@@ -339,26 +339,31 @@ static void put8(char *p, uint64_t v)
 /* D * 10^k as text, 0 < D < 10^9: layout()'s text. The digits stay in two registers
  * (a: the first 8 as ASCII, b: the 9th, '0' after the last) and are stored 8 bytes at
  * a time, shifted into place: no byte is read back from memory (at most 26 bytes are
- * stored into out, NUL included). */
+ * stored into out, NUL included). The digit count and the trailing zeros are read off
+ * the digit lanes (the lowest nonzero byte is the first digit, the highest the last
+ * significant one), with no loop: a loop per trailing zero is a branch the processor
+ * cannot predict. */
 static inline __attribute__((always_inline)) size_t f32_digits(char *out, int neg, uint64_t D, int k)
 {
-	static const uint32_t p10u[10] = { 1,	      10,      100,	 1000,	    10000,
-					   100000,  1000000, 10000000, 100000000, 1000000000 };
 	char *p = out;
 	uint32_t d = (uint32_t)D;
 	uint64_t a, b = ZEROS8;
-	while (d % 10 == 0)
-		d /= 10, k++;
-	int n = (int)(((32 - __builtin_clz(d)) * 1233) >> 12); /* digits, or one less */
-	n += d >= p10u[n];
-	if (n == 9) {
+	int n, nt; /* significant digits, all digits */
+	if (d >= 100000000) {
 		uint64_t r = digits8(d % 100000000);
-		a = ((uint64_t)(d / 100000000) | r << 8) + ZEROS8;
+		a = (uint64_t)(d / 100000000) | r << 8;
 		b += r >> 56;
+		nt = 9;
+		n = r >> 56 ? 9 : ((63 - __builtin_clzll(a)) >> 3) + 1;
 	} else {
-		a = (digits8(d) >> (8 * (8 - n))) + ZEROS8; /* the leading zeros shifted out */
+		uint64_t w = digits8(d); /* d > 0: some lane is not zero */
+		int lz = __builtin_ctzll(w) >> 3;
+		a = w >> (8 * lz); /* the leading zeros shifted out */
+		nt = 8 - lz;
+		n = ((63 - __builtin_clzll(a)) >> 3) + 1;
 	}
-	int e = n - 1 + k;
+	a += ZEROS8;
+	int e = nt - 1 + k;
 	*p = '-';
 	p += neg;
 	if (e >= 0 && e < 10) {
@@ -449,43 +454,45 @@ static __attribute__((noinline)) size_t f32_fast_exact(char *out, uint32_t bits,
 	return f32_digits(out, neg, x.fl < mid || (x.fl == mid && x.exact) ? s : s + 1, k);
 }
 
-/* The same answer, the common case first (16% fewer instructions on the values of the
- * Diesel samples, by cachegrind). The multiplier is shifted left by 64 - T (0..8 bits),
- * so each scaled value is the high word of its product and its fraction the low word,
- * exactly those above shifted (no variable 128-bit shift), and l, x and r share one
- * bound for their errors. The cases the rules above settle (a fraction within that
- * bound of an integer, x near the middle of two candidates: a little wider than the
- * tie rule's margin) go to f32_fast_exact. Equal to f32_fast_exact on all 2^32 patterns
- * (scripts/printer_check.c checks the pair against the search). 0: the search answers. */
+/* The same answer, the common case first. For a regular value (the neighbours equally
+ * far: every value but the powers of two) one record per exponent (p10_f32) gives g,
+ * k and the shift that puts each scaled value in a product's high word and its
+ * fraction in the low word; l, x and r share one bound for their errors. In units of
+ * 10^k the texts allowed are the integers dmin..dmax; the answer is the multiple of 10
+ * among them if there is one (at most one: the width is below 10 units), else the
+ * integer nearest x, which is always inside (the half width is at least half a unit).
+ * What the rules of f32_fast_exact settle goes there: the powers of two, a fraction
+ * within the bound of an integer, and x within 2^-10 units of the middle of two
+ * integers (the search decides those in double). Equal to f32_fast_exact on all 2^32
+ * patterns (scripts/printer_check.c checks the pair against the search). 0: the
+ * search answers. */
 static inline __attribute__((always_inline)) size_t f32_fast(char *out, uint32_t bits, float av)
 {
 	uint32_t be = bits >> 23 & 0xFF, t = bits & 0x7FFFFF;
-	uint32_t c = be ? t | 1u << 23 : t;
-	int q = be ? (int)be - 150 : -149;
-	int irregular = t == 0 && be > 1;
-	int k = irregular ? p10_kirr[q - P10_QMIN] : p10_kreg[q - P10_QMIN];
-	uint64_t g = p10_g[k - P10_KMIN];
-	int sh = 64 + q + p10_e[k - P10_KMIN]; /* 64 - T */
-	uint64_t cx = (uint64_t)c << (2 + sh), step = 2ull << sh;
-	unsigned __int128 Px = (unsigned __int128)g * cx;
-	unsigned __int128 Pl = (unsigned __int128)g * (cx - (irregular ? step >> 1 : step));
+	if (t == 0)
+		return f32_fast_exact(out, bits, av);
+	const struct p10_scale *sc = &p10_f32[be];
+	uint64_t g = sc->g;
+	int sh = sc->sh;
+	uint64_t cx = (uint64_t)(t | (uint32_t)(be != 0) << 23) << (2 + sh), step = 2ull << sh;
+	unsigned __int128 Px = (unsigned __int128)g * cx; /* 4 x / 10^k */
+	unsigned __int128 Pl = (unsigned __int128)g * (cx - step);
 	unsigned __int128 Pr = (unsigned __int128)g * (cx + step);
 	uint64_t bound = cx + step; /* at least each product's error */
 	uint64_t xfrac = (uint64_t)Px;
 	if (xfrac <= bound || (uint64_t)Pl <= bound || (uint64_t)Pr <= bound)
 		return f32_fast_exact(out, bits, av);
-	uint64_t lmin = (uint64_t)(Pl >> 64) + 1, xf = (uint64_t)(Px >> 64), rmax = (uint64_t)(Pr >> 64);
-	uint64_t u = xf >> 2, up = u / 10 * 10;
-	int upin = up && 4 * up >= lmin, wpin = 4 * (up + 10) <= rmax;
-	if (upin != wpin)
-		return f32_digits(out, (int)(bits >> 31), upin ? up : up + 10, k);
-	int uin = 4 * u >= lmin, win = 4 * (u + 1) <= rmax;
-	if (uin != win)
-		return f32_digits(out, (int)(bits >> 31), uin ? u : u + 1, k);
-	uint64_t mid = 4 * u + 2;
-	if (!uin || upin || (xf == mid && xfrac < 1ull << 56) || (xf + 1 == mid && xfrac >= 0xFF00000000000000ull))
+	uint64_t xf = (uint64_t)(Px >> 64);
+	uint32_t dmin = (uint32_t)(((uint64_t)(Pl >> 64) + 4) >> 2);
+	uint32_t dmax = (uint32_t)((uint64_t)(Pr >> 64) >> 2);
+	uint32_t m = dmax / 10 * 10;
+	if (m >= dmin)
+		return f32_digits(out, (int)(bits >> 31), m, sc->k);
+	/* x mod 4 units of 10^k / 4, in 2^-62: the middle is 2^63 */
+	uint64_t y = (xf & 3) << 62 | xfrac >> 2;
+	if (y - (0x8000000000000000ull - (1ull << 54)) < 1ull << 55)
 		return f32_fast_exact(out, bits, av);
-	return f32_digits(out, (int)(bits >> 31), xf < mid ? u : u + 1, k);
+	return f32_digits(out, (int)(bits >> 31), (uint32_t)((xf + 2) >> 2), sc->k);
 }
 
 /* af_fmt_f32_fast, inline in the printers below (a call per value costs ~10%) */
