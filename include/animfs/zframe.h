@@ -27,5 +27,8 @@ int af_zframe_deflate_raw(const uint8_t *in, size_t n, int level, struct af_buf 
 			  struct af_diag *d);
 /* CRC-32 (the gzip trailer's). */
 uint32_t af_crc32(const uint8_t *p, size_t n);
+/* Adler-32 (the zlib trailer's) of p[0..n) continued from adler (1 to start): zlib's
+ * adler32() values, 16 bytes at a time (src/core/adler.c). */
+uint32_t af_adler32(uint32_t adler, const uint8_t *p, size_t n);
 
 #endif

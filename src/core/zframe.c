@@ -1,6 +1,7 @@
 /* zlib framing: one bounded inflate, and deflate with compress2's exact settings. */
 #include <zlib.h>
 
+#include "animfs/bytes.h"
 #include "animfs/zframe.h"
 
 #define INFLATE_ROOM_ONCE (8u << 20)
@@ -14,7 +15,8 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 	struct af_buf scratch = AF_BUF_INIT;
 	z_stream zs = { 0 };
 	int rc = AF_OK, zrc;
-	size_t total = 0;
+	size_t total = 0, start = out ? out->len : 0;
+	int own_check = !raw && out; /* the Adler-32 trailer, compared below */
 	if (!out)
 		out = &scratch;
 	/* an output of a known, modest size is made room for once: grown chunk by chunk
@@ -24,6 +26,12 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 		return af_diag_error(d, AF_ENOMEM, "out of memory while inflating");
 	if (inflateInit2(&zs, raw ? -15 : 15) != Z_OK)
 		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
+	/* zlib framing: the Adler-32 trailer is compared below, with af_adler32 (zlib
+	 * computes it a byte at a time); zlib still checks the header */
+	if (own_check && inflateValidate(&zs, 0) != Z_OK) {
+		rc = af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
+		goto out;
+	}
 	zs.next_in = (Bytef *)in;
 	zs.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
 	for (;;) {
@@ -70,6 +78,11 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 		}
 		rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in, "corrupt %s stream: %s", what,
 				       zs.msg ? zs.msg : "inflate failed");
+		goto out;
+	}
+	if (own_check &&
+	    (zs.total_in < 4 || af_be32(in + zs.total_in - 4) != af_adler32(1, out->data + start, out->len - start))) {
+		rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in, "corrupt zlib stream: incorrect data check");
 		goto out;
 	}
 	if (consumed)

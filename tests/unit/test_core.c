@@ -1,4 +1,4 @@
-/* Core pieces: buffer, bounded reader, diag formatting, arena, zlib framing, FNV,
+/* Core pieces: buffer, bounded reader, diag formatting, arena, zlib framing, Adler-32, FNV,
  * the format: lookup, and the atomic file replace. */
 #include <fcntl.h>
 #include <setjmp.h>
@@ -200,6 +200,22 @@ static void test_zframe(void **state)
 	assert_int_equal(af_zframe_inflate(z.data, z.len / 2, src.len, &back, &used, &d), AF_EINVAL);
 	assert_non_null(strstr(d.msg, "truncated"));
 	af_diag_clear(&d);
+	/* the Adler-32 trailer (animfs compares it, not zlib): one bit off is refused
+	 * with zlib's words, at the end of the stream; output appended to a buffer that
+	 * holds bytes already is checked on its own bytes */
+	size_t tr = z.len - 4 - 4;
+	z.data[tr + 3] ^= 0x01;
+	af_buf_reset(&back);
+	assert_int_equal(af_zframe_inflate(z.data, z.len, src.len, &back, &used, &d), AF_EINVAL);
+	assert_non_null(strstr(d.msg, "incorrect data check"));
+	assert_int_equal(d.offset, (long long)(z.len - 4));
+	af_diag_clear(&d);
+	z.data[tr + 3] ^= 0x01;
+	af_buf_reset(&back);
+	af_buf_append(&back, "prefix", 6);
+	assert_int_equal(af_zframe_inflate(z.data, z.len, src.len + 6, &back, &used, &d), 0);
+	assert_int_equal(back.len, src.len + 6);
+	assert_memory_equal(back.data + 6, src.data, src.len);
 	/* corrupt */
 	z.data[10] ^= 0xFF;
 	z.data[11] ^= 0x55;
@@ -211,6 +227,35 @@ static void test_zframe(void **state)
 	af_buf_free(&z);
 	af_buf_free(&back);
 	af_diag_free(&d);
+}
+
+/* af_adler32 gives zlib's adler32 values: every length up to past two of its 16-byte
+ * runs' reductions, every alignment, continued from other values, all-0xFF bytes (the
+ * largest sums) */
+static void test_adler32(void **state)
+{
+	(void)state;
+	enum { N = 3 * 5552 + 40 };
+	uint8_t *p = malloc(N + 16);
+	assert_non_null(p);
+	uint32_t x = 12345;
+	for (size_t i = 0; i < N + 16; i++)
+		p[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
+	for (int ff = 0; ff < 2; ff++) {
+		if (ff)
+			memset(p, 0xFF, N + 16);
+		for (size_t n = 0; n <= N; n += n < 64 ? 1 : 37) {
+			for (size_t off = 0; off < 16; off += n < 64 ? 1 : 5) {
+				uint32_t want = (uint32_t)adler32(1, p + off, (uInt)n);
+				assert_int_equal(af_adler32(1, p + off, n), want);
+			}
+			uint32_t start = (uint32_t)adler32(1, p + 3, 17);
+			assert_int_equal(af_adler32(start, p, n), (uint32_t)adler32(start, p, (uInt)n));
+		}
+		uint32_t big = 0xFFF0FFF0u; /* a = b = 65520, the largest state */
+		assert_int_equal(af_adler32(big, p, N), (uint32_t)adler32(big, p, N));
+	}
+	free(p);
 }
 
 static void test_fnv(void **state)
@@ -296,6 +341,7 @@ int main(void)
 		cmocka_unit_test(test_buf),    cmocka_unit_test(test_grow_and_hex),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_arena),  cmocka_unit_test(test_arena_mixed),  cmocka_unit_test(test_zframe),
+		cmocka_unit_test(test_adler32),
 		cmocka_unit_test(test_fnv),    cmocka_unit_test(test_format_lookup),
 		cmocka_unit_test(test_replace),
 	};

@@ -147,7 +147,7 @@ static int original_stream(const struct diesel_anim *m, const struct af_buf *blo
 	    orig->len < 2 + 4 + 4 + m->nzextra || af_le32(orig->data + orig->len - 4) != blob->len)
 		return 0;
 	size_t n = orig->len - 4 - m->nzextra;
-	uint32_t ad = (uint32_t)adler32(adler32(0, NULL, 0), blob->data, (uInt)blob->len);
+	uint32_t ad = af_adler32(1, blob->data, blob->len);
 	if (af_be32(orig->data + n - 4) != ad ||
 	    (m->nzextra && memcmp(orig->data + n, m->zextra, m->nzextra)))
 		return 0;
