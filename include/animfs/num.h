@@ -18,6 +18,9 @@
 size_t af_fmt_f32(char *out, float v);
 /* The same text, always computed (af_fmt_f32 memoises recent values). */
 size_t af_fmt_f32_uncached(char *out, float v);
+/* n values as ", v0, v1, ...", each af_fmt_f32_uncached's text after ", " (a row of
+ * a key: one call for its values). out needs room for n * (2 + AF_NUM_MAX) bytes. */
+size_t af_fmt_f32_row(char *out, const float *v, unsigned n);
 /* The two ways af_fmt_f32_uncached computes it, for the tests and scripts/printer_check.c:
  * the fast printer (returns 0 in the rare case it leaves to the search) and the search
  * that defines the text (the fewest digits that read back, by trial parsing). */

@@ -495,7 +495,8 @@ static inline __attribute__((always_inline)) size_t f32_fast(char *out, uint32_t
 	return f32_digits(out, (int)(bits >> 31), (uint32_t)((xf + 2) >> 2), sc->k);
 }
 
-/* af_fmt_f32_fast, inline in the printers below (a call per value costs ~10%) */
+/* af_fmt_f32_fast, inline in the printers below (a call per value costs ~10%; a row of
+ * values costs one call) */
 static inline __attribute__((always_inline)) size_t f32_text(char *out, float v)
 {
 	uint32_t bits = af_f32_bits(v);
@@ -521,6 +522,18 @@ size_t af_fmt_f32_uncached(char *out, float v)
 {
 	size_t n = f32_text(out, v);
 	return n ? n : af_fmt_f32_search(out, v);
+}
+
+size_t af_fmt_f32_row(char *out, const float *v, unsigned n)
+{
+	char *p = out;
+	for (unsigned i = 0; i < n; i++) {
+		memcpy(p, ", ", 2);
+		p += 2;
+		size_t m = f32_text(p, v[i]);
+		p += m ? m : af_fmt_f32_search(p, v[i]);
+	}
+	return (size_t)(p - out);
 }
 
 /* Animation files repeat the same floats (every track of a clip shares its key

@@ -127,6 +127,33 @@ static void test_f32_memo(void **state)
 	}
 }
 
+/* A row is ", " and af_fmt_f32_uncached's text for each value: random rows of 0..5
+ * values, with the special values and the powers of two (the printer's other paths)
+ * mixed in. */
+static void test_f32_row(void **state)
+{
+	(void)state;
+	static const uint32_t odd[] = { 0x00000000u, 0x80000000u, 0x7F800000u, 0xFF800000u,
+					0x7FC00000u, 0x7FA00001u, 0x00000001u, 0x3F800000u,
+					0x00800000u, 0x7F7FFFFFu, 0x3F000000u, 0xBE800000u };
+	for (int i = 0; i < 200000; i++) {
+		float v[5];
+		unsigned n = next32() % 6;
+		for (unsigned j = 0; j < n; j++) {
+			uint32_t r = next32();
+			v[j] = af_f32_from_bits(r % 4 ? next32() : odd[r / 4 % (sizeof(odd) / sizeof(odd[0]))]);
+		}
+		char row[5 * (2 + AF_NUM_MAX)], want[5 * (2 + AF_NUM_MAX)], *w = want;
+		for (unsigned j = 0; j < n; j++) {
+			memcpy(w, ", ", 2);
+			w += 2 + af_fmt_f32_uncached(w + 2, v[j]);
+		}
+		size_t len = af_fmt_f32_row(row, v, n);
+		assert_int_equal(len, (size_t)(w - want));
+		assert_memory_equal(row, want, len);
+	}
+}
+
 static void test_f32_shortest(void **state)
 {
 	(void)state;
@@ -351,6 +378,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_f32_edges),     cmocka_unit_test(test_f32_random),
 		cmocka_unit_test(test_f32_memo),      cmocka_unit_test(test_f32_fast_is_search),
+		cmocka_unit_test(test_f32_row),
 		cmocka_unit_test(test_f32_shortest),  cmocka_unit_test(test_f16_exhaustive),
 		cmocka_unit_test(test_f64),           cmocka_unit_test(test_f64_fast_is_search),
 		cmocka_unit_test(test_parse_strict),  cmocka_unit_test(test_fmt_dec),

@@ -164,9 +164,7 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 	} else {
 		/* values seldom repeat (times do): the memo would only cost here, and so
 		 * does reusing the key before's text (measured) */
-		unsigned nval = ti->nval; /* read once: the stores through p may alias it */
-		for (unsigned j = 0; j < nval; j++)
-			p = put_sep(p), p += af_fmt_f32_uncached(p, k->f[j]);
+		p += af_fmt_f32_row(p, k->f, ti->nval);
 		if (ti->has_flag)
 			p = put_u64(put_sep(p), k->u);
 	}
