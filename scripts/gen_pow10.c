@@ -4,8 +4,14 @@
  *   g[k]  a multiplier just above 10^-k: g = floor(10^-k 2^-e[k]) + 1, 64 bits for f32,
  *         128 bits for f64
  *   kreg[q], kirr[q]  floor(log10(2^q)) and floor(log10(3/4 2^q)) for the binary
- *   exponents q (v = c 2^q); the f64 printer needs kreg only. The double estimate in
- *   floor_log10 is only a starting point: every k is settled by exact comparison. */
+ *   exponents q (v = c 2^q); the f64 printer needs kreg only.
+ *   f32[be]  for each biased f32 exponent be (0..254) of a regular value, what the
+ *         printer's common case needs in one record: g and k = kreg[q] for its q; the
+ *         shift sh = 64 - T that puts each scaled value in a product's high word, plus
+ *         the 2 of the value's quarter units; g 2^(sh+1) (the scaled half width, as a
+ *         128-bit number); and the implicit bit of the significand (0 when be = 0).
+ * The double estimate in floor_log10 is only a starting point: every k is settled by
+ * exact comparison. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -217,12 +223,20 @@ int main(int argc, char **argv)
 	print_k("p10_e", e, kmax - kmin + 1);
 	print_k("p10_kreg", kreg, QMAX - QMIN + 1);
 	print_k("p10_kirr", kirr, QMAX - QMIN + 1);
-	printf("struct p10_scale {\n\tuint64_t g;\n\tint16_t k;\n\tuint8_t sh;\n};\n");
+	printf("struct p10_scale {\n\tuint64_t g, hw_lo;\n\tuint32_t hidden;\n\tuint16_t hw_hi;\n"
+	       "\tint8_t k;\n\tuint8_t sh2;\n};\n");
 	printf("static const struct p10_scale p10_f32[255] = {\n");
 	for (int be = 0; be < 255; be++) {
 		int q = be ? be - 150 : -149, k = kreg[q - QMIN];
 		int sh = 64 + q + e[k - kmin]; /* 64 - T: 0..8 (check_T) */
-		printf("\t{ 0x%016llxull, %d, %d }, /* be %d */\n", (unsigned long long)g[k - kmin], k, sh, be);
+		uint64_t gk = g[k - kmin];
+		if (k < -128 || k > 127) {
+			fprintf(stderr, "gen_pow10: k=%d does not fit the record\n", k);
+			return 1;
+		}
+		printf("\t{ 0x%016llxull, 0x%016llxull, 0x%06x, %u, %d, %d }, /* be %d */\n",
+		       (unsigned long long)gk, (unsigned long long)(gk << (sh + 1)), be ? 1u << 23 : 0u,
+		       (unsigned)(gk >> (63 - sh)), k, sh + 2, be);
 	}
 	printf("};\n");
 	printf("/* f64: 128-bit multipliers (high, low word) */\n");

@@ -456,40 +456,41 @@ static __attribute__((noinline)) size_t f32_fast_exact(char *out, uint32_t bits,
 
 /* The same answer, the common case first. For a regular value (the neighbours equally
  * far: every value but the powers of two) one record per exponent (p10_f32) gives g,
- * k and the shift that puts each scaled value in a product's high word and its
- * fraction in the low word; l, x and r share one bound for their errors. In units of
- * 10^k the texts allowed are the integers dmin..dmax; the answer is the multiple of 10
- * among them if there is one (at most one: the width is below 10 units), else the
+ * k, the shift that puts each scaled value in a product's high word and its fraction
+ * in the low word, and the scaled half width g 2^(sh+1): one product for x, and l and
+ * r are x -/+ that, the same numbers as products of g with the ends (so their errors
+ * stay below 2^35 of the low word: the significand shifted is below 2^34). In units
+ * of 10^k the texts allowed are the integers dmin..dmax; the answer is the multiple of
+ * 10 among them if there is one (at most one: the width is below 10 units), else the
  * integer nearest x, which is always inside (the half width is at least half a unit).
- * What the rules of f32_fast_exact settle goes there: the powers of two, a fraction
- * within the bound of an integer, and x within 2^-10 units of the middle of two
- * integers (the search decides those in double). Equal to f32_fast_exact on all 2^32
- * patterns (scripts/printer_check.c checks the pair against the search). 0: the
- * search answers. */
+ * The nearest needs no test of x's own error: it moves the answer only near the
+ * middle of two integers, and the tie test's margin (2^-10 units) is far wider. What
+ * the rules of f32_fast_exact settle goes there: the powers of two, an end within the
+ * error bound of an integer (whether it belongs to the interval depends on parity),
+ * and x within 2^-10 units of the middle of two integers (the search decides those in
+ * double). Equal to f32_fast_exact on all 2^32 patterns (scripts/printer_check.c
+ * checks the pair against the search). 0: the search answers. */
 static inline __attribute__((always_inline)) size_t f32_fast(char *out, uint32_t bits, float av)
 {
 	uint32_t be = bits >> 23 & 0xFF, t = bits & 0x7FFFFF;
 	if (t == 0)
 		return f32_fast_exact(out, bits, av);
 	const struct p10_scale *sc = &p10_f32[be];
-	uint64_t g = sc->g;
-	int sh = sc->sh;
-	uint64_t cx = (uint64_t)(t | (uint32_t)(be != 0) << 23) << (2 + sh), step = 2ull << sh;
-	unsigned __int128 Px = (unsigned __int128)g * cx; /* 4 x / 10^k */
-	unsigned __int128 Pl = (unsigned __int128)g * (cx - step);
-	unsigned __int128 Pr = (unsigned __int128)g * (cx + step);
-	uint64_t bound = cx + step; /* at least each product's error */
-	uint64_t xfrac = (uint64_t)Px;
-	if (xfrac <= bound || (uint64_t)Pl <= bound || (uint64_t)Pr <= bound)
+	uint64_t cx = (uint64_t)(t | sc->hidden) << sc->sh2; /* 4 c 2^sh */
+	unsigned __int128 Px = (unsigned __int128)sc->g * cx; /* 4 x / 10^k */
+	unsigned __int128 hw = (unsigned __int128)sc->hw_hi << 64 | sc->hw_lo;
+	unsigned __int128 Pl = Px - hw, Pr = Px + hw;
+	const uint64_t bound = 1ull << 35;
+	if ((uint64_t)Pl <= bound || (uint64_t)Pr <= bound)
 		return f32_fast_exact(out, bits, av);
-	uint64_t xf = (uint64_t)(Px >> 64);
 	uint32_t dmin = (uint32_t)(((uint64_t)(Pl >> 64) + 4) >> 2);
 	uint32_t dmax = (uint32_t)((uint64_t)(Pr >> 64) >> 2);
 	uint32_t m = dmax / 10 * 10;
 	if (m >= dmin)
 		return f32_digits(out, (int)(bits >> 31), m, sc->k);
 	/* x mod 4 units of 10^k / 4, in 2^-62: the middle is 2^63 */
-	uint64_t y = (xf & 3) << 62 | xfrac >> 2;
+	uint64_t xf = (uint64_t)(Px >> 64);
+	uint64_t y = (xf & 3) << 62 | (uint64_t)Px >> 2;
 	if (y - (0x8000000000000000ull - (1ull << 54)) < 1ull << 55)
 		return f32_fast_exact(out, bits, av);
 	return f32_digits(out, (int)(bits >> 31), (uint32_t)((xf + 2) >> 2), sc->k);
