@@ -719,21 +719,11 @@ size_t af_fmt_u64(char *out, uint64_t v)
 	return (size_t)n;
 }
 
-size_t af_fmt_dec(char *out, int64_t r, int decimals)
+/* af_fmt_dec for all but its most common case (below): the frame this needs is not
+ * paid by that case */
+static __attribute__((noinline)) size_t fmt_dec_wide(char *out, int64_t r, uint64_t a, int decimals)
 {
 	char tmp[48], *o = out;
-	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
-	if (decimals == 3 && a < 10000) { /* "-0.062", "1.000": a packed quaternion's usual text */
-		uint32_t i = (uint32_t)a / 1000, f = (uint32_t)a - 1000 * i, h = f / 100;
-		*o = '-';
-		o += r < 0;
-		o[0] = (char)('0' + i);
-		o[1] = '.';
-		o[2] = (char)('0' + h);
-		memcpy(o + 3, two_digits + 2 * (f - 100 * h), 2);
-		o[5] = 0;
-		return (size_t)(o + 5 - out);
-	}
 	if (a < 100000000 && decimals >= 0 && decimals < 8) {
 		/* up to 8 digits: all in one register (digits8), stored 8 bytes at a time */
 		int n = dec_digits(a);
@@ -772,6 +762,24 @@ size_t af_fmt_dec(char *out, int64_t r, int decimals)
 	o += decimals ? decimals : 1;
 	*o = 0;
 	return (size_t)(o - out);
+}
+
+size_t af_fmt_dec(char *out, int64_t r, int decimals)
+{
+	uint64_t a = r < 0 ? (uint64_t)0 - (uint64_t)r : (uint64_t)r;
+	if (decimals == 3 && a < 10000) { /* "-0.062", "1.000": a packed quaternion's usual text */
+		char *o = out;
+		uint32_t i = (uint32_t)a / 1000, f = (uint32_t)a - 1000 * i, h = f / 100;
+		*o = '-';
+		o += r < 0;
+		o[0] = (char)('0' + i);
+		o[1] = '.';
+		o[2] = (char)('0' + h);
+		memcpy(o + 3, two_digits + 2 * (f - 100 * h), 2);
+		o[5] = 0;
+		return (size_t)(o + 5 - out);
+	}
+	return fmt_dec_wide(out, r, a, decimals);
 }
 
 size_t af_fmt_i64(char *out, int64_t v)
