@@ -554,6 +554,34 @@ static void expect_readonly(const uint8_t *bin, size_t n, int64_t off, const cha
 	af_diag_free(&d);
 }
 
+/* A rot_f32 key of a file must be a unit quaternion to within 0.01: 1.005 and lengths
+ * near the limit on either side (0.9902, 1.0098) decode; 0.9898 and 1.0102 are refused,
+ * at the key's byte. */
+static void test_f32_unit_length(void **state)
+{
+	(void)state;
+	static const struct {
+		float len;
+		int ok;
+	} cases[] = { { 1.005f, 1 }, { 0.9902f, 1 }, { 1.0098f, 1 }, { 0.9898f, 0 }, { 1.0102f, 0 } };
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		uint8_t pk[16], rk[20], blob[512];
+		putf(pk, 0.0f), putf(pk + 4, 1.0f), putf(pk + 8, 2.0f), putf(pk + 12, 3.0f);
+		putf(rk, 0.0f), putf(rk + 4, 0.0f), putf(rk + 8, 0.6f * cases[i].len),
+			putf(rk + 12, 0.0f), putf(rk + 16, 0.8f * cases[i].len);
+		size_t n = mk_blob(blob, 0x9D3DE40D, 16, pk, 0x9DFB92B6, 20, rk, 1);
+		uint32_t rkoff = af_le32(blob + af_le32(blob + af_le32(blob + 0x38) + 4) + 8);
+		assert_memory_equal(blob + rkoff, rk, sizeof(rk));
+		if (cases[i].ok) {
+			struct af_buf y = AF_BUF_INIT;
+			roundtrip(blob, n, &y);
+			af_buf_free(&y);
+		} else {
+			expect_decode_error(blob, n, AF_EUNSUP, rkoff, "rotation key 0: the quaternion is not unit length");
+		}
+	}
+}
+
 static void test_decode_errors(void **state)
 {
 	(void)state;
@@ -840,6 +868,7 @@ int main(void)
 		cmocka_unit_test(test_cm_table),
 		cmocka_unit_test(test_u16_packed),
 		cmocka_unit_test(test_f32_types),
+		cmocka_unit_test(test_f32_unit_length),
 		cmocka_unit_test(test_flag_types),
 		cmocka_unit_test(test_header_variants),
 		cmocka_unit_test(test_zlib_variants),
