@@ -348,20 +348,20 @@ static inline __attribute__((always_inline)) size_t f32_digits(char *out, int ne
 	char *p = out;
 	uint32_t d = (uint32_t)D;
 	uint64_t a, b = ZEROS8;
-	int n, nt; /* significant digits, all digits */
+	int nt; /* all digits */
 	if (d >= 100000000) {
 		uint64_t r = digits8(d % 100000000);
 		a = (uint64_t)(d / 100000000) | r << 8;
 		b += r >> 56;
 		nt = 9;
-		n = r >> 56 ? 9 : ((63 - __builtin_clzll(a)) >> 3) + 1;
 	} else {
 		uint64_t w = digits8(d); /* d > 0: some lane is not zero */
 		int lz = __builtin_ctzll(w) >> 3;
 		a = w >> (8 * lz); /* the leading zeros shifted out */
 		nt = 8 - lz;
-		n = ((63 - __builtin_clzll(a)) >> 3) + 1;
 	}
+	/* significant digits: the 9th when it is not 0, else up to a's last nonzero lane */
+	int n = b != ZEROS8 ? 9 : ((63 - __builtin_clzll(a)) >> 3) + 1;
 	a += ZEROS8;
 	int e = nt - 1 + k;
 	*p = '-';
