@@ -14,6 +14,7 @@ enum {
 	AF_EIO = -3,     /* reading or writing failed */
 	AF_EUNSUP = -4,  /* valid, but a variant this codec cannot handle */
 	AF_EROFS = -5,   /* read-only: a container that is never rewritten */
+	AF_EACCES = -6,  /* the user it is done for may not (a permission the kernel checked) */
 };
 
 struct af_diag {

@@ -40,6 +40,17 @@ struct af_replace_opts {
 	int set_owner;
 	uid_t uid;
 	gid_t gid;
+	/* The result is a new file that replaces the name, as a rename onto it does: the
+	 * existing file's owner, group and mode are not kept (the temp file's own are,
+	 * then `mode`). */
+	int as_new;
+	/* Kept mode without S_ISUID, and without S_ISGID where group execute is set: what
+	 * a write by a user without CAP_FSETID leaves of an existing file. */
+	int clear_setid;
+	/* Called after the data is written and fsynced, before before_rename: may give
+	 * the temp file fd its owner and mode (0, or AF_E* with d filled). */
+	int (*give)(void *ctx, int fd, struct af_diag *d);
+	void *give_ctx;
 };
 int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       const struct af_replace_opts *o, struct af_diag *d);

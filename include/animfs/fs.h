@@ -15,12 +15,14 @@
 #define AF_CTL_PLOT "plot"           /* <view path>.svg: a view's curves, when read */
 #define AF_DEFAULT_CACHE_MB 256
 #define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
+#define AF_DEFAULT_SCRATCH_MB 256  /* editors' droppings, per user */
 
 struct af_fs_opts {
 	const char *game, *view; /* as given (for messages) */
 	int foreground, debug, read_only, allow_other;
 	size_t cache_bytes;
 	size_t unsaved_bytes;
+	size_t scratch_bytes; /* --scratch-mb (0: the default) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.

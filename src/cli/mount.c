@@ -23,7 +23,7 @@
 static int usage(void)
 {
 	fputs("usage: animfs mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	      "                    [--unsaved-mb=N]\n",
+	      "                    [--unsaved-mb=N] [--scratch-mb=N]\n",
 	      stderr);
 	return AF_EXIT_USAGE;
 }
@@ -81,6 +81,9 @@ static int parse(int argc, char **argv, struct af_fs_opts *o)
 				return -1;
 		} else if (!strncmp(a, "--unsaved-mb=", 13)) {
 			if (parse_mb("--unsaved-mb", a + 13, &o->unsaved_bytes))
+				return -1;
+		} else if (!strncmp(a, "--scratch-mb=", 13)) {
+			if (parse_mb("--scratch-mb", a + 13, &o->scratch_bytes))
 				return -1;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "animfs mount: unknown option '%s'\n", a);
@@ -192,25 +195,17 @@ static int check_nesting(const char *game, const char *view)
 	return 0;
 }
 
+/* With allow_other the daemon serves every user as that user (docs/hardening.md),
+ * which only root can do: a daemon of another user would create, read and write for
+ * them all as itself. */
 static int check_allow_other(void)
 {
-	char line[256];
-	FILE *f;
-	int ok = 0;
 	if (geteuid() == 0)
 		return 0;
-	f = fopen("/etc/fuse.conf", "r");
-	while (f && fgets(line, sizeof(line), f)) {
-		char *p = line + strspn(line, " \t");
-		if (!strncmp(p, "user_allow_other", 16) && strchr(" \t\r\n", p[16] ? p[16] : '\n'))
-			ok = 1;
-	}
-	if (f)
-		fclose(f);
-	if (!ok)
-		fprintf(stderr, "animfs mount: -o allow_other needs a line 'user_allow_other' in "
-			"/etc/fuse.conf (only root can add it)\n");
-	return ok ? 0 : -1;
+	fprintf(stderr, "animfs mount: -o allow_other needs animfs to run as root: it serves "
+		"each user as that user, which no other user can do; mount without "
+		"allow_other to use the view yourself\n");
+	return -1;
 }
 
 int af_cli_mount(int argc, char **argv)

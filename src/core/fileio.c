@@ -140,9 +140,12 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 	int fd = -1, dfd = -1, rc = 0, created = 0;
 	static unsigned counter;
 
-	int have_old = fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(st.st_mode);
+	int have_old = (!o || !o->as_new) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+		       S_ISREG(st.st_mode);
 	if (have_old)
 		mode = st.st_mode & 07777;
+	if (have_old && o && o->clear_setid)
+		mode &= ~(mode_t)(S_ISUID | ((mode & S_IXGRP) ? S_ISGID : 0));
 	if (dirlen + NAME_MAX >= sizeof(tmp))
 		return af_diag_error(d, AF_EIO, "file name too long");
 	for (int attempt = 0; attempt < 100; attempt++) {
@@ -164,7 +167,8 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 			break;
 	}
 	if (fd < 0) {
-		rc = af_diag_error(d, AF_EIO, "cannot create a temporary file: %s", strerror(errno));
+		rc = af_diag_error(d, errno == EACCES || errno == EPERM ? AF_EACCES : AF_EIO,
+				   "cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
 	created = 1;
@@ -193,11 +197,14 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 		goto out;
 	}
 	fault(F_AFTER_FSYNC);
+	if (o && o->give && (rc = o->give(o->give_ctx, fd, d)))
+		goto out;
 	if (o && o->before_rename && (rc = o->before_rename(o->ctx, d)))
 		goto out;
 	fault(F_BEFORE_RENAME);
 	if (renameat(dirfd, tmp, dirfd, name) < 0) {
-		rc = af_diag_error(d, AF_EIO, "rename failed: %s", strerror(errno));
+		rc = af_diag_error(d, errno == EACCES || errno == EPERM ? AF_EACCES : AF_EIO,
+				   "rename failed: %s", strerror(errno));
 		goto out;
 	}
 	created = 0;

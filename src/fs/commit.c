@@ -1,7 +1,11 @@
 /* Saving a view: parse, validate and encode the YAML through the view's codec (the
  * one that claimed its binary; its `format:` must say so), check the codec reads its own output back (on a second thread, while the
  * temp file is written), then replace the backing binary atomically (or leave it
- * alone when the bytes are the same, keeping its mtime). */
+ * alone when the bytes are the same, keeping its mtime). The saver's right comes
+ * first, proven as the saver: a write into an existing binary opens it for writing as
+ * them (the replace is then the daemon's, keeping owner, group and mode, less the
+ * set-id bits a write clears); a new binary, or one a rename puts in place, is made
+ * and renamed by the saver, so it is theirs as on any folder. */
 #include <errno.h>
 #include <pthread.h>
 #include <fcntl.h>
@@ -27,6 +31,8 @@ static int errno_of(int code)
 		return -ENOMEM;
 	case AF_EROFS:
 		return -EROFS;
+	case AF_EACCES:
+		return -EACCES;
 	default:
 		return -EIO;
 	}
@@ -140,6 +146,69 @@ static const struct af_codec *save_codec(struct af_fs *fs, int dirfd, const char
 	return af_codec_for_save(info.codec, bin_rel, yaml, n, d);
 }
 
+/* The saver's right to what the save does, as the saver: open the binary for writing
+ * (a write into it), or make a file in its folder (a new one, or a rename onto it). */
+static int prove(const struct af_dest *to, int dirfd, const char *base, int exists,
+		 struct af_diag *d)
+{
+	int rc = af_act_with(&to->who), fd = -1;
+	if (!rc && exists && !to->as_new) {
+		fd = openat(dirfd, base, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		rc = fd < 0 ? -errno : 0;
+	} else if (!rc) {
+		rc = faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
+	}
+	af_act_back();
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		af_diag_error(d, AF_EACCES, "%s: %s", exists && !to->as_new ? "the binary is not "
+			      "yours to write" : "its folder is not yours to write", strerror(-rc));
+	return rc;
+}
+
+/* The replace's temp file, made by the saver, given the owner and mode of the file it
+ * stands for (a dropping moved in keeps them) by the daemon, on its descriptor. */
+struct give {
+	const struct stat *like;
+	const struct af_who *who;
+};
+
+static int give_like(void *ctx, int fd, struct af_diag *d)
+{
+	const struct give *g = ctx;
+	af_act_back();
+	int rc = (fchown(fd, g->like->st_uid, g->like->st_gid) || fchmod(fd, g->like->st_mode & 07777))
+			 ? af_diag_error(d, AF_EIO, "cannot keep its owner: %s", strerror(errno))
+			 : 0;
+	/* the rename is the saver's again: the kernel checks it as theirs */
+	if (af_act_with(g->who) && !rc)
+		rc = af_diag_error(d, AF_EIO, "cannot act as uid %u", (unsigned)g->who->uid);
+	return rc;
+}
+
+/* Replace dirfd/base with data for to: as the daemon into an existing binary, else as
+ * the saver (af_replace_opts ro has the rest). */
+static int replace(const struct af_dest *to, int dirfd, const char *base, int exists,
+		   const void *data, size_t n, struct af_replace_opts *ro, struct af_diag *d)
+{
+	struct give g = {to->like, &to->who};
+	int rc;
+	ro->clear_setid = !af_who_is_privileged(&to->who);
+	if (exists && !to->as_new)
+		return af_replace_file_ex(dirfd, base, data, n, to->mode, ro, d);
+	ro->as_new = 1;
+	if (to->like && (to->like->st_uid != to->who.uid || to->like->st_gid != to->who.gid)) {
+		ro->give = give_like;
+		ro->give_ctx = &g;
+	}
+	if ((rc = af_act_with(&to->who)))
+		return af_diag_error(d, AF_EIO, "cannot act as uid %u", (unsigned)to->who.uid);
+	rc = af_replace_file_ex(dirfd, base, data, n, to->mode, ro, d);
+	af_act_back();
+	return rc;
+}
+
 int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
 		 const uint8_t *yaml, size_t n)
 {
@@ -147,10 +216,12 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_diag d, rd;
 	struct af_sibio sib;
 	struct verify v;
-	struct stat st;
+	struct stat st, old;
 	const struct af_codec *c;
 	char base[NAME_MAX + 1];
-	int rc = 0, verifying = 0, dirfd = to->dirfd, own_dir = 0;
+	int rc = 0, verifying = 0, dirfd = to->dirfd, own_dir = 0, exists;
+	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
+	int was = af_act_pause();
 
 	af_diag_init(&d);
 	af_diag_init(&rd);
@@ -179,6 +250,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 			goto fail;
 		}
 	}
+	exists = fstatat(dirfd, base, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode);
 	c = save_codec(fs, dirfd, base, to->bin_rel, yaml, n, &d);
 	if (!c) {
 		rc = -EINVAL;
@@ -191,20 +263,21 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		rc = errno_of(d.code);
 		goto fail;
 	}
+	if ((rc = prove(to, dirfd, base, exists, &d)))
+		goto fail;
 	verify_start(&v, fs, c, dirfd, to->bin_rel, &bin);
 	verifying = 1;
-	if (af_bn_read_file(dirfd, base, AF_MAX_FILE, &cur, &rd) == 0 && cur.len == bin.len &&
-	    !memcmp(cur.data, bin.data, bin.len)) {
+	if (!to->as_new && af_bn_read_file(dirfd, base, AF_MAX_FILE, &cur, &rd) == 0 &&
+	    cur.len == bin.len && !memcmp(cur.data, bin.data, bin.len)) {
 		if (verify_wait(&v, &d)) { /* unchanged, but the codec must still agree */
 			rc = -EIO;
 			goto fail;
 		}
 		goto out; /* unchanged: no write, the mtime stays */
 	}
-	/* a new binary is its creator's, with the creator's umask */
-	struct af_replace_opts ro = {verify_wait, &v, &st, 1, to->who.uid, to->who.gid};
-	if (af_replace_file_ex(dirfd, base, bin.data, bin.len, 0666 & ~to->who.umask, &ro, &d)) {
-		rc = -EIO;
+	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL};
+	if (replace(to, dirfd, base, exists, bin.data, bin.len, &ro, &d)) {
+		rc = errno_of(d.code == AF_EACCES ? AF_EACCES : AF_EIO);
 		goto fail;
 	}
 	seed_cache(fs, &v, to->bin_rel, &st);
@@ -224,33 +297,37 @@ out:
 	af_buf_free(&cur);
 	af_diag_free(&d);
 	af_diag_free(&rd);
+	af_act_resume(was);
 	return rc;
 }
 
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n)
 {
-	struct af_dest to = {-1, bin_rel, af_who_self()};
+	struct af_dest to = {-1, bin_rel, af_who_self(), 0666 & ~022, 0, NULL};
 	return af_commit_to(fs, &to, view_rel, yaml, n);
 }
 
 int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
-		    const uint8_t *data, size_t n, mode_t mode)
+		    const uint8_t *data, size_t n, const struct stat *like)
 {
 	struct af_diag d;
 	char base[NAME_MAX + 1];
-	int rc = 0, dirfd;
-	if (fs->read_only)
+	struct af_dest to = {-1, rel, *who, like->st_mode & 07777, 1, like};
+	int rc = 0, dirfd, was = af_act_pause();
+	if (fs->read_only) {
+		af_act_resume(was);
 		return -EROFS;
+	}
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->commit_lock);
 	dirfd = af_bn_parent(fs->rootfd, rel, base, sizeof(base));
-	struct af_replace_opts ro = {NULL, NULL, NULL, 1, who->uid, who->gid};
+	struct af_replace_opts ro = {0};
 	if (dirfd < 0) {
 		af_diag_error(&d, AF_EIO, "cannot open its folder: %s", strerror(errno));
 		rc = -EIO;
-	} else if (af_replace_file_ex(dirfd, base, data, n, mode & ~who->umask, &ro, &d)) {
-		rc = -EIO;
+	} else if (replace(&to, dirfd, base, 0, data, n, &ro, &d)) {
+		rc = errno_of(d.code == AF_EACCES ? AF_EACCES : AF_EIO);
 	}
 	if (rc)
 		report(fs, who->uid, rel, &d);
@@ -258,5 +335,6 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 		close(dirfd);
 	pthread_mutex_unlock(&fs->commit_lock);
 	af_diag_free(&d);
+	af_act_resume(was);
 	return rc;
 }

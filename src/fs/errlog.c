@@ -37,6 +37,7 @@ struct af_errlog {
 	unsigned cap, count, next; /* ring: next = slot to write */
 	char **lines;
 	uid_t *uids; /* whose save each line is */
+	char **paths; /* AF_ERRLOG_ALL: the file the line is about, shown to its readers */
 };
 
 struct af_errlog *af_errlog_new(unsigned capacity)
@@ -47,9 +48,11 @@ struct af_errlog *af_errlog_new(unsigned capacity)
 	e->cap = capacity ? capacity : 1;
 	e->lines = calloc(e->cap, sizeof(char *));
 	e->uids = calloc(e->cap, sizeof(uid_t));
-	if (!e->lines || !e->uids) {
+	e->paths = calloc(e->cap, sizeof(char *));
+	if (!e->lines || !e->uids || !e->paths) {
 		free(e->lines);
 		free(e->uids);
+		free(e->paths);
 		free(e);
 		return NULL;
 	}
@@ -61,10 +64,13 @@ void af_errlog_free(struct af_errlog *e)
 {
 	if (!e)
 		return;
-	for (unsigned i = 0; i < e->cap; i++)
+	for (unsigned i = 0; i < e->cap; i++) {
 		free(e->lines[i]);
+		free(e->paths[i]);
+	}
 	free(e->lines);
 	free(e->uids);
+	free(e->paths);
 	pthread_mutex_destroy(&e->lock);
 	free(e);
 }
@@ -110,11 +116,17 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const 
 	if (line)
 		snprintf(line, n, "%s %s\n", stamp, esc);
 	free(esc);
-	if (!line)
+	char *path = uid == AF_ERRLOG_ALL ? strdup(view_path) : NULL;
+	if (!line || (uid == AF_ERRLOG_ALL && !path)) {
+		free(line);
+		free(path);
 		return;
+	}
 	pthread_mutex_lock(&e->lock);
 	free(e->lines[e->next]);
+	free(e->paths[e->next]);
 	e->lines[e->next] = line;
+	e->paths[e->next] = path;
 	e->uids[e->next] = uid;
 	e->next = (e->next + 1) % e->cap;
 	if (e->count < e->cap)
@@ -122,7 +134,8 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const 
 	pthread_mutex_unlock(&e->lock);
 }
 
-struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid)
+struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
+			       int (*may_read)(void *ctx, const char *path), void *ctx)
 {
 	struct af_buf b = AF_BUF_INIT;
 	struct af_text *t;
@@ -130,7 +143,8 @@ struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid)
 	unsigned first = (e->next + e->cap - e->count) % e->cap;
 	for (unsigned i = 0; i < e->count; i++) {
 		unsigned k = (first + i) % e->cap;
-		if (uid == 0 || e->uids[k] == uid || e->uids[k] == AF_ERRLOG_ALL)
+		if (uid == 0 || e->uids[k] == uid ||
+		    (e->uids[k] == AF_ERRLOG_ALL && (!may_read || may_read(ctx, e->paths[k]))))
 			af_buf_puts(&b, e->lines[k]);
 	}
 	pthread_mutex_unlock(&e->lock);

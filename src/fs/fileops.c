@@ -40,7 +40,7 @@ static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct
 {
 	if (!h)
 		return -ENOMEM;
-	h->who = af_ctx_who();
+	h->who = *af_caller();
 	/* only a handle that can write saves on its opener's close (a read-only one's
 	 * flush has nothing to save: no /proc read for it, at open or at flush) */
 	if (h->kind == AF_H_TEXT && h->is_view && (fi->flags & O_ACCMODE) != O_RDONLY)
@@ -51,25 +51,22 @@ static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct
 	return 0;
 }
 
-/* A descriptor of rel beneath dfd (never through a link); with O_CREAT a file the
- * caller makes, which becomes theirs. */
+/* A descriptor of rel beneath dfd (never through a link), opened as the caller: with
+ * O_CREAT a file the caller makes is theirs, with their umask. */
 static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const char *rel,
 		   int flags, mode_t mode)
 {
-	struct stat before;
-	int fresh = (flags & O_CREAT) && af_bn_stat(dfd, rel, &before) < 0;
 	int fd = af_bn_open(dfd, rel, flags & ~O_NOFOLLOW, mode);
 	if (fd < 0)
 		return -errno;
-	if (fresh) {
-		struct af_who w = af_ctx_who();
-		af_give_fd(fd, &w, mode);
-	}
 	struct af_handle *h = af_handle_new_fd(fs, fd, rel);
-	if (!h)
+	if (!h) {
 		close(fd);
-	else
+	} else {
 		h->in_game = dfd == fs->rootfd;
+		h->scratch = !h->in_game;
+		h->scratch_owner = h->scratch ? af_scratch_owner(fs) : 0;
+	}
 	return put_handle(fi, h, 0);
 }
 
@@ -88,7 +85,9 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *f
 {
 	if (fi->flags & WRITE_FLAGS)
 		return -EACCES;
-	return open_ro_text(fs, fi, r->rel, af_ctl_text(fs, r->rel, fuse_get_context()->uid));
+	int err;
+	struct af_text *t = af_ctl_text(fs, r->rel, af_caller()->uid, &err);
+	return !t && err ? err : open_ro_text(fs, fi, r->rel, t);
 }
 
 /* The folder a view's binary is in (a container's member: the container's), held by the
@@ -124,7 +123,7 @@ static int refuse_ro_container(struct af_fs *fs, struct af_res *r)
 	af_diag_init(&d);
 	af_diag_error(&d, AF_EROFS, "the container holding it is read-only: saves are refused");
 	af_fs_log(LOG_WARNING, "%s: in a read-only container; not opened for writing", r->rel);
-	af_errlog_add(fs->errors, af_ctx_who().uid, r->rel, &d);
+	af_errlog_add(fs->errors, af_caller()->uid, r->rel, &d);
 	af_diag_free(&d);
 	return -EROFS;
 }
@@ -134,8 +133,13 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 	struct af_text *t = NULL;
 	if (fs->read_only && (fi->flags & WRITE_FLAGS))
 		return -EROFS;
+	/* the caller may open the binary so, or is told no before any text is handed out */
+	int rc = af_view_may(fs, r->bin, (fi->flags & O_ACCMODE) == O_RDONLY && (fi->flags & O_TRUNC)
+						 ? O_WRONLY : fi->flags);
+	if (rc)
+		return rc;
 	if (!(fi->flags & O_TRUNC)) {
-		int rc = af_view_render(fs, r->bin, &r->st, &t);
+		rc = af_view_render(fs, r->bin, &r->st, &t);
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 	}
@@ -147,7 +151,7 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 			  r->rel);
 		return -EACCES;
 	}
-	int rc = view_handle(fs, fi, r->rel, r->bin, t);
+	rc = view_handle(fs, fi, r->rel, r->bin, t);
 	af_text_unref(t);
 	return rc;
 }
@@ -168,11 +172,15 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 		if (fs->read_only && (fi->flags & WRITE_FLAGS))
 			return -EROFS;
 		return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags, 0);
-	case AF_K_SCRATCH:
-		return open_fd(fs, fi, fs->scratchfd, r.rel, fi->flags, 0);
+	case AF_K_SCRATCH: {
+		int tree = af_scratch_dirfd(fs);
+		return tree < 0 ? tree : open_fd(fs, fi, tree, r.rel, fi->flags, 0);
+	}
 	case AF_K_ARCFILE: {
 		struct af_text *t;
-		int rc = af_folder_render(fs, r.bin, 1, &t);
+		if ((rc = af_view_may(fs, r.bin, O_RDONLY))) /* the container's readers only */
+			return rc;
+		rc = af_folder_render(fs, r.bin, 1, &t);
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		if (fi->flags & WRITE_FLAGS) {
@@ -238,17 +246,26 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	if ((r.ghost && r.ghost_of == AF_K_VIEW) || af_view_is_candidate(r.rel)) {
 		char bin[4096];
 		bin_of(r.rel, bin, sizeof(bin));
-		return view_handle(fs, fi, r.rel, bin, NULL);
+		/* a new binary will be the caller's: that they may make one there is known now,
+		 * not only at the close */
+		if ((rc = af_view_may_create(fs, bin)))
+			return rc;
+		rc = view_handle(fs, fi, r.rel, bin, NULL);
+		if (rc == 0)
+			af_fi_handle(fi)->mode = mode & 07777;
+		return rc;
 	}
 	if (af_view_is_dropping(fs, r.rel)) { /* an editor's own file: kept outside GAME */
 		int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
-		struct af_who w = af_ctx_who();
 		if (fd < 0)
 			return fd;
-		af_give_fd(fd, &w, mode);
 		struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
-		if (!h)
+		if (!h) {
 			close(fd);
+		} else {
+			h->scratch = 1;
+			h->scratch_owner = af_scratch_owner(fs);
+		}
 		return put_handle(fi, h, 0);
 	}
 	/* Anything else is the user's: it lands in GAME, as on the folder itself (a
@@ -273,8 +290,37 @@ int af_op_write(const char *path, const char *buf, size_t size, off_t off,
 	(void)path;
 	if (h->kind == AF_H_TEXT)
 		return h->is_view ? af_handle_write(h, buf, size, off) : -EBADF;
+	struct stat st;
+	long long grow = 0;
+	if (h->scratch && fstat(h->fd, &st) == 0 && (long long)(off + (off_t)size) > st.st_size) {
+		grow = (long long)(off + (off_t)size) - st.st_size;
+		int rc = af_scratch_charge(af_ctx_fs(), h->scratch_owner, grow);
+		if (rc)
+			return rc;
+	}
 	ssize_t n = pwrite(h->fd, buf, size, off);
+	if (n < 0 && grow)
+		af_scratch_charge(af_ctx_fs(), h->scratch_owner, -grow);
 	return n < 0 ? -errno : (int)n;
+}
+
+/* ftruncate of a descriptor; a dropping that grows counts against its user's quota. */
+static int truncate_fd(struct af_fs *fs, struct af_handle *h, off_t size)
+{
+	struct stat st;
+	long long delta = 0;
+	if (h->scratch && fstat(h->fd, &st) == 0) {
+		delta = (long long)size - st.st_size;
+		int rc = af_scratch_charge(fs, h->scratch_owner, delta);
+		if (rc)
+			return rc;
+	}
+	if (ftruncate(h->fd, size)) {
+		int e = errno;
+		af_scratch_charge(fs, h->scratch_owner, -delta);
+		return -e;
+	}
+	return 0;
 }
 
 /* truncate(2) by name on a view: a save of the shortened text. */
@@ -284,6 +330,8 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	int rc;
 	if (size == 0)
 		return -EINVAL; /* an empty document is never a save */
+	if ((rc = af_view_may(fs, r->bin, O_WRONLY)))
+		return rc;
 	rc = af_view_render(fs, r->bin, &r->st, &t);
 	if (rc)
 		return rc;
@@ -295,7 +343,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	af_text_unref(t);
 	if (!h)
 		return -ENOMEM;
-	h->who = af_ctx_who();
+	h->who = *af_caller();
 	rc = af_handle_truncate(h, size);
 	if (rc == 0)
 		rc = af_handle_commit(fs, h);
@@ -311,7 +359,7 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	int rc;
 	if (h) {
 		if (h->kind == AF_H_FD)
-			return ftruncate(h->fd, size) ? -errno : 0;
+			return truncate_fd(fs, h, size);
 		return h->is_view ? af_handle_truncate(h, size) : -EACCES;
 	}
 	rc = af_view_resolve(fs, path, &r);
@@ -324,7 +372,9 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		return truncate_view(fs, &r, size);
 	case AF_K_PASS:
 	case AF_K_SCRATCH: {
-		int dfd = r.kind == AF_K_PASS ? fs->rootfd : fs->scratchfd;
+		int dfd = r.kind == AF_K_PASS ? fs->rootfd : af_scratch_dirfd(fs);
+		if (dfd < 0)
+			return dfd;
 		int fd = af_bn_open(dfd, r.rel, O_WRONLY, 0);
 		if (fd < 0)
 			return -errno;

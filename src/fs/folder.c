@@ -95,8 +95,8 @@ void af_folders_free(struct af_folders *p)
 /* ---- folder or plain file ---- */
 
 /* The container that shows rel as a folder (its bid, then its check), or NULL. */
-static const struct af_container *check_folder(struct af_fs *fs, const char *rel,
-					       const struct stat *st)
+static const struct af_container *check_file(struct af_fs *fs, const char *rel,
+					     const struct stat *st)
 {
 	uint8_t head[64];
 	size_t got = 0;
@@ -120,6 +120,17 @@ static const struct af_container *check_folder(struct af_fs *fs, const char *rel
 	if (fd >= 0)
 		close(fd);
 	af_diag_free(&d);
+	return c;
+}
+
+/* The same for every user (the shared verdicts and loaded containers are the
+ * daemon's; a caller's right to read a member is proven before it is handed out). */
+static const struct af_container *check_folder(struct af_fs *fs, const char *rel,
+					       const struct stat *st)
+{
+	int was = af_act_pause();
+	const struct af_container *c = check_file(fs, rel, st);
+	af_act_resume(was);
 	return c;
 }
 
@@ -176,7 +187,7 @@ static void trim(struct af_folders *p, size_t more)
 }
 
 /* The loaded container for rel, read when its identity is new. Call with p->lock held. */
-static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
+static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
 	struct af_folders *p = fs->folders;
 	struct af_buf file = AF_BUF_INIT;
@@ -236,6 +247,14 @@ out:
 	return l;
 }
 
+static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
+{
+	int was = af_act_pause();
+	struct loaded *l = load_file(fs, rel, d);
+	af_act_resume(was);
+	return l;
+}
+
 /* The node of archive a (made on the first ask); NULL on ENOMEM. Call with p->lock held. */
 static struct node *node_of(struct loaded *l, const struct af_archive *a)
 {
@@ -272,9 +291,11 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 	if (n->texts[k] || n->broken[k])
 		return n->texts[k];
 	af_diag_init(&d);
+	int was = af_act_pause();
 	int rc = af_view_modeline(af_codec_by_name(n->a->m[k].codec), bin, &yaml);
 	if (!rc)
 		rc = af_member_yaml(n->a, k, &yaml, &d);
+	af_act_resume(was);
 	if (rc || yaml.failed) {
 		char msg[1200];
 		if (!d.code)
@@ -571,10 +592,39 @@ static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const cha
 	return rc;
 }
 
+/* The right to rewrite the container dirfd/base, proven by opening it for writing as
+ * who (the rebuild is then the daemon's, keeping its owner, group and mode). */
+static int may_write(const struct af_who *who, int dirfd, const char *base, struct af_diag *d)
+{
+	int was = af_act_pause(), fd = -1;
+	int rc = af_act_with(who);
+	if (!rc) {
+		fd = openat(dirfd, base, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		rc = fd < 0 ? -errno : 0;
+	}
+	af_act_back();
+	af_act_resume(was);
+	if (fd >= 0)
+		close(fd);
+	if (rc)
+		af_diag_error(d, AF_EACCES, "%s is not yours to write: %s", base, strerror(-rc));
+	return rc;
+}
+
+/* The container rewritten for who: its owner, group and mode kept, less the set-id
+ * bits a write by who would clear. */
+static int replace_container(int dirfd, const char *base, const struct af_buf *image,
+			     const struct af_who *who, struct af_diag *d)
+{
+	struct af_replace_opts ro = {0};
+	ro.clear_setid = !af_who_is_privileged(who);
+	return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+}
+
 /* Member `name` of the open container v removed: image made, re-read without it (and
  * with as many members less), then the atomic replace of dirfd/base. */
 static int remove_member(const struct af_archive *v, int dirfd, const char *base,
-			 const char *name, struct af_diag *d)
+			 const char *name, const struct af_who *who, struct af_diag *d)
 {
 	struct af_buf image = AF_BUF_INIT;
 	struct af_archive w;
@@ -592,15 +642,16 @@ static int remove_member(const struct af_archive *v, int dirfd, const char *base
 		rc = af_diag_error(d, AF_EIO, "internal error: %s without %s does not read back", base, name);
 		goto out;
 	}
-	rc = af_replace_file_at(dirfd, base, image.data, image.len, 0644, d);
+	rc = replace_container(dirfd, base, &image, who, d);
 out:
 	af_archive_close(&w);
 	af_buf_free(&image);
 	return rc;
 }
 
-int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid)
+int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who)
 {
+	uid_t uid = who->uid;
 	char pkg[4096], base[NAME_MAX + 1];
 	const char *name;
 	struct stat st;
@@ -620,11 +671,16 @@ int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid)
 		af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
+	if ((rc = may_write(who, dirfd, base, &d)))
+		goto out; /* the container is not the caller's to rewrite */
+	int was = af_act_pause();
+	rc = -EIO;
 	if (!open_on_disk(fs, dirfd, base, pkg, c, &file, &v, &d) &&
-	    !remove_member(&v, dirfd, base, name, &d))
+	    !remove_member(&v, dirfd, base, name, who, &d))
 		rc = 0;
 	else
 		rc = d.code == AF_EUNSUP ? -EPERM : d.code == AF_EINVAL ? -EINVAL : -EIO;
+	af_act_resume(was);
 out:
 	pthread_mutex_unlock(&fs->commit_lock);
 	if (rc == 0) {
@@ -670,7 +726,8 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
-	if ((rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &v, d)))
+	if ((rc = may_write(&to->who, dirfd, base, d)) ||
+	    (rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
@@ -691,7 +748,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
 		goto out;
 	}
-	if ((rc = af_replace_file_at(dirfd, base, image.data, image.len, 0644, d)))
+	if ((rc = replace_container(dirfd, base, &image, &to->who, d)))
 		goto out;
 	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes)", inner, pkg, image.len);
 out:

@@ -79,40 +79,78 @@ void af_errlog_free(struct af_errlog *e);
  * control characters in it are escaped (\n, \xNN), so one line is one refused save. */
 void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,
 		   const struct af_diag *d);
-/* AF_ERRLOG_ALL: a line about a file itself (no one's text), shown to every user. */
+/* AF_ERRLOG_ALL: a line about a file itself (no one's text; view_path its GAME path),
+ * shown to every user who may read that file. */
 #define AF_ERRLOG_ALL ((uid_t)-1)
-/* The lines of uid's saves and those for all (root: every line), oldest first: one
- * user never sees the text another typed. */
-struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid);
+/* The lines of uid's saves and, of those for all, the ones about a file may_read
+ * (NULL: any) says yes to (root: every line), oldest first: one user never sees the
+ * text another typed, nor a line about a file they may not read. */
+struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
+			       int (*may_read)(void *ctx, const char *path), void *ctx);
 
 /* ---- the mounted file system ---- */
 
-/* Who a request comes from. With allow_other every user acts as themselves: what
- * they create is theirs, with their umask (uid == the daemon's: nothing to change). */
+/* Who a request comes from (who.c). A daemon that runs as root acts as the caller:
+ * each request runs with the caller's uid, gid and groups, so the kernel checks
+ * every permission and what is made is the caller's. */
+#define AF_WHO_GROUPS 64
 struct af_who {
 	uid_t uid;
 	gid_t gid;
 	mode_t umask;
+	int ngroups;                   /* -1: the daemon's own identity (no switch) */
+	gid_t groups[AF_WHO_GROUPS];
 };
 /* The daemon's own user and umask 022 (the command line, tests). */
 struct af_who af_who_self(void);
-/* Make a file the caller just created theirs: owner and group, and mode (-1: leave
- * it) under their umask. */
-void af_give_fd(int fd, const struct af_who *w, mode_t mode);
-/* The same for a folder or link just made, by name in its folder (owner only). */
-void af_give_at(int dirfd, const char *base, const struct af_who *w);
+/* The daemon's own uid, whatever identity the thread holds now. */
+uid_t af_daemon_uid(void);
+/* The caller of the request this thread serves (outside a request: the daemon). */
+const struct af_who *af_caller(void);
+/* The caller of the FUSE request being served; 0 or -EACCES (too many groups). */
+int af_who_of_request(struct af_who *w);
+/* Root acts with the rights of any user (CAP_FSETID: a write keeps set-id bits). */
+int af_who_is_privileged(const struct af_who *w);
+/* Once per mount, before serving: a root daemon acts as its callers from then on. */
+void af_act_init(void);
+int af_act_enabled(void);
+/* The thread takes the identity of the request's caller (0, or -errno and it keeps
+ * the daemon's), and af_act_done gives it back at the end of the request. */
+int af_act_caller(void);
+void af_act_done(void);
+/* Root-only work in a request: pause returns whether the thread was acting as the
+ * caller; resume takes that identity again. */
+int af_act_pause(void);
+void af_act_resume(int was);
+/* Between a pause and its resume: act as w for a proof or a creation (0, or -errno),
+ * then back to the daemon's identity. */
+int af_act_with(const struct af_who *w);
+void af_act_back(void);
 
 /* Where a save lands: the binary's folder, held from the open on, and its path. */
 struct af_dest {
 	int dirfd;           /* O_PATH descriptor of the folder, or -1: resolve bin_rel now */
 	const char *bin_rel; /* relative to GAME */
 	struct af_who who;   /* the saver: owner of a new binary, reader of its errors */
+	mode_t mode;         /* a new binary's (the creator's umask applied) */
+	int as_new;          /* a rename onto the name: the result is a new file of who's
+				(or like's owner) with mode, whatever was there */
+	const struct stat *like; /* as_new: the file that moved there (NULL: who's) */
 };
 
 struct af_handle;
 struct af_fs {
 	int rootfd;    /* GAME, opened once before daemonizing */
-	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c) */
+	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c): the
+			  daemon's user's tree */
+	int usersfd;   /* the folder of the other users' trees, or -1 */
+	struct af_scratch_user {
+		uid_t uid;
+		int fd;          /* that user's tree */
+		long long bytes; /* in it, against scratch_quota */
+	} *users, own;       /* own: the daemon's user's */
+	size_t nusers;
+	long long scratch_quota; /* --scratch-mb, per user */
 	int scratch_private; /* a temporary one (no GAME path given): removed at the end */
 	char scratch_path[4096];
 	int read_only;
@@ -206,8 +244,15 @@ void af_sibio_close(struct af_sibio *s);
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 		   struct af_text **out);
 /* The text of a control file (rel ".animfs/<name>") as the user caller sees it (the
- * errors: only that user's); NULL on ENOMEM. */
-struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller);
+ * errors: only that user's); NULL on ENOMEM, or with *err -EACCES when it is derived
+ * from a binary the caller may not read (a plot). */
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int *err);
+/* The caller's right to open the binary bin (a member: its container) with the flags'
+ * access mode, proven by opening it as the caller: 0 or -errno. */
+int af_view_may(struct af_fs *fs, const char *bin, int flags);
+/* The caller's right to make the new binary bin (its folder's write and search; a
+ * new member: the container's write): 0 or -errno. */
+int af_view_may_create(struct af_fs *fs, const char *bin);
 /* Whether the resolved view r is read-only (its text, once rendered, says why). */
 int af_view_read_only(struct af_fs *fs, struct af_res *r);
 /* Fill st for a resolved view path (exact YAML size for views). */
@@ -251,8 +296,9 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 /* A save into a name the folder does not hold adds a member (the container's add, when it
  * has one). af_folder_remove: rm of member view bin ("X/<member>") rebuilds the container
  * without it, atomically, under the commit lock; a refusal is logged and in the uid's
- * .animfs/errors. 0, -EPERM (the container loses no members), -EINVAL or -EIO. */
-int af_folder_remove(struct af_fs *fs, const char *bin, uid_t uid);
+ * .animfs/errors; who must be allowed to write the container. 0, -EPERM (the container loses
+ * no members), -EACCES, -EINVAL or -EIO. */
+int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who);
 
 /* ---- scratch.c: editors' droppings outside GAME ---- */
 
@@ -263,16 +309,28 @@ int af_scratch_open_dir(struct af_fs *fs, const char *game);
 /* Close it (a temporary one is deleted; a kept one loses only its empty folders). */
 void af_scratch_remove(struct af_fs *fs);
 
+/* Every call works in the tree of the request's caller (their own, made at their
+ * first dropping), as that caller, never through a link. */
 /* Create (O_CREAT | flags) rel in the scratch area, making its folders. fd or -errno. */
 int af_scratch_create(struct af_fs *fs, const char *rel, int flags, mode_t mode);
 int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel);
 int af_scratch_exists(struct af_fs *fs, const char *rel, struct stat *st);
 int af_scratch_unlink(struct af_fs *fs, const char *rel);
 int af_scratch_rename(struct af_fs *fs, const char *from, const char *to);
-/* Put data into a new scratch file rel (replacing one there). 0 or -errno. */
-int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n, mode_t mode);
-/* Make the scratch file rel the caller's (a dropping another user made). */
-void af_scratch_give(struct af_fs *fs, const char *rel, const struct af_who *w);
+/* rmdir of a view folder: the caller's droppings' folder goes too (-ENOTEMPTY while
+ * droppings are in it, as on disk). */
+int af_scratch_rmdir(struct af_fs *fs, const char *rel);
+/* A folder renamed in the view: the caller's droppings in it move along. */
+int af_scratch_move_dir(struct af_fs *fs, const char *from, const char *to);
+/* Put data into a new scratch file rel (replacing one there), with the owner, group
+ * and mode of like (a file moved in keeps them). 0 or -errno (-EDQUOT). */
+int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n,
+		   const struct stat *like);
+/* The caller's tree, as a descriptor (-ENOENT: none yet), and its user. */
+int af_scratch_dirfd(struct af_fs *fs);
+uid_t af_scratch_owner(struct af_fs *fs);
+/* Count delta bytes more (or less) in owner's tree: -EDQUOT past --scratch-mb. */
+int af_scratch_charge(struct af_fs *fs, uid_t owner, long long delta);
 
 /* ---- hidden.c: .fuse_hidden aliases of removed or replaced open files ---- */
 
@@ -320,9 +378,10 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 /* The same, resolved now, as the daemon's own user. */
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n);
-/* Replace (or create) a plain GAME file with data (a dropping renamed onto it). */
+/* Replace (or create) a plain GAME file with data (a dropping renamed onto it): the
+ * result is the moved file, like's owner, group and mode, made and renamed as who. */
 int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
-		    const uint8_t *data, size_t n, mode_t mode);
+		    const uint8_t *data, size_t n, const struct stat *like);
 
 /* ---- handle.c: open files ---- */
 
@@ -334,8 +393,11 @@ struct af_handle {
 	int fd;                /* AF_H_FD: backing or scratch descriptor */
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
 	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
+	int scratch;           /* AF_H_FD: a dropping, counted against its user's quota */
+	uid_t scratch_owner;   /* the user whose tree holds it */
 	long opener;           /* process (thread group) that opened it for writing: its close saves (0: read-only) */
 	struct af_who who;     /* its opener: owner of a new binary, reader of its errors */
+	mode_t mode;           /* a new view's: its binary's mode (the create's, umask applied) */
 	int dirfd;             /* AF_H_TEXT view: its binary's folder, held from the open on
 				  (-1: none); a save lands there whatever the path is now */
 	char rel[4096];        /* view path relative to the root */

@@ -234,7 +234,8 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 		/* One attempt per change: a failed save is reported once, and the
 		 * view shows the backing file again when this handle closes. */
 		tried = 1;
-		struct af_dest to = {h->dirfd, h->bin, h->who};
+		struct af_dest to = {h->dirfd, h->bin, h->who,
+				     h->mode ? h->mode : 0666 & ~h->who.umask, 0, NULL};
 		rc = af_commit_to(fs, &to, h->rel, h->own.data ? h->own.data : (const uint8_t *)"",
 				  h->own.len);
 		h->dirty = 0;

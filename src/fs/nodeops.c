@@ -49,7 +49,7 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		return rc;
 	if (r.kind == AF_K_NONE)
 		return pending_stat(fs, r.rel, st);
-	rc = af_view_stat(fs, &r, fuse_get_context()->uid, st);
+	rc = af_view_stat(fs, &r, af_caller()->uid, st);
 	if (rc == 0 && h && h->is_view) {
 		/* fstat of an open view: its own buffer's size, not the saved text's */
 		st->st_size = (off_t)af_handle_size(h);
@@ -99,13 +99,14 @@ static int shadowed(struct lister *l, int dfd, const char *name)
 	return info.codec && !info.failed;
 }
 
-static void list_backing(struct lister *l)
+/* The folder's own names, read as the caller (who may list it, or is told no). */
+static int list_backing(struct lister *l)
 {
 	DIR *dir = af_opendir_at(l->fs->rootfd, l->dir);
 	struct dirent *e;
 	char name[300];
 	if (!dir)
-		return;
+		return -errno;
 	while ((e = readdir(dir))) {
 		const char *n = e->d_name;
 		struct stat st;
@@ -137,11 +138,13 @@ static void list_backing(struct lister *l)
 		}
 	}
 	closedir(dir);
+	return 0;
 }
 
 static void list_scratch(struct lister *l)
 {
-	DIR *dir = af_opendir_at(l->fs->scratchfd, l->dir);
+	int tree = af_scratch_dirfd(l->fs); /* the caller's own droppings */
+	DIR *dir = tree >= 0 ? af_opendir_at(tree, l->dir) : NULL;
 	struct dirent *e;
 	if (!dir)
 		return;
@@ -232,24 +235,14 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 		} /* plot folders list nothing: a plot is made when asked for by name */
 		return 0;
 	}
-	list_backing(&l);
+	if ((rc = list_backing(&l)))
+		return rc;
 	if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
 		list_scratch(&l);
 	list_pending(&l);
 	if (!strcmp(r.rel, "."))
 		filler(buf, AF_CTL_DIR, NULL, 0, 0);
 	return 0;
-}
-
-/* A folder or link the caller just made becomes theirs. */
-static void give_entry(int root, const char *rel, const struct af_who *w)
-{
-	char base[NAME_MAX + 1];
-	int dir = af_bn_parent(root, rel, base, sizeof(base));
-	if (dir >= 0) {
-		af_give_at(dir, base, w);
-		close(dir);
-	}
 }
 
 int af_op_readlink(const char *path, char *buf, size_t size)
@@ -259,9 +252,11 @@ int af_op_readlink(const char *path, char *buf, size_t size)
 	int rc = af_view_resolve(fs, path, &r);
 	if (rc)
 		return rc;
-	int dfd = r.kind == AF_K_SCRATCH ? fs->scratchfd : fs->rootfd;
 	if (r.kind != AF_K_PASS && r.kind != AF_K_SCRATCH)
 		return -EINVAL;
+	int dfd = r.kind == AF_K_SCRATCH ? af_scratch_dirfd(fs) : fs->rootfd;
+	if (dfd < 0)
+		return dfd;
 	ssize_t n = af_bn_readlink(dfd, r.rel, buf, size - 1);
 	if (n < 0)
 		return -errno;
@@ -280,11 +275,8 @@ int af_op_mkdir(const char *path, mode_t mode)
 		return -EROFS;
 	if (!strcmp(rel, AF_CTL_DIR))
 		return -EEXIST;
-	struct af_who w = af_ctx_who();
-	if (af_bn_mkdir(fs->rootfd, rel, mode & ~w.umask))
-		return -errno;
-	give_entry(fs->rootfd, rel, &w);
-	return 0;
+	/* as the caller: the folder is theirs, with their umask (the kernel's mask) */
+	return af_bn_mkdir(fs->rootfd, rel, mode & ~af_caller()->umask) ? -errno : 0;
 }
 
 int af_op_rmdir(const char *path)
@@ -301,7 +293,7 @@ int af_op_rmdir(const char *path)
 	if (fs->read_only)
 		return -EROFS;
 	/* droppings listed in the folder make it not empty, as they would on disk */
-	if (af_bn_unlink(fs->scratchfd, r.rel, AT_REMOVEDIR) && errno == ENOTEMPTY)
+	if (af_scratch_rmdir(fs, r.rel))
 		return -ENOTEMPTY;
 	return af_bn_unlink(fs->rootfd, r.rel, AT_REMOVEDIR) ? -errno : 0;
 }
@@ -342,7 +334,7 @@ int af_op_unlink(const char *path)
 		return af_scratch_unlink(fs, r.rel);
 	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
 		if (af_folder_member(fs, r.bin)) /* the container is rebuilt without it */
-			return af_folder_remove(fs, r.bin, af_ctx_who().uid);
+			return af_folder_remove(fs, r.bin, af_caller());
 		return af_bn_unlink(fs->rootfd, r.bin, 0) ? -errno : 0;
 	case AF_K_ARCDIR:
 		return -EISDIR;
@@ -381,9 +373,9 @@ static int meta_target(struct af_fs *fs, const char *path, struct af_res *r, int
 		*name = r->rel;
 		return 0;
 	case AF_K_SCRATCH:
-		*dfd = fs->scratchfd;
+		*dfd = af_scratch_dirfd(fs);
 		*name = r->rel;
-		return 0;
+		return *dfd < 0 ? *dfd : 0;
 	case AF_K_NONE:
 		/* an unsaved new view: nothing to change yet */
 		return af_handle_pending_size(fs, r->rel) >= 0 ? 1 : -ENOENT;
@@ -490,15 +482,7 @@ int af_op_symlink(const char *target, const char *path)
 		return -EEXIST;
 	if (fs->read_only)
 		return -EROFS;
-	struct af_who w = af_ctx_who();
-	if (af_view_is_dropping(fs, r.rel)) {
-		rc = af_scratch_symlink(fs, target, r.rel);
-		if (!rc)
-			af_scratch_give(fs, r.rel, &w);
-		return rc;
-	}
-	if (af_bn_symlink(target, fs->rootfd, r.rel))
-		return -errno;
-	give_entry(fs->rootfd, r.rel, &w);
-	return 0;
+	if (af_view_is_dropping(fs, r.rel))
+		return af_scratch_symlink(fs, target, r.rel);
+	return af_bn_symlink(target, fs->rootfd, r.rel) ? -errno : 0;
 }

@@ -1,4 +1,5 @@
-/* The fuse_operations table of the view: it only dispatches. Timeouts are zero so
+/* The fuse_operations table of the view: it only dispatches, each request as its
+ * caller (who.c). Timeouts are zero so
  * every stat reaches the daemon (exact YAML sizes, outside changes seen at once). */
 #include <string.h>
 
@@ -20,28 +21,61 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return af_ctx_fs();
 }
 
+/* Every request runs as its caller (who.c); the daemon's identity comes back at the end. */
+#define AS_CALLER(call)                                                              \
+	do {                                                                         \
+		int rc_ = af_act_caller();                                           \
+		if (!rc_)                                                            \
+			rc_ = (call);                                                \
+		af_act_done();                                                       \
+		return rc_;                                                          \
+	} while (0)
+
+typedef struct fuse_file_info ffi;
+static int getattr_(const char *p, struct stat *st, ffi *fi) { AS_CALLER(af_op_getattr(p, st, fi)); }
+static int readdir_(const char *p, void *b, fuse_fill_dir_t f, off_t o, ffi *fi,
+		    enum fuse_readdir_flags fl) { AS_CALLER(af_op_readdir(p, b, f, o, fi, fl)); }
+static int readlink_(const char *p, char *b, size_t n) { AS_CALLER(af_op_readlink(p, b, n)); }
+static int symlink_(const char *t, const char *p) { AS_CALLER(af_op_symlink(t, p)); }
+static int mkdir_(const char *p, mode_t m) { AS_CALLER(af_op_mkdir(p, m)); }
+static int rmdir_(const char *p) { AS_CALLER(af_op_rmdir(p)); }
+static int unlink_(const char *p) { AS_CALLER(af_op_unlink(p)); }
+static int rename_(const char *a, const char *b, unsigned fl) { AS_CALLER(af_op_rename(a, b, fl)); }
+static int chmod_(const char *p, mode_t m, ffi *fi) { AS_CALLER(af_op_chmod(p, m, fi)); }
+static int chown_(const char *p, uid_t u, gid_t g, ffi *fi) { AS_CALLER(af_op_chown(p, u, g, fi)); }
+static int utimens_(const char *p, const struct timespec tv[2], ffi *fi) { AS_CALLER(af_op_utimens(p, tv, fi)); }
+static int statfs_(const char *p, struct statvfs *st) { AS_CALLER(af_op_statfs(p, st)); }
+static int open_(const char *p, ffi *fi) { AS_CALLER(af_op_open(p, fi)); }
+static int create_(const char *p, mode_t m, ffi *fi) { AS_CALLER(af_op_create(p, m, fi)); }
+static int read_(const char *p, char *b, size_t n, off_t o, ffi *fi) { AS_CALLER(af_op_read(p, b, n, o, fi)); }
+static int write_(const char *p, const char *b, size_t n, off_t o, ffi *fi) { AS_CALLER(af_op_write(p, b, n, o, fi)); }
+static int truncate_(const char *p, off_t n, ffi *fi) { AS_CALLER(af_op_truncate(p, n, fi)); }
+static int flush_(const char *p, ffi *fi) { AS_CALLER(af_op_flush(p, fi)); }
+static int fsync_(const char *p, int ds, ffi *fi) { AS_CALLER(af_op_fsync(p, ds, fi)); }
+static int release_(const char *p, ffi *fi) { AS_CALLER(af_op_release(p, fi)); }
+
 static const struct fuse_operations ops = {
 	.init = op_init,
-	.getattr = af_op_getattr,
-	.readdir = af_op_readdir,
-	.readlink = af_op_readlink,
-	.symlink = af_op_symlink,
-	.mkdir = af_op_mkdir,
-	.rmdir = af_op_rmdir,
-	.unlink = af_op_unlink,
-	.rename = af_op_rename,
-	.chmod = af_op_chmod,
-	.chown = af_op_chown,
-	.utimens = af_op_utimens,
-	.statfs = af_op_statfs,
-	.open = af_op_open,
-	.create = af_op_create,
-	.read = af_op_read,
-	.write = af_op_write,
-	.truncate = af_op_truncate,
-	.flush = af_op_flush,
-	.fsync = af_op_fsync,
-	.release = af_op_release,
+	.getattr = getattr_,
+	.readdir = readdir_,
+	.readlink = readlink_,
+	.symlink = symlink_,
+	.mkdir = mkdir_,
+	.rmdir = rmdir_,
+	.unlink = unlink_,
+	.rename = rename_,
+	.chmod = chmod_,
+	.chown = chown_,
+	.utimens = utimens_,
+	.statfs = statfs_,
+	.open = open_,
+	.create = create_,
+	.read = read_,
+	.write = write_,
+	.truncate = truncate_,
+	.flush = flush_,
+	.fsync = fsync_,
+	.release = release_,
 };
 
 const struct fuse_operations *af_fs_operations(void)

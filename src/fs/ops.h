@@ -13,14 +13,6 @@ static inline struct af_fs *af_ctx_fs(void)
 	return fuse_get_context()->private_data;
 }
 
-/* The caller of the request being served. */
-static inline struct af_who af_ctx_who(void)
-{
-	struct fuse_context *c = fuse_get_context();
-	struct af_who w = {c->uid, c->gid, c->umask};
-	return w;
-}
-
 static inline struct af_handle *af_fi_handle(struct fuse_file_info *fi)
 {
 	return fi ? (struct af_handle *)(uintptr_t)fi->fh : NULL;

@@ -161,8 +161,11 @@ void af_prefetch_add(struct af_fs *fs, const char *rel, const struct stat *st)
 	if (!p || !p->want)
 		return;
 	pthread_mutex_lock(&p->lock);
-	if (!p->started)
+	if (!p->started) { /* a thread starts with its creator's identity: the daemon's */
+		int was = af_act_pause();
 		pf_start(fs, p);
+		af_act_resume(was);
+	}
 	struct pf_item **s = pf_slot(p, st);
 	if (p->stop || !p->nthreads || *s)
 		goto out; /* stopping, no workers, or already queued or in flight */

@@ -66,7 +66,9 @@ static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t
 	return 0;
 }
 
-/* The bytes the source shows: a view's rendered text, else the file itself. */
+/* The bytes the source shows: a view's rendered text, else the file itself (read by
+ * the daemon: moving a file needs no right to read it, and nobody who could not read
+ * it can read it where it lands, which keeps its owner and mode). */
 static int source_bytes(struct af_fs *fs, struct af_res *s, struct af_buf *out)
 {
 	if (s->kind == AF_K_VIEW) {
@@ -78,7 +80,37 @@ static int source_bytes(struct af_fs *fs, struct af_res *s, struct af_buf *out)
 		af_text_unref(t);
 		return rc;
 	}
-	return af_read_whole_at(s->kind == AF_K_SCRATCH ? fs->scratchfd : fs->rootfd, s->rel, out);
+	int tree = s->kind == AF_K_SCRATCH ? af_scratch_dirfd(fs) : fs->rootfd;
+	if (tree < 0)
+		return tree;
+	int was = af_act_pause();
+	int rc = af_read_whole_at(tree, s->rel, out);
+	af_act_resume(was);
+	return rc;
+}
+
+/* The caller's right to take the source's name away, as rename(2) wants it: write and
+ * search on its folder and, where that folder is sticky, the file or the folder is
+ * theirs (a container's member: the container is theirs to write). 0 or -errno. */
+static int may_remove(struct af_fs *fs, const struct af_res *s)
+{
+	char base[NAME_MAX + 1];
+	struct stat dir;
+	if (s->kind == AF_K_SCRATCH)
+		return 0; /* their own tree */
+	const char *rel = s->kind == AF_K_VIEW ? s->bin : s->rel;
+	if (af_folder_member(fs, rel))
+		return af_view_may(fs, rel, O_WRONLY);
+	int dfd = af_bn_parent(fs->rootfd, rel, base, sizeof(base));
+	if (dfd < 0)
+		return -errno;
+	int rc = faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
+	uid_t me = af_caller()->uid;
+	if (!rc && fstat(dfd, &dir) == 0 && (dir.st_mode & S_ISVTX) && me != 0 &&
+	    me != s->st.st_uid && me != dir.st_uid)
+		rc = -EPERM;
+	close(dfd);
+	return rc;
 }
 
 /* Drop the source name after its content moved elsewhere: a dropping or a user's file
@@ -102,7 +134,7 @@ static int refuse(struct af_fs *fs, const struct af_res *s, const struct af_res 
 	af_diag_init(&d);
 	af_diag_error(&d, AF_EINVAL, "not renamed to %s: %s (nothing changed)", t->rel, why);
 	af_fs_log(LOG_WARNING, "%s: not renamed to %s: %s", s->rel, t->rel, why);
-	af_errlog_add(fs->errors, af_ctx_who().uid, s->rel, &d);
+	af_errlog_add(fs->errors, af_caller()->uid, s->rel, &d);
 	af_diag_free(&d);
 	return err;
 }
@@ -158,18 +190,19 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 		rc = af_scratch_rename(fs, s->rel, t->rel);
 		goto out;
 	}
-	rc = source_bytes(fs, s, &data);
-	if (rc)
+	/* content moves: the source goes (or hides), and what lands is the file that moved,
+	 * its owner and mode, put there as the caller would rename it */
+	if ((rc = may_remove(fs, s)) || (rc = source_bytes(fs, s, &data)))
 		goto out;
-	struct af_dest to = {-1, bin, af_ctx_who()};
+	const struct af_who *me = af_caller();
+	struct af_dest to = {-1, bin, *me, s->st.st_mode & 07777, 1, &s->st};
 	if (tk == T_VIEW)
 		rc = af_commit_to(fs, &to, t->rel, data.data ? data.data : (const uint8_t *)"",
 				  data.len);
-	else if (tk == T_SCRATCH && !(rc = af_scratch_put(fs, t->rel, data.data, data.len,
-						       s->st.st_mode & 07777)))
-		af_scratch_give(fs, t->rel, &to.who);
+	else if (tk == T_SCRATCH)
+		rc = af_scratch_put(fs, t->rel, data.data, data.len, &s->st);
 	else
-		rc = af_commit_plain(fs, &to.who, t->rel, data.data, data.len, s->st.st_mode & 07777);
+		rc = af_commit_plain(fs, me, t->rel, data.data, data.len, &s->st);
 	if (rc)
 		goto out;
 	rc = drop_source(fs, s, tk);
@@ -212,8 +245,8 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 			return -ENOTDIR;
 		if (af_bn_rename(fs->rootfd, s.rel, t.rel))
 			return -errno;
-		/* the droppings inside move along (no mirror, or it cannot: nothing lost) */
-		af_bn_rename(fs->scratchfd, s.rel, t.rel);
+		/* the caller's droppings inside move along (none, or it cannot: nothing lost) */
+		af_scratch_move_dir(fs, s.rel, t.rel);
 		return 0;
 	case AF_K_ARCDIR: /* the container's file itself moves */
 		if (af_folder_member(fs, s.rel))

@@ -1,7 +1,12 @@
 /* The scratch area: a folder outside GAME that holds the editors' droppings made in
  * the view (dropping.c says which names: swap files, `4913`, `x~`, sed/gedit temp
  * files). It is kept per GAME across mounts, so that vim's recovery and emacs'
- * auto-save survive a crash or a remount. Paths mirror the view's. */
+ * auto-save survive a crash or a remount. Paths mirror the view's. Each user has a
+ * tree of their own (the daemon's user: <scratch>/tree; any other: <scratch>/users/
+ * <uid>, a 0700 folder owned by that user), worked in as that user, never through a
+ * link, with a quota per user (--scratch-mb): one user's droppings never fill
+ * another's room, nor can one user read what another's editor keeps there. */
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -95,17 +100,67 @@ static int persistent_dir(struct af_fs *fs, const char *game)
 	if (mkdir(base, 0700) && errno != EEXIST)
 		return -errno;
 	snprintf(note, sizeof(note), "%s/game", base);
-	FILE *f = fopen(note, "we");
-	if (f) {
-		fprintf(f, "%s\n", game);
-		fclose(f);
+	int nfd = open(note, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (nfd >= 0) {
+		dprintf(nfd, "%s\n", game);
+		close(nfd);
 	}
+	snprintf(note, sizeof(note), "%s/users", base);
+	if (mkdir(note, 0711) && errno != EEXIST)
+		return -errno;
+	fs->usersfd = open(note, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if ((size_t)snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/tree", base) >=
 	    sizeof(fs->scratch_path))
 		return -ENAMETOOLONG;
 	if (mkdir(fs->scratch_path, 0700) && errno != EEXIST)
 		return -errno;
 	return 0;
+}
+
+/* The bytes in a tree (files and links), walked through descriptors only, one
+ * component at a time and never through a link, so the daemon can count a tree its
+ * user may change meanwhile. */
+static long long tree_bytes(int dfd, int depth)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	long long n = 0;
+	if (!d) {
+		if (fd >= 0)
+			close(fd);
+		return 0;
+	}
+	for (struct dirent *e; (e = readdir(d));) {
+		struct stat st;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
+			continue;
+		if (S_ISDIR(st.st_mode) && depth < 64) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			if (sub >= 0) {
+				n += tree_bytes(sub, depth + 1);
+				close(sub);
+			}
+		} else if (!S_ISDIR(st.st_mode)) {
+			n += st.st_size;
+		}
+	}
+	closedir(d);
+	return n;
+}
+
+static int has_entries(int dfd)
+{
+	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC), any = 0;
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!d && fd >= 0)
+		close(fd);
+	for (struct dirent *e; d && (e = readdir(d));)
+		any |= strcmp(e->d_name, ".") && strcmp(e->d_name, "..");
+	if (d)
+		closedir(d);
+	return any;
 }
 
 int af_scratch_open_dir(struct af_fs *fs, const char *game)
@@ -136,6 +191,11 @@ int af_scratch_open_dir(struct af_fs *fs, const char *game)
 		return -e;
 	}
 	fs->nscratch = game ? af_scratch_sweep(fs->scratch_path) : 0;
+	fs->own.uid = af_daemon_uid();
+	fs->own.fd = fs->scratchfd;
+	fs->own.bytes = tree_bytes(fs->scratchfd, 0);
+	if (fs->usersfd >= 0 && has_entries(fs->usersfd))
+		fs->nscratch++; /* other users' droppings of earlier mounts: look them up */
 	return 0;
 }
 
@@ -152,6 +212,14 @@ static int rm_one(const char *path, const struct stat *st, int flag, struct FTW 
 
 void af_scratch_remove(struct af_fs *fs)
 {
+	for (size_t i = 0; i < fs->nusers; i++)
+		close(fs->users[i].fd);
+	free(fs->users);
+	fs->users = NULL;
+	fs->nusers = 0;
+	if (fs->usersfd >= 0)
+		close(fs->usersfd);
+	fs->usersfd = -1;
 	if (fs->scratchfd >= 0)
 		close(fs->scratchfd);
 	fs->scratchfd = -1;
@@ -162,8 +230,116 @@ void af_scratch_remove(struct af_fs *fs)
 	fs->scratch_path[0] = 0;
 }
 
-/* mkdir -p of rel's folder inside the scratch area. */
-static int make_parents(struct af_fs *fs, const char *rel)
+/* ---- one tree per user ---- */
+
+static struct af_scratch_user *find_user(struct af_fs *fs, uid_t uid)
+{
+	for (size_t i = 0; i < fs->nusers; i++)
+		if (fs->users[i].uid == uid)
+			return &fs->users[i];
+	return NULL;
+}
+
+/* Open (make: or make) uid's own folder in users/, as the daemon: a name in a folder
+ * only root may write, given to its user by descriptor. fd, or -errno. */
+static int open_user_dir(struct af_fs *fs, uid_t uid, gid_t gid, int make)
+{
+	char name[24];
+	struct stat st;
+	snprintf(name, sizeof(name), "%u", (unsigned)uid);
+	int fd = openat(fs->usersfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0 && errno == ENOENT && make) {
+		if (mkdirat(fs->usersfd, name, 0700) && errno != EEXIST)
+			return -errno;
+		fd = openat(fs->usersfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	}
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st) || ((st.st_uid != uid || (st.st_mode & 07777) != 0700) &&
+			       (fchown(fd, uid, gid) || fchmod(fd, 0700)))) {
+		int e = errno;
+		close(fd);
+		return -e;
+	}
+	return fd;
+}
+
+/* The tree of the request's caller: the daemon's own for itself and root; fd, or
+ * -ENOENT when that user has none yet (and make is 0), or -errno. */
+static int tree_of(struct af_fs *fs, int make, uid_t *owner)
+{
+	const struct af_who *w = af_caller();
+	struct af_scratch_user *u;
+	if (w->uid == af_daemon_uid() || w->uid == 0 || fs->usersfd < 0) {
+		*owner = af_daemon_uid();
+		return fs->scratchfd;
+	}
+	*owner = w->uid;
+	pthread_mutex_lock(&fs->lock);
+	u = find_user(fs, w->uid);
+	int fd = u ? u->fd : -1;
+	pthread_mutex_unlock(&fs->lock);
+	if (fd >= 0)
+		return fd;
+	int was = af_act_pause();
+	fd = open_user_dir(fs, w->uid, w->gid, make);
+	long long bytes = fd >= 0 ? tree_bytes(fd, 0) : 0;
+	af_act_resume(was);
+	if (fd < 0)
+		return fd;
+	pthread_mutex_lock(&fs->lock);
+	if ((u = find_user(fs, w->uid))) { /* another request of theirs was first */
+		close(fd);
+		fd = u->fd;
+	} else {
+		struct af_scratch_user *grown =
+			realloc(fs->users, (fs->nusers + 1) * sizeof(*fs->users));
+		if (grown) {
+			fs->users = grown;
+			fs->users[fs->nusers++] = (struct af_scratch_user){w->uid, fd, bytes};
+		} else {
+			close(fd);
+			fd = -ENOMEM;
+		}
+	}
+	pthread_mutex_unlock(&fs->lock);
+	return fd;
+}
+
+int af_scratch_charge(struct af_fs *fs, uid_t owner, long long delta)
+{
+	int rc = 0;
+	pthread_mutex_lock(&fs->lock);
+	struct af_scratch_user *u = owner == af_daemon_uid() ? &fs->own : find_user(fs, owner);
+	if (u) {
+		if (delta > 0 && u->bytes + delta > fs->scratch_quota)
+			rc = -EDQUOT;
+		else
+			u->bytes = u->bytes + delta < 0 ? 0 : u->bytes + delta;
+	}
+	pthread_mutex_unlock(&fs->lock);
+	if (rc)
+		af_fs_log(LOG_WARNING, "uid %u: editor files over --scratch-mb=%lld MiB: write refused",
+			  (unsigned)owner, fs->scratch_quota >> 20);
+	return rc;
+}
+
+uid_t af_scratch_owner(struct af_fs *fs)
+{
+	uid_t owner;
+	int fd = tree_of(fs, 0, &owner);
+	(void)fd;
+	return owner;
+}
+
+int af_scratch_dirfd(struct af_fs *fs)
+{
+	uid_t owner;
+	return tree_of(fs, 0, &owner);
+}
+
+/* mkdir -p of rel's folder inside the tree, as its user, never through a link. */
+static int make_parents(int tree, const char *rel)
 {
 	char dir[4096];
 	size_t n = strlen(rel);
@@ -172,7 +348,7 @@ static int make_parents(struct af_fs *fs, const char *rel)
 	memcpy(dir, rel, n + 1);
 	for (char *p = strchr(dir, '/'); p; p = strchr(p + 1, '/')) {
 		*p = 0;
-		if (mkdirat(fs->scratchfd, dir, 0700) < 0 && errno != EEXIST)
+		if (af_bn_mkdir(tree, dir, 0700) < 0 && errno != EEXIST)
 			return -errno;
 		*p = '/';
 	}
@@ -182,20 +358,26 @@ static int make_parents(struct af_fs *fs, const char *rel)
 int af_scratch_exists(struct af_fs *fs, const char *rel, struct stat *st)
 {
 	struct stat tmp;
+	uid_t owner;
+	int tree = tree_of(fs, 0, &owner);
 	if (!st)
 		st = &tmp;
-	return fstatat(fs->scratchfd, rel, st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st->st_mode);
+	return tree >= 0 && af_bn_stat(tree, rel, st) == 0 && !S_ISDIR(st->st_mode);
 }
 
 int af_scratch_create(struct af_fs *fs, const char *rel, int flags, mode_t mode)
 {
-	int rc, fd, existed;
+	uid_t owner;
+	int rc, fd, existed, tree = tree_of(fs, 1, &owner);
+	if (tree < 0)
+		return tree;
 	pthread_mutex_lock(&fs->lock);
-	rc = make_parents(fs, rel);
+	rc = make_parents(tree, rel);
 	if (rc)
 		goto out;
-	existed = af_scratch_exists(fs, rel, NULL);
-	fd = openat(fs->scratchfd, rel, flags | O_CREAT | O_CLOEXEC, mode);
+	struct stat st;
+	existed = af_bn_stat(tree, rel, &st) == 0;
+	fd = af_bn_open(tree, rel, flags | O_CREAT | O_CLOEXEC, mode);
 	if (fd < 0) {
 		rc = -errno;
 		goto out;
@@ -210,52 +392,106 @@ out:
 
 int af_scratch_symlink(struct af_fs *fs, const char *target, const char *rel)
 {
-	int rc;
+	uid_t owner;
+	int rc, tree = tree_of(fs, 1, &owner);
+	if (tree < 0)
+		return tree;
+	if ((rc = af_scratch_charge(fs, owner, (long long)strlen(target))))
+		return rc;
 	pthread_mutex_lock(&fs->lock);
-	rc = make_parents(fs, rel);
-	if (!rc && symlinkat(target, fs->scratchfd, rel) < 0)
+	rc = make_parents(tree, rel);
+	if (!rc && af_bn_symlink(target, tree, rel) < 0)
 		rc = -errno;
 	if (!rc)
 		__atomic_add_fetch(&fs->nscratch, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fs->lock);
+	if (rc)
+		af_scratch_charge(fs, owner, -(long long)strlen(target));
 	return rc;
 }
 
 int af_scratch_unlink(struct af_fs *fs, const char *rel)
 {
-	int rc = 0;
+	uid_t owner;
+	struct stat st;
+	int rc = 0, tree = tree_of(fs, 0, &owner);
+	if (tree < 0)
+		return tree == -ENOENT ? -ENOENT : tree;
+	int had = af_bn_stat(tree, rel, &st) == 0;
 	pthread_mutex_lock(&fs->lock);
-	if (unlinkat(fs->scratchfd, rel, 0) < 0)
+	if (af_bn_unlink(tree, rel, 0) < 0)
 		rc = -errno;
 	else if (fs->nscratch)
 		__atomic_sub_fetch(&fs->nscratch, 1, __ATOMIC_RELAXED);
 	pthread_mutex_unlock(&fs->lock);
+	if (!rc && had && st.st_nlink <= 1)
+		af_scratch_charge(fs, owner, -(long long)st.st_size);
 	return rc;
+}
+
+int af_scratch_rmdir(struct af_fs *fs, const char *rel)
+{
+	uid_t owner;
+	int tree = tree_of(fs, 0, &owner);
+	if (tree < 0)
+		return 0; /* no tree: nothing of theirs in that folder */
+	return af_bn_unlink(tree, rel, AT_REMOVEDIR) && errno == ENOTEMPTY ? -ENOTEMPTY : 0;
 }
 
 int af_scratch_rename(struct af_fs *fs, const char *from, const char *to)
 {
-	int rc;
+	uid_t owner;
+	struct stat st;
+	int rc, tree = tree_of(fs, 1, &owner);
+	if (tree < 0)
+		return tree;
 	pthread_mutex_lock(&fs->lock);
-	rc = make_parents(fs, to);
+	rc = make_parents(tree, to);
 	if (rc)
 		goto out;
-	int existed = af_scratch_exists(fs, to, NULL);
-	if (renameat(fs->scratchfd, from, fs->scratchfd, to) < 0)
+	int existed = af_bn_stat(tree, to, &st) == 0 && !S_ISDIR(st.st_mode);
+	if (af_bn_rename(tree, from, to) < 0)
 		rc = -errno;
 	else if (existed && fs->nscratch)
 		__atomic_sub_fetch(&fs->nscratch, 1, __ATOMIC_RELAXED);
 out:
 	pthread_mutex_unlock(&fs->lock);
+	if (!rc && existed && st.st_nlink <= 1)
+		af_scratch_charge(fs, owner, -(long long)st.st_size);
 	return rc;
 }
 
-int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n, mode_t mode)
+int af_scratch_move_dir(struct af_fs *fs, const char *from, const char *to)
+{
+	uid_t owner;
+	int tree = tree_of(fs, 0, &owner);
+	if (tree < 0)
+		return 0;
+	pthread_mutex_lock(&fs->lock);
+	int rc = make_parents(tree, to);
+	if (!rc && af_bn_rename(tree, from, to) < 0)
+		rc = -errno;
+	pthread_mutex_unlock(&fs->lock);
+	return rc;
+}
+
+int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n,
+		   const struct stat *like)
 {
 	const uint8_t *p = data;
-	int rc = 0, fd = af_scratch_create(fs, rel, O_WRONLY | O_TRUNC, mode);
-	if (fd < 0)
+	uid_t owner;
+	int rc, fd, tree = tree_of(fs, 1, &owner);
+	if (tree < 0)
+		return tree;
+	if ((rc = af_scratch_charge(fs, owner, (long long)n)))
+		return rc;
+	/* a file of its own, made now by the caller (a name there is replaced) */
+	af_scratch_unlink(fs, rel);
+	fd = af_scratch_create(fs, rel, O_WRONLY | O_EXCL, 0600);
+	if (fd < 0) {
+		af_scratch_charge(fs, owner, -(long long)n);
 		return fd;
+	}
 	while (n) {
 		ssize_t w = write(fd, p, n);
 		if (w < 0 && errno == EINTR)
@@ -267,16 +503,18 @@ int af_scratch_put(struct af_fs *fs, const char *rel, const void *data, size_t n
 		p += w;
 		n -= (size_t)w;
 	}
+	/* the file moved here keeps its owner, group and mode: given by the daemon on the
+	 * descriptor the caller made (the owner first: chown clears set-id bits) */
+	struct stat now;
+	int was = af_act_pause();
+	if (!rc && (fstat(fd, &now) ||
+		    ((now.st_uid != like->st_uid || now.st_gid != like->st_gid) &&
+		     fchown(fd, like->st_uid, like->st_gid)) ||
+		    fchmod(fd, like->st_mode & 07777)))
+		rc = -errno;
+	af_act_resume(was);
 	close(fd);
+	if (rc)
+		af_scratch_unlink(fs, rel);
 	return rc;
-}
-
-void af_scratch_give(struct af_fs *fs, const char *rel, const struct af_who *w)
-{
-	char base[NAME_MAX + 1];
-	int dir = af_bn_parent(fs->scratchfd, rel, base, sizeof(base));
-	if (dir >= 0) {
-		af_give_at(dir, base, w);
-		close(dir);
-	}
 }

@@ -23,6 +23,8 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	memset(fs, 0, sizeof(*fs));
 	fs->rootfd = rootfd;
 	fs->scratchfd = -1;
+	fs->usersfd = -1;
+	fs->scratch_quota = (long long)AF_DEFAULT_SCRATCH_MB << 20;
 	fs->read_only = read_only;
 	fs->max_unsaved = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	pthread_mutex_init(&fs->lock, NULL);
@@ -144,6 +146,8 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	}
 	have_fs = 1;
 	fs.max_unsaved = o->unsaved_bytes;
+	if (o->scratch_bytes)
+		fs.scratch_quota = (long long)o->scratch_bytes;
 	sizesfd = sizes_dir(game, sizes_name, sizeof(sizes_name));
 	if (sizesfd >= 0)
 		af_rcache_load(fs.cache, sizesfd, sizes_name);
@@ -183,6 +187,10 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		}
 		af_fs_log_init(1);
 	}
+	/* A root daemon acts as each caller (who.c); the kernel has applied the caller's
+	 * umask to every mode a request brings, so the daemon's own is none. */
+	af_act_init();
+	umask(0);
 	/* renders are short-lived buffers of up to tens of MB made on many FUSE threads */
 	af_heap_policy(AF_HEAP_DAEMON);
 	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", game, view, fs.scratch_path);

@@ -85,7 +85,11 @@ void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const st
 	if (af_rcache_get(fs->cache, st, info, NULL) && info->name_hash == name_hash)
 		return;
 	memset(info, 0, sizeof(*info));
-	if (af_bn_read_head(dirfd, name, head, sizeof(head), &got))
+	/* what a file is, for every user alike (the shared cache): read by the daemon; a
+	 * caller who may not read it still may not open its view */
+	int was = af_act_pause(), rc = af_bn_read_head(dirfd, name, head, sizeof(head), &got);
+	af_act_resume(was);
+	if (rc)
 		return;
 	info->codec = af_codec_bid(base, head, got);
 	info->name_hash = name_hash;
@@ -170,6 +174,32 @@ void af_ghost_del(struct af_fs *fs, const char *rel)
 	pthread_mutex_unlock(&fs->lock);
 }
 
+int af_view_may(struct af_fs *fs, const char *bin, int flags)
+{
+	char file[4096];
+	if (!af_folder_file(fs, bin, file, sizeof(file)))
+		snprintf(file, sizeof(file), "%s", bin);
+	int fd = af_bn_open(fs->rootfd, file, (flags & O_ACCMODE) | O_NONBLOCK | O_NOCTTY, 0);
+	if (fd < 0)
+		return -errno;
+	close(fd);
+	return 0;
+}
+
+int af_view_may_create(struct af_fs *fs, const char *bin)
+{
+	char file[4096], base[NAME_MAX + 1];
+	if (af_folder_file(fs, bin, file, sizeof(file)))
+		return af_view_may(fs, bin, O_WRONLY); /* a member added: its container rewritten */
+	int dfd = af_bn_parent(fs->rootfd, bin, base, sizeof(base)), rc = 0;
+	if (dfd < 0)
+		return -errno;
+	if (faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS))
+		rc = -errno;
+	close(dfd);
+	return rc;
+}
+
 /* A claimed binary asked for by its own name: hidden when it renders, shown as
  * itself when it does not decode (only this decides, so it is decided here). */
 static void hidden_or_broken(struct af_fs *fs, struct af_res *r)
@@ -210,7 +240,7 @@ static enum af_kind plot_kind(struct af_fs *fs, const char *rest)
 }
 
 /* The SVG plot of the view at rest ("<view path>.svg"), or NULL. */
-static struct af_text *plot_text(struct af_fs *fs, const char *rest)
+static struct af_text *plot_text(struct af_fs *fs, const char *rest, int *err)
 {
 	char path[4200];
 	struct af_res v;
@@ -220,6 +250,8 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest)
 	size_t n = strlen(rest);
 	snprintf(path, sizeof(path), "/%.*s", (int)(n > 4 ? n - 4 : n), rest);
 	if (af_view_resolve(fs, path, &v) || v.kind != AF_K_VIEW)
+		return NULL;
+	if ((*err = af_view_may(fs, v.bin, O_RDONLY))) /* derived from the binary: its readers only */
 		return NULL;
 	int rc = af_folder_member(fs, v.bin) ? af_folder_render(fs, v.bin, 0, &yaml)
 					     : af_view_render(fs, v.bin, &v.st, &yaml);
@@ -441,13 +473,21 @@ out:
 	return rc;
 }
 
-struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller)
+static int may_read(void *ctx, const char *bin)
+{
+	return af_view_may(ctx, bin, O_RDONLY) == 0;
+}
+
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int *err)
 {
 	const char *f = rel + sizeof(AF_CTL_DIR);
 	char line[4200];
-	int n;
+	int n, e = 0;
+	if (!err)
+		err = &e;
+	*err = 0;
 	if (!strcmp(f, AF_CTL_ERRORS))
-		return af_errlog_text(fs->errors, caller);
+		return af_errlog_text(fs->errors, caller, may_read, fs);
 	if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA))) {
 		struct af_buf b = AF_BUF_INIT;
 		const struct af_codec *c = schema_of_name(f + sizeof(AF_CTL_SCHEMA));
@@ -456,18 +496,22 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller)
 		return t;
 	}
 	if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-		return plot_text(fs, f + sizeof(AF_CTL_PLOT));
+		return plot_text(fs, f + sizeof(AF_CTL_PLOT), err);
 	if (!strcmp(f, AF_CTL_PID))
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	else
+	else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5)
 		n = snprintf(line, sizeof(line), "%s\n", fs->scratch_path);
+	else /* the caller's own tree: <scratch>/users/<uid> beside <scratch>/tree */
+		n = snprintf(line, sizeof(line), "%.*s/users/%u\n", (int)(strlen(fs->scratch_path) - 5),
+			     fs->scratch_path, (unsigned)af_scratch_owner(fs));
 	return af_text_new(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 static long long ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 {
-	struct af_text *t = af_ctl_text(fs, rel, caller);
-	long long n = t ? (long long)t->len : -1;
+	int err;
+	struct af_text *t = af_ctl_text(fs, rel, caller, &err);
+	long long n = t ? (long long)t->len : err ? err : -ENOENT;
 	af_text_unref(t);
 	return n;
 }
@@ -496,8 +540,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
 		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
 		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel, caller);
-		if (st->st_size < 0)
-			return -ENOENT; /* a view with no plot (no curves), out of memory */
+		if (st->st_size < 0) /* a view with no plot (no curves), out of memory, or a */
+			return (int)st->st_size; /* binary the caller may not read */
 		st->st_ino = 0;
 		break;
 	case AF_K_ARCDIR: /* the container's file as a folder: its times and owner */
@@ -553,11 +597,17 @@ static pthread_mutex_t big_render = PTHREAD_MUTEX_INITIALIZER;
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 		   struct af_text **out)
 {
+	/* the shared render cache is the daemon's: whoever asks, the same text (a caller's
+	 * right to read it is proven before it is handed out: af_view_may) */
+	int was = af_act_pause(), rc;
 	af_prefetch_claim(fs, st0); /* a worker may have it, or be at it */
-	if (st0->st_size < (off_t)BIG_RENDER)
-		return render_once(fs, bin_rel, st0, out);
-	pthread_mutex_lock(&big_render);
-	int rc = render_once(fs, bin_rel, st0, out);
-	pthread_mutex_unlock(&big_render);
+	if (st0->st_size < (off_t)BIG_RENDER) {
+		rc = render_once(fs, bin_rel, st0, out);
+	} else {
+		pthread_mutex_lock(&big_render);
+		rc = render_once(fs, bin_rel, st0, out);
+		pthread_mutex_unlock(&big_render);
+	}
+	af_act_resume(was);
 	return rc;
 }

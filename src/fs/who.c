@@ -1,35 +1,193 @@
-/* Acting for the caller: with allow_other every user of the mount acts as themselves,
- * so what a user creates through the view (files, folders, links, droppings, a new
- * binary) is owned by that user, with their umask. Permission checks stay the
- * kernel's (default_permissions). */
-#include <fcntl.h>
-#include <sys/stat.h>
+/* Acting as the caller. A daemon that runs as root serves every request with the
+ * caller's identity: the handling thread takes the caller's effective uid, gid and
+ * supplementary groups (per thread, through the raw system calls: glibc's wrappers
+ * change every thread of the process), does the work and takes the daemon's own
+ * back. The kernel then checks every permission and whatever is made is the caller's,
+ * with the caller's umask (the kernel applies it before the request reaches us; the
+ * daemon's own umask is 0). Work only the daemon may do (the shared render cache, an
+ * atomic replace in a folder the caller may not write) runs between af_act_pause and
+ * af_act_resume, after the caller's right to it has been proven as the caller. */
+#include <errno.h>
+#include <grp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <syslog.h>
+#include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 
-#include "fs_int.h"
+#include "ops.h"
+
+static int can_act;               /* the daemon is root: it can take any identity */
+static int inited;
+static uid_t daemon_uid;
+static gid_t daemon_gid;
+static int daemon_ngroups;
+static gid_t daemon_groups[AF_WHO_GROUPS];
+
+static __thread int acting;       /* this thread holds another identity now */
+static __thread struct af_who caller; /* the caller of the request being served */
+static __thread int have_caller;
+static __thread struct af_who self;
+
+/* The groups of the caller's process, read from /proc by the FUSE library: kept a
+ * second per thread for the same process and user. */
+static __thread struct {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	time_t at;
+	int n;
+	gid_t g[AF_WHO_GROUPS];
+} groups_seen;
+
+void af_act_init(void)
+{
+	daemon_uid = geteuid();
+	can_act = daemon_uid == 0;
+	daemon_gid = getegid();
+	inited = 1;
+	int n = getgroups(AF_WHO_GROUPS, daemon_groups);
+	daemon_ngroups = n < 0 ? 0 : n;
+}
+
+int af_act_enabled(void)
+{
+	return can_act;
+}
+
+uid_t af_daemon_uid(void)
+{
+	return inited ? daemon_uid : geteuid(); /* no mount: nobody else's identity is held */
+}
 
 struct af_who af_who_self(void)
 {
-	struct af_who w = {geteuid(), getegid(), 022};
+	struct af_who w;
+	memset(&w, 0, sizeof(w));
+	w.uid = af_daemon_uid();
+	w.gid = inited ? daemon_gid : getegid();
+	w.umask = 022;
+	w.ngroups = -1; /* the daemon's own: nothing to switch */
 	return w;
 }
 
-static int is_self(const struct af_who *w)
+/* Whether w is the daemon itself, or root (who may do anything the daemon may). */
+static int is_daemon(const struct af_who *w)
 {
-	return w->uid == geteuid() && w->gid == getegid();
+	return !can_act || w->ngroups < 0 || w->uid == 0;
 }
 
-void af_give_fd(int fd, const struct af_who *w, mode_t mode)
+int af_who_of_request(struct af_who *w)
 {
-	/* the owner first: chown clears set-id bits a mode may ask for */
-	if (!is_self(w) && fchown(fd, w->uid, w->gid) < 0)
-		return; /* an unprivileged daemon cannot give files away: they stay its own */
-	if (mode != (mode_t)-1)
-		fchmod(fd, mode & ~w->umask & 07777);
+	struct fuse_context *c = fuse_get_context();
+	memset(w, 0, sizeof(*w));
+	w->uid = c->uid;
+	w->gid = c->gid;
+	w->umask = c->umask;
+	w->ngroups = -1;
+	if (!can_act || c->uid == 0 || (c->uid == daemon_uid && c->gid == daemon_gid))
+		return 0;
+	time_t now = time(NULL);
+	if (groups_seen.pid == c->pid && groups_seen.uid == c->uid && groups_seen.gid == c->gid &&
+	    groups_seen.at == now) {
+		w->ngroups = groups_seen.n;
+		memcpy(w->groups, groups_seen.g, sizeof(gid_t) * (size_t)groups_seen.n);
+		return 0;
+	}
+	int n = fuse_getgroups(AF_WHO_GROUPS, w->groups);
+	if (n < 0) /* no /proc entry (the process is gone): its own group only */
+		n = 0;
+	if (n > AF_WHO_GROUPS) {
+		/* dropping one could grant what a group denies (mode 0604): refuse */
+		af_fs_log(LOG_WARNING, "uid %u is in %d groups, more than the %d animfs acts with: "
+			  "request refused", (unsigned)c->uid, n, AF_WHO_GROUPS);
+		return -EACCES;
+	}
+	w->ngroups = n;
+	groups_seen.pid = c->pid;
+	groups_seen.uid = c->uid;
+	groups_seen.gid = c->gid;
+	groups_seen.at = now;
+	groups_seen.n = n;
+	memcpy(groups_seen.g, w->groups, sizeof(gid_t) * (size_t)n);
+	return 0;
 }
 
-void af_give_at(int dirfd, const char *base, const struct af_who *w)
+static void to_daemon(void)
 {
-	if (!is_self(w))
-		fchownat(dirfd, base, w->uid, w->gid, AT_SYMLINK_NOFOLLOW);
+	if (!acting)
+		return;
+	/* uid first: the daemon's uid 0 brings back the right to set the rest */
+	if (syscall(SYS_setresuid, -1, 0, -1) || syscall(SYS_setresgid, -1, daemon_gid, -1) ||
+	    syscall(SYS_setgroups, daemon_ngroups, daemon_groups)) {
+		af_fs_log(LOG_CRIT, "cannot take the daemon's identity back: %s", strerror(errno));
+		abort(); /* never serve another request with a caller's identity */
+	}
+	acting = 0;
+}
+
+static int to_who(const struct af_who *w)
+{
+	to_daemon();
+	if (is_daemon(w))
+		return 0;
+	acting = 1; /* from the first call on: a failure part way is undone */
+	if (syscall(SYS_setgroups, w->ngroups, w->groups) ||
+	    syscall(SYS_setresgid, -1, w->gid, -1) || syscall(SYS_setresuid, -1, w->uid, -1)) {
+		int e = errno;
+		to_daemon();
+		af_fs_log(LOG_ERR, "cannot act as uid %u: %s", (unsigned)w->uid, strerror(e));
+		return -EPERM;
+	}
+	return 0;
+}
+
+const struct af_who *af_caller(void)
+{
+	if (have_caller)
+		return &caller;
+	self = af_who_self();
+	return &self;
+}
+
+int af_act_caller(void)
+{
+	int rc = af_who_of_request(&caller);
+	have_caller = rc == 0;
+	return rc ? rc : to_who(&caller);
+}
+
+void af_act_done(void)
+{
+	to_daemon();
+	have_caller = 0;
+}
+
+int af_act_pause(void)
+{
+	int was = acting;
+	to_daemon();
+	return was;
+}
+
+void af_act_resume(int was)
+{
+	if (was && to_who(&caller))
+		abort(); /* it held that identity a moment ago */
+}
+
+int af_act_with(const struct af_who *w)
+{
+	return to_who(w);
+}
+
+void af_act_back(void)
+{
+	to_daemon();
+}
+
+int af_who_is_privileged(const struct af_who *w)
+{
+	return w->uid == 0;
 }

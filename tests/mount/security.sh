@@ -42,7 +42,10 @@ as_nobody sh -c "umask 077; echo hi > '$P/new.txt'; mkdir '$P/dir'; ln -s new.tx
 [ "$(stat -c '%U' "$GAME/pub/link")" = nobody ] || fail "new link: $(stat -c '%U' "$GAME/pub/link")"
 [ "$(stat -c '%U %a' "$GAME/pub/fresh.animation")" = "nobody 600" ] ||
   fail "new binary: $(stat -c '%U %a' "$GAME/pub/fresh.animation")"
-[ "$(stat -c '%U %a' "$(scratch_of)/pub/.new.txt.swp")" = "nobody 600" ] || fail "nobody's dropping"
+[ "$(stat -c '%U %a' "$(scratch_of_user "$NOBODY_UID")/pub/.new.txt.swp")" = "nobody 600" ] ||
+  fail "nobody's dropping"
+[ "$(stat -c '%U %a' "$(scratch_of_user "$NOBODY_UID")")" = "nobody 700" ] ||
+  fail "nobody's scratch folder: $(stat -c '%U %a' "$(scratch_of_user "$NOBODY_UID")")"
 echo "ok: nobody's files are nobody's, umask 077"
 
 # .animfs/errors: each user sees only its own refused saves

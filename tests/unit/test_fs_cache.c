@@ -193,7 +193,7 @@ static void test_errlog_ring(void **state)
 	struct af_diag d;
 	struct af_text *t;
 	af_diag_init(&d);
-	t = af_errlog_text(e, 0);
+	t = af_errlog_text(e, 0, NULL, NULL);
 	assert_int_equal(t->len, 0);
 	af_text_unref(t);
 	for (int i = 1; i <= 3; i++) {
@@ -201,7 +201,7 @@ static void test_errlog_ring(void **state)
 		af_diag_at_mark(&d, AF_EINVAL, (unsigned)i, 7, "problem %d", i);
 		af_errlog_add(e, 0, "a/walk.animation.yaml", &d);
 	}
-	t = af_errlog_text(e, 0);
+	t = af_errlog_text(e, 0, NULL, NULL);
 	const char *s = (const char *)t->data;
 	assert_null(strstr(s, "problem 1")); /* the oldest fell out */
 	const char *two = strstr(s, "a/walk.animation.yaml:2:7: problem 2\n");

@@ -105,6 +105,16 @@ static void test_handle_buffers(void **state)
 	assert_null(e->fs.handles);
 }
 
+/* A file of the test's own user with mode m, as one moved into the scratch area. */
+static const struct stat *mine(mode_t m)
+{
+	static struct stat st;
+	st.st_uid = geteuid();
+	st.st_gid = getegid();
+	st.st_mode = S_IFREG | m;
+	return &st;
+}
+
 static void test_scratch(void **state)
 {
 	struct env *e = *state;
@@ -115,7 +125,7 @@ static void test_scratch(void **state)
 	assert_int_equal(e->fs.nscratch, 1);
 	assert_true(af_scratch_exists(&e->fs, "d/e/.walk.yaml.swp", &st));
 	assert_false(af_scratch_exists(&e->fs, "d/e", NULL)); /* folders are not entries */
-	assert_int_equal(af_scratch_put(&e->fs, "4913", "", 0, 0644), 0);
+	assert_int_equal(af_scratch_put(&e->fs, "4913", "", 0, mine(0644)), 0);
 	assert_int_equal(e->fs.nscratch, 2);
 	assert_int_equal(af_scratch_rename(&e->fs, "4913", "d/e/.walk.yaml.swp"), 0);
 	assert_int_equal(e->fs.nscratch, 1);
@@ -133,7 +143,7 @@ static void test_scratch(void **state)
 	/* the area is removed with the mount */
 	char path[4096];
 	snprintf(path, sizeof(path), "%s", e->fs.scratch_path);
-	assert_int_equal(af_scratch_put(&e->fs, "a/b/c", "x", 1, 0644), 0);
+	assert_int_equal(af_scratch_put(&e->fs, "a/b/c", "x", 1, mine(0644)), 0);
 	af_scratch_remove(&e->fs);
 	assert_int_equal(access(path, F_OK), -1);
 	assert_int_equal(af_scratch_open_dir(&e->fs, NULL), 0); /* teardown removes this one */
@@ -168,7 +178,7 @@ static void test_resolve_plain(void **state)
 	assert_int_equal(af_view_resolve(&e->fs, "/sub/readme.txt", &r), 0);
 	assert_int_equal(r.kind, AF_K_PASS);
 	/* a scratch file shadows nothing in GAME and is found by name */
-	assert_int_equal(af_scratch_put(&e->fs, "sub/x~", "x", 1, 0644), 0);
+	assert_int_equal(af_scratch_put(&e->fs, "sub/x~", "x", 1, mine(0644)), 0);
 	assert_int_equal(af_view_resolve(&e->fs, "/sub/x~", &r), 0);
 	assert_int_equal(r.kind, AF_K_SCRATCH);
 }
@@ -192,7 +202,7 @@ static void test_commit_refuses(void **state)
 	assert_int_equal(af_read_file_at(e->fs.rootfd, "walk.bin", 1 << 20, &b, &d), 0);
 	assert_int_equal(b.len, sizeof(orig));
 	assert_memory_equal(b.data, orig, sizeof(orig));
-	t = af_errlog_text(e->fs.errors, 0);
+	t = af_errlog_text(e->fs.errors, 0, NULL, NULL);
 	assert_non_null(strstr((const char *)t->data, "walk.bin.yaml:1:1: "));
 	assert_non_null(strstr((const char *)t->data, "walk.bin.yaml:2:9: unknown format"));
 	af_text_unref(t);

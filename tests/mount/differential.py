@@ -1,0 +1,290 @@
+"""The differential test of acting as the caller (tests/mount/differential.sh): the
+same table of operations, run by users A and B in the same order, on a plain folder
+and on the view of a copy of it. Every operation's outcome (ok or its errno) and the
+end state (names, types, owners, groups, modes, contents, link targets, and who of A
+and B may read each file) must be the same on both sides; binaries are compared as
+bytes (the view side saves YAML that encodes to them).
+
+One documented difference: an editor dropping (x~, sedXXXXXX) is kept in its user's
+own 0700 scratch folder, so another user never sees it; for those the view may only
+be stricter than the plain folder (nobody reads it there who could not before).
+
+    differential.py ANIMFS EXAMPLE_YAML PLAIN GAME VIEW     (as root; env UA UB UG)
+    differential.py --child JSON                            (one operation, as a user)
+"""
+import errno
+import grp
+import hashlib
+import json
+import os
+import pwd
+import re
+import stat
+import subprocess
+import sys
+import tempfile
+
+
+def child(spec):
+    os.umask(spec["umask"])
+    op, a = spec["op"], spec["args"]
+    try:
+        if op == "write":
+            fd = os.open(a[0], os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+            try:
+                os.write(fd, bytes.fromhex(a[1]))
+            finally:
+                os.close(fd)
+        elif op == "read":
+            with open(a[0], "rb") as f:
+                f.read()
+        elif op == "rename":
+            os.rename(a[0], a[1])
+        elif op == "mkdir":
+            os.mkdir(a[0], a[1])
+        elif op == "rmdir":
+            os.rmdir(a[0])
+        elif op == "symlink":
+            os.symlink(a[0], a[1])
+        elif op == "chmod":
+            os.chmod(a[0], a[1])
+        elif op == "truncate":
+            os.truncate(a[0], a[1])
+        elif op == "unlink":
+            os.unlink(a[0])
+        else:
+            raise SystemExit("unknown op " + op)
+        print("ok")
+    except OSError as e:
+        print(errno.errorcode.get(e.errno, str(e.errno)))
+
+
+def is_bin(p):
+    return p.endswith(".animation")
+
+
+def is_dropping(p):
+    base = os.path.basename(p)
+    return base.endswith("~") or re.fullmatch(r"sed[A-Za-z0-9]{6}", base) is not None
+
+
+def side_path(root, p, view):
+    """The name p (a plain-folder name) has on one side."""
+    if not view:
+        return os.path.join(root, p)
+    if is_bin(p):
+        return os.path.join(root, p + ".yaml")
+    if p.endswith(".animation~"):  # the backup of a view is named after the view
+        return os.path.join(root, p[:-1] + ".yaml~")
+    return os.path.join(root, p)
+
+
+# (user, op, args...): binaries are *.animation; ("save", bin, k) writes version k
+# (YAML on the view, its bytes on the plain folder); ("put", name, k) the same into a
+# file of another name (an editor's temp file)
+STEPS = [
+    ("A", "umask", 0o022),
+    ("B", "umask", 0o022),
+    ("A", "save", "pub/a.animation", 1),        # own file
+    ("B", "save", "pub/a.animation", 0),        # A's 0644: no
+    ("A", "read", "pub/b.animation"),           # B's 0600: no
+    ("A", "read", "pub/b.txt"),
+    ("A", "save", "pub/g.animation", 1),        # root:G 0664, A in G: yes, stays root's
+    ("A", "write", "pub/suid", "#!/bin/sh\necho A\n"),   # root 4755: no
+    # 1. a dropping renamed onto root's setuid file: the file is A's now, no setuid
+    ("A", "write", "pub/sedAbC123", "mine\n"),
+    ("A", "rename", "pub/sedAbC123", "pub/suid"),
+    # 2. B's 0600 file moved to a backup name and back: nobody else reads it
+    ("A", "rename", "pub/b.txt", "pub/b.txt~"),
+    ("A", "read", "pub/b.txt~"),
+    ("A", "rename", "pub/b.txt~", "pub/b.txt"),
+    ("A", "read", "pub/b.txt"),
+    ("B", "read", "pub/b.txt"),
+    ("A", "rename", "pub/b.animation", "pub/b.animation~"),
+    ("A", "read", "pub/b.animation~"),
+    ("A", "rename", "pub/b.animation~", "pub/b.animation"),
+    ("A", "read", "pub/b.animation"),
+    ("B", "read", "pub/b.animation"),
+    # 5. A's text renamed onto B's view in a folder A may write: the binary is A's file
+    ("A", "put", "pub/sedXyZ789", 1),
+    ("A", "rename", "pub/sedXyZ789", "pub/b.animation"),
+    ("B", "read", "pub/b.animation"),
+    # ... but not in a sticky folder; writing into B's 0666 file there keeps it B's
+    ("A", "put", "sticky/sedQwE456", 1),
+    ("A", "rename", "sticky/sedQwE456", "sticky/b.animation"),
+    ("A", "unlink", "sticky/sedQwE456"),
+    ("A", "save", "sticky/b.animation", 1),
+    ("A", "unlink", "sticky/b.txt"),
+    ("A", "chmod", "sticky/b.txt", 0o600),
+    ("B", "chmod", "sticky/b.txt", 0o640),
+    ("A", "truncate", "sticky/b.txt", 0),
+    ("B", "truncate", "sticky/b.txt", 1),
+    # what each makes is theirs, with their umask
+    ("A", "umask", 0o077),
+    ("A", "write", "pub/new.txt", "hello\n"),
+    ("A", "mkdir", "pub/dir", 0o777),
+    ("A", "symlink", "new.txt", "pub/lnk"),
+    ("A", "save", "pub/fresh.animation", 0),
+    ("B", "write", "grp/b.txt", "bee\n"),       # a setgid folder: group G
+    ("B", "mkdir", "grp/sub", 0o775),
+    ("B", "read", "grp/x.txt"),                 # A:G 0640
+    ("B", "read", "aonly/a.animation"),         # in A's 0700 folder
+    ("B", "save", "grp/new.animation", 1),
+    ("B", "save", "aonly/a.animation", 1),
+    ("A", "rename", "pub/a.animation", "pub/c.animation"),
+    ("A", "unlink", "pub/c.animation"),
+    ("B", "unlink", "pub/fresh.animation"),     # not sticky: B may
+    ("A", "chmod", "pub/new.txt", 0o4755),
+    ("B", "write", "pub/new.txt", "x\n"),
+    ("A", "chmod", "pub/new.txt", 0o4777),
+    ("B", "write", "pub/new.txt", "b wrote\n"), # a write clears A's setuid
+    ("A", "truncate", "pub/new.txt", 3),
+    ("A", "chmod", "pub/g.animation", 0o600),   # root's: no
+    ("A", "chmod", "grp/x.txt", 0o604),         # G may not, others may
+    ("B", "read", "grp/x.txt"),
+    ("A", "rename", "pub/dir", "pub/dir2"),
+    ("B", "rmdir", "pub/dir2"),
+    ("B", "unlink", "pub/lnk"),
+]
+
+
+def build(root, bins, ids):
+    A, B, G, users = ids
+    def mk(p, mode, uid, gid):
+        os.mkdir(os.path.join(root, p))
+        os.chown(os.path.join(root, p), uid, gid)
+        os.chmod(os.path.join(root, p), mode)
+
+    def put(p, data, uid, gid, mode):
+        with open(os.path.join(root, p), "wb") as f:
+            f.write(data)
+        os.chown(os.path.join(root, p), uid, gid)
+        os.chmod(os.path.join(root, p), mode)
+
+    os.chmod(root, 0o755)
+    mk("pub", 0o777, 0, 0)
+    mk("sticky", 0o1777, 0, 0)
+    mk("grp", 0o2775, 0, G)
+    mk("aonly", 0o700, A, users)
+    put("pub/a.animation", bins[0], A, users, 0o644)
+    put("pub/b.animation", bins[0], B, users, 0o600)
+    put("pub/b.txt", b"b secret\n", B, users, 0o600)
+    put("pub/suid", b"#!/bin/sh\necho root\n", 0, 0, 0o4755)
+    put("pub/g.animation", bins[0], 0, G, 0o664)
+    put("sticky/b.animation", bins[0], B, users, 0o666)
+    put("sticky/b.txt", b"b\n", B, users, 0o666)
+    put("grp/x.txt", b"x\n", A, G, 0o640)
+    put("aonly/a.animation", bins[0], A, users, 0o644)
+
+
+def run_as(user, spec):
+    out = subprocess.run(["setpriv", "--reuid=" + user, "--regid=users", "--init-groups",
+                          sys.executable, os.path.abspath(__file__), "--child", json.dumps(spec)],
+                         capture_output=True, text=True, timeout=60)
+    if out.returncode:
+        raise SystemExit("child failed: " + out.stderr)
+    return out.stdout.strip()
+
+
+def state(root):
+    """Every entry but the droppings: type, owner, group, mode, content or target."""
+    st = {}
+    for dirpath, dirs, files in os.walk(root):
+        for n in dirs + files:
+            full = os.path.join(dirpath, n)
+            rel = os.path.relpath(full, root)
+            if is_dropping(rel):
+                continue
+            s = os.lstat(full)
+            if stat.S_ISLNK(s.st_mode):
+                what = "-> " + os.readlink(full)
+            elif stat.S_ISREG(s.st_mode):
+                with open(full, "rb") as f:
+                    what = hashlib.sha1(f.read()).hexdigest()[:12]
+            else:
+                what = "dir"
+            st[rel] = "%s %d:%d %o %s" % (stat.filemode(s.st_mode)[0], s.st_uid, s.st_gid,
+                                         stat.S_IMODE(s.st_mode), what)
+    return st
+
+
+def main(animfs, example, plain, game, view):
+    ua, ub, ug = os.environ["UA"], os.environ["UB"], os.environ["UG"]
+    ids = (pwd.getpwnam(ua).pw_uid, pwd.getpwnam(ub).pw_uid, grp.getgrnam(ug).gr_gid,
+           grp.getgrnam("users").gr_gid)
+    with open(example) as f:
+        y0 = f.read()
+    y1 = re.sub(r"^length: *\S+", "length: 7.25", y0, count=1, flags=re.M)
+    assert y1 != y0
+    bins = []
+    with tempfile.TemporaryDirectory() as tmp:
+        for k, y in enumerate((y0, y1)):
+            with open(os.path.join(tmp, "%d.yaml" % k), "w") as f:
+                f.write(y)
+            out = os.path.join(tmp, "%d.animation" % k)
+            subprocess.run([animfs, "encode", os.path.join(tmp, "%d.yaml" % k), "-o", out],
+                           check=True)
+            with open(out, "rb") as f:
+                bins.append(f.read())
+    yamls = [y0.encode(), y1.encode()]
+    build(plain, bins, ids)
+    build(game, bins, ids)
+    os.sync()
+    umask = {"A": 0o022, "B": 0o022}
+    user = {"A": ua, "B": ub}
+    bad = []
+    for step in STEPS:
+        who, op, args = step[0], step[1], list(step[2:])
+        if op == "umask":
+            umask[who] = args[0]
+            continue
+        res = []
+        for view_side, root in ((False, plain), (True, view)):
+            o, a = op, []
+            if op in ("save", "put"):
+                o = "write"
+                a = [side_path(root, args[0], view_side),
+                     (yamls if view_side else bins)[args[1]].hex()]
+            elif op == "write":
+                a = [side_path(root, args[0], view_side), args[1].encode().hex()]
+            elif op in ("rename",):
+                a = [side_path(root, args[0], view_side), side_path(root, args[1], view_side)]
+            elif op == "symlink":
+                a = [args[0], side_path(root, args[1], view_side)]
+            else:
+                a = [side_path(root, args[0], view_side)] + args[1:]
+            res.append(run_as(user[who], {"umask": umask[who], "op": o, "args": a}))
+        # a dropping another user made is theirs alone on the view: stricter only
+        other_dropping = op == "read" and is_dropping(args[0]) and res[0] == "ok"
+        same = res[0] == res[1] or (other_dropping and res[1] in ("EACCES", "ENOENT"))
+        line = "%-3s %s %-8s %-42s plain %-7s view %s" % ("ok" if same else "BAD", who, op,
+                                                         " ".join(repr(x) if isinstance(x, str) and "\n" in x else str(x) for x in args),
+                                                         res[0], res[1])
+        print(line)
+        if not same:
+            bad.append(line)
+    sp, sg = state(plain), state(game)
+    for k in sorted(set(sp) | set(sg)):
+        if sp.get(k) != sg.get(k):
+            bad.append("state %s: plain %s, GAME %s" % (k, sp.get(k), sg.get(k)))
+            print(bad[-1])
+    # who of A and B may read each file (views through the view)
+    for k in sorted(sp):
+        if not sp[k].startswith("-"):
+            continue
+        for who in ("A", "B"):
+            r = [run_as(user[who], {"umask": 0o022, "op": "read",
+                                    "args": [side_path(root, k, v)]})
+                 for v, root in ((False, plain), (True, view))]
+            if r[0] != r[1]:
+                bad.append("%s reads %s: plain %s, view %s" % (who, k, r[0], r[1]))
+                print(bad[-1])
+    print("%d steps, %d entries compared, %d differences" % (len(STEPS), len(sp), len(bad)))
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    if sys.argv[1] == "--child":
+        child(json.loads(sys.argv[2]))
+    else:
+        sys.exit(main(*sys.argv[1:6]))
