@@ -15,6 +15,7 @@ enum {
 	AF_EUNSUP = -4,  /* valid, but a variant this codec cannot handle */
 	AF_EROFS = -5,   /* read-only: a container that is never rewritten */
 	AF_EACCES = -6,  /* the user it is done for may not (a permission the kernel checked) */
+	AF_EPERM = -7,   /* the same, refused by ownership (a sticky folder, another's file) */
 };
 
 struct af_diag {

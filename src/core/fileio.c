@@ -167,7 +167,7 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 			break;
 	}
 	if (fd < 0) {
-		rc = af_diag_error(d, errno == EACCES || errno == EPERM ? AF_EACCES : AF_EIO,
+		rc = af_diag_error(d, errno == EACCES ? AF_EACCES : errno == EPERM ? AF_EPERM : AF_EIO,
 				   "cannot create a temporary file: %s", strerror(errno));
 		goto out;
 	}
@@ -203,7 +203,7 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 		goto out;
 	fault(F_BEFORE_RENAME);
 	if (renameat(dirfd, tmp, dirfd, name) < 0) {
-		rc = af_diag_error(d, errno == EACCES || errno == EPERM ? AF_EACCES : AF_EIO,
+		rc = af_diag_error(d, errno == EACCES ? AF_EACCES : errno == EPERM ? AF_EPERM : AF_EIO,
 				   "rename failed: %s", strerror(errno));
 		goto out;
 	}

@@ -33,6 +33,8 @@ static int errno_of(int code)
 		return -EROFS;
 	case AF_EACCES:
 		return -EACCES;
+	case AF_EPERM:
+		return -EPERM;
 	default:
 		return -EIO;
 	}
@@ -277,7 +279,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL};
 	if (replace(to, dirfd, base, exists, bin.data, bin.len, &ro, &d)) {
-		rc = errno_of(d.code == AF_EACCES ? AF_EACCES : AF_EIO);
+		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 		goto fail;
 	}
 	seed_cache(fs, &v, to->bin_rel, &st);
@@ -327,7 +329,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 		af_diag_error(&d, AF_EIO, "cannot open its folder: %s", strerror(errno));
 		rc = -EIO;
 	} else if (replace(&to, dirfd, base, 0, data, n, &ro, &d)) {
-		rc = errno_of(d.code == AF_EACCES ? AF_EACCES : AF_EIO);
+		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 	}
 	if (rc)
 		report(fs, who->uid, rel, &d);
