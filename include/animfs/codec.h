@@ -11,6 +11,8 @@
 #include "animfs/io.h"
 
 struct af_sch;
+struct af_ynode;
+struct af_curves;
 
 #define AF_BID_HEAD 64 /* bytes of the file's start passed to bid() */
 
@@ -53,6 +55,12 @@ struct af_codec {
 	/* The shape of the documents to_yaml writes and from_yaml reads (schema.h): the
 	 * tables the parser checks keys against, so the JSON Schema cannot drift. */
 	const struct af_sch *schema;
+	/* Optional (NULL: the format has nothing to plot): the curves of a document of this
+	 * format, from its YAML alone (root, the parsed document), added to cv (curves.h) in
+	 * units a person reads; what does not read is skipped, never an error (a plot shows
+	 * what is there). Asks af_curves_wanted before reading an object's keys. 0 or
+	 * AF_ENOMEM. */
+	int (*curves)(const struct af_ynode *root, struct af_curves *cv);
 };
 
 /* How this process renders (the command line's options), read by the codecs' to_yaml.

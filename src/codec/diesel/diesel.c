@@ -163,4 +163,5 @@ const struct af_codec af_codec_diesel = {
 	.from_yaml = diesel_from_yaml,
 	.convert = diesel_convert_hook,
 	.schema = &diesel_schema,
+	.curves = diesel_curves,
 };

@@ -165,6 +165,9 @@ struct af_ynode;
 /* The model's strings point into the document's nodes: keep it until written. */
 int diesel_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct diesel_anim *m,
 		   struct af_diag *d);
+/* diesel_curves.c: the descriptor's curves hook (codec.h) */
+struct af_curves;
+int diesel_curves(const struct af_ynode *root, struct af_curves *cv);
 
 /* diesel_quant.c: the quantisation rules of spec 5.2, 5.5 and 6.5 */
 double diesel_u16_to_cm(uint16_t code);

@@ -58,4 +58,5 @@ const struct af_codec af_codec_motn = {
 	.to_yaml = motn_to_yaml,
 	.from_yaml = motn_from_yaml,
 	.schema = &motn_schema,
+	.curves = motn_curves,
 };

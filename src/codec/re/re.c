@@ -136,6 +136,7 @@ const struct af_codec af_codec_re_model = {
 	.version = 2, /* 2: one bone a line with its name, frame flags by name */
 	.bid = re_bid,
 	.schema = &re_schema,
+	.curves = re_curves,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
 };
