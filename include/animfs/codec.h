@@ -32,6 +32,13 @@ struct af_convert {
 			     * with AF_CONVERT_ALREADY, NULL or a note on the file as it is */
 };
 
+/* A layout a codec's convert writes (`animfs convert --to NAME [--style S]`). */
+struct af_layout {
+	const char *name;          /* the --to value, in the codec's words ("x64") */
+	const char *const *styles; /* its writer styles, NULL-terminated; the first is the default */
+	const char *description;   /* one line for the help ("the 64-bit build of ...") */
+};
+
 struct af_codec {
 	const char *name;        /* "diesel-animation"; also the YAML `format:` value */
 	const char *description; /* one line for `animfs formats` */
@@ -52,6 +59,9 @@ struct af_codec {
 	 * AF_CONVERT_ALREADY, or AF_E* with d and cv->why set. */
 	int (*convert)(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
 		       struct af_diag *d);
+	/* With convert: the layouts it writes (cv->to, cv->style), ending with a NULL name.
+	 * The command line offers, checks and lists these and nothing else. */
+	const struct af_layout *layouts;
 	/* The shape of the documents to_yaml writes and from_yaml reads (schema.h): the
 	 * tables the parser checks keys against, so the JSON Schema cannot drift. */
 	const struct af_sch *schema;
@@ -97,6 +107,10 @@ int af_codec_schema(const struct af_codec *c, struct af_buf *out);
 /* Whether c has a JSON Schema (af_codec_schema would write one). */
 int af_codec_has_schema(const struct af_codec *c);
 int af_codec_modeline(const struct af_codec *c, const char *schema_dir, struct af_buf *out);
+/* c's layout called name (convert's cv->to), or NULL when c converts to none such. */
+const struct af_layout *af_codec_layout(const struct af_codec *c, const char *name);
+/* Whether style is one of l's writer styles. */
+int af_layout_has_style(const struct af_layout *l, const char *style);
 /* The i-th codec (from 0) whose extensions list name's extension, or NULL. */
 const struct af_codec *af_codec_for_ext(const char *name, size_t i);
 

@@ -2,6 +2,7 @@
 #ifndef ANIMFS_CLI_H
 #define ANIMFS_CLI_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "animfs/codec.h"
@@ -12,6 +13,10 @@ int af_cli_decode(int argc, char **argv);
 int af_cli_encode(int argc, char **argv);
 int af_cli_check(int argc, char **argv);
 int af_cli_convert_layout(int argc, char **argv); /* `animfs convert` (relayout.c) */
+/* convert's synopsis ("convert --to ..."), and its lines of the help at indent, from the
+ * layouts of the codec table. */
+void af_cli_convert_synopsis(FILE *f);
+void af_cli_convert_help(FILE *f, int indent);
 int af_cli_schema(int argc, char **argv);
 int af_cli_errors(int argc, char **argv);
 int af_cli_plot(int argc, char **argv);

@@ -32,11 +32,12 @@ static void usage(FILE *f)
 	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
 	      "                         (FILE and OUT may be X.package/NAME.jazz or X.package/index.yaml:\n"
 	      "                         a resource inside a Sims 3 package)\n"
-	      "  check PATH...          decode and re-encode every supported file; compare bytes\n"
-	      "  convert --to x64|x32 [--style converter|native] [-n] [-o OUTDIR] PATH...\n"
-	      "                         rewrite PAYDAY 2 animations for the 64-bit (or the old\n"
-	      "                         32-bit) build, in place or into OUTDIR; -n only reports\n"
-	      "  plot FILE [--object NAME]... [-o OUT.svg]\n"
+	      "  check PATH...          decode and re-encode every supported file; compare bytes\n", f);
+	fputs("  ", f);
+	af_cli_convert_synopsis(f); /* the layouts are the codecs' */
+	fputc('\n', f);
+	af_cli_convert_help(f, 25);
+	fputs("  plot FILE [--object NAME]... [-o OUT.svg]\n"
 	      "                         an SVG of each channel over time (a view or a binary)\n"
 	      "  formats                list the supported formats\n"
 	      "  schema FORMAT | schema --all DIR\n"

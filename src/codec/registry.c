@@ -143,6 +143,22 @@ const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const c
 	return NULL;
 }
 
+const struct af_layout *af_codec_layout(const struct af_codec *c, const char *name)
+{
+	for (const struct af_layout *l = c && c->convert ? c->layouts : NULL; l && l->name; l++)
+		if (name && !strcmp(l->name, name))
+			return l;
+	return NULL;
+}
+
+int af_layout_has_style(const struct af_layout *l, const char *style)
+{
+	for (const char *const *s = l->styles; s && *s; s++)
+		if (!strcmp(*s, style))
+			return 1;
+	return 0;
+}
+
 /* c may be NULL below: a container's member whose codec this build lacks has no schema. */
 int af_codec_has_schema(const struct af_codec *c)
 {

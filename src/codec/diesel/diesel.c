@@ -153,6 +153,16 @@ out:
 	return rc;
 }
 
+/* The layouts `animfs convert` offers (codec.h), each with the styles
+ * diesel_style_by_name knows for it, the default first. */
+static const char *const styles64[] = { "converter", "native", NULL };
+static const char *const styles32[] = { "stock", NULL };
+static const struct af_layout diesel_layouts[] = {
+	{ "x64", styles64, "PAYDAY 2 animations for the 64-bit build" },
+	{ "x32", styles32, "PAYDAY 2 animations for the old 32-bit build" },
+	{ NULL, NULL, NULL },
+};
+
 const struct af_codec af_codec_diesel = {
 	.name = "diesel-animation",
 	.description = "Diesel engine animation (PAYDAY 2, PAYDAY: The Heist, RAID: WW2)",
@@ -162,6 +172,7 @@ const struct af_codec af_codec_diesel = {
 	.to_yaml = diesel_to_yaml,
 	.from_yaml = diesel_from_yaml,
 	.convert = diesel_convert_hook,
+	.layouts = diesel_layouts,
 	.schema = &diesel_schema,
 	.curves = diesel_curves,
 };
