@@ -39,6 +39,13 @@ struct af_layout {
 	const char *description;   /* one line for the help ("the 64-bit build of ...") */
 };
 
+/* A choice to_yaml offers (`animfs decode --NAME`), off by default; it reaches to_yaml as
+ * a name in io->opts (io.h), never through a global. */
+struct af_codec_opt {
+	const char *name; /* "euler" */
+	const char *help; /* one line */
+};
+
 struct af_codec {
 	const char *name;        /* "diesel-animation"; also the YAML `format:` value */
 	const char *description; /* one line for `animfs formats` */
@@ -55,6 +62,9 @@ struct af_codec {
 	 * dictionary), so the same bytes may render to other text later: a cache may
 	 * keep such a rendering's size only together with its text. */
 	int render_uses_names;
+	/* Optional: the rendering options to_yaml reads from io->opts, ending with a NULL
+	 * name. */
+	const struct af_codec_opt *options;
 	/* Optional (NULL): the same content in another layout: 0 with out filled,
 	 * AF_CONVERT_ALREADY, or AF_E* with d and cv->why set. */
 	int (*convert)(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
@@ -73,13 +83,8 @@ struct af_codec {
 	int (*curves)(const struct af_ynode *root, struct af_curves *cv);
 };
 
-/* How this process renders (the command line's options), read by the codecs' to_yaml.
- * euler: each rotation key also as Euler angles in degrees, in a comment (rot.h).
- * Off by default: every cached size and `git diff` text assumes the defaults. */
-struct af_render_opts {
-	int euler;
-};
-extern struct af_render_opts af_render_opts;
+/* Any codec's rendering option called name, or NULL. */
+const struct af_codec_opt *af_codec_option(const char *name);
 
 /* NULL-terminated table. */
 extern const struct af_codec *const af_codecs[];

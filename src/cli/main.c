@@ -24,14 +24,17 @@ static void usage(FILE *f)
 	      "  umount VIEW            unmount and wait until every save is on disk\n"
 	      "  errors [VIEW]          the mount's refused saves, newest last, as path:line:col: message\n"
 	      "                         (VIEW: the mount the current folder is in)\n"
-	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none] [--euler]\n"
+	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]", f);
+	af_cli_decode_options(f); /* the codecs' rendering options */
+	fputs("\n"
 	      "                         binary to YAML (stdout by default; git textconv ready);\n"
 	      "                         its first line names the schema for editors (DIR/FORMAT.json;\n"
-	      "                         default: the installed schemas; none: no such line)\n"
-	      "  encode FILE.yaml [-o OUT]\n"
+	      "                         default: the installed schemas; none: no such line)\n", f);
+	af_cli_decode_options_help(f, 25);
+	fputs("  encode FILE.yaml [-o OUT]\n"
 	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
-	      "                         (FILE and OUT may be X.package/NAME.jazz or X.package/index.yaml:\n"
-	      "                         a resource inside a Sims 3 package)\n"
+	      "                         (FILE and OUT may be CONTAINER/MEMBER or CONTAINER/index.yaml:\n"
+	      "                         a member of a container, see 'animfs formats')\n"
 	      "  check PATH...          decode and re-encode every supported file; compare bytes\n", f);
 	fputs("  ", f);
 	af_cli_convert_synopsis(f); /* the layouts are the codecs' */

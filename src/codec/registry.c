@@ -13,8 +13,6 @@ extern const struct af_codec af_codec_motn;
 extern const struct af_codec af_codec_clip;
 extern const struct af_codec af_codec_rig;
 
-struct af_render_opts af_render_opts;
-
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
 	&af_codec_jazz,
@@ -44,6 +42,15 @@ const struct af_codec *af_codec_by_name(const char *name)
 	for (size_t i = 0; af_codecs[i]; i++)
 		if (!strcmp(af_codecs[i]->name, name))
 			return af_codecs[i];
+	return NULL;
+}
+
+const struct af_codec_opt *af_codec_option(const char *name)
+{
+	for (size_t i = 0; af_codecs[i]; i++)
+		for (const struct af_codec_opt *o = af_codecs[i]->options; o && o->name; o++)
+			if (!strcmp(o->name, name))
+				return o;
 	return NULL;
 }
 
