@@ -54,6 +54,13 @@ struct af_codec {
 	/* Cheap claim from the base name and up to AF_BID_HEAD first bytes
 	 * (n may be smaller for short files). 0 = not mine, higher = surer. */
 	int (*bid)(const char *name, const uint8_t *head, size_t n);
+	/* bytes -> YAML and YAML -> bytes, each appended to out: 0 (to_yaml: or
+	 * AF_VIEW_READONLY, with the whole view in out), or a negative AF_E* with d saying
+	 * why. After a failure out holds exactly what it held on entry: nothing of the
+	 * failed call stays (an empty out stays empty); out->failed may be set when memory
+	 * ran out. Every codec defines these two with AF_CODEC_GLUE (below), through
+	 * af_codec_render and af_codec_encode, which keep that promise; tests/unit/test_codec_contract.c
+	 * checks it for every row of the table. */
 	int (*to_yaml)(const uint8_t *bin, size_t n, const struct af_io *io,
 		       struct af_buf *out, struct af_diag *d);
 	int (*from_yaml)(const uint8_t *yaml, size_t n, const struct af_io *io,
@@ -85,6 +92,36 @@ struct af_codec {
 
 /* Any codec's rendering option called name, or NULL. */
 const struct af_codec_opt *af_codec_option(const char *name);
+
+/* ---- for a codec's descriptor functions: the contract, written once (glue.c) ---- */
+/* A codec's own pipeline bytes -> model -> YAML, appending to out (as to_yaml). */
+typedef int af_render_fn(const uint8_t *bin, size_t n, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d);
+/* A codec's own pipeline model -> bytes from the parsed document root (kept until it
+ * returns), appending to out. */
+typedef int af_encode_fn(const struct af_ynode *root, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d);
+/* to_yaml: render, with out as on entry after a failure. */
+int af_codec_render(af_render_fn *render, const uint8_t *bin, size_t n, const struct af_io *io,
+		    struct af_buf *out, struct af_diag *d);
+/* from_yaml: the document parsed (errors at line:col), encode, out as on entry after a
+ * failure. */
+int af_codec_encode(af_encode_fn *encode, const uint8_t *yaml, size_t n, const struct af_io *io,
+		    struct af_buf *out, struct af_diag *d);
+/* A codec's descriptor functions, written once: defines static p_to_yaml and
+ * p_from_yaml from the codec's own p_view (an af_render_fn) and p_from_doc (an
+ * af_encode_fn). One line before the descriptor: AF_CODEC_GLUE(rig). */
+#define AF_CODEC_GLUE(p)                                                                    \
+	static int p##_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,        \
+			       struct af_buf *out, struct af_diag *d)                        \
+	{                                                                                   \
+		return af_codec_render(p##_view, bin, n, io, out, d);                       \
+	}                                                                                   \
+	static int p##_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,     \
+				 struct af_buf *out, struct af_diag *d)                      \
+	{                                                                                   \
+		return af_codec_encode(p##_from_doc, yaml, n, io, out, d);                  \
+	}
 
 /* NULL-terminated table. */
 extern const struct af_codec *const af_codecs[];

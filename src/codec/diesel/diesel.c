@@ -24,13 +24,12 @@ static int diesel_bid(const char *name, const uint8_t *head, size_t n)
 	return ext ? 10 : 0; /* claim it so that a broken .animation gets a message */
 }
 
-static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
-			  struct af_buf *out, struct af_diag *d)
+static int diesel_view(const uint8_t *bin, size_t n, const struct af_io *io,
+		       struct af_buf *out, struct af_diag *d)
 {
 	struct af_arena a;
 	struct af_buf blob = AF_BUF_INIT;
 	struct diesel_anim m;
-	size_t start = out->len;
 	int rc, view, euler = io && af_opts_on(io->opts, DSL_OPT_EULER);
 	af_arena_init(&a);
 	if ((rc = diesel_read(bin, n, &a, &m, &blob, d)) < 0)
@@ -56,35 +55,25 @@ static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 	}
 	rc = view ? AF_VIEW_READONLY : 0;
 out:
-	if (rc < 0)
-		out->len = start;
 	af_buf_free(&blob);
 	af_arena_free(&a);
 	return rc;
 }
 
-static int diesel_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
-			    struct af_buf *out, struct af_diag *d)
+static int diesel_from_doc(const struct af_ynode *root, const struct af_io *io,
+			   struct af_buf *out, struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct af_arena a;
 	struct diesel_anim m;
-	size_t start = out->len;
 	int rc;
 	af_arena_init(&a);
-	memset(&doc, 0, sizeof(doc));
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
-		goto out;
-	if ((rc = diesel_parse_yaml(doc.root, &a, &m, d)))
-		goto out;
-	rc = diesel_write(&m, io, out, d);
-out:
-	if (rc)
-		out->len = start;
-	af_ydoc_free(&doc);
+	if (!(rc = diesel_parse_yaml(root, &a, &m, d)))
+		rc = diesel_write(&m, io, out, d);
 	af_arena_free(&a);
 	return rc;
 }
+
+AF_CODEC_GLUE(diesel)
 
 static int target_width(const char *to)
 {
