@@ -137,4 +137,5 @@ const struct af_codec af_codec_clip = {
 	.from_yaml = clip_from_yaml,
 	.render_uses_names = 1,
 	.schema = &clip_schema,
+	.curves = clip_curves,
 };
