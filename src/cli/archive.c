@@ -65,7 +65,7 @@ static int load(const char *path, struct opened *o, struct af_diag *d)
 	const struct af_container *c = af_cli_arc_of(path);
 	int rc = c ? af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, d)
 		   : af_diag_error(d, AF_EUNSUP, "no container reads this file");
-	if (!rc) { /* with the siblings its container may read (an AFS's IDX, a TAD's TAC) */
+	if (!rc) { /* with the siblings its container may read (an index or data file beside it) */
 		struct af_cli_io io;
 		af_cli_io_init(&io, path, 0);
 		rc = af_archive_open_io(&o->a, c, file.data, file.len, &io.d.io, d);
