@@ -280,6 +280,7 @@ struct per_file {
 	double t;     /* seconds timed by fn */
 	size_t bytes; /* output bytes */
 	int n;        /* files fn counted */
+	const struct af_io *io; /* what decodes are given (their rendering options), or NULL */
 };
 
 static void each_file(int argc, char **argv, struct per_file *pf,
@@ -308,7 +309,7 @@ static const struct af_codec *decode_one(const char *path, const struct af_buf *
 	double t0 = now();
 	const struct af_codec *c = af_codec_bid(base ? base + 1 : path, in->data,
 						 in->len < 64 ? in->len : 64);
-	if (c && c->to_yaml(in->data, in->len, NULL, &y, d) == 0)
+	if (c && c->to_yaml(in->data, in->len, pf->io, &y, d) == 0)
 		pf->n++, pf->bytes += y.len;
 	else
 		c = NULL;
@@ -326,8 +327,12 @@ static void decode_fn(const char *path, const struct af_buf *in, struct per_file
 /* ANIMFS_BENCH_EULER=1: render as `animfs decode --euler` does (the cost of the comments) */
 static int cmd_decode(int argc, char **argv)
 {
-	struct per_file pf = { 0, 0, 0 };
-	af_render_opts.euler = getenv("ANIMFS_BENCH_EULER") && !strcmp(getenv("ANIMFS_BENCH_EULER"), "1");
+	static const char *const euler[] = { "euler" };
+	const struct af_opts opts = { euler, 1 };
+	const struct af_io io = { .opts = &opts };
+	struct per_file pf = { 0, 0, 0, NULL };
+	if (getenv("ANIMFS_BENCH_EULER") && !strcmp(getenv("ANIMFS_BENCH_EULER"), "1"))
+		pf.io = &io;
 	each_file(argc, argv, &pf, decode_fn);
 	printf("%.6f %d %zu\n", pf.t, pf.n, pf.bytes);
 	return 0;
@@ -343,7 +348,7 @@ static void which_fn(const char *path, const struct af_buf *in, struct per_file 
 
 static int cmd_which(int argc, char **argv)
 {
-	struct per_file pf = { 0, 0, 0 };
+	struct per_file pf = { 0, 0, 0, NULL };
 	each_file(argc, argv, &pf, which_fn);
 	return 0;
 }
@@ -366,7 +371,7 @@ static void inflate_fn(const char *path, const struct af_buf *in, struct per_fil
 
 static int cmd_inflate(int argc, char **argv)
 {
-	struct per_file pf = { 0, 0, 0 };
+	struct per_file pf = { 0, 0, 0, NULL };
 	each_file(argc, argv, &pf, inflate_fn);
 	printf("%.6f %d\n", pf.t, pf.n);
 	return 0;

@@ -11,6 +11,8 @@
 #include "animfs/io.h"
 
 struct af_sch;
+struct af_ynode;
+struct af_curves;
 
 #define AF_BID_HEAD 64 /* bytes of the file's start passed to bid() */
 
@@ -30,6 +32,20 @@ struct af_convert {
 			     * with AF_CONVERT_ALREADY, NULL or a note on the file as it is */
 };
 
+/* A layout a codec's convert writes (`animfs convert --to NAME [--style S]`). */
+struct af_layout {
+	const char *name;          /* the --to value, in the codec's words ("x64") */
+	const char *const *styles; /* its writer styles, NULL-terminated; the first is the default */
+	const char *description;   /* one line for the help ("the 64-bit build of ...") */
+};
+
+/* A choice to_yaml offers (`animfs decode --NAME`), off by default; it reaches to_yaml as
+ * a name in io->opts (io.h), never through a global. */
+struct af_codec_opt {
+	const char *name; /* "euler" */
+	const char *help; /* one line */
+};
+
 struct af_codec {
 	const char *name;        /* "diesel-animation"; also the YAML `format:` value */
 	const char *description; /* one line for `animfs formats` */
@@ -38,6 +54,13 @@ struct af_codec {
 	/* Cheap claim from the base name and up to AF_BID_HEAD first bytes
 	 * (n may be smaller for short files). 0 = not mine, higher = surer. */
 	int (*bid)(const char *name, const uint8_t *head, size_t n);
+	/* bytes -> YAML and YAML -> bytes, each appended to out: 0 (to_yaml: or
+	 * AF_VIEW_READONLY, with the whole view in out), or a negative AF_E* with d saying
+	 * why. After a failure out holds exactly what it held on entry: nothing of the
+	 * failed call stays (an empty out stays empty); out->failed may be set when memory
+	 * ran out. Every codec defines these two with AF_CODEC_GLUE (below), through
+	 * af_codec_render and af_codec_encode, which keep that promise; tests/unit/test_codec_contract.c
+	 * checks it for every row of the table. */
 	int (*to_yaml)(const uint8_t *bin, size_t n, const struct af_io *io,
 		       struct af_buf *out, struct af_diag *d);
 	int (*from_yaml)(const uint8_t *yaml, size_t n, const struct af_io *io,
@@ -46,22 +69,59 @@ struct af_codec {
 	 * dictionary), so the same bytes may render to other text later: a cache may
 	 * keep such a rendering's size only together with its text. */
 	int render_uses_names;
+	/* Optional: the rendering options to_yaml reads from io->opts, ending with a NULL
+	 * name. */
+	const struct af_codec_opt *options;
 	/* Optional (NULL): the same content in another layout: 0 with out filled,
 	 * AF_CONVERT_ALREADY, or AF_E* with d and cv->why set. */
 	int (*convert)(const uint8_t *bin, size_t n, struct af_convert *cv, struct af_buf *out,
 		       struct af_diag *d);
+	/* With convert: the layouts it writes (cv->to, cv->style), ending with a NULL name.
+	 * The command line offers, checks and lists these and nothing else. */
+	const struct af_layout *layouts;
 	/* The shape of the documents to_yaml writes and from_yaml reads (schema.h): the
 	 * tables the parser checks keys against, so the JSON Schema cannot drift. */
 	const struct af_sch *schema;
+	/* Optional (NULL: the format has nothing to plot): the curves of a document of this
+	 * format, from its YAML alone (root, the parsed document), added to cv (curves.h) in
+	 * units a person reads; what does not read is skipped, never an error (a plot shows
+	 * what is there). Asks af_curves_wanted before reading an object's keys. 0 or
+	 * AF_ENOMEM. */
+	int (*curves)(const struct af_ynode *root, struct af_curves *cv);
 };
 
-/* How this process renders (the command line's options), read by the codecs' to_yaml.
- * euler: each rotation key also as Euler angles in degrees, in a comment (rot.h).
- * Off by default: every cached size and `git diff` text assumes the defaults. */
-struct af_render_opts {
-	int euler;
-};
-extern struct af_render_opts af_render_opts;
+/* Any codec's rendering option called name, or NULL. */
+const struct af_codec_opt *af_codec_option(const char *name);
+
+/* ---- for a codec's descriptor functions: the contract, written once (glue.c) ---- */
+/* A codec's own pipeline bytes -> model -> YAML, appending to out (as to_yaml). */
+typedef int af_render_fn(const uint8_t *bin, size_t n, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d);
+/* A codec's own pipeline model -> bytes from the parsed document root (kept until it
+ * returns), appending to out. */
+typedef int af_encode_fn(const struct af_ynode *root, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d);
+/* to_yaml: render, with out as on entry after a failure. */
+int af_codec_render(af_render_fn *render, const uint8_t *bin, size_t n, const struct af_io *io,
+		    struct af_buf *out, struct af_diag *d);
+/* from_yaml: the document parsed (errors at line:col), encode, out as on entry after a
+ * failure. */
+int af_codec_encode(af_encode_fn *encode, const uint8_t *yaml, size_t n, const struct af_io *io,
+		    struct af_buf *out, struct af_diag *d);
+/* A codec's descriptor functions, written once: defines static p_to_yaml and
+ * p_from_yaml from the codec's own p_view (an af_render_fn) and p_from_doc (an
+ * af_encode_fn). One line before the descriptor: AF_CODEC_GLUE(rig). */
+#define AF_CODEC_GLUE(p)                                                                    \
+	static int p##_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,        \
+			       struct af_buf *out, struct af_diag *d)                        \
+	{                                                                                   \
+		return af_codec_render(p##_view, bin, n, io, out, d);                       \
+	}                                                                                   \
+	static int p##_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,     \
+				 struct af_buf *out, struct af_diag *d)                      \
+	{                                                                                   \
+		return af_codec_encode(p##_from_doc, yaml, n, io, out, d);                  \
+	}
 
 /* NULL-terminated table. */
 extern const struct af_codec *const af_codecs[];
@@ -89,6 +149,10 @@ int af_codec_schema(const struct af_codec *c, struct af_buf *out);
 /* Whether c has a JSON Schema (af_codec_schema would write one). */
 int af_codec_has_schema(const struct af_codec *c);
 int af_codec_modeline(const struct af_codec *c, const char *schema_dir, struct af_buf *out);
+/* c's layout called name (convert's cv->to), or NULL when c converts to none such. */
+const struct af_layout *af_codec_layout(const struct af_codec *c, const char *name);
+/* Whether style is one of l's writer styles. */
+int af_layout_has_style(const struct af_layout *l, const char *style);
 /* The i-th codec (from 0) whose extensions list name's extension, or NULL. */
 const struct af_codec *af_codec_for_ext(const char *name, size_t i);
 

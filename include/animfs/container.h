@@ -145,8 +145,11 @@ int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body
  * are archives themselves listed under "nested", each with its own index). */
 int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out);
 
-/* Member i as its codec's YAML (AF_VIEW_READONLY as the codec says). */
+/* Member i as its codec's YAML (AF_VIEW_READONLY as the codec says), rendered with the
+ * defaults, or with the options opts (io.h; NULL: the defaults). */
 int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, struct af_diag *d);
+int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_opts *opts,
+			struct af_buf *yaml, struct af_diag *d);
 /* Encode yaml for member i (the one rule: its format must be the member's codec).
  * When it gives the member's current bytes *changed is 0 and image stays empty;
  * otherwise image is the whole new outermost file (af_archive_replace). Nothing is

@@ -6,7 +6,26 @@
 #define ANIMFS_IO_H
 
 #include <stddef.h>
+#include <string.h>
 #include "animfs/buf.h"
+
+/* The caller's choices for a render (`animfs decode --euler`): the names of the options
+ * asked for, each one that a codec offers (struct af_codec.options). A codec reads those
+ * it offers and ignores the rest. None (NULL, or n 0): the defaults, which every cached
+ * size and `git diff` text assume; the mount renders with none. */
+struct af_opts {
+	const char *const *on;
+	size_t n;
+};
+
+/* Whether o asks for the option called name. */
+static inline int af_opts_on(const struct af_opts *o, const char *name)
+{
+	for (size_t i = 0; o && i < o->n; i++)
+		if (!strcmp(o->on[i], name))
+			return 1;
+	return 0;
+}
 
 /* Where the bytes come from. Codecs that need companion files (a name map
  * next to a state machine) ask through this; all members may be NULL. */
@@ -22,6 +41,8 @@ struct af_io {
 	/* Names the document spelled out that the encoder stored as hashes: kept so
 	 * that the next decode can show them. Called after a successful encode. */
 	void (*learn_names)(void *ctx, const char *const *names, size_t n);
+	/* How to render (to_yaml only); NULL: the defaults. */
+	const struct af_opts *opts;
 };
 
 /* The siblings of a file in the folder dirfd (which stays the caller's): plain files

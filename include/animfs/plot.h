@@ -17,12 +17,12 @@ struct af_plot_opts {
 };
 #define AF_PLOT_MAX_OBJECTS 24
 
-/* The SVG of the YAML document (yaml, n), appended to out: positions in cm, Diesel
- * rotations as Euler angles in degrees, Shenmue curves with their tangents, RE root
- * motion per sequence; keys as dots, events (Diesel events, RE frame flags) as markers on
- * the time axis. 0; AF_EUNSUP (d says why) for a format without curves (sims3-jazz) or
- * a document without a known format; AF_EINVAL with d for text that is no YAML, or an
- * --object name the document lacks. */
+/* The SVG of the YAML document (yaml, n), appended to out: the curves that the codec
+ * named by its `format:` reads from it (the codec's curves hook, curves.h), one panel per
+ * channel with its unit, keys as dots, Hermite segments where a channel has tangents,
+ * markers (events, flagged frames) on the time axis. 0; AF_EUNSUP (d says why) for a
+ * format without curves or a document without a known format; AF_EINVAL with d for text
+ * that is no YAML, or an --object name the document lacks. */
 int af_plot_svg(const uint8_t *yaml, size_t n, const struct af_plot_opts *o, struct af_buf *out,
 		struct af_diag *d);
 

@@ -65,7 +65,7 @@ static int load(const char *path, struct opened *o, struct af_diag *d)
 	const struct af_container *c = af_cli_arc_of(path);
 	int rc = c ? af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, d)
 		   : af_diag_error(d, AF_EUNSUP, "no container reads this file");
-	if (!rc) { /* with the siblings its container may read (an AFS's IDX, a TAD's TAC) */
+	if (!rc) { /* with the siblings its container may read (an index or data file beside it) */
 		struct af_cli_io io;
 		af_cli_io_init(&io, path, 0);
 		rc = af_archive_open_io(&o->a, c, file.data, file.len, &io.d.io, d);
@@ -121,7 +121,8 @@ static void put_indented(struct af_buf *out, const struct af_buf *text, int inde
  * file (git textconv): the index, then each member's document nested under its name (a
  * nested container: its own whole document), or a comment saying why a member is not
  * shown. */
-static int whole(struct af_archive *a, const char *name, struct af_buf *out)
+static int whole(struct af_archive *a, const char *name, const struct af_opts *opts,
+		 struct af_buf *out)
 {
 	struct af_buf one = AF_BUF_INIT;
 	struct af_diag d;
@@ -133,8 +134,8 @@ static int whole(struct af_archive *a, const char *name, struct af_buf *out)
 		struct af_archive *sub = af_archive_sub(a, k);
 		af_buf_reset(&one);
 		af_diag_init(&d);
-		int mrc = sub ? whole(af_archive_shown(sub), a->m[k].name, &one)
-			      : af_member_yaml(a, k, &one, &d);
+		int mrc = sub ? whole(af_archive_shown(sub), a->m[k].name, opts, &one)
+			      : af_member_yaml_opts(a, k, opts, &one, &d);
 		if (!a->m[k].codec && !sub) {
 			af_buf_printf(out, "  # %s: raw (its bytes are shown as they are)\n", a->m[k].name);
 		} else if ((mrc && mrc != AF_VIEW_READONLY) || one.failed) {
@@ -177,18 +178,18 @@ static struct af_archive *member_of(struct opened *o, const char *arc, const cha
 
 /* One member of h: a nested container whole, a raw member's bytes, or its view. */
 static int member_doc(struct af_archive *h, size_t k, const char *path, const char *schema_ref,
-		      struct af_buf *out, struct af_diag *d)
+		      const struct af_opts *opts, struct af_buf *out, struct af_diag *d)
 {
 	struct af_archive *sub = af_archive_sub(h, k);
 	if (sub)
-		return whole(af_archive_shown(sub), h->m[k].name, out)
+		return whole(af_archive_shown(sub), h->m[k].name, opts, out)
 			       ? af_diag_error(d, AF_ENOMEM, "out of memory")
 			       : 0;
 	if (!h->m[k].codec)
 		return af_archive_body(h, k, out, d);
 	if (af_codec_modeline(af_codec_by_name(h->m[k].codec), schema_ref, out))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	int mrc = af_member_yaml(h, k, out, d);
+	int mrc = af_member_yaml_opts(h, k, opts, out, d);
 	if (mrc == AF_VIEW_READONLY) {
 		char msg[1200];
 		af_diag_format(d, path, msg, sizeof(msg));
@@ -200,7 +201,7 @@ static int member_doc(struct af_archive *h, size_t k, const char *path, const ch
 }
 
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
-		      const char *schema_ref)
+		      const char *schema_ref, const struct af_opts *opts)
 {
 	struct opened o;
 	struct af_archive *h;
@@ -214,7 +215,7 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 	if (load(arc, &o, &d))
 		goto out;
 	if (!member) {
-		if (whole(af_archive_shown(&o.a), af_base(arc), &yaml)) {
+		if (whole(af_archive_shown(&o.a), af_base(arc), opts, &yaml)) {
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 			goto out;
 		}
@@ -227,7 +228,7 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 		}
 	} else {
 		where = path;
-		if (member_doc(h, (size_t)k, path, schema_ref, &yaml, &d))
+		if (member_doc(h, (size_t)k, path, schema_ref, opts, &yaml, &d))
 			goto out;
 	}
 	if (emit(&yaml, out, &d)) {

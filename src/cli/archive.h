@@ -14,9 +14,11 @@ const struct af_container *af_cli_arc_of(const char *path);
 int af_cli_arc_split(const char *path, char *arc, size_t size, const char **member);
 /* decode: member's YAML (or index.yaml; member NULL: the whole container as one
  * document, its index and every member) to stdout or to out. A member's YAML starts with
- * the modeline of schema_ref (af_codec_modeline). Returns an exit code. */
+ * the modeline of schema_ref (af_codec_modeline); the members render with opts (io.h;
+ * NULL: the defaults). Returns an exit code. */
+struct af_opts;
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
-		      const char *schema_ref);
+		      const char *schema_ref, const struct af_opts *opts);
 /* encode: the YAML file yaml into the container's member; writes nothing when unchanged. */
 int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member);
 /* check: every member round-trips and an unchanged rebuild is identical, in every

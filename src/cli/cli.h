@@ -2,6 +2,7 @@
 #ifndef ANIMFS_CLI_H
 #define ANIMFS_CLI_H
 
+#include <stdio.h>
 #include <sys/types.h>
 
 #include "animfs/codec.h"
@@ -9,9 +10,17 @@
 enum { AF_EXIT_OK = 0, AF_EXIT_FAIL = 1, AF_EXIT_USAGE = 2 };
 
 int af_cli_decode(int argc, char **argv);
+/* decode's rendering options for its synopsis (" [--NAME]" each), from the codec table. */
+void af_cli_decode_options(FILE *f);
+/* Their lines of the help at indent: "--NAME: what it does (codec)". */
+void af_cli_decode_options_help(FILE *f, int indent);
 int af_cli_encode(int argc, char **argv);
 int af_cli_check(int argc, char **argv);
 int af_cli_convert_layout(int argc, char **argv); /* `animfs convert` (relayout.c) */
+/* convert's synopsis ("convert --to ..."), and its lines of the help at indent, from the
+ * layouts of the codec table. */
+void af_cli_convert_synopsis(FILE *f);
+void af_cli_convert_help(FILE *f, int indent);
 int af_cli_schema(int argc, char **argv);
 int af_cli_errors(int argc, char **argv);
 int af_cli_plot(int argc, char **argv);

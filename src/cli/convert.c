@@ -47,13 +47,46 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 	return -1;
 }
 
+#define MAX_OPTS 16
+
 struct args {
 	const char *in, *out, *format, *schema_ref;
+	const char *on[MAX_OPTS]; /* the rendering options asked for (--NAME) */
+	struct af_opts opts;
 };
+
+/* Whether arg is `--NAME` of a rendering option some codec offers (codec.h); then it is
+ * asked for. Each codec reads the ones it offers. */
+static int render_option(struct args *a, const char *arg)
+{
+	const struct af_codec_opt *o = arg[0] == '-' && arg[1] == '-' ? af_codec_option(arg + 2) : NULL;
+	if (!o)
+		return 0;
+	if (!af_opts_on(&a->opts, o->name) && a->opts.n < MAX_OPTS)
+		a->on[a->opts.n++] = o->name;
+	return 1;
+}
+
+void af_cli_decode_options(FILE *f)
+{
+	for (size_t i = 0; af_codecs[i]; i++)
+		for (const struct af_codec_opt *o = af_codecs[i]->options; o && o->name; o++)
+			if (af_codec_option(o->name) == o) /* once by name */
+				fprintf(f, " [--%s]", o->name);
+}
+
+void af_cli_decode_options_help(FILE *f, int indent)
+{
+	for (size_t i = 0; af_codecs[i]; i++)
+		for (const struct af_codec_opt *o = af_codecs[i]->options; o && o->name; o++)
+			if (af_codec_option(o->name) == o)
+				fprintf(f, "%*s--%s: %s (%s)\n", indent, "", o->name, o->help, af_codecs[i]->name);
+}
 
 static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 {
 	memset(a, 0, sizeof(*a));
+	a->opts.on = a->on;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			a->out = argv[++i];
@@ -61,8 +94,8 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->format = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--schema-ref") && i + 1 < argc)
 			a->schema_ref = argv[++i];
-		else if (allow_format && !strcmp(argv[i], "--euler"))
-			af_render_opts.euler = 1; /* costs ~35% of a Diesel render: asked for */
+		else if (allow_format && render_option(a, argv[i]))
+			continue;
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "animfs %s: unknown option '%s'\n", argv[0], argv[i]);
 			return -1;
@@ -74,8 +107,11 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 		}
 	}
 	if (!a->in) {
-		fprintf(stderr, "usage: animfs %s FILE [-o OUT]%s\n", argv[0],
-			allow_format ? " [--format NAME] [--schema-ref DIR|none] [--euler]" : "");
+		fprintf(stderr, "usage: animfs %s FILE [-o OUT]%s", argv[0],
+			allow_format ? " [--format NAME] [--schema-ref DIR|none]" : "");
+		if (allow_format)
+			af_cli_decode_options(stderr);
+		fputc('\n', stderr);
 		return -1;
 	}
 	return 0;
@@ -153,6 +189,8 @@ static int convert(const struct args *a, int decode)
 
 	af_diag_init(&d);
 	af_cli_io_init(&io, decode ? a->in : a->out, !decode); /* !decode: names typed are kept */
+	if (decode)
+		io.d.io.opts = &a->opts;
 	if (read_input(a->in, decode ? AF_MAX_FILE : AF_MAX_YAML, &in, &d))
 		goto out;
 	c = decode ? pick_decoder(a, &io.d.io, &in, &d, &rc) : encoder(a, &in, &d);
@@ -200,9 +238,9 @@ int af_cli_decode(int argc, char **argv)
 		a.schema_ref = ref;
 	}
 	if (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member)) /* members name their codec */
-		return af_cli_arc_decode(a.in, pkg, member, a.out, a.schema_ref);
+		return af_cli_arc_decode(a.in, pkg, member, a.out, a.schema_ref, &a.opts);
 	if (!a.format && strcmp(a.in, "-") && af_cli_arc_of(a.in)) /* a whole container, for diffs */
-		return af_cli_arc_decode(a.in, a.in, NULL, a.out, NULL);
+		return af_cli_arc_decode(a.in, a.in, NULL, a.out, NULL, &a.opts);
 	return convert(&a, 1);
 }
 

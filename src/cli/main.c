@@ -24,19 +24,23 @@ static void usage(FILE *f)
 	      "  umount VIEW            unmount and wait until every save is on disk\n"
 	      "  errors [VIEW]          the mount's refused saves, newest last, as path:line:col: message\n"
 	      "                         (VIEW: the mount the current folder is in)\n"
-	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none] [--euler]\n"
+	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]", f);
+	af_cli_decode_options(f); /* the codecs' rendering options */
+	fputs("\n"
 	      "                         binary to YAML (stdout by default; git textconv ready);\n"
 	      "                         its first line names the schema for editors (DIR/FORMAT.json;\n"
-	      "                         default: the installed schemas; none: no such line)\n"
-	      "  encode FILE.yaml [-o OUT]\n"
+	      "                         default: the installed schemas; none: no such line)\n", f);
+	af_cli_decode_options_help(f, 25);
+	fputs("  encode FILE.yaml [-o OUT]\n"
 	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
-	      "                         (FILE and OUT may be X.package/NAME.jazz or X.package/index.yaml:\n"
-	      "                         a resource inside a Sims 3 package)\n"
-	      "  check PATH...          decode and re-encode every supported file; compare bytes\n"
-	      "  convert --to x64|x32 [--style converter|native] [-n] [-o OUTDIR] PATH...\n"
-	      "                         rewrite PAYDAY 2 animations for the 64-bit (or the old\n"
-	      "                         32-bit) build, in place or into OUTDIR; -n only reports\n"
-	      "  plot FILE [--object NAME]... [-o OUT.svg]\n"
+	      "                         (FILE and OUT may be CONTAINER/MEMBER or CONTAINER/index.yaml:\n"
+	      "                         a member of a container, see 'animfs formats')\n"
+	      "  check PATH...          decode and re-encode every supported file; compare bytes\n", f);
+	fputs("  ", f);
+	af_cli_convert_synopsis(f); /* the layouts are the codecs' */
+	fputc('\n', f);
+	af_cli_convert_help(f, 25);
+	fputs("  plot FILE [--object NAME]... [-o OUT.svg]\n"
 	      "                         an SVG of each channel over time (a view or a binary)\n"
 	      "  formats                list the supported formats\n"
 	      "  schema FORMAT | schema --all DIR\n"

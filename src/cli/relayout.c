@@ -1,6 +1,6 @@
-/* `animfs convert --to LAYOUT [--style S] [-n] [-o OUTDIR] PATH...`: every file
- * whose codec can change its layout (Diesel 32-bit <-> 64-bit) is rewritten, in
- * place and atomically (owner and mode kept) or into OUTDIR; a summary follows. */
+/* `animfs convert --to LAYOUT [--style S] [-n] [-o OUTDIR] PATH...`: every file whose
+ * codec writes LAYOUT (the layouts of the codec table) is rewritten, in place and
+ * atomically (owner and mode kept) or into OUTDIR; a summary follows. */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -16,6 +16,7 @@
 #include "animfs/fileio.h"
 
 #define MAX_REASONS 16
+#define MAX_LAYOUTS 32
 
 struct run {
 	const char *to, *style, *outdir;
@@ -34,6 +35,107 @@ struct run {
 };
 
 static struct run R;
+
+/* Every layout some codec converts to, once by name, in table order. */
+static size_t all_layouts(const struct af_layout **l)
+{
+	size_t n = 0;
+	for (size_t i = 0; af_codecs[i]; i++)
+		for (const struct af_layout *x = af_codecs[i]->convert ? af_codecs[i]->layouts : NULL;
+		     x && x->name; x++) {
+			size_t k = 0;
+			while (k < n && strcmp(l[k]->name, x->name))
+				k++;
+			if (k == n && n < MAX_LAYOUTS)
+				l[n++] = x;
+		}
+	return n;
+}
+
+/* Whether some codec writes the layout to (in the style style, unless NULL). */
+static int layout_known(const char *to, const char *style)
+{
+	for (size_t i = 0; af_codecs[i]; i++) {
+		const struct af_layout *l = af_codec_layout(af_codecs[i], to);
+		if (l && (!style || af_layout_has_style(l, style)))
+			return 1;
+	}
+	return 0;
+}
+
+static size_t count_styles(const struct af_layout *l)
+{
+	size_t n = 0;
+	while (l->styles && l->styles[n])
+		n++;
+	return n;
+}
+
+/* "a", "a or b", "a, b or c" (with last " or ") */
+static void print_list(FILE *f, const char *const *items, size_t n, const char *last)
+{
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", !i ? "" : i + 1 < n ? ", " : last, items[i]);
+}
+
+void af_cli_convert_synopsis(FILE *f)
+{
+	const struct af_layout *l[MAX_LAYOUTS];
+	const char *styles[MAX_LAYOUTS * 4];
+	size_t n = all_layouts(l), ns = 0;
+	fputs("convert --to ", f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? "|" : "", l[i]->name);
+	/* the styles of the layouts that have a choice of them */
+	for (size_t i = 0; i < n; i++)
+		for (size_t k = 0; count_styles(l[i]) > 1 && l[i]->styles[k]; k++) {
+			size_t j = 0;
+			while (j < ns && strcmp(styles[j], l[i]->styles[k]))
+				j++;
+			if (j == ns && ns < sizeof(styles) / sizeof(styles[0]))
+				styles[ns++] = l[i]->styles[k];
+		}
+	if (ns) {
+		fputs(" [--style ", f);
+		for (size_t j = 0; j < ns; j++)
+			fprintf(f, "%s%s", j ? "|" : "", styles[j]);
+		fputs("]", f);
+	}
+	fputs(" [-n] [-o OUTDIR] PATH...", f);
+}
+
+void af_cli_convert_help(FILE *f, int indent)
+{
+	const struct af_layout *l[MAX_LAYOUTS];
+	size_t n = all_layouts(l);
+	fprintf(f, "%*srewrite files in another layout of their own format, in place or\n"
+		   "%*sinto OUTDIR; -n only reports. The layouts:\n", indent, "", indent, "");
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%*s  %-4s %s\n", indent, "", l[i]->name, l[i]->description);
+}
+
+/* Why --style does not fit: what each layout takes. */
+static void style_error(void)
+{
+	const struct af_layout *l[MAX_LAYOUTS];
+	const char *one[MAX_LAYOUTS];
+	size_t n = all_layouts(l), none = 0, nmany = 0;
+	fputs("animfs convert: --style", stderr);
+	for (size_t i = 0; i < n; i++) {
+		if (count_styles(l[i]) < 2) {
+			one[none++] = l[i]->name;
+			continue;
+		}
+		fprintf(stderr, "%s for %s is ", nmany++ ? ";" : "", l[i]->name);
+		print_list(stderr, l[i]->styles, count_styles(l[i]), " or ");
+	}
+	if (none) {
+		fputs(" (", stderr);
+		print_list(stderr, one, none, " and ");
+		fprintf(stderr, " %s one style)", none > 1 ? "have" : "has");
+	}
+	fputc('\n', stderr);
+}
 
 static double now(void)
 {
@@ -139,8 +241,8 @@ static void convert_one(const char *path, const struct stat *st)
 	if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
 		goto other;
 	const struct af_codec *c = af_codec_bid(base, head, got);
-	if (!c || !c->convert)
-		goto other;
+	if (!af_codec_layout(c, R.to))
+		goto other; /* no codec, or one that does not write that layout */
 	if (af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &in, &d)) {
 		refused(path, "cannot read", &d);
 		goto out;
@@ -189,13 +291,13 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 
 static void summary(void)
 {
-	const char *layout = strcmp(R.to, "x32") ? "x64" : "x32";
+	char already[64];
 	clear_progress();
-	printf("convert --to %s%s%s%s\n", layout, R.style ? " --style " : "", R.style ? R.style : "",
+	printf("convert --to %s%s%s%s\n", R.to, R.style ? " --style " : "", R.style ? R.style : "",
 	       R.dry ? " (dry run: nothing written)" : "");
 	printf("  %-44s %8lu\n", R.dry ? "would convert" : "converted", R.converted);
-	printf("  %-44s %8lu\n", strcmp(layout, "x64") ? "already x32 (left alone)" : "already x64 (left alone)",
-	       R.already);
+	snprintf(already, sizeof(already), "already %s (left alone)", R.to);
+	printf("  %-44s %8lu\n", already, R.already);
 	for (size_t i = 0; i < MAX_REASONS && R.notes[i].why; i++)
 		printf("    %-42s %8lu\n", R.notes[i].why, R.notes[i].n);
 	printf("  %-44s %8lu\n", "refused", R.refused);
@@ -206,7 +308,9 @@ static void summary(void)
 
 static int usage(void)
 {
-	fprintf(stderr, "usage: animfs convert --to x64|x32 [--style converter|native] [-n] [-o OUTDIR] PATH...\n");
+	fputs("usage: animfs ", stderr);
+	af_cli_convert_synopsis(stderr);
+	fputc('\n', stderr);
 	return AF_EXIT_USAGE;
 }
 
@@ -236,13 +340,19 @@ static int parse_args(int argc, char **argv, char **paths, int *npaths)
 	}
 	if (!R.to || !*npaths)
 		return usage();
-	if (strcmp(R.to, "x64") && strcmp(R.to, "x32")) {
-		fprintf(stderr, "animfs convert: --to takes x64 or x32, not '%s'\n", R.to);
+	if (!layout_known(R.to, NULL)) {
+		const struct af_layout *l[MAX_LAYOUTS];
+		const char *names[MAX_LAYOUTS];
+		size_t n = all_layouts(l);
+		for (size_t k = 0; k < n; k++)
+			names[k] = l[k]->name;
+		fputs("animfs convert: --to takes ", stderr);
+		print_list(stderr, names, n, " or ");
+		fprintf(stderr, ", not '%s'\n", R.to);
 		return AF_EXIT_USAGE;
 	}
-	int x64 = !strcmp(R.to, "x64");
-	if (R.style && strcmp(R.style, x64 ? "converter" : "stock") && !(x64 && !strcmp(R.style, "native"))) {
-		fprintf(stderr, "animfs convert: --style for x64 is converter or native (x32 has one style)\n");
+	if (R.style && !layout_known(R.to, R.style)) {
+		style_error();
 		return AF_EXIT_USAGE;
 	}
 	for (int i = 0; i < *npaths; i++) {

@@ -13,8 +13,6 @@ extern const struct af_codec af_codec_motn;
 extern const struct af_codec af_codec_clip;
 extern const struct af_codec af_codec_rig;
 
-struct af_render_opts af_render_opts;
-
 const struct af_codec *const af_codecs[] = {
 	&af_codec_diesel,
 	&af_codec_jazz,
@@ -44,6 +42,15 @@ const struct af_codec *af_codec_by_name(const char *name)
 	for (size_t i = 0; af_codecs[i]; i++)
 		if (!strcmp(af_codecs[i]->name, name))
 			return af_codecs[i];
+	return NULL;
+}
+
+const struct af_codec_opt *af_codec_option(const char *name)
+{
+	for (size_t i = 0; af_codecs[i]; i++)
+		for (const struct af_codec_opt *o = af_codecs[i]->options; o && o->name; o++)
+			if (!strcmp(o->name, name))
+				return o;
 	return NULL;
 }
 
@@ -141,6 +148,22 @@ const struct af_codec *af_codec_for_save(const struct af_codec *claimed, const c
 			c->name, base, af_codec_for_ext(name, 0)->name,
 			af_codec_for_ext(name, 1) ? " (and others')" : "");
 	return NULL;
+}
+
+const struct af_layout *af_codec_layout(const struct af_codec *c, const char *name)
+{
+	for (const struct af_layout *l = c && c->convert ? c->layouts : NULL; l && l->name; l++)
+		if (name && !strcmp(l->name, name))
+			return l;
+	return NULL;
+}
+
+int af_layout_has_style(const struct af_layout *l, const char *style)
+{
+	for (const char *const *s = l->styles; s && *s; s++)
+		if (!strcmp(*s, style))
+			return 1;
+	return 0;
 }
 
 /* c may be NULL below: a container's member whose codec this build lacks has no schema. */

@@ -341,11 +341,18 @@ static const struct af_codec *codec_of(const struct af_archive *a, size_t i, str
 
 int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, struct af_diag *d)
 {
+	return af_member_yaml_opts(a, i, NULL, yaml, d);
+}
+
+int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_opts *opts,
+			struct af_buf *yaml, struct af_diag *d)
+{
 	struct af_buf body = AF_BUF_INIT;
 	struct af_io io;
 	const struct af_codec *c = codec_of(a, i, d);
 	int rc = c ? 0 : AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
+	io.opts = opts;
 	if (!rc && !(rc = a->c->body(a->st, i, &body, d)))
 		rc = c->to_yaml(body.data, body.len, &io, yaml, d);
 	af_buf_free(&body);

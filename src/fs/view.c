@@ -587,7 +587,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 	return 0;
 }
 
-/* Big binaries (a Shenmue motion.bin renders to ~15 MB) render one at a time:
+/* Big binaries (the largest motion bank renders to ~15 MB) render one at a time:
  * the kernel reads a file on several FUSE threads at once, and each would render
  * the same text before the first lands in the cache, multiplying the daemon's
  * peak memory. The ones waiting then find the text in the cache. */

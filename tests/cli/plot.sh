@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 19, part 2: `animfs plot` writes well-formed SVG (xmllint) with one path per channel
-# for every codec with curves, from a view or from the binary alike; --object picks objects;
+# for every codec with curves (CLIP too, issue 29), from a view or from the binary alike; --object picks objects;
 # a format without curves and an unknown object are refused with a reason.
 set -u
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
@@ -45,6 +45,12 @@ seqs=$(grep -c 'pose_start:' "$ex/re3_tiny.PLD.yaml")
 plot "$tmp/tiny.PLD" "$tmp/re.svg" $((seqs * 4))
 grep -q '>footfall<' "$tmp/re.svg" && n=$((n + 1)) || fail "RE frame flags are not marked"
 plot "$tmp/tiny.PLD" "$tmp/re0.svg" 4 --object 0/0
+# Sims 3 CLIP (issue 29): per bone its channels, orientations as Euler angles, events marked
+"$ANIMFS" encode "$ex/clip_tiny.animation.yaml" -o "$tmp/clip_tiny.animation" >/dev/null 2>&1
+plot "$tmp/clip_tiny.animation" "$tmp/clip.svg" 6
+grep -q '>Orientation x (deg)<' "$tmp/clip.svg" && grep -q 'class="event"' "$tmp/clip.svg" && n=$((n + 1)) ||
+	fail "CLIP: no Euler orientation panel or no event marker"
+plot "$ex/clip_tiny.animation.yaml" "$tmp/clip1.svg" 6 --object b__ROOT_bind__
 # refusals
 out=$("$ANIMFS" plot "$ex/wave_hello.jazz.yaml" 2>&1); rc=$?
 [ $rc = 1 ] && [[ $out == *"sims3-jazz documents have no curves to plot"* ]] && n=$((n + 1)) || fail "jazz: $rc $out"
@@ -59,7 +65,7 @@ if [ -n "$S" ] && [ -d "$S/diesel" ]; then
 		o=$(grep -c '^  - name:' "$tmp/s.yaml"); [ "$o" -gt 24 ] && o=24
 		plot "$tmp/s.yaml" "$tmp/s.svg" $((o * 6))
 	done
-	for f in "$S"/re3/*.PLD "$S"/shenmue/dashgl_motion.bin; do
+	for f in "$S"/re3/*.PLD "$S"/shenmue/dashgl_motion.bin "$S"/sims3-clip/*/*CLIP.animation; do
 		"$ANIMFS" plot "$f" -o "$tmp/s.svg" && xmllint --noout "$tmp/s.svg" && [ "$(curves "$tmp/s.svg")" -gt 0 ] &&
 			n=$((n + 1)) || fail "plot of $(basename "$f")"
 	done

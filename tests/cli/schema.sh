@@ -93,6 +93,14 @@ view "$tmp/wave_hello.jazz" "$tmp/v/wave.yaml" sims3-jazz
 view "$tmp/re3_tiny.PLD" "$tmp/v/tiny.yaml" re-model
 view "$tmp/MOTION.BIN" "$tmp/v/motion.yaml" shenmue-motn
 view "$tmp/hand_prop.rig" "$tmp/v/rig.yaml" sims3-rig
+# every example, each by the format its document names (so a new codec's example is
+# validated with no edit here)
+mkdir "$tmp/ex"
+for y in "$ex"/*.yaml; do
+	b=$(basename "$y" .yaml); f=$(sed -n 's/^format: *//p' "$y" | head -1)
+	"$ANIMFS" encode "$y" -o "$tmp/ex/$b" >/dev/null 2>&1 || { fail "encode $(basename "$y")"; continue; }
+	view "$tmp/ex/$b" "$tmp/v/ex_$b.yaml" "$f"
+done
 S=${ANIMFS_SAMPLES:-}
 if [ -n "$S" ] && [ -d "$S" ]; then
 	i=0

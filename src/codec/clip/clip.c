@@ -86,13 +86,12 @@ static void load_names(const struct af_io *io, const struct clip *c, struct sims
 	sims3_names_load(io, nm, d);
 }
 
-static int clip_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
-			struct af_buf *out, struct af_diag *d)
+static int clip_view(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+		     struct af_diag *d)
 {
 	struct af_arena a;
 	struct sims3_names nm;
 	struct clip c;
-	size_t start = out->len;
 	int rc;
 	af_arena_init(&a);
 	sims3_names_init(&nm, &a);
@@ -102,37 +101,31 @@ static int clip_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 	if ((rc = clip_emit(&c, &nm, out)))
 		af_diag_error(d, rc, "out of memory while writing YAML");
 out:
-	if (rc)
-		out->len = start;
 	sims3_names_free(&nm);
 	af_arena_free(&a);
 	return rc;
 }
 
-static int clip_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
-			  struct af_buf *out, struct af_diag *d)
+static int clip_from_doc(const struct af_ynode *root, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct af_arena a;
 	struct clip c;
 	const char **names = NULL;
-	size_t nnames = 0, start = out->len;
+	size_t nnames = 0;
 	int rc;
 	af_arena_init(&a);
-	memset(&doc, 0, sizeof(doc));
-	if (!(rc = af_ydoc_parse(&doc, yaml, n, NULL, d)) &&
-	    !(rc = clip_parse(doc.root, &c, &a, &names, &nnames, d)))
+	if (!(rc = clip_parse(root, &c, &a, &names, &nnames, d)))
 		rc = clip_write(&c, out, d);
 	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
 		clip_check_rig(io, &c, d);
 	if (!rc && io && io->learn_names && nnames)
 		io->learn_names(io->ctx, names, nnames);
-	if (rc)
-		out->len = start;
-	af_ydoc_free(&doc);
 	af_arena_free(&a);
 	return rc;
 }
+
+AF_CODEC_GLUE(clip)
 
 const struct af_codec af_codec_clip = {
 	.name = "sims3-clip",
@@ -144,4 +137,5 @@ const struct af_codec af_codec_clip = {
 	.from_yaml = clip_from_yaml,
 	.render_uses_names = 1,
 	.schema = &clip_schema,
+	.curves = clip_curves,
 };

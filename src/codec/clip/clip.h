@@ -153,4 +153,9 @@ extern const struct af_sch_prop clip_sch_document[], clip_sch_unknown[], clip_sc
 	clip_sch_frame[], clip_sch_chain[], clip_sch_target[], clip_sch_event[];
 extern const struct af_sch clip_schema;
 
+/* clip_curves.c: the descriptor's curves hook (codec.h) */
+struct af_ynode;
+struct af_curves;
+int clip_curves(const struct af_ynode *root, struct af_curves *cv);
+
 #endif

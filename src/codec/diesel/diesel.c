@@ -24,15 +24,13 @@ static int diesel_bid(const char *name, const uint8_t *head, size_t n)
 	return ext ? 10 : 0; /* claim it so that a broken .animation gets a message */
 }
 
-static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
-			  struct af_buf *out, struct af_diag *d)
+static int diesel_view(const uint8_t *bin, size_t n, const struct af_io *io,
+		       struct af_buf *out, struct af_diag *d)
 {
 	struct af_arena a;
 	struct af_buf blob = AF_BUF_INIT;
 	struct diesel_anim m;
-	size_t start = out->len;
-	int rc, view;
-	(void)io;
+	int rc, view, euler = io && af_opts_on(io->opts, DSL_OPT_EULER);
 	af_arena_init(&a);
 	if ((rc = diesel_read(bin, n, &a, &m, &blob, d)) < 0)
 		goto out;
@@ -50,42 +48,32 @@ static int diesel_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io,
 	} else if ((rc = diesel_check_decoded(&m, d))) {
 		goto out;
 	}
-	if ((rc = diesel_emit_yaml(&m, view ? d : NULL, out))) {
+	if ((rc = diesel_emit_yaml(&m, view ? d : NULL, euler, out))) {
 		af_diag_clear(d);
 		af_diag_error(d, rc, "out of memory while writing YAML");
 		goto out;
 	}
 	rc = view ? AF_VIEW_READONLY : 0;
 out:
-	if (rc < 0)
-		out->len = start;
 	af_buf_free(&blob);
 	af_arena_free(&a);
 	return rc;
 }
 
-static int diesel_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
-			    struct af_buf *out, struct af_diag *d)
+static int diesel_from_doc(const struct af_ynode *root, const struct af_io *io,
+			   struct af_buf *out, struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct af_arena a;
 	struct diesel_anim m;
-	size_t start = out->len;
 	int rc;
 	af_arena_init(&a);
-	memset(&doc, 0, sizeof(doc));
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
-		goto out;
-	if ((rc = diesel_parse_yaml(doc.root, &a, &m, d)))
-		goto out;
-	rc = diesel_write(&m, io, out, d);
-out:
-	if (rc)
-		out->len = start;
-	af_ydoc_free(&doc);
+	if (!(rc = diesel_parse_yaml(root, &a, &m, d)))
+		rc = diesel_write(&m, io, out, d);
 	af_arena_free(&a);
 	return rc;
 }
+
+AF_CODEC_GLUE(diesel)
 
 static int target_width(const char *to)
 {
@@ -153,6 +141,23 @@ out:
 	return rc;
 }
 
+/* The layouts `animfs convert` offers (codec.h), each with the styles
+ * diesel_style_by_name knows for it, the default first. */
+static const char *const styles64[] = { "converter", "native", NULL };
+static const char *const styles32[] = { "stock", NULL };
+static const struct af_layout diesel_layouts[] = {
+	{ "x64", styles64, "PAYDAY 2 animations for the 64-bit build" },
+	{ "x32", styles32, "PAYDAY 2 animations for the old 32-bit build" },
+	{ NULL, NULL, NULL },
+};
+
+/* The rendering options to_yaml reads (codec.h); costly, so asked for (about 35% of a
+ * render). */
+static const struct af_codec_opt diesel_options[] = {
+	{ DSL_OPT_EULER, "each rotation also as Euler angles in degrees, editable so" },
+	{ NULL, NULL },
+};
+
 const struct af_codec af_codec_diesel = {
 	.name = "diesel-animation",
 	.description = "Diesel engine animation (PAYDAY 2, PAYDAY: The Heist, RAID: WW2)",
@@ -162,5 +167,8 @@ const struct af_codec af_codec_diesel = {
 	.to_yaml = diesel_to_yaml,
 	.from_yaml = diesel_from_yaml,
 	.convert = diesel_convert_hook,
+	.layouts = diesel_layouts,
+	.options = diesel_options,
 	.schema = &diesel_schema,
+	.curves = diesel_curves,
 };

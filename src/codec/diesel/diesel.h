@@ -159,12 +159,19 @@ int diesel_zlib_write(const struct diesel_anim *m, const struct af_buf *blob, co
 /* diesel_emit.c / diesel_parse.c: model <-> YAML */
 /* Refuse a decoded file whose YAML could not be saved back (section 7 hard errors). */
 int diesel_check_decoded(const struct diesel_anim *m, struct af_diag *d);
-/* ro: NULL, or why the file is shown read-only (a `read_only:` key stops a save). */
-int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, struct af_buf *out);
+/* ro: NULL, or why the file is shown read-only (a `read_only:` key stops a save);
+ * euler: each rotation key also as Euler angles in degrees, in a comment (rot.h), with
+ * `euler: xyz` (the DSL_OPT_EULER rendering option). */
+#define DSL_OPT_EULER "euler"
+int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, int euler,
+		     struct af_buf *out);
 struct af_ynode;
 /* The model's strings point into the document's nodes: keep it until written. */
 int diesel_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct diesel_anim *m,
 		   struct af_diag *d);
+/* diesel_curves.c: the descriptor's curves hook (codec.h) */
+struct af_curves;
+int diesel_curves(const struct af_ynode *root, struct af_curves *cv);
 
 /* diesel_quant.c: the quantisation rules of spec 5.2, 5.5 and 6.5 */
 double diesel_u16_to_cm(uint16_t code);

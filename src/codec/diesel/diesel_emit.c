@@ -4,7 +4,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "animfs/codec.h"
 #include "animfs/num.h"
 #include "animfs/rot.h"
 #include "animfs/yamlio.h"
@@ -132,7 +131,7 @@ struct prev_quat {
 
 /* One key as "        - [t, ...]\n" written in place. */
 static char *put_key(char *p, const struct diesel_track *t, const struct diesel_key *k, int extra_each,
-		     struct prev_quat *pq)
+		     struct prev_quat *pq, int euler)
 {
 	const struct diesel_type_info *ti = &diesel_types[t->type];
 	memcpy(p, "        - [", 11);
@@ -169,7 +168,7 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 			p = put_u64(put_sep(p), k->u);
 	}
 	*p++ = ']';
-	if (ti->is_rot && af_render_opts.euler) {
+	if (ti->is_rot && euler) {
 		double q[4];
 		if (t->type == DSL_ROT_PACKED)
 			diesel_unpack_quat(k->u, q);
@@ -183,7 +182,7 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 	return p;
 }
 
-static int emit_track(const struct diesel_track *t, int rot, struct af_buf *b)
+static int emit_track(const struct diesel_track *t, int rot, int euler, struct af_buf *b)
 {
 	int extra_each = 0;
 	line(b, 4, rot ? "rotation:\n" : "position:\n");
@@ -209,7 +208,7 @@ static int emit_track(const struct diesel_track *t, int rot, struct af_buf *b)
 		if (b->cap - b->len < KEY_MAX && af_buf_reserve(b, KEY_MAX)) /* seldom called */
 			return AF_ENOMEM;
 		char *p = (char *)b->data + b->len;
-		b->len += (size_t)(put_key(p, t, &t->keys[i], extra_each, &pq) - p);
+		b->len += (size_t)(put_key(p, t, &t->keys[i], extra_each, &pq, euler) - p);
 	}
 	return 0;
 }
@@ -262,7 +261,7 @@ static void emit_readonly(const struct diesel_anim *m, const struct af_diag *ro,
 	af_buf_putc(b, '\n');
 }
 
-int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, struct af_buf *b)
+int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, int euler, struct af_buf *b)
 {
 	if (af_buf_reserve(b, size_guess(m)))
 		return AF_ENOMEM;
@@ -277,7 +276,7 @@ int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, stru
 	af_buf_puts(b, "length: ");
 	af_y_f32(b, m->length);
 	af_buf_puts(b, "            # seconds\n");
-	if (af_render_opts.euler)
+	if (euler)
 		af_buf_puts(b, "euler: xyz             # a rotation key may be written [t, rx, ry, rz] in degrees\n"
 			       "                       # (about x, then y, then z; the comments show each key so)\n");
 	emit_binary(m, b);
@@ -288,7 +287,7 @@ int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, stru
 		line(b, 2, "- name: ");
 		af_y_str(b, o->name, o->name_len);
 		af_buf_putc(b, '\n');
-		if (emit_track(&o->pos, 0, b) || emit_track(&o->rot, 1, b))
+		if (emit_track(&o->pos, 0, 0, b) || emit_track(&o->rot, 1, euler, b))
 			return AF_ENOMEM;
 	}
 	return b->failed ? AF_ENOMEM : 0;

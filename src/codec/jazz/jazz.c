@@ -8,8 +8,8 @@
 #include "animfs/yamlio.h"
 #include "jazz.h"
 
-static int jazz_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
-			struct af_diag *d)
+static int jazz_view(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+		     struct af_diag *d)
 {
 	struct af_arena arena;
 	struct jazz_model m = { 0 };
@@ -32,29 +32,26 @@ out:
 	return rc;
 }
 
-static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
-			  struct af_buf *out, struct af_diag *d)
+static int jazz_from_doc(const struct af_ynode *root, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct af_arena arena;
 	struct jazz_model m = { 0 };
 	int rc;
 	af_arena_init(&arena);
 	m.arena = &arena;
-	memset(&doc, 0, sizeof(doc));
-	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
-	if (!rc)
-		rc = jazz_parse(doc.root, &arena, &m, d);
+	rc = jazz_parse(root, &arena, &m, d);
 	if (!rc)
 		rc = jazz_encode(&m, out, d);
 	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
 		jazz_check_clips(io, &m, d);
 	if (!rc && io && io->learn_names && m.nnames)
 		io->learn_names(io->ctx, m.names, m.nnames);
-	af_ydoc_free(&doc);
 	af_arena_free(&arena);
 	return rc;
 }
+
+AF_CODEC_GLUE(jazz)
 
 static int jazz_bid(const char *name, const uint8_t *head, size_t n)
 {

@@ -37,7 +37,8 @@ static void key(struct em *e, int ind, const char *k)
 static void key_block(struct em *e, int ind, const char *k)
 {
 	key(e, ind, k);
-	e->b->len--; /* drop the space key() wrote */
+	if (!e->b->failed) /* a failed buffer holds no space to drop */
+		e->b->len--; /* drop the space key() wrote */
 	af_buf_putc(e->b, '\n');
 }
 
@@ -319,7 +320,8 @@ static int put_state_graph(struct em *e, const struct jazz_chunk *st, int ind)
 		af_buf_puts(e->b, "empty\n");
 		return 0;
 	}
-	e->b->len--;
+	if (!e->b->failed)
+		e->b->len--;
 	af_buf_putc(e->b, '\n');
 	return put_chunk(e, g, ind + 2, 0);
 }

@@ -8,8 +8,8 @@
 #include "animfs/yamlio.h"
 #include "motn.h"
 
-static int motn_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
-			struct af_diag *d)
+static int motn_view(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+		     struct af_diag *d)
 {
 	struct af_arena a;
 	struct motn_file f;
@@ -24,30 +24,27 @@ static int motn_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, st
 	return rc;
 }
 
-static int motn_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
-			  struct af_buf *out, struct af_diag *d)
+static int motn_from_doc(const struct af_ynode *root, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct af_arena a;
 	struct motn_file f;
 	struct af_buf bin = AF_BUF_INIT;
 	int rc;
 	(void)io;
 	af_arena_init(&a);
-	memset(&doc, 0, sizeof(doc));
-	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
-	if (!rc)
-		rc = motn_parse(doc.root, &a, &f, d);
+	rc = motn_parse(root, &a, &f, d);
 	if (!rc)
 		rc = motn_encode(&f, &bin, d);
 	if (!rc)
 		rc = af_buf_append(out, bin.data, bin.len) ? af_diag_error(d, AF_ENOMEM, "out of memory")
 							   : 0;
 	af_buf_free(&bin);
-	af_ydoc_free(&doc);
 	af_arena_free(&a);
 	return rc;
 }
+
+AF_CODEC_GLUE(motn)
 
 const struct af_codec af_codec_motn = {
 	.name = "shenmue-motn",
@@ -58,4 +55,5 @@ const struct af_codec af_codec_motn = {
 	.to_yaml = motn_to_yaml,
 	.from_yaml = motn_from_yaml,
 	.schema = &motn_schema,
+	.curves = motn_curves,
 };

@@ -131,5 +131,8 @@ int motn_emit(const struct motn_file *f, const char *filename, struct af_buf *ou
 	      struct af_diag *d);
 int motn_parse(const struct af_ynode *root, struct af_arena *a, struct motn_file *f,
 	       struct af_diag *d);
+/* motn_curves.c: the descriptor's curves hook (codec.h) */
+struct af_curves;
+int motn_curves(const struct af_ynode *root, struct af_curves *cv);
 
 #endif

@@ -57,8 +57,8 @@ static int decode_bank(struct re_file *f, unsigned i, struct af_arena *a, struct
 	return rc;
 }
 
-static int re_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
-		      struct af_diag *d)
+static int re_view(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+		   struct af_diag *d)
 {
 	struct af_arena a;
 	struct re_file f;
@@ -99,23 +99,19 @@ static int encode_sections(const struct re_file *f, struct af_buf *bufs, struct 
 	return AF_OK;
 }
 
-static int re_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
-			struct af_buf *out, struct af_diag *d)
+static int re_from_doc(const struct af_ynode *root, const struct af_io *io, struct af_buf *out,
+		       struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct af_arena a;
 	struct re_file f;
 	struct af_buf bufs[16];
 	struct re_sec sec[16];
 	int rc;
-	memset(&doc, 0, sizeof(doc));
 	memset(&f, 0, sizeof(f));
 	for (int i = 0; i < 16; i++)
 		af_buf_init(&bufs[i]);
 	af_arena_init(&a);
-	rc = af_ydoc_parse(&doc, yaml, n, NULL, d);
-	if (!rc)
-		rc = re_parse(doc.root, &f, &a, d);
+	rc = re_parse(root, &f, &a, d);
 	if (!rc)
 		rc = re_cross_check(&f, io, d);
 	if (!rc)
@@ -125,9 +121,10 @@ static int re_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	for (int i = 0; i < 16; i++)
 		af_buf_free(&bufs[i]);
 	af_arena_free(&a);
-	af_ydoc_free(&doc);
 	return rc;
 }
+
+AF_CODEC_GLUE(re)
 
 const struct af_codec af_codec_re_model = {
 	.name = "re-model",
@@ -136,6 +133,7 @@ const struct af_codec af_codec_re_model = {
 	.version = 2, /* 2: one bone a line with its name, frame flags by name */
 	.bid = re_bid,
 	.schema = &re_schema,
+	.curves = re_curves,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
 };

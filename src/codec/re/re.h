@@ -102,6 +102,9 @@ const char *re_kind_name(unsigned kind);
 /* Fill k->edd_sec and k->emr_sec from the layout. */
 void re_bank_slots(const struct re_layout *L, unsigned bank, struct re_bank *k);
 const char *re_role_name(unsigned role);
+/* re_curves.c: the descriptor's curves hook (codec.h) */
+struct af_curves;
+int re_curves(const struct af_ynode *root, struct af_curves *cv);
 int re_bid(const char *name, const uint8_t *head, size_t n);
 int re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
 		   struct af_arena *a, struct af_diag *d);

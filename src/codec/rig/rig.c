@@ -36,15 +36,14 @@ int rig_bid(const char *name, const uint8_t *head, size_t n)
 	return named ? 60 : 30;
 }
 
-static int rig_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
-		       struct af_diag *d)
+static int rig_view(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
+		    struct af_diag *d)
 {
 	struct af_arena a;
 	struct rig_file f;
 	struct af_diag cd;
 	long bad;
 	int rc, ro = 0;
-	size_t start = out->len;
 	(void)io;
 	af_arena_init(&a);
 	af_diag_init(&cd);
@@ -63,30 +62,27 @@ static int rig_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, str
 	if ((rc = rig_emit(&f, out)))
 		af_diag_error(d, rc, "out of memory");
 out:
-	if (rc < 0)
-		out->len = start;
 	af_diag_free(&cd);
 	af_arena_free(&a);
 	return rc < 0 ? rc : ro ? AF_VIEW_READONLY : 0;
 }
 
-static int rig_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
-			 struct af_buf *out, struct af_diag *d)
+static int rig_from_doc(const struct af_ynode *root, const struct af_io *io, struct af_buf *out,
+			struct af_diag *d)
 {
 	struct af_arena a;
 	struct rig_file f;
-	size_t start = out->len;
 	int rc;
 	(void)io;
 	af_arena_init(&a);
-	rc = rig_parse(yaml, n, &a, &f, d);
+	rc = rig_parse(root, &a, &f, d);
 	if (!rc)
 		rc = rig_encode(&f, out, d);
-	if (rc)
-		out->len = start;
 	af_arena_free(&a);
 	return rc;
 }
+
+AF_CODEC_GLUE(rig)
 
 const struct af_codec af_codec_rig = {
 	.name = "sims3-rig",

@@ -72,7 +72,8 @@ int rig_names_unique(const struct rig_file *f);
 int rig_emit(const struct rig_file *f, struct af_buf *out);
 
 /* rig_parse.c: YAML -> model (every error at its line:col). */
-int rig_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct rig_file *f,
+struct af_ynode;
+int rig_parse(const struct af_ynode *root, struct af_arena *a, struct rig_file *f,
 	      struct af_diag *d);
 
 /* rig_schema.c: the key tables the parser checks against, and the JSON Schema. */

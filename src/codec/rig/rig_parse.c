@@ -271,19 +271,15 @@ static int check(struct pc *p, const struct af_ynode *root)
 	return rc;
 }
 
-int rig_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct rig_file *f,
+int rig_parse(const struct af_ynode *root, struct af_arena *a, struct rig_file *f,
 	      struct af_diag *d)
 {
-	struct af_ydoc doc;
 	struct pc p = { d, a, f, NULL };
 	int rc;
 	memset(f, 0, sizeof(*f));
-	memset(&doc, 0, sizeof(doc));
 	f->kind = RIG_CLEAR;
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
-		goto out;
-	if ((rc = parse_head(&p, doc.root)) || (rc = parse_bones(&p, af_ymap_get(doc.root, "bones"))) ||
-	    (rc = parse_chains(&p, af_ymap_get(doc.root, "ik_chains"))) || (rc = check(&p, doc.root)))
+	if ((rc = parse_head(&p, root)) || (rc = parse_bones(&p, af_ymap_get(root, "bones"))) ||
+	    (rc = parse_chains(&p, af_ymap_get(root, "ik_chains"))) || (rc = check(&p, root)))
 		goto out;
 	/* names point into the tree: copy them into the model's arena */
 	for (uint32_t i = 0; i < f->nbones; i++)
@@ -292,6 +288,5 @@ int rig_parse(const uint8_t *yaml, size_t n, struct af_arena *a, struct rig_file
 	if (!rc && !(f->skel = af_arena_strndup(a, f->skel, f->skel_len)))
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 out:
-	af_ydoc_free(&doc);
 	return rc;
 }
