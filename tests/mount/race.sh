@@ -2,7 +2,10 @@
 # change it): `nobody` swaps a folder it owns in GAME with a link to a root-only
 # folder in a tight loop while it reads, lists, renames a dropping onto, chmods and
 # truncates a file in that folder through the view (-o allow_other, daemon as root).
-# No byte, name or mode of the root-only folder may leak or change.
+# No byte, name or mode of the root-only folder may leak or change. Then it puts a hard
+# link (and a symlink) to a root file outside GAME where it makes folders and links
+# through the view: the file outside keeps its owner, mode and bytes (the daemon acts
+# as the caller: nothing is given away by name after a create).
 . "$(dirname "$0")/common.inc"
 . "$(dirname "$0")/multiuser.inc"
 secs=${ANIMFS_RACE_SECONDS:-10}
@@ -21,6 +24,18 @@ for op in read list rename chmod truncate; do
     fail "$op: $out"
   echo "$out"
   [ "$(secret_state)" = "$want" ] || fail "$op: the root-only folder changed: $(secret_state)"
+done
+# a root file outside GAME that nobody may write (0666: protected_hardlinks lets
+# nobody link it), raced against the view's mkdir and symlink of that name
+printf 'victim\n' > "$T/victim" && chmod 666 "$T/victim"
+victim_state() { stat -c '%u:%g %a %s' "$T/victim"; md5sum < "$T/victim"; }
+vwant=$(victim_state)
+for op in mkdir symlink; do
+  chmod 777 "$GAME/pub/d"
+  out=$(as_nobody "$PY" "$(dirname "$0")/race.py" $op "$secs" "$GAME" "$VIEW" "$T/victim" 2>&1) ||
+    fail "$op: $out"
+  echo "$out"
+  [ "$(victim_state)" = "$vwant" ] || fail "$op: the file outside GAME changed: $(victim_state)"
 done
 "$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
