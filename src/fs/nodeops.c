@@ -212,6 +212,8 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
 	if (r.kind == AF_K_ARCDIR) { /* its members, and editors' files beside them */
+		if ((rc = af_view_may(fs, r.rel, O_RDONLY))) /* the container's readers only */
+			return rc;
 		af_folder_list(fs, r.rel, fill_name, &l);
 		if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
 			list_scratch(&l);
