@@ -288,6 +288,10 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 fail:
 	report(fs, to->who.uid, view_rel, &d);
 out:
+	if (rc == 0) { /* saved: what was said of it before is no longer so */
+		af_errlog_forget(fs->errors, view_rel);
+		af_errlog_forget(fs->errors, to->bin_rel);
+	}
 	if (verifying) {
 		verify_wait(&v, &rd); /* joined on every path */
 		verify_free(&v);
@@ -333,6 +337,8 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 	}
 	if (rc)
 		report(fs, who->uid, rel, &d);
+	else
+		af_errlog_forget(fs->errors, rel);
 	if (dirfd >= 0)
 		close(dirfd);
 	pthread_mutex_unlock(&fs->commit_lock);

@@ -37,7 +37,8 @@ struct af_errlog {
 	unsigned cap, count, next; /* ring: next = slot to write */
 	char **lines;
 	uid_t *uids; /* whose save each line is */
-	char **paths; /* AF_ERRLOG_ALL: the file the line is about, shown to its readers */
+	char **paths; /* the view (AF_ERRLOG_ALL: the file) each line is about; lines[k]
+			 NULL: forgotten (a later save of it succeeded, or it is gone) */
 };
 
 struct af_errlog *af_errlog_new(unsigned capacity)
@@ -116,8 +117,8 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const 
 	if (line)
 		snprintf(line, n, "%s %s\n", stamp, esc);
 	free(esc);
-	char *path = uid == AF_ERRLOG_ALL ? strdup(view_path) : NULL;
-	if (!line || (uid == AF_ERRLOG_ALL && !path)) {
+	char *path = strdup(view_path);
+	if (!line || !path) {
 		free(line);
 		free(path);
 		return;
@@ -134,6 +135,17 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const 
 	pthread_mutex_unlock(&e->lock);
 }
 
+void af_errlog_forget(struct af_errlog *e, const char *path)
+{
+	pthread_mutex_lock(&e->lock);
+	for (unsigned k = 0; k < e->cap; k++)
+		if (e->lines[k] && e->paths[k] && !strcmp(e->paths[k], path)) {
+			free(e->lines[k]);
+			e->lines[k] = NULL;
+		}
+	pthread_mutex_unlock(&e->lock);
+}
+
 struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
 			       int (*may_read)(void *ctx, const char *path), void *ctx)
 {
@@ -143,8 +155,10 @@ struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
 	unsigned first = (e->next + e->cap - e->count) % e->cap;
 	for (unsigned i = 0; i < e->count; i++) {
 		unsigned k = (first + i) % e->cap;
-		if (uid == 0 || e->uids[k] == uid ||
-		    (e->uids[k] == AF_ERRLOG_ALL && (!may_read || may_read(ctx, e->paths[k]))))
+		if (!e->lines[k])
+			continue;
+		if (e->uids[k] == AF_ERRLOG_ALL ? !may_read || may_read(ctx, e->paths[k])
+						: uid == 0 || e->uids[k] == uid)
 			af_buf_puts(&b, e->lines[k]);
 	}
 	pthread_mutex_unlock(&e->lock);

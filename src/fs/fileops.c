@@ -412,8 +412,12 @@ int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 {
 	struct af_handle *h = af_fi_handle(fi);
 	(void)path;
-	if (h->kind == AF_H_TEXT)
-		return af_handle_commit(af_ctx_fs(), h);
+	if (h->kind == AF_H_TEXT) {
+		/* a refused document is EIO here: emacs takes EINVAL from fsync for "this file
+		 * cannot be synced" and would say it wrote the file (close says EINVAL) */
+		int rc = af_handle_commit(af_ctx_fs(), h);
+		return rc == -EINVAL ? -EIO : rc;
+	}
 	int rc = datasync ? fdatasync(h->fd) : fsync(h->fd);
 	return rc ? -errno : 0;
 }

@@ -80,13 +80,16 @@ void af_errlog_free(struct af_errlog *e);
 void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,
 		   const struct af_diag *d);
 /* AF_ERRLOG_ALL: a line about a file itself (no one's text; view_path its GAME path),
- * shown to every user who may read that file. */
+ * shown to every user who may read that file (root too: a file gone is not shown). */
 #define AF_ERRLOG_ALL ((uid_t)-1)
 /* The lines of uid's saves and, of those for all, the ones about a file may_read
  * (NULL: any) says yes to (root: every line), oldest first: one user never sees the
  * text another typed, nor a line about a file they may not read. */
 struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
 			       int (*may_read)(void *ctx, const char *path), void *ctx);
+/* The lines about path (a view path, or the file of an AF_ERRLOG_ALL line) go: a later
+ * save of it succeeded, or it was removed or renamed away. */
+void af_errlog_forget(struct af_errlog *e, const char *path);
 
 /* ---- the mounted file system ---- */
 
@@ -406,6 +409,7 @@ struct af_handle {
 	struct af_text *snap;  /* text as opened (shared) until the first change */
 	struct af_buf own;     /* private copy after the first change */
 	int owned, dirty;
+	int refused;           /* the last save's error (-errno) while unchanged since, else 0 */
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 	size_t charged;        /* own's length as counted in fs->unsaved */
@@ -418,7 +422,8 @@ size_t af_handle_size(struct af_handle *h);
 int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off);
 int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off);
 int af_handle_truncate(struct af_handle *h, off_t size);
-/* Commit when changed since the last commit; 0 or -errno. */
+/* Commit when changed since the last commit; 0 or -errno (the refusal of the last
+ * save again while nothing changed since: an editor's close after its fsync). */
 int af_handle_commit(struct af_fs *fs, struct af_handle *h);
 /* Whether a GAME file rel is open through the view (a binary being copied in is
  * shown under its own name until it is closed). */

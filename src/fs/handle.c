@@ -241,6 +241,10 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 		h->dirty = 0;
 		__atomic_store_n(&h->pending, -1LL, __ATOMIC_RELEASE);
 	}
+	if (tried)
+		h->refused = rc; /* until the next change: every later close says it too */
+	else if (!h->dirty && h->refused)
+		rc = h->refused;
 	pthread_mutex_unlock(&h->lock);
 	if (tried && rc == 0)
 		af_ghost_del(fs, h->rel);

@@ -320,6 +320,8 @@ static int unlink_alias(struct af_fs *fs, const char *path)
 	return 0;
 }
 
+static int unlink_kind(struct af_fs *fs, struct af_res *r);
+
 int af_op_unlink(const char *path)
 {
 	struct af_fs *fs = af_ctx_fs();
@@ -331,19 +333,30 @@ int af_op_unlink(const char *path)
 		return rc;
 	if (fs->read_only)
 		return -EROFS;
-	switch (r.kind) {
+	rc = unlink_kind(fs, &r);
+	if (rc == 0) { /* gone: so are the lines about it */
+		af_errlog_forget(fs->errors, r.rel);
+		if (r.bin[0])
+			af_errlog_forget(fs->errors, r.bin);
+	}
+	return rc;
+}
+
+static int unlink_kind(struct af_fs *fs, struct af_res *r)
+{
+	switch (r->kind) {
 	case AF_K_SCRATCH:
-		return af_scratch_unlink(fs, r.rel);
+		return af_scratch_unlink(fs, r->rel);
 	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
-		if (af_folder_member(fs, r.bin)) /* the container is rebuilt without it */
-			return af_folder_remove(fs, r.bin, af_caller());
-		return af_bn_unlink(fs->rootfd, r.bin, 0) ? -errno : 0;
+		if (af_folder_member(fs, r->bin)) /* the container is rebuilt without it */
+			return af_folder_remove(fs, r->bin, af_caller());
+		return af_bn_unlink(fs->rootfd, r->bin, 0) ? -errno : 0;
 	case AF_K_ARCDIR:
 		return -EISDIR;
 	case AF_K_ARCFILE:
 		return -EACCES;
 	case AF_K_PASS:
-		return af_bn_unlink(fs->rootfd, r.rel, 0) ? -errno : 0;
+		return af_bn_unlink(fs->rootfd, r->rel, 0) ? -errno : 0;
 	case AF_K_DIR:
 		return -EISDIR;
 	case AF_K_CTLDIR:

@@ -207,8 +207,10 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 		goto out;
 	rc = drop_source(fs, s, tk);
 done:
-	if (rc == 0 && tk != T_SCRATCH)
+	if (rc == 0 && tk != T_SCRATCH) {
 		af_ghost_del(fs, t->rel);
+		af_errlog_forget(fs->errors, s->rel); /* that name is gone */
+	}
 out:
 	af_buf_free(&data);
 	return rc;

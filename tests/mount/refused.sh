@@ -1,0 +1,110 @@
+# Every editor shows a refused save and keeps the buffer modified: vim and neovim
+# (headless), emacs and nano (interactive, in tmux), and a VS Code-style writer (node:
+# open, write, fsync, close). Each types a value the codec refuses ('abc' for a
+# length) and saves; the backing binary must stay byte for byte as it was.
+# A refused document is EIO at fsync (emacs ignores EINVAL there: "fsync is not
+# supported") and EINVAL at close, and every later close of that descriptor says so
+# again until it changes. A line leaves .animfs/errors when a later save of its file
+# succeeds or the file is removed.
+. "$(dirname "$0")/common.inc"
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
+cp "$GAME/walk.animation" "$T/orig"
+mount_view_fg
+f=$VIEW/walk.animation.yaml
+line=$(grep -n '^length:' "$f" | cut -d: -f1)
+unchanged() { cmp -s "$T/orig" "$GAME/walk.animation" || fail "$1: the binary changed"; }
+tried=0
+wait_for() { # wait_for SESSION TEXT: up to 10 s for TEXT on the tmux screen
+  for _ in $(seq 100); do
+    tmux capture-pane -t "$1" -p | grep -q "$2" && return 0
+    sleep 0.1
+  done
+  tmux capture-pane -t "$1" -p >&2
+  return 1
+}
+
+for ed in vim nvim; do
+  command -v $ed >/dev/null || { echo "note: $ed missing, not tried"; continue; }
+  rm -f "$T/$ed.out"
+  $ed -N -u NONE -i NONE -n -es -c '%s/^length: .*/length: abc/' -c 'silent! w' \
+    -c "redir! > $T/$ed.out" -c 'echo v:errmsg' -c 'echo &modified' -c 'redir END' -c 'qa!' "$f"
+  out=$(cat "$T/$ed.out")
+  echo "$ed: $(echo $out)"
+  echo "$out" | grep -q 'E667\|E512\|E212' || fail "$ed did not report the refused save: $out"
+  [ "$(echo "$out" | tail -1)" = 1 ] || fail "$ed: the buffer is not modified after a refused save"
+  unchanged $ed
+  tried=$((tried + 1))
+done
+
+if command -v node >/dev/null; then
+  out=$(node -e '
+const fs = require("fs"), p = process.argv[1];
+const t = fs.readFileSync(p, "utf8").replace(/^length: .*$/m, "length: abc");
+const fd = fs.openSync(p, "w"); let errs = [];
+fs.writeSync(fd, t);
+try { fs.fsyncSync(fd); } catch (e) { errs.push("fsync " + e.code); }
+try { fs.closeSync(fd); } catch (e) { errs.push("close " + e.code); }
+console.log(errs.join(", ") || "no error");' "$f")
+  echo "node writer: $out"
+  [ "$out" = "fsync EIO, close EINVAL" ] || fail "node writer: $out"
+  unchanged node
+  tried=$((tried + 1))
+else
+  echo "note: node missing, the VS Code-style writer not tried"
+fi
+
+if command -v tmux >/dev/null && command -v emacs >/dev/null; then
+  rm -f "$T/emacs.out"
+  tmux new-session -d -s afemacs -x 160 -y 40 \
+    "emacs -nw -Q '$f' --eval '(progn (goto-char (point-min)) (re-search-forward \"^length: .*\") (replace-match \"length: abc\"))'"
+  trap 'tmux kill-session -t afemacs 2>/dev/null; cleanup' EXIT
+  wait_for afemacs 'walk.animation.yaml' || fail "emacs did not come up"
+  tmux send-keys -t afemacs C-x C-s
+  wait_for afemacs 'Write error' || fail "emacs did not report the refused save"
+  tmux send-keys -t afemacs M-: "(write-region (format \"%S\" (buffer-modified-p)) nil \"$T/emacs.out\")" Enter
+  for _ in $(seq 50); do [ -s "$T/emacs.out" ] && break; sleep 0.1; done
+  [ "$(cat "$T/emacs.out" 2>/dev/null)" = t ] || fail "emacs: the buffer is not modified after a refused save"
+  echo "emacs: $(tmux capture-pane -t afemacs -p | grep 'Write error'), modified"
+  tmux kill-session -t afemacs
+  unchanged emacs
+  tried=$((tried + 1))
+else
+  echo "note: emacs or tmux missing, emacs not tried"
+fi
+
+if command -v tmux >/dev/null && command -v nano >/dev/null; then
+  tmux new-session -d -s afnano -x 160 -y 40 "nano --ignorercfiles +$line '$f'"
+  trap 'tmux kill-session -t afnano 2>/dev/null; cleanup' EXIT
+  wait_for afnano 'walk.animation.yaml' || fail "nano did not come up"
+  tmux send-keys -t afnano C-k
+  tmux send-keys -t afnano -l 'length: abc'
+  tmux send-keys -t afnano Enter C-o
+  wait_for afnano 'File Name to Write' || fail "nano did not ask for the name"
+  tmux send-keys -t afnano Enter
+  wait_for afnano 'Error writing' || fail "nano did not report the refused save"
+  echo "nano: $(tmux capture-pane -t afnano -p | grep -o 'Error writing[^]]*')"
+  tmux send-keys -t afnano C-x
+  wait_for afnano 'Save modified buffer' || fail "nano: the buffer is not modified after a refused save"
+  tmux kill-session -t afnano
+  unchanged nano
+  tried=$((tried + 1))
+else
+  echo "note: nano or tmux missing, nano not tried"
+fi
+[ $tried -ge 1 ] || { echo "SKIP: no editor to try"; exit 77; }
+grep -q "length: 'abc'" "$VIEW/.animfs/errors" || fail "the refusals are not in .animfs/errors"
+# errors stay current: a later good save of the file takes its lines away
+sed 's/^length: *[^ ]*/length: 2.5/' "$f" > "$T/good.yaml" && cat "$T/good.yaml" > "$f" || fail "a good save"
+grep -q "walk.animation.yaml" "$VIEW/.animfs/errors" && fail "lines of a file saved since stay in .animfs/errors"
+# ... and so does removing the file
+cp "$T/orig" "$GAME/gone.animation"
+sed 's/^length: *[^ ]*/length: abc/' "$VIEW/gone.animation.yaml" > "$T/bad.yaml"
+cat "$T/bad.yaml" > "$VIEW/gone.animation.yaml" 2>/dev/null && fail "a bad save went through"
+grep -q "gone.animation.yaml" "$VIEW/.animfs/errors" || fail "no line for the refused save"
+rm "$VIEW/gone.animation.yaml" || fail "rm"
+grep -q "gone.animation.yaml" "$VIEW/.animfs/errors" && fail "lines of a removed file stay in .animfs/errors"
+echo "ok: errors stay current"
+"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+check_daemon
+echo "refused: ok ($tried editors)"
