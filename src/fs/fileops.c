@@ -215,14 +215,6 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		return rc;
 	if (fs->read_only)
 		return -EROFS;
-	if (r.kind == AF_K_HIDDEN) {
-		/* cp of a binary onto one the view shows as its YAML: the folder would have
-		 * it replaced, and so does the view (stat said the name was free, hence
-		 * O_EXCL: the new file starts empty) */
-		int flags = fi->flags & O_EXCL ? (fi->flags & ~O_EXCL) | O_TRUNC : fi->flags;
-		af_fs_log(LOG_INFO, "%s: written over by a new binary", r.rel);
-		return open_fd(fs, fi, fs->rootfd, r.rel, flags, mode);
-	}
 	if (r.kind != AF_K_NONE) {
 		if (fi->flags & O_EXCL)
 			return -EEXIST;

@@ -189,7 +189,8 @@ enum af_kind {
 	AF_K_DIR,      /* a backing folder */
 	AF_K_PASS,     /* a backing file shown as is */
 	AF_K_VIEW,     /* <binary>.yaml: a rendered view */
-	AF_K_HIDDEN,   /* a claimed binary's own name: not shown */
+	AF_K_HIDDEN,   /* a claimed binary's own name: not listed; resolved as AF_K_PASS
+			  with unlisted set */
 	AF_K_SCRATCH,  /* an editor file in the scratch area */
 	AF_K_CTLDIR,   /* /.animfs */
 	AF_K_CTLFILE,  /* /.animfs/errors, /.animfs/pid */
@@ -205,6 +206,7 @@ struct af_res {
 	struct stat st;     /* backing (or scratch) stat */
 	struct af_rinfo info;
 	int ghost;          /* the name was renamed away: reported as AF_K_NONE */
+	int unlisted;       /* AF_K_PASS: a claimed binary's own name (its view is listed) */
 	enum af_kind ghost_of;
 };
 

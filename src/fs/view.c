@@ -277,6 +277,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	r->kind = AF_K_NONE;
 	r->bin[0] = 0;
 	r->ghost = 0;
+	r->unlisted = 0;
 	if (rc)
 		return rc;
 	base = af_base(r->rel);
@@ -337,10 +338,15 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		} else {
 			af_view_classify(fs, r->rel, &r->st, &r->info);
 			r->kind = r->info.codec && !r->info.failed ? AF_K_HIDDEN : AF_K_PASS;
-			if (r->kind == AF_K_HIDDEN && af_handle_game_open(fs, r->rel))
-				r->kind = AF_K_PASS; /* being written (cp of a new binary) */
-			else if (r->kind == AF_K_HIDDEN && !r->info.have_size)
+			if (r->kind == AF_K_HIDDEN && !r->info.have_size)
 				hidden_or_broken(fs, r);
+			/* a claimed binary's own name is not listed (its view is), but it still
+			 * names the file for every operation: install, cp -p, rsync and
+			 * shutil.copy2 set modes and times by name after the close */
+			if (r->kind == AF_K_HIDDEN) {
+				r->kind = AF_K_PASS;
+				r->unlisted = 1;
+			}
 		}
 	}
 ghosts:
