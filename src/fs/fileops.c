@@ -260,6 +260,8 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		}
 		return put_handle(fi, h, 0);
 	}
+	if (af_folder_member(fs, r.rel)) /* a file that is no member of its format */
+		return af_folder_refuse(fs, r.rel, "plain file", af_caller()->uid);
 	/* Anything else is the user's: it lands in GAME, as on the folder itself (a
 	 * binary a codec claims is shown as its view once it is closed). */
 	return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags | O_CREAT, mode);

@@ -560,6 +560,26 @@ out:
 	return rc;
 }
 
+int af_folder_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t uid)
+{
+	char file[4096];
+	struct stat st;
+	const struct af_container *c = NULL;
+	struct af_diag d;
+	if (af_folder_file(fs, rel, file, sizeof(file)) && af_bn_stat(fs->rootfd, file, &st) == 0)
+		c = af_folder_of(fs, file, &st);
+	int ro = c && !c->replace;
+	af_diag_init(&d);
+	af_diag_error(&d, ro ? AF_EROFS : AF_EINVAL, "%s: a %s shown as a folder holds only its %ss; "
+		      "no %s is made in it%s", af_base(rel), c ? c->noun : "container",
+		      c && c->member_noun ? c->member_noun : "member", what,
+		      ro ? " (and it is never rewritten)" : "");
+	af_fs_log(LOG_WARNING, "%s: not made: a %s in a container's folder", rel, what);
+	af_errlog_add(fs->errors, uid, rel, &d);
+	af_diag_free(&d);
+	return ro ? -EROFS : -EPERM;
+}
+
 /* ---- members gained and lost (container.h add, remove) ---- */
 
 /* The new member name of v holding yaml, into image: the container's add, which says

@@ -304,6 +304,10 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
  * .animfs/errors; who must be allowed to write the container. 0, -EPERM (the container loses
  * no members), -EACCES, -EINVAL or -EIO. */
 int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who);
+/* A folder, link or file that is no member (what: "folder", ...) asked for at rel in a
+ * container's folder: refused with a line in uid's .animfs/errors that says why.
+ * -EROFS when the container is never rewritten, else -EPERM. */
+int af_folder_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t uid);
 
 /* ---- scratch.c: editors' droppings outside GAME ---- */
 

@@ -277,6 +277,8 @@ int af_op_mkdir(const char *path, mode_t mode)
 		return -EROFS;
 	if (!strcmp(rel, AF_CTL_DIR))
 		return -EEXIST;
+	if (af_folder_member(fs, rel))
+		return af_folder_refuse(fs, rel, "folder", af_caller()->uid);
 	/* as the caller: the folder is theirs, with their umask (the kernel's mask) */
 	return af_bn_mkdir(fs->rootfd, rel, mode & ~af_caller()->umask) ? -errno : 0;
 }
@@ -499,5 +501,7 @@ int af_op_symlink(const char *target, const char *path)
 		return -EROFS;
 	if (af_view_is_dropping(fs, r.rel))
 		return af_scratch_symlink(fs, target, r.rel);
+	if (af_folder_member(fs, r.rel))
+		return af_folder_refuse(fs, r.rel, "link", af_caller()->uid);
 	return af_bn_symlink(target, fs->rootfd, r.rel) ? -errno : 0;
 }

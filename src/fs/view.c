@@ -459,8 +459,10 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 		af_diag_format(&d, bin_rel, msg, sizeof(msg));
 		af_fs_log(LOG_WARNING, "%s (shown as the plain binary)", msg);
-		if (d.code != AF_ENOMEM)
+		if (d.code != AF_ENOMEM) { /* once per identity: the verdict is cached */
 			af_rcache_put_failed(fs->cache, &st, info.codec);
+			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
+		}
 		rc = -EIO;
 		goto out;
 	}

@@ -1,0 +1,37 @@
+# A container's folder answers like a folder that holds only members: a plain file, a
+# folder or a link made in it is refused with EPERM (EROFS where the container is never
+# rewritten) and a line in .animfs/errors that says why; a claimed file that does not
+# decode is the plain file, and its reason is in .animfs/errors once.
+. "$(dirname "$0")/common.inc"
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+here=$(dirname "$0")
+"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode"
+python3 "$here/mkpackage.py" "$GAME/m.package" "02D5DF13:1:$T/wave.jazz" || fail "mkpackage"
+cp "$GAME/m.package" "$T/orig.package"
+printf 'only text, though the name says animation\n' > "$GAME/x.animation"
+mount_view_fg
+P=$VIEW/m.package
+[ -d "$P" ] || fail "the package is not a folder"
+expect_eperm() { # expect_eperm WHAT COMMAND...
+  local what=$1 out; shift
+  out=$("$@" 2>&1) && fail "$what in a package's folder succeeded"
+  echo "$out" | grep -q "Operation not permitted" || fail "$what: '$out' (want EPERM)"
+}
+expect_eperm "touch" touch "$P/notes.txt"
+expect_eperm "mkdir" mkdir "$P/sub"
+expect_eperm "ln -s" ln -s wave "$P/lnk"
+expect_eperm "cp" cp "$T/wave.jazz" "$P/plain.bin"
+[ "$(grep -c 'holds only its' "$VIEW/.animfs/errors")" = 4 ] ||
+  fail "not one line each in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
+cmp -s "$T/orig.package" "$GAME/m.package" || fail "the package changed"
+echo "ok: adds a package cannot hold are EPERM with a line"
+# a claimed file that does not decode: the plain file from the first listing on
+ls -l "$VIEW" > "$T/ls1" 2>&1 || true
+ls -l "$VIEW" > "$T/ls2" 2>&1
+grep -q ' x\.animation$' "$T/ls2" || fail "the undecodable file is not listed as itself: $(cat "$T/ls2")"
+[ "$(grep -c 'x\.animation' "$VIEW/.animfs/errors")" = 1 ] ||
+  fail "the reason it is shown plain is not in .animfs/errors once: $(cat "$VIEW/.animfs/errors")"
+echo "ok: an undecodable file's reason is in .animfs/errors once"
+"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+check_daemon
+echo "container_dirs: ok"
