@@ -50,7 +50,9 @@ struct loaded {
 };
 
 struct af_folders {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;  /* the loaded containers */
+	pthread_mutex_t vlock; /* the verdicts only: never held across a read, so a lookup of
+				  any other file never waits for a big container being read */
 	struct verdict verdicts[VERDICTS];
 	struct loaded loaded[LOADED];
 	unsigned long tick;
@@ -62,6 +64,7 @@ struct af_folders *af_folders_new(size_t max_bytes)
 	struct af_folders *p = calloc(1, sizeof(*p));
 	if (p) {
 		pthread_mutex_init(&p->lock, NULL);
+		pthread_mutex_init(&p->vlock, NULL);
 		p->max_bytes = max_bytes;
 	}
 	return p;
@@ -89,6 +92,7 @@ void af_folders_free(struct af_folders *p)
 		if (p->loaded[i].used)
 			drop(&p->loaded[i]);
 	pthread_mutex_destroy(&p->lock);
+	pthread_mutex_destroy(&p->vlock);
 	free(p);
 }
 
@@ -134,31 +138,36 @@ static const struct af_container *check_folder(struct af_fs *fs, const char *rel
 	return c;
 }
 
-/* The verdict for st's identity; call with p->lock held. */
-static const struct af_container *verdict_locked(struct af_fs *fs, const char *rel,
-						 const struct stat *st)
+/* The verdict for st's identity: the check runs with no lock held (two threads may
+ * both check a new identity: the same answer). */
+static const struct af_container *verdict(struct af_fs *fs, const char *rel,
+					  const struct stat *st)
 {
 	struct af_folders *p = fs->folders;
 	struct af_fid id;
+	const struct af_container *c;
 	af_fid_of(st, &id);
 	struct verdict *v = &p->verdicts[(size_t)st->st_ino % VERDICTS];
-	if (!v->used || !af_fid_same(&v->id, &id)) {
-		v->folder = check_folder(fs, rel, st);
-		v->id = id;
-		v->used = 1;
-	}
-	return v->folder;
+	pthread_mutex_lock(&p->vlock);
+	int known = v->used && af_fid_same(&v->id, &id);
+	c = v->folder;
+	pthread_mutex_unlock(&p->vlock);
+	if (known)
+		return c;
+	c = check_folder(fs, rel, st);
+	pthread_mutex_lock(&p->vlock);
+	v->folder = c;
+	v->id = id;
+	v->used = 1;
+	pthread_mutex_unlock(&p->vlock);
+	return c;
 }
 
 const struct af_container *af_folder_of(struct af_fs *fs, const char *rel, const struct stat *st)
 {
-	const struct af_container *c;
 	if (!fs->folders || !S_ISREG(st->st_mode))
 		return NULL;
-	pthread_mutex_lock(&fs->folders->lock);
-	c = verdict_locked(fs, rel, st);
-	pthread_mutex_unlock(&fs->folders->lock);
-	return c;
+	return verdict(fs, rel, st);
 }
 
 int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st)
@@ -224,7 +233,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 	if (victim->used)
 		drop(victim);
 	trim(p, file.len);
-	const struct af_container *c = verdict_locked(fs, rel, &st); /* p->lock is held */
+	const struct af_container *c = verdict(fs, rel, &st);
 	if (!c) {
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
