@@ -643,10 +643,11 @@ static int may_write(const struct af_who *who, int dirfd, const char *base, stru
 /* The container rewritten for who: its owner, group and mode kept, less the set-id
  * bits a write by who would clear. */
 static int replace_container(int dirfd, const char *base, const struct af_buf *image,
-			     const struct af_who *who, struct af_diag *d)
+			     const struct af_who *who, struct stat *now, struct af_diag *d)
 {
 	struct af_replace_opts ro = {0};
 	ro.clear_setid = !af_who_is_privileged(who);
+	ro.st_out = now;
 	return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
 }
 
@@ -671,7 +672,8 @@ static int remove_member(const struct af_archive *v, int dirfd, const char *base
 		rc = af_diag_error(d, AF_EIO, "internal error: %s without %s does not read back", base, name);
 		goto out;
 	}
-	rc = replace_container(dirfd, base, &image, who, d);
+	struct stat now;
+	rc = replace_container(dirfd, base, &image, who, &now, d);
 out:
 	af_archive_close(&w);
 	af_buf_free(&image);
@@ -762,6 +764,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
 		goto out;
 	}
+	af_pristine_keep(fs, pkg, &st, &file);
 	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
 		if ((rc = add_member(h, af_base(pkg), name, yaml, n, &image, d)))
 			goto out; /* a new name in the folder: a new member, when the container takes one */
@@ -777,9 +780,13 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
 		goto out;
 	}
-	if ((rc = replace_container(dirfd, base, &image, &to->who, d)))
+	int revert = af_pristine_match(fs, pkg, &w, &image);
+	struct stat now;
+	if ((rc = replace_container(dirfd, base, &image, &to->who, &now, d)))
 		goto out;
-	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes)", inner, pkg, image.len);
+	af_pristine_wrote(fs, pkg, &now);
+	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes%s)", inner, pkg, image.len,
+		  revert ? ", the original bytes again" : "");
 out:
 	if (own_dir)
 		close(dirfd);

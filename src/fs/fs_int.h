@@ -1,7 +1,7 @@
 /* The mount's inside (private to src/fs/ and its unit tests): the render cache, the
  * log, names -> nodes, containers as folders, droppings, commits, open files. The
  * files: render.c, errlog.c, view.c, folder.c, dropping.c (its table: dropping.h),
- * scratch.c, sweep.c, hidden.c, who.c, commit.c, handle.c, ops.c (+ ops.h, nodeops.c,
+ * scratch.c, pristine.c, sweep.c, hidden.c, who.c, commit.c, handle.c, ops.c (+ ops.h, nodeops.c,
  * fileops.c, rename.c), session.c, prefetch.c. */
 #ifndef ANIMFS_FS_INT_H
 #define ANIMFS_FS_INT_H
@@ -154,6 +154,8 @@ struct af_fs {
 	} *users, own;       /* own: the daemon's user's */
 	size_t nusers;
 	long long scratch_quota; /* --scratch-mb, per user */
+	int pristinefd;          /* containers as they were before the first rewrite
+				    (pristine.c), or -1 */
 	int scratch_private; /* a temporary one (no GAME path given): removed at the end */
 	char scratch_path[4096];
 	int read_only;
@@ -308,6 +310,20 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
  * container's folder: refused with a line in uid's .animfs/errors that says why.
  * -EROFS when the container is never rewritten, else -EPERM. */
 int af_folder_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t uid);
+
+/* ---- pristine.c: a container's bytes before the mount first rewrote it ---- */
+
+struct af_archive;
+/* Before a rewrite of the container pkg (file: its bytes, cur: its identity): keep them,
+ * unless the copy kept is of the file the mount wrote last (still that one). */
+void af_pristine_keep(struct af_fs *fs, const char *pkg, const struct stat *cur,
+		      const struct af_buf *file);
+/* The rewrite's image w (bytes image) holds the same members with the same bodies as
+ * the copy: image becomes the copy (1), else 0. */
+int af_pristine_match(struct af_fs *fs, const char *pkg, const struct af_archive *w,
+		      struct af_buf *image);
+/* The mount wrote pkg: now is that file's identity. */
+void af_pristine_wrote(struct af_fs *fs, const char *pkg, const struct stat *now);
 
 /* ---- scratch.c: editors' droppings outside GAME ---- */
 

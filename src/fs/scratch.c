@@ -109,6 +109,9 @@ static int persistent_dir(struct af_fs *fs, const char *game)
 	if (mkdir(note, 0711) && errno != EEXIST)
 		return -errno;
 	fs->usersfd = open(note, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	snprintf(note, sizeof(note), "%s/pristine", base);
+	if (mkdir(note, 0700) == 0 || errno == EEXIST)
+		fs->pristinefd = open(note, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if ((size_t)snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/tree", base) >=
 	    sizeof(fs->scratch_path))
 		return -ENAMETOOLONG;
@@ -220,6 +223,9 @@ void af_scratch_remove(struct af_fs *fs)
 	if (fs->usersfd >= 0)
 		close(fs->usersfd);
 	fs->usersfd = -1;
+	if (fs->pristinefd >= 0)
+		close(fs->pristinefd);
+	fs->pristinefd = -1;
 	if (fs->scratchfd >= 0)
 		close(fs->scratchfd);
 	fs->scratchfd = -1;

@@ -24,6 +24,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->rootfd = rootfd;
 	fs->scratchfd = -1;
 	fs->usersfd = -1;
+	fs->pristinefd = -1;
 	fs->scratch_quota = (long long)AF_DEFAULT_SCRATCH_MB << 20;
 	fs->read_only = read_only;
 	fs->max_unsaved = (size_t)AF_DEFAULT_UNSAVED_MB << 20;

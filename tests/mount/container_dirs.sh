@@ -1,7 +1,8 @@
 # A container's folder answers like a folder that holds only members: a plain file, a
 # folder or a link made in it is refused with EPERM (EROFS where the container is never
 # rewritten) and a line in .animfs/errors that says why; a claimed file that does not
-# decode is the plain file, and its reason is in .animfs/errors once.
+# decode is the plain file, and its reason is in .animfs/errors once; and a revert is a
+# revert: saving a member's original text again gives back the original bytes.
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 here=$(dirname "$0")
@@ -32,6 +33,26 @@ grep -q ' x\.animation$' "$T/ls2" || fail "the undecodable file is not listed as
 [ "$(grep -c 'x\.animation' "$VIEW/.animfs/errors")" = 1 ] ||
   fail "the reason it is shown plain is not in .animfs/errors once: $(cat "$VIEW/.animfs/errors")"
 echo "ok: an undecodable file's reason is in .animfs/errors once"
+# a revert is a revert: an edit, then the original text again
+revert() { # revert PACKAGE MEMBER
+  local v="$VIEW/$1/$2.yaml"
+  cp "$GAME/$1" "$T/before"
+  cp "$v" "$T/orig.yaml" || fail "read $v"
+  sed '0,/speed: 1.0/s//speed: 1.5/' "$T/orig.yaml" > "$T/edit.yaml"
+  cmp -s "$T/orig.yaml" "$T/edit.yaml" && fail "no speed: 1.0 to edit in $2"
+  cat "$T/edit.yaml" > "$v" || fail "the edit of $2"
+  cmp -s "$T/before" "$GAME/$1" && fail "the edit did not change $1"
+  cat "$T/orig.yaml" > "$v" || fail "the revert of $2"
+  cmp -s "$T/before" "$GAME/$1" || fail "$1 after the revert is not its original bytes"
+  echo "ok: a revert of $2 gives back $1 byte for byte"
+}
+m=$(ls "$P" | grep -m1 '\.jazz\.yaml$') || fail "no member"
+revert m.package "${m%.yaml}"
+if [ "$HAVE_SAMPLES" = 1 ] && [ -f "$ANIMFS_SAMPLES/sims3/echoweaver_WarriorCats/WarriorCats.package" ]; then
+  cp "$ANIMFS_SAMPLES/sims3/echoweaver_WarriorCats/WarriorCats.package" "$GAME/wc.package"
+  chmod u+w "$GAME/wc.package"
+  revert wc.package petgardening.jazz # RefPack-compressed by the game's tools
+fi
 "$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 echo "container_dirs: ok"
