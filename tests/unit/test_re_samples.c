@@ -14,6 +14,7 @@
 #define RE3_PLW "biohazard-utils_re3_pld0_leon_PL00W0F.PLW"
 #define RE3_EMD "biohazard-utils_re3_emd_leon_em50.emd"
 #define RE2_PLD "biohazard-utils_re2_pld0_leon_PL00.PLD"
+#define RE2_PLW "biohazard-utils_re2_pld0_leon_PL00W00.PLW"
 
 struct sample {
 	struct af_buf bin, yaml;
@@ -106,6 +107,62 @@ static void angle_edit(const char *name, unsigned emr_sec, unsigned header, void
 	free(edited);
 	af_buf_free(&out);
 	unload(&s);
+}
+
+/* Claire's RE2 PL01W07.PLW (not a sample) has non-zero bits after the last angle of
+ * pose 291; the same kind is made here from the RE2 PLW sample (bank 0: 15 bones,
+ * 80-byte keyframes, so the 4 bits above the last angle's nibble). The bank decodes
+ * (no 'verbatim'), pose 291 alone shows stray_bits, the bytes rebuild, and an angle
+ * edit of pose 290 moves only that angle's 12 bits. */
+static void test_stray_bits_bank(void **state)
+{
+	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	struct re_dir dir;
+	(void)state;
+	if (!re_load_sample(RE2_PLW, &bin)) {
+		print_message("SKIP: ../shared/samples not found\n");
+		skip();
+	}
+	re_read_dir(bin.data, bin.len, &dir);
+	const uint8_t *emr = bin.data + dir.off[1];
+	assert_int_equal(af_le16(emr + 2), 8); /* header only */
+	assert_int_equal(af_le16(emr + 6), 80);
+	size_t kf291 = dir.off[1] + 8 + 291 * 80;
+	assert_true(kf291 + 80 <= dir.off[2]);
+	assert_int_equal(bin.data[kf291 + 79] >> 4, 0);
+	bin.data[kf291 + 79] |= 0xA0;
+	af_diag_init(&d);
+	if (re_dec(bin.data, bin.len, "PL01W07.PLW", &yaml, &d))
+		fail_msg("decode: %s", d.msg);
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	const char *text = (char *)yaml.data;
+	assert_null(strstr(text, "verbatim:"));
+	const char *p291 = strstr(text, "      - pose: 291\n");
+	assert_non_null(p291);
+	const char *stray = strstr(text, "        stray_bits: ");
+	assert_true(stray > p291 && stray < strstr(p291, "      - pose: 292\n"));
+	assert_true(!strncmp(stray, "        stray_bits: 0xA   #", 27));
+	assert_null(strstr(stray + 27, "stray_bits:"));
+	if (re_enc(text, yaml.len - 1, &out, &d))
+		fail_msg("encode: %u:%u: %s", d.line, d.col, d.msg);
+	assert_int_equal(out.len, bin.len);
+	assert_memory_equal(out.data, bin.data, bin.len);
+	/* pose 290, bone 0, x -> 45 degrees (code 512): bytes 12 and the low nibble of 13 */
+	const char *bone0 = strstr(strstr(text, "      - pose: 290\n"), "        angles:\n          - [");
+	char *edited = replace_number(text, bone0 + strlen("        angles:\n          - ["), "45");
+	af_buf_reset(&out);
+	encode_text(edited, &out);
+	size_t at = dir.off[1] + 8 + 290 * 80 + 12;
+	assert_int_equal(out.data[at] | (out.data[at + 1] & 0x0F) << 8, 512);
+	assert_int_equal(out.data[at + 1] >> 4, bin.data[at + 1] >> 4);
+	same_except(&bin, &out, at, at + 2);
+	free(edited);
+	af_diag_free(&d);
+	af_buf_free(&bin);
+	af_buf_free(&yaml);
+	af_buf_free(&out);
 }
 
 static void test_angle_edit_re3(void **state) { angle_edit(RE3_PLD, 1, 8, state); }
@@ -475,6 +532,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_angle_edit_re3),
 		cmocka_unit_test(test_angle_edit_re2),
+		cmocka_unit_test(test_stray_bits_bank),
 		cmocka_unit_test(test_root_edit_plw),
 		cmocka_unit_test(test_relpos_edit),
 		cmocka_unit_test(test_add_frame),

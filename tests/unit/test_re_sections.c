@@ -267,6 +267,50 @@ static void test_emr_re3(void **state)
 	af_arena_free(&a);
 }
 
+/* Bits after the last angle (3 bones: 108 bits of angles in a 128-bit area, 20 left)
+ * are the pose's stray bits, LSB first from the nibble after the 9th angle: the bank
+ * still decodes and rebuilds byte for byte, the other poses keep stray 0. */
+static void test_emr_stray_bits(void **state)
+{
+	(void)state;
+	struct af_arena a;
+	struct af_diag d;
+	struct re_emr m;
+	struct af_buf out = AF_BUF_INIT;
+	uint8_t b[sizeof(re3_emr)];
+	build_re3_emr();
+	assert_int_equal(re_stray_width(RE_GAME3, 3, 24), 20);
+	assert_int_equal(re_stray_width(RE_GAME3, 15, 76), 4);
+	assert_int_equal(re_stray_width(RE_GAME3, 9, 52), 28);
+	assert_int_equal(re_stray_width(RE_GAME2, 15, 80), 4);
+	assert_int_equal(re_stray_width(RE_GAME3, 8, 44), 0);
+	memcpy(b, re3_emr, sizeof(b));
+	b[44 + 24 + 21] |= 0x50; /* pose 1: the unused high nibble of the 9th angle's byte */
+	b[44 + 24 + 23] = 0x0C;  /* and the last fill byte: stray bits 12-19 */
+	af_arena_init(&a);
+	af_diag_init(&d);
+	assert_int_equal(re_emr_decode(b, sizeof(b), RE_GAME3, 0, 0, &m, &a, &d), 0);
+	assert_int_equal(m.nposes, 2);
+	assert_int_equal(m.poses[0].stray, 0);
+	assert_int_equal(m.poses[1].stray, 0xC005);
+	assert_int_equal(m.poses[1].codes[8], 8 * 455 + 1);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(out.len, sizeof(b));
+	assert_memory_equal(out.data, b, sizeof(b));
+	/* an angle edit of the same pose keeps the stray bits beside it */
+	m.poses[1].codes[8] = 0xABC;
+	af_buf_reset(&out);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(out.data[44 + 24 + 20], 0xBC);
+	assert_int_equal(out.data[44 + 24 + 21], 0x5A);
+	out.data[44 + 24 + 20] = b[44 + 24 + 20];
+	out.data[44 + 24 + 21] = b[44 + 24 + 21];
+	assert_memory_equal(out.data, b, sizeof(b));
+	af_buf_free(&out);
+	af_diag_free(&d);
+	af_arena_free(&a);
+}
+
 static void expect_emr_error(const uint8_t *p, size_t n, uint64_t off, const char *text)
 {
 	struct af_arena a;
@@ -297,12 +341,6 @@ static void test_emr_errors(void **state)
 	memcpy(b, re3_emr, sizeof(b));
 	b[6] = 28; /* keyframe size */
 	expect_emr_error(b, sizeof(b), 6, "expected 24");
-	memcpy(b, re3_emr, sizeof(b));
-	b[44 + 23] = 1; /* fill after the last angle */
-	expect_emr_error(b, sizeof(b), 44, "non-zero bits");
-	memcpy(b, re3_emr, sizeof(b));
-	b[44 + 21] |= 0x10; /* the unused high nibble of the 27th angle's byte */
-	expect_emr_error(b, sizeof(b), 44, "non-zero bits");
 	memcpy(b, re3_emr, sizeof(b));
 	b[0] = 32; /* armature offset */
 	expect_emr_error(b, sizeof(b), 0, "armature offset");
@@ -533,6 +571,7 @@ int main(void)
 		cmocka_unit_test(test_edd_re2),
 		cmocka_unit_test(test_emr_re3),
 		cmocka_unit_test(test_emr_errors),
+		cmocka_unit_test(test_emr_stray_bits),
 		cmocka_unit_test(test_emr_header_only_and_seven),
 		cmocka_unit_test(test_tree_check),
 		cmocka_unit_test(test_container),

@@ -57,6 +57,7 @@ struct re_pose {
 	int16_t motion[3]; /* cumulative root motion, raw */
 	int16_t y_offset;  /* RE3 only */
 	uint16_t *codes;   /* 3 * nbones 12-bit angle codes, bone-major x y z */
+	uint32_t stray;    /* the bits after the last angle, LSB first; 0 in normal files */
 };
 
 struct re_emr {
@@ -117,6 +118,8 @@ int re_edd_encode(const struct re_edd *e, unsigned game, const char *path,
 /* re_emr.c: spec 5. */
 unsigned re_kf_header(unsigned game);
 unsigned re_kf_size(unsigned game, unsigned nbones);
+/* How many bits of a keyframe follow its last angle (0..28 with the sizes of 5.3). */
+unsigned re_stray_width(unsigned game, unsigned nbones, unsigned keyframe_size);
 uint16_t re_angle_get(const uint8_t *area, unsigned k);
 void re_angle_put(uint8_t *area, unsigned k, uint16_t code);
 size_t re_deg_fmt(char *out, uint16_t code);

@@ -146,9 +146,9 @@ static void make_notes(struct bone_notes *bn, const char *const *names, unsigned
 static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsigned game,
 		      unsigned n, const struct bone_notes *bn)
 {
-	/* fixed part < 160 bytes; per bone: indent 12, a triple at most 27 (three angles of
+	/* fixed part < 260 bytes (with stray_bits); per bone: indent 12, a triple at most 27 (three angles of
 	 * 7 characters), padding and spaces at most RE_TRIPLE_COL + 2, a note RE_NOTE */
-	if (af_buf_reserve(b, 160 + (size_t)n * (12 + 27 + RE_TRIPLE_COL + 2 + RE_NOTE)))
+	if (af_buf_reserve(b, 260 + (size_t)n * (12 + 27 + RE_TRIPLE_COL + 2 + RE_NOTE)))
 		return;
 	char *p = (char *)b->data + b->len, *start = p;
 	p = PUT(p, "      - pose: ");
@@ -162,6 +162,12 @@ static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsi
 	if (game == RE_GAME3) {
 		p = PUT(p, "\n        y_offset: ");
 		p += af_fmt_i64(p, ps->y_offset);
+	}
+	if (ps->stray) {
+		p = PUT(p, "\n        stray_bits: ");
+		p = put_hex(p, ps->stray, 1);
+		p = PUT(p, "   # the bits after the last angle (LSB first), not zero in this "
+			"pose; carried as found");
 	}
 	p = PUT(p, "\n        angles:\n");
 	for (unsigned bone = 0; bone < n; bone++) {

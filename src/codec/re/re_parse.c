@@ -282,8 +282,29 @@ static int parse_angles(struct pctx *c, const struct af_ynode *an, struct re_pos
 	return rc;
 }
 
+/* stray_bits: only in a pose whose keyframe had bits after its last angle; it must
+ * fit the bits that keyframe_size leaves after the angles. */
+static int parse_stray(struct pctx *c, const struct af_ynode *k, struct re_pose *ps,
+		       unsigned n, unsigned ks, const char *p)
+{
+	char q[AF_RE_PATH];
+	uint64_t v;
+	const struct af_ynode *x = af_ymap_get(k, "stray_bits");
+	if (!x)
+		return AF_OK;
+	unsigned width = re_stray_width(c->game, n, ks);
+	jp(q, "%s.stray_bits", p);
+	int rc = af_y_get_u64(c->d, x, UINT32_MAX, &v, q);
+	if (!rc && width < 32 && v >> width)
+		rc = af_y_error(c->d, x, "%s: %s does not fit in the %u bits that %u-byte keyframes "
+				"leave after %u bones' angles", q, x->str, width, ks, n);
+	if (!rc)
+		ps->stray = (uint32_t)v;
+	return rc;
+}
+
 static int parse_pose(struct pctx *c, const struct af_ynode *k, size_t i, struct re_pose *ps,
-		      unsigned n, const char *path)
+		      unsigned n, unsigned ks, const char *path)
 {
 	char p[AF_RE_PATH], q[AF_RE_PATH];
 	int rc;
@@ -318,6 +339,8 @@ static int parse_pose(struct pctx *c, const struct af_ynode *k, size_t i, struct
 		if (!(x = af_y_need(c->d, k, "y_offset", p)) || get_i16(c, x, &ps->y_offset, q))
 			return AF_EINVAL;
 	}
+	if ((rc = parse_stray(c, k, ps, n, ks, p)))
+		return rc;
 	jp(q, "%s.angles", p);
 	if (!(x = af_y_need(c->d, k, "angles", p)))
 		return AF_EINVAL;
@@ -353,7 +376,8 @@ static int parse_keyframes(struct pctx *c, const struct af_ynode *kn, const stru
 	if (!m->poses)
 		return NOMEM(c);
 	for (size_t i = 0; i < m->nposes; i++)
-		if ((rc = parse_pose(c, kn->items[i], i, &m->poses[i], m->nbones, path)))
+		if ((rc = parse_pose(c, kn->items[i], i, &m->poses[i], m->nbones,
+				     m->keyframe_size, path)))
 			return rc;
 	return AF_OK;
 }

@@ -72,6 +72,7 @@ const struct af_sch_prop re_key_props[] = {
 	{ "motion", &xyz, "root motion exactly as stored, cumulative within a sequence", 0 },
 	{ "y_offset", &i16, "RE3: root height of the pose", 0 },
 	{ "offset", &xyz, "RE2: root offset", 0 },
+	{ "stray_bits", &af_sch_u32, "only where not zero: the bits of the keyframe after its last angle (LSB first; 4 bits for 15 bones, 28 for 9), carried as found", 0 },
 	{ "angles", &(const struct af_sch){ .kind = AF_SK_LIST, .items = &angle3 },
 	  "one [x, y, z] per bone in bone order, in degrees, one bone a line; the comment after each names the bone (RE3 human and lower-body skeletons, bone_<i> otherwise; never read back: the position is the bone); any number in -360..360 is accepted and quantized", 0 },
 	END,
