@@ -53,6 +53,12 @@ struct af_codec {
 	/* The shape of the documents to_yaml writes and from_yaml reads (schema.h): the
 	 * tables the parser checks keys against, so the JSON Schema cannot drift. */
 	const struct af_sch *schema;
+	/* Optional (NULL): of the file's animation data, how many bytes to_yaml shows as
+	 * named, editable fields (*decoded) and how many it carries as opaque bytes or in
+	 * fields it names unknown (*opaque); meshes, textures and other data count in
+	 * neither. For `animfs check --coverage`. 0, or AF_E* with d set. */
+	int (*coverage)(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
+			uint64_t *opaque, struct af_diag *d);
 };
 
 /* How this process renders (the command line's options), read by the codecs' to_yaml.

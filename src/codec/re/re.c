@@ -57,19 +57,46 @@ static int decode_bank(struct re_file *f, unsigned i, struct af_arena *a, struct
 	return rc;
 }
 
+static int decode_file(const uint8_t *bin, size_t n, const struct af_io *io, struct re_file *f,
+		       struct af_arena *a, struct af_diag *d)
+{
+	memset(f, 0, sizeof(*f));
+	int rc = re_dir_read(bin, n, io ? io->name : NULL, f, a, d);
+	for (unsigned i = 0; !rc && i < f->lay->nbanks; i++)
+		rc = decode_bank(f, i, a, d);
+	return rc;
+}
+
 static int re_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
 		      struct af_diag *d)
 {
 	struct af_arena a;
 	struct re_file f;
-	int rc;
 	af_arena_init(&a);
-	memset(&f, 0, sizeof(f));
-	rc = re_dir_read(bin, n, io ? io->name : NULL, &f, &a, d);
-	for (unsigned i = 0; !rc && i < f.lay->nbanks; i++)
-		rc = decode_bank(&f, i, &a, d);
+	int rc = decode_file(bin, n, io, &f, &a, d);
 	if (!rc)
 		rc = re_emit(&f, out, d);
+	af_arena_free(&a);
+	return rc;
+}
+
+/* The animation data is the banks' EDD and EMR sections; what a bank carries as bytes
+ * (a verbatim bank, the 7-bone pool) is opaque, everything else is a field. */
+static int re_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
+		       uint64_t *opaque, struct af_diag *d)
+{
+	struct af_arena a;
+	struct re_file f;
+	af_arena_init(&a);
+	int rc = decode_file(bin, n, io, &f, &a, d);
+	*decoded = *opaque = 0;
+	for (unsigned i = 0; !rc && i < f.lay->nbanks; i++) {
+		const struct re_bank *k = &f.bank[i];
+		uint64_t len = f.sec[k->edd_sec].len + f.sec[k->emr_sec].len;
+		uint64_t carried = k->verbatim ? len : k->emr.opaque_pool ? k->emr.pool_len : 0;
+		*opaque += carried;
+		*decoded += len - carried;
+	}
 	af_arena_free(&a);
 	return rc;
 }
@@ -138,4 +165,5 @@ const struct af_codec af_codec_re_model = {
 	.schema = &re_schema,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
+	.coverage = re_coverage,
 };
