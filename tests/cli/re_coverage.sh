@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # re-model through `animfs check --coverage`: a PL01W07.PLW-like file (the RE2 PLW sample
 # with bits set after one pose's last angle, built here) has all of its animation bytes
-# decoded, 0 opaque; every RE sample still round-trips, and each file with opaque bytes
-# is named with its count.
+# decoded, 0 opaque; every RE sample still round-trips, each file with opaque bytes is
+# named with its count, and the 7-bone bank's opaque part is its unknown values alone.
 set -u
 dir="${ANIMFS_SAMPLES:-}/re3"
 if [ -z "${ANIMFS_SAMPLES:-}" ] || [ ! -d "$dir" ]; then
@@ -41,6 +41,9 @@ echo "$out" | grep -Eq "^re-model +$models +[0-9]+ +$models +0 +0\$" || fail "a 
 echo "$out" | grep -Eq "^re-model +$models +[0-9]+ +[0-9]+ +[0-9.]+%$" || fail "no coverage row"
 # the RE2 files and the RE3 PLD have no carried animation bytes
 echo "$out" | grep -E "^opaque .*(re2_|PL00\.PLD)" && fail "opaque bytes where every bank decodes"
+# the 7-bone bank's records are fields but for their two 12-bit values of unknown use:
+# 3 bytes a record (PL00W00.PLW: 102 records of the 40,832 animation bytes)
+echo "$out" | grep -q "^opaque .*_PL00W00\.PLW: 306 of 40832 animation bytes$" || fail "7-bone coverage"
 # without --coverage the table is the plain one
 "$ANIMFS" check "$dir" | grep -q "^coverage" && fail "coverage shown without --coverage"
 echo "ok"

@@ -394,8 +394,10 @@ static void test_emr_header_only_and_seven(void **state)
 		s[i] = (uint8_t)(i * 7);
 	af_buf_reset(&out);
 	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 1, 0, &m, &a, &d), 0);
-	assert_true(m.opaque_pool);
+	assert_false(m.opaque_pool);
+	assert_non_null(m.recs);
 	assert_int_equal(m.nposes, 3);
+	assert_int_equal((uint16_t)m.recs[1].motion[0], 120 * 7 % 256 | (121 * 7 % 256) << 8);
 	assert_int_equal(m.parent[3], 2);
 	assert_int_equal(m.parent[4], 0);
 	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
@@ -406,6 +408,51 @@ static void test_emr_header_only_and_seven(void **state)
 	af_buf_free(&out);
 	af_diag_free(&d);
 	af_arena_free(&a);
+}
+
+static void put_le16(uint8_t *p, int v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)((unsigned)v >> 8);
+}
+
+/* A 7-bone record by hand (docs/re-model.md): s16 motion x y z, s16 8 x height, eight
+ * 12-bit values LSB first (the angle packing of spec 5.4), two s16 foot triples. */
+static void test_rec7_layout(void **state)
+{
+	(void)state;
+	uint8_t p[32], back[32];
+	const int16_t motion[3] = { -66, 0, 5 }, feet[6] = { -582, -1233, -2132, -553, -1228, 2103 };
+	const uint8_t area[12] = { 0x23, 0x61, 0x45, 0x89, 0xC7, 0xAB, 0xEF, 0x2D, 0x01, 0x45,
+				   0x83, 0x67 };
+	const uint16_t v[8] = { 0x123, 0x456, 0x789, 0xABC, 0xDEF, 0x012, 0x345, 0x678 };
+	struct re_rec7 r;
+	for (int x = 0; x < 3; x++)
+		put_le16(p + 2 * x, motion[x]);
+	put_le16(p + 6, -14856);
+	memcpy(p + 8, area, 12);
+	for (int x = 0; x < 6; x++)
+		put_le16(p + 20 + 2 * x, feet[x]);
+	re_rec7_get(p, &r);
+	assert_int_equal(r.motion[0], -66);
+	assert_int_equal(r.motion[2], 5);
+	assert_int_equal(r.y8, -14856);
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(r.v[k], v[k]);
+	assert_int_equal(r.feet[0][0], -582);
+	assert_int_equal(r.feet[0][2], -2132);
+	assert_int_equal(r.feet[1][1], -1228);
+	assert_int_equal(r.feet[1][2], 2103);
+	re_rec7_put(&r, back);
+	assert_memory_equal(back, p, 32);
+	/* every one of the 256 bits is a field: each flip reads back and rebuilds */
+	for (unsigned bit = 0; bit < 256; bit++) {
+		p[bit / 8] ^= (uint8_t)(1u << bit % 8);
+		re_rec7_get(p, &r);
+		re_rec7_put(&r, back);
+		assert_memory_equal(back, p, 32);
+		p[bit / 8] ^= (uint8_t)(1u << bit % 8);
+	}
 }
 
 static void test_tree_check(void **state)
@@ -573,6 +620,7 @@ int main(void)
 		cmocka_unit_test(test_emr_errors),
 		cmocka_unit_test(test_emr_stray_bits),
 		cmocka_unit_test(test_emr_header_only_and_seven),
+		cmocka_unit_test(test_rec7_layout),
 		cmocka_unit_test(test_tree_check),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_directory_errors),

@@ -81,7 +81,8 @@ static int re_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, stru
 }
 
 /* The animation data is the banks' EDD and EMR sections; what a bank carries as bytes
- * (a verbatim bank, the 7-bone pool) is opaque, everything else is a field. */
+ * (a verbatim bank, a 7-bone pool read as 'opaque') and the two 12-bit values of unknown
+ * use in each 7-bone record (3 bytes) are opaque, everything else is a named field. */
 static int re_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
 		       uint64_t *opaque, struct af_diag *d)
 {
@@ -93,7 +94,8 @@ static int re_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uin
 	for (unsigned i = 0; !rc && i < f.lay->nbanks; i++) {
 		const struct re_bank *k = &f.bank[i];
 		uint64_t len = f.sec[k->edd_sec].len + f.sec[k->emr_sec].len;
-		uint64_t carried = k->verbatim ? len : k->emr.opaque_pool ? k->emr.pool_len : 0;
+		uint64_t carried = k->verbatim ? len : k->emr.opaque_pool ? k->emr.pool_len
+			: k->emr.recs ? 3 * (uint64_t)k->emr.nposes : 0;
 		*opaque += carried;
 		*decoded += len - carried;
 	}
@@ -160,7 +162,8 @@ const struct af_codec af_codec_re_model = {
 	.name = "re-model",
 	.description = "Resident Evil 2/3 models: EDD sequences, EMR skeleton and keyframes",
 	.extensions = "PLD PLW EMD",
-	.version = 3, /* 2: one bone a line with its name, frame flags by name; 3: stray_bits */
+	.version = 3, /* 2: one bone a line with its name, frame flags by name; 3: stray_bits,
+		       * the 7-bone bank's records */
 	.bid = re_bid,
 	.schema = &re_schema,
 	.to_yaml = re_to_yaml,

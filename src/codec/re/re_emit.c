@@ -190,6 +190,51 @@ static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsi
 	b->len += (size_t)(p - start);
 }
 
+static void emit_degrees(struct af_buf *b, const char *key, const uint16_t *codes)
+{
+	char t[3][AF_NUM_MAX];
+	for (int x = 0; x < 3; x++)
+		re_deg_fmt(t[x], codes[x]);
+	af_buf_printf(b, "        %s: [%s, %s, %s]\n", key, t[0], t[1], t[2]);
+}
+
+/* The 7-bone bank's records, fields in byte order (docs/re-model.md). */
+static void emit_records(struct af_buf *b, const struct re_emr *m)
+{
+	if (!m->nposes) {
+		af_buf_puts(b, "    keyframes: none\n");
+		return;
+	}
+	af_buf_printf(b, "    keyframes:   # %zu lower-body records of 32 bytes (not the declared "
+		      "%u-byte keyframes): motion as the upper-body pose's, 8 x the root height, per "
+		      "leg a 12-bit value of unknown use and a rotation [x, y, z] in degrees, then "
+		      "the feet's positions (8 units a game unit, from the root's motion point)\n",
+		      m->nposes, m->keyframe_size);
+	for (size_t i = 0; i < m->nposes; i++) {
+		const struct re_rec7 *r = &m->recs[i];
+		af_buf_printf(b, "      - pose: %zu\n        motion: ", i);
+		triple(b, r->motion);
+		af_buf_printf(b, "\n        y_offset8: %d", r->y8);
+		if (r->y8 % 8 == 0)
+			af_buf_printf(b, "   # 8 x %d", r->y8 / 8);
+		af_buf_putc(b, '\n');
+		for (int leg = 0; leg < 2; leg++) {
+			const char *side = leg ? "left" : "right";
+			unsigned u = r->v[4 * leg];
+			char key[16];
+			af_buf_printf(b, "        %s_unknown: %d\n", side,
+				      u >= 2048 ? (int)u - 4096 : (int)u);
+			snprintf(key, sizeof(key), "%s_angles", side);
+			emit_degrees(b, key, &r->v[4 * leg + 1]);
+		}
+		af_buf_puts(b, "        right_foot: ");
+		triple(b, r->feet[0]);
+		af_buf_puts(b, "\n        left_foot: ");
+		triple(b, r->feet[1]);
+		af_buf_putc(b, '\n');
+	}
+}
+
 static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned game,
 			   const char *const *names)
 {
@@ -197,6 +242,10 @@ static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned ga
 		af_buf_printf(b, "    keyframes: opaque   # %zu records of 32 bytes, not the declared "
 			      "%u-byte keyframes; carried as bytes (data, role emr-pool)\n",
 			      m->nposes, m->keyframe_size);
+		return;
+	}
+	if (m->recs) {
+		emit_records(b, m);
 		return;
 	}
 	if (!m->nposes) {

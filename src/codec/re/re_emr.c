@@ -181,6 +181,37 @@ int re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why
 	return 0;
 }
 
+void re_rec7_get(const uint8_t *p, struct re_rec7 *r)
+{
+	for (int x = 0; x < 3; x++) {
+		r->motion[x] = (int16_t)af_le16(p + 2 * x);
+		r->feet[0][x] = (int16_t)af_le16(p + 20 + 2 * x);
+		r->feet[1][x] = (int16_t)af_le16(p + 26 + 2 * x);
+	}
+	r->y8 = (int16_t)af_le16(p + 6);
+	for (unsigned k = 0; k < 8; k++)
+		r->v[k] = re_angle_get(p + 8, k);
+}
+
+static void put16(uint8_t *p, int16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)((uint16_t)v >> 8);
+}
+
+void re_rec7_put(const struct re_rec7 *r, uint8_t *p)
+{
+	memset(p, 0, RE_SEVEN_RECORD);
+	for (int x = 0; x < 3; x++) {
+		put16(p + 2 * x, r->motion[x]);
+		put16(p + 20 + 2 * x, r->feet[0][x]);
+		put16(p + 26 + 2 * x, r->feet[1][x]);
+	}
+	put16(p + 6, r->y8);
+	for (unsigned k = 0; k < 8; k++)
+		re_angle_put(p + 8, k, r->v[k] & 0x0FFF);
+}
+
 static int zero_run(const uint8_t *p, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++)
@@ -337,14 +368,16 @@ int re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64
 			return rc;
 	}
 	if (seven && m->nbones == 7 && m->keyframe_size == 40) {
-		m->opaque_pool = 1;
-		m->pool = p + K;
-		m->pool_len = len - K;
-		m->nposes = m->pool_len / RE_SEVEN_RECORD;
-		if (m->pool_len % RE_SEVEN_RECORD)
+		size_t plen = len - K;
+		if (plen % RE_SEVEN_RECORD)
 			return af_diag_at_offset(d, AF_EINVAL, base + K, "7-bone pool of %zu bytes "
-						 "is not a whole number of 32-byte records",
-						 m->pool_len);
+						 "is not a whole number of 32-byte records", plen);
+		m->nposes = plen / RE_SEVEN_RECORD;
+		m->recs = af_arena_array(a, m->nposes ? m->nposes : 1, sizeof(*m->recs));
+		if (!m->recs)
+			return af_diag_error(d, AF_ENOMEM, "out of memory");
+		for (size_t i = 0; i < m->nposes; i++)
+			re_rec7_get(p + K + i * RE_SEVEN_RECORD, &m->recs[i]);
 		return AF_OK;
 	}
 	return read_pool(p, len, K, game, base, m, a, d);
@@ -392,6 +425,12 @@ int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 	}
 	if (m->opaque_pool) {
 		af_buf_append(out, m->pool, m->pool_len);
+	} else if (m->recs) {
+		uint8_t r[RE_SEVEN_RECORD];
+		for (size_t i = 0; i < m->nposes; i++) {
+			re_rec7_put(&m->recs[i], r);
+			af_buf_append(out, r, sizeof(r));
+		}
 	} else if (m->nposes) {
 		const unsigned ks = m->keyframe_size;
 		kf = malloc(ks);

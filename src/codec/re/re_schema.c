@@ -78,12 +78,33 @@ const struct af_sch_prop re_key_props[] = {
 	END,
 };
 static const struct af_sch keyframe = { .kind = AF_SK_MAP, .props = re_key_props };
+static const struct af_sch i12 = { .kind = AF_SK_INT, .ranged = 1, .lo = -2048, .hi = 4095,
+	.doc = "a 12-bit value (shown signed, -2048..2047; 2048..4095 are the same codes)" };
+static const struct af_sch deg3 = { .kind = AF_SK_TUPLE, .min = 3, .max = 3,
+	.doc = "a rotation [x, y, z] in degrees (4096 codes = 360 degrees)",
+	.prefix = (const struct af_sch *const[]){ &deg, &deg, &deg, NULL } };
+const struct af_sch_prop re_rec7_props[] = {
+	{ "pose", &af_sch_u32, "the number the sequences use; must equal the position", AF_SCH_REQUIRED },
+	{ "motion", &xyz, "bytes 0-5: root motion, cumulative within a sequence, as the paired upper-body pose's (within 3)", 0 },
+	{ "y_offset8", &i16, "bytes 6-7: 8 x the root height (the paired upper-body pose's y_offset, within 1, in most files)", 0 },
+	{ "right_unknown", &i12, "the first 12-bit value of bytes 8-19: smooth over frames, use unknown", 0 },
+	{ "right_angles", &deg3, "12-bit values 2-4: a rotation (inferred: the other Euler solution of the same rotation occurs in the samples); the right leg's by its place", 0 },
+	{ "left_unknown", &i12, "12-bit value 5: as right_unknown, for the left leg", 0 },
+	{ "left_angles", &deg3, "12-bit values 6-8: as right_angles, for the left leg", 0 },
+	{ "right_foot", &xyz, "bytes 20-25: the right foot's position from the root's motion point, 8 units a game unit (inferred: still while the foot is planted)", 0 },
+	{ "left_foot", &xyz, "bytes 26-31: the left foot's, as right_foot", 0 },
+	END,
+};
+static const struct af_sch record7 = { .kind = AF_SK_MAP, .props = re_rec7_props };
 static const struct af_sch pool_word = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
 	{ "empty", "the EMR slot is the 4-byte empty section; the bank has no sequences" },
-	{ "opaque", "the RE3 7-bone lower-body bank: the pool is carried as a data entry with role emr-pool" },
+	{ "opaque", "the RE3 7-bone lower-body bank with its pool carried as a data entry with role emr-pool (read; the view shows the records)" },
 	{ "none", "an empty pool" }, { NULL, NULL } } };
 static const struct af_sch keyframes = { .kind = AF_SK_ANYOF, .alts = (const struct af_sch *const[]){
-	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &keyframe }, &pool_word, NULL } };
+	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &keyframe },
+	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &record7,
+		.doc = "the RE3 7-bone lower-body bank: its 32-byte records" },
+	&pool_word, NULL } };
 static const struct af_sch records = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
 	{ "re3-relative", "RE3 8-byte records: each frame is [pose, flags], pose relative to pose_start (u8), flags u8" },
 	{ "re2-absolute", "RE2 4-byte records: pose is the absolute pose (12 bits), flags 20 bits" },
