@@ -331,7 +331,18 @@ static void test_emr_errors(void **state)
 	(void)state;
 	uint8_t b[sizeof(re3_emr)];
 	build_re3_emr();
-	expect_emr_error(re3_emr, sizeof(re3_emr) - 2, 44, "not a whole number");
+	/* a pool cut inside its last keyframe: the whole ones and a tail */
+	struct af_arena a;
+	struct af_diag d;
+	struct re_emr m;
+	af_arena_init(&a);
+	af_diag_init(&d);
+	assert_int_equal(re_emr_decode(re3_emr, sizeof(re3_emr) - 2, RE_GAME3, 0, 0, &m, &a, &d), 0);
+	assert_int_equal(m.nposes, 1);
+	assert_int_equal(m.tail_len, 22);
+	assert_ptr_equal(m.tail, re3_emr + 44 + 24);
+	af_diag_free(&d);
+	af_arena_free(&a);
 	memcpy(b, re3_emr, sizeof(b));
 	b[40] = 2, b[41] = 1; /* child list not ascending */
 	expect_emr_error(b, sizeof(b), 41, "not ascending");
@@ -403,8 +414,23 @@ static void test_emr_header_only_and_seven(void **state)
 	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
 	assert_int_equal(out.len, 184);
 	assert_memory_equal(out.data, s, 184);
-	/* the same bytes outside the 7-bone slot are not a valid pool (96 % 40 != 0) */
-	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 0, 0, &m, &a, &d), AF_EINVAL);
+	/* a 7-bone pool that ends inside a record: the whole records and a tail */
+	assert_int_equal(re_emr_decode(s, 179, RE_GAME3, 1, 0, &m, &a, &d), 0);
+	assert_int_equal(m.nposes, 2);
+	assert_int_equal(m.tail_len, 27);
+	af_buf_reset(&out);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(out.len, 179);
+	assert_memory_equal(out.data, s, 179);
+	/* outside the 7-bone slot the same bytes are 40-byte keyframes: the slot, not the
+	 * size, picks the reading (2 keyframes, the last 16 bytes a tail) */
+	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 0, 0, &m, &a, &d), 0);
+	assert_null(m.recs);
+	assert_int_equal(m.nposes, 2);
+	assert_int_equal(m.tail_len, 16);
+	af_buf_reset(&out);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_memory_equal(out.data, s, 184);
 	af_buf_free(&out);
 	af_diag_free(&d);
 	af_arena_free(&a);
@@ -570,21 +596,64 @@ static void test_directory_errors(void **state)
 
 /* A pool cut short inside a valid container: the bank is carried, the reason and
  * warning name the byte offset, and the file still rebuilds exactly. */
+/* A bank that breaks a rule the encoder rebuilds (here: frames of a pool cut to one
+ * keyframe point outside it) is carried as bytes with the reason and its offset. */
 static void test_truncated_pool(void **state)
 {
 	(void)state;
 	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_diag d;
-	char want[64];
 	af_diag_init(&d);
 	build_pld(&bin, sizeof(re3_emr) - 4);
 	assert_int_equal(re_dec(bin.data, bin.len, "X.PLD", &yaml, &d), 0);
-	snprintf(want, sizeof(want), "byte 0x%zx: keyframe pool", 8 + sizeof(re3_edd) + 44);
+	const char *want = "byte 0x8: sequence 0 frame 0: pose 5 is outside the keyframe pool "
+			   "(1 poses)";
 	assert_non_null(strstr((char *)yaml.data, want));
 	assert_non_null(strstr((char *)d.warnings.data, want));
 	assert_int_equal(re_enc((char *)yaml.data, yaml.len, &back, &d), 0);
 	assert_int_equal(back.len, bin.len);
 	assert_memory_equal(back.data, bin.data, bin.len);
+	af_buf_free(&bin);
+	af_buf_free(&yaml);
+	af_buf_free(&back);
+	af_diag_free(&d);
+}
+
+/* A pool that ends in a partial keyframe keeps those bytes as pool_tail; the whole
+ * keyframes before it stay editable and the bytes rebuild. */
+static void test_pool_tail(void **state)
+{
+	(void)state;
+	static const uint8_t edd[16] = { 2, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1, 0, 12, 0, 0, 0 },
+			     md2[8] = { 8, 0, 0, 0, 0, 0, 0, 0 }, zero[4] = { 0 },
+			     tim[8] = { 0x10, 0, 0, 0, 2, 0, 0, 0 }, tail[6] = { 1, 2, 3, 4, 5, 0xAB };
+	uint8_t emr[sizeof(re3_emr) + sizeof(tail)];
+	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
+	struct af_diag d;
+	build_re3_emr();
+	memcpy(emr, re3_emr, sizeof(re3_emr));
+	memcpy(emr + sizeof(re3_emr), tail, sizeof(tail));
+	struct re_sec sec[5] = { { edd, sizeof(edd), 0 }, { emr, sizeof(emr), 0 }, { md2, 8, 0 },
+				 { zero, 4, 0 }, { tim, 8, 0 } };
+	af_diag_init(&d);
+	assert_int_equal(re_dir_write(sec, 5, &bin, &d), 0);
+	assert_int_equal(re_dec(bin.data, bin.len, "X.PLD", &yaml, &d), 0);
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	const char *text = (char *)yaml.data;
+	assert_null(strstr(text, "verbatim"));
+	assert_non_null(strstr(text, "    # pool_tail: 6 bytes after the last whole keyframe"));
+	assert_non_null(strstr(text, "\n    pool_tail: |\n      0102030405ab\n"));
+	assert_non_null(strstr(text, "      - pose: 1\n"));
+	assert_int_equal(re_enc(text, yaml.len - 1, &back, &d), 0);
+	assert_int_equal(back.len, bin.len);
+	assert_memory_equal(back.data, bin.data, bin.len);
+	/* a tail as long as a keyframe would be a keyframe */
+	char *bad = re_replace(text, NULL, "0102030405ab", "000000000000000000000000000000000000000000000000");
+	af_buf_reset(&back);
+	assert_int_not_equal(re_enc(bad, strlen(bad), &back, &d), 0);
+	assert_non_null(strstr(d.msg, "banks[0].pool_tail: 24 bytes; a tail holds 1 to 23"));
+	free(bad);
 	af_buf_free(&bin);
 	af_buf_free(&yaml);
 	af_buf_free(&back);
@@ -625,6 +694,7 @@ int main(void)
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_directory_errors),
 		cmocka_unit_test(test_truncated_pool),
+		cmocka_unit_test(test_pool_tail),
 		cmocka_unit_test(test_every_bit_flip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -81,8 +81,9 @@ static int re_to_yaml(const uint8_t *bin, size_t n, const struct af_io *io, stru
 }
 
 /* The animation data is the banks' EDD and EMR sections; what a bank carries as bytes
- * (a verbatim bank, a 7-bone pool read as 'opaque') and the two 12-bit values of unknown
- * use in each 7-bone record (3 bytes) are opaque, everything else is a named field. */
+ * (a verbatim bank, a 7-bone pool read as 'opaque', a pool's partial last keyframe) and
+ * the two 12-bit values of unknown use in each 7-bone record (3 bytes) are opaque,
+ * everything else is a named field. */
 static int re_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
 		       uint64_t *opaque, struct af_diag *d)
 {
@@ -95,7 +96,7 @@ static int re_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uin
 		const struct re_bank *k = &f.bank[i];
 		uint64_t len = f.sec[k->edd_sec].len + f.sec[k->emr_sec].len;
 		uint64_t carried = k->verbatim ? len : k->emr.opaque_pool ? k->emr.pool_len
-			: k->emr.recs ? 3 * (uint64_t)k->emr.nposes : 0;
+			: k->emr.tail_len + (k->emr.recs ? 3 * (uint64_t)k->emr.nposes : 0);
 		*opaque += carried;
 		*decoded += len - carried;
 	}

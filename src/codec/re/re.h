@@ -82,6 +82,8 @@ struct re_emr {
 	size_t pool_len;
 	size_t nposes;            /* for the 7-bone bank: pool bytes / 32 */
 	struct re_pose *poses;
+	const uint8_t *tail;      /* bytes after the last whole keyframe or record */
+	size_t tail_len;          /* shorter than one; 0 in every sample */
 };
 
 struct re_bank {

@@ -293,6 +293,12 @@ static void emit_bank(struct af_buf *b, const struct re_file *f, unsigned i)
 	emit_skeleton(b, &k->emr, names);
 	emit_sequences(b, &k->edd, game);
 	emit_keyframes(b, &k->emr, game, names);
+	if (k->emr.tail_len) {
+		af_buf_printf(b, "    # pool_tail: %zu bytes after the last whole %s, too few for "
+			      "another; carried as found\n    pool_tail: ", k->emr.tail_len,
+			      k->emr.recs ? "record" : "keyframe");
+		af_y_hexblock(b, k->emr.tail, k->emr.tail_len, 6);
+	}
 }
 
 static void emit_blob(struct af_buf *b, unsigned sec, const char *role, const uint8_t *p,

@@ -300,10 +300,11 @@ static int read_pool(const uint8_t *p, size_t len, size_t K, unsigned game, uint
 	if (ks != re_kf_size(game, n))
 		return af_diag_at_offset(d, AF_EINVAL, base + 6, "keyframe size %u does not match "
 					 "%u bones (expected %u)", ks, n, re_kf_size(game, n));
-	if (plen % ks)
-		return af_diag_at_offset(d, AF_EINVAL, base + K, "keyframe pool of %zu bytes is "
-					 "not a whole number of %u-byte keyframes", plen, ks);
+	/* A partial keyframe at the end is kept as the pool's tail: it must not hide the
+	 * whole ones before it. */
 	m->nposes = plen / ks;
+	m->tail_len = plen % ks;
+	m->tail = p + len - m->tail_len;
 	m->poses = af_arena_array(a, m->nposes ? m->nposes : 1, sizeof(*m->poses));
 	uint16_t *codes = af_arena_array(a, m->nposes ? m->nposes : 1, 3 * (size_t)n * 2);
 	uint8_t *kf = malloc(ks);
@@ -369,10 +370,9 @@ int re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64
 	}
 	if (seven && m->nbones == 7 && m->keyframe_size == 40) {
 		size_t plen = len - K;
-		if (plen % RE_SEVEN_RECORD)
-			return af_diag_at_offset(d, AF_EINVAL, base + K, "7-bone pool of %zu bytes "
-						 "is not a whole number of 32-byte records", plen);
 		m->nposes = plen / RE_SEVEN_RECORD;
+		m->tail_len = plen % RE_SEVEN_RECORD;
+		m->tail = p + len - m->tail_len;
 		m->recs = af_arena_array(a, m->nposes ? m->nposes : 1, sizeof(*m->recs));
 		if (!m->recs)
 			return af_diag_error(d, AF_ENOMEM, "out of memory");
@@ -442,6 +442,7 @@ int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 			af_buf_append(out, kf, ks);
 		}
 	}
+	af_buf_append(out, m->tail, m->tail_len);
 	if (!out->failed)
 		goto out;
 nomem:

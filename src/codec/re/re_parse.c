@@ -441,6 +441,39 @@ static int parse_keyframes(struct pctx *c, const struct af_ynode *kn, const stru
 	return AF_OK;
 }
 
+/* pool_tail: the bytes after the last whole keyframe (or 7-bone record), fewer than one. */
+static int parse_tail(struct pctx *c, const struct af_ynode *bank, struct re_emr *m, int seven,
+		      const char *path)
+{
+	char p[AF_RE_PATH];
+	struct af_buf bytes = AF_BUF_INIT;
+	const struct af_ynode *t = af_ymap_get(bank, "pool_tail");
+	size_t unit = seven ? RE_SEVEN_RECORD : m->keyframe_size;
+	if (!t)
+		return AF_OK;
+	jp(p, "%s.pool_tail", path);
+	if (m->opaque_pool)
+		return af_y_error(c->d, t, "%s: an opaque pool carries all of its bytes in 'data'",
+				  p);
+	int rc = af_y_get_hex(c->d, t, &bytes, p);
+	if (!rc && (bytes.len == 0 || bytes.len >= unit))
+		rc = af_y_error(c->d, t, "%s: %zu bytes; a tail holds 1 to %zu, fewer than one "
+				"%zu-byte %s (more would be a %s of its own)", p, bytes.len, unit - 1,
+				unit, seven ? "record" : "keyframe", seven ? "record" : "keyframe");
+	if (!rc) {
+		uint8_t *copy = af_arena_alloc(c->a, bytes.len);
+		if (!copy)
+			rc = NOMEM(c);
+		else {
+			memcpy(copy, bytes.data, bytes.len);
+			m->tail = copy;
+			m->tail_len = bytes.len;
+		}
+	}
+	af_buf_free(&bytes);
+	return rc;
+}
+
 static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct re_slot *sl,
 		     struct re_emr *m, const struct re_sec *sec, const char *path)
 {
@@ -471,9 +504,10 @@ static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct r
 		return af_y_error(c->d, af_ymap_get(bank, "keyframe_size"), "%s.keyframe_size: %llu "
 				  "does not match %u bones (expected %u)", path,
 				  (unsigned long long)v, m->nbones, want);
-	if ((rc = parse_skeleton(c, bank, sl->flags, m, path)))
+	if ((rc = parse_skeleton(c, bank, sl->flags, m, path)) ||
+	    (rc = parse_keyframes(c, kn, sl, m, sec, seven, path)))
 		return rc;
-	return parse_keyframes(c, kn, sl, m, sec, seven, path);
+	return parse_tail(c, bank, m, seven, path);
 }
 
 /* ---------------------------------------------------------------- sequences */

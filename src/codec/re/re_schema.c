@@ -121,6 +121,7 @@ const struct af_sch_prop re_bank_props[] = {
 	{ "armature_offset", &af_sch_u16, "a header-only bank (skeleton: none): the stale header value, carried unchanged", 0 },
 	{ "sequences", &sequences, "the bank's sequences (the game addresses them by number)", 0 },
 	{ "keyframes", &keyframes, "the pose pool in file order, or empty / opaque", 0 },
+	{ "pool_tail", &af_sch_hex, "only where the pool ends in a partial keyframe (or 7-bone record): its bytes, carried as found", 0 },
 	{ "verbatim", &af_sch_str, "a bank whose sections break the rules the encoder rebuilds: why (both sections are carried in data)", 0 },
 	END,
 };
