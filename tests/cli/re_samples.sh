@@ -36,7 +36,7 @@ done
 plw="$tmp/biohazard-utils_re3_pld0_leon_PL00W00.PLW.yaml"
 grep -q "^    skeleton: none" "$plw" || fail "PLW bank 0 does not say it has no skeleton"
 grep -q "^    keyframes:   # 102 lower-body records of 32 bytes" "$plw" || fail "PLW 7-bone records not shown"
-grep -q "^        right_angles: \[0.3, 15.9, -0.9\]$" "$plw" || fail "7-bone angles not shown"
+grep -q "^        right_foot_angles: \[0.3, 15.9, -0.9\]$" "$plw" || fail "7-bone angles not shown"
 grep -q "^        left_foot: \[-553, -1228, 2103\]$" "$plw" || fail "7-bone feet not shown"
 grep -q "role: emr-pool" "$plw" && fail "the 7-bone pool is still carried as bytes"
 grep -q "^    records: re2-absolute" "$tmp/biohazard-utils_re2_pld0_leon_PL00.PLD.yaml" \

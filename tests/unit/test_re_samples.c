@@ -169,7 +169,7 @@ static void test_stray_bits_bank(void **state)
 /* The 7-bone bank (PLW section 3): each field of pose 5's record edited through the
  * YAML changes exactly its own bytes. K = 88 (7-bone skeleton), records of 32 bytes. */
 struct rec7_edit {
-	const char *key;     /* "        right_angles: [" */
+	const char *key;     /* "        right_foot_angles: [" */
 	unsigned item;       /* which number of the value (0 for a scalar) */
 	const char *value;
 	unsigned lo, hi;     /* the record bytes that may change */
@@ -185,12 +185,12 @@ static void test_seven_record_edits(void **state)
 		{ "        y_offset8: ", 0, "-14000", 6, 8, 16, -14000, 0 },
 		/* 12-bit value 0 (even): byte 8 and the low nibble of 9 */
 		{ "        right_unknown: ", 0, "-5", 8, 10, 12, 4091, 0 },
-		/* value 2 (even, right_angles y): byte 11, low nibble of 12; 45 deg = 512 */
-		{ "        right_angles: [", 1, "45", 11, 13, 12, 512, 2 },
+		/* value 2 (even, right_foot_angles y): byte 11, low nibble of 12; 45 deg = 512 */
+		{ "        right_foot_angles: [", 1, "45", 11, 13, 12, 512, 2 },
 		/* value 4 (even): byte 14, low nibble of 15 */
 		{ "        left_unknown: ", 0, "100", 14, 16, 12, 100, 4 },
-		/* value 7 (odd, left_angles z): high nibble of 18, byte 19; -90 deg = 3072 */
-		{ "        left_angles: [", 2, "-90", 18, 20, 12, 3072, 7 },
+		/* value 7 (odd, left_foot_angles z): high nibble of 18, byte 19; -90 deg = 3072 */
+		{ "        left_foot_angles: [", 2, "-90", 18, 20, 12, 3072, 7 },
 		{ "        right_foot: [", 1, "-1300", 22, 24, 16, -1300, 0 },
 		{ "        left_foot: [", 2, "2000", 30, 32, 16, 2000, 0 },
 	};

@@ -207,8 +207,9 @@ static void emit_records(struct af_buf *b, const struct re_emr *m)
 	}
 	af_buf_printf(b, "    keyframes:   # %zu lower-body records of 32 bytes (not the declared "
 		      "%u-byte keyframes): motion as the upper-body pose's, 8 x the root height, per "
-		      "leg a 12-bit value of unknown use and a rotation [x, y, z] in degrees, then "
-		      "the feet's positions (8 units a game unit, from the root's motion point)\n",
+		      "leg a 12-bit value of unknown use and the foot's rotation [x, y, z] in "
+		      "degrees, then the feet's positions (8 units a game unit, from the root's "
+		      "motion point)\n",
 		      m->nposes, m->keyframe_size);
 	for (size_t i = 0; i < m->nposes; i++) {
 		const struct re_rec7 *r = &m->recs[i];
@@ -221,10 +222,10 @@ static void emit_records(struct af_buf *b, const struct re_emr *m)
 		for (int leg = 0; leg < 2; leg++) {
 			const char *side = leg ? "left" : "right";
 			unsigned u = r->v[4 * leg];
-			char key[16];
+			char key[24];
 			af_buf_printf(b, "        %s_unknown: %d\n", side,
 				      u >= 2048 ? (int)u - 4096 : (int)u);
-			snprintf(key, sizeof(key), "%s_angles", side);
+			snprintf(key, sizeof(key), "%s_foot_angles", side);
 			emit_degrees(b, key, &r->v[4 * leg + 1]);
 		}
 		af_buf_puts(b, "        right_foot: ");

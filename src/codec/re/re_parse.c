@@ -380,13 +380,13 @@ static int parse_record(struct pctx *c, const struct af_ynode *k, size_t i, stru
 		return AF_EINVAL;
 	for (int leg = 0; leg < 2; leg++) {
 		const char *side = leg ? "left" : "right";
-		char key[16];
+		char key[24];
 		snprintf(key, sizeof(key), "%s_unknown", side);
 		jp(q, "%s.%s", p, key);
 		if (!(x = af_y_need(c->d, k, key, p)) || af_y_get_i64(c->d, x, -2048, 4095, &v, q))
 			return AF_EINVAL;
 		r->v[4 * leg] = (uint16_t)(v & 0x0FFF);
-		snprintf(key, sizeof(key), "%s_angles", side);
+		snprintf(key, sizeof(key), "%s_foot_angles", side);
 		jp(q, "%s.%s", p, key);
 		if (!(x = af_y_need(c->d, k, key, p)) || get_degrees(c, x, &r->v[4 * leg + 1], q))
 			return AF_EINVAL;
