@@ -166,6 +166,58 @@ static void test_stray_bits_bank(void **state)
 	af_buf_free(&out);
 }
 
+/* A frame that names a pose past the pool (here: the PLD's last sequence, pose_start
+ * 448, relative pose 200 = pose 648 of 503) is kept, marked outside, instead of
+ * turning the bank into bytes; an edit elsewhere in the bank still moves only its byte. */
+static void test_outside_frame_bank(void **state)
+{
+	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	struct re_dir dir;
+	(void)state;
+	if (!re_load_sample(RE3_PLD, &bin)) {
+		print_message("SKIP: ../shared/samples not found\n");
+		skip();
+	}
+	re_read_dir(bin.data, bin.len, &dir);
+	const uint8_t *edd = bin.data + dir.off[0];
+	unsigned nseq = af_le16(edd + 2) / 8;
+	const uint8_t *last = edd + 8 * (nseq - 1);
+	assert_int_equal(af_le32(last + 4), 448);
+	size_t at = dir.off[0] + af_le16(last + 2); /* its first frame's pose byte */
+	bin.data[at] = 200;
+	af_diag_init(&d);
+	if (re_dec(bin.data, bin.len, "PL00.PLD", &yaml, &d))
+		fail_msg("decode: %s", d.msg);
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	const char *text = (char *)yaml.data;
+	assert_null(strstr(text, "verbatim:"));
+	const char *fr = strstr(text, ", outside]");
+	assert_non_null(fr);
+	assert_null(strstr(fr + 1, ", outside]"));
+	const char *line = fr;
+	while (line > text && line[-1] != '\n')
+		line--;
+	assert_true(!strncmp(line, "          - [200, ", 18));
+	if (re_enc(text, yaml.len - 1, &out, &d))
+		fail_msg("encode: %u:%u: %s", d.line, d.col, d.msg);
+	assert_int_equal(out.len, bin.len);
+	assert_memory_equal(out.data, bin.data, bin.len);
+	/* sequence 0, frame 1: flags 0x00 -> 0x04 */
+	char *edited = re_replace(text, "# sequence 0:", "- [1, none]", "- [1, 0x04]");
+	af_buf_reset(&out);
+	encode_text(edited, &out);
+	size_t f1 = dir.off[0] + af_le16(edd + 2) + 3;
+	assert_int_equal(out.data[f1], 4);
+	same_except(&bin, &out, f1, f1 + 1);
+	free(edited);
+	af_diag_free(&d);
+	af_buf_free(&bin);
+	af_buf_free(&yaml);
+	af_buf_free(&out);
+}
+
 /* The 7-bone bank (PLW section 3): each field of pose 5's record edited through the
  * YAML changes exactly its own bytes. K = 88 (7-bone skeleton), records of 32 bytes. */
 struct rec7_edit {
@@ -630,6 +682,7 @@ int main(void)
 		cmocka_unit_test(test_angle_edit_re3),
 		cmocka_unit_test(test_angle_edit_re2),
 		cmocka_unit_test(test_stray_bits_bank),
+		cmocka_unit_test(test_outside_frame_bank),
 		cmocka_unit_test(test_seven_record_edits),
 		cmocka_unit_test(test_seven_opaque_compat),
 		cmocka_unit_test(test_root_edit_plw),

@@ -543,11 +543,16 @@ static void test_container(void **state)
 	assert_int_equal(re_codec()->bid("PL99.PLD", head, 64), 0);
 	memset(head + 8, 0, 4); /* an empty EDD */
 	assert_true(re_codec()->bid("PL99.PLD", head, 64) > 0);
-	/* frames refer to poses 5.. and 256.. of a 2-pose pool: carried verbatim, warned */
+	/* frames refer to poses 5.. and 256.. of a 2-pose pool: each is kept, marked
+	 * 'outside', and the bank stays decoded */
 	assert_int_equal(re_dec(bin.data, bin.len, "PL99.PLD", &yaml, &d), 0);
-	assert_int_equal(d.nwarnings, 1);
-	assert_non_null(strstr((char *)yaml.data, "verbatim: "));
-	assert_non_null(strstr((char *)yaml.data, "outside the keyframe pool"));
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	yaml.len--;
+	assert_null(strstr((char *)yaml.data, "verbatim: "));
+	assert_non_null(strstr((char *)yaml.data, "          - [1, footfall, outside]   #"));
+	assert_non_null(strstr((char *)yaml.data, "          - [0, 0x80, outside]   #"));
+	assert_non_null(strstr((char *)yaml.data, "      - pose: 1\n"));
 	assert_int_equal(re_enc((char *)yaml.data, yaml.len, &back, &d), 0);
 	assert_int_equal(back.len, bin.len);
 	assert_memory_equal(back.data, bin.data, bin.len);
@@ -596,18 +601,19 @@ static void test_directory_errors(void **state)
 
 /* A pool cut short inside a valid container: the bank is carried, the reason and
  * warning name the byte offset, and the file still rebuilds exactly. */
-/* A bank that breaks a rule the encoder rebuilds (here: frames of a pool cut to one
- * keyframe point outside it) is carried as bytes with the reason and its offset. */
-static void test_truncated_pool(void **state)
+/* A bank that breaks a rule the encoder rebuilds (here: the EDD's pad is not FF FF) is
+ * carried as bytes with the reason and its offset. */
+static void test_verbatim_bank(void **state)
 {
 	(void)state;
 	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_diag d;
 	af_diag_init(&d);
-	build_pld(&bin, sizeof(re3_emr) - 4);
+	build_pld(&bin, sizeof(re3_emr));
+	assert_int_equal(bin.data[8 + 27], 0xFF);
+	bin.data[8 + 27] = 0;
 	assert_int_equal(re_dec(bin.data, bin.len, "X.PLD", &yaml, &d), 0);
-	const char *want = "byte 0x8: sequence 0 frame 0: pose 5 is outside the keyframe pool "
-			   "(1 poses)";
+	const char *want = "byte 0x22: expected the FF FF pad after the frame lists";
 	assert_non_null(strstr((char *)yaml.data, want));
 	assert_non_null(strstr((char *)d.warnings.data, want));
 	assert_int_equal(re_enc((char *)yaml.data, yaml.len, &back, &d), 0);
@@ -693,7 +699,7 @@ int main(void)
 		cmocka_unit_test(test_tree_check),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_directory_errors),
-		cmocka_unit_test(test_truncated_pool),
+		cmocka_unit_test(test_verbatim_bank),
 		cmocka_unit_test(test_pool_tail),
 		cmocka_unit_test(test_every_bit_flip),
 	};

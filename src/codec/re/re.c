@@ -7,20 +7,22 @@
 #include "re.h"
 #include "animfs/codec.h"
 
-/* Every frame must name a pose of the paired pool; otherwise the bank cannot be
- * shown as editable data (an edit could never be validated). */
-static int check_refs(const struct re_bank *k, unsigned game, uint64_t base,
-		      struct af_diag *d)
+/* Sequences need a pool. A frame that names a pose past it is kept as it is, marked
+ * 'outside' (the view says so and the parser then lets it be): one such frame must not
+ * turn its whole bank into bytes. */
+static int check_refs(struct re_bank *k, unsigned game, uint64_t base, struct af_diag *d)
 {
 	for (size_t i = 0; i < k->edd.nseq; i++) {
-		const struct re_seq *s = &k->edd.seq[i];
+		struct re_seq *s = &k->edd.seq[i];
 		for (size_t j = 0; j < s->nframes; j++) {
-			uint64_t p = s->frames[j].pose + (game == RE_GAME3 ? s->pose_start : 0);
-			if (k->emr.empty || p >= k->emr.nposes)
+			uint64_t p = (uint64_t)s->frames[j].pose +
+				(game == RE_GAME3 ? s->pose_start : 0);
+			if (k->emr.empty)
 				return af_diag_at_offset(d, AF_EINVAL, base, "sequence %zu frame "
-							 "%zu: pose %llu is outside the keyframe "
-							 "pool (%zu poses)", i, j,
-							 (unsigned long long)p, k->emr.nposes);
+							 "%zu: pose %llu, but the bank has no "
+							 "keyframe pool", i, j,
+							 (unsigned long long)p);
+			s->frames[j].outside = p >= k->emr.nposes;
 		}
 	}
 	return AF_OK;

@@ -37,6 +37,7 @@ struct re_layout {
 struct re_frame {
 	uint32_t pose;  /* RE3: relative u8; RE2: absolute 12-bit */
 	uint32_t flags; /* RE3: u8; RE2: 20 bits */
+	uint8_t outside; /* names a pose past the pool in the file: carried, not checked */
 	const struct af_ynode *node;
 };
 

@@ -71,14 +71,15 @@ static char *put_hex(char *p, uint32_t v, int min_digits)
 static void emit_frame(struct af_buf *b, const struct re_frame *fr, unsigned game)
 {
 	const char *name = re_flag_name(game, fr->flags);
-	if (af_buf_reserve(b, 64))
+	if (af_buf_reserve(b, 128))
 		return;
 	char *p = (char *)b->data + b->len, *start = p;
 	p = PUT(p, "          - [");
 	p += af_fmt_u64(p, fr->pose);
 	p = PUT(p, ", ");
 	p = name ? put_str(p, name, strlen(name)) : put_hex(p, fr->flags, game == RE_GAME3 ? 2 : 1);
-	p = PUT(p, "]\n");
+	p = fr->outside ? PUT(p, ", outside]   # the pose is past the pool's end in the file\n")
+		: PUT(p, "]\n");
 	b->len += (size_t)(p - start);
 }
 
@@ -87,7 +88,8 @@ static void pose_range(const struct re_seq *s, unsigned game, uint64_t *lo, uint
 	*lo = UINT64_MAX;
 	*hi = 0;
 	for (size_t k = 0; k < s->nframes; k++) {
-		uint64_t p = s->frames[k].pose + (game == RE_GAME3 ? s->pose_start : 0);
+		uint64_t p = (uint64_t)s->frames[k].pose +
+			(game == RE_GAME3 ? s->pose_start : 0);
 		*lo = p < *lo ? p : *lo;
 		*hi = p > *hi ? p : *hi;
 	}

@@ -541,10 +541,16 @@ static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq 
 	uint64_t pose, flags;
 	char q[AF_RE_PATH];
 	int rc = af_y_want(c->d, fr, AF_YSEQ, p);
-	if (!rc && fr->n != 2)
+	if (!rc && (fr->n < 2 || fr->n > 3))
 		rc = af_y_error(c->d, fr, "%s: expected [pose, flags], found %zu values", p, fr->n);
+	if (!rc && fr->n == 3 && !is_word(fr->items[2], "outside"))
+		rc = af_y_error(c->d, fr->items[2], "%s: a third value can only be 'outside' (a "
+				"pose past the pool, kept as the file had it)", p);
 	if (rc)
 		return rc;
+	/* 'outside': the pool check is waived, the pose's own range is not */
+	if (fr->n == 3)
+		npos = SIZE_MAX;
 	jp(q, "%s pose", p);
 	if ((rc = af_y_get_u64(c->d, fr->items[0], UINT32_MAX, &pose, q)))
 		return rc;
@@ -571,6 +577,7 @@ static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq 
 	}
 	out->pose = (uint32_t)pose;
 	out->flags = (uint32_t)flags;
+	out->outside = fr->n == 3;
 	out->node = fr;
 	return AF_OK;
 }

@@ -54,9 +54,12 @@ static const struct af_sch flags = { .kind = AF_SK_FN, .fn = write_flags,
 	.doc = "the frame's flags: a name where the value's reading is known, otherwise hex" };
 static const struct af_sch pose = { .kind = AF_SK_INT, .ranged = 1, .lo = 0, .hi = 4095,
 	.doc = "the pose: RE3 relative to pose_start (u8), RE2 absolute (12 bits)" };
-static const struct af_sch frame = { .kind = AF_SK_TUPLE, .min = 2, .max = 2,
-	.doc = "a game frame (30 per second): [pose, flags]",
-	.prefix = (const struct af_sch *const[]){ &pose, &flags, NULL } };
+static const struct af_sch outside_word = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
+	{ "outside", "the pose is past the pool's end, as in the file: carried, not checked" },
+	{ NULL, NULL } } };
+static const struct af_sch frame = { .kind = AF_SK_TUPLE, .min = 2, .max = 3,
+	.doc = "a game frame (30 per second): [pose, flags], or [pose, flags, outside] for a pose past the pool",
+	.prefix = (const struct af_sch *const[]){ &pose, &flags, &outside_word, NULL } };
 static const struct af_sch frames = { .kind = AF_SK_ANYOF, .alts = (const struct af_sch *const[]){
 	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &frame }, &none_word, NULL } };
 const struct af_sch_prop re_seq_props[] = {
