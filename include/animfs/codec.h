@@ -88,6 +88,12 @@ struct af_codec {
 	 * what is there). Asks af_curves_wanted before reading an object's keys. 0 or
 	 * AF_ENOMEM. */
 	int (*curves)(const struct af_ynode *root, struct af_curves *cv);
+	/* Optional (NULL): of the file's animation data, how many bytes to_yaml shows as
+	 * named, editable fields (*decoded) and how many it carries as opaque bytes or in
+	 * fields it names unknown (*opaque); meshes, textures and other data count in
+	 * neither. For `animfs check --coverage`. 0, or AF_E* with d set. */
+	int (*coverage)(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
+			uint64_t *opaque, struct af_diag *d);
 };
 
 /* Any codec's rendering option called name, or NULL. */

@@ -1,5 +1,7 @@
-/* `animfs check PATH...`: every file a codec claims goes binary -> YAML -> binary
- * and must come back byte for byte. Prints each failure, then a table per format. */
+/* `animfs check [--coverage] PATH...`: every file a codec claims goes binary -> YAML ->
+ * binary and must come back byte for byte. Prints each failure, then a table per format;
+ * --coverage adds, from each codec's coverage hook, how many animation bytes are editable
+ * fields and how many are carried opaque. */
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdio.h>
@@ -19,13 +21,15 @@
 struct stats {
 	unsigned long files, identical, failed, unsupported;
 	unsigned long long bytes;
+	unsigned long covered; /* files the coverage hook measured */
+	unsigned long long decoded, opaque;
 };
 
 static struct stats per[MAX_CODECS];
 static unsigned long not_claimed, seen;
 #define MAX_CONTAINERS 16
 static struct af_cli_arc_stats arcs[MAX_CONTAINERS];
-static int progress;
+static int progress, coverage;
 static double last_progress;
 
 static double now(void)
@@ -69,6 +73,53 @@ static void count_member(const char *codec, unsigned long long bytes, int ok)
 		per[i].identical++;
 	else
 		per[i].failed++;
+}
+
+/* A file that round-trips: its share of opaque animation bytes, one line per file
+ * that has any (so that a regression names its file). */
+static void measure(const struct af_codec *c, const char *path, const struct af_buf *in,
+		    struct af_cli_io *io, struct stats *s)
+{
+	uint64_t dec = 0, opq = 0;
+	struct af_diag d;
+	char msg[2048];
+	af_diag_init(&d);
+	if (c->coverage(in->data, in->len, &io->d.io, &dec, &opq, &d)) {
+		af_diag_format(&d, "coverage", msg, sizeof(msg));
+		fail(path, msg);
+		s->failed++;
+		s->identical--;
+	} else {
+		s->covered++;
+		s->decoded += dec;
+		s->opaque += opq;
+		if (opq) {
+			clear_progress();
+			printf("opaque %s: %llu of %llu animation bytes\n", path,
+			       (unsigned long long)opq, (unsigned long long)(dec + opq));
+		}
+	}
+	af_diag_free(&d);
+}
+
+static void print_coverage(void)
+{
+	printf("coverage: animation bytes shown as editable fields (decoded) or carried as bytes "
+	       "or unknown fields (opaque)\n");
+	printf("%-22s %8s %12s %12s %9s\n", "format", "files", "decoded", "opaque", "decoded%");
+	for (size_t i = 0; af_codecs[i] && i < MAX_CODECS; i++) {
+		const struct stats *s = &per[i];
+		if (!s->files)
+			continue;
+		if (!af_codecs[i]->coverage) {
+			printf("%-22s %8s %12s %12s %9s   (the codec does not report coverage)\n",
+			       af_codecs[i]->name, "-", "-", "-", "-");
+			continue;
+		}
+		unsigned long long all = s->decoded + s->opaque;
+		printf("%-22s %8lu %12llu %12llu %8.2f%%\n", af_codecs[i]->name, s->covered,
+		       s->decoded, s->opaque, all ? 100.0 * (double)s->decoded / (double)all : 100.0);
+	}
 }
 
 static void check_one(const char *path)
@@ -131,6 +182,8 @@ static void check_one(const char *path)
 		goto out;
 	}
 	s->identical++;
+	if (coverage && c->coverage)
+		measure(c, path, &in, &io, s);
 out:
 	af_cli_io_close(&io);
 	af_buf_free(&in);
@@ -157,12 +210,15 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 int af_cli_check(int argc, char **argv)
 {
 	unsigned long failed = 0, total = 0, identical = 0;
-	if (argc < 2) {
-		fprintf(stderr, "usage: animfs check PATH...\n");
+	int first = 1;
+	coverage = argc > 1 && !strcmp(argv[1], "--coverage");
+	first += coverage;
+	if (argc <= first) {
+		fprintf(stderr, "usage: animfs check [--coverage] PATH...\n");
 		return AF_EXIT_USAGE;
 	}
 	progress = isatty(2);
-	for (int i = 1; i < argc; i++) {
+	for (int i = first; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, "animfs check: %s: no such file or folder\n", argv[i]);
@@ -194,6 +250,8 @@ int af_cli_check(int argc, char **argv)
 			       a->rebuilt, a->failed_archives);
 		failed += a->failed_archives;
 	}
+	if (coverage)
+		print_coverage();
 	printf("not claimed: %lu file%s\n", not_claimed, not_claimed == 1 ? "" : "s");
 	printf("%lu of %lu claimed files identical, %lu failed\n", identical, total, failed);
 	return failed ? AF_EXIT_FAIL : AF_EXIT_OK;

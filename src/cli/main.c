@@ -35,7 +35,9 @@ static void usage(FILE *f)
 	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
 	      "                         (FILE and OUT may be CONTAINER/MEMBER or CONTAINER/index.yaml:\n"
 	      "                         a member of a container, see 'animfs formats')\n"
-	      "  check PATH...          decode and re-encode every supported file; compare bytes\n", f);
+	      "  check [--coverage] PATH...\n"
+	      "                         decode and re-encode every supported file; compare bytes\n"
+	      "                         (--coverage: animation bytes decoded vs carried opaque)\n", f);
 	fputs("  ", f);
 	af_cli_convert_synopsis(f); /* the layouts are the codecs' */
 	fputc('\n', f);

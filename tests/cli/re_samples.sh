@@ -32,10 +32,13 @@ for f in "$dir"/*; do
 	"$ANIMFS" encode "$tmp/$base.yaml" -o "$tmp/$base" || fail "encode $base"
 	cmp -s "$f" "$tmp/$base" || fail "$base: re-encoded bytes differ"
 done
-# what an animator sees: header-only bank 0, opaque 7-bone pool, RE2 absolute records
+# what an animator sees: header-only bank 0, the 7-bone bank's records, RE2 absolute records
 plw="$tmp/biohazard-utils_re3_pld0_leon_PL00W00.PLW.yaml"
 grep -q "^    skeleton: none" "$plw" || fail "PLW bank 0 does not say it has no skeleton"
-grep -q "^    keyframes: opaque" "$plw" || fail "PLW 7-bone pool not shown as opaque"
+grep -q "^    keyframes:   # 102 lower-body records of 32 bytes" "$plw" || fail "PLW 7-bone records not shown"
+grep -q "^        right_foot_angles: \[0.3, 15.9, -0.9\]$" "$plw" || fail "7-bone angles not shown"
+grep -q "^        left_foot: \[-553, -1228, 2103\]$" "$plw" || fail "7-bone feet not shown"
+grep -q "role: emr-pool" "$plw" && fail "the 7-bone pool is still carried as bytes"
 grep -q "^    records: re2-absolute" "$tmp/biohazard-utils_re2_pld0_leon_PL00.PLD.yaml" \
 	|| fail "RE2 records style not shown"
 grep -q "^      - {bone: 14, parent: 13, relpos: \[" "$tmp/biohazard-utils_re3_pld0_leon_PL00.PLD.yaml" \

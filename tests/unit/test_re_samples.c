@@ -9,11 +9,13 @@
 #include <cmocka.h>
 
 #include "re_testutil.h"
+#include "animfs/yamlio.h"
 
 #define RE3_PLD "biohazard-utils_re3_pld0_leon_PL00.PLD"
 #define RE3_PLW "biohazard-utils_re3_pld0_leon_PL00W0F.PLW"
 #define RE3_EMD "biohazard-utils_re3_emd_leon_em50.emd"
 #define RE2_PLD "biohazard-utils_re2_pld0_leon_PL00.PLD"
+#define RE2_PLW "biohazard-utils_re2_pld0_leon_PL00W00.PLW"
 
 struct sample {
 	struct af_buf bin, yaml;
@@ -56,10 +58,10 @@ static void encode_text(const char *text, struct af_buf *out)
 	af_diag_free(&d);
 }
 
-/* Replace the number that starts at `at` (up to ',' or ']') with `num`. */
+/* Replace the number that starts at `at` (up to ',', ']', a space or the line's end) with `num`. */
 static char *replace_number(const char *text, const char *at, const char *num)
 {
-	size_t len = strcspn(at, ",]");
+	size_t len = strcspn(at, ",] \n");
 	char old[64];
 	assert_true(len < sizeof(old));
 	memcpy(old, at, len);
@@ -104,6 +106,210 @@ static void angle_edit(const char *name, unsigned emr_sec, unsigned header, void
 	assert_int_equal(out.data[at + 1] >> 4, s.bin.data[at + 1] >> 4);
 	same_except(&s.bin, &out, at, at + 2);
 	free(edited);
+	af_buf_free(&out);
+	unload(&s);
+}
+
+/* Claire's RE2 PL01W07.PLW (not a sample) has non-zero bits after the last angle of
+ * pose 291; the same kind is made here from the RE2 PLW sample (bank 0: 15 bones,
+ * 80-byte keyframes, so the 4 bits above the last angle's nibble). The bank decodes
+ * (no 'verbatim'), pose 291 alone shows stray_bits, the bytes rebuild, and an angle
+ * edit of pose 290 moves only that angle's 12 bits. */
+static void test_stray_bits_bank(void **state)
+{
+	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	struct re_dir dir;
+	(void)state;
+	if (!re_load_sample(RE2_PLW, &bin)) {
+		print_message("SKIP: ../shared/samples not found\n");
+		skip();
+	}
+	re_read_dir(bin.data, bin.len, &dir);
+	const uint8_t *emr = bin.data + dir.off[1];
+	assert_int_equal(af_le16(emr + 2), 8); /* header only */
+	assert_int_equal(af_le16(emr + 6), 80);
+	size_t kf291 = dir.off[1] + 8 + 291 * 80;
+	assert_true(kf291 + 80 <= dir.off[2]);
+	assert_int_equal(bin.data[kf291 + 79] >> 4, 0);
+	bin.data[kf291 + 79] |= 0xA0;
+	af_diag_init(&d);
+	if (re_dec(bin.data, bin.len, "PL01W07.PLW", &yaml, &d))
+		fail_msg("decode: %s", d.msg);
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	const char *text = (char *)yaml.data;
+	assert_null(strstr(text, "verbatim:"));
+	const char *p291 = strstr(text, "      - pose: 291\n");
+	assert_non_null(p291);
+	const char *stray = strstr(text, "        stray_bits: ");
+	assert_true(stray > p291 && stray < strstr(p291, "      - pose: 292\n"));
+	assert_true(!strncmp(stray, "        stray_bits: 0xA   #", 27));
+	assert_null(strstr(stray + 27, "stray_bits:"));
+	if (re_enc(text, yaml.len - 1, &out, &d))
+		fail_msg("encode: %u:%u: %s", d.line, d.col, d.msg);
+	assert_int_equal(out.len, bin.len);
+	assert_memory_equal(out.data, bin.data, bin.len);
+	/* pose 290, bone 0, x -> 45 degrees (code 512): bytes 12 and the low nibble of 13 */
+	const char *bone0 = strstr(strstr(text, "      - pose: 290\n"), "        angles:\n          - [");
+	char *edited = replace_number(text, bone0 + strlen("        angles:\n          - ["), "45");
+	af_buf_reset(&out);
+	encode_text(edited, &out);
+	size_t at = dir.off[1] + 8 + 290 * 80 + 12;
+	assert_int_equal(out.data[at] | (out.data[at + 1] & 0x0F) << 8, 512);
+	assert_int_equal(out.data[at + 1] >> 4, bin.data[at + 1] >> 4);
+	same_except(&bin, &out, at, at + 2);
+	free(edited);
+	af_diag_free(&d);
+	af_buf_free(&bin);
+	af_buf_free(&yaml);
+	af_buf_free(&out);
+}
+
+/* A frame that names a pose past the pool (here: the PLD's last sequence, pose_start
+ * 448, relative pose 200 = pose 648 of 503) is kept, marked outside, instead of
+ * turning the bank into bytes; an edit elsewhere in the bank still moves only its byte. */
+static void test_outside_frame_bank(void **state)
+{
+	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	struct re_dir dir;
+	(void)state;
+	if (!re_load_sample(RE3_PLD, &bin)) {
+		print_message("SKIP: ../shared/samples not found\n");
+		skip();
+	}
+	re_read_dir(bin.data, bin.len, &dir);
+	const uint8_t *edd = bin.data + dir.off[0];
+	unsigned nseq = af_le16(edd + 2) / 8;
+	const uint8_t *last = edd + 8 * (nseq - 1);
+	assert_int_equal(af_le32(last + 4), 448);
+	size_t at = dir.off[0] + af_le16(last + 2); /* its first frame's pose byte */
+	bin.data[at] = 200;
+	af_diag_init(&d);
+	if (re_dec(bin.data, bin.len, "PL00.PLD", &yaml, &d))
+		fail_msg("decode: %s", d.msg);
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	const char *text = (char *)yaml.data;
+	assert_null(strstr(text, "verbatim:"));
+	const char *fr = strstr(text, ", outside]");
+	assert_non_null(fr);
+	assert_null(strstr(fr + 1, ", outside]"));
+	const char *line = fr;
+	while (line > text && line[-1] != '\n')
+		line--;
+	assert_true(!strncmp(line, "          - [200, ", 18));
+	if (re_enc(text, yaml.len - 1, &out, &d))
+		fail_msg("encode: %u:%u: %s", d.line, d.col, d.msg);
+	assert_int_equal(out.len, bin.len);
+	assert_memory_equal(out.data, bin.data, bin.len);
+	/* sequence 0, frame 1: flags 0x00 -> 0x04 */
+	char *edited = re_replace(text, "# sequence 0:", "- [1, none]", "- [1, 0x04]");
+	af_buf_reset(&out);
+	encode_text(edited, &out);
+	size_t f1 = dir.off[0] + af_le16(edd + 2) + 3;
+	assert_int_equal(out.data[f1], 4);
+	same_except(&bin, &out, f1, f1 + 1);
+	free(edited);
+	af_diag_free(&d);
+	af_buf_free(&bin);
+	af_buf_free(&yaml);
+	af_buf_free(&out);
+}
+
+/* The 7-bone bank (PLW section 3): each field of pose 5's record edited through the
+ * YAML changes exactly its own bytes. K = 88 (7-bone skeleton), records of 32 bytes. */
+struct rec7_edit {
+	const char *key;     /* "        right_foot_angles: [" */
+	unsigned item;       /* which number of the value (0 for a scalar) */
+	const char *value;
+	unsigned lo, hi;     /* the record bytes that may change */
+	unsigned want_bits;  /* what to check: 16 = s16 at lo, 12 = 12-bit value k at lo */
+	int want;
+	unsigned k;
+};
+
+static void test_seven_record_edits(void **state)
+{
+	static const struct rec7_edit edits[] = {
+		{ "        motion: [", 0, "-1234", 0, 2, 16, -1234, 0 },
+		{ "        y_offset8: ", 0, "-14000", 6, 8, 16, -14000, 0 },
+		/* 12-bit value 0 (even): byte 8 and the low nibble of 9 */
+		{ "        right_unknown: ", 0, "-5", 8, 10, 12, 4091, 0 },
+		/* value 2 (even, right_foot_angles y): byte 11, low nibble of 12; 45 deg = 512 */
+		{ "        right_foot_angles: [", 1, "45", 11, 13, 12, 512, 2 },
+		/* value 4 (even): byte 14, low nibble of 15 */
+		{ "        left_unknown: ", 0, "100", 14, 16, 12, 100, 4 },
+		/* value 7 (odd, left_foot_angles z): high nibble of 18, byte 19; -90 deg = 3072 */
+		{ "        left_foot_angles: [", 2, "-90", 18, 20, 12, 3072, 7 },
+		{ "        right_foot: [", 1, "-1300", 22, 24, 16, -1300, 0 },
+		{ "        left_foot: [", 2, "2000", 30, 32, 16, 2000, 0 },
+	};
+	struct sample s;
+	struct re_dir dir;
+	(void)state;
+	LOAD_OR_SKIP("biohazard-utils_re3_pld0_leon_PL00W00.PLW", &s);
+	const char *text = (char *)s.yaml.data;
+	const char *pose = strstr(strstr(text, "  - bank: 1\n"), "      - pose: 5\n");
+	assert_non_null(pose);
+	re_read_dir(s.bin.data, s.bin.len, &dir);
+	assert_int_equal(af_le16(s.bin.data + dir.off[3] + 2), 88);
+	const size_t rec = dir.off[3] + 88 + 5 * 32;
+	for (size_t e = 0; e < sizeof(edits) / sizeof(edits[0]); e++) {
+		const struct rec7_edit *x = &edits[e];
+		struct af_buf out = AF_BUF_INIT;
+		const char *at = strstr(pose, x->key);
+		assert_non_null(at);
+		at += strlen(x->key);
+		for (unsigned i = 0; i < x->item; i++)
+			at = strchr(at, ',') + 2;
+		char *edited = replace_number(text, at, x->value);
+		encode_text(edited, &out);
+		const uint8_t *r = out.data + rec;
+		if (x->want_bits == 16)
+			assert_int_equal((int16_t)af_le16(r + x->lo), x->want);
+		else
+			assert_int_equal(x->k % 2 ? r[3 * x->k / 2 + 8] >> 4 | r[3 * x->k / 2 + 9] << 4
+					 : r[3 * x->k / 2 + 8] | (r[3 * x->k / 2 + 9] & 0x0F) << 8,
+					 x->want);
+		/* a 12-bit value keeps the nibble it shares with its neighbour */
+		if (x->want_bits == 12 && x->k % 2 == 0)
+			assert_int_equal(r[x->lo + 1] >> 4, s.bin.data[rec + x->lo + 1] >> 4);
+		if (x->want_bits == 12 && x->k % 2 == 1)
+			assert_int_equal(r[x->lo] & 0x0F, s.bin.data[rec + x->lo] & 0x0F);
+		same_except(&s.bin, &out, rec + x->lo, rec + x->hi);
+		free(edited);
+		af_buf_free(&out);
+	}
+	unload(&s);
+}
+
+/* A view written before the 7-bone records were decoded ('keyframes: opaque' and the pool
+ * as a data entry, role emr-pool) still encodes to the same bytes. */
+static void test_seven_opaque_compat(void **state)
+{
+	struct sample s;
+	struct re_dir dir;
+	struct af_buf doc = AF_BUF_INIT, out = AF_BUF_INIT;
+	(void)state;
+	LOAD_OR_SKIP("biohazard-utils_re3_pld0_leon_PL00W00.PLW", &s);
+	const char *text = (char *)s.yaml.data;
+	const char *from = strstr(text, "    keyframes:   # 102 lower-body records");
+	const char *to = strstr(text, "  - bank: 2\n");
+	assert_non_null(from);
+	assert_true(to > from);
+	re_read_dir(s.bin.data, s.bin.len, &dir);
+	af_buf_append(&doc, text, (size_t)(from - text));
+	af_buf_puts(&doc, "    keyframes: opaque\n");
+	af_buf_puts(&doc, to);
+	af_buf_puts(&doc, "  - section: 3\n    role: emr-pool\n    length: 3264\n    base64: ");
+	af_y_base64block(&doc, s.bin.data + dir.off[3] + 88, 3264, 6);
+	af_buf_putc(&doc, 0);
+	encode_text((char *)doc.data, &out);
+	assert_int_equal(out.len, s.bin.len);
+	assert_memory_equal(out.data, s.bin.data, s.bin.len);
+	af_buf_free(&doc);
 	af_buf_free(&out);
 	unload(&s);
 }
@@ -475,6 +681,10 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_angle_edit_re3),
 		cmocka_unit_test(test_angle_edit_re2),
+		cmocka_unit_test(test_stray_bits_bank),
+		cmocka_unit_test(test_outside_frame_bank),
+		cmocka_unit_test(test_seven_record_edits),
+		cmocka_unit_test(test_seven_opaque_compat),
 		cmocka_unit_test(test_root_edit_plw),
 		cmocka_unit_test(test_relpos_edit),
 		cmocka_unit_test(test_add_frame),

@@ -267,6 +267,50 @@ static void test_emr_re3(void **state)
 	af_arena_free(&a);
 }
 
+/* Bits after the last angle (3 bones: 108 bits of angles in a 128-bit area, 20 left)
+ * are the pose's stray bits, LSB first from the nibble after the 9th angle: the bank
+ * still decodes and rebuilds byte for byte, the other poses keep stray 0. */
+static void test_emr_stray_bits(void **state)
+{
+	(void)state;
+	struct af_arena a;
+	struct af_diag d;
+	struct re_emr m;
+	struct af_buf out = AF_BUF_INIT;
+	uint8_t b[sizeof(re3_emr)];
+	build_re3_emr();
+	assert_int_equal(re_stray_width(RE_GAME3, 3, 24), 20);
+	assert_int_equal(re_stray_width(RE_GAME3, 15, 76), 4);
+	assert_int_equal(re_stray_width(RE_GAME3, 9, 52), 28);
+	assert_int_equal(re_stray_width(RE_GAME2, 15, 80), 4);
+	assert_int_equal(re_stray_width(RE_GAME3, 8, 44), 0);
+	memcpy(b, re3_emr, sizeof(b));
+	b[44 + 24 + 21] |= 0x50; /* pose 1: the unused high nibble of the 9th angle's byte */
+	b[44 + 24 + 23] = 0x0C;  /* and the last fill byte: stray bits 12-19 */
+	af_arena_init(&a);
+	af_diag_init(&d);
+	assert_int_equal(re_emr_decode(b, sizeof(b), RE_GAME3, 0, 0, &m, &a, &d), 0);
+	assert_int_equal(m.nposes, 2);
+	assert_int_equal(m.poses[0].stray, 0);
+	assert_int_equal(m.poses[1].stray, 0xC005);
+	assert_int_equal(m.poses[1].codes[8], 8 * 455 + 1);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(out.len, sizeof(b));
+	assert_memory_equal(out.data, b, sizeof(b));
+	/* an angle edit of the same pose keeps the stray bits beside it */
+	m.poses[1].codes[8] = 0xABC;
+	af_buf_reset(&out);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(out.data[44 + 24 + 20], 0xBC);
+	assert_int_equal(out.data[44 + 24 + 21], 0x5A);
+	out.data[44 + 24 + 20] = b[44 + 24 + 20];
+	out.data[44 + 24 + 21] = b[44 + 24 + 21];
+	assert_memory_equal(out.data, b, sizeof(b));
+	af_buf_free(&out);
+	af_diag_free(&d);
+	af_arena_free(&a);
+}
+
 static void expect_emr_error(const uint8_t *p, size_t n, uint64_t off, const char *text)
 {
 	struct af_arena a;
@@ -287,7 +331,18 @@ static void test_emr_errors(void **state)
 	(void)state;
 	uint8_t b[sizeof(re3_emr)];
 	build_re3_emr();
-	expect_emr_error(re3_emr, sizeof(re3_emr) - 2, 44, "not a whole number");
+	/* a pool cut inside its last keyframe: the whole ones and a tail */
+	struct af_arena a;
+	struct af_diag d;
+	struct re_emr m;
+	af_arena_init(&a);
+	af_diag_init(&d);
+	assert_int_equal(re_emr_decode(re3_emr, sizeof(re3_emr) - 2, RE_GAME3, 0, 0, &m, &a, &d), 0);
+	assert_int_equal(m.nposes, 1);
+	assert_int_equal(m.tail_len, 22);
+	assert_ptr_equal(m.tail, re3_emr + 44 + 24);
+	af_diag_free(&d);
+	af_arena_free(&a);
 	memcpy(b, re3_emr, sizeof(b));
 	b[40] = 2, b[41] = 1; /* child list not ascending */
 	expect_emr_error(b, sizeof(b), 41, "not ascending");
@@ -297,12 +352,6 @@ static void test_emr_errors(void **state)
 	memcpy(b, re3_emr, sizeof(b));
 	b[6] = 28; /* keyframe size */
 	expect_emr_error(b, sizeof(b), 6, "expected 24");
-	memcpy(b, re3_emr, sizeof(b));
-	b[44 + 23] = 1; /* fill after the last angle */
-	expect_emr_error(b, sizeof(b), 44, "non-zero bits");
-	memcpy(b, re3_emr, sizeof(b));
-	b[44 + 21] |= 0x10; /* the unused high nibble of the 27th angle's byte */
-	expect_emr_error(b, sizeof(b), 44, "non-zero bits");
 	memcpy(b, re3_emr, sizeof(b));
 	b[0] = 32; /* armature offset */
 	expect_emr_error(b, sizeof(b), 0, "armature offset");
@@ -356,18 +405,80 @@ static void test_emr_header_only_and_seven(void **state)
 		s[i] = (uint8_t)(i * 7);
 	af_buf_reset(&out);
 	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 1, 0, &m, &a, &d), 0);
-	assert_true(m.opaque_pool);
+	assert_false(m.opaque_pool);
+	assert_non_null(m.recs);
 	assert_int_equal(m.nposes, 3);
+	assert_int_equal((uint16_t)m.recs[1].motion[0], 120 * 7 % 256 | (121 * 7 % 256) << 8);
 	assert_int_equal(m.parent[3], 2);
 	assert_int_equal(m.parent[4], 0);
 	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
 	assert_int_equal(out.len, 184);
 	assert_memory_equal(out.data, s, 184);
-	/* the same bytes outside the 7-bone slot are not a valid pool (96 % 40 != 0) */
-	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 0, 0, &m, &a, &d), AF_EINVAL);
+	/* a 7-bone pool that ends inside a record: the whole records and a tail */
+	assert_int_equal(re_emr_decode(s, 179, RE_GAME3, 1, 0, &m, &a, &d), 0);
+	assert_int_equal(m.nposes, 2);
+	assert_int_equal(m.tail_len, 27);
+	af_buf_reset(&out);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_int_equal(out.len, 179);
+	assert_memory_equal(out.data, s, 179);
+	/* outside the 7-bone slot the same bytes are 40-byte keyframes: the slot, not the
+	 * size, picks the reading (2 keyframes, the last 16 bytes a tail) */
+	assert_int_equal(re_emr_decode(s, 184, RE_GAME3, 0, 0, &m, &a, &d), 0);
+	assert_null(m.recs);
+	assert_int_equal(m.nposes, 2);
+	assert_int_equal(m.tail_len, 16);
+	af_buf_reset(&out);
+	assert_int_equal(re_emr_encode(&m, RE_GAME3, &out, &d), 0);
+	assert_memory_equal(out.data, s, 184);
 	af_buf_free(&out);
 	af_diag_free(&d);
 	af_arena_free(&a);
+}
+
+static void put_le16(uint8_t *p, int v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)((unsigned)v >> 8);
+}
+
+/* A 7-bone record by hand (docs/re-model.md): s16 motion x y z, s16 8 x height, eight
+ * 12-bit values LSB first (the angle packing of spec 5.4), two s16 foot triples. */
+static void test_rec7_layout(void **state)
+{
+	(void)state;
+	uint8_t p[32], back[32];
+	const int16_t motion[3] = { -66, 0, 5 }, feet[6] = { -582, -1233, -2132, -553, -1228, 2103 };
+	const uint8_t area[12] = { 0x23, 0x61, 0x45, 0x89, 0xC7, 0xAB, 0xEF, 0x2D, 0x01, 0x45,
+				   0x83, 0x67 };
+	const uint16_t v[8] = { 0x123, 0x456, 0x789, 0xABC, 0xDEF, 0x012, 0x345, 0x678 };
+	struct re_rec7 r;
+	for (int x = 0; x < 3; x++)
+		put_le16(p + 2 * x, motion[x]);
+	put_le16(p + 6, -14856);
+	memcpy(p + 8, area, 12);
+	for (int x = 0; x < 6; x++)
+		put_le16(p + 20 + 2 * x, feet[x]);
+	re_rec7_get(p, &r);
+	assert_int_equal(r.motion[0], -66);
+	assert_int_equal(r.motion[2], 5);
+	assert_int_equal(r.y8, -14856);
+	for (int k = 0; k < 8; k++)
+		assert_int_equal(r.v[k], v[k]);
+	assert_int_equal(r.feet[0][0], -582);
+	assert_int_equal(r.feet[0][2], -2132);
+	assert_int_equal(r.feet[1][1], -1228);
+	assert_int_equal(r.feet[1][2], 2103);
+	re_rec7_put(&r, back);
+	assert_memory_equal(back, p, 32);
+	/* every one of the 256 bits is a field: each flip reads back and rebuilds */
+	for (unsigned bit = 0; bit < 256; bit++) {
+		p[bit / 8] ^= (uint8_t)(1u << bit % 8);
+		re_rec7_get(p, &r);
+		re_rec7_put(&r, back);
+		assert_memory_equal(back, p, 32);
+		p[bit / 8] ^= (uint8_t)(1u << bit % 8);
+	}
 }
 
 static void test_tree_check(void **state)
@@ -432,11 +543,16 @@ static void test_container(void **state)
 	assert_int_equal(re_codec()->bid("PL99.PLD", head, 64), 0);
 	memset(head + 8, 0, 4); /* an empty EDD */
 	assert_true(re_codec()->bid("PL99.PLD", head, 64) > 0);
-	/* frames refer to poses 5.. and 256.. of a 2-pose pool: carried verbatim, warned */
+	/* frames refer to poses 5.. and 256.. of a 2-pose pool: each is kept, marked
+	 * 'outside', and the bank stays decoded */
 	assert_int_equal(re_dec(bin.data, bin.len, "PL99.PLD", &yaml, &d), 0);
-	assert_int_equal(d.nwarnings, 1);
-	assert_non_null(strstr((char *)yaml.data, "verbatim: "));
-	assert_non_null(strstr((char *)yaml.data, "outside the keyframe pool"));
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	yaml.len--;
+	assert_null(strstr((char *)yaml.data, "verbatim: "));
+	assert_non_null(strstr((char *)yaml.data, "          - [1, footfall, outside]   #"));
+	assert_non_null(strstr((char *)yaml.data, "          - [0, 0x80, outside]   #"));
+	assert_non_null(strstr((char *)yaml.data, "      - pose: 1\n"));
 	assert_int_equal(re_enc((char *)yaml.data, yaml.len, &back, &d), 0);
 	assert_int_equal(back.len, bin.len);
 	assert_memory_equal(back.data, bin.data, bin.len);
@@ -485,21 +601,65 @@ static void test_directory_errors(void **state)
 
 /* A pool cut short inside a valid container: the bank is carried, the reason and
  * warning name the byte offset, and the file still rebuilds exactly. */
-static void test_truncated_pool(void **state)
+/* A bank that breaks a rule the encoder rebuilds (here: the EDD's pad is not FF FF) is
+ * carried as bytes with the reason and its offset. */
+static void test_verbatim_bank(void **state)
 {
 	(void)state;
 	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_diag d;
-	char want[64];
 	af_diag_init(&d);
-	build_pld(&bin, sizeof(re3_emr) - 4);
+	build_pld(&bin, sizeof(re3_emr));
+	assert_int_equal(bin.data[8 + 27], 0xFF);
+	bin.data[8 + 27] = 0;
 	assert_int_equal(re_dec(bin.data, bin.len, "X.PLD", &yaml, &d), 0);
-	snprintf(want, sizeof(want), "byte 0x%zx: keyframe pool", 8 + sizeof(re3_edd) + 44);
+	const char *want = "byte 0x22: expected the FF FF pad after the frame lists";
 	assert_non_null(strstr((char *)yaml.data, want));
 	assert_non_null(strstr((char *)d.warnings.data, want));
 	assert_int_equal(re_enc((char *)yaml.data, yaml.len, &back, &d), 0);
 	assert_int_equal(back.len, bin.len);
 	assert_memory_equal(back.data, bin.data, bin.len);
+	af_buf_free(&bin);
+	af_buf_free(&yaml);
+	af_buf_free(&back);
+	af_diag_free(&d);
+}
+
+/* A pool that ends in a partial keyframe keeps those bytes as pool_tail; the whole
+ * keyframes before it stay editable and the bytes rebuild. */
+static void test_pool_tail(void **state)
+{
+	(void)state;
+	static const uint8_t edd[16] = { 2, 0, 8, 0, 0, 0, 0, 0, 0, 0, 1, 0, 12, 0, 0, 0 },
+			     md2[8] = { 8, 0, 0, 0, 0, 0, 0, 0 }, zero[4] = { 0 },
+			     tim[8] = { 0x10, 0, 0, 0, 2, 0, 0, 0 }, tail[6] = { 1, 2, 3, 4, 5, 0xAB };
+	uint8_t emr[sizeof(re3_emr) + sizeof(tail)];
+	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, back = AF_BUF_INIT;
+	struct af_diag d;
+	build_re3_emr();
+	memcpy(emr, re3_emr, sizeof(re3_emr));
+	memcpy(emr + sizeof(re3_emr), tail, sizeof(tail));
+	struct re_sec sec[5] = { { edd, sizeof(edd), 0 }, { emr, sizeof(emr), 0 }, { md2, 8, 0 },
+				 { zero, 4, 0 }, { tim, 8, 0 } };
+	af_diag_init(&d);
+	assert_int_equal(re_dir_write(sec, 5, &bin, &d), 0);
+	assert_int_equal(re_dec(bin.data, bin.len, "X.PLD", &yaml, &d), 0);
+	assert_int_equal(d.nwarnings, 0);
+	af_buf_putc(&yaml, 0);
+	const char *text = (char *)yaml.data;
+	assert_null(strstr(text, "verbatim"));
+	assert_non_null(strstr(text, "    # pool_tail: 6 bytes after the last whole keyframe"));
+	assert_non_null(strstr(text, "\n    pool_tail: |\n      0102030405ab\n"));
+	assert_non_null(strstr(text, "      - pose: 1\n"));
+	assert_int_equal(re_enc(text, yaml.len - 1, &back, &d), 0);
+	assert_int_equal(back.len, bin.len);
+	assert_memory_equal(back.data, bin.data, bin.len);
+	/* a tail as long as a keyframe would be a keyframe */
+	char *bad = re_replace(text, NULL, "0102030405ab", "000000000000000000000000000000000000000000000000");
+	af_buf_reset(&back);
+	assert_int_not_equal(re_enc(bad, strlen(bad), &back, &d), 0);
+	assert_non_null(strstr(d.msg, "banks[0].pool_tail: 24 bytes; a tail holds 1 to 23"));
+	free(bad);
 	af_buf_free(&bin);
 	af_buf_free(&yaml);
 	af_buf_free(&back);
@@ -533,11 +693,14 @@ int main(void)
 		cmocka_unit_test(test_edd_re2),
 		cmocka_unit_test(test_emr_re3),
 		cmocka_unit_test(test_emr_errors),
+		cmocka_unit_test(test_emr_stray_bits),
 		cmocka_unit_test(test_emr_header_only_and_seven),
+		cmocka_unit_test(test_rec7_layout),
 		cmocka_unit_test(test_tree_check),
 		cmocka_unit_test(test_container),
 		cmocka_unit_test(test_directory_errors),
-		cmocka_unit_test(test_truncated_pool),
+		cmocka_unit_test(test_verbatim_bank),
+		cmocka_unit_test(test_pool_tail),
 		cmocka_unit_test(test_every_bit_flip),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

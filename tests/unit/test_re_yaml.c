@@ -217,6 +217,52 @@ static void test_keyframe_errors(void **state)
 			  "keyframes[1]: missing key 'y_offset'");
 	expect_edit_error(re3_doc, NULL, "keyframe_size: 24", "keyframe_size: 28", "keyframe_size",
 			  "keyframe_size: 28 does not match 3 bones (expected 24)");
+	/* 3 bones in 24-byte keyframes leave 20 bits after the angles */
+	expect_edit_error(re3_doc, NULL, "y_offset: -905, ", "y_offset: -905, stray_bits: 0x100000, ",
+			  "stray_bits", "banks[0].keyframes[1].stray_bits: 0x100000 does not fit in "
+			  "the 20 bits that 24-byte keyframes leave after 3 bones' angles");
+}
+
+/* re3_doc with one edit, round-tripped; bin and its directory for the byte checks. */
+static void edited_roundtrip(const char *old, const char *new_, struct af_buf *bin,
+			     struct re_dir *dir)
+{
+	char *doc = re_replace(re3_doc, NULL, old, new_);
+	roundtrip(doc, bin, "T.PLD");
+	re_read_dir(bin->data, bin->len, dir);
+	free(doc);
+}
+
+/* [pose, flags, outside]: the pool check is waived for that frame, its range is not. */
+static void test_outside_frame(void **state)
+{
+	(void)state;
+	struct af_buf bin = AF_BUF_INIT;
+	struct re_dir dir;
+	edited_roundtrip("[1, 0x02]", "[5, 0x02, outside]", &bin, &dir);
+	assert_int_equal(bin.data[dir.off[0] + 10], 5);
+	assert_int_equal(bin.data[dir.off[0] + 11], 2);
+	af_buf_free(&bin);
+	expect_edit_error(re3_doc, NULL, "[1, 0x02]", "[5, 0x02, elsewhere]", "elsewhere",
+			  "frames[1]: a third value can only be 'outside'");
+	expect_edit_error(re3_doc, NULL, "[1, 0x02]", "[300, 0x02, outside]", "[300",
+			  "relative pose 300 is outside the 256-pose window");
+	expect_edit_error(re3_doc, NULL, "[1, 0x02]", "[1, 0x02, outside, 4]", "[1, 0x02, outside, 4]",
+			  "expected [pose, flags], found 4 values");
+}
+
+/* stray_bits written by hand land after the last angle, LSB first. */
+static void test_stray_bits(void **state)
+{
+	(void)state;
+	struct af_buf bin = AF_BUF_INIT;
+	struct re_dir dir;
+	edited_roundtrip("y_offset: -905, ", "y_offset: -905, stray_bits: 0xFEDC5, ", &bin, &dir);
+	const uint8_t *kf = bin.data + dir.off[1] + 44 + 24;
+	assert_int_equal(kf[8 + 13] >> 4, 0x5);
+	assert_int_equal(kf[8 + 14], 0xDC);
+	assert_int_equal(kf[8 + 15], 0xFE);
+	af_buf_free(&bin);
 }
 
 static void test_skeleton_errors(void **state)
@@ -476,6 +522,8 @@ int main(void)
 		cmocka_unit_test(test_re2_document),
 		cmocka_unit_test(test_pose_errors),
 		cmocka_unit_test(test_keyframe_errors),
+		cmocka_unit_test(test_stray_bits),
+		cmocka_unit_test(test_outside_frame),
 		cmocka_unit_test(test_skeleton_errors),
 		cmocka_unit_test(test_structure_errors),
 		cmocka_unit_test(test_unknown_keys),

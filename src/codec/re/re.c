@@ -7,20 +7,22 @@
 #include "re.h"
 #include "animfs/codec.h"
 
-/* Every frame must name a pose of the paired pool; otherwise the bank cannot be
- * shown as editable data (an edit could never be validated). */
-static int check_refs(const struct re_bank *k, unsigned game, uint64_t base,
-		      struct af_diag *d)
+/* Sequences need a pool. A frame that names a pose past it is kept as it is, marked
+ * 'outside' (the view says so and the parser then lets it be): one such frame must not
+ * turn its whole bank into bytes. */
+static int check_refs(struct re_bank *k, unsigned game, uint64_t base, struct af_diag *d)
 {
 	for (size_t i = 0; i < k->edd.nseq; i++) {
-		const struct re_seq *s = &k->edd.seq[i];
+		struct re_seq *s = &k->edd.seq[i];
 		for (size_t j = 0; j < s->nframes; j++) {
-			uint64_t p = s->frames[j].pose + (game == RE_GAME3 ? s->pose_start : 0);
-			if (k->emr.empty || p >= k->emr.nposes)
+			uint64_t p = (uint64_t)s->frames[j].pose +
+				(game == RE_GAME3 ? s->pose_start : 0);
+			if (k->emr.empty)
 				return af_diag_at_offset(d, AF_EINVAL, base, "sequence %zu frame "
-							 "%zu: pose %llu is outside the keyframe "
-							 "pool (%zu poses)", i, j,
-							 (unsigned long long)p, k->emr.nposes);
+							 "%zu: pose %llu, but the bank has no "
+							 "keyframe pool", i, j,
+							 (unsigned long long)p);
+			s->frames[j].outside = p >= k->emr.nposes;
 		}
 	}
 	return AF_OK;
@@ -57,19 +59,49 @@ static int decode_bank(struct re_file *f, unsigned i, struct af_arena *a, struct
 	return rc;
 }
 
+static int decode_file(const uint8_t *bin, size_t n, const struct af_io *io, struct re_file *f,
+		       struct af_arena *a, struct af_diag *d)
+{
+	memset(f, 0, sizeof(*f));
+	int rc = re_dir_read(bin, n, io ? io->name : NULL, f, a, d);
+	for (unsigned i = 0; !rc && i < f->lay->nbanks; i++)
+		rc = decode_bank(f, i, a, d);
+	return rc;
+}
+
 static int re_view(const uint8_t *bin, size_t n, const struct af_io *io, struct af_buf *out,
 		   struct af_diag *d)
 {
 	struct af_arena a;
 	struct re_file f;
-	int rc;
 	af_arena_init(&a);
-	memset(&f, 0, sizeof(f));
-	rc = re_dir_read(bin, n, io ? io->name : NULL, &f, &a, d);
-	for (unsigned i = 0; !rc && i < f.lay->nbanks; i++)
-		rc = decode_bank(&f, i, &a, d);
+	int rc = decode_file(bin, n, io, &f, &a, d);
 	if (!rc)
 		rc = re_emit(&f, out, d);
+	af_arena_free(&a);
+	return rc;
+}
+
+/* The animation data is the banks' EDD and EMR sections; what a bank carries as bytes
+ * (a verbatim bank, a 7-bone pool read as 'opaque', a pool's partial last keyframe) and
+ * the two 12-bit values of unknown use in each 7-bone record (3 bytes) are opaque,
+ * everything else is a named field. */
+static int re_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
+		       uint64_t *opaque, struct af_diag *d)
+{
+	struct af_arena a;
+	struct re_file f;
+	af_arena_init(&a);
+	int rc = decode_file(bin, n, io, &f, &a, d);
+	*decoded = *opaque = 0;
+	for (unsigned i = 0; !rc && i < f.lay->nbanks; i++) {
+		const struct re_bank *k = &f.bank[i];
+		uint64_t len = f.sec[k->edd_sec].len + f.sec[k->emr_sec].len;
+		uint64_t carried = k->verbatim ? len : k->emr.opaque_pool ? k->emr.pool_len
+			: k->emr.tail_len + (k->emr.recs ? 3 * (uint64_t)k->emr.nposes : 0);
+		*opaque += carried;
+		*decoded += len - carried;
+	}
 	af_arena_free(&a);
 	return rc;
 }
@@ -130,10 +162,12 @@ const struct af_codec af_codec_re_model = {
 	.name = "re-model",
 	.description = "Resident Evil 2/3 models: EDD sequences, EMR skeleton and keyframes",
 	.extensions = "PLD PLW EMD",
-	.version = 2, /* 2: one bone a line with its name, frame flags by name */
+	.version = 3, /* 2: one bone a line with its name, frame flags by name; 3: stray_bits,
+		       * the 7-bone bank's records */
 	.bid = re_bid,
 	.schema = &re_schema,
 	.curves = re_curves,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
+	.coverage = re_coverage,
 };

@@ -37,6 +37,7 @@ struct re_layout {
 struct re_frame {
 	uint32_t pose;  /* RE3: relative u8; RE2: absolute 12-bit */
 	uint32_t flags; /* RE3: u8; RE2: 20 bits */
+	uint8_t outside; /* names a pose past the pool in the file: carried, not checked */
 	const struct af_ynode *node;
 };
 
@@ -57,6 +58,16 @@ struct re_pose {
 	int16_t motion[3]; /* cumulative root motion, raw */
 	int16_t y_offset;  /* RE3 only */
 	uint16_t *codes;   /* 3 * nbones 12-bit angle codes, bone-major x y z */
+	uint32_t stray;    /* the bits after the last angle, LSB first; 0 in normal files */
+};
+
+/* One 32-byte record of the 7-bone lower-body pool (spec 5.8; the layout and its
+ * evidence are in docs/re-model.md): all 256 bits are these fields. */
+struct re_rec7 {
+	int16_t motion[3];  /* bytes 0-5: as the paired upper-body pose's */
+	int16_t y8;         /* 6-7: 8 x the root height */
+	uint16_t v[8];      /* 8-19: 12-bit, LSB first: unknown, x y z, unknown, x y z */
+	int16_t feet[2][3]; /* 20-31: right foot, left foot */
 };
 
 struct re_emr {
@@ -66,11 +77,14 @@ struct re_emr {
 	uint16_t nbones, keyframe_size;
 	int16_t (*relpos)[3];
 	int *parent;              /* -1 for bone 0 */
-	int opaque_pool;          /* 7-bone bank: pool carried verbatim */
+	int opaque_pool;          /* 7-bone bank from 'keyframes: opaque': pool as bytes */
+	struct re_rec7 *recs;     /* 7-bone bank: its nposes records */
 	const uint8_t *pool;
 	size_t pool_len;
-	size_t nposes;            /* for an opaque pool: pool_len / 32 */
+	size_t nposes;            /* for the 7-bone bank: pool bytes / 32 */
 	struct re_pose *poses;
+	const uint8_t *tail;      /* bytes after the last whole keyframe or record */
+	size_t tail_len;          /* shorter than one; 0 in every sample */
 };
 
 struct re_bank {
@@ -120,6 +134,8 @@ int re_edd_encode(const struct re_edd *e, unsigned game, const char *path,
 /* re_emr.c: spec 5. */
 unsigned re_kf_header(unsigned game);
 unsigned re_kf_size(unsigned game, unsigned nbones);
+/* How many bits of a keyframe follow its last angle (0..28 with the sizes of 5.3). */
+unsigned re_stray_width(unsigned game, unsigned nbones, unsigned keyframe_size);
 uint16_t re_angle_get(const uint8_t *area, unsigned k);
 void re_angle_put(uint8_t *area, unsigned k, uint16_t code);
 size_t re_deg_fmt(char *out, uint16_t code);
@@ -130,6 +146,9 @@ int re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64
 int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 		     struct af_diag *d);
 int re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why);
+/* A 7-bone record from and to its 32 bytes. */
+void re_rec7_get(const uint8_t *p, struct re_rec7 *r);
+void re_rec7_put(const struct re_rec7 *r, uint8_t *p);
 
 /* re_verbatim.c: read-only information about carried sections (comment lines). */
 void re_info(struct af_buf *b, unsigned role, const uint8_t *p, size_t len, int indent);
@@ -152,7 +171,7 @@ const struct re_flag_name *re_flag_by_name(const char *name);
 
 /* re_schema.c: the keys of each map of the document (the parser refuses others). */
 extern const struct af_sch_prop re_top_props[], re_bank_props[], re_bone_props[],
-	re_seq_props[], re_key_props[], re_data_props[];
+	re_seq_props[], re_key_props[], re_rec7_props[], re_data_props[];
 extern const struct af_sch re_schema;
 
 /* re_emit.c / re_parse.c */

@@ -71,14 +71,15 @@ static char *put_hex(char *p, uint32_t v, int min_digits)
 static void emit_frame(struct af_buf *b, const struct re_frame *fr, unsigned game)
 {
 	const char *name = re_flag_name(game, fr->flags);
-	if (af_buf_reserve(b, 64))
+	if (af_buf_reserve(b, 128))
 		return;
 	char *p = (char *)b->data + b->len, *start = p;
 	p = PUT(p, "          - [");
 	p += af_fmt_u64(p, fr->pose);
 	p = PUT(p, ", ");
 	p = name ? put_str(p, name, strlen(name)) : put_hex(p, fr->flags, game == RE_GAME3 ? 2 : 1);
-	p = PUT(p, "]\n");
+	p = fr->outside ? PUT(p, ", outside]   # the pose is past the pool's end in the file\n")
+		: PUT(p, "]\n");
 	b->len += (size_t)(p - start);
 }
 
@@ -87,7 +88,8 @@ static void pose_range(const struct re_seq *s, unsigned game, uint64_t *lo, uint
 	*lo = UINT64_MAX;
 	*hi = 0;
 	for (size_t k = 0; k < s->nframes; k++) {
-		uint64_t p = s->frames[k].pose + (game == RE_GAME3 ? s->pose_start : 0);
+		uint64_t p = (uint64_t)s->frames[k].pose +
+			(game == RE_GAME3 ? s->pose_start : 0);
 		*lo = p < *lo ? p : *lo;
 		*hi = p > *hi ? p : *hi;
 	}
@@ -146,9 +148,9 @@ static void make_notes(struct bone_notes *bn, const char *const *names, unsigned
 static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsigned game,
 		      unsigned n, const struct bone_notes *bn)
 {
-	/* fixed part < 160 bytes; per bone: indent 12, a triple at most 27 (three angles of
+	/* fixed part < 260 bytes (with stray_bits); per bone: indent 12, a triple at most 27 (three angles of
 	 * 7 characters), padding and spaces at most RE_TRIPLE_COL + 2, a note RE_NOTE */
-	if (af_buf_reserve(b, 160 + (size_t)n * (12 + 27 + RE_TRIPLE_COL + 2 + RE_NOTE)))
+	if (af_buf_reserve(b, 260 + (size_t)n * (12 + 27 + RE_TRIPLE_COL + 2 + RE_NOTE)))
 		return;
 	char *p = (char *)b->data + b->len, *start = p;
 	p = PUT(p, "      - pose: ");
@@ -162,6 +164,12 @@ static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsi
 	if (game == RE_GAME3) {
 		p = PUT(p, "\n        y_offset: ");
 		p += af_fmt_i64(p, ps->y_offset);
+	}
+	if (ps->stray) {
+		p = PUT(p, "\n        stray_bits: ");
+		p = put_hex(p, ps->stray, 1);
+		p = PUT(p, "   # the bits after the last angle (LSB first), not zero in this "
+			"pose; carried as found");
 	}
 	p = PUT(p, "\n        angles:\n");
 	for (unsigned bone = 0; bone < n; bone++) {
@@ -184,6 +192,52 @@ static void emit_pose(struct af_buf *b, const struct re_pose *ps, size_t i, unsi
 	b->len += (size_t)(p - start);
 }
 
+static void emit_degrees(struct af_buf *b, const char *key, const uint16_t *codes)
+{
+	char t[3][AF_NUM_MAX];
+	for (int x = 0; x < 3; x++)
+		re_deg_fmt(t[x], codes[x]);
+	af_buf_printf(b, "        %s: [%s, %s, %s]\n", key, t[0], t[1], t[2]);
+}
+
+/* The 7-bone bank's records, fields in byte order (docs/re-model.md). */
+static void emit_records(struct af_buf *b, const struct re_emr *m)
+{
+	if (!m->nposes) {
+		af_buf_puts(b, "    keyframes: none\n");
+		return;
+	}
+	af_buf_printf(b, "    keyframes:   # %zu lower-body records of 32 bytes (not the declared "
+		      "%u-byte keyframes): motion as the upper-body pose's, 8 x the root height, per "
+		      "leg a 12-bit value of unknown use and the foot's rotation [x, y, z] in "
+		      "degrees, then the feet's positions (8 units a game unit, from the root's "
+		      "motion point)\n",
+		      m->nposes, m->keyframe_size);
+	for (size_t i = 0; i < m->nposes; i++) {
+		const struct re_rec7 *r = &m->recs[i];
+		af_buf_printf(b, "      - pose: %zu\n        motion: ", i);
+		triple(b, r->motion);
+		af_buf_printf(b, "\n        y_offset8: %d", r->y8);
+		if (r->y8 % 8 == 0)
+			af_buf_printf(b, "   # 8 x %d", r->y8 / 8);
+		af_buf_putc(b, '\n');
+		for (int leg = 0; leg < 2; leg++) {
+			const char *side = leg ? "left" : "right";
+			unsigned u = r->v[4 * leg];
+			char key[24];
+			af_buf_printf(b, "        %s_unknown: %d\n", side,
+				      u >= 2048 ? (int)u - 4096 : (int)u);
+			snprintf(key, sizeof(key), "%s_foot_angles", side);
+			emit_degrees(b, key, &r->v[4 * leg + 1]);
+		}
+		af_buf_puts(b, "        right_foot: ");
+		triple(b, r->feet[0]);
+		af_buf_puts(b, "\n        left_foot: ");
+		triple(b, r->feet[1]);
+		af_buf_putc(b, '\n');
+	}
+}
+
 static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned game,
 			   const char *const *names)
 {
@@ -191,6 +245,10 @@ static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned ga
 		af_buf_printf(b, "    keyframes: opaque   # %zu records of 32 bytes, not the declared "
 			      "%u-byte keyframes; carried as bytes (data, role emr-pool)\n",
 			      m->nposes, m->keyframe_size);
+		return;
+	}
+	if (m->recs) {
+		emit_records(b, m);
 		return;
 	}
 	if (!m->nposes) {
@@ -238,6 +296,12 @@ static void emit_bank(struct af_buf *b, const struct re_file *f, unsigned i)
 	emit_skeleton(b, &k->emr, names);
 	emit_sequences(b, &k->edd, game);
 	emit_keyframes(b, &k->emr, game, names);
+	if (k->emr.tail_len) {
+		af_buf_printf(b, "    # pool_tail: %zu bytes after the last whole %s, too few for "
+			      "another; carried as found\n    pool_tail: ", k->emr.tail_len,
+			      k->emr.recs ? "record" : "keyframe");
+		af_y_hexblock(b, k->emr.tail, k->emr.tail_len, 6);
+	}
 }
 
 static void emit_blob(struct af_buf *b, unsigned sec, const char *role, const uint8_t *p,

@@ -20,6 +20,36 @@ unsigned re_kf_size(unsigned game, unsigned nbones)
 	return (unsigned)align4(re_kf_header(game) + (9 * nbones + 1) / 2);
 }
 
+unsigned re_stray_width(unsigned game, unsigned nbones, unsigned keyframe_size)
+{
+	size_t bits = 8 * (size_t)keyframe_size, used = 8 * (size_t)re_kf_header(game) +
+		36 * (size_t)nbones;
+	return bits > used ? (unsigned)(bits - used) : 0;
+}
+
+/* The stray bits start on a nibble (36 bits a bone) and are at most 28 (spec 5.3:
+ * a half byte, then up to 3 bytes of fill), so they are read and written a nibble at
+ * a time. area is the angle area; width from re_stray_width. */
+static uint32_t stray_get(const uint8_t *area, unsigned n, unsigned width)
+{
+	uint32_t v = 0;
+	for (unsigned j = 0; 4 * j < width && j < 8; j++) {
+		size_t nib = 9 * (size_t)n + j;
+		v |= (uint32_t)(nib & 1 ? area[nib / 2] >> 4 : area[nib / 2] & 0x0F) << 4 * j;
+	}
+	return v;
+}
+
+static void stray_put(uint8_t *area, unsigned n, unsigned width, uint32_t v)
+{
+	for (unsigned j = 0; 4 * j < width && j < 8; j++) {
+		size_t nib = 9 * (size_t)n + j;
+		unsigned x = v >> 4 * j & 0x0F;
+		area[nib / 2] = (uint8_t)(nib & 1 ? (area[nib / 2] & 0x0F) | x << 4
+					  : (area[nib / 2] & 0xF0) | x);
+	}
+}
+
 uint16_t re_angle_get(const uint8_t *area, unsigned k)
 {
 	size_t i = 3 * (size_t)k / 2;
@@ -151,6 +181,37 @@ int re_tree_check(const int *parent, unsigned n, unsigned *bad, const char **why
 	return 0;
 }
 
+void re_rec7_get(const uint8_t *p, struct re_rec7 *r)
+{
+	for (int x = 0; x < 3; x++) {
+		r->motion[x] = (int16_t)af_le16(p + 2 * x);
+		r->feet[0][x] = (int16_t)af_le16(p + 20 + 2 * x);
+		r->feet[1][x] = (int16_t)af_le16(p + 26 + 2 * x);
+	}
+	r->y8 = (int16_t)af_le16(p + 6);
+	for (unsigned k = 0; k < 8; k++)
+		r->v[k] = re_angle_get(p + 8, k);
+}
+
+static void put16(uint8_t *p, int16_t v)
+{
+	p[0] = (uint8_t)v;
+	p[1] = (uint8_t)((uint16_t)v >> 8);
+}
+
+void re_rec7_put(const struct re_rec7 *r, uint8_t *p)
+{
+	memset(p, 0, RE_SEVEN_RECORD);
+	for (int x = 0; x < 3; x++) {
+		put16(p + 2 * x, r->motion[x]);
+		put16(p + 20 + 2 * x, r->feet[0][x]);
+		put16(p + 26 + 2 * x, r->feet[1][x]);
+	}
+	put16(p + 6, r->y8);
+	for (unsigned k = 0; k < 8; k++)
+		re_angle_put(p + 8, k, r->v[k] & 0x0FFF);
+}
+
 static int zero_run(const uint8_t *p, size_t from, size_t to)
 {
 	for (size_t i = from; i < to; i++)
@@ -211,7 +272,8 @@ static int read_skeleton(const uint8_t *p, size_t K, uint64_t base, struct re_em
 	return AF_OK;
 }
 
-static void pack_pose(const struct re_pose *ps, unsigned game, unsigned n, uint8_t *kf)
+static void pack_pose(const struct re_pose *ps, unsigned game, unsigned n, unsigned ks,
+		      uint8_t *kf)
 {
 	unsigned H = re_kf_header(game);
 	unsigned at = 0;
@@ -224,21 +286,25 @@ static void pack_pose(const struct re_pose *ps, unsigned game, unsigned n, uint8
 		kf[6] = (uint8_t)ps->y_offset, kf[7] = (uint8_t)(ps->y_offset >> 8);
 	for (unsigned k = 0; k < 3 * n; k++)
 		re_angle_put(kf + H, k, ps->codes[k]);
+	if (ps->stray)
+		stray_put(kf + H, n, re_stray_width(game, n, ks), ps->stray);
 }
 
 static int read_pool(const uint8_t *p, size_t len, size_t K, unsigned game, uint64_t base,
 		     struct re_emr *m, struct af_arena *a, struct af_diag *d)
 {
 	const unsigned n = m->nbones, H = re_kf_header(game), ks = m->keyframe_size;
+	const unsigned stray = re_stray_width(game, n, ks);
 	const size_t plen = len - K;
 	int rc = AF_OK;
 	if (ks != re_kf_size(game, n))
 		return af_diag_at_offset(d, AF_EINVAL, base + 6, "keyframe size %u does not match "
 					 "%u bones (expected %u)", ks, n, re_kf_size(game, n));
-	if (plen % ks)
-		return af_diag_at_offset(d, AF_EINVAL, base + K, "keyframe pool of %zu bytes is "
-					 "not a whole number of %u-byte keyframes", plen, ks);
+	/* A partial keyframe at the end is kept as the pool's tail: it must not hide the
+	 * whole ones before it. */
 	m->nposes = plen / ks;
+	m->tail_len = plen % ks;
+	m->tail = p + len - m->tail_len;
 	m->poses = af_arena_array(a, m->nposes ? m->nposes : 1, sizeof(*m->poses));
 	uint16_t *codes = af_arena_array(a, m->nposes ? m->nposes : 1, 3 * (size_t)n * 2);
 	uint8_t *kf = malloc(ks);
@@ -260,12 +326,16 @@ static int read_pool(const uint8_t *p, size_t len, size_t K, unsigned game, uint
 		ps->codes = codes + i * 3 * n;
 		for (unsigned k = 0; k < 3 * n; k++)
 			ps->codes[k] = re_angle_get(src + H, k);
-		/* the fill after the last angle must be zero: re-pack and compare */
+		/* Bits after the last angle are zero in every sample; a pose with others
+		 * (RE2 PL01W07.PLW, pose 291) keeps them as its own field, so that one
+		 * pose never turns its whole bank into bytes. */
+		ps->stray = stray_get(src + H, n, stray);
+		/* every bit of the keyframe is a field now: re-pack and compare, a guard */
 		memset(kf, 0, ks);
-		pack_pose(ps, game, n, kf);
+		pack_pose(ps, game, n, ks, kf);
 		if (memcmp(kf, src, ks)) {
-			rc = af_diag_at_offset(d, AF_EINVAL, base + K + i * ks, "keyframe %zu has "
-					       "non-zero bits after its last angle", i);
+			rc = af_diag_at_offset(d, AF_EINVAL, base + K + i * ks, "keyframe %zu does "
+					       "not rebuild from its fields", i);
 			goto out;
 		}
 	}
@@ -299,14 +369,15 @@ int re_emr_decode(const uint8_t *p, size_t len, unsigned game, int seven, uint64
 			return rc;
 	}
 	if (seven && m->nbones == 7 && m->keyframe_size == 40) {
-		m->opaque_pool = 1;
-		m->pool = p + K;
-		m->pool_len = len - K;
-		m->nposes = m->pool_len / RE_SEVEN_RECORD;
-		if (m->pool_len % RE_SEVEN_RECORD)
-			return af_diag_at_offset(d, AF_EINVAL, base + K, "7-bone pool of %zu bytes "
-						 "is not a whole number of 32-byte records",
-						 m->pool_len);
+		size_t plen = len - K;
+		m->nposes = plen / RE_SEVEN_RECORD;
+		m->tail_len = plen % RE_SEVEN_RECORD;
+		m->tail = p + len - m->tail_len;
+		m->recs = af_arena_array(a, m->nposes ? m->nposes : 1, sizeof(*m->recs));
+		if (!m->recs)
+			return af_diag_error(d, AF_ENOMEM, "out of memory");
+		for (size_t i = 0; i < m->nposes; i++)
+			re_rec7_get(p + K + i * RE_SEVEN_RECORD, &m->recs[i]);
 		return AF_OK;
 	}
 	return read_pool(p, len, K, game, base, m, a, d);
@@ -354,6 +425,12 @@ int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 	}
 	if (m->opaque_pool) {
 		af_buf_append(out, m->pool, m->pool_len);
+	} else if (m->recs) {
+		uint8_t r[RE_SEVEN_RECORD];
+		for (size_t i = 0; i < m->nposes; i++) {
+			re_rec7_put(&m->recs[i], r);
+			af_buf_append(out, r, sizeof(r));
+		}
 	} else if (m->nposes) {
 		const unsigned ks = m->keyframe_size;
 		kf = malloc(ks);
@@ -361,10 +438,11 @@ int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 			goto nomem;
 		for (size_t i = 0; i < m->nposes; i++) {
 			memset(kf, 0, ks);
-			pack_pose(&m->poses[i], game, n, kf);
+			pack_pose(&m->poses[i], game, n, ks, kf);
 			af_buf_append(out, kf, ks);
 		}
 	}
+	af_buf_append(out, m->tail, m->tail_len);
 	if (!out->failed)
 		goto out;
 nomem:

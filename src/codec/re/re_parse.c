@@ -254,6 +254,26 @@ static int parse_skeleton(struct pctx *c, const struct af_ynode *bank, unsigned 
 
 /* ---------------------------------------------------------------- keyframes */
 
+/* Three angles in degrees, quantized to 12-bit codes. */
+static int get_degrees(struct pctx *c, const struct af_ynode *t, uint16_t *codes, const char *q)
+{
+	char r[AF_RE_PATH];
+	int rc = af_y_want(c->d, t, AF_YSEQ, q);
+	if (!rc && t->n != 3)
+		return af_y_error(c->d, t, "%s: expected [x, y, z] in degrees, found %zu values",
+				  q, t->n);
+	for (int x = 0; !rc && x < 3; x++) {
+		double deg;
+		jp(r, "%s[%d]", q, x);
+		if ((rc = af_y_get_f64(c->d, t->items[x], &deg, r)))
+			break;
+		if (re_deg_quantize(deg, &codes[x]))
+			return af_y_error(c->d, t->items[x], "%s: %s degrees is outside -360..360", r,
+					  t->items[x]->str);
+	}
+	return rc;
+}
+
 static int parse_angles(struct pctx *c, const struct af_ynode *an, struct re_pose *ps,
 			unsigned n, const char *p)
 {
@@ -262,28 +282,51 @@ static int parse_angles(struct pctx *c, const struct af_ynode *an, struct re_pos
 	if (!rc && an->n != n)
 		rc = af_y_error(c->d, an, "%s: %zu triples but bone_count is %u", p, an->n, n);
 	for (unsigned b = 0; !rc && b < n; b++) {
-		const struct af_ynode *t = an->items[b];
 		jp(q, "%s[%u]", p, b);
-		if ((rc = af_y_want(c->d, t, AF_YSEQ, q)))
-			break;
-		if (t->n != 3)
-			return af_y_error(c->d, t, "%s: expected [x, y, z] in degrees, found %zu "
-					  "values", q, t->n);
-		for (int x = 0; x < 3; x++) {
-			double deg;
-			jp(q, "%s[%u][%d]", p, b, x);
-			if ((rc = af_y_get_f64(c->d, t->items[x], &deg, q)))
-				break;
-			if (re_deg_quantize(deg, &ps->codes[3 * b + x]))
-				return af_y_error(c->d, t->items[x], "%s: %s degrees is outside "
-						  "-360..360", q, t->items[x]->str);
-		}
+		rc = get_degrees(c, an->items[b], &ps->codes[3 * b], q);
 	}
 	return rc;
 }
 
+/* 'pose', when given, must be the entry's position: the sequences refer to positions. */
+static int check_pose_number(struct pctx *c, const struct af_ynode *k, size_t i, const char *p)
+{
+	char q[AF_RE_PATH];
+	uint64_t v;
+	const struct af_ynode *pn = af_ymap_get(k, "pose");
+	if (!pn)
+		return AF_OK;
+	jp(q, "%s.pose", p);
+	int rc = af_y_get_u64(c->d, pn, UINT32_MAX, &v, q);
+	if (!rc && v != i)
+		rc = af_y_error(c->d, pn, "%s: says pose %llu but is entry %zu; poses are "
+				"referenced by their position in the pool", q, (unsigned long long)v, i);
+	return rc;
+}
+
+/* stray_bits: only in a pose whose keyframe had bits after its last angle; it must
+ * fit the bits that keyframe_size leaves after the angles. */
+static int parse_stray(struct pctx *c, const struct af_ynode *k, struct re_pose *ps,
+		       unsigned n, unsigned ks, const char *p)
+{
+	char q[AF_RE_PATH];
+	uint64_t v;
+	const struct af_ynode *x = af_ymap_get(k, "stray_bits");
+	if (!x)
+		return AF_OK;
+	unsigned width = re_stray_width(c->game, n, ks);
+	jp(q, "%s.stray_bits", p);
+	int rc = af_y_get_u64(c->d, x, UINT32_MAX, &v, q);
+	if (!rc && width < 32 && v >> width)
+		rc = af_y_error(c->d, x, "%s: %s does not fit in the %u bits that %u-byte keyframes "
+				"leave after %u bones' angles", q, x->str, width, ks, n);
+	if (!rc)
+		ps->stray = (uint32_t)v;
+	return rc;
+}
+
 static int parse_pose(struct pctx *c, const struct af_ynode *k, size_t i, struct re_pose *ps,
-		      unsigned n, const char *path)
+		      unsigned n, unsigned ks, const char *path)
 {
 	char p[AF_RE_PATH], q[AF_RE_PATH];
 	int rc;
@@ -291,19 +334,9 @@ static int parse_pose(struct pctx *c, const struct af_ynode *k, size_t i, struct
 	if ((rc = af_y_want(c->d, k, AF_YMAP, p)) || (rc = check_keys(c, k, re_key_props, p)) ||
 	    (rc = refuse_key(c, k, c->game == RE_GAME2 ? "y_offset" : "offset", p,
 			     c->game == RE_GAME2 ? "is RE3's (an RE2 pose has offset: [x, y, z])"
-			     : "is RE2's (an RE3 pose has y_offset)")))
+			     : "is RE2's (an RE3 pose has y_offset)")) ||
+	    (rc = check_pose_number(c, k, i, p)))
 		return rc;
-	const struct af_ynode *pn = af_ymap_get(k, "pose");
-	if (pn) {
-		uint64_t v;
-		jp(q, "%s.pose", p);
-		if ((rc = af_y_get_u64(c->d, pn, UINT32_MAX, &v, q)))
-			return rc;
-		if (v != i)
-			return af_y_error(c->d, pn, "%s: says pose %llu but is entry %zu; poses are "
-					  "referenced by their position in the pool", q,
-					  (unsigned long long)v, i);
-	}
 	const struct af_ynode *x;
 	if (c->game == RE_GAME2) {
 		jp(q, "%s.offset", p);
@@ -318,6 +351,8 @@ static int parse_pose(struct pctx *c, const struct af_ynode *k, size_t i, struct
 		if (!(x = af_y_need(c->d, k, "y_offset", p)) || get_i16(c, x, &ps->y_offset, q))
 			return AF_EINVAL;
 	}
+	if ((rc = parse_stray(c, k, ps, n, ks, p)))
+		return rc;
 	jp(q, "%s.angles", p);
 	if (!(x = af_y_need(c->d, k, "angles", p)))
 		return AF_EINVAL;
@@ -325,8 +360,46 @@ static int parse_pose(struct pctx *c, const struct af_ynode *k, size_t i, struct
 	return ps->codes ? parse_angles(c, x, ps, n, q) : NOMEM(c);
 }
 
+/* One record of the 7-bone bank (re_rec7_props); every key is required. */
+static int parse_record(struct pctx *c, const struct af_ynode *k, size_t i, struct re_rec7 *r,
+			const char *path)
+{
+	char p[AF_RE_PATH], q[AF_RE_PATH];
+	const struct af_ynode *x;
+	int64_t v;
+	int rc;
+	jp(p, "%s.keyframes[%zu]", path, i);
+	if ((rc = af_y_want(c->d, k, AF_YMAP, p)) || (rc = check_keys(c, k, re_rec7_props, p)) ||
+	    (rc = check_pose_number(c, k, i, p)))
+		return rc;
+	jp(q, "%s.motion", p);
+	if (!(x = af_y_need(c->d, k, "motion", p)) || get_triple(c, x, r->motion, q))
+		return AF_EINVAL;
+	jp(q, "%s.y_offset8", p);
+	if (!(x = af_y_need(c->d, k, "y_offset8", p)) || get_i16(c, x, &r->y8, q))
+		return AF_EINVAL;
+	for (int leg = 0; leg < 2; leg++) {
+		const char *side = leg ? "left" : "right";
+		char key[24];
+		snprintf(key, sizeof(key), "%s_unknown", side);
+		jp(q, "%s.%s", p, key);
+		if (!(x = af_y_need(c->d, k, key, p)) || af_y_get_i64(c->d, x, -2048, 4095, &v, q))
+			return AF_EINVAL;
+		r->v[4 * leg] = (uint16_t)(v & 0x0FFF);
+		snprintf(key, sizeof(key), "%s_foot_angles", side);
+		jp(q, "%s.%s", p, key);
+		if (!(x = af_y_need(c->d, k, key, p)) || get_degrees(c, x, &r->v[4 * leg + 1], q))
+			return AF_EINVAL;
+		snprintf(key, sizeof(key), "%s_foot", side);
+		jp(q, "%s.%s", p, key);
+		if (!(x = af_y_need(c->d, k, key, p)) || get_triple(c, x, r->feet[leg], q))
+			return AF_EINVAL;
+	}
+	return AF_OK;
+}
+
 static int parse_keyframes(struct pctx *c, const struct af_ynode *kn, const struct re_slot *sl,
-			   struct re_emr *m, const struct re_sec *sec, const char *path)
+			   struct re_emr *m, const struct re_sec *sec, int seven, const char *path)
 {
 	char p[AF_RE_PATH];
 	int rc;
@@ -349,13 +422,56 @@ static int parse_keyframes(struct pctx *c, const struct af_ynode *kn, const stru
 	}
 	if ((rc = want_list(c, kn, p, &m->nposes)))
 		return rc;
+	if (seven) {
+		m->recs = af_arena_array(c->a, m->nposes ? m->nposes : 1, sizeof(*m->recs));
+		if (!m->recs)
+			return NOMEM(c);
+		for (size_t i = 0; i < m->nposes; i++)
+			if ((rc = parse_record(c, kn->items[i], i, &m->recs[i], path)))
+				return rc;
+		return AF_OK;
+	}
 	m->poses = af_arena_array(c->a, m->nposes ? m->nposes : 1, sizeof(*m->poses));
 	if (!m->poses)
 		return NOMEM(c);
 	for (size_t i = 0; i < m->nposes; i++)
-		if ((rc = parse_pose(c, kn->items[i], i, &m->poses[i], m->nbones, path)))
+		if ((rc = parse_pose(c, kn->items[i], i, &m->poses[i], m->nbones,
+				     m->keyframe_size, path)))
 			return rc;
 	return AF_OK;
+}
+
+/* pool_tail: the bytes after the last whole keyframe (or 7-bone record), fewer than one. */
+static int parse_tail(struct pctx *c, const struct af_ynode *bank, struct re_emr *m, int seven,
+		      const char *path)
+{
+	char p[AF_RE_PATH];
+	struct af_buf bytes = AF_BUF_INIT;
+	const struct af_ynode *t = af_ymap_get(bank, "pool_tail");
+	size_t unit = seven ? RE_SEVEN_RECORD : m->keyframe_size;
+	if (!t)
+		return AF_OK;
+	jp(p, "%s.pool_tail", path);
+	if (m->opaque_pool)
+		return af_y_error(c->d, t, "%s: an opaque pool carries all of its bytes in 'data'",
+				  p);
+	int rc = af_y_get_hex(c->d, t, &bytes, p);
+	if (!rc && (bytes.len == 0 || bytes.len >= unit))
+		rc = af_y_error(c->d, t, "%s: %zu bytes; a tail holds 1 to %zu, fewer than one "
+				"%zu-byte %s (more would be a %s of its own)", p, bytes.len, unit - 1,
+				unit, seven ? "record" : "keyframe", seven ? "record" : "keyframe");
+	if (!rc) {
+		uint8_t *copy = af_arena_alloc(c->a, bytes.len);
+		if (!copy)
+			rc = NOMEM(c);
+		else {
+			memcpy(copy, bytes.data, bytes.len);
+			m->tail = copy;
+			m->tail_len = bytes.len;
+		}
+	}
+	af_buf_free(&bytes);
+	return rc;
 }
 
 static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct re_slot *sl,
@@ -382,13 +498,16 @@ static int parse_emr(struct pctx *c, const struct af_ynode *bank, const struct r
 		return rc;
 	m->keyframe_size = (uint16_t)v;
 	unsigned want = re_kf_size(c->game, m->nbones);
-	if (!is_word(kn, "opaque") && v != want)
+	/* the 7-bone bank declares 40-byte keyframes and holds 32-byte records (spec 5.8) */
+	int seven = (sl->flags & RE_SLOT_SEVEN) && m->nbones == 7 && v == 40;
+	if (!is_word(kn, "opaque") && !seven && v != want)
 		return af_y_error(c->d, af_ymap_get(bank, "keyframe_size"), "%s.keyframe_size: %llu "
 				  "does not match %u bones (expected %u)", path,
 				  (unsigned long long)v, m->nbones, want);
-	if ((rc = parse_skeleton(c, bank, sl->flags, m, path)))
+	if ((rc = parse_skeleton(c, bank, sl->flags, m, path)) ||
+	    (rc = parse_keyframes(c, kn, sl, m, sec, seven, path)))
 		return rc;
-	return parse_keyframes(c, kn, sl, m, sec, path);
+	return parse_tail(c, bank, m, seven, path);
 }
 
 /* ---------------------------------------------------------------- sequences */
@@ -422,10 +541,16 @@ static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq 
 	uint64_t pose, flags;
 	char q[AF_RE_PATH];
 	int rc = af_y_want(c->d, fr, AF_YSEQ, p);
-	if (!rc && fr->n != 2)
+	if (!rc && (fr->n < 2 || fr->n > 3))
 		rc = af_y_error(c->d, fr, "%s: expected [pose, flags], found %zu values", p, fr->n);
+	if (!rc && fr->n == 3 && !is_word(fr->items[2], "outside"))
+		rc = af_y_error(c->d, fr->items[2], "%s: a third value can only be 'outside' (a "
+				"pose past the pool, kept as the file had it)", p);
 	if (rc)
 		return rc;
+	/* 'outside': the pool check is waived, the pose's own range is not */
+	if (fr->n == 3)
+		npos = SIZE_MAX;
 	jp(q, "%s pose", p);
 	if ((rc = af_y_get_u64(c->d, fr->items[0], UINT32_MAX, &pose, q)))
 		return rc;
@@ -452,6 +577,7 @@ static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq 
 	}
 	out->pose = (uint32_t)pose;
 	out->flags = (uint32_t)flags;
+	out->outside = fr->n == 3;
 	out->node = fr;
 	return AF_OK;
 }

@@ -54,9 +54,12 @@ static const struct af_sch flags = { .kind = AF_SK_FN, .fn = write_flags,
 	.doc = "the frame's flags: a name where the value's reading is known, otherwise hex" };
 static const struct af_sch pose = { .kind = AF_SK_INT, .ranged = 1, .lo = 0, .hi = 4095,
 	.doc = "the pose: RE3 relative to pose_start (u8), RE2 absolute (12 bits)" };
-static const struct af_sch frame = { .kind = AF_SK_TUPLE, .min = 2, .max = 2,
-	.doc = "a game frame (30 per second): [pose, flags]",
-	.prefix = (const struct af_sch *const[]){ &pose, &flags, NULL } };
+static const struct af_sch outside_word = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
+	{ "outside", "the pose is past the pool's end, as in the file: carried, not checked" },
+	{ NULL, NULL } } };
+static const struct af_sch frame = { .kind = AF_SK_TUPLE, .min = 2, .max = 3,
+	.doc = "a game frame (30 per second): [pose, flags], or [pose, flags, outside] for a pose past the pool",
+	.prefix = (const struct af_sch *const[]){ &pose, &flags, &outside_word, NULL } };
 static const struct af_sch frames = { .kind = AF_SK_ANYOF, .alts = (const struct af_sch *const[]){
 	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &frame }, &none_word, NULL } };
 const struct af_sch_prop re_seq_props[] = {
@@ -72,17 +75,39 @@ const struct af_sch_prop re_key_props[] = {
 	{ "motion", &xyz, "root motion exactly as stored, cumulative within a sequence", 0 },
 	{ "y_offset", &i16, "RE3: root height of the pose", 0 },
 	{ "offset", &xyz, "RE2: root offset", 0 },
+	{ "stray_bits", &af_sch_u32, "only where not zero: the bits of the keyframe after its last angle (LSB first; 4 bits for 15 bones, 28 for 9), carried as found", 0 },
 	{ "angles", &(const struct af_sch){ .kind = AF_SK_LIST, .items = &angle3 },
 	  "one [x, y, z] per bone in bone order, in degrees, one bone a line; the comment after each names the bone (RE3 human and lower-body skeletons, bone_<i> otherwise; never read back: the position is the bone); any number in -360..360 is accepted and quantized", 0 },
 	END,
 };
 static const struct af_sch keyframe = { .kind = AF_SK_MAP, .props = re_key_props };
+static const struct af_sch i12 = { .kind = AF_SK_INT, .ranged = 1, .lo = -2048, .hi = 4095,
+	.doc = "a 12-bit value (shown signed, -2048..2047; 2048..4095 are the same codes)" };
+static const struct af_sch deg3 = { .kind = AF_SK_TUPLE, .min = 3, .max = 3,
+	.doc = "a rotation [x, y, z] in degrees (4096 codes = 360 degrees)",
+	.prefix = (const struct af_sch *const[]){ &deg, &deg, &deg, NULL } };
+const struct af_sch_prop re_rec7_props[] = {
+	{ "pose", &af_sch_u32, "the number the sequences use; must equal the position", AF_SCH_REQUIRED },
+	{ "motion", &xyz, "bytes 0-5: root motion, cumulative within a sequence, as the paired upper-body pose's (within 3)", 0 },
+	{ "y_offset8", &i16, "bytes 6-7: 8 x the root height (the paired upper-body pose's y_offset, within 1, in most files)", 0 },
+	{ "right_unknown", &i12, "12-bit value 0 of bytes 8-19: smooth over frames, use unknown", 0 },
+	{ "right_foot_angles", &deg3, "12-bit values 1-3: the right foot bone's rotation [x, y, z] in degrees, in the frame of the motion (the root's rotation included)", 0 },
+	{ "left_unknown", &i12, "12-bit value 4: as right_unknown, for the left leg", 0 },
+	{ "left_foot_angles", &deg3, "12-bit values 5-7: as right_foot_angles, for the left foot", 0 },
+	{ "right_foot", &xyz, "bytes 20-25: the right foot bone's origin (the ankle) from the root's motion point, 8 units a game unit", 0 },
+	{ "left_foot", &xyz, "bytes 26-31: the left foot's, as right_foot", 0 },
+	END,
+};
+static const struct af_sch record7 = { .kind = AF_SK_MAP, .props = re_rec7_props };
 static const struct af_sch pool_word = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
 	{ "empty", "the EMR slot is the 4-byte empty section; the bank has no sequences" },
-	{ "opaque", "the RE3 7-bone lower-body bank: the pool is carried as a data entry with role emr-pool" },
+	{ "opaque", "the RE3 7-bone lower-body bank with its pool carried as a data entry with role emr-pool (read; the view shows the records)" },
 	{ "none", "an empty pool" }, { NULL, NULL } } };
 static const struct af_sch keyframes = { .kind = AF_SK_ANYOF, .alts = (const struct af_sch *const[]){
-	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &keyframe }, &pool_word, NULL } };
+	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &keyframe },
+	&(const struct af_sch){ .kind = AF_SK_LIST, .items = &record7,
+		.doc = "the RE3 7-bone lower-body bank: its 32-byte records" },
+	&pool_word, NULL } };
 static const struct af_sch records = { .kind = AF_SK_ENUM, .vals = (const struct af_sch_val[]){
 	{ "re3-relative", "RE3 8-byte records: each frame is [pose, flags], pose relative to pose_start (u8), flags u8" },
 	{ "re2-absolute", "RE2 4-byte records: pose is the absolute pose (12 bits), flags 20 bits" },
@@ -99,6 +124,7 @@ const struct af_sch_prop re_bank_props[] = {
 	{ "armature_offset", &af_sch_u16, "a header-only bank (skeleton: none): the stale header value, carried unchanged", 0 },
 	{ "sequences", &sequences, "the bank's sequences (the game addresses them by number)", 0 },
 	{ "keyframes", &keyframes, "the pose pool in file order, or empty / opaque", 0 },
+	{ "pool_tail", &af_sch_hex, "only where the pool ends in a partial keyframe (or 7-bone record): its bytes, carried as found", 0 },
 	{ "verbatim", &af_sch_str, "a bank whose sections break the rules the encoder rebuilds: why (both sections are carried in data)", 0 },
 	END,
 };
