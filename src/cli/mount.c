@@ -22,10 +22,7 @@
 
 static int usage(void)
 {
-	fputs("usage: animfs mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	      "                    [--unsaved-mb=N] [--scratch-mb=N]\n",
-	      stderr);
-	return AF_EXIT_USAGE;
+	return af_cli_usage("mount");
 }
 
 static int parse_o(const char *list, struct af_fs_opts *o)
@@ -309,8 +306,7 @@ int af_cli_umount(int argc, char **argv)
 	int err, pidfd = -1, rc = AF_EXIT_FAIL;
 	long pid;
 	if (argc != 2) {
-		fputs("usage: animfs umount VIEW\n", stderr);
-		return AF_EXIT_USAGE;
+		return af_cli_usage("umount");
 	}
 	view = argv[1];
 	pid = read_pid(view, &err);

@@ -15,8 +15,7 @@
 
 static int usage(void)
 {
-	fputs("usage: animfs plot FILE [--object NAME]... [-o OUT.svg]\n", stderr);
-	return AF_EXIT_USAGE;
+	return af_cli_usage("plot");
 }
 
 /* The YAML of in: the text itself when it names a format, else its decode. */

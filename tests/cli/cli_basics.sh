@@ -15,6 +15,18 @@ t version 0 "$ANIMFS" --version; has "animfs "
 t noargs 2 "$ANIMFS"
 t unknown 2 "$ANIMFS" frobnicate; has "unknown command 'frobnicate'"
 t formats 0 "$ANIMFS" formats; has "FORMAT"
+# every command of the table: `help CMD`, `CMD --help` and `CMD -h` print its usage
+extra=0 top=$("$ANIMFS" --help)
+for cmd in $("$ANIMFS" help --commands); do
+	for form in "help $cmd" "$cmd --help" "$cmd -h"; do
+		t "$form" 0 "$ANIMFS" $form; has "usage: animfs $cmd"; extra=$((extra + 1))
+	done
+	grep -qE "^  $cmd( |\$)" <<<"$top" || { echo "FAIL: --help does not list $cmd"; fails=$((fails+1)); }
+done
+[ "$extra" -ge 30 ] || { echo "FAIL: help --commands lists $((extra / 3)) commands"; fails=$((fails+1)); }
+t help-unknown 2 "$ANIMFS" help frobnicate; has "unknown command 'frobnicate'"; has "decode, encode"
+t unknown-list 2 "$ANIMFS" frobnicate --help; has "the commands are: mount"
+t decode-help-after 0 "$ANIMFS" decode some.file --help; has "--schema-ref DIR|none"
 t decode-usage 2 "$ANIMFS" decode
 t decode-badopt 2 "$ANIMFS" decode --bogus x
 t encode-usage 2 "$ANIMFS" encode
@@ -57,5 +69,5 @@ else
   echo "skipped: the device case needs root (mknod)"
 fi
 t decode-to-folder 1 "$ANIMFS" decode "$tmp/w.animation" -o "$tmp"; has "is a folder"
-echo "$(( 24 - fails )) passed, $fails failed"
+echo "$(( 27 + extra - fails )) passed, $fails failed"
 [ $fails -eq 0 ]
