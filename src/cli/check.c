@@ -166,7 +166,7 @@ int af_cli_check(int argc, char **argv)
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, "animfs check: %s: no such file or folder\n", argv[i]);
-			return AF_EXIT_USAGE;
+			return AF_EXIT_FAIL; /* a missing input, as in every command */
 		}
 		if (nftw(argv[i], visit, 32, FTW_PHYS) < 0) {
 			perror("animfs check");

@@ -354,8 +354,9 @@ static int parse_args(int argc, char **argv, char **paths, int *npaths)
 	for (int i = 0; i < *npaths; i++) {
 		struct stat st;
 		if (lstat(paths[i], &st) < 0) {
-			fprintf(stderr, "animfs convert: %s: no such file or folder\n", paths[i]);
-			return AF_EXIT_USAGE;
+			fprintf(stderr, "animfs convert: %s: %s\n", paths[i],
+				errno == ENOENT ? "no such file or folder" : strerror(errno));
+			return AF_EXIT_FAIL; /* a missing input, as in every command */
 		}
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "animfs convert: %s: not a regular file or folder (a link is not followed)\n",

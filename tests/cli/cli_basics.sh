@@ -31,7 +31,17 @@ t decode-usage 2 "$ANIMFS" decode
 t decode-badopt 2 "$ANIMFS" decode --bogus x
 t encode-usage 2 "$ANIMFS" encode
 t check-usage 2 "$ANIMFS" check
-t check-missing 2 "$ANIMFS" check "$tmp/nope"
+# one rule for a missing input path in every command: exit 1 (2 is for usage errors)
+t check-missing 1 "$ANIMFS" check "$tmp/nope"
+t convert-missing 1 "$ANIMFS" convert --to x64 "$tmp/nope"
+t plot-missing 1 "$ANIMFS" plot "$tmp/nope.animation"
+t encode-missing 1 "$ANIMFS" encode "$tmp/nope.animation.yaml"
+t errors-missing 1 "$ANIMFS" errors "$tmp/nope"
+t mount-missing-game 1 "$ANIMFS" mount "$tmp/nope" "$tmp"
+mkdir "$tmp/game"
+t mount-missing-view 1 "$ANIMFS" mount "$tmp/game" "$tmp/nope"
+rmdir "$tmp/game"
+t umount-missing 1 "$ANIMFS" umount "$tmp/nope"
 printf 'hello\n' > "$tmp/readme.txt"
 t decode-unclaimed 1 "$ANIMFS" decode "$tmp/readme.txt"; has "readme.txt: no codec recognises this file"
 t decode-missing 1 "$ANIMFS" decode "$tmp/absent.animation"; has "absent.animation: cannot open"
@@ -69,5 +79,5 @@ else
   echo "skipped: the device case needs root (mknod)"
 fi
 t decode-to-folder 1 "$ANIMFS" decode "$tmp/w.animation" -o "$tmp"; has "is a folder"
-echo "$(( 27 + extra - fails )) passed, $fails failed"
+echo "$(( 35 + extra - fails )) passed, $fails failed"
 [ $fails -eq 0 ]

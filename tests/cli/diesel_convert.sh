@@ -116,7 +116,7 @@ done
 out=$("$ANIMFS" convert "$mod/anims/a" -n --to x64 2>&1) || fail "options after PATH: exit $?: $out"
 case "$out" in *"already x64 (left alone)"*) ;; *) fail "options after PATH: $out";; esac
 cp -r "$tmp/orig/MyMod/anims/b" "$tmp/b32"
-"$ANIMFS" convert --to x64 "$tmp/b32" "$tmp/missing" >/dev/null 2>&1; [ $? = 2 ] || fail "missing PATH: not exit 2"
+"$ANIMFS" convert --to x64 "$tmp/b32" "$tmp/missing" >/dev/null 2>&1; [ $? = 1 ] || fail "missing PATH: not exit 1"
 diff -r "$tmp/orig/MyMod/anims/b" "$tmp/b32" >/dev/null || fail "a usage error converted files"
 "$ANIMFS" convert "$mod" >/dev/null 2>&1; [ $? = 2 ] || fail "no --to: not exit 2"
 "$ANIMFS" convert --to x128 "$mod" >/dev/null 2>&1; [ $? = 2 ] || fail "bad --to: not exit 2"
