@@ -400,7 +400,7 @@ void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
 		fail(path, msg);
 		if (t < max) {
 			st[t].archives++;
-			st[t].failed_archives++;
+			st[t].refused++;
 		}
 		goto out;
 	}

@@ -36,6 +36,7 @@ int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const
  * that has a codec under it; prints each failure. */
 struct af_cli_arc_stats {
 	unsigned long archives, rebuilt, failed_archives, members;
+	unsigned long refused; /* archives that do not open (counted in archives) */
 };
 void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
 		      void (*fail)(const char *path, const char *what),

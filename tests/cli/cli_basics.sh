@@ -79,5 +79,12 @@ else
   echo "skipped: the device case needs root (mknod)"
 fi
 t decode-to-folder 1 "$ANIMFS" decode "$tmp/w.animation" -o "$tmp"; has "is a folder"
-echo "$(( 35 + extra - fails )) passed, $fails failed"
+# check's summary: a file that does not decode is refused as damaged, not counted as
+# a decoded file that differs
+mkdir "$tmp/ck" && cp "$tmp/w.animation" "$tmp/ck/" && head -c 40 "$tmp/w.animation" > "$tmp/ck/cut.animation"
+t check-damaged 1 "$ANIMFS" check "$tmp/ck"; has "1 of 1 decoded files identical, 1 refused as damaged"
+has "FAIL $tmp/ck/cut.animation: decode:"
+rm "$tmp/ck/cut.animation"
+t check-clean 0 "$ANIMFS" check "$tmp/ck"; has "1 of 1 decoded files identical, 0 refused as damaged"
+echo "$(( 37 + extra - fails )) passed, $fails failed"
 [ $fails -eq 0 ]
