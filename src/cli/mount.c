@@ -275,8 +275,8 @@ int af_cli_mount(int argc, char **argv)
 	fd = open_game(o.game);
 	if (fd < 0)
 		return AF_EXIT_FAIL;
-	if (check_view(o.view) || check_nesting(o.game, o.view) || check_not_mounted(o.game) ||
-	    check_view_empty(o.view) || (o.allow_other && check_allow_other())) {
+	if (check_view(o.view) || check_nesting(o.game, o.view) || check_view_empty(o.view) ||
+	    check_not_mounted(o.game) || (o.allow_other && check_allow_other())) {
 		close(fd);
 		return AF_EXIT_FAIL;
 	}
