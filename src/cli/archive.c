@@ -200,37 +200,45 @@ static int member_doc(struct af_archive *h, size_t k, const char *path, const ch
 	return mrc;
 }
 
-int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
-		      const char *schema_ref, const struct af_opts *opts)
+int af_cli_arc_render(const char *path, const char *arc, const char *member,
+		      const char *schema_ref, const struct af_opts *opts, struct af_buf *out,
+		      const char **where, struct af_diag *d)
 {
 	struct opened o;
 	struct af_archive *h;
+	int rc;
+	long k;
+	*where = arc;
+	memset(&o, 0, sizeof(o));
+	if ((rc = load(arc, &o, d)))
+		goto out;
+	if (!member) {
+		if (whole(af_archive_shown(&o.a), af_base(arc), opts, out))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	} else if (!(h = member_of(&o, arc, member, 0, &k))) {
+		rc = AF_EINVAL; /* no_such said why, d stays clear */
+	} else if (k < 0) {
+		if (af_archive_index(h, af_archive_name(h, af_base(arc)), out))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	} else {
+		*where = path;
+		rc = member_doc(h, (size_t)k, path, schema_ref, opts, out, d);
+	}
+out:
+	unload(&o);
+	return rc;
+}
+
+int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
+		      const char *schema_ref, const struct af_opts *opts)
+{
 	struct af_buf yaml = AF_BUF_INIT;
 	struct af_diag d;
 	const char *where = arc;
 	int rc = AF_EXIT_FAIL;
-	long k;
 	af_diag_init(&d);
-	memset(&o, 0, sizeof(o));
-	if (load(arc, &o, &d))
+	if (af_cli_arc_render(path, arc, member, schema_ref, opts, &yaml, &where, &d))
 		goto out;
-	if (!member) {
-		if (whole(af_archive_shown(&o.a), af_base(arc), opts, &yaml)) {
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-			goto out;
-		}
-	} else if (!(h = member_of(&o, arc, member, 0, &k))) {
-		goto out;
-	} else if (k < 0) {
-		if (af_archive_index(h, af_archive_name(h, af_base(arc)), &yaml)) {
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-			goto out;
-		}
-	} else {
-		where = path;
-		if (member_doc(h, (size_t)k, path, schema_ref, opts, &yaml, &d))
-			goto out;
-	}
 	if (emit(&yaml, out, &d)) {
 		where = out ? out : "stdout";
 		goto out;
@@ -239,7 +247,6 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 out:
 	if (d.code || d.warnings.len)
 		af_cli_report(where, &d);
-	unload(&o);
 	af_buf_free(&yaml);
 	af_diag_free(&d);
 	return rc;
@@ -393,7 +400,7 @@ void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
 		fail(path, msg);
 		if (t < max) {
 			st[t].archives++;
-			st[t].failed_archives++;
+			st[t].refused++;
 		}
 		goto out;
 	}

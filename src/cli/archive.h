@@ -19,6 +19,15 @@ int af_cli_arc_split(const char *path, char *arc, size_t size, const char **memb
 struct af_opts;
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
 		      const char *schema_ref, const struct af_opts *opts);
+/* What decode writes for path (arc, member as af_cli_arc_split gave them), appended to
+ * out instead: for `animfs plot` and the like. 0, or AF_E* with d set (or, for a member
+ * that is not there, with the reason already on stderr and d clear); *where is the
+ * name d's message is about. */
+struct af_buf;
+struct af_diag;
+int af_cli_arc_render(const char *path, const char *arc, const char *member,
+		      const char *schema_ref, const struct af_opts *opts, struct af_buf *out,
+		      const char **where, struct af_diag *d);
 /* encode: the YAML file yaml into the container's member; writes nothing when unchanged. */
 int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member);
 /* check: every member round-trips and an unchanged rebuild is identical, in every
@@ -27,6 +36,7 @@ int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const
  * that has a codec under it; prints each failure. */
 struct af_cli_arc_stats {
 	unsigned long archives, rebuilt, failed_archives, members;
+	unsigned long refused; /* archives that do not open (counted in archives) */
 };
 void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
 		      void (*fail)(const char *path, const char *what),

@@ -19,7 +19,7 @@
 #define MAX_CODECS 32
 
 struct stats {
-	unsigned long files, identical, failed, unsupported;
+	unsigned long files, identical, failed, unsupported, refused; /* refused: did not decode */
 	unsigned long long bytes;
 	unsigned long covered; /* files the coverage hook measured */
 	unsigned long long decoded, opaque;
@@ -162,7 +162,7 @@ static void check_one(const char *path)
 		if (d.code == AF_EUNSUP)
 			s->unsupported++;
 		else
-			s->failed++;
+			s->refused++;
 		goto out;
 	}
 	if (c->from_yaml(yaml.data, yaml.len, &io.d.io, &back, &d)) {
@@ -209,7 +209,7 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 
 int af_cli_check(int argc, char **argv)
 {
-	unsigned long failed = 0, total = 0, identical = 0;
+	unsigned long failed = 0, decoded = 0, identical = 0, refused = 0, unsupported = 0;
 	int first = 1;
 	coverage = argc > 1 && !strcmp(argv[1], "--coverage");
 	first += coverage;
@@ -222,7 +222,7 @@ int af_cli_check(int argc, char **argv)
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, "animfs check: %s: no such file or folder\n", argv[i]);
-			return AF_EXIT_USAGE;
+			return AF_EXIT_FAIL; /* a missing input, as in every command */
 		}
 		if (nftw(argv[i], visit, 32, FTW_PHYS) < 0) {
 			perror("animfs check");
@@ -230,29 +230,42 @@ int af_cli_check(int argc, char **argv)
 		}
 	}
 	clear_progress();
-	printf("%-22s %8s %12s %10s %8s %12s\n", "format", "files", "bytes", "identical", "failed",
-	       "unsupported");
+	printf("%-22s %8s %12s %10s %8s %8s %12s\n", "format", "files", "bytes", "identical", "failed",
+	       "refused", "unsupported");
 	for (size_t i = 0; af_codecs[i] && i < MAX_CODECS; i++) {
 		struct stats *s = &per[i];
 		if (!s->files)
 			continue;
-		printf("%-22s %8lu %12llu %10lu %8lu %12lu\n", af_codecs[i]->name, s->files, s->bytes,
-		       s->identical, s->failed, s->unsupported);
+		printf("%-22s %8lu %12llu %10lu %8lu %8lu %12lu\n", af_codecs[i]->name, s->files,
+		       s->bytes, s->identical, s->failed, s->refused, s->unsupported);
 		failed += s->failed;
-		total += s->files;
+		decoded += s->files - s->refused - s->unsupported;
 		identical += s->identical;
+		refused += s->refused;
+		unsupported += s->unsupported;
 	}
 	for (size_t k = 0; af_containers[k] && k < MAX_CONTAINERS; k++) {
 		const struct af_cli_arc_stats *a = &arcs[k];
-		if (a->archives)
-			printf("%s: %lu (%lu %s inside), %lu rebuilt byte for byte, %lu failed\n",
+		if (a->archives) {
+			printf("%s: %lu (%lu %s inside), %lu rebuilt byte for byte, %lu failed",
 			       af_containers[k]->plural, a->archives, a->members, af_containers[k]->members,
 			       a->rebuilt, a->failed_archives);
+			if (a->refused)
+				printf(", %lu refused as damaged", a->refused);
+			putchar('\n');
+		}
 		failed += a->failed_archives;
+		refused += a->refused;
 	}
 	if (coverage)
 		print_coverage();
 	printf("not claimed: %lu file%s\n", not_claimed, not_claimed == 1 ? "" : "s");
-	printf("%lu of %lu claimed files identical, %lu failed\n", identical, total, failed);
-	return failed ? AF_EXIT_FAIL : AF_EXIT_OK;
+	/* decoded: the files and members whose round trip ran; refused: the files and
+	 * containers that do not decode or open at all */
+	printf("%lu of %lu decoded files identical, %lu refused as damaged", identical, decoded,
+	       refused);
+	if (unsupported)
+		printf(", %lu unsupported", unsupported);
+	putchar('\n');
+	return failed || refused ? AF_EXIT_FAIL : AF_EXIT_OK;
 }

@@ -9,6 +9,9 @@
 
 enum { AF_EXIT_OK = 0, AF_EXIT_FAIL = 1, AF_EXIT_USAGE = 2 };
 
+/* Print the synopsis of the command name (main.c's table) to stderr; AF_EXIT_USAGE. */
+int af_cli_usage(const char *name);
+
 int af_cli_decode(int argc, char **argv);
 /* decode's rendering options for its synopsis (" [--NAME]" each), from the codec table. */
 void af_cli_decode_options(FILE *f);

@@ -107,11 +107,7 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 		}
 	}
 	if (!a->in) {
-		fprintf(stderr, "usage: animfs %s FILE [-o OUT]%s", argv[0],
-			allow_format ? " [--format NAME] [--schema-ref DIR|none]" : "");
-		if (allow_format)
-			af_cli_decode_options(stderr);
-		fputc('\n', stderr);
+		af_cli_usage(argv[0]);
 		return -1;
 	}
 	return 0;

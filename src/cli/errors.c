@@ -64,8 +64,7 @@ int af_cli_errors(int argc, char **argv)
 	struct af_diag d;
 	int rc = AF_EXIT_OK;
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-' && argv[1][1])) {
-		fputs("usage: animfs errors [VIEW]\n", stderr);
-		return AF_EXIT_USAGE;
+		return af_cli_usage("errors");
 	}
 	if (argc == 2) {
 		size_t l = strlen(argv[1]);

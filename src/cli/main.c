@@ -1,4 +1,5 @@
-/* animfs command line: dispatch, usage, version, formats. */
+/* animfs command line: the table of commands (dispatch, usage and help of each, the
+ * top-level help), version, formats. */
 #include <stdio.h>
 #include <string.h>
 
@@ -6,10 +7,139 @@
 #include "animfs/buf.h"
 #include "animfs/codec.h"
 #include "animfs/container.h"
+#include "animfs/fs.h"
 
 #ifndef ANIMFS_VERSION
 #define ANIMFS_VERSION "0.0.0"
 #endif
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+#define COL 25 /* where the help's second column starts */
+
+static int cmd_formats(int argc, char **argv);
+static int cmd_help(int argc, char **argv);
+static int cmd_version(int argc, char **argv);
+
+/* One command. Its synopsis is synopsis then synopsis_more (options from the codec
+ * table); summary is what it does (the top-level help shows it), options its options,
+ * one "  --NAME ARG<pad>what it does" a line, then help_more's lines. */
+struct command {
+	const char *name, *alias;
+	int (*run)(int argc, char **argv);
+	const char *synopsis;
+	void (*synopsis_more)(FILE *f);
+	const char *summary;
+	const char *options;
+	void (*help_more)(FILE *f, int indent);
+};
+
+static const struct command commands[] = {
+	{"mount", NULL, af_cli_mount,
+	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
+	 "        [--unsaved-mb=N] [--scratch-mb=N]", NULL,
+	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
+	 "mounted already",
+	 "  -f                     stay in the foreground\n"
+	 "  -d                     debug output (implies -f)\n"
+	 "  -o ro                  a read-only view\n"
+	 "  -o allow_other         let other users use the mount (root only: each request\n"
+	 "                         runs as its caller)\n"
+	 "  --cache-mb=N           memory for rendered views, in MiB (default "
+	 STR(AF_DEFAULT_CACHE_MB) ")\n"
+	 "  --unsaved-mb=N         unsaved text all open views may hold, in MiB (default "
+	 STR(AF_DEFAULT_UNSAVED_MB) ")\n"
+	 "  --scratch-mb=N         editors' droppings each user may keep, in MiB (default "
+	 STR(AF_DEFAULT_SCRATCH_MB) ")\n",
+	 NULL},
+	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
+	 "unmount and wait until every save is on disk", NULL, NULL},
+	{"errors", NULL, af_cli_errors, "errors [VIEW]", NULL,
+	 "the mount's refused saves, newest last, as path:line:col: message\n"
+	 "(VIEW: the mount the current folder is in)", NULL, NULL},
+	{"decode", NULL, af_cli_decode, "decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]",
+	 af_cli_decode_options,
+	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
+	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
+	 "formats'); a whole container decodes to one document",
+	 "  -o OUT                 write OUT (atomically) instead of standard output\n"
+	 "  --format NAME          decode with the codec NAME (see 'animfs formats')\n"
+	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
+	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
+	 "                         none: no such line)\n",
+	 af_cli_decode_options_help},
+	{"encode", NULL, af_cli_encode, "encode FILE.yaml [-o OUT]", NULL,
+	 "YAML to binary, replacing OUT atomically (OUT may be\n"
+	 "CONTAINER/MEMBER)",
+	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n", NULL},
+	{"check", NULL, af_cli_check, "check [--coverage] PATH...", NULL,
+	 "decode and re-encode every supported file; compare bytes",
+	 "  --coverage             also count the animation bytes each format shows as\n"
+	 "                         editable fields and those it carries opaque\n", NULL},
+	{"convert", NULL, af_cli_convert_layout, NULL, af_cli_convert_synopsis,
+	 "rewrite files in another layout of their own format, in place or\n"
+	 "into OUTDIR; -n only reports",
+	 "  --to LAYOUT            the layout to write (see below)\n"
+	 "  --style STYLE          the writer's style, for a layout that has several\n"
+	 "  -n, --dry-run          only report what would be converted\n"
+	 "  -o OUTDIR              write under OUTDIR, leaving the inputs unchanged\n",
+	 af_cli_convert_help},
+	{"plot", NULL, af_cli_plot, "plot FILE [--object NAME]... [-o OUT.svg]", NULL,
+	 "an SVG of each channel over time (a view, a binary, or\n"
+	 "CONTAINER/MEMBER as decode takes it)",
+	 "  --object NAME          draw the object NAME (repeatable; default: the first 24)\n"
+	 "  -o OUT.svg             write OUT.svg instead of standard output\n", NULL},
+	{"formats", NULL, cmd_formats, "formats", NULL, "list the supported formats", NULL, NULL},
+	{"schema", NULL, af_cli_schema, "schema FORMAT | schema --all DIR", NULL,
+	 "the JSON Schema of a format's YAML",
+	 "  --all DIR              write every format's schema into DIR\n", NULL},
+	{"help", NULL, cmd_help, "help [COMMAND] | help --commands", NULL,
+	 "this help, or a command's options (also: animfs COMMAND --help,\n"
+	 "or -h)",
+	 "  --commands             the commands' names, one a line (for shell completion)\n",
+	 NULL},
+	{"version", NULL, cmd_version, "version", NULL, "the version (also: animfs --version)", NULL,
+	 NULL},
+};
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find(const char *name)
+{
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		if (!strcmp(commands[i].name, name) ||
+		    (commands[i].alias && !strcmp(commands[i].alias, name)))
+			return &commands[i];
+	return NULL;
+}
+
+/* text's lines, the first at column `first` of the current line (a new line when the
+ * cursor is past it), each other one at indent. */
+static void put_lines(FILE *f, const char *text, int at, int indent)
+{
+	int first = 1;
+	while (*text) {
+		size_t n = strcspn(text, "\n");
+		fprintf(f, "%*s%.*s\n", first ? (at < indent ? indent - at : 0) : indent, "", (int)n,
+			text);
+		first = 0;
+		text += n + (text[n] == '\n');
+	}
+}
+
+static int synopsis(FILE *f, const struct command *c)
+{
+	int n = 0;
+	if (c->synopsis) {
+		const char *nl = strrchr(c->synopsis, '\n');
+		fputs(c->synopsis, f);
+		n = (int)strlen(nl ? nl + 1 : c->synopsis);
+	}
+	if (c->synopsis_more) {
+		c->synopsis_more(f);
+		n = COL; /* unknown: the summary goes below */
+	}
+	return n;
+}
 
 static void usage(FILE *f)
 {
@@ -17,43 +147,92 @@ static void usage(FILE *f)
 	      "\n"
 	      "Turns game animation files into editable YAML and back.\n"
 	      "\n"
-	      "commands:\n"
-	      "  mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	      "        [--unsaved-mb=N]\n"
-	      "                         show GAME as YAML views in VIEW (FUSE)\n"
-	      "  umount VIEW            unmount and wait until every save is on disk\n"
-	      "  errors [VIEW]          the mount's refused saves, newest last, as path:line:col: message\n"
-	      "                         (VIEW: the mount the current folder is in)\n"
-	      "  decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]", f);
-	af_cli_decode_options(f); /* the codecs' rendering options */
-	fputs("\n"
-	      "                         binary to YAML (stdout by default; git textconv ready);\n"
-	      "                         its first line names the schema for editors (DIR/FORMAT.json;\n"
-	      "                         default: the installed schemas; none: no such line)\n", f);
-	af_cli_decode_options_help(f, 25);
-	fputs("  encode FILE.yaml [-o OUT]\n"
-	      "                         YAML to binary (OUT defaults to FILE without .yaml)\n"
-	      "                         (FILE and OUT may be CONTAINER/MEMBER or CONTAINER/index.yaml:\n"
-	      "                         a member of a container, see 'animfs formats')\n"
-	      "  check [--coverage] PATH...\n"
-	      "                         decode and re-encode every supported file; compare bytes\n"
-	      "                         (--coverage: animation bytes decoded vs carried opaque)\n", f);
-	fputs("  ", f);
-	af_cli_convert_synopsis(f); /* the layouts are the codecs' */
-	fputc('\n', f);
-	af_cli_convert_help(f, 25);
-	fputs("  plot FILE [--object NAME]... [-o OUT.svg]\n"
-	      "                         an SVG of each channel over time (a view or a binary)\n"
-	      "  formats                list the supported formats\n"
-	      "  schema FORMAT | schema --all DIR\n"
-	      "                         the JSON Schema of a format's YAML (--all: every format into DIR)\n"
-	      "  --help, --version\n"
+	      "commands:\n", f);
+	for (size_t i = 0; i < NCOMMANDS; i++) {
+		int at = 2 + (fputs("  ", f), synopsis(f, &commands[i]));
+		if (at + 1 >= COL) {
+			fputc('\n', f);
+			at = 0;
+		}
+		put_lines(f, commands[i].summary, at, COL);
+		if (commands[i].help_more)
+			commands[i].help_more(f, COL);
+	}
+	fputs("  --help, -h, --version\n"
 	      "\n"
-	      "exit codes: 0 ok, 1 failure, 2 usage error\n", f);
+	      "'animfs help COMMAND' shows a command's options.\n"
+	      "exit codes: 0 ok; 1 failure, or a missing or unreadable input; 2 usage error\n", f);
 }
 
-static int cmd_formats(void)
+/* A command's help: its synopsis, what it does and its options. */
+static void help_of(FILE *f, const struct command *c)
 {
+	fputs("usage: animfs ", f);
+	synopsis(f, c);
+	fputs("\n\n", f);
+	put_lines(f, c->summary, 0, 0);
+	if (c->options || c->help_more)
+		fputs("\noptions:\n", f);
+	if (c->options)
+		fputs(c->options, f);
+	if (c->help_more)
+		c->help_more(f, 2);
+}
+
+int af_cli_usage(const char *name)
+{
+	const struct command *c = find(name);
+	if (c) {
+		fputs("usage: animfs ", stderr);
+		synopsis(stderr, c);
+		fprintf(stderr, "\n(animfs help %s: what each option does)\n", c->name);
+	}
+	return AF_EXIT_USAGE;
+}
+
+static int unknown(const char *name)
+{
+	fprintf(stderr, "animfs: unknown command '%s'; the commands are:", name);
+	for (size_t i = 0; i < NCOMMANDS; i++)
+		fprintf(stderr, "%s %s", i ? "," : "", commands[i].name);
+	fputs("\n(animfs help: what each does)\n", stderr);
+	return AF_EXIT_USAGE;
+}
+
+static int cmd_help(int argc, char **argv)
+{
+	const struct command *c;
+	if (argc < 2) {
+		usage(stdout);
+		return AF_EXIT_OK;
+	}
+	if (argc == 2 && !strcmp(argv[1], "--commands")) {
+		for (size_t i = 0; i < NCOMMANDS; i++)
+			printf("%s\n", commands[i].name);
+		return AF_EXIT_OK;
+	}
+	if (argc > 2 || argv[1][0] == '-')
+		return af_cli_usage("help");
+	if (!(c = find(argv[1])))
+		return unknown(argv[1]);
+	help_of(stdout, c);
+	return AF_EXIT_OK;
+}
+
+static int cmd_version(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		return af_cli_usage("version");
+	printf("animfs %s\n", ANIMFS_VERSION);
+	return AF_EXIT_OK;
+}
+
+static int cmd_formats(int argc, char **argv)
+{
+	(void)argv;
+	if (argc > 1)
+		return af_cli_usage("formats");
 	printf("%-22s %-16s %s\n", "FORMAT", "FILES", "DESCRIPTION");
 	for (size_t i = 0; af_codecs[i]; i++)
 		printf("%-22s %-16s %s\n", af_codecs[i]->name, af_codecs[i]->extensions,
@@ -65,44 +244,34 @@ static int cmd_formats(void)
 	return AF_EXIT_OK;
 }
 
+/* `animfs CMD --help` or `-h` anywhere before a "--". */
+static int asks_help(int argc, char **argv)
+{
+	for (int i = 2; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h"))
+			return 1;
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	const struct command *c;
 	if (argc < 2) {
 		usage(stderr);
 		return AF_EXIT_USAGE;
 	}
 	const char *cmd = argv[1];
-	if (strcmp(cmd, "mount")) /* the daemon sets its own */
+	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h"))
+		cmd = "help";
+	else if (!strcmp(cmd, "--version"))
+		cmd = "version";
+	if (!(c = find(cmd)))
+		return unknown(cmd);
+	if (asks_help(argc, argv)) {
+		help_of(stdout, c);
+		return AF_EXIT_OK;
+	}
+	if (c->run != af_cli_mount) /* the daemon sets its own */
 		af_heap_policy(AF_HEAP_BATCH);
-	if (!strcmp(cmd, "--help") || !strcmp(cmd, "-h") || !strcmp(cmd, "help")) {
-		usage(stdout);
-		return AF_EXIT_OK;
-	}
-	if (!strcmp(cmd, "--version") || !strcmp(cmd, "version")) {
-		printf("animfs %s\n", ANIMFS_VERSION);
-		return AF_EXIT_OK;
-	}
-	if (!strcmp(cmd, "formats"))
-		return cmd_formats();
-	if (!strcmp(cmd, "decode"))
-		return af_cli_decode(argc - 1, argv + 1);
-	if (!strcmp(cmd, "encode"))
-		return af_cli_encode(argc - 1, argv + 1);
-	if (!strcmp(cmd, "check"))
-		return af_cli_check(argc - 1, argv + 1);
-	if (!strcmp(cmd, "convert"))
-		return af_cli_convert_layout(argc - 1, argv + 1);
-	if (!strcmp(cmd, "plot"))
-		return af_cli_plot(argc - 1, argv + 1);
-	if (!strcmp(cmd, "errors"))
-		return af_cli_errors(argc - 1, argv + 1);
-	if (!strcmp(cmd, "schema"))
-		return af_cli_schema(argc - 1, argv + 1);
-	if (!strcmp(cmd, "mount"))
-		return af_cli_mount(argc - 1, argv + 1);
-	if (!strcmp(cmd, "umount") || !strcmp(cmd, "unmount"))
-		return af_cli_umount(argc - 1, argv + 1);
-	fprintf(stderr, "animfs: unknown command '%s'\n\n", cmd);
-	usage(stderr);
-	return AF_EXIT_USAGE;
+	return c->run(argc - 1, argv + 1);
 }

@@ -22,10 +22,7 @@
 
 static int usage(void)
 {
-	fputs("usage: animfs mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	      "                    [--unsaved-mb=N] [--scratch-mb=N]\n",
-	      stderr);
-	return AF_EXIT_USAGE;
+	return af_cli_usage("mount");
 }
 
 static int parse_o(const char *list, struct af_fs_opts *o)
@@ -195,6 +192,63 @@ static int check_nesting(const char *game, const char *view)
 	return 0;
 }
 
+/* A field of /proc/self/mountinfo in place, its octal escapes (\040 for a space) undone. */
+static void unescape(char *s)
+{
+	char *o = s;
+	for (; *s; s++) {
+		if (s[0] == '\\' && s[1] >= '0' && s[1] <= '3' && s[2] >= '0' && s[2] <= '7' &&
+		    s[3] >= '0' && s[3] <= '7') {
+			*o++ = (char)((s[1] - '0') << 6 | (s[2] - '0') << 3 | (s[3] - '0'));
+			s += 3;
+		} else {
+			*o++ = *s;
+		}
+	}
+	*o = 0;
+}
+
+/* A second daemon on the same GAME would serve it twice, each with its own cache and
+ * its own idea of what is being saved: refused, naming where GAME is shown already.
+ * The daemon names its mount "animfs:<GAME resolved>" (fsname, src/fs/session.c). */
+static int check_not_mounted(const char *game)
+{
+	char g[PATH_MAX], want[PATH_MAX + 16], *line = NULL;
+	size_t cap = 0;
+	int rc = 0;
+	FILE *f;
+	if (!realpath(game, g))
+		return 0; /* check_nesting says why */
+	snprintf(want, sizeof(want), "animfs:%s", g);
+	if (!(f = fopen("/proc/self/mountinfo", "re")))
+		return 0; /* no way to tell: the mount goes ahead */
+	while (!rc && getline(&line, &cap, f) > 0) {
+		/* ID PARENT MAJ:MIN ROOT MOUNTPOINT OPTIONS [OPTIONAL...] - FSTYPE SOURCE SUPER */
+		char *save, *point = NULL, *fstype, *source;
+		char *dash = strstr(line, " - ");
+		if (!dash)
+			continue;
+		*dash = 0;
+		strtok_r(line, " ", &save);
+		for (int i = 1; i < 5 && (point = strtok_r(NULL, " ", &save)); i++)
+			;
+		fstype = strtok_r(dash + 3, " ", &save);
+		source = strtok_r(NULL, " \n", &save);
+		if (!point || !fstype || !source || strncmp(fstype, "fuse", 4))
+			continue;
+		unescape(source);
+		if (strcmp(source, want))
+			continue;
+		unescape(point);
+		fprintf(stderr, "animfs mount: %s is already mounted on %s (animfs umount %s first)\n",
+			game, point, point);
+		rc = -1;
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
 /* With allow_other the daemon serves every user as that user (docs/hardening.md),
  * which only root can do: a daemon of another user would create, read and write for
  * them all as itself. */
@@ -222,7 +276,7 @@ int af_cli_mount(int argc, char **argv)
 	if (fd < 0)
 		return AF_EXIT_FAIL;
 	if (check_view(o.view) || check_nesting(o.game, o.view) || check_view_empty(o.view) ||
-	    (o.allow_other && check_allow_other())) {
+	    check_not_mounted(o.game) || (o.allow_other && check_allow_other())) {
 		close(fd);
 		return AF_EXIT_FAIL;
 	}
@@ -309,8 +363,7 @@ int af_cli_umount(int argc, char **argv)
 	int err, pidfd = -1, rc = AF_EXIT_FAIL;
 	long pid;
 	if (argc != 2) {
-		fputs("usage: animfs umount VIEW\n", stderr);
-		return AF_EXIT_USAGE;
+		return af_cli_usage("umount");
 	}
 	view = argv[1];
 	pid = read_pid(view, &err);

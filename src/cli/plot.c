@@ -1,6 +1,6 @@
 /* `animfs plot FILE [--object NAME]... [-o OUT.svg]`: an SVG of a file's curves. FILE
- * is a view (YAML) or a binary, which is decoded first; the picture is drawn from the
- * YAML alone (plot.h). */
+ * is a view (YAML), a binary, which is decoded first, or a container's member
+ * (X/MEMBER, as decode takes it); the picture is drawn from the YAML alone (plot.h). */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -11,11 +11,11 @@
 #include "animfs/fileio.h"
 #include "animfs/plot.h"
 #include "animfs/yamlio.h"
+#include "archive.h"
 
 static int usage(void)
 {
-	fputs("usage: animfs plot FILE [--object NAME]... [-o OUT.svg]\n", stderr);
-	return AF_EXIT_USAGE;
+	return af_cli_usage("plot");
 }
 
 /* The YAML of in: the text itself when it names a format, else its decode. */
@@ -48,6 +48,8 @@ static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yam
 int af_cli_plot(int argc, char **argv)
 {
 	const char *in = NULL, *outp = NULL, **objects = calloc((size_t)argc, sizeof(char *));
+	const char *where = NULL, *member;
+	char arc[4096];
 	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, svg = AF_BUF_INIT;
 	struct af_plot_opts o = { 0 };
 	struct af_diag d;
@@ -74,8 +76,16 @@ int af_cli_plot(int argc, char **argv)
 	}
 	o.objects = objects;
 	o.title = af_base(in);
-	if (af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML, &bin, &d) ||
-	    to_yaml(in, &bin, &yaml, &d) || af_plot_svg(yaml.data, yaml.len, &o, &svg, &d))
+	where = in;
+	if (af_cli_arc_split(in, arc, sizeof(arc), &member)) { /* as decode reads it */
+		if (af_cli_arc_render(in, arc, member, NULL, NULL, &yaml, &where, &d))
+			goto out;
+	} else if (af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML,
+				   &bin, &d) || to_yaml(in, &bin, &yaml, &d)) {
+		goto out;
+	}
+	where = in;
+	if (af_plot_svg(yaml.data, yaml.len, &o, &svg, &d))
 		goto out;
 	if (!outp || !strcmp(outp, "-")) {
 		if (fwrite(svg.data, 1, svg.len, stdout) != svg.len || fflush(stdout)) {
@@ -90,7 +100,7 @@ int af_cli_plot(int argc, char **argv)
 	rc = AF_EXIT_OK;
 out:
 	if (d.code)
-		af_cli_report(in ? in : "plot", &d);
+		af_cli_report(where ? where : "plot", &d);
 	free(objects);
 	af_buf_free(&bin);
 	af_buf_free(&yaml);

@@ -108,8 +108,7 @@ void af_cli_convert_help(FILE *f, int indent)
 {
 	const struct af_layout *l[MAX_LAYOUTS];
 	size_t n = all_layouts(l);
-	fprintf(f, "%*srewrite files in another layout of their own format, in place or\n"
-		   "%*sinto OUTDIR; -n only reports. The layouts:\n", indent, "", indent, "");
+	fprintf(f, "%*sthe layouts:\n", indent, "");
 	for (size_t i = 0; i < n; i++)
 		fprintf(f, "%*s  %-4s %s\n", indent, "", l[i]->name, l[i]->description);
 }
@@ -308,10 +307,7 @@ static void summary(void)
 
 static int usage(void)
 {
-	fputs("usage: animfs ", stderr);
-	af_cli_convert_synopsis(stderr);
-	fputc('\n', stderr);
-	return AF_EXIT_USAGE;
+	return af_cli_usage("convert");
 }
 
 /* Options anywhere, "--" ends them; the PATHs are collected into paths. */
@@ -358,8 +354,9 @@ static int parse_args(int argc, char **argv, char **paths, int *npaths)
 	for (int i = 0; i < *npaths; i++) {
 		struct stat st;
 		if (lstat(paths[i], &st) < 0) {
-			fprintf(stderr, "animfs convert: %s: no such file or folder\n", paths[i]);
-			return AF_EXIT_USAGE;
+			fprintf(stderr, "animfs convert: %s: %s\n", paths[i],
+				errno == ENOENT ? "no such file or folder" : strerror(errno));
+			return AF_EXIT_FAIL; /* a missing input, as in every command */
 		}
 		if (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode)) {
 			fprintf(stderr, "animfs convert: %s: not a regular file or folder (a link is not followed)\n",

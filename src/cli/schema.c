@@ -92,8 +92,7 @@ int af_cli_schema(int argc, char **argv)
 	if (argc == 3 && !strcmp(argv[1], "--all"))
 		return write_all(argv[2]);
 	if (argc != 2 || argv[1][0] == '-') {
-		fputs("usage: animfs schema FORMAT | animfs schema --all DIR\n", stderr);
-		return AF_EXIT_USAGE;
+		return af_cli_usage("schema");
 	}
 	if (!(c = af_codec_by_name(argv[1]))) {
 		fprintf(stderr, "animfs: unknown format '%s' (see 'animfs formats')\n", argv[1]);

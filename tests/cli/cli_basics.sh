@@ -15,11 +15,33 @@ t version 0 "$ANIMFS" --version; has "animfs "
 t noargs 2 "$ANIMFS"
 t unknown 2 "$ANIMFS" frobnicate; has "unknown command 'frobnicate'"
 t formats 0 "$ANIMFS" formats; has "FORMAT"
+# every command of the table: `help CMD`, `CMD --help` and `CMD -h` print its usage
+extra=0 top=$("$ANIMFS" --help)
+for cmd in $("$ANIMFS" help --commands); do
+	for form in "help $cmd" "$cmd --help" "$cmd -h"; do
+		t "$form" 0 "$ANIMFS" $form; has "usage: animfs $cmd"; extra=$((extra + 1))
+	done
+	grep -qE "^  $cmd( |\$)" <<<"$top" || { echo "FAIL: --help does not list $cmd"; fails=$((fails+1)); }
+done
+[ "$extra" -ge 30 ] || { echo "FAIL: help --commands lists $((extra / 3)) commands"; fails=$((fails+1)); }
+t help-unknown 2 "$ANIMFS" help frobnicate; has "unknown command 'frobnicate'"; has "decode, encode"
+t unknown-list 2 "$ANIMFS" frobnicate --help; has "the commands are: mount"
+t decode-help-after 0 "$ANIMFS" decode some.file --help; has "--schema-ref DIR|none"
 t decode-usage 2 "$ANIMFS" decode
 t decode-badopt 2 "$ANIMFS" decode --bogus x
 t encode-usage 2 "$ANIMFS" encode
 t check-usage 2 "$ANIMFS" check
-t check-missing 2 "$ANIMFS" check "$tmp/nope"
+# one rule for a missing input path in every command: exit 1 (2 is for usage errors)
+t check-missing 1 "$ANIMFS" check "$tmp/nope"
+t convert-missing 1 "$ANIMFS" convert --to x64 "$tmp/nope"
+t plot-missing 1 "$ANIMFS" plot "$tmp/nope.animation"
+t encode-missing 1 "$ANIMFS" encode "$tmp/nope.animation.yaml"
+t errors-missing 1 "$ANIMFS" errors "$tmp/nope"
+t mount-missing-game 1 "$ANIMFS" mount "$tmp/nope" "$tmp"
+mkdir "$tmp/game"
+t mount-missing-view 1 "$ANIMFS" mount "$tmp/game" "$tmp/nope"
+rmdir "$tmp/game"
+t umount-missing 1 "$ANIMFS" umount "$tmp/nope"
 printf 'hello\n' > "$tmp/readme.txt"
 t decode-unclaimed 1 "$ANIMFS" decode "$tmp/readme.txt"; has "readme.txt: no codec recognises this file"
 t decode-missing 1 "$ANIMFS" decode "$tmp/absent.animation"; has "absent.animation: cannot open"
@@ -57,5 +79,12 @@ else
   echo "skipped: the device case needs root (mknod)"
 fi
 t decode-to-folder 1 "$ANIMFS" decode "$tmp/w.animation" -o "$tmp"; has "is a folder"
-echo "$(( 24 - fails )) passed, $fails failed"
+# check's summary: a file that does not decode is refused as damaged, not counted as
+# a decoded file that differs
+mkdir "$tmp/ck" && cp "$tmp/w.animation" "$tmp/ck/" && head -c 40 "$tmp/w.animation" > "$tmp/ck/cut.animation"
+t check-damaged 1 "$ANIMFS" check "$tmp/ck"; has "1 of 1 decoded files identical, 1 refused as damaged"
+has "FAIL $tmp/ck/cut.animation: decode:"
+rm "$tmp/ck/cut.animation"
+t check-clean 0 "$ANIMFS" check "$tmp/ck"; has "1 of 1 decoded files identical, 0 refused as damaged"
+echo "$(( 37 + extra - fails )) passed, $fails failed"
 [ $fails -eq 0 ]

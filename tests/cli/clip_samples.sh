@@ -19,8 +19,8 @@ n=$(find "$S" -type f -name '*CLIP.animation' | wc -l)
 echo "$out" | grep -q "^FAIL" && fail "a sample did not round-trip"
 # the row counts the loose exports and the CLIPs inside the packages
 row=$(echo "$out" | grep -E "^sims3-clip ") || fail "no sims3-clip row"
-read -r _ files _ same bad unsup <<<"$row"
-[ "$files" -ge "$n" ] && [ "$same" = "$files" ] && [ "$bad" = 0 ] && [ "$unsup" = 0 ] ||
+read -r _ files _ same bad refused unsup <<<"$row"
+[ "$files" -ge "$n" ] && [ "$same" = "$files" ] && [ "$bad" = 0 ] && [ "$refused" = 0 ] && [ "$unsup" = 0 ] ||
 	fail "expected at least $n sims3-clip files, all identical: $row"
 echo "$out" | grep -q "^diesel-animation" && fail "a CLIP was claimed as Diesel"
 
@@ -64,8 +64,8 @@ if [ -n "$dsl" ]; then
 	cp "$ex" "$tmp/mixed/feed.animation"
 	out=$("$ANIMFS" check "$tmp/mixed")
 	echo "$out"
-	echo "$out" | grep -Eq '^diesel-animation +1 +[0-9]+ +1 +0 +0$' || fail "the Diesel file in the mixed folder"
-	echo "$out" | grep -Eq '^sims3-clip +1 +[0-9]+ +1 +0 +0$' || fail "the CLIP in the mixed folder"
+	echo "$out" | grep -Eq '^diesel-animation +1 +[0-9]+ +1 +0 +0 +0$' || fail "the Diesel file in the mixed folder"
+	echo "$out" | grep -Eq '^sims3-clip +1 +[0-9]+ +1 +0 +0 +0$' || fail "the CLIP in the mixed folder"
 	"$ANIMFS" decode "$tmp/mixed/walk.animation" | grep -q '^format: diesel-animation' || fail "Diesel decode"
 	"$ANIMFS" decode "$tmp/mixed/feed.animation" | grep -q '^format: sims3-clip' || fail "CLIP decode"
 fi

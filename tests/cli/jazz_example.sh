@@ -11,7 +11,7 @@ fail() { echo "FAIL: $*"; exit 1; }
 out=$("$ANIMFS" check "$tmp")
 echo "$out"
 echo "$out" | grep -Eq '^sims3-jazz +1 ' || fail "the encoded example is not claimed as Jazz"
-echo "$out" | grep -q '^1 of 1 claimed files identical, 0 failed$' || fail "example does not round-trip"
+echo "$out" | grep -q '^1 of 1 decoded files identical, 0 refused as damaged$' || fail "example does not round-trip"
 "$ANIMFS" decode "$tmp/wave_hello.jazz" > "$tmp/back.yaml"
 grep -q '^    transitions: \[0xF73297A8\]$' "$tmp/back.yaml" || fail "state reference"
 grep -q '^            - {weight: 3.0, next: \[select1\]}$' "$tmp/back.yaml" || fail "random outcome"

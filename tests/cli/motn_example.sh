@@ -7,7 +7,7 @@ tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 "$ANIMFS" encode "$src" -o "$tmp/MOTION.BIN"
-"$ANIMFS" check "$tmp/MOTION.BIN" | grep -q '^1 of 1 claimed files identical' || fail "check"
+"$ANIMFS" check "$tmp/MOTION.BIN" | grep -q '^1 of 1 decoded files identical' || fail "check"
 cp "$tmp/MOTION.BIN" "$tmp/anything.dat"
 "$ANIMFS" check "$tmp/anything.dat" | grep -q '^shenmue-motn ' || fail "not claimed by content"
 "$ANIMFS" decode "$tmp/MOTION.BIN" > "$tmp/back.yaml"

@@ -41,7 +41,8 @@ has "cut.package: byte 0x40: the index at 0x143F3, 1072 bytes, runs past the end
 mkdir "$tmp/game" && cp "$tmp/cut.package" "$tmp/game/"
 t check-damaged 1 "$ANIMFS" check "$tmp/game"
 has "FAIL $tmp/game/cut.package: package: byte 0x40:"
-has "packages: 1 (0 resources shown inside), 0 rebuilt byte for byte, 1 failed"
+has "packages: 1 (0 resources shown inside), 0 rebuilt byte for byte, 0 failed, 1 refused as damaged"
+has "0 of 0 decoded files identical, 1 refused as damaged"
 
 # DBPF 2.1 (The Sims 4) is not ours: not a folder, not claimed by check
 { head -c 8 "$src"; printf '\001\000\000\000'; tail -c +13 "$src"; } >"$tmp/game/s4.package"

@@ -51,6 +51,16 @@ plot "$tmp/clip_tiny.animation" "$tmp/clip.svg" 6
 grep -q '>Orientation x (deg)<' "$tmp/clip.svg" && grep -q 'class="event"' "$tmp/clip.svg" && n=$((n + 1)) ||
 	fail "CLIP: no Euler orientation panel or no event marker"
 plot "$ex/clip_tiny.animation.yaml" "$tmp/clip1.svg" 6 --object b__ROOT_bind__
+# a container's member, named as decode names it (issue 29): a package built from the
+# example clip plots as the clip itself does
+python3 "$src/tests/mount/mkpackage.py" "$tmp/t.package" "6B20C4F3:1234:$tmp/clip_tiny.animation" ||
+	fail "mkpackage"
+member=$tmp/t.package/S3_6B20C4F3_00000000_0000000000001234.clip
+plot "$member" "$tmp/member.svg" 6
+cmp -s <(grep -v 'class="doc"' "$tmp/clip.svg") <(grep -v 'class="doc"' "$tmp/member.svg") &&
+	n=$((n + 1)) || fail "a package member plots differently from its file"
+out=$("$ANIMFS" plot "$tmp/t.package/nope.clip" 2>&1); rc=$?
+[ $rc = 1 ] && [[ $out == *"no resource 'nope.clip'"* ]] && n=$((n + 1)) || fail "missing member: $rc $out"
 # refusals
 out=$("$ANIMFS" plot "$ex/wave_hello.jazz.yaml" 2>&1); rc=$?
 [ $rc = 1 ] && [[ $out == *"sims3-jazz documents have no curves to plot"* ]] && n=$((n + 1)) || fail "jazz: $rc $out"
@@ -65,6 +75,15 @@ if [ -n "$S" ] && [ -d "$S/diesel" ]; then
 		o=$(grep -c '^  - name:' "$tmp/s.yaml"); [ "$o" -gt 24 ] && o=24
 		plot "$tmp/s.yaml" "$tmp/s.svg" $((o * 6))
 	done
+	# a member of a real archive, through its gzip layer: as its decode plots
+	m=$S/shenmue-containers/am2_s1pal_DCBN_MPK00.PKS/M_DCBN.MOTN
+	if [ -f "${m%/*}" ]; then
+		"$ANIMFS" decode --schema-ref none "$m" > "$tmp/M_DCBN.MOTN.yaml" || fail "decode $m"
+		"$ANIMFS" plot "$tmp/M_DCBN.MOTN.yaml" -o "$tmp/pks-yaml.svg" || fail "plot of the decode of $m"
+		plot "$m" "$tmp/pks.svg" "$(curves "$tmp/pks-yaml.svg")"
+		cmp -s <(grep -v 'class="doc"' "$tmp/pks-yaml.svg") <(grep -v 'class="doc"' "$tmp/pks.svg") &&
+			n=$((n + 1)) || fail "the archive member plots differently from its decode"
+	fi
 	for f in "$S"/re3/*.PLD "$S"/shenmue/dashgl_motion.bin "$S"/sims3-clip/*/*CLIP.animation; do
 		"$ANIMFS" plot "$f" -o "$tmp/s.svg" && xmllint --noout "$tmp/s.svg" && [ "$(curves "$tmp/s.svg")" -gt 0 ] &&
 			n=$((n + 1)) || fail "plot of $(basename "$f")"

@@ -10,7 +10,7 @@ trap 'rm -rf "$tmp"' EXIT
 
 ex="$src/examples/re3_tiny.PLD.yaml"
 "$ANIMFS" encode "$ex" -o "$tmp/re3_tiny.PLD" || fail "example does not encode"
-"$ANIMFS" check "$tmp/re3_tiny.PLD" | grep -q "1 of 1 claimed files identical" \
+"$ANIMFS" check "$tmp/re3_tiny.PLD" | grep -q "1 of 1 decoded files identical" \
 	|| fail "example binary does not round-trip"
 "$ANIMFS" decode "$tmp/re3_tiny.PLD" >"$tmp/back.yaml" || fail "decode example"
 grep -q "relpos: \[0, -300, 0\]" "$tmp/back.yaml" || fail "skeleton not shown"

@@ -13,7 +13,7 @@ out=$("$ANIMFS" check "$dir") || fail "animfs check exited $?: $out"
 echo "$out"
 models=$(find "$dir" -type f \( -iname '*.PLD' -o -iname '*.PLW' -o -iname '*.EMD' \) | wc -l)
 echo "$out" | grep -q "^FAIL" && fail "a sample did not round-trip"
-echo "$out" | grep -Eq "^re-model +$models +[0-9]+ +$models +0 +0\$" \
+echo "$out" | grep -Eq "^re-model +$models +[0-9]+ +$models +0 +0 +0\$" \
 	|| fail "expected $models re-model files, all identical"
 
 tmp=$(mktemp -d)

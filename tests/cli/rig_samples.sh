@@ -23,7 +23,7 @@ cp "$dir/echoweaver_SeasonsSymptoms/SeasonsSymptoms.package" "$tmp/rigs/"
 out=$("$ANIMFS" check "$tmp/rigs" 2>&1)
 echo "$out"
 # 5 loose rigs and the package's rig
-echo "$out" | grep -Eq "^sims3-rig +6 +[0-9]+ +6 +0 +0\$" || fail "expected 6 sims3-rig files, all identical"
+echo "$out" | grep -Eq "^sims3-rig +6 +[0-9]+ +6 +0 +0 +0\$" || fail "expected 6 sims3-rig files, all identical"
 echo "$out" | grep -q "^FAIL .*\.rig" && fail "a rig did not round-trip"
 echo "$out" | grep -q "1 rebuilt byte for byte, 0 failed" || fail "the package did not rebuild"
 

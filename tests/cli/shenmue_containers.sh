@@ -19,9 +19,10 @@ A() { "$ANIMFS" "$@"; }
 # --- check: every layer, every sample ---
 out=$(A check "$S" 2>&1) && bad "check passed although MESSEDUP.PKS is damaged"
 for want in \
-  'shenmue-motn                 23       452012         23        0            0' \
+  'shenmue-motn                 23       452012         23        0        0            0' \
   'gzip files: 9 (9 inflated inside), 9 rebuilt byte for byte, 0 failed' \
-  'PKS files: 14 (125 entries inside), 13 rebuilt byte for byte, 1 failed' \
+  'PKS files: 14 (125 entries inside), 13 rebuilt byte for byte, 0 failed, 1 refused as damaged' \
+  '23 of 23 decoded files identical, 1 refused as damaged' \
   'IPAC archives: 3 (3 entries inside), 3 rebuilt byte for byte, 0 failed' \
   'PKF files: 3 (408 chunks inside), 3 rebuilt byte for byte, 0 failed' \
   'AFS archives: 4 (11 members inside), 4 rebuilt byte for byte, 0 failed' \
