@@ -142,10 +142,10 @@ static void add_key(struct plot *p, size_t si, double t, double v, double in, do
 	struct series *s = &p->s[si];
 	if (s->n == s->cap) {
 		size_t cap = s->cap ? s->cap * 2 : 16;
-		double *nt = realloc(s->t, cap * sizeof(double)), *nv;
+		double *nt = af_resize(s->t, cap * sizeof(double)), *nv;
 		if (nt)
 			s->t = nt;
-		nv = nt ? realloc(s->v, cap * sizeof(double)) : NULL;
+		nv = nt ? af_resize(s->v, cap * sizeof(double)) : NULL;
 		if (nv)
 			s->v = nv;
 		if (!nt || !nv) {
@@ -153,10 +153,10 @@ static void add_key(struct plot *p, size_t si, double t, double v, double in, do
 			return;
 		}
 		if (s->tangents) {
-			double *ni = realloc(s->in, cap * sizeof(double)), *no;
+			double *ni = af_resize(s->in, cap * sizeof(double)), *no;
 			if (ni)
 				s->in = ni;
-			no = ni ? realloc(s->out, cap * sizeof(double)) : NULL;
+			no = ni ? af_resize(s->out, cap * sizeof(double)) : NULL;
 			if (no)
 				s->out = no;
 			if (!ni || !no) {
@@ -517,7 +517,7 @@ int af_plot_svg(const uint8_t *yaml, size_t n, const struct af_plot_opts *o, str
 	const char *format;
 	size_t start = out->len;
 	int rc;
-	if (o && o->nobjects && !(p.hit = calloc(o->nobjects, 1)))
+	if (o && o->nobjects && !(p.hit = af_alloc_zeroed(o->nobjects, 1)))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d))) {
 		free(p.hit);

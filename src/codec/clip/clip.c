@@ -124,7 +124,7 @@ static int clip_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	    !(rc = clip_parse(doc.root, &c, &a, &names, &nnames, d)))
 		rc = clip_write(&c, out, d);
 	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
-		clip_check_rig(io, &c, d);
+		rc = clip_check_rig(io, &c, d);
 	if (!rc && io && io->learn_names && nnames)
 		io->learn_names(io->ctx, names, nnames);
 	if (rc)

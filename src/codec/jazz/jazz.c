@@ -38,6 +38,7 @@ static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	struct af_ydoc doc;
 	struct af_arena arena;
 	struct jazz_model m = { 0 };
+	size_t start = out->len;
 	int rc;
 	af_arena_init(&arena);
 	m.arena = &arena;
@@ -48,9 +49,11 @@ static int jazz_from_yaml(const uint8_t *yaml, size_t n, const struct af_io *io,
 	if (!rc)
 		rc = jazz_encode(&m, out, d);
 	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
-		jazz_check_clips(io, &m, d);
+		rc = jazz_check_clips(io, &m, d);
 	if (!rc && io && io->learn_names && m.nnames)
 		io->learn_names(io->ctx, m.names, m.nnames);
+	if (rc)
+		out->len = start;
 	af_ydoc_free(&doc);
 	af_arena_free(&arena);
 	return rc;
