@@ -21,6 +21,7 @@
 #include "animfs/fileio.h"
 #include "animfs/yamlio.h"
 #include "../fuzz/fuzz_props.h"
+#include "walk_files.h"
 
 /* The contract on one text (fuzz_props.c). Returns 1 when the fast scanner took it. */
 static int check_text(const char *t, size_t n, const char *what)
@@ -83,48 +84,32 @@ struct walk {
 	int files, fast, slow;
 };
 
-static void walk_samples(const char *dir, struct walk *w)
+static void check_sample(void *ctx, const char *dir, const char *name, const char *path)
 {
-	DIR *dp = opendir(dir);
-	struct dirent *e;
-	if (!dp)
+	struct walk *w = ctx;
+	size_t n = 0;
+	char *bin = read_all(path, &n);
+	(void)dir;
+	if (!bin)
 		return;
-	while ((e = readdir(dp))) {
-		char path[2048];
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			walk_samples(path, w);
-			continue;
+	const struct af_codec *c = af_codec_bid(name, (const uint8_t *)bin,
+						n < AF_BID_HEAD ? n : AF_BID_HEAD);
+	struct af_buf y = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	if (c && !c->to_yaml((const uint8_t *)bin, n, NULL, &y, &d)) {
+		w->files++;
+		if (check_text((const char *)y.data, y.len, path)) {
+			w->fast++;
+		} else {
+			w->slow++;
+			print_message("note: %s renders to YAML the fast scanner leaves to libyaml\n",
+				      path);
 		}
-		size_t n = 0;
-		char *bin = read_all(path, &n);
-		if (!bin)
-			continue;
-		const struct af_codec *c = af_codec_bid(e->d_name, (const uint8_t *)bin,
-							n < AF_BID_HEAD ? n : AF_BID_HEAD);
-		struct af_buf y = AF_BUF_INIT;
-		struct af_diag d;
-		af_diag_init(&d);
-		if (c && !c->to_yaml((const uint8_t *)bin, n, NULL, &y, &d)) {
-			w->files++;
-			if (check_text((const char *)y.data, y.len, path)) {
-				w->fast++;
-			} else {
-				w->slow++;
-				print_message("note: %s renders to YAML the fast scanner leaves to libyaml\n",
-					      path);
-			}
-		}
-		af_diag_free(&d);
-		af_buf_free(&y);
-		free(bin);
 	}
-	closedir(dp);
+	af_diag_free(&d);
+	af_buf_free(&y);
+	free(bin);
 }
 
 /* The YAML of every real sample: same tree both ways, and the scanner takes it. */
@@ -137,7 +122,7 @@ static void test_samples(void **state)
 		print_message("SKIP: ../shared/samples not found (sample documents not checked)\n");
 		return;
 	}
-	walk_samples(ANIMFS_SAMPLES, &w);
+	walk_files(ANIMFS_SAMPLES, check_sample, &w);
 	print_message("%d sample documents: %d read by the fast scanner, %d by libyaml\n", w.files,
 		      w.fast, w.slow);
 	assert_true(w.files > 0);
