@@ -122,7 +122,7 @@ static int run(const struct job *j, unsigned long n, struct af_buf *trace, int *
 	int failed = (rc && rc != AF_VIEW_READONLY) || trace->failed;
 	if (failed && !is_nomem(rc, &d, trace))
 		fail_msg("%s: allocation %lu failed, and the run says %d: %s", j->what, n, rc,
-			 d.msg ? d.msg : "");
+			 d.msg);
 	af_diag_free(&d);
 	*rc_out = rc;
 	return failed;
