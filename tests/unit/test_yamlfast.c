@@ -51,10 +51,41 @@ static char *read_all(const char *path, size_t *n)
 	return (char *)af_buf_steal(&b, NULL);
 }
 
-static const char *const examples[] = { "walk.animation.yaml", "wave_hello.jazz.yaml",
-					"re3_tiny.PLD.yaml", "MOTION.BIN.yaml" };
+/* Every YAML file of examples/ (so a new format's example is read with no edit here). */
+static struct dirent **example_list;
+static size_t nexamples;
+static const char *examples[64];
+#define NEXAMPLES nexamples
 
-#define NEXAMPLES (sizeof(examples) / sizeof(examples[0]))
+static int is_yaml(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+	return n > 5 && !strcmp(e->d_name + n - 5, ".yaml");
+}
+
+static int list_examples(void **state)
+{
+	char dir[1024];
+	int n;
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/examples", ANIMFS_SOURCE_DIR);
+	n = scandir(dir, &example_list, is_yaml, alphasort);
+	if (n <= 0 || (size_t)n > sizeof(examples) / sizeof(examples[0]))
+		return -1;
+	for (int i = 0; i < n; i++)
+		examples[i] = example_list[i]->d_name;
+	nexamples = (size_t)n;
+	return 0;
+}
+
+static int free_examples(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < nexamples; i++)
+		free(example_list[i]);
+	free(example_list);
+	return 0;
+}
 
 static char *read_example(size_t i, size_t *n)
 {
@@ -81,16 +112,34 @@ static void test_examples(void **state)
 }
 
 struct walk {
-	int files, fast, slow;
+	int files, fast, slow, other_tier;
 };
+
+/* The samples over BIG_FILE bytes (their documents over about 256 KiB; the motion banks
+ * give 14 MB each) are the slow tier: ANIMFS_SAMPLE_TIER=big (unit/test_yamlfast_big,
+ * LABELS slow) checks only those, else only the others are checked (told by the file's
+ * size, so that neither tier decodes the other's). */
+#define BIG_FILE (40 * 1024)
+static int big_tier(void)
+{
+	const char *t = getenv("ANIMFS_SAMPLE_TIER");
+	return t && !strcmp(t, "big");
+}
 
 static void check_sample(void *ctx, const char *dir, const char *name, const char *path)
 {
 	struct walk *w = ctx;
 	size_t n = 0;
-	char *bin = read_all(path, &n);
+	struct stat st;
+	char *bin;
 	(void)dir;
-	if (!bin)
+	if (stat(path, &st))
+		return;
+	if ((st.st_size > BIG_FILE) != big_tier()) {
+		w->other_tier++;
+		return;
+	}
+	if (!(bin = read_all(path, &n)))
 		return;
 	const struct af_codec *c = af_codec_bid(name, (const uint8_t *)bin,
 						n < AF_BID_HEAD ? n : AF_BID_HEAD);
@@ -115,7 +164,7 @@ static void check_sample(void *ctx, const char *dir, const char *name, const cha
 /* The YAML of every real sample: same tree both ways, and the scanner takes it. */
 static void test_samples(void **state)
 {
-	struct walk w = { 0, 0, 0 };
+	struct walk w = { 0, 0, 0, 0 };
 	struct stat st;
 	(void)state;
 	if (stat(ANIMFS_SAMPLES, &st)) {
@@ -123,8 +172,10 @@ static void test_samples(void **state)
 		return;
 	}
 	walk_files(ANIMFS_SAMPLES, check_sample, &w);
-	print_message("%d sample documents: %d read by the fast scanner, %d by libyaml\n", w.files,
-		      w.fast, w.slow);
+	print_message("%d sample documents: %d read by the fast scanner, %d by libyaml (%d "
+		      "files %s %d bytes: unit/test_yamlfast%s)\n", w.files, w.fast, w.slow,
+		      w.other_tier, big_tier() ? "up to" : "over", BIG_FILE,
+		      big_tier() ? "" : "_big");
 	assert_true(w.files > 0);
 	/* Jazz names may be any UTF-8 and are left to libyaml; all others are plain ASCII */
 	assert_true(w.fast * 10 >= w.files * 8);
@@ -208,7 +259,8 @@ static void test_mutations(void **state)
 					      "\n\n", "x: ", "\n- ", "0", "e", "-1.5", "''" };
 	size_t total = 0, fast = 0;
 	/* ANIMFS_MUTATIONS=N (per example) and ANIMFS_SEED=S for longer runs by hand */
-	int per = getenv("ANIMFS_MUTATIONS") ? atoi(getenv("ANIMFS_MUTATIONS")) : 8000;
+	int per = getenv("ANIMFS_MUTATIONS") ? atoi(getenv("ANIMFS_MUTATIONS"))
+					      : (int)(32000 / NEXAMPLES); /* 32,000 in all */
 	if (getenv("ANIMFS_SEED")) {
 		rng ^= (strtoull(getenv("ANIMFS_SEED"), NULL, 0) + 1) * 0xD1B54A32D192ED03ull;
 		rng += !rng; /* xorshift must not start at 0 */
@@ -444,5 +496,10 @@ int main(void)
 		cmocka_unit_test(test_literal_blocks),
 		cmocka_unit_test(test_random_documents),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest big[] = {
+		cmocka_unit_test(test_samples),
+	};
+	if (big_tier())
+		return cmocka_run_group_tests(big, NULL, NULL);
+	return cmocka_run_group_tests(tests, list_examples, free_examples);
 }
