@@ -5,9 +5,9 @@
 # typical mistakes the codec refuses are refused by the schema too, every key is described
 # and named in docs/<format>.md, and `cmake --install` puts the schemas where an installed
 # binary's modeline points.
-# Sample views over 256 KiB (the Shenmue motion banks are 14 MB of YAML each, the
-# biggest clips 3.5 MB) are validated by cli/schema_big (labelled slow), with the same
-# code (schema.inc).
+# Samples over 40 KiB (views over about 256 KiB: the Shenmue motion banks are 14 MB of
+# YAML each, the biggest clips 3.5 MB) are cli/schema_big's (labelled slow), with the
+# same code (schema.inc).
 . "$(dirname "$0")/schema.inc"
 "$ANIMFS" schema nope >/dev/null 2>&1; [ $? = 2 ] && ok || fail "an unknown format is a usage error"
 
@@ -50,8 +50,8 @@ EOF
 ok
 
 # Views of the examples (ours: every examples/*.yaml, of the format its `format:` names),
-# a synthetic clip with events, and of every sample (and container member) whose view
-# is up to 256 KiB: the modeline, then a valid document.
+# a synthetic clip with events, and of every sample up to 40 KiB (and each member of a
+# container up to 40 KiB): the modeline, then a valid document.
 ex="$src/examples"
 for y in "$ex"/*.yaml; do
 	b=$(basename "$y" .yaml); fmt=$(sed -n 's/^format: *//p' "$y" | head -1)
@@ -63,7 +63,7 @@ view "$tmp/tool.animation" "$tmp/v/clip.yaml" sims3-clip
 S=${ANIMFS_SAMPLES:-}
 if [ -n "$S" ] && [ -d "$S" ]; then
 	view_samples
-	echo "$big_views sample views over $BIG bytes are left to cli/schema_big"
+	echo "samples over $BIG bytes are left to cli/schema_big"
 else
 	echo "note: ../shared/samples not found; only the examples are validated"
 fi
