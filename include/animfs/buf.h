@@ -29,9 +29,20 @@ int af_buf_fill(struct af_buf *b, uint8_t byte, size_t n);
 /* Zero-pad to a multiple of align (1 = nothing). */
 int af_buf_align(struct af_buf *b, size_t align);
 
-/* Room for element n of a malloc'ed array of *cap elements of `size` bytes: the array itself
- * while n < *cap, else the array grown to twice *cap (`first` when empty) with *cap updated.
- * NULL when out of memory (or the size overflows); the old array is then still valid. */
+/* The one way animfs allocates: malloc, calloc (zeroed), realloc (resize) and strdup
+ * (strcopy), failing (NULL) when the allocation-failure hook below says so; af_resize
+ * then leaves p as it was. Free with free(). Nothing else in src/ calls the C
+ * library's allocators: `grep -rn "malloc\|realloc\|calloc\|strdup" src` finds only
+ * src/core/buf.c. */
+void *af_alloc(size_t n);
+void *af_alloc_zeroed(size_t count, size_t size);
+void *af_resize(void *p, size_t n);
+char *af_strcopy(const char *s);
+
+/* Room for element n of a heap array (af_alloc) of *cap elements of `size` bytes: the
+ * array itself while n < *cap, else the array grown to twice *cap (`first` when empty)
+ * with *cap updated. NULL when out of memory (or the size overflows); the old array is
+ * then still valid. */
 void *af_grow(void *array, size_t *cap, size_t n, size_t size, size_t first);
 
 int af_buf_put_u8(struct af_buf *b, uint8_t v);
@@ -59,11 +70,10 @@ enum af_heap_kind { AF_HEAP_BATCH, AF_HEAP_DAEMON };
 void af_heap_policy(enum af_heap_kind kind);
 
 /* Tests: the allocation-failure hook (as zlib's test allocators let tests force every
- * failure path). From now on, on this thread, the n-th allocation made by af_buf,
- * af_grow and the arena fails, and so does every later one; n 0 turns it off. Returns
- * how many allocations were made on this thread since the previous call. */
+ * failure path). From now on, on this thread, the n-th allocation made through the
+ * functions above (af_alloc ... af_grow, af_buf, the arena: every allocation of src/)
+ * fails, and so does every later one; n 0 turns it off. Returns how many allocations
+ * were made on this thread since the previous call. */
 unsigned long af_alloc_fail_at(unsigned long n);
-/* 1 when the allocation being made must fail (called by the allocators). */
-int af_alloc_fails(void);
 
 #endif

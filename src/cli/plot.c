@@ -47,7 +47,7 @@ static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yam
 
 int af_cli_plot(int argc, char **argv)
 {
-	const char *in = NULL, *outp = NULL, **objects = calloc((size_t)argc, sizeof(char *));
+	const char *in = NULL, *outp = NULL, **objects = af_alloc_zeroed((size_t)argc, sizeof(char *));
 	const char *where = NULL, *member;
 	char arc[4096];
 	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, svg = AF_BUF_INIT;

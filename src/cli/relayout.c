@@ -385,7 +385,7 @@ static int prepare_outdir(void)
 
 int af_cli_convert_layout(int argc, char **argv)
 {
-	char **paths = calloc((size_t)argc + 1, sizeof(*paths));
+	char **paths = af_alloc_zeroed((size_t)argc + 1, sizeof(*paths));
 	int npaths, rc;
 	memset(&R, 0, sizeof(R));
 	if (!paths)

@@ -56,10 +56,10 @@ static int blk_cmp(const void *x, const void *y)
 static int check_toc(struct afs *a, uint64_t *last_end, struct af_diag *d)
 {
 	size_t len = a->len, toc = 8 + 8 * (size_t)a->count;
-	struct blk *b = malloc((a->count ? a->count : 1) * sizeof(*b));
+	struct blk *b = af_alloc((a->count ? a->count : 1) * sizeof(*b));
 	size_t nb = 0;
 	int rc = 0;
-	if (!b || !(a->live = calloc(a->count ? a->count : 1, sizeof(*a->live)))) {
+	if (!b || !(a->live = af_alloc_zeroed(a->count ? a->count : 1, sizeof(*a->live)))) {
 		free(b);
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
@@ -143,7 +143,8 @@ static const char *ext_of(const uint8_t *p, size_t n)
 	return "BIN";
 }
 
-/* The IDX beside the AFS (X.IDX or X.idx), appended to idx: 0, or -1 when there is none. */
+/* The IDX beside the AFS (X.IDX or X.idx), appended to idx: 0, -1 when there is none,
+ * or AF_ENOMEM. */
 static int read_idx(const struct af_container_env *env, struct af_buf *idx)
 {
 	const struct af_io *io = env ? env->io : NULL;
@@ -155,7 +156,10 @@ static int read_idx(const struct af_container_env *env, struct af_buf *idx)
 	for (int upper = 1; upper >= 0; upper--) {
 		af_buf_reset(idx);
 		snprintf(want, sizeof(want), "%.*s.%s", stem, io->name, upper ? "IDX" : "idx");
-		if (!io->read_sibling(io->ctx, want, idx))
+		int rc = io->read_sibling(io->ctx, want, idx);
+		if (rc == AF_ENOMEM || idx->failed)
+			return AF_ENOMEM;
+		if (!rc)
 			return 0;
 	}
 	return -1;
@@ -177,11 +181,12 @@ static void name_from(struct afs *a, size_t k, const uint8_t *raw, size_t max)
 /* Names from an IDX (spec 7.5): IDX0 (Shenmue I: 20-byte header, entries of char[12]
  * name, u16 AFS index, u16 last index, u32), or HUMANS.IDX (u32 count, a 4-character
  * NPC id per PKF/PKS pair); the extension comes from each member's content. */
-static void idx_names(struct afs *a, const struct af_container_env *env)
+static int idx_names(struct afs *a, const struct af_container_env *env)
 {
 	struct af_buf idx = AF_BUF_INIT;
 	const uint8_t *p;
-	if (read_idx(env, &idx))
+	int rc = read_idx(env, &idx);
+	if (rc)
 		goto out;
 	p = idx.data;
 	if (idx.len >= 20 && !memcmp(p, "IDX0", 4)) {
@@ -197,19 +202,20 @@ static void idx_names(struct afs *a, const struct af_container_env *env)
 	}
 out:
 	af_buf_free(&idx);
+	return rc == AF_ENOMEM ? rc : 0;
 }
 
 static int name_members(struct afs *a, const struct af_container_env *env, struct af_diag *d)
 {
-	a->names = calloc(a->n ? a->n : 1, sizeof(*a->names));
-	a->codec = calloc(a->n ? a->n : 1, sizeof(*a->codec));
+	a->names = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->names));
+	a->codec = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->codec));
 	if (!a->names || !a->codec)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	for (size_t k = 0; k < a->n; k++)
 		a->codec[k] = shm_codec_of(env, "", a->file.data + toc_off(a, a->live[k]),
 					   toc_size(a, a->live[k]));
-	if (!a->names_off)
-		idx_names(a, env);
+	if (!a->names_off && idx_names(a, env))
+		return af_diag_error(d, AF_ENOMEM, "out of memory reading the IDX");
 	for (size_t k = 0; k < a->n; k++) {
 		uint32_t i = a->live[k];
 		const uint8_t *p = a->file.data + toc_off(a, i);
@@ -249,7 +255,7 @@ static int afs_open(const uint8_t *data, size_t n, const struct af_container_env
 		return af_diag_at_offset(d, AF_EINVAL, 0, "not an AFS archive");
 	if (8 + 8 * (uint64_t)af_le32(data + 4) > n)
 		return af_diag_at_offset(d, AF_EINVAL, 4, "AFS: entry count %u cannot fit", af_le32(data + 4));
-	if (!(a = calloc(1, sizeof(*a))))
+	if (!(a = af_alloc_zeroed(1, sizeof(*a))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	a->count = af_le32(data + 4);
 	a->len = n;
@@ -394,7 +400,7 @@ static void patch(const struct afs *a, long edit, size_t len, const struct shm_r
 static int afs_rebuild_with(const struct afs *a, long edit, const uint8_t *body, size_t len,
 			    struct af_buf *image, struct af_diag *d)
 {
-	struct shm_region *r = calloc(a->n + 1, sizeof(*r));
+	struct shm_region *r = af_alloc_zeroed(a->n + 1, sizeof(*r));
 	size_t n;
 	int rc = 0;
 	if (!r)

@@ -82,7 +82,7 @@ static int read_index(struct af_dbpf *p, struct af_diag *d)
 			pos += 4;
 		}
 	/* count * per <= index_size <= file size: the allocation is bounded by the file */
-	p->e = calloc(p->count ? p->count : 1, sizeof(*p->e));
+	p->e = af_alloc_zeroed(p->count ? p->count : 1, sizeof(*p->e));
 	if (!p->e)
 		return af_diag_error(d, AF_ENOMEM, "out of memory for %u index entries", p->count);
 	for (uint32_t i = 0; i < p->count; i++) {
@@ -484,8 +484,8 @@ int af_dbpf_rewrite(const struct af_dbpf *p, const struct af_dbpf_change *ch, st
 		    struct af_diag *d)
 {
 	size_t total = (size_t)p->count + ch->nadds;
-	struct slot *s = calloc(total ? total : 1, sizeof(*s));
-	uint32_t *order = calloc(p->count ? p->count : 1, sizeof(*order));
+	struct slot *s = af_alloc_zeroed(total ? total : 1, sizeof(*s));
+	uint32_t *order = af_alloc_zeroed(p->count ? p->count : 1, sizeof(*order));
 	uint32_t itype = index_type_for(p, ch);
 	int rc = 0;
 	af_buf_reset(out);

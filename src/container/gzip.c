@@ -114,7 +114,7 @@ static void gz_close(void *st)
 static int gz_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
 		   struct af_diag *d)
 {
-	struct gz *g = calloc(1, sizeof(*g));
+	struct gz *g = af_alloc_zeroed(1, sizeof(*g));
 	int rc;
 	if (!g)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");

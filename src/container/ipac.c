@@ -27,7 +27,7 @@ static int by_off(const void *x, const void *y)
 /* The entries with bytes, sorted by offset (shared blocks twice, adjacent). */
 static struct span *spans_of(const struct ipac_block *b, size_t *n)
 {
-	struct span *s = malloc((b->count ? b->count : 1) * sizeof(*s));
+	struct span *s = af_alloc((b->count ? b->count : 1) * sizeof(*s));
 	*n = 0;
 	if (!s)
 		return NULL;
@@ -99,7 +99,7 @@ int ipac_parse(struct ipac_block *b, const uint8_t *p, size_t len, struct af_dia
 	if (b->dir < IPAC_HEADER || !af_fits(b->dir, (uint64_t)IPAC_ENTRY * b->count, len))
 		return af_diag_at_offset(d, AF_EINVAL, 4, "IPAC: directory 0x%X+%u*20 outside the block",
 					 b->dir, b->count);
-	if (!(b->e = calloc(b->count ? b->count : 1, sizeof(*b->e)))) /* count bounded above */
+	if (!(b->e = af_alloc_zeroed(b->count ? b->count : 1, sizeof(*b->e)))) /* count bounded above */
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	if ((rc = parse_entries(b, d)))
 		ipac_free(b);
@@ -125,7 +125,7 @@ static struct shm_region *regions_of(const struct ipac_block *b, size_t *n)
 {
 	size_t ns;
 	struct span *s = spans_of(b, &ns);
-	struct shm_region *r = s ? calloc(ns + 1, sizeof(*r)) : NULL;
+	struct shm_region *r = s ? af_alloc_zeroed(ns + 1, sizeof(*r)) : NULL;
 	*n = 0;
 	for (size_t k = 0; r && k < ns; k++)
 		if (!k || s[k].off != s[k - 1].off || s[k].size != s[k - 1].size)
@@ -262,9 +262,9 @@ int ipac_view_open(struct ipac_view *v, const uint8_t *data, size_t n, size_t ba
 		goto out;
 	}
 	size_t count = v->blk.count ? v->blk.count : 1;
-	v->names = calloc(count, sizeof(*v->names));
-	v->codec = calloc(count, sizeof(*v->codec));
-	v->warn = calloc(count, 1);
+	v->names = af_alloc_zeroed(count, sizeof(*v->names));
+	v->codec = af_alloc_zeroed(count, sizeof(*v->codec));
+	v->warn = af_alloc_zeroed(count, 1);
 	if (!v->names || !v->codec || !v->warn) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
@@ -385,7 +385,7 @@ void ipac_view_members(const struct ipac_view *v, struct af_buf *out)
 int ipac_st_open(const uint8_t *data, size_t n, size_t base, const struct af_container_env *env,
 		 void **st, struct af_diag *d)
 {
-	struct ipac_view *v = calloc(1, sizeof(*v));
+	struct ipac_view *v = af_alloc_zeroed(1, sizeof(*v));
 	int rc;
 	if (!v)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");

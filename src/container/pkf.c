@@ -37,7 +37,7 @@ static int walk(struct pkf *k, struct af_diag *d)
 			return af_diag_at_offset(d, AF_EINVAL, pos, "PAKF: chunk '%.4s' at 0x%X runs past content end 0x%X",
 						 (const char *)p + pos, pos, k->content);
 		if (k->n == cap) {
-			struct pkf_chunk *c = realloc(k->c, (cap = cap ? cap * 2 : 64) * sizeof(*c));
+			struct pkf_chunk *c = af_resize(k->c, (cap = cap ? cap * 2 : 64) * sizeof(*c));
 			if (!c) /* at most content/8 chunks: bounded by the file */
 				return af_diag_error(d, AF_ENOMEM, "out of memory");
 			k->c = c;
@@ -62,7 +62,7 @@ static void pkf_close(void *st)
 
 static int name_members(struct pkf *k, struct af_diag *d)
 {
-	if (!(k->names = calloc(k->n + 1, sizeof(*k->names))))
+	if (!(k->names = af_alloc_zeroed(k->n + 1, sizeof(*k->names))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < k->n; i++) {
 		char tag[20];
@@ -86,7 +86,7 @@ static int pkf_open(const uint8_t *data, size_t n, const struct af_container_env
 	if (af_le32(data + 4) < PAKF_HEADER || af_le32(data + 4) > n)
 		return af_diag_at_offset(d, AF_EINVAL, 4, "PAKF: content size 0x%X out of range",
 					 af_le32(data + 4));
-	if (!(k = calloc(1, sizeof(*k))))
+	if (!(k = af_alloc_zeroed(1, sizeof(*k))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	k->content = af_le32(data + 4);
 	if (af_buf_append(&k->file, data, n))

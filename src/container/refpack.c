@@ -232,8 +232,8 @@ int af_refpack_compress(const uint8_t *in, size_t n, struct af_buf *out, struct 
 	af_buf_reset(out);
 	if (n > AF_REFPACK_MAX_OUT || n > INT32_MAX)
 		return af_diag_error(d, AF_EINVAL, "%zu bytes are too many for one RefPack stream", n);
-	head = malloc(((size_t)1 << HBITS) * sizeof(*head));
-	prev = malloc((n ? n : 1) * sizeof(*prev));
+	head = af_alloc(((size_t)1 << HBITS) * sizeof(*head));
+	prev = af_alloc((n ? n : 1) * sizeof(*prev));
 	if (!head || !prev) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory compressing %zu bytes", n);
 		goto out;

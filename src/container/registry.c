@@ -95,9 +95,9 @@ int af_archive_open_io(struct af_archive *a, const struct af_container *c, const
 	if ((rc = c->open(data, n, &env, &a->st, d)))
 		return rc;
 	a->n = c->count(a->st);
-	a->m = calloc(a->n ? a->n : 1, sizeof(*a->m));
-	a->sub = calloc(a->n ? a->n : 1, sizeof(*a->sub));
-	a->probed = calloc(a->n ? a->n : 1, 1);
+	a->m = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->m));
+	a->sub = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->sub));
+	a->probed = af_alloc_zeroed(a->n ? a->n : 1, 1);
 	if (!a->m || !a->sub || !a->probed) {
 		af_archive_close(a);
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
@@ -141,17 +141,19 @@ static const struct af_container *bid_content(const char *name, const uint8_t *p
 	return best;
 }
 
-static struct af_archive *open_sub(struct af_archive *a, size_t i)
+/* Member i as a nested archive, or NULL when it is none. *nomem: it could not be told
+ * for want of memory (then it is asked again next time, not taken for a raw member). */
+static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 {
 	struct af_buf body = AF_BUF_INIT;
 	struct af_archive *s = NULL;
 	struct af_diag d;
-	const struct af_container *c;
+	const struct af_container *c = NULL;
 	af_diag_init(&d);
 	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec || a->c->body(a->st, i, &body, &d) ||
-	    !(c = bid_content(a->m[i].name, body.data, body.len)) || !(s = calloc(1, sizeof(*s))))
+	    !(c = bid_content(a->m[i].name, body.data, body.len)))
 		goto out;
-	if (af_archive_open(s, c, body.data, body.len, &d)) {
+	if (!(s = af_alloc_zeroed(1, sizeof(*s))) || af_archive_open(s, c, body.data, body.len, &d)) {
 		free(s);
 		s = NULL;
 		goto out;
@@ -160,6 +162,7 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i)
 	s->at = i;
 	s->depth = a->depth + 1;
 out:
+	*nomem = !s && (d.code == AF_ENOMEM || body.failed || (c && !d.code));
 	af_buf_free(&body);
 	af_diag_free(&d);
 	return s;
@@ -167,11 +170,12 @@ out:
 
 struct af_archive *af_archive_sub(struct af_archive *a, size_t i)
 {
+	int nomem;
 	if (i >= a->n)
 		return NULL;
 	if (!a->probed[i]) {
-		a->probed[i] = 1;
-		a->sub[i] = open_sub(a, i);
+		a->sub[i] = open_sub(a, i, &nomem);
+		a->probed[i] = !nomem;
 	}
 	return a->sub[i];
 }

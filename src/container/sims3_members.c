@@ -195,8 +195,8 @@ int af_pkgview_remove(const struct af_pkgview *v, const struct af_pkg_item *it,
 {
 	const struct af_dbpf_entry *e = &v->pkg.e[it->entry];
 	uint64_t inst = af_dbpf_instance(e);
-	struct af_dbpf_edit *eds = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*eds));
-	struct af_buf *bodies = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*bodies));
+	struct af_dbpf_edit *eds = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*eds));
+	struct af_buf *bodies = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*bodies));
 	size_t drop = it->entry, ne = 0;
 	int rc, shared = 0, has;
 	if (!eds || !bodies) {

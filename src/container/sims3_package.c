@@ -236,7 +236,7 @@ static int name_taken(const struct af_pkgview *v, const char *name)
 
 static int set_note(struct af_pkgview *v, uint32_t i, const char *msg)
 {
-	return (v->notes[i] = strdup(msg)) ? 0 : AF_ENOMEM;
+	return (v->notes[i] = af_strcopy(msg)) ? 0 : AF_ENOMEM;
 }
 
 /* Every _KEY map is unpacked once: names for the folder and for every document. */
@@ -310,9 +310,9 @@ int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
 		return af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte package", n);
 	if ((rc = af_dbpf_open(&v->pkg, v->file.data, n, d)))
 		goto out;
-	v->items = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*v->items));
-	v->notes = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*v->notes));
-	v->keys = calloc(v->pkg.count ? v->pkg.count : 1, sizeof(*v->keys));
+	v->items = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*v->items));
+	v->notes = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*v->notes));
+	v->keys = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*v->keys));
 	if (!v->items || !v->notes || !v->keys) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
@@ -474,7 +474,7 @@ static int pkg_check(int fd, uint64_t size, struct af_diag *d)
 	uint32_t isize = hn >= 48 ? af_le32(head + 44) : 0;
 	size_t in = 0;
 	if (hn == AF_DBPF_HEADER && af_fits(ioff, isize, size)) {
-		index = malloc(isize ? isize : 1); /* bounded by the file's size, checked above */
+		index = af_alloc(isize ? isize : 1); /* bounded by the file's size, checked above */
 		if (!index)
 			return af_diag_error(d, AF_ENOMEM, "out of memory for a %u-byte index", isize);
 		in = (size_t)pread_all(fd, index, isize, ioff);
@@ -489,7 +489,7 @@ static int pkg_check(int fd, uint64_t size, struct af_diag *d)
 static int pkg_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
 		    struct af_diag *d)
 {
-	struct af_pkgview *v = calloc(1, sizeof(*v));
+	struct af_pkgview *v = af_alloc_zeroed(1, sizeof(*v));
 	int rc;
 	if (!v)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");

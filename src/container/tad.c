@@ -99,7 +99,10 @@ static int read_tac(struct tad *t, const struct af_container_env *env, struct af
 	if (!io || !io->read_sibling || l < 4 || l >= sizeof(want))
 		return af_diag_error(d, AF_EUNSUP, "TAD: no folder to read its TAC from");
 	snprintf(want, sizeof(want), "%.*s%s", (int)(l - 4), io->name, io->name[l - 1] == 'D' ? ".TAC" : ".tac");
-	if (io->read_sibling(io->ctx, want, &t->tac))
+	int rc = io->read_sibling(io->ctx, want, &t->tac);
+	if (rc == AF_ENOMEM || t->tac.failed)
+		return af_diag_error(d, AF_ENOMEM, "out of memory reading the TAC %s", want);
+	if (rc)
 		return af_diag_error(d, AF_EIO, "TAD: its TAC %s cannot be read", want);
 	if (t->tac.len != af_le64(t->tad.data + 0x28))
 		return af_diag_error(d, AF_EINVAL, "TAD: the TAC %s has %zu bytes, the index says %llu", want,
@@ -126,11 +129,11 @@ static int tad_open(const uint8_t *data, size_t n, const struct af_container_env
 	int rc;
 	if ((rc = check_index(data, n, d)))
 		return rc;
-	if (!(t = calloc(1, sizeof(*t))))
+	if (!(t = af_alloc_zeroed(1, sizeof(*t))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	t->n = (uint32_t)af_le64(data + 0x30);
-	t->names = calloc(t->n + 1, sizeof(*t->names));
-	t->codec = calloc(t->n + 1, sizeof(*t->codec));
+	t->names = af_alloc_zeroed(t->n + 1, sizeof(*t->names));
+	t->codec = af_alloc_zeroed(t->n + 1, sizeof(*t->codec));
 	if (af_buf_append(&t->tad, data, n) || !t->names || !t->codec) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;

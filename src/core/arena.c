@@ -52,7 +52,7 @@ static void *take(struct af_arena *a, size_t size, size_t al, int zero)
 			bs = 64 * 1024;
 		if (bs < size)
 			bs = size;
-		struct af_arena_block *nb = af_alloc_fails() ? NULL : malloc(sizeof(*nb) + bs);
+		struct af_arena_block *nb = af_alloc(sizeof(*nb) + bs);
 		if (!nb)
 			return NULL;
 		nb->size = bs;

@@ -48,10 +48,31 @@ unsigned long af_alloc_fail_at(unsigned long n)
 	return made;
 }
 
-int af_alloc_fails(void)
+/* 1 when the allocation being made must fail. */
+static int alloc_fails(void)
 {
 	alloc_count++;
 	return alloc_fail_at && alloc_count >= alloc_fail_at;
+}
+
+void *af_alloc(size_t n)
+{
+	return alloc_fails() ? NULL : malloc(n);
+}
+
+void *af_alloc_zeroed(size_t count, size_t size)
+{
+	return alloc_fails() ? NULL : calloc(count, size);
+}
+
+void *af_resize(void *p, size_t n)
+{
+	return alloc_fails() ? NULL : realloc(p, n);
+}
+
+char *af_strcopy(const char *s)
+{
+	return alloc_fails() ? NULL : strdup(s);
 }
 
 void *af_grow(void *array, size_t *cap, size_t n, size_t size, size_t first)
@@ -60,7 +81,7 @@ void *af_grow(void *array, size_t *cap, size_t n, size_t size, size_t first)
 	void *p;
 	if (n < *cap)
 		return array;
-	if (c < *cap || c > SIZE_MAX / size || af_alloc_fails() || !(p = realloc(array, c * size)))
+	if (c < *cap || c > SIZE_MAX / size || !(p = af_resize(array, c * size)))
 		return NULL;
 	*cap = c;
 	return p;
@@ -97,7 +118,7 @@ int af_buf_reserve(struct af_buf *b, size_t n)
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < want)
 		cap *= 2;
-	uint8_t *p = af_alloc_fails() ? NULL : realloc(b->data, cap);
+	uint8_t *p = af_resize(b->data, cap);
 	if (!p) {
 		b->failed = 1;
 		return AF_ENOMEM;

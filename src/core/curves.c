@@ -18,7 +18,7 @@ int af_curves_init(struct af_curves *cv, const char *const *select, size_t nsele
 	cv->select = select;
 	cv->nselect = select ? nselect : 0;
 	cv->max_objects = max_objects;
-	if (cv->nselect && !(cv->hit = calloc(cv->nselect, 1)))
+	if (cv->nselect && !(cv->hit = af_alloc_zeroed(cv->nselect, 1)))
 		return AF_ENOMEM;
 	return 0;
 }

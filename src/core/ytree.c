@@ -46,7 +46,7 @@ static int check_keys(struct af_ytree *t, const struct af_ynode *map)
 	int rc = 0;
 	if (map->n < 2)
 		return 0;
-	if (!(keys = malloc(map->n * sizeof(*keys))))
+	if (!(keys = af_alloc(map->n * sizeof(*keys))))
 		return oom(t);
 	for (size_t i = 0; i < map->n; i++)
 		if (map->items[2 * i]->type == AF_YSCALAR)
@@ -75,7 +75,7 @@ int af_ytree_init(struct af_ytree *t, struct af_ydoc *doc, const struct af_ylimi
 	t->max_nodes = lim && lim->max_nodes ? lim->max_nodes : AF_MAX_YAML_NODES;
 	af_arena_init(&doc->arena);
 	doc->root = NULL;
-	if (!(t->stack = calloc(t->max_depth + 1, sizeof(*t->stack))))
+	if (!(t->stack = af_alloc_zeroed(t->max_depth + 1, sizeof(*t->stack))))
 		return oom(t);
 	return 0;
 }
@@ -84,7 +84,7 @@ void af_ytree_free(struct af_ytree *t)
 {
 	if (t->stack)
 		for (size_t i = 0; i <= t->max_depth; i++)
-			free(t->stack[i].items); /* calloc'ed: unused levels are NULL */
+			free(t->stack[i].items); /* zeroed: unused levels are NULL */
 	free(t->stack);
 	t->stack = NULL;
 }

@@ -43,13 +43,13 @@ struct af_errlog {
 
 struct af_errlog *af_errlog_new(unsigned capacity)
 {
-	struct af_errlog *e = calloc(1, sizeof(*e));
+	struct af_errlog *e = af_alloc_zeroed(1, sizeof(*e));
 	if (!e)
 		return NULL;
 	e->cap = capacity ? capacity : 1;
-	e->lines = calloc(e->cap, sizeof(char *));
-	e->uids = calloc(e->cap, sizeof(uid_t));
-	e->paths = calloc(e->cap, sizeof(char *));
+	e->lines = af_alloc_zeroed(e->cap, sizeof(char *));
+	e->uids = af_alloc_zeroed(e->cap, sizeof(uid_t));
+	e->paths = af_alloc_zeroed(e->cap, sizeof(char *));
 	if (!e->lines || !e->uids || !e->paths) {
 		free(e->lines);
 		free(e->uids);
@@ -83,7 +83,7 @@ static char *escaped(const char *s)
 	size_t n = 0;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++)
 		n += *p < 0x20 || *p == 0x7f ? 4 : *p == '\\' ? 2 : 1;
-	char *out = malloc(n + 1), *o = out;
+	char *out = af_alloc(n + 1), *o = out;
 	if (!out)
 		return NULL;
 	for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
@@ -113,11 +113,11 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const 
 	if (!(esc = escaped(msg)))
 		return;
 	size_t n = strlen(stamp) + strlen(esc) + 3;
-	line = malloc(n);
+	line = af_alloc(n);
 	if (line)
 		snprintf(line, n, "%s %s\n", stamp, esc);
 	free(esc);
-	char *path = strdup(view_path);
+	char *path = af_strcopy(view_path);
 	if (!line || !path) {
 		free(line);
 		free(path);

@@ -61,7 +61,7 @@ struct af_folders {
 
 struct af_folders *af_folders_new(size_t max_bytes)
 {
-	struct af_folders *p = calloc(1, sizeof(*p));
+	struct af_folders *p = af_alloc_zeroed(1, sizeof(*p));
 	if (p) {
 		pthread_mutex_init(&p->lock, NULL);
 		pthread_mutex_init(&p->vlock, NULL);
@@ -271,13 +271,13 @@ static struct node *node_of(struct loaded *l, const struct af_archive *a)
 	for (size_t i = 0; i < l->nnodes; i++)
 		if (l->nodes[i].a == a)
 			return &l->nodes[i];
-	if (!(n = realloc(l->nodes, (l->nnodes + 1) * sizeof(*n))))
+	if (!(n = af_resize(l->nodes, (l->nnodes + 1) * sizeof(*n))))
 		return NULL;
 	l->nodes = n;
 	n = &l->nodes[l->nnodes];
 	n->a = a;
-	n->texts = calloc(a->n ? a->n : 1, sizeof(*n->texts));
-	n->broken = calloc(a->n ? a->n : 1, 1);
+	n->texts = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*n->texts));
+	n->broken = af_alloc_zeroed(a->n ? a->n : 1, 1);
 	if (!n->texts || !n->broken) {
 		free(n->texts);
 		free(n->broken);
@@ -476,7 +476,7 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 	/* Each member is rendered before it is named (ls -l would stat each anyway, and
 	 * the texts are kept): one that does not decode is listed raw, never as a view
 	 * whose stat fails. A nested container is a folder. */
-	if (nd && (names = calloc(h->n ? h->n : 1, sizeof(*names)))) {
+	if (nd && (names = af_alloc_zeroed(h->n ? h->n : 1, sizeof(*names)))) {
 		for (n = 0; n < h->n; n++) {
 			snprintf(bin, sizeof(bin), "%s/%s", dir, h->m[n].name);
 			int folder = af_archive_sub(h, n) != NULL;

@@ -13,7 +13,7 @@
 
 static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)
 {
-	struct af_handle *h = calloc(1, sizeof(*h));
+	struct af_handle *h = af_alloc_zeroed(1, sizeof(*h));
 	if (!h)
 		return NULL;
 	h->fd = -1;

@@ -29,8 +29,8 @@ int af_alias_is_hidden(const char *rel)
 
 int af_alias_add(struct af_fs *fs, const char *hidden, const char *orig)
 {
-	struct af_alias *a = calloc(1, sizeof(*a));
-	if (!a || !(a->hidden = strdup(hidden)) || !(a->orig = strdup(orig))) {
+	struct af_alias *a = af_alloc_zeroed(1, sizeof(*a));
+	if (!a || !(a->hidden = af_strcopy(hidden)) || !(a->orig = af_strcopy(orig))) {
 		if (a)
 			free(a->hidden);
 		free(a);

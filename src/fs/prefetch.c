@@ -54,7 +54,7 @@ static unsigned pf_workers_wanted(void)
 
 struct af_prefetch *af_prefetch_new(void)
 {
-	struct af_prefetch *p = calloc(1, sizeof(*p));
+	struct af_prefetch *p = af_alloc_zeroed(1, sizeof(*p));
 	if (!p)
 		return NULL;
 	pthread_mutex_init(&p->lock, NULL);
@@ -173,7 +173,7 @@ void af_prefetch_add(struct af_fs *fs, const char *rel, const struct stat *st)
 		p->dropped++;
 		goto out;
 	}
-	struct pf_item *it = malloc(sizeof(*it) + n);
+	struct pf_item *it = af_alloc(sizeof(*it) + n);
 	if (!it)
 		goto out;
 	memcpy(it->rel, rel, n);

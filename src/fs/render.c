@@ -14,7 +14,7 @@
 
 struct af_text *af_text_new(const void *data, size_t len)
 {
-	struct af_text *t = malloc(sizeof(*t) + len + 1);
+	struct af_text *t = af_alloc(sizeof(*t) + len + 1);
 	if (!t)
 		return NULL;
 	t->refs = 1;
@@ -32,7 +32,7 @@ struct af_text *af_text_take(struct af_buf *b)
 		return NULL;
 	/* the text moves up by the header inside its own block: no second copy of a
 	 * render that may be tens of MB */
-	uint8_t *p = realloc(b->data, h + len + 1);
+	uint8_t *p = af_resize(b->data, h + len + 1);
 	if (!p)
 		return NULL;
 	memmove(p + h, p, len);
@@ -79,11 +79,11 @@ struct af_rcache {
 
 struct af_rcache *af_rcache_new(size_t max_text_bytes)
 {
-	struct af_rcache *c = calloc(1, sizeof(*c));
+	struct af_rcache *c = af_alloc_zeroed(1, sizeof(*c));
 	if (!c)
 		return NULL;
 	c->nbuckets = 4096;
-	c->buckets = calloc(c->nbuckets, sizeof(*c->buckets));
+	c->buckets = af_alloc_zeroed(c->nbuckets, sizeof(*c->buckets));
 	if (!c->buckets) {
 		free(c);
 		return NULL;
@@ -187,7 +187,7 @@ static int same_identity(const struct rc_entry *e, const struct stat *st)
 static void grow(struct af_rcache *c)
 {
 	size_t n = c->nbuckets * 2;
-	struct rc_entry **b = calloc(n, sizeof(*b));
+	struct rc_entry **b = af_alloc_zeroed(n, sizeof(*b));
 	if (!b)
 		return; /* longer chains, still correct */
 	for (size_t i = 0; i < c->nbuckets; i++) {
@@ -220,7 +220,7 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st,
 			clear_all(c);
 		if (c->count >= c->nbuckets)
 			grow(c);
-		e = calloc(1, sizeof(*e));
+		e = af_alloc_zeroed(1, sizeof(*e));
 		if (!e)
 			return NULL;
 		size_t k = hash_of(st->st_dev, st->st_ino) % c->nbuckets;

@@ -299,7 +299,7 @@ static int tree_of(struct af_fs *fs, int make, uid_t *owner)
 		fd = u->fd;
 	} else {
 		struct af_scratch_user *grown =
-			realloc(fs->users, (fs->nusers + 1) * sizeof(*fs->users));
+			af_resize(fs->users, (fs->nusers + 1) * sizeof(*fs->users));
 		if (grown) {
 			fs->users = grown;
 			fs->users[fs->nusers++] = (struct af_scratch_user){w->uid, fd, bytes};

@@ -150,7 +150,7 @@ void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind)
 	if (af_ghost_has(fs, rel, NULL))
 		return;
 	size_t n = strlen(rel) + 1;
-	struct af_name *g = malloc(sizeof(*g) + n);
+	struct af_name *g = af_alloc(sizeof(*g) + n);
 	if (!g)
 		return;
 	memcpy(g->path, rel, n);

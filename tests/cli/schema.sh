@@ -5,28 +5,10 @@
 # typical mistakes the codec refuses are refused by the schema too, every key is described
 # and named in docs/<format>.md, and `cmake --install` puts the schemas where an installed
 # binary's modeline points.
-set -u
-src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-PY=""
-for p in /usr/bin/python3 python3; do
-	"$p" -c 'import jsonschema, yaml' 2>/dev/null && { PY=$p; break; }
-done
-if [ -z "$PY" ]; then
-	echo "SKIP: no python3 with jsonschema and yaml (scripts/setup installs python3-jsonschema python3-yaml)"
-	exit 77
-fi
-check="$PY $src/tests/tools/schema_check.py"
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0; n=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-ok() { n=$((n + 1)); }
-
-mkdir -p "$tmp/schema"
-formats=$("$ANIMFS" formats | awk 'NR > 1 && !NF { exit } NR > 1 { print $1 }') # the codecs, not the containers below them
-for f in $formats; do
-	"$ANIMFS" schema "$f" > "$tmp/schema/$f.json" || { fail "animfs schema $f"; continue; }
-	ok
-done
+# Samples over 40 KiB (views over about 256 KiB: the Shenmue motion banks are 14 MB of
+# YAML each, the biggest clips 3.5 MB) are cli/schema_big's (labelled slow), with the
+# same code (schema.inc).
+. "$(dirname "$0")/schema.inc"
 "$ANIMFS" schema nope >/dev/null 2>&1; [ $? = 2 ] && ok || fail "an unknown format is a usage error"
 
 # Every key has a description, and docs/<format>.md names it (the schema's descriptions
@@ -67,85 +49,40 @@ sys.exit(1 if bad else 0)
 EOF
 ok
 
-# Views of the examples (ours) and of every sample: the modeline, then a valid document.
-view() { # view BINARY OUT.yaml FORMAT
-	"$ANIMFS" decode "$1" > "$2" 2>/dev/null || { fail "decode $1"; return 1; }
-	local first; first=$(head -1 "$2")
-	case "$first" in
-	"# yaml-language-server: \$schema=file://"*"/$3.json") ;;
-	*) fail "$(basename "$1"): first line is '$first'"; return 1 ;;
-	esac
-	local path=${first#*\$schema=file://}
-	[ -f "$path" ] || fail "the modeline of $(basename "$1") points at a missing file: $path"
-	echo "$2" >> "$tmp/list.$3"
-}
+# Views of the examples (ours: every examples/*.yaml, of the format its `format:` names),
+# a synthetic clip with events, and of every sample up to 40 KiB (and each member of a
+# container up to 40 KiB): the modeline, then a valid document.
 ex="$src/examples"
-"$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/walk.animation" >/dev/null 2>&1
-"$ANIMFS" encode "$ex/wave_hello.jazz.yaml" -o "$tmp/wave_hello.jazz" >/dev/null 2>&1
-"$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/re3_tiny.PLD" >/dev/null 2>&1
-"$ANIMFS" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" >/dev/null 2>&1
-python3 "$src/tests/tools/clip_tool.py" build "$tmp/tool.animation"
-"$ANIMFS" encode "$ex/hand_prop.rig.yaml" -o "$tmp/hand_prop.rig" >/dev/null 2>&1
-mkdir "$tmp/v"
-view "$tmp/tool.animation" "$tmp/v/clip.yaml" sims3-clip
-view "$tmp/walk.animation" "$tmp/v/walk.yaml" diesel-animation
-view "$tmp/wave_hello.jazz" "$tmp/v/wave.yaml" sims3-jazz
-view "$tmp/re3_tiny.PLD" "$tmp/v/tiny.yaml" re-model
-view "$tmp/MOTION.BIN" "$tmp/v/motion.yaml" shenmue-motn
-view "$tmp/hand_prop.rig" "$tmp/v/rig.yaml" sims3-rig
-# every example, each by the format its document names (so a new codec's example is
-# validated with no edit here)
-mkdir "$tmp/ex"
 for y in "$ex"/*.yaml; do
-	b=$(basename "$y" .yaml); f=$(sed -n 's/^format: *//p' "$y" | head -1)
-	"$ANIMFS" encode "$y" -o "$tmp/ex/$b" >/dev/null 2>&1 || { fail "encode $(basename "$y")"; continue; }
-	view "$tmp/ex/$b" "$tmp/v/ex_$b.yaml" "$f"
+	b=$(basename "$y" .yaml); fmt=$(sed -n 's/^format: *//p' "$y" | head -1)
+	"$ANIMFS" encode "$y" -o "$tmp/$b" >/dev/null 2>&1 || { fail "encode examples/$b.yaml"; continue; }
+	view "$tmp/$b" "$tmp/v/$b.yaml" "$fmt"
 done
+python3 "$src/tests/tools/clip_tool.py" build "$tmp/tool.animation"
+view "$tmp/tool.animation" "$tmp/v/clip.yaml" sims3-clip
 S=${ANIMFS_SAMPLES:-}
 if [ -n "$S" ] && [ -d "$S" ]; then
-	i=0
-	while IFS= read -r f; do
-		i=$((i + 1))
-		case "$f" in
-		*/sims3-clip/*CLIP.animation) view "$f" "$tmp/v/s$i.yaml" sims3-clip ;;
-		*.animation) view "$f" "$tmp/v/s$i.yaml" diesel-animation ;;
-		*.jazz) view "$f" "$tmp/v/s$i.yaml" sims3-jazz ;;
-		*.grannyrig) view "$f" "$tmp/v/s$i.yaml" sims3-rig ;;
-		*.PLD|*.PLW|*.EMD|*.emd) view "$f" "$tmp/v/s$i.yaml" re-model ;;
-		*.MOTN|*/motion.bin|*/dashgl_motion*.bin|*/am2_M_*.BIN) view "$f" "$tmp/v/s$i.yaml" shenmue-motn ;;
-		*.package)
-			for m in $("$ANIMFS" decode "$f/index.yaml" | grep -o 'name: [^,}]*\.jazz' | cut -c7-); do
-				i=$((i + 1)); view "$f/$m" "$tmp/v/s$i.yaml" sims3-jazz
-			done ;;
-		esac
-	done < <(find "$S/diesel" "$S/sims3" "$S/sims3-clip" "$S/re3" "$S/shenmue" "$S/shenmue-containers" -type f 2>/dev/null | sort)
+	view_samples
+	echo "samples over $BIG bytes are left to cli/schema_big"
 else
 	echo "note: ../shared/samples not found; only the examples are validated"
 fi
 for f in $formats; do
-	[ -s "$tmp/list.$f" ] || { fail "no view of $f was validated"; continue; }
-	# two at a time (the motion banks take a minute each); one result file per view
-	xargs -P 2 -I{} sh -c "$check '$tmp/schema/$f.json' '{}' > '{}.out'" < "$tmp/list.$f"
-	rc=$?
-	out=$(cat $(sed 's/$/.out/' "$tmp/list.$f"))
-	echo "$out" | grep -v ': ok$'
-	echo "$f: $(echo "$out" | grep -c ': ok$') views valid against the schema"
-	[ $rc = 0 ] && ok || fail "$f views do not validate"
+	[ -s "$tmp/list.$f" ] || fail "no view of $f was validated"
 done
+validate $formats
 
-# Mistakes the codec refuses are refused by the schema as well.
+# Mistakes the codec refuses are refused by the schema as well (each format's mistakes
+# in one validator run, after they are all made).
+mkdir "$tmp/m"
 mistake() { # mistake NAME FORMAT VIEW SED-EXPRESSION
-	local name=$1 fmt=$2 from=$3 expr=$4 y="$tmp/$1.yaml"
+	local name=$1 fmt=$2 from=$3 expr=$4 y="$tmp/m/$1.yaml"
 	sed -e "$expr" "$from" > "$y"
 	cmp -s "$y" "$from" && { fail "$name: the edit changed nothing"; return; }
 	"$ANIMFS" encode "$y" -o "$tmp/encoded_$name" >/dev/null 2>&1 && fail "$name: the codec took it" # no extension: the format is the document's
-	if $check "$tmp/schema/$fmt.json" "$y" > "$tmp/$name.out"; then
-		fail "$name: the schema took it"
-	else
-		ok; echo "$name: $(grep -m1 INVALID "$tmp/$name.out" | sed 's/^[^:]*: //')"
-	fi
+	echo "$y" >> "$tmp/mistakes.$fmt"
 }
-w="$tmp/v/walk.yaml"
+w="$tmp/v/walk.animation.yaml"
 mistake letter diesel-animation "$w" '0,/^        - \[0.5, 0.0, 60.0, 0.0\]/s//        - [0.5, 0.0, abc, 0.0]/'
 mistake quat4 diesel-animation "$w" '0,/^        - \[0.5, 0.000, 0.000, 0.018, 1.000\]/s//        - [0.5, 0.000, 0.000, 0.018]/'
 # Euler keys: with the `euler: xyz` header a rotation key of three angles is valid for the
@@ -165,21 +102,35 @@ mistake euler2 diesel-animation "$tmp/euler.yaml" '0,/^        - \[0.5, 0, 0, 2.
 mistake unknownkey diesel-animation "$w" '0,/^    position:/s//    positon:/'
 mistake enum diesel-animation "$w" '0,/type: rot_packed/s//type: rot_pakced/'
 mistake layout diesel-animation "$w" 's/layout: 32-bit/layout: 16-bit/'
-mistake jazzflag sims3-jazz "$tmp/v/wave.yaml" 's/^flags: \[UnilateralActor\]/flags: [UnilateralActr]/'
-mistake jazzkey sims3-jazz "$tmp/v/wave.yaml" '0,/^    transitions:/s//    transition:/'
-mistake jazzkind sims3-jazz "$tmp/v/wave.yaml" '0,/kind: random/s//kind: randm/'
-mistake motnarity shenmue-motn "$tmp/v/motion.yaml" '0,/- \[4, 2, 1.125, 0.0\]/s//- [4, 2, 1.125]/'
-mistake motnkey shenmue-motn "$tmp/v/motion.yaml" 's/^  attr_high:/  attr_hi:/'
-mistake reletter re-model "$tmp/v/tiny.yaml" '0,/motion: \[-50, 0, 0\]/s//motion: [-50, x, 0]/'
+mistake jazzflag sims3-jazz "$tmp/v/wave_hello.jazz.yaml" 's/^flags: \[UnilateralActor\]/flags: [UnilateralActr]/'
+mistake jazzkey sims3-jazz "$tmp/v/wave_hello.jazz.yaml" '0,/^    transitions:/s//    transition:/'
+mistake jazzkind sims3-jazz "$tmp/v/wave_hello.jazz.yaml" '0,/kind: random/s//kind: randm/'
+mistake motnarity shenmue-motn "$tmp/v/MOTION.BIN.yaml" '0,/- \[4, 2, 1.125, 0.0\]/s//- [4, 2, 1.125]/'
+mistake motnkey shenmue-motn "$tmp/v/MOTION.BIN.yaml" 's/^  attr_high:/  attr_hi:/'
+mistake reletter re-model "$tmp/v/re3_tiny.PLD.yaml" '0,/motion: \[-50, 0, 0\]/s//motion: [-50, x, 0]/'
 mistake clipkey sims3-clip "$tmp/v/clip.yaml" '0,/^    offset:/s//    offst:/'
 mistake cliptype sims3-clip "$tmp/v/clip.yaml" '0,/type: F4_SuperHighPrecision_Quaternion/s//type: F4_SuperHighPrecision_Quat/'
 mistake clipevent sims3-clip "$tmp/v/clip.yaml" 's/{type: Sound,/{type: Sond,/'
-mistake rerecords re-model "$tmp/v/tiny.yaml" 's/records: re3-relative/records: re3-relativ/'
-mistake rekey re-model "$tmp/v/tiny.yaml" '0,/^        y_offset: -905/s//        y_ofset: -905/'
-mistake reflag re-model "$tmp/v/tiny.yaml" '0,/\[1, footfall\]/s//[1, footfal]/'
-mistake reangle re-model "$tmp/v/tiny.yaml" '0,/- \[0, 5, 0\]/s//- [0, 5]/'
-mistake rigkey sims3-rig "$tmp/v/rig.yaml" '0,/^    parent:/s//    parnt:/'
-mistake rigref sims3-rig "$tmp/v/rig.yaml" 's/^    info_nodes: \[lid, null, /    info_nodes: [lid, /'
+mistake rerecords re-model "$tmp/v/re3_tiny.PLD.yaml" 's/records: re3-relative/records: re3-relativ/'
+mistake rekey re-model "$tmp/v/re3_tiny.PLD.yaml" '0,/^        y_offset: -905/s//        y_ofset: -905/'
+mistake reflag re-model "$tmp/v/re3_tiny.PLD.yaml" '0,/\[1, footfall\]/s//[1, footfal]/'
+mistake reangle re-model "$tmp/v/re3_tiny.PLD.yaml" '0,/- \[0, 5, 0\]/s//- [0, 5]/'
+mistake rigkey sims3-rig "$tmp/v/hand_prop.rig.yaml" '0,/^    parent:/s//    parnt:/'
+mistake rigref sims3-rig "$tmp/v/hand_prop.rig.yaml" 's/^    info_nodes: \[lid, null, /    info_nodes: [lid, /'
+for f in $formats; do
+	[ -s "$tmp/mistakes.$f" ] || continue
+	xargs -d '\n' $check "$tmp/schema/$f.json" < "$tmp/mistakes.$f" > "$tmp/mistakes.out"
+	while IFS= read -r y; do
+		name=$(basename "$y" .yaml)
+		if grep -q "^$y: ok\$" "$tmp/mistakes.out"; then
+			fail "$name: the schema took it"
+		elif grep -q "^$y: INVALID" "$tmp/mistakes.out"; then
+			ok; echo "$name: $(grep -m1 "^$y: INVALID" "$tmp/mistakes.out" | sed 's/^[^:]*: //')"
+		else
+			fail "$name: no verdict from the validator: $(cat "$tmp/mistakes.out")"
+		fi
+	done < "$tmp/mistakes.$f"
+done
 
 # The installed schemas, and an installed binary's decode points at them.
 if [ -n "${ANIMFS_BUILD_DIR:-}" ]; then

@@ -1,11 +1,16 @@
 # The daemon under valgrind (memcheck): mount, read, a good save, a refused save,
 # a listing, unmount; no memory error and no definite leak. Valgrind cannot run a
-# sanitized binary, so an unsanitized animfs is built once in the build folder.
+# sanitized binary: it runs $ANIMFS_PLAIN (scripts/test builds build-release/animfs and
+# tests/CMakeLists.txt passes it), else an unsanitized animfs built once in the build
+# folder.
 . "$(dirname "$0")/common.inc"
 command -v valgrind >/dev/null || { echo "SKIP: valgrind missing (apt-get install valgrind)"; exit 77; }
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+sanitized() { nm -D "$1" 2>/dev/null | grep -q '__asan_init\|__ubsan_handle'; }
 plain=$ANIMFS
-if nm -D "$ANIMFS" 2>/dev/null | grep -q '__asan_init\|__ubsan_handle'; then
+if [ -n "${ANIMFS_PLAIN:-}" ] && [ -x "$ANIMFS_PLAIN" ] && ! sanitized "$ANIMFS_PLAIN"; then
+  plain=$ANIMFS_PLAIN
+elif sanitized "$ANIMFS"; then
   vb=${ANIMFS_BUILD_DIR:-$T}/valgrind-build
   cmake -S "$src" -B "$vb" -DANIMFS_SANITIZE=OFF -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Debug \
     >"$T/build.log" 2>&1 && cmake --build "$vb" -j2 --target animfs >>"$T/build.log" 2>&1 ||

@@ -21,6 +21,7 @@
 #include "animfs/fileio.h"
 #include "animfs/yamlio.h"
 #include "../fuzz/fuzz_props.h"
+#include "walk_files.h"
 
 /* The contract on one text (fuzz_props.c). Returns 1 when the fast scanner took it. */
 static int check_text(const char *t, size_t n, const char *what)
@@ -50,10 +51,41 @@ static char *read_all(const char *path, size_t *n)
 	return (char *)af_buf_steal(&b, NULL);
 }
 
-static const char *const examples[] = { "walk.animation.yaml", "wave_hello.jazz.yaml",
-					"re3_tiny.PLD.yaml", "MOTION.BIN.yaml" };
+/* Every YAML file of examples/ (so a new format's example is read with no edit here). */
+static struct dirent **example_list;
+static size_t nexamples;
+static const char *examples[64];
+#define NEXAMPLES nexamples
 
-#define NEXAMPLES (sizeof(examples) / sizeof(examples[0]))
+static int is_yaml(const struct dirent *e)
+{
+	size_t n = strlen(e->d_name);
+	return n > 5 && !strcmp(e->d_name + n - 5, ".yaml");
+}
+
+static int list_examples(void **state)
+{
+	char dir[1024];
+	int n;
+	(void)state;
+	snprintf(dir, sizeof(dir), "%s/examples", ANIMFS_SOURCE_DIR);
+	n = scandir(dir, &example_list, is_yaml, alphasort);
+	if (n <= 0 || (size_t)n > sizeof(examples) / sizeof(examples[0]))
+		return -1;
+	for (int i = 0; i < n; i++)
+		examples[i] = example_list[i]->d_name;
+	nexamples = (size_t)n;
+	return 0;
+}
+
+static int free_examples(void **state)
+{
+	(void)state;
+	for (size_t i = 0; i < nexamples; i++)
+		free(example_list[i]);
+	free(example_list);
+	return 0;
+}
 
 static char *read_example(size_t i, size_t *n)
 {
@@ -80,66 +112,70 @@ static void test_examples(void **state)
 }
 
 struct walk {
-	int files, fast, slow;
+	int files, fast, slow, other_tier;
 };
 
-static void walk_samples(const char *dir, struct walk *w)
+/* The samples over BIG_FILE bytes (their documents over about 256 KiB; the motion banks
+ * give 14 MB each) are the slow tier: ANIMFS_SAMPLE_TIER=big (unit/test_yamlfast_big,
+ * LABELS slow) checks only those, else only the others are checked (told by the file's
+ * size, so that neither tier decodes the other's). */
+#define BIG_FILE (40 * 1024)
+static int big_tier(void)
 {
-	DIR *dp = opendir(dir);
-	struct dirent *e;
-	if (!dp)
+	const char *t = getenv("ANIMFS_SAMPLE_TIER");
+	return t && !strcmp(t, "big");
+}
+
+static void check_sample(void *ctx, const char *dir, const char *name, const char *path)
+{
+	struct walk *w = ctx;
+	size_t n = 0;
+	struct stat st;
+	char *bin;
+	(void)dir;
+	if (stat(path, &st))
 		return;
-	while ((e = readdir(dp))) {
-		char path[2048];
-		struct stat st;
-		if (e->d_name[0] == '.')
-			continue;
-		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
-		if (stat(path, &st))
-			continue;
-		if (S_ISDIR(st.st_mode)) {
-			walk_samples(path, w);
-			continue;
-		}
-		size_t n = 0;
-		char *bin = read_all(path, &n);
-		if (!bin)
-			continue;
-		const struct af_codec *c = af_codec_bid(e->d_name, (const uint8_t *)bin,
-							n < AF_BID_HEAD ? n : AF_BID_HEAD);
-		struct af_buf y = AF_BUF_INIT;
-		struct af_diag d;
-		af_diag_init(&d);
-		if (c && !c->to_yaml((const uint8_t *)bin, n, NULL, &y, &d)) {
-			w->files++;
-			if (check_text((const char *)y.data, y.len, path)) {
-				w->fast++;
-			} else {
-				w->slow++;
-				print_message("note: %s renders to YAML the fast scanner leaves to libyaml\n",
-					      path);
-			}
-		}
-		af_diag_free(&d);
-		af_buf_free(&y);
-		free(bin);
+	if ((st.st_size > BIG_FILE) != big_tier()) {
+		w->other_tier++;
+		return;
 	}
-	closedir(dp);
+	if (!(bin = read_all(path, &n)))
+		return;
+	const struct af_codec *c = af_codec_bid(name, (const uint8_t *)bin,
+						n < AF_BID_HEAD ? n : AF_BID_HEAD);
+	struct af_buf y = AF_BUF_INIT;
+	struct af_diag d;
+	af_diag_init(&d);
+	if (c && !c->to_yaml((const uint8_t *)bin, n, NULL, &y, &d)) {
+		w->files++;
+		if (check_text((const char *)y.data, y.len, path)) {
+			w->fast++;
+		} else {
+			w->slow++;
+			print_message("note: %s renders to YAML the fast scanner leaves to libyaml\n",
+				      path);
+		}
+	}
+	af_diag_free(&d);
+	af_buf_free(&y);
+	free(bin);
 }
 
 /* The YAML of every real sample: same tree both ways, and the scanner takes it. */
 static void test_samples(void **state)
 {
-	struct walk w = { 0, 0, 0 };
+	struct walk w = { 0, 0, 0, 0 };
 	struct stat st;
 	(void)state;
 	if (stat(ANIMFS_SAMPLES, &st)) {
 		print_message("SKIP: ../shared/samples not found (sample documents not checked)\n");
 		return;
 	}
-	walk_samples(ANIMFS_SAMPLES, &w);
-	print_message("%d sample documents: %d read by the fast scanner, %d by libyaml\n", w.files,
-		      w.fast, w.slow);
+	walk_files(ANIMFS_SAMPLES, check_sample, &w);
+	print_message("%d sample documents: %d read by the fast scanner, %d by libyaml (%d "
+		      "files %s %d bytes: unit/test_yamlfast%s)\n", w.files, w.fast, w.slow,
+		      w.other_tier, big_tier() ? "up to" : "over", BIG_FILE,
+		      big_tier() ? "" : "_big");
 	assert_true(w.files > 0);
 	/* Jazz names may be any UTF-8 and are left to libyaml; all others are plain ASCII */
 	assert_true(w.fast * 10 >= w.files * 8);
@@ -223,7 +259,8 @@ static void test_mutations(void **state)
 					      "\n\n", "x: ", "\n- ", "0", "e", "-1.5", "''" };
 	size_t total = 0, fast = 0;
 	/* ANIMFS_MUTATIONS=N (per example) and ANIMFS_SEED=S for longer runs by hand */
-	int per = getenv("ANIMFS_MUTATIONS") ? atoi(getenv("ANIMFS_MUTATIONS")) : 8000;
+	int per = getenv("ANIMFS_MUTATIONS") ? atoi(getenv("ANIMFS_MUTATIONS"))
+					      : (int)(32000 / NEXAMPLES); /* 32,000 in all */
 	if (getenv("ANIMFS_SEED")) {
 		rng ^= (strtoull(getenv("ANIMFS_SEED"), NULL, 0) + 1) * 0xD1B54A32D192ED03ull;
 		rng += !rng; /* xorshift must not start at 0 */
@@ -459,5 +496,10 @@ int main(void)
 		cmocka_unit_test(test_literal_blocks),
 		cmocka_unit_test(test_random_documents),
 	};
-	return cmocka_run_group_tests(tests, NULL, NULL);
+	const struct CMUnitTest big[] = {
+		cmocka_unit_test(test_samples),
+	};
+	if (big_tier())
+		return cmocka_run_group_tests(big, NULL, NULL);
+	return cmocka_run_group_tests(tests, list_examples, free_examples);
 }

@@ -118,7 +118,7 @@ static int clip_from_doc(const struct af_ynode *root, const struct af_io *io,
 	if (!(rc = clip_parse(root, &c, &a, &names, &nnames, d)))
 		rc = clip_write(&c, out, d);
 	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
-		clip_check_rig(io, &c, d);
+		rc = clip_check_rig(io, &c, d);
 	if (!rc && io && io->learn_names && nnames)
 		io->learn_names(io->ctx, names, nnames);
 	af_arena_free(&a);

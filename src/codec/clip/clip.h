@@ -137,9 +137,9 @@ void clip_rig_names(const uint8_t *p, size_t n,
 /* clip.c: is a sibling's base name a rig export (s3pe "%%+_RIG", "S3_8EAF13DE_")? */
 int clip_is_rig_name(const char *s);
 /* clip_cross.c: warn once when channels target no bone of the rig(s) beside the clip
- * (nothing when io reads no clear rig). */
+ * (nothing when io reads no clear rig). 0, or AF_ENOMEM (d set). */
 struct af_io;
-void clip_check_rig(const struct af_io *io, const struct clip *c, struct af_diag *d);
+int clip_check_rig(const struct af_io *io, const struct clip *c, struct af_diag *d);
 
 /* ---- clip_emit.c / clip_parse.c ---- */
 struct sims3_names;

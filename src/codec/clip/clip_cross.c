@@ -23,7 +23,7 @@ static int add_hash(void *ctx, const char *s, size_t n)
 	struct bones *b = ctx;
 	if (b->n == b->cap) {
 		size_t cap = b->cap ? b->cap * 2 : 64;
-		uint32_t *h = realloc(b->h, cap * sizeof(*h));
+		uint32_t *h = af_resize(b->h, cap * sizeof(*h));
 		if (!h) {
 			b->nomem = 1;
 			return 1;
@@ -73,13 +73,16 @@ static int own_name(const struct clip *c, uint32_t h)
 	return 0;
 }
 
-void clip_check_rig(const struct af_io *io, const struct clip *c, struct af_diag *d)
+int clip_check_rig(const struct af_io *io, const struct clip *c, struct af_diag *d)
 {
 	struct bones b = { .io = io };
 	uint32_t n = 0, first[2] = { 0, 0 };
+	int rc = 0;
 	if (!io || !io->list_siblings || !io->read_sibling)
-		return;
+		return 0;
 	io->list_siblings(io->ctx, read_rig, &b);
+	if (b.nomem)
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	if (!b.rigs || b.nomem)
 		goto out;
 	for (uint32_t i = 0; i < c->nchan; i++) {
@@ -102,4 +105,5 @@ void clip_check_rig(const struct af_io *io, const struct clip *c, struct af_diag
 			     "the clip (0x%08X, 0x%08X, ...)", n, first[0], first[1]);
 out:
 	free(b.h);
+	return rc;
 }

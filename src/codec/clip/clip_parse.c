@@ -732,7 +732,7 @@ static int parse_frames(struct ps *p, struct clip_chan *ch, const struct clip_ty
 	if (!ch->nframes)
 		return 0;
 	if (!(ch->f = af_arena_array(p->a, ch->nframes, sizeof(*ch->f))) ||
-	    !(f = calloc(ch->nframes, sizeof(*f))))
+	    !(f = af_alloc_zeroed(ch->nframes, sizeof(*f))))
 		return oom(p);
 	int rc = 0;
 	for (uint32_t i = 0; i < ch->nframes && !rc; i++) {
@@ -825,13 +825,15 @@ static int cmp_u64(const void *a, const void *b)
 }
 
 /* Spec 14: two channels that drive the same thing of one target are allowed, but odd. */
-static void warn_twins(struct ps *p, const struct af_ynode *y)
+static int warn_twins(struct ps *p, const struct af_ynode *y)
 {
 	const struct clip *c = p->c;
-	uint64_t *k = c->nchan > 1 ? malloc(c->nchan * sizeof(*k)) : NULL;
+	uint64_t *k;
 	size_t twins = 0;
-	if (!k)
-		return; /* a warning is not worth failing for */
+	if (c->nchan < 2)
+		return 0;
+	if (!(k = af_alloc(c->nchan * sizeof(*k))))
+		return oom(p);
 	for (uint32_t i = 0; i < c->nchan; i++)
 		k[i] = (uint64_t)c->ch[i].target << 8 | c->ch[i].sub;
 	qsort(k, c->nchan, sizeof(*k), cmp_u64);
@@ -841,6 +843,7 @@ static void warn_twins(struct ps *p, const struct af_ynode *y)
 		af_y_warn(p->d, y, "channels: %zu channel(s) with the same target and sub_target as "
 			  "another", twins);
 	free(k);
+	return 0;
 }
 
 static int parse_channels(struct ps *p, const struct af_ynode *y)
@@ -863,7 +866,8 @@ static int parse_channels(struct ps *p, const struct af_ynode *y)
 			last = ch->f[ch->nframes - 1].tick > last ? ch->f[ch->nframes - 1].tick : last;
 		}
 	}
-	warn_twins(p, y);
+	if (warn_twins(p, y))
+		return AF_ENOMEM;
 	if (any && last + 1u != c->num_ticks)
 		af_diag_warn(p->d, 0, 0, "num_ticks is %u, not the last frame's tick + 1 (%u)",
 			     c->num_ticks, last + 1u);

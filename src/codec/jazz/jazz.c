@@ -44,7 +44,7 @@ static int jazz_from_doc(const struct af_ynode *root, const struct af_io *io,
 	if (!rc)
 		rc = jazz_encode(&m, out, d);
 	if (!rc) /* only on encode: the CLI and the mount keep what the old file held */
-		jazz_check_clips(io, &m, d);
+		rc = jazz_check_clips(io, &m, d);
 	if (!rc && io && io->learn_names && m.nnames)
 		io->learn_names(io->ctx, m.names, m.nnames);
 	af_arena_free(&arena);

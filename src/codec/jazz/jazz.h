@@ -130,9 +130,9 @@ int jazz_parse(const struct af_ynode *root, struct af_arena *arena, struct jazz_
 	     struct af_diag *d);
 
 /* jazz_cross.c: warn for each Play node whose clip is no CLIP sibling (s3pe name) of io,
- * when io lists siblings and at least one is a CLIP. */
+ * when io lists siblings and at least one is a CLIP. 0, or AF_ENOMEM (d set). */
 struct af_io;
-void jazz_check_clips(const struct af_io *io, const struct jazz_model *m, struct af_diag *d);
+int jazz_check_clips(const struct af_io *io, const struct jazz_model *m, struct af_diag *d);
 
 /* Flag and enum tables (jazz_enums.c). */
 struct jazz_enum_item {

@@ -40,7 +40,7 @@ static int add_clip(void *ctx, const char *name)
 		return 0;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? c->cap * 2 : 16;
-		uint64_t *a = realloc(c->inst, cap * sizeof(*a));
+		uint64_t *a = af_resize(c->inst, cap * sizeof(*a));
 		if (!a) {
 			c->nomem = 1;
 			return 1;
@@ -73,12 +73,15 @@ static void warn_play(const struct jazz_chunk *ch, uint64_t v, struct af_diag *d
 			  "machine", label, (unsigned long long)v);
 }
 
-void jazz_check_clips(const struct af_io *io, const struct jazz_model *m, struct af_diag *d)
+int jazz_check_clips(const struct af_io *io, const struct jazz_model *m, struct af_diag *d)
 {
 	struct clips c = { 0 };
+	int rc = 0;
 	if (!io || !io->list_siblings)
-		return;
+		return 0;
 	io->list_siblings(io->ctx, add_clip, &c);
+	if (c.nomem)
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	if (!c.n || c.nomem)
 		goto out;
 	for (uint32_t i = 0; i < m->nchunks; i++) {
@@ -90,4 +93,5 @@ void jazz_check_clips(const struct af_io *io, const struct jazz_model *m, struct
 	}
 out:
 	free(c.inst);
+	return rc;
 }

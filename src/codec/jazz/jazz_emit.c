@@ -475,7 +475,7 @@ static int dup_cmp(const void *a, const void *b)
 static int count_repeats(const struct em *e, uint32_t *repeat)
 {
 	const struct jazz_model *m = e->m;
-	struct dup *v = malloc((m->nchunks + 1) * sizeof(*v));
+	struct dup *v = af_alloc((m->nchunks + 1) * sizeof(*v));
 	uint32_t n = 0;
 	if (!v)
 		return AF_ENOMEM;

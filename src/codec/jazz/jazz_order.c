@@ -34,8 +34,8 @@ static int rank_cmp(const void *a, const void *b)
 int jazz_canonical_order(const struct jazz_model *m, const uint32_t *def_rank, uint32_t *order,
 		       struct af_diag *d)
 {
-	struct placer p = { m, calloc(m->nchunks ? m->nchunks : 1, 1), order, 0 };
-	struct ranked *rest = malloc((m->nchunks + 1) * sizeof(*rest));
+	struct placer p = { m, af_alloc_zeroed(m->nchunks ? m->nchunks : 1, 1), order, 0 };
+	struct ranked *rest = af_alloc((m->nchunks + 1) * sizeof(*rest));
 	const struct jazz_chunk *ch = m->chunks;
 	uint32_t nrest = 0;
 	int rc = 0;

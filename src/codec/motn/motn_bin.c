@@ -61,7 +61,7 @@ static int cmp_u32(const void *a, const void *b)
 /* Sorted distinct values of the table column col (0 data_rel, 1 extra_off). */
 static uint32_t *distinct(const uint8_t *table, uint32_t n, int col, uint32_t *count)
 {
-	uint32_t *v = malloc((size_t)n * sizeof(*v)), k = 0;
+	uint32_t *v = af_alloc((size_t)n * sizeof(*v)), k = 0;
 	if (!v)
 		return NULL;
 	for (uint32_t i = 0; i < n; i++)
@@ -178,7 +178,7 @@ struct part {
 	struct af_arena *a;
 	struct af_buf scratch;
 	size_t cap;
-	struct motn_block *blocks; /* malloc'ed while growing */
+	struct motn_block *blocks; /* heap, grown by af_grow */
 };
 
 static int add_block(struct part *pt, const struct motn_block *b)
@@ -248,7 +248,7 @@ static int read_blocks(const uint8_t *bin, const struct hdr *h, struct motn_file
 	uint32_t *rs = distinct(table, h->n, 0, &nr), *first = NULL;
 	struct part pt = { bin + h->data_off, f, a, AF_BUF_INIT, 0, NULL };
 	int rc = AF_ENOMEM;
-	if (!rs || !(first = malloc((size_t)nr * sizeof(*first))))
+	if (!rs || !(first = af_alloc((size_t)nr * sizeof(*first))))
 		goto out;
 	if (rs[0] > 0 && read_region(&pt, 0, rs[0], 0, 0))
 		goto out;

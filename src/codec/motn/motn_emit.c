@@ -120,7 +120,7 @@ static int cmp_pair(const void *a, const void *b)
 
 static int count(const struct motn_file *f, const struct emit *e, struct stats *st)
 {
-	uint64_t *pairs = malloc(f->nentries * sizeof(*pairs));
+	uint64_t *pairs = af_alloc(f->nentries * sizeof(*pairs));
 	memset(st, 0, sizeof(*st));
 	if (!pairs)
 		return AF_ENOMEM;
@@ -371,8 +371,8 @@ int motn_emit(const struct motn_file *f, const char *filename, struct af_buf *ou
 	struct emit e = { out, NULL, NULL };
 	struct stats st;
 	int rc = AF_ENOMEM;
-	e.name_first = malloc(((size_t)f->nblocks + 1) * sizeof(uint32_t));
-	e.name_next = malloc(((size_t)f->nentries + 1) * sizeof(uint32_t));
+	e.name_first = af_alloc(((size_t)f->nblocks + 1) * sizeof(uint32_t));
+	e.name_next = af_alloc(((size_t)f->nentries + 1) * sizeof(uint32_t));
 	if (!e.name_first || !e.name_next)
 		goto out;
 	memset(e.name_first, 0xFF, ((size_t)f->nblocks + 1) * sizeof(uint32_t));

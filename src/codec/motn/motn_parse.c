@@ -370,7 +370,7 @@ static int block_ids(struct pctx *p, const struct af_ynode *bl)
 		return p->d->code;
 	f->nblocks = (uint32_t)bl->n;
 	f->blocks = af_arena_array(p->a, bl->n ? bl->n : 1, sizeof(*f->blocks));
-	p->ids = malloc((bl->n ? bl->n : 1) * sizeof(*p->ids));
+	p->ids = af_alloc((bl->n ? bl->n : 1) * sizeof(*p->ids));
 	if (!f->blocks || !p->ids)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < bl->n; i++) {
@@ -505,7 +505,7 @@ static int cmp_name(const void *a, const void *b)
 static int warn_names(struct pctx *p, const struct af_ynode *en)
 {
 	struct motn_file *f = p->f;
-	struct name_ref *v = malloc(f->nentries * sizeof(*v));
+	struct name_ref *v = af_alloc(f->nentries * sizeof(*v));
 	if (!v)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < f->nentries; i++) {
@@ -567,8 +567,8 @@ static int parse_block(struct pctx *p, const struct af_ynode *bn, struct motn_bl
 static int parse_blocks(struct pctx *p, const struct af_ynode *bl)
 {
 	struct motn_file *f = p->f;
-	uint32_t *first = malloc(((size_t)f->nblocks + 1) * sizeof(*first));
-	uint32_t *next = malloc((size_t)f->nentries * sizeof(*next));
+	uint32_t *first = af_alloc(((size_t)f->nblocks + 1) * sizeof(*first));
+	uint32_t *next = af_alloc((size_t)f->nentries * sizeof(*next));
 	int rc = 0;
 	if (!first || !next) {
 		rc = af_diag_error(p->d, AF_ENOMEM, "out of memory");

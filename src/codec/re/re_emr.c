@@ -307,7 +307,7 @@ static int read_pool(const uint8_t *p, size_t len, size_t K, unsigned game, uint
 	m->tail = p + len - m->tail_len;
 	m->poses = af_arena_array(a, m->nposes ? m->nposes : 1, sizeof(*m->poses));
 	uint16_t *codes = af_arena_array(a, m->nposes ? m->nposes : 1, 3 * (size_t)n * 2);
-	uint8_t *kf = malloc(ks);
+	uint8_t *kf = af_alloc(ks);
 	if (!m->poses || !codes || !kf) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
@@ -433,7 +433,7 @@ int re_emr_encode(const struct re_emr *m, unsigned game, struct af_buf *out,
 		}
 	} else if (m->nposes) {
 		const unsigned ks = m->keyframe_size;
-		kf = malloc(ks);
+		kf = af_alloc(ks);
 		if (!kf)
 			goto nomem;
 		for (size_t i = 0; i < m->nposes; i++) {

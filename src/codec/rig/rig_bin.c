@@ -144,12 +144,13 @@ int rig_decode(const uint8_t *p, size_t n, struct af_arena *a, struct rig_file *
 	int rc;
 	memset(f, 0, sizeof(*f));
 	f->kind = rig_kind_of(p, n);
-	if (f->kind == RIG_GRANNY_WRAPPED)
-		rc = carry(a, f, f->kind, n, 0, "a Granny2 rig (wrapped): carried as bytes");
-	else if (f->kind == RIG_GRANNY_RAW)
-		rc = carry(a, f, f->kind, n, 0, "not a clear rig (no version 3.x/4.x): a raw Granny2 rig, carried as bytes");
-	if (f->kind != RIG_CLEAR)
+	if (f->kind != RIG_CLEAR) {
+		/* rig_kind_of gives RIG_CLEAR or one of the two Granny kinds */
+		rc = carry(a, f, f->kind, n, 0, f->kind == RIG_GRANNY_WRAPPED
+			   ? "a Granny2 rig (wrapped): carried as bytes"
+			   : "not a clear rig (no version 3.x/4.x): a raw Granny2 rig, carried as bytes");
 		return rc ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+	}
 	af_diag_init(&local);
 	af_rd_init(&r, p, n, &local);
 	rc = rd_clear(&r, a, f);

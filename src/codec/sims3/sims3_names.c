@@ -244,7 +244,7 @@ static int add_sib(void *ctx, const char *name)
 	if (!p)
 		return s->failed = 1;
 	s->names = p;
-	if (!(s->names[s->n] = strdup(name)))
+	if (!(s->names[s->n] = af_strcopy(name)))
 		return s->failed = 1;
 	s->n++;
 	return 0;
