@@ -11,7 +11,7 @@
 #include "animfs/buf.h"
 
 struct af_nameidx {
-	struct af_buf slots; /* {first position + 1 (0: empty), count} per slot */
+	struct af_buf slots; /* {first position + 1 (0: empty), count, aux} per slot */
 	size_t mask;
 	int fold; /* names equal but for ASCII case are one name */
 	const char *(*name)(const void *ctx, size_t i);
@@ -29,5 +29,8 @@ size_t af_nameidx_add(struct af_nameidx *x, size_t i);
 long af_nameidx_find(const struct af_nameidx *x, const char *s);
 /* How many positions were added under name s. */
 size_t af_nameidx_count(const struct af_nameidx *x, const char *s);
+/* A word the caller keeps with name s (0 when it was first added), or NULL when no
+ * position was added under s. Valid until the index is freed. */
+uint32_t *af_nameidx_aux(struct af_nameidx *x, const char *s);
 
 #endif

@@ -55,27 +55,37 @@ static const char *name_at(const void *ctx, size_t i)
 	return ((const char (*)[AF_MEMBER_NAME_MAX])ctx)[i];
 }
 
-/* seen = how many earlier names, as they were written (suffixed), equal this one as
- * it came: the count the index keeps under it. One pass, a hash lookup a name. */
+/* One pass, hash lookups only: a name no earlier one (as written) equals but for case
+ * is kept; else it gets the first ~N free, N counting up from where the last name
+ * like it stopped (kept with that name in the index), so a name repeated n times
+ * costs n tries, not n^2. Where the names had at most one repeat each this is the
+ * rule as it was (~1); beyond, each name is still unique (before, a third DUP.BIN
+ * was DUP~1.BIN again, and the second one could not be reached). */
 int shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n)
 {
-	struct af_nameidx seen_as;
-	if (af_nameidx_init(&seen_as, n, 1, name_at, names))
+	struct af_nameidx shown;
+	if (af_nameidx_init(&shown, n, 1, name_at, names))
 		return AF_ENOMEM;
 	for (size_t i = 0; i < n; i++) {
-		size_t seen = af_nameidx_count(&seen_as, names[i]);
-		if (seen) {
-			char copy[AF_MEMBER_NAME_MAX];
+		uint32_t *next = af_nameidx_aux(&shown, names[i]);
+		if (next) {
+			char copy[AF_MEMBER_NAME_MAX], want[AF_MEMBER_NAME_MAX];
 			size_t s = stem_len(names[i]);
+			uint32_t k = *next ? *next : 1;
 			memcpy(copy, names[i], sizeof(copy));
 			if (s > AF_MEMBER_NAME_MAX - 16)
 				s = AF_MEMBER_NAME_MAX - 16;
-			snprintf(names[i], AF_MEMBER_NAME_MAX, "%.*s~%zu%.40s", (int)s, copy, seen,
-				 copy + s);
+			for (;; k++) { /* at most n names are taken: this ends */
+				snprintf(want, sizeof(want), "%.*s~%u%.40s", (int)s, copy, k, copy + s);
+				if (af_nameidx_find(&shown, want) < 0)
+					break;
+			}
+			*next = k + 1;
+			memcpy(names[i], want, sizeof(want));
 		}
-		af_nameidx_add(&seen_as, i);
+		af_nameidx_add(&shown, i);
 	}
-	af_nameidx_free(&seen_as);
+	af_nameidx_free(&shown);
 	return 0;
 }
 

@@ -1,6 +1,6 @@
 /* The name index (nameidx.h): open addressing over a power-of-two table at most half
- * full, linear probing; one slot per distinct name, holding its first position and a
- * count, so a name added many times costs one probe sequence, never a walk over its
+ * full, linear probing; one slot per distinct name, holding its first position, a
+ * count and the caller's word, so a name added many times costs one probe sequence, never a walk over its
  * duplicates. */
 #include <string.h>
 #include <strings.h>
@@ -12,6 +12,7 @@
 struct slot {
 	uint32_t first; /* position + 1; 0: empty */
 	uint32_t count;
+	uint32_t aux; /* the caller's */
 };
 
 int af_nameidx_init(struct af_nameidx *x, size_t n, int fold,
@@ -83,4 +84,10 @@ size_t af_nameidx_count(const struct af_nameidx *x, const char *s)
 {
 	const struct slot *t = x->slots.data ? slot_of(x, s) : NULL;
 	return t ? t->count : 0;
+}
+
+uint32_t *af_nameidx_aux(struct af_nameidx *x, const char *s)
+{
+	struct slot *t = x->slots.data ? slot_of(x, s) : NULL;
+	return t && t->first ? &t->aux : NULL;
 }
