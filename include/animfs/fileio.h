@@ -9,6 +9,15 @@
 #include "animfs/diag.h"
 
 #define AF_MAX_FILE ((size_t)1 << 30) /* larger inputs are refused, not read */
+/* The most one decompression layer (a gzip member) may inflate to, and (with 1/64 and
+ * 64 KiB more for stored blocks and header strings) the most its compressed bytes may
+ * be. A layer is held inflated, copied once for the container inside it and once more
+ * by that container: 3 x 16 MiB stays within the 64 MiB the mount allows beyond
+ * --cache-mb. The Dreamcast has 16 MB of main RAM; the largest real layer known
+ * inflates to 8 MB (a tool's name list), the largest scene pack to 2.2 MB. A larger
+ * layer is refused once the count passes the limit, before anything is kept. */
+#define AF_MAX_LAYER ((size_t)16 << 20)
+#define AF_MAX_LAYER_STORED (AF_MAX_LAYER + AF_MAX_LAYER / 64 + ((size_t)64 << 10))
 
 /* Read the whole file (relative to dirfd, or AT_FDCWD) into out. */
 int af_read_file_at(int dirfd, const char *path, size_t max, struct af_buf *out,
