@@ -11,9 +11,12 @@ names repeat on purpose so that the dedup rule (spec 10.1, `~N`) runs on every k
 
   shm_make_big.py pks N OUT     PAKS > IPAC, canonical-32 (spec 5.3)
   shm_make_big.py afs N OUT     AFS with a name table after the TOC (pointer (a))
+  shm_make_big.py bomb MIB OUT  a gzip member (spec 3) of MIB MiB of zeros, FNAME BOMB.PKS
+                                (1024: a 1 GiB bomb in 1 MB, ~5 s to make)
 """
 import struct
 import sys
+import zlib
 
 
 def names(n):
@@ -64,10 +67,21 @@ def afs(n):
     return head + bytes(data) + tail
 
 
+def bomb(mib):
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    chunk, crc, parts = bytes(1 << 20), 0, []
+    for _ in range(mib):
+        parts.append(z.compress(chunk))
+        crc = zlib.crc32(chunk, crc)
+    parts.append(z.flush())
+    head = b'\x1f\x8b\x08\x08' + struct.pack('<I', 0) + b'\x02\x03' + b'BOMB.PKS\0'
+    return head + b''.join(parts) + struct.pack('<II', crc, (mib << 20) & 0xFFFFFFFF)
+
+
 def main():
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
     with open(out, 'wb') as f:
-        f.write(pks(n) if kind == 'pks' else afs(n))
+        f.write({'pks': pks, 'afs': afs, 'bomb': bomb}[kind](n))
 
 
 if __name__ == '__main__':
