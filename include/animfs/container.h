@@ -14,6 +14,7 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 #include "animfs/io.h"
+#include "animfs/nameidx.h"
 
 #define AF_INDEX_NAME "index.yaml" /* the read-only list of every member */
 #define AF_MEMBER_NAME_MAX 128
@@ -110,6 +111,8 @@ struct af_archive {
 	unsigned depth;            /* 0 for a file's own container */
 	struct af_archive **sub;   /* per member: its nested archive once asked, or NULL */
 	unsigned char *probed;     /* per member: asked already */
+	/* member names and aliases by hash (af_archive_find; over m, which never moves) */
+	struct af_nameidx by_name, by_alias;
 };
 /* Open with the codec table's content checks. 0 or AF_E*. */
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,

@@ -18,8 +18,9 @@ int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out
 /* The same for a raw deflate stream (a gzip member's body, RFC 1951). */
 int af_zframe_inflate_raw(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 			  size_t *consumed, struct af_diag *d);
-/* How many bytes the raw deflate stream inflates to (at most max_out, else the same
- * error), counted without keeping them: a bomb costs time, never memory. */
+/* How many bytes the raw deflate stream inflates to, counted without keeping them: a
+ * bomb costs time, never memory. Counting stops once past max_out (*size is then
+ * max_out + 1, and the return 0: the caller names its own limit); errors as above. */
 int af_zframe_inflated_size_raw(const uint8_t *in, size_t n, size_t max_out, size_t *size,
 				struct af_diag *d);
 /* A raw deflate stream at level, windowBits -15, memLevel 8 (gzip's, RFC 1952 3.5). */

@@ -192,9 +192,16 @@ static int idx_names(struct afs *a, const struct af_container_env *env)
 	if (idx.len >= 20 && !memcmp(p, "IDX0", 4)) {
 		for (size_t e = 0; e < (idx.len - 20) / 20; e++) {
 			uint16_t at = af_le16(p + 20 + 20 * e + 12);
-			for (size_t k = 0; k < a->n; k++)
-				if (a->live[k] == at)
-					name_from(a, k, p + 20 + 20 * e, 12);
+			size_t lo = 0, hi = a->n;
+			while (lo < hi) { /* live is in TOC order: a binary search */
+				size_t mid = lo + (hi - lo) / 2;
+				if (a->live[mid] < at)
+					lo = mid + 1;
+				else
+					hi = mid;
+			}
+			if (lo < a->n && a->live[lo] == at)
+				name_from(a, lo, p + 20 + 20 * e, 12);
 		}
 	} else if (idx.len >= 4 && af_le32(p) * 2ull == a->n && idx.len >= 4 + 4ull * af_le32(p)) {
 		for (size_t k = 0; k < a->n; k++)
@@ -229,8 +236,7 @@ static int name_members(struct afs *a, const struct af_container_env *env, struc
 		if (!a->names[k][0])
 			snprintf(a->names[k], sizeof(a->names[k]), "%05u.%s", i, ext_of(p, toc_size(a, i)));
 	}
-	shm_dedupe(a->names, a->n);
-	return 0;
+	return shm_dedupe(a->names, a->n) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
 
 static void afs_close(void *st)
@@ -352,18 +358,21 @@ static int region_cmp(const void *x, const void *y)
 
 static size_t regions_of(const struct afs *a, struct shm_region *r)
 {
-	size_t n = 0;
+	size_t n = 0, u = 0;
 	for (size_t k = 0; k < a->n; k++) {
 		uint64_t o = toc_off(a, a->live[k]), s = toc_size(a, a->live[k]);
-		int dup = !s; /* an empty member is no region: it moves with what follows it */
-		for (size_t j = 0; j < n; j++)
-			dup |= r[j].off == o && r[j].len == s;
-		if (!dup)
+		if (s) /* an empty member is no region: it moves with what follows it */
 			r[n++] = (struct shm_region){.off = o, .len = s};
 	}
-	if (a->names_off)
-		r[n++] = (struct shm_region){.off = a->names_off, .len = a->names_size};
 	qsort(r, n, sizeof(*r), region_cmp);
+	for (size_t k = 0; k < n; k++) /* a shared block is one region: sorted, they are adjacent */
+		if (!u || r[k].off != r[u - 1].off || r[k].len != r[u - 1].len)
+			r[u++] = r[k];
+	n = u;
+	if (a->names_off) { /* after every member (pair_ok): it sorts last */
+		r[n++] = (struct shm_region){.off = a->names_off, .len = a->names_size};
+		qsort(r, n, sizeof(*r), region_cmp);
+	}
 	return n;
 }
 

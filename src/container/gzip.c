@@ -75,8 +75,16 @@ static int parse(struct gz *g, struct af_diag *d)
 	if ((rc = parse_header(g, p, n, d)))
 		return rc;
 	size_t size = 0; /* counted first: memory only for what the member really holds */
-	if ((rc = af_zframe_inflated_size_raw(p + g->hdr, n - g->hdr, AF_MAX_FILE, &size, d)) ||
-	    (rc = af_zframe_inflate_raw(p + g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
+	if (n > AF_MAX_LAYER_STORED)
+		return af_diag_error(d, AF_EUNSUP, "a gzip file of %zu bytes: more than %zu, the "
+				     "most one gzip layer may be (AF_MAX_LAYER_STORED); not read", n,
+				     AF_MAX_LAYER_STORED);
+	if (!(rc = af_zframe_inflated_size_raw(p + g->hdr, n - g->hdr, AF_MAX_LAYER, &size, d)) &&
+	    size > AF_MAX_LAYER)
+		return af_diag_error(d, AF_EUNSUP, "gzip member inflates past %zu MiB, the most one "
+				     "gzip layer may hold (AF_MAX_LAYER); refused before it is kept",
+				     AF_MAX_LAYER >> 20);
+	if (rc || (rc = af_zframe_inflate_raw(p + g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
 		if (d->offset >= 0)
 			d->offset += (int64_t)g->hdr;
 		return rc;
@@ -145,6 +153,10 @@ extern const struct af_container af_container_gzip;
 
 static int gz_check(int fd, uint64_t size, struct af_diag *d)
 {
+	if (size > AF_MAX_LAYER_STORED) /* before the file is read */
+		return af_diag_error(d, AF_EUNSUP, "a gzip file of %llu bytes: more than %zu, the "
+				     "most one gzip layer may be (AF_MAX_LAYER_STORED); not read",
+				     (unsigned long long)size, AF_MAX_LAYER_STORED);
 	return shm_check_open(fd, size, &af_container_gzip, d);
 }
 
@@ -195,8 +207,9 @@ static int gz_replace(void *st, size_t i, const uint8_t *body, size_t n, struct 
 	if (g->trailing)
 		return af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",
 				     g->trailing);
-	if (n > UINT32_MAX)
-		return af_diag_error(d, AF_EUNSUP, "%zu bytes: too large for one gzip member", n);
+	if (n > AF_MAX_LAYER) /* it would not open again */
+		return af_diag_error(d, AF_EUNSUP, "%zu bytes: more than the %zu MiB one gzip layer "
+				     "may hold (AF_MAX_LAYER)", n, AF_MAX_LAYER >> 20);
 	af_buf_append(image, p, g->hdr); /* header bytes verbatim (FHCRC covers only them) */
 	if ((rc = af_zframe_deflate_raw(body, n, level_of(p[8]), image, d)))
 		return rc;

@@ -276,7 +276,8 @@ int ipac_view_open(struct ipac_view *v, const uint8_t *data, size_t n, size_t ba
 			v->codec[i] = shm_codec_of(env, v->names[i], v->blk.p + e->off, e->size);
 		v->warn[i] = !v->codec[i] && !memcmp(e->raw + 8, "MOTN", 4);
 	}
-	shm_dedupe(v->names, v->blk.count);
+	if (shm_dedupe(v->names, v->blk.count))
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 out:
 	if (rc)
 		ipac_view_close(v);
@@ -323,15 +324,25 @@ void ipac_view_layer(const struct ipac_view *v, struct af_buf *out)
 	af_buf_printf(out, "\n    count: %u\n    layout: %s\n", v->blk.count, ipac_layout(&v->blk));
 }
 
-/* Bytes from an entry's end to the next thing in the block (its trailing pad). */
-static uint64_t pad_after(const struct ipac_block *b, const struct ipac_entry *e)
+/* Bytes from an entry's end to the next thing in the block (its trailing pad): the
+ * directory, the first entry with bytes that starts at or after its end (s: those
+ * entries by offset, a binary search), or the end of the block. */
+static uint64_t pad_after(const struct ipac_block *b, const struct span *s, size_t ns,
+			  const struct ipac_entry *e)
 {
 	uint64_t end = (uint64_t)e->off + e->size, next = b->len;
+	size_t lo = 0, hi = ns;
 	if (b->dir >= end && b->dir < next)
 		next = b->dir;
-	for (uint32_t k = 0; k < b->count; k++)
-		if (b->e[k].size && b->e[k].off >= end && b->e[k].off < next)
-			next = b->e[k].off;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (s[mid].off < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < ns && s[lo].off < next)
+		next = s[lo].off;
 	return next - end;
 }
 
@@ -357,6 +368,12 @@ static void raw_field(struct af_buf *out, const char *key, const uint8_t *p, siz
 
 void ipac_view_members(const struct ipac_view *v, struct af_buf *out)
 {
+	size_t ns;
+	struct span *s = spans_of(&v->blk, &ns);
+	if (!s) {
+		out->failed = 1;
+		return;
+	}
 	af_buf_puts(out, v->blk.count ? "members:\n" : "members: []\n");
 	for (uint32_t i = 0; i < v->blk.count; i++) {
 		const struct ipac_entry *e = &v->blk.e[i];
@@ -368,7 +385,7 @@ void ipac_view_members(const struct ipac_view *v, struct af_buf *out)
 		shm_hex(out, e->off);
 		af_buf_printf(out, ", size: %u", e->size);
 		if (!e->floating && e->size)
-			af_buf_printf(out, ", pad: %llu", (unsigned long long)pad_after(&v->blk, e));
+			af_buf_printf(out, ", pad: %llu", (unsigned long long)pad_after(&v->blk, s, ns, e));
 		af_buf_printf(out, ", content: %s", v->codec[i] ? "motn" : "raw");
 		if (v->codec[i])
 			af_buf_printf(out, ", motn: \"%d entries, size field 0x%X\"",
@@ -378,6 +395,7 @@ void ipac_view_members(const struct ipac_view *v, struct af_buf *out)
 			af_buf_puts(out, ", warning: \"type MOTN, but not a MOTN: kept raw\"");
 		af_buf_puts(out, "}\n");
 	}
+	free(s);
 }
 
 /* ---- descriptor functions over an ipac_view state ---- */

@@ -84,6 +84,38 @@ static int claims(void *ctx, const char *codec, const char *name, const uint8_t 
 	return c->bid(name, head, n < AF_BID_HEAD ? n : AF_BID_HEAD) > 0;
 }
 
+static const char *name_at(const void *ctx, size_t i)
+{
+	return ((const struct af_member *)ctx)[i].name;
+}
+
+static const char *alias_at(const void *ctx, size_t i)
+{
+	return ((const struct af_member *)ctx)[i].alias;
+}
+
+/* The indexes af_archive_find asks: every name, and the aliases there are (a find by
+ * name is then one hash lookup, not a walk over the members: a listing that looks up
+ * each of n members was n^2). The first member of a name wins, as the walk had it. */
+static int index_names(struct af_archive *a)
+{
+	size_t aliases = 0;
+	if (af_nameidx_init(&a->by_name, a->n, 0, name_at, a->m))
+		return AF_ENOMEM;
+	for (size_t i = 0; i < a->n; i++) {
+		af_nameidx_add(&a->by_name, i);
+		aliases += a->m[i].alias[0] != 0;
+	}
+	if (!aliases)
+		return 0;
+	if (af_nameidx_init(&a->by_alias, aliases, 0, alias_at, a->m))
+		return AF_ENOMEM;
+	for (size_t i = 0; i < a->n; i++)
+		if (a->m[i].alias[0])
+			af_nameidx_add(&a->by_alias, i);
+	return 0;
+}
+
 int af_archive_open_io(struct af_archive *a, const struct af_container *c, const uint8_t *data,
 		       size_t n, const struct af_io *io, struct af_diag *d)
 {
@@ -104,6 +136,10 @@ int af_archive_open_io(struct af_archive *a, const struct af_container *c, const
 	}
 	for (size_t i = 0; i < a->n; i++)
 		c->member(a->st, i, &a->m[i]);
+	if ((rc = index_names(a))) {
+		af_archive_close(a);
+		return af_diag_error(d, rc, "out of memory");
+	}
 	return 0;
 }
 
@@ -125,6 +161,8 @@ void af_archive_close(struct af_archive *a)
 	free(a->m);
 	free(a->sub);
 	free(a->probed);
+	af_nameidx_free(&a->by_name);
+	af_nameidx_free(&a->by_alias);
 	memset(a, 0, sizeof(*a));
 }
 
@@ -323,13 +361,8 @@ int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out)
 
 long af_archive_find(const struct af_archive *a, const char *name)
 {
-	for (size_t i = 0; i < a->n; i++)
-		if (!strcmp(a->m[i].name, name))
-			return (long)i;
-	for (size_t i = 0; i < a->n; i++)
-		if (a->m[i].alias[0] && !strcmp(a->m[i].alias, name))
-			return (long)i;
-	return -1;
+	long k = af_nameidx_find(&a->by_name, name);
+	return k >= 0 ? k : af_nameidx_find(&a->by_alias, name);
 }
 
 static const struct af_codec *codec_of(const struct af_archive *a, size_t i, struct af_diag *d)

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
+#include "animfs/nameidx.h"
 #include "shm.h"
 
 int shm_check_open(int fd, uint64_t size, const struct af_container *c, struct af_diag *d)
@@ -49,22 +50,43 @@ static size_t stem_len(const char *s)
 	return dot && dot != s ? (size_t)(dot - s) : strlen(s);
 }
 
-void shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n)
+static const char *name_at(const void *ctx, size_t i)
 {
-	for (size_t i = 1; i < n; i++) {
-		unsigned seen = 0;
-		for (size_t j = 0; j < i; j++)
-			if (!strcasecmp(names[i], names[j]))
-				seen++;
-		if (!seen)
-			continue;
-		char copy[AF_MEMBER_NAME_MAX];
-		size_t s = stem_len(names[i]);
-		memcpy(copy, names[i], sizeof(copy));
-		if (s > AF_MEMBER_NAME_MAX - 16)
-			s = AF_MEMBER_NAME_MAX - 16;
-		snprintf(names[i], AF_MEMBER_NAME_MAX, "%.*s~%u%.40s", (int)s, copy, seen, copy + s);
+	return ((const char (*)[AF_MEMBER_NAME_MAX])ctx)[i];
+}
+
+/* One pass, hash lookups only: a name no earlier one (as written) equals but for case
+ * is kept; else it gets the first ~N free, N counting up from where the last name
+ * like it stopped (kept with that name in the index), so a name repeated n times
+ * costs n tries, not n^2. Where the names had at most one repeat each this is the
+ * rule as it was (~1); beyond, each name is still unique (before, a third DUP.BIN
+ * was DUP~1.BIN again, and the second one could not be reached). */
+int shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n)
+{
+	struct af_nameidx shown;
+	if (af_nameidx_init(&shown, n, 1, name_at, names))
+		return AF_ENOMEM;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t *next = af_nameidx_aux(&shown, names[i]);
+		if (next) {
+			char copy[AF_MEMBER_NAME_MAX], want[AF_MEMBER_NAME_MAX];
+			size_t s = stem_len(names[i]);
+			uint32_t k = *next ? *next : 1;
+			memcpy(copy, names[i], sizeof(copy));
+			if (s > AF_MEMBER_NAME_MAX - 16)
+				s = AF_MEMBER_NAME_MAX - 16;
+			for (;; k++) { /* at most n names are taken: this ends */
+				snprintf(want, sizeof(want), "%.*s~%u%.40s", (int)s, copy, k, copy + s);
+				if (af_nameidx_find(&shown, want) < 0)
+					break;
+			}
+			*next = k + 1;
+			memcpy(names[i], want, sizeof(want));
+		}
+		af_nameidx_add(&shown, i);
 	}
+	af_nameidx_free(&shown);
+	return 0;
 }
 
 const char *shm_codec_of(const struct af_container_env *env, const char *name, const uint8_t *p,
@@ -108,9 +130,14 @@ static uint64_t new_len(const struct shm_region *r)
 
 uint64_t shm_moved(const struct shm_region *r, size_t n, uint64_t off, uint64_t newend)
 {
-	size_t i = 0;
-	while (i < n && r[i].off < off)
-		i++;
+	size_t i = 0, hi = n;
+	while (i < hi) { /* the first region at or after off (sorted: a binary search) */
+		size_t mid = i + (hi - i) / 2;
+		if (r[mid].off < off)
+			i = mid + 1;
+		else
+			hi = mid;
+	}
 	if (i && off < r[i - 1].off + r[i - 1].len) { /* inside a region: with it */
 		uint64_t at = off - r[i - 1].off, len = new_len(&r[i - 1]);
 		return r[i - 1].newoff + (at < len ? at : len);

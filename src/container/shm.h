@@ -22,8 +22,9 @@ void shm_hex(struct af_buf *out, uint64_t v);
 
 /* Raw name bytes as a file name: bytes outside 0x21-0x7E and / \ : * ? " < > | % as %XX. */
 void shm_escape(const uint8_t *p, size_t n, char *out, size_t size);
-/* Names equal but for case get ~N before the extension, in order (spec 10.1). */
-void shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n);
+/* Names equal but for case get ~N before the extension, in order (spec 10.1): the
+ * first N from 1 that no earlier name (as written) has. 0, or AF_ENOMEM. */
+int shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n);
 
 /* The codec that claims a member's bytes (MOTN), or NULL: a raw member. */
 const char *shm_codec_of(const struct af_container_env *env, const char *name, const uint8_t *p,

@@ -14,6 +14,7 @@
 #include "animfs/bytes.h"
 #include "animfs/container.h"
 #include "animfs/fnv.h"
+#include "animfs/nameidx.h"
 #include "animfs/userdict.h"
 #include "animfs/yamlio.h"
 #include "dbpf.h"
@@ -81,15 +82,9 @@ static int key_name(const struct af_pkgview *v, uint32_t i, char *out, size_t si
 	if (!is_key(e))
 		return 0;
 	s3pe_name(e, ".keyname", out, size);
-	for (uint32_t j = 0; j < i; j++) { /* the same key twice: tell them apart */
-		const struct af_dbpf_entry *o = &v->pkg.e[j];
-		if (o->type == e->type && o->group == e->group &&
-		    af_dbpf_instance(o) == af_dbpf_instance(e) && !af_dbpf_deleted(o)) {
-			snprintf(out, size, "S3_%08X_%08X_%016llX~%u.keyname", e->type, e->group,
-				 (unsigned long long)af_dbpf_instance(e), i);
-			break;
-		}
-	}
+	if (v->dup_key.data[i]) /* the same key twice: tell them apart */
+		snprintf(out, size, "S3_%08X_%08X_%016llX~%u.keyname", e->type, e->group,
+			 (unsigned long long)af_dbpf_instance(e), i);
 	return 1;
 }
 
@@ -194,41 +189,123 @@ static int name_from_text(const char *t, size_t n, uint64_t inst, const struct a
 	return 0;
 }
 
-/* Look the instance up in one _KEY body (version 1); bounded by the body's size. */
-static int name_in_keymap(const uint8_t *p, size_t n, uint64_t inst, const struct af_pkg_type *ty,
-			  char *out)
+/* One entry of a _KEY map (version 1): its instance, its text, and its place (map,
+ * then entry) in the order the maps are searched. */
+struct af_pkg_keyref {
+	uint64_t inst;
+	uint32_t map, at;
+	const char *text;
+	uint32_t len;
+};
+
+static int keyref_cmp(const void *x, const void *y)
 {
-	size_t pos = 8;
-	if (n < 8 || af_le32(p) != 1)
-		return 0;
-	for (uint32_t i = 0, count = af_le32(p + 4); i < count && n - pos >= 12; i++) {
-		uint64_t key = af_le64(p + pos);
-		uint32_t len = af_le32(p + pos + 8);
-		pos += 12;
-		if (len > n - pos)
-			return 0;
-		if (key == inst && name_from_text((const char *)p + pos, len, inst, ty, out))
-			return 1;
-		pos += len;
+	const struct af_pkg_keyref *a = x, *b = y;
+	if (a->inst != b->inst)
+		return a->inst < b->inst ? -1 : 1;
+	if (a->map != b->map)
+		return a->map < b->map ? -1 : 1;
+	return (a->at > b->at) - (a->at < b->at);
+}
+
+/* Every entry of every unpacked _KEY map (bounded by the body's size; a map stops at
+ * its first entry that runs past it), sorted by instance then place: a name is then a
+ * binary search, not a walk of every map for every member. */
+static int index_keymaps(struct af_pkgview *v)
+{
+	for (uint32_t k = 0; k < v->pkg.count; k++) {
+		const uint8_t *p = v->keys[k].data;
+		size_t len = v->keys[k].len, pos = 8;
+		if (!p || len < 8 || af_le32(p) != 1)
+			continue;
+		for (uint32_t i = 0, count = af_le32(p + 4); i < count && len - pos >= 12; i++) {
+			uint32_t l = af_le32(p + pos + 8);
+			struct af_pkg_keyref r = {af_le64(p + pos), k, i, (const char *)p + pos + 12, l};
+			if (l > len - pos - 12)
+				break;
+			if (af_buf_append(&v->keyrefs, &r, sizeof(r)))
+				return AF_ENOMEM;
+			pos += 12 + l;
+		}
 	}
+	if (v->keyrefs.len)
+		qsort(v->keyrefs.data, v->keyrefs.len / sizeof(struct af_pkg_keyref),
+		      sizeof(struct af_pkg_keyref), keyref_cmp);
 	return 0;
 }
 
+/* The first text of a _KEY map, in search order, for this instance that gives a name. */
 static void display_name(const struct af_pkgview *v, uint32_t i, const struct af_pkg_type *ty,
 			 char *out)
 {
+	const struct af_pkg_keyref *r = (const struct af_pkg_keyref *)v->keyrefs.data;
+	size_t n = v->keyrefs.len / sizeof(*r), lo = 0, hi = n;
 	uint64_t inst = af_dbpf_instance(&v->pkg.e[i]);
 	out[0] = 0;
-	for (uint32_t k = 0; k < v->pkg.count; k++)
-		if (v->keys[k].data && name_in_keymap(v->keys[k].data, v->keys[k].len, inst, ty, out))
-			break;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (r[mid].inst < inst)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < n && r[lo].inst == inst; lo++)
+		if (name_from_text(r[lo].text, r[lo].len, inst, ty, out))
+			return;
+}
+
+static const char *item_name_at(const void *ctx, size_t i)
+{
+	return ((const struct af_pkg_item *)ctx)[i].name;
+}
+
+static const char *item_s3pe_at(const void *ctx, size_t i)
+{
+	return ((const struct af_pkg_item *)ctx)[i].s3pe;
 }
 
 static int name_taken(const struct af_pkgview *v, const char *name)
 {
-	for (size_t k = 0; k < v->nitems; k++)
-		if (!strcmp(v->items[k].name, name) || !strcmp(v->items[k].s3pe, name))
-			return 1;
+	return af_nameidx_find(&v->by_name, name) >= 0 || af_nameidx_find(&v->by_s3pe, name) >= 0;
+}
+
+/* Per live _KEY record: whether an earlier live one has its group and instance (sort
+ * the live _KEYs by key, then place: all but the first of a run). */
+struct keypos {
+	uint64_t inst;
+	uint32_t group, i;
+};
+
+static int keypos_cmp(const void *x, const void *y)
+{
+	const struct keypos *a = x, *b = y;
+	if (a->group != b->group)
+		return a->group < b->group ? -1 : 1;
+	if (a->inst != b->inst)
+		return a->inst < b->inst ? -1 : 1;
+	return (a->i > b->i) - (a->i < b->i);
+}
+
+static int mark_dup_keys(struct af_pkgview *v)
+{
+	struct af_buf order = AF_BUF_INIT;
+	struct keypos *o;
+	size_t n;
+	if (af_buf_fill(&v->dup_key, 0, v->pkg.count ? v->pkg.count : 1))
+		return AF_ENOMEM;
+	for (uint32_t i = 0; i < v->pkg.count; i++) {
+		struct keypos k = {af_dbpf_instance(&v->pkg.e[i]), v->pkg.e[i].group, i};
+		if (is_key(&v->pkg.e[i]) && af_buf_append(&order, &k, sizeof(k)))
+			return AF_ENOMEM;
+	}
+	o = (struct keypos *)order.data;
+	n = order.len / sizeof(*o);
+	if (n)
+		qsort(o, n, sizeof(*o), keypos_cmp);
+	for (size_t k = 1; k < n; k++)
+		if (o[k].group == o[k - 1].group && o[k].inst == o[k - 1].inst)
+			v->dup_key.data[o[k].i] = 1;
+	af_buf_free(&order);
 	return 0;
 }
 
@@ -292,7 +369,9 @@ static int add_item(struct af_pkgview *v, uint32_t i, const struct af_pkg_type *
 		snprintf(it->name, sizeof(it->name), "%s", it->s3pe);
 	}
 	it->entry = i;
-	v->nitems++;
+	af_nameidx_add(&v->by_name, v->nitems);
+	af_nameidx_add(&v->by_s3pe, v->nitems);
+	((uint32_t *)v->item_at.data)[i] = (uint32_t)++v->nitems;
 out:
 	if (rc)
 		af_diag_error(d, AF_ENOMEM, "out of memory");
@@ -320,6 +399,13 @@ int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
 	for (uint32_t i = 0; i < v->pkg.count; i++)
 		if (is_key(&v->pkg.e[i]) && (rc = unpack_key(v, i, d)))
 			goto out;
+	if (index_keymaps(v) || mark_dup_keys(v) ||
+	    af_buf_fill(&v->item_at, 0, (v->pkg.count ? v->pkg.count : 1) * sizeof(uint32_t)) ||
+	    af_nameidx_init(&v->by_name, v->pkg.count, 0, item_name_at, v->items) ||
+	    af_nameidx_init(&v->by_s3pe, v->pkg.count, 0, item_s3pe_at, v->items)) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
 	for (uint32_t i = 0; i < v->pkg.count; i++) {
 		const struct af_dbpf_entry *e = &v->pkg.e[i];
 		const struct af_pkg_type *sh = shown_type(e->type);
@@ -341,6 +427,11 @@ void af_pkgview_close(struct af_pkgview *v)
 	free(v->notes);
 	free(v->keys);
 	free(v->items);
+	af_nameidx_free(&v->by_name);
+	af_nameidx_free(&v->by_s3pe);
+	af_buf_free(&v->item_at);
+	af_buf_free(&v->dup_key);
+	af_buf_free(&v->keyrefs);
 	af_dbpf_close(&v->pkg);
 	af_buf_free(&v->file);
 	memset(v, 0, sizeof(*v));
@@ -348,13 +439,10 @@ void af_pkgview_close(struct af_pkgview *v)
 
 const struct af_pkg_item *af_pkgview_find(const struct af_pkgview *v, const char *name)
 {
-	for (size_t k = 0; k < v->nitems; k++)
-		if (!strcmp(v->items[k].name, name))
-			return &v->items[k];
-	for (size_t k = 0; k < v->nitems; k++)
-		if (!strcmp(v->items[k].s3pe, name))
-			return &v->items[k];
-	return NULL;
+	long k = af_nameidx_find(&v->by_name, name);
+	if (k < 0)
+		k = af_nameidx_find(&v->by_s3pe, name);
+	return k >= 0 ? &v->items[k] : NULL;
 }
 
 /* ---- read, commit, round trip ---- */
@@ -381,10 +469,8 @@ static void warn_instance(const struct af_pkgview *v, uint32_t entry, const uint
 
 static const struct af_pkg_item *item_of(const struct af_pkgview *v, uint32_t i)
 {
-	for (size_t k = 0; k < v->nitems; k++)
-		if (v->items[k].entry == i)
-			return &v->items[k];
-	return NULL;
+	uint32_t k = ((const uint32_t *)v->item_at.data)[i];
+	return k ? &v->items[k - 1] : NULL;
 }
 
 static void index_line(const struct af_pkgview *v, uint32_t i, struct af_buf *out)

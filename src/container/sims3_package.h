@@ -45,6 +45,12 @@ struct af_pkgview {
 	size_t nitems;
 	char **notes; /* per index record: why a record of a shown type is no member, or NULL */
 	struct af_buf *keys; /* per index record: the unpacked _KEY name map (else empty) */
+	/* what open learns once, so that nothing after is quadratic in the record count:
+	 * items by name and by s3pe name; per record its item + 1 (uint32_t, 0: none) and
+	 * whether it is a _KEY an earlier live one has the key of (uint8_t); every _KEY
+	 * map entry sorted by instance (struct af_pkg_keyref) */
+	struct af_nameidx by_name, by_s3pe;
+	struct af_buf item_at, dup_key, keyrefs;
 };
 
 /* Parse a package (copied). Not DBPF 2.0: AF_EUNSUP; damaged: AF_EINVAL with the byte

@@ -51,8 +51,10 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 		zrc = inflate(&zs, Z_NO_FLUSH);
 		if (out == &scratch) { /* counting: the scratch is reused */
 			total += chunk - zs.avail_out;
-			if (total > max_out)
-				out->len = max_out + 1;
+			if (total > max_out) { /* past the bound: stop here, the caller says so */
+				*counted = max_out + 1;
+				goto out;
+			}
 		} else {
 			out->len += chunk - zs.avail_out;
 		}

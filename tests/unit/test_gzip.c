@@ -129,34 +129,68 @@ static void test_edit(void **state)
 	af_diag_free(&d);
 }
 
-/* A stream of AF_MAX_FILE + 1 zero bytes: refused while inflating, never allocated. */
-static void test_bomb(void **state)
+/* A gzip member of n zero bytes (deflate level 9: ~1 KiB a MiB). */
+static void zeros_gz(struct af_buf *gz, size_t n)
 {
-	struct af_buf gz = AF_BUF_INIT;
 	static uint8_t zeros[1 << 20];
 	z_stream zs = {0};
-	(void)state;
-	af_buf_append(&gz, "\x1F\x8B\x08\0\0\0\0\0\2\3", 10);
+	af_buf_reset(gz);
+	af_buf_append(gz, "\x1F\x8B\x08\0\0\0\0\0\2\3", 10);
 	assert_int_equal(deflateInit2(&zs, 9, Z_DEFLATED, -15, 9, Z_DEFAULT_STRATEGY), Z_OK);
-	for (size_t left = AF_MAX_FILE + 1; left;) {
+	for (size_t left = n;;) {
 		size_t k = left < sizeof(zeros) ? left : sizeof(zeros);
 		left -= k;
 		zs.next_in = zeros;
 		zs.avail_in = (uInt)k;
 		do {
-			assert_int_equal(af_buf_reserve(&gz, 65536), 0);
-			zs.next_out = gz.data + gz.len;
+			assert_int_equal(af_buf_reserve(gz, 65536), 0);
+			zs.next_out = gz->data + gz->len;
 			zs.avail_out = 65536;
 			deflate(&zs, left ? Z_NO_FLUSH : Z_FINISH);
-			gz.len += 65536 - zs.avail_out;
+			gz->len += 65536 - zs.avail_out;
 		} while (zs.avail_out == 0);
+		if (!left)
+			break;
 	}
 	deflateEnd(&zs);
-	af_buf_put_u32le(&gz, 0);
-	af_buf_put_u32le(&gz, 1);
-	assert_true(gz.len < (4u << 20)); /* small on disk */
-	t_refused(&af_container_gzip, gz.data, gz.len, "inflates past 1073741824 bytes", -1);
+	af_buf_put_u32le(gz, 0); /* the CRC-32, patched below */
+	af_buf_put_u32le(gz, (uint32_t)n);
+	uLong c = crc32(0L, Z_NULL, 0);
+	for (size_t left = n; left;) {
+		size_t k = left < sizeof(zeros) ? left : sizeof(zeros);
+		c = crc32(c, zeros, (uInt)k);
+		left -= k;
+	}
+	af_buf_patch_u32le(gz, gz->len - 8, (uint32_t)c);
+}
+
+/* The layer limit (AF_MAX_LAYER): exactly that many bytes open; one more, or a 1 GiB
+ * bomb of 1 MiB, is refused while counting (nothing inflated is kept), with the
+ * limit named; a gzip file larger than the most a layer may be stored in is refused
+ * before inflating. */
+static void test_bomb(void **state)
+{
+	struct af_buf gz = AF_BUF_INIT, body = AF_BUF_INIT;
+	struct af_archive a;
+	struct af_diag d;
+	(void)state;
+	af_diag_init(&d);
+	zeros_gz(&gz, AF_MAX_LAYER);
+	assert_int_equal(af_archive_open(&a, &af_container_gzip, gz.data, gz.len, &d), 0);
+	assert_int_equal(af_archive_body(&a, 0, &body, &d), 0);
+	assert_int_equal(body.len, AF_MAX_LAYER);
+	af_archive_close(&a);
+	zeros_gz(&gz, AF_MAX_LAYER + 1);
+	t_refused(&af_container_gzip, gz.data, gz.len,
+		  "gzip member inflates past 8 MiB, the most one gzip layer may hold (AF_MAX_LAYER)", -1);
+	zeros_gz(&gz, (size_t)1 << 30);
+	assert_true(gz.len < (2u << 20)); /* small on disk */
+	t_refused(&af_container_gzip, gz.data, gz.len, "inflates past 8 MiB", -1);
+	af_buf_fill(&gz, 0, AF_MAX_LAYER_STORED); /* trailing bytes past what a layer may be */
+	t_refused(&af_container_gzip, gz.data, gz.len, "the most one gzip layer may be", -1);
 	af_buf_free(&gz);
+	af_buf_free(&body);
+	af_diag_free(&d);
 }
 
 /* gzip > PKS: the folder shows the PKS; an edit of its member rebuilds the IPAC, then

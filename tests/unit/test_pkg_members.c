@@ -393,6 +393,70 @@ static void test_table(void **state)
 	af_diag_free(&d);
 }
 
+/* Names from _KEY maps and repeated keys, as open works them out once (issue 28: by
+ * sorted tables and name indexes, no walk per member): a name from the first map that
+ * gives one, another map's "mods\\x.tigerjazz" by its stem, the same key twice (the
+ * second by its ~index s3pe name), no name (the s3pe name); the _KEY siblings a codec
+ * lists and reads, a repeated _KEY as ~index; index.yaml's name of each record. */
+static int collect(void *ctx, const char *name)
+{
+	struct af_buf *b = ctx;
+	af_buf_puts(b, name);
+	af_buf_putc(b, '\n');
+	return 0;
+}
+
+static void test_names_and_keys(void **state)
+{
+	(void)state;
+	char k0[64], k1[64], k2[64];
+	uint64_t a = af_fnv1_64_lower("a", 1), b = af_fnv1_64_lower("b", 1);
+	const uint64_t ka[1] = { a }, kb[1] = { b };
+	const char *const ta[1] = { "a" }, *const tb[1] = { "mods\\b.tigerjazz" }, *const tz[1] = { "zzz" };
+	size_t n0 = keymap(k0, ka, ta, 1), n1 = keymap(k1, kb, tb, 1), n2 = keymap(k2, ka, tz, 1);
+	struct rec r[7] = {
+		{ KEY, 0, 0, k0, n0 }, { KEY, 0, 0, k1, n1 }, { KEY, 1, 0, k2, n2 },
+		{ JAZZ, 0, a, jazz_body, sizeof(jazz_body) }, { JAZZ, 0, a, jazz_body, sizeof(jazz_body) },
+		{ JAZZ, 0, b, jazz_body, sizeof(jazz_body) }, { JAZZ, 0, 0x9999, jazz_body, sizeof(jazz_body) },
+	};
+	struct pkg p = { 0 };
+	struct af_buf list = AF_BUF_INIT, got = AF_BUF_INIT, idx = AF_BUF_INIT;
+	struct af_io io;
+	char want[128];
+	make(&p.file, 0, r, 7);
+	open_view(&p);
+	assert_int_equal(p.v.nitems, 4);
+	assert_string_equal(p.v.items[0].name, "a.jazz");
+	snprintf(want, sizeof(want), "S3_02D5DF13_00000000_%016llX~4.jazz", (unsigned long long)a);
+	assert_string_equal(p.v.items[1].name, want);
+	assert_string_equal(p.v.items[1].s3pe, want);
+	assert_string_equal(p.v.items[2].name, "b.jazz");
+	assert_string_equal(p.v.items[3].name, "S3_02D5DF13_00000000_0000000000009999.jazz");
+	assert_ptr_equal(af_pkgview_find(&p.v, "a.jazz"), &p.v.items[0]);
+	snprintf(want, sizeof(want), "S3_02D5DF13_00000000_%016llX.jazz", (unsigned long long)a);
+	assert_ptr_equal(af_pkgview_find(&p.v, want), &p.v.items[0]); /* by its s3pe name */
+	assert_null(af_pkgview_find(&p.v, "zzz.jazz"));
+	af_container_sims3_package.member_io(&p.v, 0, &io);
+	io.list_siblings(io.ctx, collect, &list);
+	af_buf_putc(&list, 0);
+	assert_string_equal((char *)list.data, "S3_0166038C_00000000_0000000000000000.keyname\n"
+					       "S3_0166038C_00000000_0000000000000000~1.keyname\n"
+					       "S3_0166038C_00000001_0000000000000000.keyname\n");
+	assert_int_equal(io.read_sibling(io.ctx, "S3_0166038C_00000000_0000000000000000~1.keyname", &got), 0);
+	assert_int_equal(got.len, n1);
+	assert_memory_equal(got.data, k1, n1);
+	assert_int_not_equal(io.read_sibling(io.ctx, "S3_0166038C_00000000_0000000000000000~2.keyname", &got), 0);
+	assert_int_equal(af_pkgview_index_yaml(&p.v, "t.package", &idx), 0);
+	af_buf_putc(&idx, 0);
+	assert_non_null(strstr((char *)idx.data, ", name: a.jazz}\n"));
+	assert_non_null(strstr((char *)idx.data, ", name: b.jazz}\n"));
+	assert_non_null(strstr((char *)idx.data, "~4.jazz\"}\n"));
+	af_buf_free(&list);
+	af_buf_free(&got);
+	af_buf_free(&idx);
+	done(&p);
+}
+
 int main(void)
 {
 	setenv("ANIMFS_NAMES", "", 1); /* an add learns names: never into the user's dictionary */
@@ -406,6 +470,7 @@ int main(void)
 		cmocka_unit_test(test_remove_shared_name),
 		cmocka_unit_test(test_add_then_remove),
 		cmocka_unit_test(test_table),
+		cmocka_unit_test(test_names_and_keys),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,63 @@
+# Real sizes (issue 28) through the mount, synthetic files only: under --cache-mb=16
+# a 1 GiB gzip bomb (1 MB, tests/tools/shm_make_big.py) in GAME is listed and read as
+# the plain file it is, the daemon's log names it and the limit; a gzip'd PKS at the
+# limit (8 MiB of noise: compressed as large) is a folder whose member reads back; and
+# the daemon's peak memory (VmHWM) stays under --cache-mb + 64 MiB through all that
+# (ASan's quarantine of freed blocks turned off: it would hold them past the bound).
+# Then a PKS of 100 000 entries lists (ls -l: a lookup per name) within a generous
+# time bound, each name once (its memory is not bounded yet: docs/hardening.md).
+. "$(dirname "$0")/common.inc"
+command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+MAKE="python3 $(dirname "$0")/../tools/shm_make_big.py"
+cache_mb=16
+bound_kb=$(((cache_mb + 64) * 1024))
+$MAKE bomb 1024 "$GAME/bomb.GZ" || fail "cannot build the bomb"
+cp "$GAME/bomb.GZ" "$GAME/BOMB.PKS" # the same bytes where a PKS is expected
+$MAKE pks 100000 "$GAME/BIG.PKS" || fail "cannot build the PKS"
+python3 - "$T/fat.PKS" <<'PY'
+import random, struct, sys
+random.seed(1)
+size = (8 << 20) - 16 - 16 - 20 - 64  # the inflated PKS just under 8 MiB
+block = bytes(random.getrandbits(8) for _ in range(1 << 16))
+body = block * (size >> 16) + block[:size & 0xFFFF]
+pad = bytes((-len(body)) % 32)
+d = 16 + len(body) + len(pad)
+ipac = b'IPAC' + struct.pack('<III', d, 1, d) + body + pad + struct.pack('<8s4sII', b'NOISE', b'BIN ', 16, len(body))
+open(sys.argv[1], 'wb').write(b'PAKS' + struct.pack('<III', 16, 0, 1) + ipac)
+PY
+gzip -1 -c "$T/fat.PKS" > "$GAME/FAT.PKS" && python3 "$(dirname "$0")/../tools/shm_reader.py" extract "$T/fat.PKS/NOISE.BIN" "$T/noise" ||
+  fail "cannot build the 8 MiB layer"
+export ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
+hwm() { awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status"; }
+mount_view_fg --cache-mb=$cache_mb
+base=$(hwm)
+
+# the bombs: plain files, their bytes, the reason logged with the file and the limit
+for f in bomb.GZ BOMB.PKS; do
+  [ -f "$VIEW/$f" ] && [ ! -d "$VIEW/$f" ] || fail "$f: not shown as a plain file: $(ls -la "$VIEW")"
+  ls -la "$VIEW/$f/" >/dev/null 2>&1 && fail "$f: listed as a folder"
+  cmp -s "$VIEW/$f" "$GAME/$f" || fail "$f: reading it does not give its bytes"
+  cat "$VIEW/$f/index.yaml" >/dev/null 2>&1 && fail "$f: has an index.yaml"
+  grep -F "$f" "$T/daemon.log" | grep -qF "inflates past 8 MiB, the most one gzip layer may hold (AF_MAX_LAYER)" ||
+    fail "$f: the daemon's log does not name it and the limit: $(cat "$T/daemon.log")"
+done
+ls -la "$VIEW" >/dev/null
+[ -d "$VIEW/FAT.PKS" ] || fail "the 8 MiB layer is not a folder: $(grep FAT.PKS "$T/daemon.log")"
+cmp -s "$VIEW/FAT.PKS/NOISE.BIN" "$T/noise" || fail "the 8 MiB layer's member does not read back"
+grep -q '^  - format: gzip$' "$VIEW/FAT.PKS/index.yaml" || fail "FAT.PKS: no gzip layer in index.yaml"
+peak=$(hwm)
+echo "daemon VmHWM: ${base} kB after mounting, ${peak} kB after the bombs and the 8 MiB layer (bound ${bound_kb} kB)"
+[ "$peak" -le "$bound_kb" ] || fail "the daemon peaked at $peak kB > --cache-mb + 64 MiB = $bound_kb kB"
+
+# 100 000 entries: listed, each looked up (ls -l), within the time bound
+start=$(date +%s)
+timeout 120 ls -l "$VIEW/BIG.PKS" > "$T/ls" || fail "ls -l of 100 000 entries: exit $? (124: over 120 s)"
+n=$(grep -c ' E00\| e00\| DUP' "$T/ls")
+[ "$n" = 100000 ] || fail "ls -l lists $n members, not 100000"
+[ -z "$(awk '{print $NF}' "$T/ls" | sort | uniq -d | head -3)" ] || fail "a name is listed twice"
+grep -q ' DUP~2.BIN$' "$T/ls" && grep -q ' DUP~1~1.BIN$' "$T/ls" || fail "the ~N names: $(grep DUP "$T/ls" | head)"
+cmp -s "$VIEW/BIG.PKS/index.yaml" <("$ANIMFS" decode "$GAME/BIG.PKS/index.yaml") || fail "index.yaml differs from decode"
+echo "ls -l of 100 000 entries and index.yaml: $(( $(date +%s) - start )) s; daemon VmHWM $(hwm) kB"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+echo "archive_sizes: ok"

@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""Synthetic Shenmue archives with many entries, for the "nothing quadratic" tests and
+scripts/bench-archive (../shared/formats/shenmue-containers.md: PAKS 4, IPAC 5, AFS 7).
+Most entries are empty (20 directory bytes each in a PKS), every 97th holds 4 bytes, and
+names repeat on purpose so that the dedup rule (spec 10.1, `~N`) runs on every kind:
+
+  - every 10th entry is the one before it in lower case (equal but for case);
+  - every 1000th is DUP.BIN, and every 5000th is DUP~1.BIN: a name that the suffix of
+    an earlier DUP.BIN also gives (suffixed names count as written);
+  - the rest are E0000000, E0000001, ... (type CHRM).
+
+  shm_make_big.py pks N OUT     PAKS > IPAC, canonical-32 (spec 5.3)
+  shm_make_big.py afs N OUT     AFS with a name table after the TOC (pointer (a))
+  shm_make_big.py bomb MIB OUT  a gzip member (spec 3) of MIB MiB of zeros, FNAME BOMB.PKS
+                                (1024: a 1 GiB bomb in 1 MB, ~5 s to make)
+"""
+import struct
+import sys
+import zlib
+
+
+def names(n):
+    out = []
+    for i in range(n):
+        if i % 5000 == 4999:
+            out.append((b'DUP~1', b'BIN '))
+        elif i % 1000 == 999:
+            out.append((b'DUP', b'BIN '))
+        elif i % 10 == 9:
+            out.append((out[-1][0].lower(), out[-1][1].lower()))
+        else:
+            out.append((b'E%07d' % i, b'CHRM'))
+    return out
+
+
+def body(i):
+    return struct.pack('<I', i) if i % 97 == 0 else b''
+
+
+def pks(n):
+    data, dirs, pos = bytearray(), bytearray(), 16
+    for i, (name, typ) in enumerate(names(n)):
+        b = body(i)
+        dirs += struct.pack('<8s4sII', name, typ, pos, len(b))
+        data += b + bytes((-len(b)) % 32)
+        pos += len(b) + (-len(b)) % 32
+    ipac = b'IPAC' + struct.pack('<III', pos, n, pos) + bytes(data) + bytes(dirs)
+    return b'PAKS' + struct.pack('<III', 16, 0, n) + ipac
+
+
+def afs(n):
+    toc_end = 8 + 8 * n + 8
+    first = -(-toc_end // 2048) * 2048
+    data, toc, recs, pos = bytearray(), bytearray(), bytearray(), first
+    for i, (name, typ) in enumerate(names(n)):
+        b = body(i)
+        toc += struct.pack('<II', pos, len(b))
+        full = name + b'.' + typ.rstrip(b' ') if typ.strip() else name
+        recs += struct.pack('<32s6HI', full, 2000, 1, 1, 0, 0, 0, len(b))
+        pad = (-len(b)) % 2048
+        data += b + bytes(pad)
+        pos += len(b) + pad
+    names_at = pos
+    head = b'AFS\0' + struct.pack('<I', n) + bytes(toc) + struct.pack('<II', names_at, len(recs))
+    head += bytes(first - len(head))
+    tail = bytes(recs) + bytes((-len(recs)) % 2048)
+    return head + bytes(data) + tail
+
+
+def bomb(mib):
+    z = zlib.compressobj(9, zlib.DEFLATED, -15)
+    chunk, crc, parts = bytes(1 << 20), 0, []
+    for _ in range(mib):
+        parts.append(z.compress(chunk))
+        crc = zlib.crc32(chunk, crc)
+    parts.append(z.flush())
+    head = b'\x1f\x8b\x08\x08' + struct.pack('<I', 0) + b'\x02\x03' + b'BOMB.PKS\0'
+    return head + b''.join(parts) + struct.pack('<II', crc, (mib << 20) & 0xFFFFFFFF)
+
+
+def main():
+    kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    with open(out, 'wb') as f:
+        f.write({'pks': pks, 'afs': afs, 'bomb': bomb}[kind](n))
+
+
+if __name__ == '__main__':
+    main()
