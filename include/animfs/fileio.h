@@ -13,12 +13,13 @@
  * 64 KiB more for stored blocks and header strings) the most its compressed bytes may
  * be. While a layer is shown it is held up to six times (the file the mount read, the
  * gzip's own copy, the inflated bytes, the copy the container inside is opened from,
- * that container's own copy, a member's bytes being read): 6 x 8 MiB stays within the
- * 64 MiB the mount allows beyond --cache-mb (measured: docs/benchmark.md). The largest
- * real layer known inflates to 7.7 MiB (a tool's name list), the largest scene pack to
- * 2.1 MiB. A larger layer is refused once the count passes the limit, before anything
- * is kept. */
-#define AF_MAX_LAYER ((size_t)8 << 20)
+ * that container's own copy, a member's bytes being read): 6 x 48 MiB stays within the
+ * default --cache-mb + 64 MiB (measured: docs/benchmark.md); under a much smaller
+ * --cache-mb a layer near the limit can pass it. The largest real layer known inflates
+ * to 7.7 MiB (a tool's name list), the largest scene pack to 2.1 MiB; the limit leaves
+ * room for real layers not seen yet. A larger layer is refused once the count passes
+ * the limit, before anything is kept. */
+#define AF_MAX_LAYER ((size_t)48 << 20)
 #define AF_MAX_LAYER_STORED (AF_MAX_LAYER + AF_MAX_LAYER / 64 + ((size_t)64 << 10))
 
 /* Read the whole file (relative to dirfd, or AT_FDCWD) into out. */

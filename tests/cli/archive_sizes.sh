@@ -59,7 +59,7 @@ ipac = b'IPAC' + struct.pack('<III', 16 + len(bomb) + len(pad), 1, 16 + len(bomb
 ipac += bomb + pad + struct.pack('<8s4sII', b'BOMB', b'GZ  ', 16, len(bomb))
 open(d + '/HOLDS.PKS', 'wb').write(b'PAKS' + struct.pack('<III', 16, 0, 1) + ipac)
 PY
-limit='gzip member inflates past 8 MiB, the most one gzip layer may hold (AF_MAX_LAYER)'
+limit='gzip member inflates past 48 MiB, the most one gzip layer may hold (AF_MAX_LAYER)'
 for args in "decode $tmp/bomb.GZ" "decode $tmp/bomb.GZ/index.yaml" "check $tmp/bomb.GZ"; do
   run 60 "$A" $args
   [ "$rc" = 1 ] || bad "$args: exit $rc, wanted 1"

@@ -1,7 +1,7 @@
 # Real sizes (issue 28) through the mount, synthetic files only: under --cache-mb=16
 # a 1 GiB gzip bomb (1 MB, tests/tools/shm_make_big.py) in GAME is listed and read as
 # the plain file it is, the daemon's log names it and the limit; a gzip'd PKS at the
-# limit (8 MiB of noise: compressed as large) is a folder whose member reads back; and
+# limit's size class (8 MiB of noise: compressed as large) is a folder whose member reads back; and
 # the daemon's peak memory (VmHWM) stays under --cache-mb + 64 MiB through all that
 # (ASan's quarantine of freed blocks turned off: it would hold them past the bound).
 # Then a PKS of 100 000 entries lists (ls -l: a lookup per name) within a generous
@@ -38,7 +38,7 @@ for f in bomb.GZ BOMB.PKS; do
   ls -la "$VIEW/$f/" >/dev/null 2>&1 && fail "$f: listed as a folder"
   cmp -s "$VIEW/$f" "$GAME/$f" || fail "$f: reading it does not give its bytes"
   cat "$VIEW/$f/index.yaml" >/dev/null 2>&1 && fail "$f: has an index.yaml"
-  grep -F "$f" "$T/daemon.log" | grep -qF "inflates past 8 MiB, the most one gzip layer may hold (AF_MAX_LAYER)" ||
+  grep -F "$f" "$T/daemon.log" | grep -qF "inflates past 48 MiB, the most one gzip layer may hold (AF_MAX_LAYER)" ||
     fail "$f: the daemon's log does not name it and the limit: $(cat "$T/daemon.log")"
 done
 ls -la "$VIEW" >/dev/null
