@@ -583,7 +583,10 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		}
 		if (fs->handles) /* open descriptors may hold other texts */
 			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
-		if (af_view_read_only(fs, r))
+		/* a view that is not for saving shows no write permission; one in a container
+		 * that is never rewritten keeps the container's, as files on a read-only
+		 * mount do: a write then gets EROFS and a line that says why, whoever tries */
+		if (af_view_read_only(fs, r) && !r->info.container_ro)
 			st->st_mode &= ~(mode_t)0222;
 		break;
 	}
