@@ -158,6 +158,10 @@ static int same_format(struct af_fs *fs, const struct af_res *s, const char *bin
 static int move_view(struct af_fs *fs, struct af_res *s, struct af_res *t, enum target tk,
 		     const char *bin)
 {
+	if (af_folder_member(fs, s->bin) || af_folder_member(fs, bin))
+		return refuse(fs, s, t, -EPERM, "a member of a container keeps its name: members "
+			      "are not renamed or moved through the view (copy its text to a new "
+			      "name to add one, where the container takes new members)");
 	if (tk == T_VIEW) {
 		if (!same_format(fs, s, bin))
 			return refuse(fs, s, t, -EPERM, "a view is renamed only to a view of the same "

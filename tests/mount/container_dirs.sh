@@ -25,6 +25,11 @@ expect_eperm "cp" cp "$T/wave.jazz" "$P/plain.bin"
 [ "$(grep -c 'holds only its' "$VIEW/.animfs/errors")" = 4 ] ||
   fail "not one line each in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
 cmp -s "$T/orig.package" "$GAME/m.package" || fail "the package changed"
+m0=$(ls "$P" | grep -m1 '\.jazz\.yaml$')
+out=$(mv "$P/$m0" "$P/renamed.jazz.yaml" 2>&1) && fail "a member was renamed"
+echo "$out" | grep -q "Operation not permitted" || fail "mv of a member: '$out' (want EPERM)"
+grep -q "a member of a container keeps its name" "$VIEW/.animfs/errors" ||
+  fail "the refused rename of a member does not say why: $(cat "$VIEW/.animfs/errors")"
 echo "ok: adds a package cannot hold are EPERM with a line"
 # a claimed file that does not decode: the plain file from the first listing on
 ls -l "$VIEW" > "$T/ls1" 2>&1 || true
