@@ -100,11 +100,39 @@ static int shadowed(struct lister *l, int dfd, const char *name)
 }
 
 /* The folder's own names, read as the caller (who may list it, or is told no). */
+/* How long one listing waits for the renders that say whether its claimed files decode. */
+#define LIST_WAIT_MS 1000
+
+/* A claimed file whose decoding is not known yet: named once its render says. */
+struct pending {
+	char name[256];
+	struct stat st;
+};
+
+/* Fill the view name of a claimed file, or its own name when it does not decode. */
+static void fill_claimed(struct lister *l, const char *n, int decodes)
+{
+	char name[300];
+	if (!decodes) {
+		l->filler(l->buf, n, NULL, 0, 0);
+		return;
+	}
+	snprintf(name, sizeof(name), "%s%s", n, AF_VIEW_SUFFIX);
+	if (!af_ghost_has(l->fs, child(l, name), NULL))
+		l->filler(l->buf, name, NULL, 0, 0);
+}
+
+/* The folder's own names, read as the caller (who may list it, or is told no). A
+ * claimed file is listed as its view only once it is known to decode, so a listing
+ * never names a view whose stat then fails: those not known yet are rendered (on the
+ * prefetch workers and this thread together) before they are named, for up to
+ * LIST_WAIT_MS; their texts are what `ls -l` and a read want next anyway. */
 static int list_backing(struct lister *l)
 {
 	DIR *dir = af_opendir_at(l->fs->rootfd, l->dir);
 	struct dirent *e;
-	char name[300];
+	struct pending *later = NULL;
+	size_t nlater = 0, cap = 0;
 	if (!dir)
 		return -errno;
 	while ((e = readdir(dir))) {
@@ -126,18 +154,36 @@ static int list_backing(struct lister *l)
 			if (shadowed(l, dirfd(dir), n))
 				continue;
 			af_view_classify_at(l->fs, dirfd(dir), n, &st, &info);
-			if (info.codec && !info.failed && !info.have_size) /* getattr will ask */
+			struct pending *grown;
+			if (info.codec && !info.failed && !info.have_size && strlen(n) < sizeof(later->name) &&
+			    (grown = af_grow(later, &cap, nlater, sizeof(*later), 64))) {
+				later = grown;
+				snprintf(later[nlater].name, sizeof(later[nlater].name), "%s", n);
+				later[nlater++].st = st;
 				af_prefetch_add(l->fs, child(l, n), &st);
+				continue;
+			}
 		}
-		if (info.codec && !info.failed) {
-			snprintf(name, sizeof(name), "%s%s", n, AF_VIEW_SUFFIX);
-			if (!af_ghost_has(l->fs, child(l, name), NULL))
-				l->filler(l->buf, name, NULL, 0, 0);
-		} else {
+		if (info.codec && !info.failed)
+			fill_claimed(l, n, 1);
+		else
 			l->filler(l->buf, n, NULL, 0, 0);
-		}
 	}
 	closedir(dir);
+	struct timespec t0, now;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (size_t i = 0; i < nlater; i++) {
+		struct af_text *t = NULL;
+		int rc = 0;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		/* a huge folder is not held up: past the budget the rest are named as views,
+		 * their renders go on in the background */
+		if ((now.tv_sec - t0.tv_sec) * 1000 + (now.tv_nsec - t0.tv_nsec) / 1000000 < LIST_WAIT_MS)
+			rc = af_view_render(l->fs, child(l, later[i].name), &later[i].st, &t);
+		af_text_unref(t);
+		fill_claimed(l, later[i].name, rc != -EIO);
+	}
+	free(later);
 	return 0;
 }
 
