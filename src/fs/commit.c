@@ -153,19 +153,16 @@ static const struct af_codec *save_codec(struct af_fs *fs, int dirfd, const char
 static int prove(const struct af_dest *to, int dirfd, const char *base, int exists,
 		 struct af_diag *d)
 {
-	int rc = af_act_with(&to->who), fd = -1;
-	if (!rc && exists && !to->as_new) {
-		fd = openat(dirfd, base, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		rc = fd < 0 ? -errno : 0;
-	} else if (!rc) {
+	int write_into = exists && !to->as_new, rc;
+	if (write_into) {
+		rc = af_may_write_as(&to->who, dirfd, base);
+	} else if (!(rc = af_act_with(&to->who))) {
 		rc = faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
+		af_act_back();
 	}
-	af_act_back();
-	if (fd >= 0)
-		close(fd);
 	if (rc)
-		af_diag_error(d, AF_EACCES, "%s: %s", exists && !to->as_new ? "the binary is not "
-			      "yours to write" : "its folder is not yours to write", strerror(-rc));
+		af_diag_error(d, AF_EACCES, "%s: %s", write_into ? "the binary is not yours to write"
+			      : "its folder is not yours to write", strerror(-rc));
 	return rc;
 }
 

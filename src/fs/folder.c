@@ -625,16 +625,7 @@ static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const cha
  * who (the rebuild is then the daemon's, keeping its owner, group and mode). */
 static int may_write(const struct af_who *who, int dirfd, const char *base, struct af_diag *d)
 {
-	int was = af_act_pause(), fd = -1;
-	int rc = af_act_with(who);
-	if (!rc) {
-		fd = openat(dirfd, base, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		rc = fd < 0 ? -errno : 0;
-	}
-	af_act_back();
-	af_act_resume(was);
-	if (fd >= 0)
-		close(fd);
+	int rc = af_may_write_as(who, dirfd, base);
 	if (rc)
 		af_diag_error(d, AF_EACCES, "%s is not yours to write: %s", base, strerror(-rc));
 	return rc;

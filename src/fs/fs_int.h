@@ -129,6 +129,8 @@ void af_act_resume(int was);
  * then back to the daemon's identity. */
 int af_act_with(const struct af_who *w);
 void af_act_back(void);
+/* w's right to write the file name in dirfd, proven by opening it so as w: 0 or -errno. */
+int af_may_write_as(const struct af_who *w, int dirfd, const char *name);
 
 /* Where a save lands: the binary's folder, held from the open on, and its path. */
 struct af_dest {

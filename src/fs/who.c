@@ -8,6 +8,7 @@
  * atomic replace in a folder the caller may not write) runs between af_act_pause and
  * af_act_resume, after the caller's right to it has been proven as the caller. */
 #include <errno.h>
+#include <fcntl.h>
 #include <grp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -190,4 +191,18 @@ void af_act_back(void)
 int af_who_is_privileged(const struct af_who *w)
 {
 	return w->uid == 0;
+}
+
+int af_may_write_as(const struct af_who *w, int dirfd, const char *name)
+{
+	int was = af_act_pause(), fd = -1, rc = af_act_with(w);
+	if (!rc) { /* the open itself, as w: no write happens, nothing is truncated */
+		fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+		rc = fd < 0 ? -errno : 0;
+	}
+	af_act_back();
+	af_act_resume(was);
+	if (fd >= 0)
+		close(fd);
+	return rc;
 }
