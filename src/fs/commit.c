@@ -19,7 +19,14 @@
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
-#include "fs_int.h"
+#include "binary.h"
+#include "commit.h"
+#include "dest.h"
+#include "errlog.h"
+#include "folder.h"
+#include "render.h"
+#include "session.h"
+#include "who.h"
 
 static int errno_of(int code)
 {

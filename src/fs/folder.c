@@ -15,11 +15,20 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "fs_int.h"
+#include "binary.h"
+#include "dest.h"
+#include "errlog.h"
+#include "folder.h"
+#include "pristine.h"
+#include "render.h"
+#include "res.h"
+#include "session.h"
+#include "who.h"
 
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
 #define LOADED 4      /* at most this many containers kept open (LRU), and ... */
