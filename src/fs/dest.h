@@ -2,6 +2,7 @@
 #ifndef ANIMFS_FS_DEST_H
 #define ANIMFS_FS_DEST_H
 
+#include <limits.h>
 #include <sys/stat.h>
 
 #include "who.h"
@@ -15,6 +16,23 @@ struct af_dest {
 	int as_new;          /* a rename onto the name: the result is a new file of who's
 				(or like's owner) with mode, whatever was there */
 	const struct stat *like; /* as_new: the file that moved there (NULL: who's) */
+};
+
+/* A save's target, resolved once (af_target_resolve, folder.c) and carried down through
+ * commit and folder: no step below splits the path or looks it up beneath GAME again. */
+struct af_target {
+	const char *bin_rel;       /* the view's binary, relative to GAME */
+	int dirfd;                 /* the folder the file written lives in (a member: its
+				      container's), the view's held one or opened here */
+	int own_dir;               /* dirfd was opened here: af_target_close closes it */
+	char base[NAME_MAX + 1];   /* the file written, in dirfd (a member: the container) */
+	/* a member of a container shown as a folder (else container NULL): */
+	const struct af_container *container;
+	char pkg[4096];            /* the container's file, relative to GAME */
+	const char *inner;         /* the member's path in it (in bin_rel; "A/B": nested) */
+	struct stat pkg_st;        /* the container as resolved */
+	/* a plain binary: */
+	const struct af_codec *codec; /* the codec of the save (commit.c fills it) */
 };
 
 #endif

@@ -39,11 +39,16 @@ int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, cons
  * file of the folder: the index.yaml (bin the container) or the raw body of a member
  * that does not decode. 0, or -EIO when it cannot be shown. */
 int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
-/* Save yaml into the member to->bin_rel (in the container's folder to->dirfd when it is
- * held): the container is rewritten atomically unless the member's bytes stay the
+/* Where to->bin_rel lands (a member: in its container, the chain of its folders in
+ * t->inner), resolved once: the folder to->dirfd the view was opened in, else the one the
+ * path names now, never through a link. 0, or AF_EIO with d filled. */
+int af_target_resolve(struct af_fs *fs, const struct af_dest *to, struct af_target *t,
+		      struct af_diag *d);
+void af_target_close(struct af_target *t);
+/* Save yaml into the member to->bin_rel (t: its container, resolved): the container is rewritten atomically unless the member's bytes stay the
  * same, keeping its owner, group and mode. 0 or AF_E* with d filled. */
-int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
-		    struct af_diag *d);
+int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
+		     const uint8_t *yaml, size_t n, struct af_diag *d);
 /* A save into a name the folder does not hold adds a member (the container's add, when it
  * has one). af_folder_remove: rm of member view bin ("X/<member>") rebuilds the container
  * without it, atomically, under the commit lock; a refusal is logged and in the uid's
