@@ -81,15 +81,16 @@ static void *verify_run(void *arg)
 	return NULL;
 }
 
-static void verify_start(struct verify *v, struct af_fs *fs, const struct af_codec *c,
-			 int dirfd, const char *bin_rel, const struct af_buf *bin)
+/* sib: the save's own sibling io (the same folder; the check gets a copy). */
+static void verify_start(struct verify *v, const struct af_codec *c, const struct af_sibio *sib,
+			 const char *bin_rel, const struct af_buf *bin)
 {
 	v->c = c;
 	v->bin = bin;
 	v->bin_rel = bin_rel;
 	af_buf_init(&v->yaml);
 	af_diag_init(&v->d);
-	af_sibio_init_at(&v->sib, fs, dirfd, bin_rel);
+	v->sib = *sib;
 	v->started = pthread_create(&v->thread, NULL, verify_run, v) == 0;
 	if (!v->started)
 		verify_run(v); /* no thread to be had: check here and now */
@@ -263,7 +264,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	if ((rc = prove(to, t.dirfd, t.base, exists, &d)))
 		goto fail;
-	verify_start(&v, fs, t.codec, t.dirfd, t.bin_rel, &bin);
+	verify_start(&v, t.codec, &sib, t.bin_rel, &bin);
 	verifying = 1;
 	if (!to->as_new && af_bn_read_file(t.dirfd, t.base, AF_MAX_FILE, &cur, &rd) == 0 &&
 	    cur.len == bin.len && !memcmp(cur.data, bin.data, bin.len)) {

@@ -617,18 +617,11 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
 
 /* The container pkg (base in its folder dirfd) read afresh (never the cache: the file on
  * disk is what changes), opened as its container c with its siblings (an IDX, a TAC). */
-static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const char *pkg,
-			const struct af_container *c, struct af_buf *file, struct af_archive *a,
-			struct af_diag *d)
+static int open_on_disk(struct af_sibio *sib, const char *base, const struct af_container *c,
+			struct af_buf *file, struct af_archive *a, struct af_diag *d)
 {
-	struct af_sibio sib;
-	int rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, file, d);
-	if (rc)
-		return rc;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
-	rc = af_archive_open_io(a, c, file->data, file->len, &sib.d.io, d);
-	af_sibio_close(&sib);
-	return rc;
+	int rc = af_bn_read_file(sib->d.dirfd, base, AF_MAX_FILE, file, d);
+	return rc ? rc : af_archive_open_io(a, c, file->data, file->len, &sib->d.io, d);
 }
 
 /* The right to rewrite the container dirfd/base, proven by opening it for writing as
@@ -707,7 +700,9 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 		goto out; /* the container is not the caller's to rewrite */
 	int was = af_act_pause();
 	rc = -EIO;
-	if (!open_on_disk(fs, dirfd, base, pkg, c, &file, &v, &d) &&
+	struct af_sibio sib;
+	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	if (!open_on_disk(&sib, base, c, &file, &v, &d) &&
 	    !remove_member(&v, dirfd, base, name, who, &d))
 		rc = 0;
 	else
@@ -778,8 +773,9 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	int changed = 0, rc, dirfd = t->dirfd;
 	memset(&v, 0, sizeof(v));
 	memset(&w, 0, sizeof(w));
+	af_sibio_init_at(&sib, fs, dirfd, pkg); /* the container's siblings, for both reads */
 	if ((rc = may_write(&to->who, dirfd, base, d)) ||
-	    (rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &v, d)))
+	    (rc = open_on_disk(&sib, base, c, &file, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
@@ -793,9 +789,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		goto out;
 	}
 	long kk;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
 	int wrc = af_archive_open_io(&w, c, image.data, image.len, &sib.d.io, d);
-	af_sibio_close(&sib);
 	if (wrc || !(hw = af_archive_walk(&w, inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
 	    af_member_yaml(hw, (size_t)kk, &back, d)) {
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
