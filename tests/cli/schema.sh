@@ -95,7 +95,8 @@ if cmp -s "$tmp/we.yaml" "$tmp/euler.yaml"; then
 elif ! "$ANIMFS" encode "$tmp/euler.yaml" -o "$tmp/encoded_euler" >/dev/null 2>&1; then
 	fail "euler: the codec refused an Euler key under euler: xyz"
 else
-	$check "$tmp/schema/diesel-animation.json" "$tmp/euler.yaml" > "$tmp/euler.out" && ok ||
+	$check --engine=$([ "$engines" = jsonschema ] && echo jsonschema || echo both) \
+		"$tmp/schema/diesel-animation.json" "$tmp/euler.yaml" > "$tmp/euler.out" && ok ||
 		fail "euler: the schema refuses an Euler key under euler: xyz: $(cat "$tmp/euler.out")"
 fi
 mistake euler2 diesel-animation "$tmp/euler.yaml" '0,/^        - \[0.5, 0, 0, 2.0\]/s//        - [0.5, 0, 2.0]/'
@@ -119,17 +120,19 @@ mistake rigkey sims3-rig "$tmp/v/hand_prop.rig.yaml" '0,/^    parent:/s//    par
 mistake rigref sims3-rig "$tmp/v/hand_prop.rig.yaml" 's/^    info_nodes: \[lid, null, /    info_nodes: [lid, /'
 for f in $formats; do
 	[ -s "$tmp/mistakes.$f" ] || continue
-	xargs -d '\n' $check "$tmp/schema/$f.json" < "$tmp/mistakes.$f" > "$tmp/mistakes.out"
-	while IFS= read -r y; do
-		name=$(basename "$y" .yaml)
-		if grep -q "^$y: ok\$" "$tmp/mistakes.out"; then
-			fail "$name: the schema took it"
-		elif grep -q "^$y: INVALID" "$tmp/mistakes.out"; then
-			ok; echo "$name: $(grep -m1 "^$y: INVALID" "$tmp/mistakes.out" | sed 's/^[^:]*: //')"
-		else
-			fail "$name: no verdict from the validator: $(cat "$tmp/mistakes.out")"
-		fi
-	done < "$tmp/mistakes.$f"
+	for e in $engines; do # each engine must refuse each mistake
+		xargs -d '\n' $check --engine=$e "$tmp/schema/$f.json" < "$tmp/mistakes.$f" > "$tmp/mistakes.out"
+		while IFS= read -r y; do
+			name="$(basename "$y" .yaml) ($e)"
+			if grep -q "^$y: ok\$" "$tmp/mistakes.out"; then
+				fail "$name: the schema took it"
+			elif grep -q "^$y: INVALID" "$tmp/mistakes.out"; then
+				ok; echo "$name: $(grep -m1 "^$y: INVALID" "$tmp/mistakes.out" | sed 's/^[^:]*: //')"
+			else
+				fail "$name: no verdict from the validator: $(cat "$tmp/mistakes.out")"
+			fi
+		done < "$tmp/mistakes.$f"
+	done
 done
 
 # The installed schemas, and an installed binary's decode points at them.

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Validate YAML documents against a JSON Schema the way an editor reads them (YAML 1.2
-core schema, as yaml-language-server does): schema_check.py SCHEMA FILE...
+core schema, as yaml-language-server does): schema_check.py [--engine=E] SCHEMA FILE...
 Prints 'FILE: ok' or 'FILE: INVALID at PATH: message' per file; exit 1 if any is invalid.
+The engine validates the loaded document: jsonschema (python-jsonschema, the default),
+ajv (Ajv in node, tests/tools/schema_ajv.js: 40x faster on a 14 MB view; a document
+JSON cannot hold, such as one with .nan, goes to jsonschema), or both (each document
+through both; a verdict they disagree on is INVALID).
 SCHEMA_CHECK_COMPARE=1: also load each file with the full loader and fail when the two
 documents differ (the check of load_fast)."""
 import json
@@ -135,16 +139,60 @@ def load(path):
         return yaml.load(f, Loader=Yaml12)
 
 
+class Ajv:
+    """One node process running tests/tools/schema_ajv.js for SCHEMA."""
+
+    def __init__(self, schema_path):
+        import subprocess
+        here = os.path.dirname(os.path.abspath(__file__))
+        env = dict(os.environ)
+        env.setdefault("NODE_MODULES", os.path.join(here, "..", "..", ".tools", "node",
+                                                    "node_modules"))
+        self.proc = subprocess.Popen(["node", os.path.join(here, "schema_ajv.js"), schema_path],
+                                     stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
+                                     text=True)
+
+    def check(self, path, doc):
+        """'ok' or 'INVALID at PATH: message'; None when JSON cannot hold the document."""
+        try:
+            line = json.dumps([path, doc], allow_nan=False, separators=(",", ":"))
+        except (TypeError, ValueError):
+            return None
+        self.proc.stdin.write(line + "\n")
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline().rstrip("\n")
+        if not out:
+            sys.exit(f"{path}: INVALID at (top): the ajv validator died")
+        return out
+
+    def close(self):
+        self.proc.stdin.close()
+        self.proc.wait()
+
+
+def jsonschema_verdict(v, doc):
+    errs = sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))
+    if not errs:
+        return ["ok"]
+    return ["INVALID at %s: %s" % ("/".join(str(p) for p in e.absolute_path) or "(top)",
+                                   e.message[:300]) for e in errs[:3]]
+
+
 def main():
-    if len(sys.argv) < 3:
+    args = sys.argv[1:]
+    engine = "jsonschema"
+    if args and args[0].startswith("--engine="):
+        engine = args.pop(0).split("=", 1)[1]
+    if len(args) < 2 or engine not in ("jsonschema", "ajv", "both"):
         sys.exit(__doc__)
-    with open(sys.argv[1]) as f:
+    with open(args[0]) as f:
         schema = json.load(f)
     cls = jsonschema.validators.validator_for(schema)
     cls.check_schema(schema)
     v = cls(schema)
+    ajv = Ajv(args[0]) if engine != "jsonschema" else None
     bad = 0
-    for path in sys.argv[2:]:
+    for path in args[1:]:
         doc = load(path)
         if os.environ.get("SCHEMA_CHECK_COMPARE"):
             with open(path, "rb") as f:
@@ -153,14 +201,20 @@ def main():
                 print(f"{path}: INVALID at (top): load_fast differs from the full loader")
                 bad += 1
                 continue
-        errs = sorted(v.iter_errors(doc), key=lambda e: list(e.absolute_path))
-        if not errs:
-            print(f"{path}: ok")
-            continue
-        bad += 1
-        for e in errs[:3]:
-            where = "/".join(str(p) for p in e.absolute_path) or "(top)"
-            print(f"{path}: INVALID at {where}: {e.message[:300]}")
+        a = ajv.check(path, doc) if ajv else None
+        if a is not None and engine == "ajv":
+            verdict = [a]
+        else:
+            verdict = jsonschema_verdict(v, doc)
+            if a is not None and (a == "ok") != (verdict == ["ok"]):
+                verdict = ["INVALID at (top): the validators disagree: jsonschema says "
+                           f"{verdict[0]}, ajv says {a}"]
+        for line in verdict:
+            print(f"{path}: {line}")
+        if verdict != ["ok"]:
+            bad += 1
+    if ajv:
+        ajv.close()
     sys.exit(1 if bad else 0)
 
 
