@@ -57,20 +57,24 @@ static const struct command commands[] = {
 	{"errors", NULL, af_cli_errors, "errors [VIEW]", NULL,
 	 "the mount's refused saves, newest last, as path:line:col: message\n"
 	 "(VIEW: the mount the current folder is in)", NULL, NULL},
-	{"decode", NULL, af_cli_decode, "decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]",
+	{"decode", NULL, af_cli_decode,
+	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
 	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
 	 "formats'); a whole container decodes to one document",
 	 "  -o OUT                 write OUT (atomically) instead of standard output\n"
+	 "  --split DIR            a folder of small documents instead: DIR/index.yaml\n"
+	 "                         and one part per object, block or channel group\n"
+	 "                         (encode DIR puts them together again)\n"
 	 "  --format NAME          decode with the codec NAME (see 'animfs formats')\n"
 	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n",
 	 af_cli_decode_options_help},
-	{"encode", NULL, af_cli_encode, "encode FILE.yaml [-o OUT]", NULL,
+	{"encode", NULL, af_cli_encode, "encode FILE.yaml|DIR [-o OUT]", NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
-	 "CONTAINER/MEMBER)",
+	 "CONTAINER/MEMBER; DIR: a split view, see decode --split)",
 	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n", NULL},
 	{"check", NULL, af_cli_check, "check [--coverage] PATH...", NULL,
 	 "decode and re-encode every supported file; compare bytes",

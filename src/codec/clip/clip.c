@@ -127,6 +127,11 @@ static int clip_from_doc(const struct af_ynode *root, const struct af_io *io,
 
 AF_CODEC_GLUE(clip)
 
+static const struct af_split_key clip_split[] = {
+	{"channels", "target", 1, 0},
+	{NULL, NULL, 0, 0},
+};
+
 const struct af_codec af_codec_clip = {
 	.name = "sims3-clip",
 	.description = "The Sims 3 animation clip (CLIP 0x6B20C4F3, s3pe *.animation)",
@@ -138,4 +143,6 @@ const struct af_codec af_codec_clip = {
 	.render_uses_names = 1,
 	.schema = &clip_schema,
 	.curves = clip_curves,
+	.split = clip_split,
+	.from_doc = clip_from_doc,
 };

@@ -75,6 +75,11 @@ static int diesel_from_doc(const struct af_ynode *root, const struct af_io *io,
 
 AF_CODEC_GLUE(diesel)
 
+static const struct af_split_key diesel_split[] = {
+	{"objects", "name", 0, 0},
+	{NULL, NULL, 0, 0},
+};
+
 static int target_width(const char *to)
 {
 	if (!to)
@@ -171,4 +176,6 @@ const struct af_codec af_codec_diesel = {
 	.options = diesel_options,
 	.schema = &diesel_schema,
 	.curves = diesel_curves,
+	.split = diesel_split,
+	.from_doc = diesel_from_doc,
 };

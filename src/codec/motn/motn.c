@@ -46,6 +46,13 @@ static int motn_from_doc(const struct af_ynode *root, const struct af_io *io,
 
 AF_CODEC_GLUE(motn)
 
+static const struct af_split_key motn_split[] = {
+	{"entries", "name", 0, 256},
+	{"extras", NULL, 0, 128},
+	{"blocks", "block", 0, 0},
+	{NULL, NULL, 0, 0},
+};
+
 const struct af_codec af_codec_motn = {
 	.name = "shenmue-motn",
 	.description = "Shenmue I/II MOTN motion bank (motion.bin, M_*.BIN, *.MOTN)",
@@ -56,4 +63,6 @@ const struct af_codec af_codec_motn = {
 	.from_yaml = motn_from_yaml,
 	.schema = &motn_schema,
 	.curves = motn_curves,
+	.split = motn_split,
+	.from_doc = motn_from_doc,
 };
