@@ -29,6 +29,10 @@ int af_cli_errors(int argc, char **argv);
 int af_cli_plot(int argc, char **argv);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
+/* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks
+ * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
+ * fd, or -1 with the reason printed. */
+int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir);
 
 /* An af_io for a file given by path: its siblings, as the mount gives them (dirio). */
 struct af_cli_io {

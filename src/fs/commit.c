@@ -20,6 +20,7 @@
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "fs_int.h"
+#include "overlay.h"
 
 static int errno_of(int code)
 {
@@ -218,7 +219,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct stat st, old;
 	const struct af_codec *c;
 	char base[NAME_MAX + 1];
-	int rc = 0, verifying = 0, dirfd = to->dirfd, own_dir = 0, exists;
+	int rc = 0, verifying = 0, dirfd = to->dirfd, own_dir = 0, exists, curfd = -1;
 	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
 	int was = af_act_pause();
 
@@ -240,7 +241,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	 * never through a link */
 	snprintf(base, sizeof(base), "%s", af_base(to->bin_rel));
 	if (dirfd < 0) {
-		dirfd = af_bn_parent(fs->rootfd, to->bin_rel, base, sizeof(base));
+		dirfd = af_ov_parent_w(fs, to->bin_rel, base, sizeof(base), &to->who);
 		own_dir = dirfd >= 0;
 		if (dirfd < 0) {
 			af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", to->bin_rel,
@@ -250,7 +251,11 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		}
 	}
 	exists = fstatat(dirfd, base, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode);
-	c = save_codec(fs, dirfd, base, to->bin_rel, yaml, n, &d);
+	/* a copy-up (overlay.c): the file it stands for is GAME's */
+	struct af_dest up = *to;
+	if ((curfd = af_ov_copy_source(fs, dirfd, to->bin_rel, &up.mode)) >= 0)
+		to = &up;
+	c = save_codec(fs, curfd >= 0 ? curfd : dirfd, base, to->bin_rel, yaml, n, &d);
 	if (!c) {
 		rc = -EINVAL;
 		goto fail;
@@ -266,7 +271,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		goto fail;
 	verify_start(&v, fs, c, dirfd, to->bin_rel, &bin);
 	verifying = 1;
-	if (!to->as_new && af_bn_read_file(dirfd, base, AF_MAX_FILE, &cur, &rd) == 0 &&
+	if (!to->as_new && af_bn_read_file(curfd >= 0 ? curfd : dirfd, base, AF_MAX_FILE, &cur, &rd) == 0 &&
 	    cur.len == bin.len && !memcmp(cur.data, bin.data, bin.len)) {
 		if (verify_wait(&v, &d)) { /* unchanged, but the codec must still agree */
 			rc = -EIO;
@@ -296,6 +301,8 @@ out:
 	pthread_mutex_unlock(&fs->commit_lock);
 	if (own_dir)
 		close(dirfd);
+	if (curfd >= 0)
+		close(curfd);
 	af_buf_free(&bin);
 	af_buf_free(&cur);
 	af_diag_free(&d);
@@ -324,7 +331,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 	}
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->commit_lock);
-	dirfd = af_bn_parent(fs->rootfd, rel, base, sizeof(base));
+	dirfd = af_ov_parent_w(fs, rel, base, sizeof(base), who);
 	struct af_replace_opts ro = {0};
 	if (dirfd < 0) {
 		af_diag_error(&d, AF_EIO, "cannot open its folder: %s", strerror(errno));

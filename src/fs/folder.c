@@ -20,6 +20,7 @@
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "fs_int.h"
+#include "overlay.h"
 
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
 #define LOADED 4      /* at most this many containers kept open (LRU), and ... */
@@ -105,13 +106,13 @@ static const struct af_container *check_file(struct af_fs *fs, const char *rel,
 	uint8_t head[64];
 	size_t got = 0;
 	const char *base = af_base(rel);
-	if (af_bn_read_head(fs->rootfd, rel, head, sizeof(head), &got))
+	if (af_bn_read_head(af_ov_at(fs, rel), rel, head, sizeof(head), &got))
 		return NULL;
 	const struct af_container *c = af_container_bid(base, head, got);
 	if (!c)
 		return NULL;
 	struct af_diag d;
-	int fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0);
+	int fd = af_bn_open(af_ov_at(fs, rel), rel, O_RDONLY, 0);
 	af_diag_init(&d);
 	if (fd < 0 || c->check(fd, (uint64_t)st->st_size, &d)) {
 		char msg[1200];
@@ -204,7 +205,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 	struct af_fid id;
 	struct loaded *l = NULL, *victim = &p->loaded[0];
 	int rc;
-	if (af_bn_stat(fs->rootfd, rel, &st)) {
+	if (af_ov_stat(fs, rel, &st)) {
 		af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
 		goto out;
 	}
@@ -217,7 +218,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 			}
 		af_buf_reset(&file);
 		/* replaced while we read it: read it again under its new identity */
-		rc = af_bn_read_stable(fs->rootfd, rel, AF_MAX_FILE, &st, &file, d);
+		rc = af_bn_read_stable(af_ov_at(fs, rel), rel, AF_MAX_FILE, &st, &file, d);
 		if (rc < 0)
 			goto out;
 		if (rc == 0)
@@ -238,6 +239,8 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
 	}
+	if (af_ov_merge(fs, rel, c, &file, d)) /* with --overlay: GAME's under MODDIR's */
+		goto out;
 	struct af_sibio sib; /* the files beside it, which its container may read */
 	af_sibio_init(&sib, fs, rel);
 	int orc = af_archive_open_io(&victim->v, c, file.data, file.len, &sib.d.io, d);
@@ -333,7 +336,7 @@ static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, cons
 		return 0;
 	/* the common cases at one stat: the parent is a real folder, or the container */
 	snprintf(pkg, size, "%.*s", (int)(last - rel), rel);
-	if (!af_bn_stat(fs->rootfd, pkg, st)) {
+	if (!af_ov_stat(fs, pkg, st)) {
 		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
 			return 0;
 		*inner = last + 1;
@@ -343,7 +346,7 @@ static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, cons
 		if ((size_t)(slash - rel) >= size || !slash[1])
 			return 0;
 		snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
-		if (af_bn_stat(fs->rootfd, pkg, st))
+		if (af_ov_stat(fs, pkg, st))
 			return 0;
 		if (S_ISDIR(st->st_mode))
 			continue;
@@ -575,7 +578,7 @@ int af_folder_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t 
 	struct stat st;
 	const struct af_container *c = NULL;
 	struct af_diag d;
-	if (af_folder_file(fs, rel, file, sizeof(file)) && af_bn_stat(fs->rootfd, file, &st) == 0)
+	if (af_folder_file(fs, rel, file, sizeof(file)) && af_ov_stat(fs, file, &st) == 0)
 		c = af_folder_of(fs, file, &st);
 	int ro = c && !c->replace;
 	af_diag_init(&d);
@@ -612,10 +615,10 @@ static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const cha
 			struct af_diag *d)
 {
 	struct af_sibio sib;
-	int rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, file, d);
+	int rc = af_ov_read_container(fs, dirfd, base, pkg, c, file, d);
 	if (rc)
 		return rc;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
 	rc = af_archive_open_io(a, c, file->data, file->len, &sib.d.io, d);
 	af_sibio_close(&sib);
 	return rc;
@@ -625,7 +628,14 @@ static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const cha
  * who (the rebuild is then the daemon's, keeping its owner, group and mode). */
 static int may_write(const struct af_who *who, int dirfd, const char *base, struct af_diag *d)
 {
-	int rc = af_may_write_as(who, dirfd, base);
+	struct stat st;
+	int rc = 0;
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		rc = af_may_write_as(who, dirfd, base);
+	} else if (!(rc = af_act_with(who))) { /* a new file (a copy-up): the folder's right */
+		rc = faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
+		af_act_back();
+	}
 	if (rc)
 		af_diag_error(d, AF_EACCES, "%s is not yours to write: %s", base, strerror(-rc));
 	return rc;
@@ -637,9 +647,18 @@ static int replace_container(int dirfd, const char *base, const struct af_buf *i
 			     const struct af_who *who, struct stat *now, struct af_diag *d)
 {
 	struct af_replace_opts ro = {0};
+	struct stat st;
 	ro.clear_setid = !af_who_is_privileged(who);
 	ro.st_out = now;
-	return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	/* a new file (a copy-up to the mod folder): the saver's, made as them */
+	ro.as_new = 1;
+	if (af_act_with(who))
+		return af_diag_error(d, AF_EIO, "cannot act as uid %u", (unsigned)who->uid);
+	int rc = af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	af_act_back();
+	return rc;
 }
 
 /* Member `name` of the open container v removed: image made, re-read without it (and
@@ -689,7 +708,9 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 		rc = -ENOENT;
 		goto out;
 	}
-	if ((dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) < 0) { /* base: its name */
+	if ((rc = af_ov_keeps(fs, pkg, &d))) /* --overlay: GAME's members stay */
+		goto out;
+	if ((dirfd = af_ov_parent_w(fs, pkg, base, sizeof(base), who)) < 0) { /* base: its name */
 		af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
@@ -742,7 +763,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		return af_diag_error(d, AF_EIO, "%s is gone or no longer shown as a folder", pkg);
 	/* the container in the folder the view was opened in, never through a link */
 	snprintf(base, sizeof(base), "%s", af_base(pkg));
-	if (dirfd < 0 && (dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) >= 0)
+	if (dirfd < 0 && (dirfd = af_ov_parent_w(fs, pkg, base, sizeof(base), &to->who)) >= 0)
 		own_dir = 1;
 	if (dirfd < 0) {
 		rc = af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
@@ -763,7 +784,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		goto out;
 	}
 	long kk;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
 	int wrc = af_archive_open_io(&w, c, image.data, image.len, &sib.d.io, d);
 	af_sibio_close(&sib);
 	if (wrc || !(hw = af_archive_walk(&w, inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
@@ -771,8 +792,10 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
 		goto out;
 	}
-	int revert = af_pristine_match(fs, pkg, &w, &image);
+	int revert = af_pristine_match(fs, pkg, &w, &image), gone;
 	struct stat now;
+	if ((rc = af_ov_reduce(fs, pkg, c, dirfd, base, &to->who, &image, &gone, d)) || gone)
+		goto out; /* --overlay: only what differs from GAME's, or nothing */
 	if ((rc = replace_container(dirfd, base, &image, &to->who, &now, d)))
 		goto out;
 	af_pristine_wrote(fs, pkg, &now);
