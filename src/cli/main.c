@@ -59,6 +59,9 @@ static const struct command commands[] = {
 	{"errors", NULL, af_cli_errors, "errors [VIEW]", NULL,
 	 "the mount's refused saves, newest last, as path:line:col: message\n"
 	 "(VIEW: the mount the current folder is in)", NULL, NULL},
+	{"overlay", NULL, af_cli_overlay, "overlay status|diff GAME MODDIR", NULL,
+	 "what a mod folder changes over GAME (mount --overlay): each new\n"
+	 "and changed file and container member, or (diff) its YAML diff", NULL, NULL},
 	{"decode", NULL, af_cli_decode, "decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"

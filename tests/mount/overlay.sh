@@ -70,6 +70,7 @@ echo "ok: a vim edit of a Diesel view lands in MODDIR (copy-up)"
 
 # a Jazz and a CLIP in the package: an override package of just those two
 P=$VIEW/Packages/s.package
+cp "$P/ewcoughing.jazz.yaml" "$T/jazz.orig" && cp "$P/c_buff_dazed_x.clip.yaml" "$T/clip.orig" || fail "read the views"
 sed '0,/speed: 1.0/s//speed: 1.5/' "$P/ewcoughing.jazz.yaml" > "$T/jazz.yaml"
 cmp -s "$T/jazz.yaml" "$P/ewcoughing.jazz.yaml" && fail "no speed to edit in the Jazz"
 cp "$T/jazz.yaml" "$P/ewcoughing.jazz.yaml" || fail "save the Jazz: $(cat "$VIEW/.animfs/errors")"
@@ -128,6 +129,22 @@ sums | cmp -s - "$T/game.sums" || fail "GAME changed"
 check_daemon
 echo "ok: GAME unchanged, MODDIR holds exactly the mod"
 
+# what the mod changes, and the YAML diff of each change
+"$ANIMFS" overlay status "$GAME" "$MOD" > "$T/status" || fail "overlay status: $(cat "$T/status")"
+printf '%-8s %s\n' changed HUMANS.AFS/SYNA.PKS/M_SYNB.MOTN changed Packages/s.package/c_buff_dazed_x.clip \
+  changed Packages/s.package/ewcoughing.jazz new anims/mine.animation changed "anims/$d" \
+  new newdir/README | sort > "$T/want"
+sort "$T/status" | cmp -s - "$T/want" || fail "overlay status says: $(cat "$T/status")"
+"$ANIMFS" overlay diff "$GAME" "$MOD" > "$T/diff" || fail "overlay diff failed"
+grep -qx -- "--- a/anims/$d" "$T/diff" && grep -qx -- "+++ b/anims/$d" "$T/diff" &&
+  grep -qE -- "^-length: $len( |\$)" "$T/diff" && grep -qE -- '^\+length: 7.25( |$)' "$T/diff" ||
+  fail "the diff of the Diesel edit: $(grep -A12 -- "--- a/anims/$d" "$T/diff")"
+grep -qx -- "+++ b/Packages/s.package/ewcoughing.jazz" "$T/diff" && grep -qE -- '^\+ +speed: 1.5$' "$T/diff" ||
+  fail "the diff of the Jazz edit: $(grep -A12 'ewcoughing' "$T/diff")"
+[ "$(grep -c '^+++ b/' "$T/diff")" = 5 ] || fail "not one diff per change (README has no YAML): $(grep '^+++' "$T/diff")"
+[ "$(grep -c '^--- /dev/null' "$T/diff")" = 1 ] || fail "the new view is not diffed against nothing"
+echo "ok: overlay status and diff"
+
 # a remount shows the same view
 ov_mount
 [ -n "${OVDEBUG:-}" ] && { echo "VIEW=$VIEW"; sleep 100000; }
@@ -138,9 +155,17 @@ rm "$VIEW/anims/$d.yaml" || fail "rm of the MODDIR copy"
 [ -f "$VIEW/anims/$d.yaml" ] || fail "GAME's view is not shown again"
 [ "$(sed -n 's/^length: *\([^ ]*\).*/\1/p' "$VIEW/anims/$d.yaml")" = "$len" ] || fail "not GAME's length again"
 [ ! -e "$MOD/anims/$d" ] || fail "MODDIR's copy is still there"
-# a revert of both package edits: no override package at all
-"$ANIMFS" decode "$GAME/Packages/s.package/ewcoughing.jazz" > /dev/null || fail "decode"
 echo "ok: a remount shows the same; removing MODDIR's copy shows GAME's again"
+# a revert of the package edits: the override loses that resource, then is gone
+cp "$T/jazz.orig" "$P/ewcoughing.jazz.yaml" || fail "revert the Jazz: $(cat "$VIEW/.animfs/errors")"
+rd diff "$GAME/Packages/s.package" "$O" | grep -v '^removed ' | grep -v '^order ok$' | sort > "$T/kept"
+printf '%s\n' "changed 0166038C 00000000 0000000000000000" "changed 6B20C4F3 70000000 D660C6DA61573420" > "$T/want"
+cmp -s "$T/kept" "$T/want" || fail "after the Jazz's revert the override holds: $(cat "$T/kept")"
+cmp -s "$T/jazz.orig" "$P/ewcoughing.jazz.yaml" || fail "the view does not show GAME's Jazz again"
+cp "$T/clip.orig" "$P/c_buff_dazed_x.clip.yaml" || fail "revert the clip: $(cat "$VIEW/.animfs/errors")"
+[ ! -e "$O" ] || fail "nothing differs from GAME's package, but MODDIR still has one"
+cmp -s "$T/clip.orig" "$P/c_buff_dazed_x.clip.yaml" || fail "the view does not show GAME's clip again"
+echo "ok: reverting the package's edits leaves no override package"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"
