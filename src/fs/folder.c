@@ -776,7 +776,8 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
 		goto out;
 	}
-	af_pristine_keep(fs, pkg, &st, &file);
+	if (!af_ov_on(fs)) /* with --overlay GAME's own is the pristine copy */
+		af_pristine_keep(fs, pkg, &st, &file);
 	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
 		if ((rc = add_member(h, af_base(pkg), name, yaml, n, &image, d)))
 			goto out; /* a new name in the folder: a new member, when the container takes one */
