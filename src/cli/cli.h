@@ -36,6 +36,13 @@ int af_cli_open_moddir(const char *cmd, const char *game, const char *view, cons
 /* `animfs overlay status|diff GAME MODDIR`: what the mod folder changes (files, and the
  * members of containers, new and changed), and the YAML diff of each. */
 int af_cli_overlay(int argc, char **argv);
+/* encode --overlay MODDIR: where the GAME file path (below game) lands in moddir, its
+ * folders made. 0, or -1 with the reason printed. */
+struct af_cli_ov {
+	char game[4096]; /* the file in GAME (what a change starts from) */
+	char mod[8400];  /* its place in MODDIR */
+};
+int af_cli_ov_target(const char *game, const char *moddir, const char *path, struct af_cli_ov *ov);
 
 /* An af_io for a file given by path: its siblings, as the mount gives them (dirio). */
 struct af_cli_io {

@@ -73,10 +73,15 @@ static const struct command commands[] = {
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n",
 	 af_cli_decode_options_help},
-	{"encode", NULL, af_cli_encode, "encode FILE.yaml [-o OUT]", NULL,
+	{"encode", NULL, af_cli_encode, "encode FILE.yaml [-o OUT] [--overlay MODDIR [--game GAME]]",
+	 NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
 	 "CONTAINER/MEMBER)",
-	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n", NULL},
+	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n"
+	 "  --overlay MODDIR       leave OUT (a path in GAME) as it is: write the result to\n"
+	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"
+	 "  --game GAME            the game folder OUT is in (default: the current one)\n",
+	 NULL},
 	{"check", NULL, af_cli_check, "check [--coverage] PATH...", NULL,
 	 "decode and re-encode every supported file; compare bytes",
 	 "  --coverage             also count the animation bytes each format shows as\n"

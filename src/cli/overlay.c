@@ -60,6 +60,49 @@ fail:
 	return -1;
 }
 
+int af_cli_ov_target(const char *game, const char *moddir, const char *path, struct af_cli_ov *ov)
+{
+	char g[PATH_MAX], dir[PATH_MAX], d[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	int fd = af_cli_open_moddir("encode", game, NULL, moddir);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(dir, sizeof(dir), "%.*s", base ? (int)(base - path) : 1, base ? path : ".");
+	if (base == path)
+		snprintf(dir, sizeof(dir), "/");
+	base = base ? base + 1 : path;
+	if (!realpath(game, g) || !realpath(dir[0] ? dir : "/", d)) {
+		fprintf(stderr, "animfs encode: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	size_t gl = strlen(g);
+	if (strncmp(d, g, gl) || (d[gl] && d[gl] != '/') || !*base) {
+		fprintf(stderr, "animfs encode: %s is not a file in GAME '%s' (--game names it)\n", path,
+			game);
+		return -1;
+	}
+	const char *rel = d + gl + (d[gl] == '/');
+	snprintf(ov->game, sizeof(ov->game), "%s", path);
+	snprintf(ov->mod, sizeof(ov->mod), "%s/%s%s%s", moddir, rel, *rel ? "/" : "", base);
+	/* its folders in MODDIR, each with GAME's folder's mode and the owner's rwx */
+	for (char *p = ov->mod + strlen(moddir) + 1; (p = strchr(p, '/')); p++) {
+		struct stat st;
+		char gdir[PATH_MAX + 4200];
+		*p = 0;
+		snprintf(gdir, sizeof(gdir), "%s/%s", g, ov->mod + strlen(moddir) + 1);
+		mode_t mode = stat(gdir, &st) == 0 ? (st.st_mode & 0777) | 0700 : 0755;
+		int bad = mkdir(ov->mod, mode) && errno != EEXIST;
+		*p = '/';
+		if (bad) {
+			fprintf(stderr, "animfs encode: cannot make a folder for %s: %s\n", ov->mod,
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
 /* ---- animfs overlay status|diff GAME MODDIR ---- */
 
 struct walk {
@@ -269,7 +312,8 @@ static void walk_dir(struct walk *w, const char *rel)
 		n++;
 	}
 	closedir(dir);
-	qsort(names, n, sizeof(*names), by_name);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
 	for (size_t i = 0; i < n; i++) {
 		char sub[4400];
 		struct stat st;
