@@ -33,6 +33,8 @@ int af_cli_umount(int argc, char **argv);
  * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
  * fd, or -1 with the reason printed. */
 int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir);
+/* Whether some codec writes the layout name (codec.h convert/layouts). */
+int af_cli_layout_known(const char *name);
 /* `animfs overlay status|diff GAME MODDIR`: what the mod folder changes (files, and the
  * members of containers, new and changed), and the YAML diff of each. */
 int af_cli_overlay(int argc, char **argv);

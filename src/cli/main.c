@@ -37,7 +37,7 @@ struct command {
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	 "        [--unsaved-mb=N] [--scratch-mb=N] [--overlay MODDIR]", NULL,
+	 "        [--unsaved-mb=N] [--scratch-mb=N] [--overlay MODDIR [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
 	 "  -f                     stay in the foreground\n"
@@ -52,7 +52,9 @@ static const struct command commands[] = {
 	 "  --scratch-mb=N         editors' droppings each user may keep, in MiB (default "
 	 STR(AF_DEFAULT_SCRATCH_MB) ")\n"
 	 "  --overlay MODDIR       never write GAME: show MODDIR's files over it and put\n"
-	 "                         every change there, as the game loads mods\n",
+	 "                         every change there, as the game loads mods\n"
+	 "  --to LAYOUT            with --overlay: saves into MODDIR are written in LAYOUT\n"
+	 "                         (a layout of animfs convert, such as x64)\n",
 	 NULL},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},

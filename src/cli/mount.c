@@ -87,6 +87,8 @@ static int parse(int argc, char **argv, struct af_fs_opts *o)
 			o->overlay = argv[++i];
 		} else if (!strncmp(a, "--overlay=", 10) && a[10]) {
 			o->overlay = a + 10;
+		} else if (!strcmp(a, "--to") && i + 1 < argc) {
+			o->overlay_to = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "animfs mount: unknown option '%s'\n", a);
 			return -1;
@@ -284,6 +286,13 @@ int af_cli_mount(int argc, char **argv)
 	    check_not_mounted(o.game) || (o.allow_other && check_allow_other())) {
 		close(fd);
 		return AF_EXIT_FAIL;
+	}
+	if (o.overlay_to && (!o.overlay || !af_cli_layout_known(o.overlay_to))) {
+		fprintf(stderr, "animfs mount: --to %s: %s\n", o.overlay_to,
+			o.overlay ? "no format writes that layout (see animfs convert --help)"
+				  : "goes with --overlay MODDIR");
+		close(fd);
+		return AF_EXIT_USAGE;
 	}
 	if (o.overlay && (o.overlay_fd = af_cli_open_moddir("mount", o.game, o.view, o.overlay)) < 0) {
 		close(fd);

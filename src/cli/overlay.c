@@ -103,6 +103,14 @@ int af_cli_ov_target(const char *game, const char *moddir, const char *path, str
 	return 0;
 }
 
+int af_cli_layout_known(const char *name)
+{
+	for (size_t i = 0; af_codecs[i]; i++)
+		if (af_codec_layout(af_codecs[i], name))
+			return 1;
+	return 0;
+}
+
 /* ---- animfs overlay status|diff GAME MODDIR ---- */
 
 struct walk {

@@ -267,6 +267,10 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		rc = errno_of(d.code);
 		goto fail;
 	}
+	if (af_ov_layout(fs, c, to->bin_rel, &bin, &d)) { /* --overlay --to LAYOUT */
+		rc = -ENOMEM;
+		goto fail;
+	}
 	if ((rc = prove(to, dirfd, base, exists, &d)))
 		goto fail;
 	verify_start(&v, fs, c, dirfd, to->bin_rel, &bin);

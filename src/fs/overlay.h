@@ -53,6 +53,12 @@ int af_ov_may_create(struct af_fs *fs, const char *rel);
  * up to MODDIR first (as the caller; not its bytes with O_TRUNC). fd or -errno. */
 int af_ov_open_tree(struct af_fs *fs, const char *rel, int flags);
 
+/* --to LAYOUT: the encoded binary bin of codec c rewritten in that layout, when c writes
+ * it (the convert hook, byte for byte as `animfs convert`); a file it cannot convert is
+ * kept as encoded (said in the log). 0, or AF_ENOMEM. */
+struct af_codec;
+int af_ov_layout(struct af_fs *fs, const struct af_codec *c, const char *rel, struct af_buf *bin,
+		 struct af_diag *d);
 /* Changes by name, as the caller: in MODDIR; a GAME file or folder is never removed
  * nor renamed (-EROFS, with a line in the caller's .animfs/errors). 0 or -errno. */
 int af_ov_unlink(struct af_fs *fs, const char *rel, int flags);

@@ -148,6 +148,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	}
 	have_fs = 1;
 	fs.modfd = o->overlay_fd;
+	fs.mod_layout = o->overlay_to;
 	fs.max_unsaved = o->unsaved_bytes;
 	if (o->scratch_bytes)
 		fs.scratch_quota = (long long)o->scratch_bytes;
