@@ -16,9 +16,12 @@
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/codec.h"
 #include "animfs/path.h"
-#include "fs_int.h"
+#include "errlog.h"
 #include "overlay.h"
+#include "session.h"
+#include "who.h"
 
 int af_ov_on(const struct af_fs *fs)
 {
