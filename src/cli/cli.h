@@ -33,6 +33,9 @@ int af_cli_umount(int argc, char **argv);
  * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
  * fd, or -1 with the reason printed. */
 int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir);
+/* The layout the mod folder's files are in: of the first (of up to 64) a codec with
+ * layouts claims, the one its convert says it has already; NULL when none. */
+const char *af_cli_moddir_layout(const char *moddir);
 /* Whether some codec writes the layout name (codec.h convert/layouts). */
 int af_cli_layout_known(const char *name);
 /* `animfs overlay status|diff GAME MODDIR`: what the mod folder changes (files, and the

@@ -298,6 +298,9 @@ int af_cli_mount(int argc, char **argv)
 		close(fd);
 		return AF_EXIT_FAIL;
 	}
+	if (o.overlay && !o.overlay_to && (o.overlay_to = af_cli_moddir_layout(o.overlay)))
+		fprintf(stderr, "animfs mount: saves into %s are written in the %s layout, as its files "
+			"are (--to LAYOUT chooses another)\n", o.overlay, o.overlay_to);
 	rc = af_fs_run(fd, &o);
 	close(fd);
 	if (o.overlay_fd >= 0)

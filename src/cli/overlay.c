@@ -111,6 +111,59 @@ int af_cli_layout_known(const char *name)
 	return 0;
 }
 
+/* The layout of the first file below dir (depth-first, at most *budget files looked
+ * at) that a codec with layouts claims: the layout its convert finds it in already. */
+static const char *layout_in(const char *dir, int depth, int *budget)
+{
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	const char *found = NULL;
+	for (struct dirent *e; d && !found && *budget > 0 && (e = readdir(d));) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (e->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			found = layout_in(path, depth + 1, budget);
+			continue;
+		}
+		uint8_t head[AF_BID_HEAD];
+		size_t got = 0;
+		if (!S_ISREG(st.st_mode))
+			continue;
+		(*budget)--;
+		if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
+			continue;
+		const struct af_codec *c = af_codec_bid(e->d_name, head, got);
+		if (!c || !c->convert || !c->layouts)
+			continue;
+		struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
+		struct af_diag dg;
+		af_diag_init(&dg);
+		if (!af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &in, &dg))
+			for (const struct af_layout *l = c->layouts; !found && l->name; l++) {
+				struct af_convert cv = { l->name, NULL, NULL };
+				af_buf_reset(&out);
+				if (c->convert(in.data, in.len, &cv, &out, &dg) == AF_CONVERT_ALREADY)
+					found = l->name;
+				af_diag_clear(&dg);
+			}
+		af_buf_free(&in);
+		af_buf_free(&out);
+		af_diag_free(&dg);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+const char *af_cli_moddir_layout(const char *moddir)
+{
+	int budget = 64;
+	return layout_in(moddir, 0, &budget);
+}
+
 /* ---- animfs overlay status|diff GAME MODDIR ---- */
 
 struct walk {

@@ -33,3 +33,19 @@ cmp -s "$(find "$T/x64" -name walk.animation)" "$MOD/units/anims/walk.animation"
   fail "MODDIR's copy is not what animfs convert --to x64 writes"
 cmp -s "$T/orig" "$GAME/units/anims/walk.animation" || fail "GAME changed"
 echo "ok: --overlay --to x64 writes the 64-bit layout into the mod folder"
+
+# no --to: the layout of the mod folder's own files (now a 64-bit one) is kept
+cp "$src/examples/walk.animation.yaml" "$T/run.yaml"
+"$ANIMFS" encode "$T/run.yaml" -o "$GAME/units/anims/run.animation" 2>/dev/null || fail "encode run"
+TMPDIR="$T" "$ANIMFS" mount "$GAME" "$VIEW" -f --overlay "$MOD" 2> "$T/daemon.log" &
+DAEMON=$!
+for _ in $(seq 200); do [ -e "$VIEW/.animfs/pid" ] && break; sleep 0.05; done
+[ -e "$VIEW/.animfs/pid" ] || fail "the mount did not come up: $(cat "$T/daemon.log")"
+grep -q "written in the x64 layout, as its files are" "$T/daemon.log" || fail "no default layout said: $(cat "$T/daemon.log")"
+v=$VIEW/units/anims/run.animation.yaml
+sed 's/^length: *[^ #]*/length: 3.75/' "$v" > "$T/edit2.yaml"
+cat "$T/edit2.yaml" > "$v" || fail "the save: $(cat "$VIEW/.animfs/errors")"
+grep -q '^  layout: 64-bit' "$v" || fail "without --to the copy is not 64-bit: $(grep layout "$v")"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+echo "ok: without --to, saves keep the mod folder's layout"
