@@ -41,19 +41,10 @@ else
   echo "note: no bind mount here; GAME is 0555/0444 only"
   GAMEDIR=$GAME
 fi
-ov_mount() {
-  TMPDIR="$T" "$ANIMFS" mount "$GAMEDIR" "$VIEW" -f --overlay "$MOD" 2> "$T/daemon.log" &
-  DAEMON=$!
-  for _ in $(seq 200); do
-    [ -e "$VIEW/.animfs/pid" ] && return 0
-    kill -0 "$DAEMON" 2>/dev/null || fail "overlay mount failed: $(cat "$T/daemon.log")"
-    sleep 0.05
-  done
-  fail "overlay mount did not come up"
-}
+MOUNT_GAME=$GAMEDIR
+ov_mount() { mount_view_fg --overlay "$MOD"; }
 mod_files() { (cd "$MOD" && find . -type f | LC_ALL=C sort | tr '\n' ' '); }
 ov_mount
-[ -n "${OVDEBUG:-}" ] && { echo "VIEW=$VIEW"; sleep 100000; }
 
 # a Diesel view edited with vim: the re-encoded binary at the same path in MODDIR
 d=phys808__shared_bow_combat_cbt_std_walk_fwd.animation
@@ -147,7 +138,6 @@ echo "ok: overlay status and diff"
 
 # a remount shows the same view
 ov_mount
-[ -n "${OVDEBUG:-}" ] && { echo "VIEW=$VIEW"; sleep 100000; }
 (cd "$VIEW" && find . -path ./.animfs -prune -o -type f -print0 | sort -z | xargs -0 sha256sum) |
   cmp -s - "$T/view.sums" || fail "the remount shows another view"
 # removing MODDIR's copy shows GAME's again

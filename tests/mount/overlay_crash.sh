@@ -14,16 +14,7 @@ chmod -R a-w "$GAME"
 sums() { (cd "$GAME" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 sums > "$T/game.sums"
 MOD=$T/mod
-ov_mount() {
-  TMPDIR="$T" "$ANIMFS" mount "$GAME" "$VIEW" -f --overlay "$MOD" 2> "$T/daemon.log" &
-  DAEMON=$!
-  for _ in $(seq 200); do
-    [ -e "$VIEW/.animfs/pid" ] && return 0
-    kill -0 "$DAEMON" 2>/dev/null || fail "overlay mount failed: $(cat "$T/daemon.log")"
-    sleep 0.05
-  done
-  fail "overlay mount did not come up"
-}
+ov_mount() { mount_view_fg --overlay "$MOD"; }
 # crash STEP VIEW EDIT: a save of VIEW (sed EDIT) that the daemon dies in
 crash() {
   local step=$1 v=$2 edit=$3

@@ -15,10 +15,7 @@ out=$("$ANIMFS" mount "$GAME" "$VIEW" --overlay "$MOD" --to x99 2>&1) && fail "a
 echo "$out" | grep -q "no format writes that layout" || fail "unknown layout: '$out'"
 out=$("$ANIMFS" mount "$GAME" "$VIEW" --to x64 2>&1) && fail "--to without --overlay was taken"
 echo "$out" | grep -q "goes with --overlay" || fail "--to alone: '$out'"
-TMPDIR="$T" "$ANIMFS" mount "$GAME" "$VIEW" -f --overlay "$MOD" --to x64 2> "$T/daemon.log" &
-DAEMON=$!
-for _ in $(seq 200); do [ -e "$VIEW/.animfs/pid" ] && break; sleep 0.05; done
-[ -e "$VIEW/.animfs/pid" ] || fail "the mount did not come up: $(cat "$T/daemon.log")"
+mount_view_fg --overlay "$MOD" --to x64
 v=$VIEW/units/anims/walk.animation.yaml
 sed 's/^length: *[^ #]*/length: 7.25/' "$v" > "$T/edit.yaml"
 cat "$T/edit.yaml" > "$v" || fail "the save: $(cat "$VIEW/.animfs/errors")"
@@ -37,10 +34,7 @@ echo "ok: --overlay --to x64 writes the 64-bit layout into the mod folder"
 # no --to: the layout of the mod folder's own files (now a 64-bit one) is kept
 cp "$src/examples/walk.animation.yaml" "$T/run.yaml"
 "$ANIMFS" encode "$T/run.yaml" -o "$GAME/units/anims/run.animation" 2>/dev/null || fail "encode run"
-TMPDIR="$T" "$ANIMFS" mount "$GAME" "$VIEW" -f --overlay "$MOD" 2> "$T/daemon.log" &
-DAEMON=$!
-for _ in $(seq 200); do [ -e "$VIEW/.animfs/pid" ] && break; sleep 0.05; done
-[ -e "$VIEW/.animfs/pid" ] || fail "the mount did not come up: $(cat "$T/daemon.log")"
+mount_view_fg --overlay "$MOD"
 grep -q "written in the x64 layout, as its files are" "$T/daemon.log" || fail "no default layout said: $(cat "$T/daemon.log")"
 v=$VIEW/units/anims/run.animation.yaml
 sed 's/^length: *[^ #]*/length: 3.75/' "$v" > "$T/edit2.yaml"

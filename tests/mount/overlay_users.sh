@@ -19,10 +19,7 @@ sums() { (cd "$GAME" && find . -type f -print0 | sort -z | xargs -0 sha256sum; f
 sums > "$T/game.sums"
 MOD=$T/mod
 mkdir -m 755 "$MOD" && chown "$UA" "$MOD"
-TMPDIR="$T" "$ANIMFS" mount "$GAME" "$VIEW" -f -o allow_other --overlay "$MOD" 2> "$T/daemon.log" &
-DAEMON=$!
-for _ in $(seq 200); do [ -e "$VIEW/.animfs/pid" ] && break; sleep 0.05; done
-[ -e "$VIEW/.animfs/pid" ] || fail "the mount did not come up: $(cat "$T/daemon.log")"
+mount_view_fg -o allow_other --overlay "$MOD"
 v=$VIEW/pub/walk.animation.yaml
 edit() { sed "s/^length: *[^ #]*/length: $2/" "$1" > "$T/e.yaml" && cat "$T/e.yaml"; }
 # A: a copy-up, A's file in A's new folder
