@@ -54,8 +54,21 @@ int af_ov_stat(struct af_fs *fs, const char *rel, struct stat *st)
 
 void af_ov_show(struct af_fs *fs, const char *rel, struct stat *st)
 {
-	if (fs->modfd >= 0 && !in_mod(fs, rel))
-		st->st_mode |= (st->st_mode & 0444) >> 1;
+	char file[4096];
+	struct stat ms;
+	if (fs->modfd < 0 || in_mod(fs, rel))
+		return;
+	/* a member ("X/A/m") of a container MODDIR holds: the container's own mode */
+	snprintf(file, sizeof(file), "%s", rel);
+	for (char *slash; (slash = strrchr(file, '/'));) {
+		*slash = 0;
+		if (af_bn_stat(fs->modfd, file, &ms) == 0) {
+			if (S_ISREG(ms.st_mode))
+				return;
+			break; /* a folder of MODDIR's: rel is not in it, it is GAME's */
+		}
+	}
+	st->st_mode |= (st->st_mode & 0444) >> 1;
 }
 
 int af_ov_top(const struct af_fs *fs)

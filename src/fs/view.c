@@ -388,13 +388,9 @@ int af_view_read_only(struct af_fs *fs, struct af_res *r)
  * write permission of its read (the save proves the right to MODDIR). */
 static void ov_writable(struct af_fs *fs, struct af_res *r, struct stat *st)
 {
-	char file[4096];
-	const char *rel = r->kind == AF_K_VIEW ? r->bin : r->rel;
 	if (!af_ov_on(fs) || (r->kind == AF_K_VIEW && af_view_read_only(fs, r)))
 		return;
-	if (af_folder_file(fs, rel, file, sizeof(file)))
-		rel = file;
-	af_ov_show(fs, rel, st);
+	af_ov_show(fs, r->kind == AF_K_VIEW ? r->bin : r->rel, st);
 }
 
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st)
