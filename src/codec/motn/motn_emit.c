@@ -311,7 +311,9 @@ static void emit_row(struct af_buf *b, const uint16_t *v, size_t count, size_t s
 static void bone_comment(struct af_buf *b, unsigned id)
 {
 	const char *nm = motn_bone_name(id);
-	if (nm)
+	if (MOTN_HINGE(id))
+		af_buf_printf(b, "   # Bone%02u, a hinge (knee or elbow): one angle\n", id);
+	else if (nm)
 		af_buf_printf(b, "   # %s\n", nm);
 	else
 		af_buf_printf(b, "   # Bone%02u\n", id);
