@@ -19,6 +19,7 @@
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/pieces.h"
 #include "fs_int.h"
 
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
@@ -605,18 +606,24 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
 	return rc;
 }
 
-/* The container pkg (base in its folder dirfd) read afresh (never the cache: the file on
- * disk is what changes), opened as its container c with its siblings (an IDX, a TAC). */
+/* The container pkg (base in its folder dirfd) opened afresh (never the cache: the file
+ * on disk is what changes) as its container c with its siblings (an IDX, a TAC): file
+ * is its descriptor (closed by the caller, -1 on failure), which a container that
+ * reads only its tables keeps reading from (open_src; the others read it whole). */
 static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const char *pkg,
-			const struct af_container *c, struct af_buf *file, struct af_archive *a,
-			struct af_diag *d)
+			const struct af_container *c, struct af_src *file, struct stat *st,
+			struct af_archive *a, struct af_diag *d)
 {
 	struct af_sibio sib;
-	int rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, file, d);
-	if (rc)
-		return rc;
+	int rc;
+	*file = (struct af_src){NULL, af_bn_open(dirfd, base, O_RDONLY, 0), 0};
+	if (file->fd < 0)
+		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+	if (fstat(file->fd, st) || !S_ISREG(st->st_mode))
+		return af_diag_error(d, AF_EIO, "cannot stat, or no longer a file");
+	file->size = (uint64_t)st->st_size;
 	af_sibio_init_at(&sib, fs, dirfd, pkg);
-	rc = af_archive_open_io(a, c, file->data, file->len, &sib.d.io, d);
+	rc = af_archive_open_src(a, c, file, &sib.d.io, d);
 	af_sibio_close(&sib);
 	return rc;
 }
@@ -631,15 +638,20 @@ static int may_write(const struct af_who *who, int dirfd, const char *base, stru
 	return rc;
 }
 
-/* The container rewritten for who: its owner, group and mode kept, less the set-id
- * bits a write by who would clear. */
-static int replace_container(int dirfd, const char *base, const struct af_buf *image,
-			     const struct af_who *who, struct stat *now, struct af_diag *d)
+/* The container rewritten for who as the pieces of file (pieces.h: what stays is
+ * copied by the kernel): its owner, group and mode kept, less the set-id bits a write by
+ * who would clear; check (may be NULL) reads the new file back before it is kept. */
+static int replace_container(int dirfd, const char *base, const struct af_pieces *image,
+			     const struct af_src *file, const struct af_who *who, struct stat *now,
+			     int (*check)(void *ctx, int fd, struct af_diag *d), void *ctx,
+			     struct af_diag *d)
 {
 	struct af_replace_opts ro = {0};
 	ro.clear_setid = !af_who_is_privileged(who);
 	ro.st_out = now;
-	return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	ro.check = check;
+	ro.check_ctx = ctx;
+	return af_replace_file_pieces(dirfd, base, image, file, 0644, &ro, d);
 }
 
 /* Member `name` of the open container v removed: image made, re-read without it (and
@@ -648,6 +660,7 @@ static int remove_member(const struct af_archive *v, int dirfd, const char *base
 			 const char *name, const struct af_who *who, struct af_diag *d)
 {
 	struct af_buf image = AF_BUF_INIT;
+	struct af_pieces all = AF_PIECES_INIT;
 	struct af_archive w;
 	long k = af_archive_find(v, name);
 	int rc;
@@ -664,10 +677,14 @@ static int remove_member(const struct af_archive *v, int dirfd, const char *base
 		goto out;
 	}
 	struct stat now;
-	rc = replace_container(dirfd, base, &image, who, &now, d);
+	if (af_pieces_bytes(&all, image.data, image.len))
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	else
+		rc = replace_container(dirfd, base, &all, NULL, who, &now, NULL, NULL, d);
 out:
 	af_archive_close(&w);
 	af_buf_free(&image);
+	af_pieces_free(&all);
 	return rc;
 }
 
@@ -677,7 +694,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	char pkg[4096], base[NAME_MAX + 1];
 	const char *name;
 	struct stat st;
-	struct af_buf file = AF_BUF_INIT;
+	struct af_src file = {NULL, -1, 0};
 	struct af_archive v;
 	struct af_diag d;
 	const struct af_container *c = NULL;
@@ -697,7 +714,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 		goto out; /* the container is not the caller's to rewrite */
 	int was = af_act_pause();
 	rc = -EIO;
-	if (!open_on_disk(fs, dirfd, base, pkg, c, &file, &v, &d) &&
+	if (!open_on_disk(fs, dirfd, base, pkg, c, &file, &st, &v, &d) &&
 	    !remove_member(&v, dirfd, base, name, who, &d))
 		rc = 0;
 	else
@@ -715,29 +732,78 @@ out:
 	}
 	if (dirfd >= 0)
 		close(dirfd);
+	if (file.fd >= 0)
+		close(file.fd);
 	af_archive_close(&v);
-	af_buf_free(&file);
 	af_diag_free(&d);
 	return rc;
 }
 
-/* A fresh read of the container (never the cache: the file on disk is what we change),
- * the member's commit, a check that the new image reads back with the member
- * decoding, then the atomic replace. Called under fs->commit_lock. */
+/* What the new file must show before it is kept (read back from the temp file). */
+struct readback {
+	struct af_fs *fs;
+	const struct af_container *c;
+	const char *pkg, *inner, *base;
+	int dirfd;
+	int revert; /* out: the new file is the pristine copy */
+};
+
+/* The new container reads back (from the temp file, its tables only where its
+ * container reads so) with the member decoding; a revert to the pristine bytes makes
+ * the temp file that copy. */
+static int read_back(void *ctx, int fd, struct af_diag *d)
+{
+	struct readback *rb = ctx;
+	struct af_buf back = AF_BUF_INIT;
+	struct af_archive w, *hw;
+	struct af_sibio sib;
+	struct stat st;
+	const char *name;
+	long kk = -1;
+	int rc = 0;
+	memset(&w, 0, sizeof(w));
+	if (fstat(fd, &st))
+		return af_diag_error(d, AF_EIO, "cannot stat the new %s: %s", rb->base, strerror(errno));
+	struct af_src src = {NULL, fd, (uint64_t)st.st_size};
+	af_sibio_init_at(&sib, rb->fs, rb->dirfd, rb->pkg);
+	int wrc = af_archive_open_src(&w, rb->c, &src, &sib.d.io, d);
+	af_sibio_close(&sib);
+	if (wrc || !(hw = af_archive_walk(&w, rb->inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
+	    af_member_yaml(hw, (size_t)kk, &back, d)) {
+		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", rb->base);
+		goto out;
+	}
+	const struct af_archive *top = hw;
+	size_t first = (size_t)kk;
+	for (; top->parent; top = top->parent)
+		first = top->at; /* the member of the file that holds the change */
+	if ((rb->revert = af_pristine_match(rb->fs, rb->pkg, &w, first, fd)) < 0)
+		rc = af_diag_error(d, AF_EIO, "cannot write the original bytes of %s again", rb->base);
+out:
+	af_archive_close(&w);
+	af_buf_free(&back);
+	return rc;
+}
+
+/* A fresh open of the container (never the cache: the file on disk is what we change),
+ * the member's commit as pieces of the file (only the member and the tables are new
+ * where the container plans so), assembled in the temp file, a check that it reads
+ * back with the member decoding, then the atomic replace. Called under
+ * fs->commit_lock. */
 int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
 		    struct af_diag *d)
 {
 	char pkg[4096], base[NAME_MAX + 1];
 	const char *inner, *name;
-	struct stat st;
-	struct af_buf file = AF_BUF_INIT, image = AF_BUF_INIT, back = AF_BUF_INIT;
-	struct af_archive v, w, *h, *hw;
-	struct af_sibio sib;
+	struct stat st, now;
+	struct af_src file = {NULL, -1, 0};
+	struct af_buf image = AF_BUF_INIT;
+	struct af_pieces plan = AF_PIECES_INIT;
+	struct af_archive v, *h;
 	const struct af_container *c;
 	long k;
 	int changed = 0, rc, dirfd = to->dirfd, own_dir = 0;
 	memset(&v, 0, sizeof(v));
-	memset(&w, 0, sizeof(w));
 	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &inner, &st) || !(c = af_folder_of(fs, pkg, &st)))
 		return af_diag_error(d, AF_EIO, "%s is gone or no longer shown as a folder", pkg);
 	/* the container in the folder the view was opened in, never through a link */
@@ -749,7 +815,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 		goto out;
 	}
 	if ((rc = may_write(&to->who, dirfd, base, d)) ||
-	    (rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &v, d)))
+	    (rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &st, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
@@ -757,34 +823,29 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 	}
 	af_pristine_keep(fs, pkg, &st, &file);
 	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
+		/* a new name in the folder: a new member, when the container takes one */
 		if ((rc = add_member(h, af_base(pkg), name, yaml, n, &image, d)))
-			goto out; /* a new name in the folder: a new member, when the container takes one */
-	} else if ((rc = af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)) || !changed) {
+			goto out;
+		if (af_pieces_take(&plan, &image)) {
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
+	} else if ((rc = af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d)) || !changed) {
 		goto out;
 	}
-	long kk;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
-	int wrc = af_archive_open_io(&w, c, image.data, image.len, &sib.d.io, d);
-	af_sibio_close(&sib);
-	if (wrc || !(hw = af_archive_walk(&w, inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
-	    af_member_yaml(hw, (size_t)kk, &back, d)) {
-		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
-		goto out;
-	}
-	int revert = af_pristine_match(fs, pkg, &w, &image);
-	struct stat now;
-	if ((rc = replace_container(dirfd, base, &image, &to->who, &now, d)))
+	struct readback rb = {fs, c, pkg, inner, base, dirfd, 0};
+	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &now, read_back, &rb, d)))
 		goto out;
 	af_pristine_wrote(fs, pkg, &now);
-	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes%s)", inner, pkg, image.len,
-		  revert ? ", the original bytes again" : "");
+	af_fs_log(LOG_INFO, "saved %s in %s (%llu bytes%s)", inner, pkg, (unsigned long long)now.st_size,
+		  rb.revert ? ", the original bytes again" : "");
 out:
 	if (own_dir)
 		close(dirfd);
+	if (file.fd >= 0)
+		close(file.fd);
 	af_archive_close(&v);
-	af_archive_close(&w);
-	af_buf_free(&file);
 	af_buf_free(&image);
-	af_buf_free(&back);
+	af_pieces_free(&plan);
 	return rc;
 }
