@@ -55,7 +55,7 @@ int af_pieces_to_buf(const struct af_pieces *p, const struct af_src *src, struct
  * is then p->len): copies by FICLONE of the whole source when every copied range keeps
  * its offset (then the new bytes written over it), else copy_file_range per range
  * (pread/pwrite where the kernel refuses it); copies need src->fd (src->mem: written
- * from memory). *copied (may be NULL) gets the bytes the kernel copied or cloned. */
+ * from memory; src NULL: there are no copies). *copied (may be NULL) gets the bytes the kernel copied or cloned. */
 int af_pieces_write(const struct af_pieces *p, const struct af_src *src, int fd,
 		    uint64_t *copied, struct af_diag *d);
 /* Test-only: 1 makes af_pieces_write skip FICLONE and copy_file_range (the plain

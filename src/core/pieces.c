@@ -277,9 +277,12 @@ static int write_new(const struct af_pieces *p, int fd, uint64_t at, const struc
 int af_pieces_write(const struct af_pieces *p, const struct af_src *src, int fd,
 		    uint64_t *copied, struct af_diag *d)
 {
+	static const struct af_src none = {NULL, -1, 0};
 	uint8_t *buf = NULL;
 	uint64_t at = 0, dummy = 0;
 	int rc = 0, cloned = 0;
+	if (!src)
+		src = &none; /* new bytes only */
 	if (!copied)
 		copied = &dummy;
 	*copied = 0;

@@ -200,11 +200,10 @@ static void trim(struct af_folders *p, size_t more)
 static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
 	struct af_folders *p = fs->folders;
-	struct af_buf file = AF_BUF_INIT;
-	struct stat st;
-	struct af_fid id;
+	struct stat st, fst;
+	struct af_fid id, fid;
 	struct loaded *l = NULL, *victim = &p->loaded[0];
-	int rc;
+	int fd = -1;
 	if (af_bn_stat(fs->rootfd, rel, &st)) {
 		af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
 		goto out;
@@ -216,13 +215,17 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 				l = &p->loaded[i];
 				goto out;
 			}
-		af_buf_reset(&file);
-		/* replaced while we read it: read it again under its new identity */
-		rc = af_bn_read_stable(fs->rootfd, rel, AF_MAX_FILE, &st, &file, d);
-		if (rc < 0)
+		/* replaced since the stat: opened again under its new identity */
+		if ((fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0)) < 0 || fstat(fd, &fst)) {
+			af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
 			goto out;
-		if (rc == 0)
+		}
+		af_fid_of(&fst, &fid);
+		if (af_fid_same(&fid, &id))
 			break;
+		close(fd);
+		fd = -1;
+		st = fst;
 		if (attempt >= 3) {
 			af_diag_error(d, AF_EIO, "it keeps changing while it is read");
 			goto out;
@@ -233,27 +236,31 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 			victim = &p->loaded[i];
 	if (victim->used)
 		drop(victim);
-	trim(p, file.len);
+	/* a container that reads only its tables (open_src) holds no copy of the file */
 	const struct af_container *c = verdict(fs, rel, &st);
+	size_t held = c && c->open_src ? 0 : (size_t)st.st_size;
+	trim(p, held);
 	if (!c) {
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
 	}
 	struct af_sibio sib; /* the files beside it, which its container may read */
+	struct af_src src = {NULL, fd, (uint64_t)st.st_size};
 	af_sibio_init(&sib, fs, rel);
-	int orc = af_archive_open_io(&victim->v, c, file.data, file.len, &sib.d.io, d);
+	int orc = af_archive_open_src(&victim->v, c, &src, &sib.d.io, d);
 	af_sibio_close(&sib);
 	if (orc)
 		goto out;
 	victim->id = id;
 	victim->used = 1;
-	victim->bytes = file.len;
+	victim->bytes = held;
 	snprintf(victim->name, sizeof(victim->name), "%s", af_base(rel));
 	l = victim;
 out:
 	if (l)
 		l->last = ++p->tick;
-	af_buf_free(&file);
+	if (fd >= 0)
+		close(fd);
 	return l;
 }
 
