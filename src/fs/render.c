@@ -1,13 +1,7 @@
 /* The render cache: what is known about each backing file identity (device, inode,
  * size, mtime and ctime in ns, codec version): the bid, the rendered size, and the
  * rendered text itself under a memory bound (LRU). Sizes outlive evicted texts,
- * and outlive the mount in a file of the user's cache folder (af_rcache_save).
- * A text of RC_PACK_MIN bytes or more is kept deflated (zlib level 1: the views of the
- * samples shrink 3 to 5.6 times, at hundreds of MB/s), and the bound counts what is
- * kept: a folder several times the bound's size stays cached, and its second pass
- * renders nothing.
- * A get inflates a packed text into a text of its own. */
-#include <zlib.h>
+ * and outlive the mount in a file of the user's cache folder (af_rcache_save). */
 #include <errno.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -64,15 +58,12 @@ void af_text_unref(struct af_text *t)
 		free(t);
 }
 
-#define RC_PACK_MIN 4096 /* smaller texts are kept as they are */
-
 struct rc_entry {
 	struct rc_entry *hnext, *prev, *next; /* hash chain; LRU of entries with text */
 	struct af_fid id;
 	unsigned version;
 	struct af_rinfo info;
-	struct af_text *text; /* the text, or (packed) its zlib stream of info.size bytes */
-	int packed;
+	struct af_text *text;
 };
 
 /* Entries without text are small; past this many the table starts over. */
@@ -173,7 +164,6 @@ static void drop_text(struct af_rcache *c, struct rc_entry *e)
 	c->text_bytes -= e->text->len;
 	af_text_unref(e->text);
 	e->text = NULL;
-	e->packed = 0;
 	if (!size_outlives_text(e))
 		e->info.have_size = 0;
 }
@@ -243,46 +233,10 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st,
 	return e;
 }
 
-/* The zlib stream (level 1) of t when it is worth keeping so (a new text of its
- * own), else NULL. */
-static struct af_text *pack(const struct af_text *t)
-{
-	struct af_buf z = AF_BUF_INIT;
-	uLongf n;
-	if (t->len < RC_PACK_MIN || t->len > (size_t)UINT32_MAX ||
-	    af_buf_reserve(&z, (n = compressBound((uLong)t->len))))
-		return NULL;
-	if (compress2(z.data, &n, t->data, (uLong)t->len, 1) != Z_OK || n >= t->len - t->len / 8) {
-		af_buf_free(&z);
-		return NULL; /* does not shrink enough to be worth an inflate per open */
-	}
-	z.len = n;
-	struct af_text *p = af_text_take(&z);
-	af_buf_free(&z);
-	return p;
-}
-
-/* The text of packed p, inflated (len bytes), or NULL. */
-static struct af_text *unpack(const struct af_text *p, size_t len)
-{
-	struct af_text *t = af_alloc(offsetof(struct af_text, data) + len + 1);
-	uLongf n = (uLongf)len;
-	if (!t)
-		return NULL;
-	t->refs = 1;
-	t->len = len;
-	t->data[len] = 0;
-	if (uncompress(t->data, &n, p->data, (uLong)p->len) != Z_OK || n != len) {
-		free(t);
-		return NULL;
-	}
-	return t;
-}
-
 int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
 		  struct af_text **text)
 {
-	int known = 0, packed = 0;
+	int known = 0;
 	if (text)
 		*text = NULL;
 	pthread_mutex_lock(&c->lock);
@@ -293,17 +247,11 @@ int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *i
 		known = 1;
 		if (text && e->text) {
 			*text = af_text_ref(e->text);
-			packed = e->packed;
 			lru_unlink(c, e);
 			lru_front(c, e);
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (packed) { /* inflated outside the lock; a text that does not is rendered again */
-		struct af_text *p = *text;
-		*text = unpack(p, info->size);
-		af_text_unref(p);
-	}
 	return known;
 }
 
@@ -325,8 +273,6 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
 			struct af_text *text)
 {
-	struct af_text *packed = pack(text); /* deflated outside the lock */
-	struct af_text *kept = packed ? packed : text;
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = obtain(c, st, codec);
 	if (!e)
@@ -336,19 +282,17 @@ void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct
 	e->info.failed = 0;
 	e->info.have_size = 1;
 	e->info.size = text->len;
-	if (kept->len > c->max_text_bytes) {
+	if (text->len > c->max_text_bytes) {
 		e->info.have_size = size_outlives_text(e);
 		goto out; /* too big to keep: the size is still remembered (if it may be) */
 	}
-	e->text = af_text_ref(kept);
-	e->packed = packed != NULL;
-	c->text_bytes += kept->len;
+	e->text = af_text_ref(text);
+	c->text_bytes += text->len;
 	lru_front(c, e);
 	while (c->text_bytes > c->max_text_bytes && c->lru_tail)
 		drop_text(c, c->lru_tail);
 out:
 	pthread_mutex_unlock(&c->lock);
-	af_text_unref(packed);
 }
 
 void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec)

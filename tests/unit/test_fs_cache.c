@@ -117,59 +117,6 @@ static void test_bound_keeps_sizes(void **state)
 	af_rcache_free(c);
 }
 
-/* A YAML-like text of n bytes (lines that repeat with other numbers, as a view's do). */
-static struct af_text *yaml_like(size_t n, unsigned seed)
-{
-	struct af_buf b = AF_BUF_INIT;
-	for (unsigned k = 0; b.len < n; k++)
-		af_buf_printf(&b, "      - [%u, 2, %u.%03u, 0.0]\n", k, (k * 7919u + seed) % 97,
-			      (k * 104729u + seed) % 1000);
-	b.len = n;
-	struct af_text *t = af_text_new(b.data, b.len);
-	af_buf_free(&b);
-	return t;
-}
-
-/* Large texts are kept deflated (issue 28): the bound counts what is kept, so that
- * texts twice the bound stay cached, and each reads back byte for byte (a text of
- * its own, never the one that was put). Small ones are kept as they are. */
-static void test_packed(void **state)
-{
-	(void)state;
-	enum { N = 10, LEN = 100000 };
-	struct af_rcache *c = af_rcache_new(N * LEN / 2);
-	struct af_text *t[N], *got;
-	struct af_rinfo info;
-	for (unsigned i = 0; i < N; i++) {
-		struct stat st = ident(i + 1, 10, 0);
-		t[i] = yaml_like(LEN, i);
-		af_rcache_put_text(c, &st, &fake, t[i]);
-	}
-	assert_true(af_rcache_text_bytes(c) < N * LEN / 3); /* deflated */
-	assert_true(af_rcache_text_bytes(c) >= N * LEN / 50);
-	for (unsigned i = 0; i < N; i++) {
-		struct stat st = ident(i + 1, 10, 0);
-		assert_int_equal(af_rcache_get(c, &st, &info, &got), 1);
-		assert_non_null(got); /* every text still there */
-		assert_ptr_not_equal(got, t[i]);
-		assert_int_equal(info.size, LEN);
-		assert_int_equal(got->len, LEN);
-		assert_int_equal(got->data[LEN], 0);
-		assert_memory_equal(got->data, t[i]->data, LEN);
-		af_text_unref(got);
-		af_text_unref(t[i]);
-	}
-	/* a small text is the one that was put */
-	struct stat s = ident(77, 10, 0);
-	struct af_text *small = af_text_new("format: fake\n", 13);
-	af_rcache_put_text(c, &s, &fake, small);
-	assert_int_equal(af_rcache_get(c, &s, &info, &got), 1);
-	assert_ptr_equal(got, small);
-	af_text_unref(got);
-	af_text_unref(small);
-	af_rcache_free(c);
-}
-
 /* A rendering that depends on names from elsewhere keeps its size only with its text:
  * evicted, too big to keep, or saved for the next mount, its size is forgotten. */
 static void test_names_dep(void **state)
@@ -272,7 +219,6 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_text_refs),
-		cmocka_unit_test(test_packed),
 		cmocka_unit_test(test_identity),
 		cmocka_unit_test(test_bound_keeps_sizes),
 		cmocka_unit_test(test_failed),
