@@ -15,12 +15,21 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/pieces.h"
-#include "fs_int.h"
+#include "binary.h"
+#include "dest.h"
+#include "errlog.h"
+#include "folder.h"
+#include "pristine.h"
+#include "render.h"
+#include "res.h"
+#include "session.h"
+#include "who.h"
 
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
 #define LOADED 4      /* at most this many containers kept open (LRU), and ... */
@@ -333,34 +342,35 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 
 /* "dir/X/inner" -> pkg "dir/X", *inner "inner" (which may name nested members, "A/B"),
  * when X is a container's file shown as a folder. */
-static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **inner,
-		 struct stat *st)
+static const struct af_container *split(struct af_fs *fs, const char *rel, char *pkg, size_t size,
+					const char **inner, struct stat *st)
 {
+	const struct af_container *c;
 	const char *last = strrchr(rel, '/');
 	if (!last || (size_t)(last - rel) >= size)
-		return 0;
+		return NULL;
 	/* the common cases at one stat: the parent is a real folder, or the container */
 	snprintf(pkg, size, "%.*s", (int)(last - rel), rel);
 	if (!af_bn_stat(fs->rootfd, pkg, st)) {
-		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
-			return 0;
+		if (!S_ISREG(st->st_mode) || !(c = af_folder_of(fs, pkg, st)))
+			return NULL;
 		*inner = last + 1;
-		return 1;
+		return c;
 	}
 	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
 		if ((size_t)(slash - rel) >= size || !slash[1])
-			return 0;
+			return NULL;
 		snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
 		if (af_bn_stat(fs->rootfd, pkg, st))
-			return 0;
+			return NULL;
 		if (S_ISDIR(st->st_mode))
 			continue;
-		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
-			return 0;
+		if (!S_ISREG(st->st_mode) || !(c = af_folder_of(fs, pkg, st)))
+			return NULL;
 		*inner = slash + 1;
-		return 1;
+		return c;
 	}
-	return 0;
+	return NULL;
 }
 
 /* The archive shown as the folder "inner" of l ("" or NULL: the file's own folder). */
@@ -378,7 +388,7 @@ int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size)
 {
 	const char *inner;
 	struct stat st;
-	return split(fs, rel, file, size, &inner, &st);
+	return split(fs, rel, file, size, &inner, &st) != NULL;
 }
 
 int af_folder_member(struct af_fs *fs, const char *rel)
@@ -386,7 +396,7 @@ int af_folder_member(struct af_fs *fs, const char *rel)
 	char pkg[4096];
 	const char *name;
 	struct stat st;
-	return split(fs, rel, pkg, sizeof(pkg), &name, &st);
+	return split(fs, rel, pkg, sizeof(pkg), &name, &st) != NULL;
 }
 
 static void log_diag(const char *rel, const struct af_diag *d, const char *what)
@@ -617,22 +627,16 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
  * on disk is what changes) as its container c with its siblings (an IDX, a TAC): file
  * is its descriptor (closed by the caller, -1 on failure), which a container that
  * reads only its tables keeps reading from (open_src; the others read it whole). */
-static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const char *pkg,
-			const struct af_container *c, struct af_src *file, struct stat *st,
-			struct af_archive *a, struct af_diag *d)
+static int open_on_disk(struct af_sibio *sib, const char *base, const struct af_container *c,
+			struct af_src *file, struct stat *st, struct af_archive *a, struct af_diag *d)
 {
-	struct af_sibio sib;
-	int rc;
-	*file = (struct af_src){NULL, af_bn_open(dirfd, base, O_RDONLY, 0), 0};
+	*file = (struct af_src){NULL, af_bn_open(sib->d.dirfd, base, O_RDONLY, 0), 0};
 	if (file->fd < 0)
 		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
 	if (fstat(file->fd, st) || !S_ISREG(st->st_mode))
 		return af_diag_error(d, AF_EIO, "cannot stat, or no longer a file");
 	file->size = (uint64_t)st->st_size;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
-	rc = af_archive_open_src(a, c, file, &sib.d.io, d);
-	af_sibio_close(&sib);
-	return rc;
+	return af_archive_open_src(a, c, file, &sib->d.io, d);
 }
 
 /* The right to rewrite the container dirfd/base, proven by opening it for writing as
@@ -709,7 +713,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	memset(&v, 0, sizeof(v));
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->commit_lock);
-	if (!split(fs, bin, pkg, sizeof(pkg), &name, &st) || !(c = af_folder_of(fs, pkg, &st))) {
+	if (!(c = split(fs, bin, pkg, sizeof(pkg), &name, &st))) {
 		rc = -ENOENT;
 		goto out;
 	}
@@ -721,7 +725,9 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 		goto out; /* the container is not the caller's to rewrite */
 	int was = af_act_pause();
 	rc = -EIO;
-	if (!open_on_disk(fs, dirfd, base, pkg, c, &file, &st, &v, &d) &&
+	struct af_sibio sib;
+	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	if (!open_on_disk(&sib, base, c, &file, &st, &v, &d) &&
 	    !remove_member(&v, dirfd, base, name, who, &d))
 		rc = 0;
 	else
@@ -746,12 +752,44 @@ out:
 	return rc;
 }
 
+/* ---- a save's target ---- */
+
+/* One split and, unless the view holds its folder, one lookup beneath GAME. */
+int af_target_resolve(struct af_fs *fs, const struct af_dest *to, struct af_target *t,
+		      struct af_diag *d)
+{
+	const char *file = to->bin_rel;
+	memset(t, 0, sizeof(*t));
+	t->bin_rel = to->bin_rel;
+	t->dirfd = to->dirfd;
+	t->container = split(fs, to->bin_rel, t->pkg, sizeof(t->pkg), &t->inner, &t->pkg_st);
+	if (t->container)
+		file = t->pkg;
+	snprintf(t->base, sizeof(t->base), "%s", af_base(file));
+	if (t->dirfd < 0) {
+		t->dirfd = af_bn_parent(fs->rootfd, file, t->base, sizeof(t->base));
+		t->own_dir = t->dirfd >= 0;
+		if (t->dirfd < 0)
+			return af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", file,
+					     strerror(errno));
+	}
+	return 0;
+}
+
+void af_target_close(struct af_target *t)
+{
+	if (t->own_dir && t->dirfd >= 0)
+		close(t->dirfd);
+	t->dirfd = -1;
+	t->own_dir = 0;
+}
+
 /* What the new file must show before it is kept (read back from the temp file). */
 struct readback {
 	struct af_fs *fs;
 	const struct af_container *c;
+	struct af_sibio *sib;
 	const char *pkg, *inner, *base;
-	int dirfd;
 	int revert; /* out: the new file is the pristine copy */
 };
 
@@ -763,7 +801,6 @@ static int read_back(void *ctx, int fd, struct af_diag *d)
 	struct readback *rb = ctx;
 	struct af_buf back = AF_BUF_INIT;
 	struct af_archive w, *hw;
-	struct af_sibio sib;
 	struct stat st;
 	const char *name;
 	long kk = -1;
@@ -772,10 +809,8 @@ static int read_back(void *ctx, int fd, struct af_diag *d)
 	if (fstat(fd, &st))
 		return af_diag_error(d, AF_EIO, "cannot stat the new %s: %s", rb->base, strerror(errno));
 	struct af_src src = {NULL, fd, (uint64_t)st.st_size};
-	af_sibio_init_at(&sib, rb->fs, rb->dirfd, rb->pkg);
-	int wrc = af_archive_open_src(&w, rb->c, &src, &sib.d.io, d);
-	af_sibio_close(&sib);
-	if (wrc || !(hw = af_archive_walk(&w, rb->inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
+	if (af_archive_open_src(&w, rb->c, &src, &rb->sib->d.io, d) ||
+	    !(hw = af_archive_walk(&w, rb->inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
 	    af_member_yaml(hw, (size_t)kk, &back, d)) {
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", rb->base);
 		goto out;
@@ -797,41 +832,32 @@ out:
  * where the container plans so), assembled in the temp file, a check that it reads
  * back with the member decoding, then the atomic replace. Called under
  * fs->commit_lock. */
-int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
-		    struct af_diag *d)
+int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
+		     const uint8_t *yaml, size_t n, struct af_diag *d)
 {
-	char pkg[4096], base[NAME_MAX + 1];
-	const char *inner, *name;
-	struct stat st, now;
+	const char *pkg = t->pkg, *base = t->base, *inner = t->inner, *name;
 	struct af_src file = {NULL, -1, 0};
 	struct af_buf image = AF_BUF_INIT;
 	struct af_pieces plan = AF_PIECES_INIT;
 	struct af_archive v, *h;
-	const struct af_container *c;
+	struct af_sibio sib;
+	struct stat st, now;
+	const struct af_container *c = t->container;
 	long k;
-	int changed = 0, rc, dirfd = to->dirfd, own_dir = 0;
+	int changed = 0, rc, dirfd = t->dirfd;
 	memset(&v, 0, sizeof(v));
-	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &inner, &st) || !(c = af_folder_of(fs, pkg, &st)))
-		return af_diag_error(d, AF_EIO, "%s is gone or no longer shown as a folder", pkg);
-	/* the container in the folder the view was opened in, never through a link */
-	snprintf(base, sizeof(base), "%s", af_base(pkg));
-	if (dirfd < 0 && (dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) >= 0)
-		own_dir = 1;
-	if (dirfd < 0) {
-		rc = af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
-		goto out;
-	}
+	af_sibio_init_at(&sib, fs, dirfd, pkg); /* the container's siblings, for both reads */
 	if ((rc = may_write(&to->who, dirfd, base, d)) ||
-	    (rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &st, &v, d)))
+	    (rc = open_on_disk(&sib, base, c, &file, &st, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
-		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
+		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
 	}
 	af_pristine_keep(fs, pkg, &st, &file);
 	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
 		/* a new name in the folder: a new member, when the container takes one */
-		if ((rc = add_member(h, af_base(pkg), name, yaml, n, &image, d)))
+		if ((rc = add_member(h, base, name, yaml, n, &image, d)))
 			goto out;
 		if (af_pieces_take(&plan, &image)) {
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
@@ -840,15 +866,13 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 	} else if ((rc = af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d)) || !changed) {
 		goto out;
 	}
-	struct readback rb = {fs, c, pkg, inner, base, dirfd, 0};
+	struct readback rb = {fs, c, &sib, pkg, inner, base, 0};
 	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &now, read_back, &rb, d)))
 		goto out;
 	af_pristine_wrote(fs, pkg, &now);
 	af_fs_log(LOG_INFO, "saved %s in %s (%llu bytes%s)", inner, pkg, (unsigned long long)now.st_size,
 		  rb.revert ? ", the original bytes again" : "");
 out:
-	if (own_dir)
-		close(dirfd);
 	if (file.fd >= 0)
 		close(file.fd);
 	af_archive_close(&v);

@@ -16,8 +16,10 @@
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
 #include "animfs/pieces.h"
+#include "pristine.h"
+#include "session.h"
+#include "who.h"
 #include <sys/stat.h>
-#include "fs_int.h"
 
 static void names(const char *pkg, char *orig, char *fid, size_t n)
 {
