@@ -79,6 +79,13 @@ struct af_container {
 	 * (appended to out). NULL: the table wraps replace's whole image. */
 	int (*plan)(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
 		    struct af_diag *d);
+	/* Optional (with open_src): where member i's bytes lie in the file, when they are
+	 * stored there as they are: 1 with *off and *len, else 0 (NULL: never). Lets a
+	 * large member be compared in pieces, never held whole. */
+	int (*span)(void *st, size_t i, uint64_t *off, uint64_t *len);
+	/* Optional: the first n bytes (or fewer: *got) of member i, without the rest (what
+	 * a nested container's bid reads: a listing then reads no large member whole). */
+	int (*head)(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d);
 	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
 	int (*rebuild)(void *st, struct af_buf *image, struct af_diag *d);
 	/* Optional (NULL: members are never added): the whole container anew with a new
@@ -155,6 +162,9 @@ struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const
 const char *af_archive_name(const struct af_archive *a, const char *file);
 /* Whether saves into a are refused: it or a container around it is read-only. */
 int af_archive_read_only(const struct af_archive *a);
+/* Where member i of a file's own archive (no parent) lies in the file (the span hook):
+ * 1 with *off and *len, else 0. */
+int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_t *len);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container

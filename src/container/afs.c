@@ -399,6 +399,22 @@ static int afs_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 	return af_src_append(&a->src, toc_off(a, e), toc_size(a, e), out, d);
 }
 
+static int afs_span(void *st, size_t i, uint64_t *off, uint64_t *len)
+{
+	const struct afs *a = st;
+	*off = toc_off(a, a->live[i]);
+	*len = toc_size(a, a->live[i]);
+	return 1;
+}
+
+static int afs_head(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d)
+{
+	const struct afs *a = st;
+	uint32_t e = a->live[i];
+	*got = toc_size(a, e) < n ? toc_size(a, e) : n;
+	return af_src_read(&a->src, toc_off(a, e), buf, *got, d);
+}
+
 static void afs_member_io(void *st, size_t i, struct af_io *io)
 {
 	memset(io, 0, sizeof(*io));
@@ -601,6 +617,8 @@ const struct af_container af_container_afs = {
 	.index_yaml = afs_members,
 	.replace = afs_replace,
 	.plan = afs_plan,
+	.span = afs_span,
+	.head = afs_head,
 	.rebuild = afs_rebuild,
 	.layer_yaml = afs_layer,
 };

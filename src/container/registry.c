@@ -223,9 +223,17 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	struct af_archive *s = NULL;
 	struct af_diag d;
 	const struct af_container *c = NULL;
+	uint8_t head[64];
+	size_t got = 0;
 	af_diag_init(&d);
-	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec || a->c->body(a->st, i, &body, &d) ||
-	    !(c = bid_content(a->m[i].name, body.data, body.len)))
+	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec)
+		goto out;
+	/* the bid first, from the member's head where the container reads one: a member no
+	 * container claims is not read whole */
+	if (a->c->head && (a->c->head(a->st, i, head, sizeof(head), &got, &d) ||
+			   !bid_content(a->m[i].name, head, got)))
+		goto out;
+	if (a->c->body(a->st, i, &body, &d) || !(c = bid_content(a->m[i].name, body.data, body.len)))
 		goto out;
 	if (!(s = af_alloc_zeroed(1, sizeof(*s))) || af_archive_open(s, c, body.data, body.len, &d)) {
 		free(s);
@@ -294,6 +302,11 @@ int af_archive_read_only(const struct af_archive *a)
 		if (!a->c->replace)
 			return 1;
 	return 0;
+}
+
+int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_t *len)
+{
+	return !a->parent && a->c->span && i < a->n && a->c->span(a->st, i, off, len);
 }
 
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)

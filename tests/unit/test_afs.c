@@ -328,6 +328,11 @@ static void test_plan(void **state)
 		open_ok(&m, &b);
 		assert_int_equal(a.n, 2);
 		assert_string_equal(a.m[1].name, m.m[1].name);
+		uint64_t off, len;
+		assert_int_equal(af_archive_span(&a, 1, &off, &len), 1); /* where member 2 lies */
+		assert_int_equal(off, af_le32(b.data + 24));
+		assert_int_equal(len, sizeof(body2));
+		assert_null(af_archive_sub(&a, 1)); /* its head claimed by no container */
 		for (int big = 0; big < 2; big++) {
 			const uint8_t *body = big ? grown : fits;
 			size_t n = big ? sizeof(grown) : sizeof(fits);
