@@ -88,10 +88,12 @@ static const struct command commands[] = {
 	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"
 	 "  --game GAME            the game folder OUT is in (default: the current one)\n",
 	 NULL},
-	{"check", NULL, af_cli_check, "check [--coverage] PATH...", NULL,
+	{"check", NULL, af_cli_check, "check [--coverage] [-j N] PATH...", NULL,
 	 "decode and re-encode every supported file; compare bytes",
 	 "  --coverage             also count the animation bytes each format shows as\n"
-	 "                         editable fields and those it carries opaque\n", NULL},
+	 "                         editable fields and those it carries opaque\n"
+	 "  -j, --jobs N           check N files at a time (default: one per core); the\n"
+	 "                         output is the same whatever N\n", NULL},
 	{"convert", NULL, af_cli_convert_layout, NULL, af_cli_convert_synopsis,
 	 "rewrite files in another layout of their own format, in place or\n"
 	 "into OUTDIR; -n only reports",
