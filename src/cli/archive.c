@@ -1,6 +1,7 @@
 /* `animfs decode|encode|check` on the members of containers: the path `X/<member>`
  * does not exist on disk, so the prefix that is a container's file is opened through
  * the container table and the file is replaced atomically on encode. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,6 +14,7 @@
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/pieces.h"
 #include "animfs/yamlio.h"
 #include "archive.h"
 
@@ -54,30 +56,97 @@ int af_cli_arc_split(const char *path, char *arc, size_t size, const char **memb
 	return 0;
 }
 
-/* An open container file. */
+/* An open container file: a container that reads only its tables (open_src) reads
+ * the rest from src when asked, and an encode copies what stays from it. */
 struct opened {
 	struct af_archive a;
+	struct af_src src;
 };
 
 static int load(const char *path, struct opened *o, struct af_diag *d)
 {
-	struct af_buf file = AF_BUF_INIT;
 	const struct af_container *c = af_cli_arc_of(path);
-	int rc = c ? af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, d)
-		   : af_diag_error(d, AF_EUNSUP, "no container reads this file");
-	if (!rc) { /* with the siblings its container may read (an index or data file beside it) */
-		struct af_cli_io io;
-		af_cli_io_init(&io, path, 0);
-		rc = af_archive_open_io(&o->a, c, file.data, file.len, &io.d.io, d);
-		af_cli_io_close(&io);
+	struct stat st;
+	int rc = 0;
+	o->src = (struct af_src){NULL, -1, 0};
+	if (!c)
+		return af_diag_error(d, AF_EUNSUP, "no container reads this file");
+	if ((o->src.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(o->src.fd, &st) ||
+	    !S_ISREG(st.st_mode))
+		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+	o->src.size = (uint64_t)st.st_size;
+	struct af_cli_io io; /* with the siblings its container may read (an index or data file beside it) */
+	af_cli_io_init(&io, path, 0);
+	rc = af_archive_open_src(&o->a, c, &o->src, &io.d.io, d);
+	af_cli_io_close(&io);
+	return rc;
+}
+
+/* encode --overlay: the container as it shows over GAME: MODDIR's (on GAME's, when its
+ * container merges), else GAME's. */
+static int load_ov(const char *arc, const struct af_cli_ov *ov, struct opened *o,
+		   struct af_diag *d)
+{
+	struct af_buf game = AF_BUF_INIT, mod = AF_BUF_INIT, merged = AF_BUF_INIT;
+	const struct af_container *c = af_cli_arc_of(arc);
+	int rc, have_mod = access(ov->mod, F_OK) == 0;
+	if (!c || !have_mod)
+		return load(have_mod ? ov->mod : arc, o, d);
+	if ((rc = af_read_file_at(AT_FDCWD, ov->mod, AF_MAX_FILE, &mod, d)))
+		goto out;
+	if (c->overlay_merge && af_cli_arc_of(ov->mod) == c) {
+		if ((rc = af_read_file_at(AT_FDCWD, arc, AF_MAX_FILE, &game, d)) ||
+		    (rc = c->overlay_merge(game.data, game.len, mod.data, mod.len, &merged, d)))
+			goto out;
+	} else {
+		struct af_buf t = merged;
+		merged = mod;
+		mod = t;
 	}
-	af_buf_free(&file);
+	struct af_cli_io io;
+	af_cli_io_init(&io, arc, 0);
+	rc = af_archive_open_io(&o->a, c, merged.data, merged.len, &io.d.io, d);
+	af_cli_io_close(&io);
+out:
+	af_buf_free(&game);
+	af_buf_free(&mod);
+	af_buf_free(&merged);
+	return rc;
+}
+
+/* encode --overlay: the rebuilt container image goes to MODDIR, reduced to the members
+ * that differ from GAME's when its container reduces (none: MODDIR's goes). */
+static int store_ov(const char *arc, const struct af_cli_ov *ov, const struct af_container *c,
+		    struct af_buf *image, struct af_diag *d)
+{
+	struct af_buf game = AF_BUF_INIT, only = AF_BUF_INIT;
+	int rc = 0;
+	if (c->overlay_reduce) {
+		if ((rc = af_read_file_at(AT_FDCWD, arc, AF_MAX_FILE, &game, d)) ||
+		    (rc = c->overlay_reduce(game.data, game.len, image->data, image->len, &only, d)))
+			goto out;
+		if (!only.len) {
+			if (unlink(ov->mod) && errno != ENOENT)
+				rc = af_diag_error(d, AF_EIO, "cannot remove %s: %s", ov->mod, strerror(errno));
+			else
+				fprintf(stderr, "animfs: %s: as GAME's again; no override kept\n", ov->mod);
+			goto out;
+		}
+		image = &only;
+	}
+	rc = af_replace_file_at(AT_FDCWD, ov->mod, image->data, image->len, 0644, d);
+out:
+	af_buf_free(&game);
+	af_buf_free(&only);
 	return rc;
 }
 
 static void unload(struct opened *o)
 {
 	af_archive_close(&o->a);
+	if (o->src.fd >= 0)
+		close(o->src.fd);
+	o->src.fd = -1;
 }
 
 static void no_such(const struct af_archive *a, const char *arc, const char *member)
@@ -265,18 +334,22 @@ static void drop_old_warnings(const struct af_archive *h, size_t k, struct af_di
 	af_diag_free(&od);
 }
 
-int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member)
+int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member,
+		      const struct af_cli_ov *ov)
 {
 	struct opened o;
 	struct af_archive *h;
 	struct af_buf yaml = AF_BUF_INIT, image = AF_BUF_INIT;
+	struct af_pieces plan = AF_PIECES_INIT;
 	struct af_diag d;
 	const char *where = arc;
 	int changed = 0, rc = AF_EXIT_FAIL;
 	long k;
 	af_diag_init(&d);
 	memset(&o, 0, sizeof(o));
-	if (load(arc, &o, &d) || !(h = member_of(&o, arc, member, 1, &k)))
+	o.src.fd = -1;
+	if ((ov ? load_ov(arc, ov, &o, &d) : load(arc, &o, &d)) ||
+	    !(h = member_of(&o, arc, member, 1, &k)))
 		goto out;
 	if (k == -1 || (k >= 0 && (af_archive_sub(h, (size_t)k) || !h->m[k].codec))) {
 		af_diag_error(&d, AF_EUNSUP, "%s is shown read-only; only a member's YAML view is encoded",
@@ -290,17 +363,24 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	if (k == -2) { /* a new member: the container adds it */
 		if (af_member_add(h, af_base(member), yaml.data, yaml.len, &image, &d))
 			goto out;
+		if (!ov && af_pieces_take(&plan, &image)) {
+			af_diag_error(&d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
 		changed = 1;
 		fprintf(stderr, "animfs: %s: added to the %s\n", path, h->c->noun);
-	} else if (af_member_commit(h, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)) {
+	} else if (ov ? af_member_commit(h, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)
+		      : af_member_commit_plan(h, (size_t)k, yaml.data, yaml.len, &plan, &changed, &d)) {
+		/* --overlay: the image whole (it is reduced against GAME's before it is kept) */
 		goto out;
 	} else {
 		drop_old_warnings(h, (size_t)k, &d);
 	}
 	if (!changed) {
 		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, o.a.c->noun);
-	} else if (af_replace_file_at(AT_FDCWD, arc, image.data, image.len, 0644, &d)) {
-		where = arc;
+	} else if (ov ? store_ov(arc, ov, o.a.c, &image, &d)
+		      : af_replace_file_pieces(AT_FDCWD, arc, &plan, &o.src, 0644, NULL, &d)) {
+		where = ov ? ov->mod : arc;
 		goto out;
 	}
 	rc = AF_EXIT_OK;
@@ -310,6 +390,7 @@ out:
 	unload(&o);
 	af_buf_free(&yaml);
 	af_buf_free(&image);
+	af_pieces_free(&plan);
 	af_diag_free(&d);
 	return rc;
 }

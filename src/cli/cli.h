@@ -29,6 +29,25 @@ int af_cli_errors(int argc, char **argv);
 int af_cli_plot(int argc, char **argv);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
+/* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks
+ * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
+ * fd, or -1 with the reason printed. */
+int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir);
+/* The layout the mod folder's files are in: of the first (of up to 64) a codec with
+ * layouts claims, the one its convert says it has already; NULL when none. */
+const char *af_cli_moddir_layout(const char *moddir);
+/* Whether some codec writes the layout name (codec.h convert/layouts). */
+int af_cli_layout_known(const char *name);
+/* `animfs overlay status|diff GAME MODDIR`: what the mod folder changes (files, and the
+ * members of containers, new and changed), and the YAML diff of each. */
+int af_cli_overlay(int argc, char **argv);
+/* encode --overlay MODDIR: where the GAME file path (below game) lands in moddir, its
+ * folders made. 0, or -1 with the reason printed. */
+struct af_cli_ov {
+	char game[4096]; /* the file in GAME (what a change starts from) */
+	char mod[8400];  /* its place in MODDIR */
+};
+int af_cli_ov_target(const char *game, const char *moddir, const char *path, struct af_cli_ov *ov);
 
 /* An af_io for a file given by path: its siblings, as the mount gives them (dirio). */
 struct af_cli_io {
@@ -45,7 +64,23 @@ void af_cli_schema_ref(char *out, size_t size);
  * FIFO or socket (-o /dev/null, /dev/stdout) is written to in place. 0 or AF_E*. */
 int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, struct af_diag *d);
 
+/* Whether path is a folder (after symlinks). */
+int af_cli_is_dir(const char *path);
+/* decode --split DIR: the view yaml of c written as DIR/index.yaml and its parts (split.h),
+ * parts of an earlier split that this one has not removed. 0 or AF_E* with d. */
+struct af_diag;
+int af_cli_split_write(const struct af_codec *c, const char *dir, const uint8_t *yaml, size_t n,
+		       const char *schema_ref, struct af_diag *d);
+/* encode DIR: the binary of the split view in DIR, into out; errors printed, naming the
+ * file (DIR/index.yaml or DIR/PART) and line:col. 0 or -1. */
+struct af_buf;
+int af_cli_split_encode(const char *dir, const char *outpath, struct af_buf *out);
+
 /* Print "animfs: <diag formatted with file>" (and warnings) to stderr. */
 void af_cli_report(const char *file, const struct af_diag *d);
+/* The same with the error's file given apart, and each warning line after prefix and sep
+ * ("DIR", "/": warnings that name their file in DIR). */
+void af_cli_report_in(const char *prefix, const char *sep, const char *file,
+		      const struct af_diag *d);
 
 #endif

@@ -50,7 +50,8 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 #define MAX_OPTS 16
 
 struct args {
-	const char *in, *out, *format, *schema_ref;
+	const char *in, *out, *format, *schema_ref, *split;
+	const char *overlay, *game; /* encode --overlay MODDIR [--game GAME] */
 	const char *on[MAX_OPTS]; /* the rendering options asked for (--NAME) */
 	struct af_opts opts;
 };
@@ -90,8 +91,14 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			a->out = argv[++i];
+		else if (!allow_format && !strcmp(argv[i], "--overlay") && i + 1 < argc)
+			a->overlay = argv[++i];
+		else if (!allow_format && !strcmp(argv[i], "--game") && i + 1 < argc)
+			a->game = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
 			a->format = argv[++i];
+		else if (allow_format && !strcmp(argv[i], "--split") && i + 1 < argc)
+			a->split = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--schema-ref") && i + 1 < argc)
 			a->schema_ref = argv[++i];
 		else if (allow_format && render_option(a, argv[i]))
@@ -209,8 +216,12 @@ static int convert(const struct args *a, int decode)
 	}
 	if (!decode && d.nwarnings)
 		drop_old_warnings(c, a->out, &io.d.io, &d);
-	if (write_result(a->out, &out, &d))
+	if (decode && a->split) {
+		if (af_cli_split_write(c, a->split, out.data, out.len, a->schema_ref, &d))
+			goto out;
+	} else if (write_result(a->out, &out, &d)) {
 		goto out;
+	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)
@@ -233,11 +244,47 @@ int af_cli_decode(int argc, char **argv)
 		af_cli_schema_ref(ref, sizeof(ref));
 		a.schema_ref = ref;
 	}
+	if (a.split && a.out) {
+		fprintf(stderr, "animfs decode: --split DIR or -o OUT, not both\n");
+		return AF_EXIT_USAGE;
+	}
+	if (a.split && (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member) ||
+			(strcmp(a.in, "-") && af_cli_arc_of(a.in)))) {
+		fprintf(stderr, "animfs decode: --split takes a file of one format, not a container or its member\n");
+		return AF_EXIT_USAGE;
+	}
 	if (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member)) /* members name their codec */
 		return af_cli_arc_decode(a.in, pkg, member, a.out, a.schema_ref, &a.opts);
 	if (!a.format && strcmp(a.in, "-") && af_cli_arc_of(a.in)) /* a whole container, for diffs */
 		return af_cli_arc_decode(a.in, a.in, NULL, a.out, NULL, &a.opts);
 	return convert(&a, 1);
+}
+
+/* encode DIR: a split view (decode --split) back to one binary; OUT defaults to DIR
+ * without ".yaml", as for a file. */
+static int encode_split(struct args *a)
+{
+	struct af_buf out = AF_BUF_INIT;
+	struct af_diag d;
+	char outpath[4096];
+	size_t l = strlen(a->in);
+	int rc = AF_EXIT_FAIL;
+	while (l > 1 && a->in[l - 1] == '/')
+		l--;
+	if (!a->out) {
+		if (l <= 5 || strncmp(a->in + l - 5, ".yaml", 5) || l - 5 >= sizeof(outpath)) {
+			fprintf(stderr, "animfs encode: give -o OUT (the folder's name does not end in .yaml)\n");
+			return AF_EXIT_USAGE;
+		}
+		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a->in);
+		a->out = outpath;
+	}
+	af_diag_init(&d);
+	if (!af_cli_split_encode(a->in, a->out, &out) && !write_result(a->out, &out, &d))
+		rc = AF_EXIT_OK;
+	af_buf_free(&out);
+	af_diag_free(&d);
+	return rc;
 }
 
 int af_cli_encode(int argc, char **argv)
@@ -248,6 +295,13 @@ int af_cli_encode(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a, 0))
 		return AF_EXIT_USAGE;
+	if (strcmp(a.in, "-") && af_cli_is_dir(a.in)) {
+		if (a.overlay || a.game) {
+			fprintf(stderr, "animfs encode: a split view (DIR) with --overlay: encode it to a file first\n");
+			return AF_EXIT_USAGE;
+		}
+		return encode_split(&a);
+	}
 	if (!a.out) {
 		size_t l = strlen(a.in);
 		if (l <= 5 || strcmp(a.in + l - 5, ".yaml") || l - 5 >= sizeof(outpath)) {
@@ -257,7 +311,21 @@ int af_cli_encode(int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a.in);
 		a.out = outpath;
 	}
-	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member))
-		return af_cli_arc_encode(a.in, a.out, pkg, member);
+	if (a.game && !a.overlay) {
+		fprintf(stderr, "animfs encode: --game goes with --overlay MODDIR\n");
+		return AF_EXIT_USAGE;
+	}
+	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member)) {
+		struct af_cli_ov ov;
+		if (a.overlay && af_cli_ov_target(a.game ? a.game : ".", a.overlay, pkg, &ov))
+			return AF_EXIT_FAIL;
+		return af_cli_arc_encode(a.in, a.out, pkg, member, a.overlay ? &ov : NULL);
+	}
+	static struct af_cli_ov ov;
+	if (a.overlay) { /* the binary lands in MODDIR at its GAME path */
+		if (af_cli_ov_target(a.game ? a.game : ".", a.overlay, a.out, &ov))
+			return AF_EXIT_FAIL;
+		a.out = ov.mod;
+	}
 	return convert(&a, 0);
 }
