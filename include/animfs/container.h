@@ -158,14 +158,30 @@ int af_archive_open_src(struct af_archive *a, const struct af_container *c,
 			const struct af_src *src, const struct af_io *io, struct af_diag *d);
 /* The member of that name (or alias), or -1. */
 long af_archive_find(const struct af_archive *a, const char *name);
+/* The name a member is listed under in its folder (the mount; CONTAINER/NAME paths of
+ * the command line), so that no listed name is listed twice, is the folder's own
+ * (".", "..", index.yaml), or is another member's view: the member's name, with '/'
+ * written %2F (a container that escapes its own names, as Shenmue's do, has none); "", "."
+ * and ".." as %00, %2E and %2E%2E; when shown raw (its bytes, or a nested folder) and
+ * ending in ".yaml", that dot as %2E; when shown as a view (view: the caller adds
+ * ".yaml") and named "index", as %69ndex. Into out (size AF_MEMBER_NAME_MAX * 3 holds
+ * any). */
+void af_member_shown(const char *name, int view, char *out, size_t size);
+/* The member name a listed name (n bytes) stands for: every %XX undone, %00 alone the
+ * empty name. 0, or -1 when it is none (too long, or a NUL inside). */
+int af_member_unshown(const char *shown, size_t n, char *out, size_t size);
+/* The member listed as shown: the member of that name (or alias), else of that name with
+ * its escapes undone (af_member_unshown), and only one listed so (or answering to it as
+ * its alias); -1 when none. Its name in raw (AF_MEMBER_NAME_MAX) when raw is not NULL. */
+long af_archive_find_shown(const struct af_archive *a, const char *shown, char *raw);
 /* Member i as a nested archive (opened on the first ask and kept until a closes), or
  * NULL when its bytes are no container (or nest deeper than AF_NEST_MAX). */
 struct af_archive *af_archive_sub(struct af_archive *a, size_t i);
 /* The archive whose members a's folder shows: a itself, or through layers (gzip) the
  * container inside. */
 struct af_archive *af_archive_shown(struct af_archive *a);
-/* Walk "A/B/leaf" inside a's folder: every component but the last names a member that
- * is a nested archive. The archive holding the leaf (shown), *leaf pointing into path;
+/* Walk "A/B/leaf" inside a's folder: every component but the last is the listed name
+ * (af_member_shown) of a member that is a nested archive. The archive holding the leaf (shown), *leaf pointing into path;
  * NULL when a component is no nested archive. */
 struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const char **leaf);
 /* The name of a's folder: its member's name in the container holding it (through

@@ -68,23 +68,27 @@ static const struct command commands[] = {
 	{"overlay", NULL, af_cli_overlay, "overlay status|diff GAME MODDIR", NULL,
 	 "what a mod folder changes over GAME (mount --overlay): each new\n"
 	 "and changed file and container member, or (diff) its YAML diff", NULL, NULL},
-	{"decode", NULL, af_cli_decode, "decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]",
+	{"decode", NULL, af_cli_decode,
+	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
 	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
 	 "formats'); a whole container decodes to one document",
 	 "  -o OUT                 write OUT (atomically) instead of standard output\n"
+	 "  --split DIR            a folder of small documents instead: DIR/index.yaml\n"
+	 "                         and one part per object, block or channel group\n"
+	 "                         (encode DIR puts them together again)\n"
 	 "  --format NAME          decode with the codec NAME (see 'animfs formats')\n"
 	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n",
 	 af_cli_decode_options_help},
 	{"encode", NULL, af_cli_encode,
-	 "encode FILE.yaml [-o OUT]\n"
+	 "encode FILE.yaml|DIR [-o OUT]\n"
 	 "        [--overlay MODDIR [--game GAME] [--overlay-layout NAME] [--to LAYOUT]]",
 	 NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
-	 "CONTAINER/MEMBER)",
+	 "CONTAINER/MEMBER; DIR: a split view, see decode --split)",
 	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n"
 	 "  --overlay MODDIR       leave OUT (a path in GAME) as it is: write the result to\n"
 	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"

@@ -275,12 +275,12 @@ struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const
 	const char *slash;
 	a = af_archive_shown(a);
 	while ((slash = strchr(path, '/'))) {
-		char name[AF_MEMBER_NAME_MAX];
+		char name[AF_MEMBER_NAME_MAX * 3];
 		long k;
 		if ((size_t)(slash - path) >= sizeof(name))
 			return NULL;
 		snprintf(name, sizeof(name), "%.*s", (int)(slash - path), path);
-		if ((k = af_archive_find(a, name)) < 0 || !af_archive_sub(a, (size_t)k))
+		if ((k = af_archive_find_shown(a, name, NULL)) < 0 || !af_archive_sub(a, (size_t)k))
 			return NULL;
 		a = af_archive_shown(a->sub[k]);
 		path = slash + 1;
@@ -445,6 +445,81 @@ long af_archive_find(const struct af_archive *a, const char *name)
 {
 	long k = af_nameidx_find(&a->by_name, name);
 	return k >= 0 ? k : af_nameidx_find(&a->by_alias, name);
+}
+
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+void af_member_shown(const char *name, int view, char *out, size_t size)
+{
+	size_t o = 0, n = strlen(name);
+	size_t dot = !view && n >= 5 && !strcmp(name + n - 5, ".yaml") ? n - 5 : (size_t)-1;
+	if (!size)
+		return;
+	if (!n || !strcmp(name, ".") || !strcmp(name, "..")) {
+		snprintf(out, size, "%s", !n ? "%00" : n == 1 ? "%2E" : "%2E%2E");
+		return;
+	}
+	if (view && !strcmp(name, "index")) {
+		snprintf(out, size, "%%69ndex");
+		return;
+	}
+	for (size_t i = 0; i < n && o + 4 < size; i++) {
+		if (name[i] == '/' || i == dot)
+			o += (size_t)snprintf(out + o, size - o, "%%%02X", (unsigned char)name[i]);
+		else
+			out[o++] = name[i];
+	}
+	out[o] = 0;
+}
+
+int af_member_unshown(const char *shown, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+	if (n == 3 && !memcmp(shown, "%00", 3)) {
+		if (size)
+			out[0] = 0;
+		return size ? 0 : -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int hi = i + 2 < n ? hexval(shown[i + 1]) : -1, lo = i + 2 < n ? hexval(shown[i + 2]) : -1;
+		char ch = shown[i];
+		if (ch == '%' && hi >= 0 && lo >= 0)
+			ch = (char)(hi << 4 | lo), i += 2;
+		if (!ch || o + 1 >= size)
+			return -1;
+		out[o++] = ch;
+	}
+	if (!size)
+		return -1;
+	out[o] = 0;
+	return 0;
+}
+
+long af_archive_find_shown(const struct af_archive *a, const char *shown, char *raw)
+{
+	char name[AF_MEMBER_NAME_MAX], back[AF_MEMBER_NAME_MAX * 3];
+	long k;
+	/* the name as it is (most are listed so), else with its escapes undone: either way
+	 * only a member whose listed name this is */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass ? af_member_unshown(shown, strlen(shown), name, sizeof(name))
+			 : snprintf(name, sizeof(name), "%s", shown) >= (int)sizeof(name))
+			continue;
+		if ((k = af_archive_find(a, name)) < 0)
+			continue;
+		af_member_shown(a->m[k].name, 0, back, sizeof(back));
+		if (strcmp(back, shown) && (af_member_shown(a->m[k].name, 1, back, sizeof(back)), strcmp(back, shown)) &&
+		    strcmp(a->m[k].alias, name))
+			continue;
+		if (raw)
+			snprintf(raw, AF_MEMBER_NAME_MAX, "%s", a->m[k].name);
+		return k;
+	}
+	return -1;
 }
 
 static const struct af_codec *codec_of(const struct af_archive *a, size_t i, struct af_diag *d)

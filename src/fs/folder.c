@@ -425,17 +425,20 @@ static void log_diag(const char *rel, const struct af_diag *d, const char *what)
 static void resolve_leaf(struct loaded *l, struct af_archive *h, const char *pkg,
 			 const char *inner, const char *leaf, struct af_res *r)
 {
-	char item[AF_MEMBER_NAME_MAX];
+	char item[AF_MEMBER_NAME_MAX], shown[AF_MEMBER_NAME_MAX * 3];
 	size_t n = af_view_strip(leaf), cut;
 	int raw = !n;
 	if (raw)
 		n = strlen(leaf); /* a raw member, or one whose body does not decode */
-	if (n >= AF_MEMBER_NAME_MAX)
+	if (n >= sizeof(shown))
 		return;
-	snprintf(item, sizeof(item), "%.*s", (int)n, leaf);
-	long k = af_archive_find(h, item);
+	snprintf(shown, sizeof(shown), "%.*s", (int)n, leaf);
+	long k = af_archive_find_shown(h, shown, item);
 	struct node *nd = k >= 0 && !strcmp(h->m[k].name, item) ? node_of(l, h) : NULL;
 	if (!nd)
+		return;
+	af_member_shown(item, !raw, shown, sizeof(shown)); /* only the name it is listed under */
+	if (strlen(shown) != n || memcmp(shown, leaf, n))
 		return;
 	if (raw && af_archive_sub(h, (size_t)k)) {
 		r->kind = AF_K_ARCDIR; /* a nested container: a folder again */
@@ -494,7 +497,7 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 		  void *ctx)
 {
 	struct af_diag d;
-	char (*names)[AF_MEMBER_NAME_MAX + 8] = NULL, pkg[4096], bin[8192];
+	char (*names)[AF_MEMBER_NAME_MAX * 3 + 8] = NULL, pkg[4096], bin[8192];
 	const char *inner = NULL;
 	struct stat st;
 	size_t n = 0;
@@ -510,11 +513,13 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 	 * whose stat fails. A nested container is a folder. */
 	if (nd && (names = af_alloc_zeroed(h->n ? h->n : 1, sizeof(*names)))) {
 		for (n = 0; n < h->n; n++) {
-			snprintf(bin, sizeof(bin), "%s/%s", dir, h->m[n].name);
+			char shown[AF_MEMBER_NAME_MAX * 3];
 			int folder = af_archive_sub(h, n) != NULL;
-			snprintf(names[n], sizeof(names[n]), "%s%s", h->m[n].name,
-				 !folder && (item_text(fs, l, nd, n, bin) || !nd->broken[n]) ? AF_VIEW_SUFFIX
-											 : "");
+			af_member_shown(h->m[n].name, 1, shown, sizeof(shown));
+			snprintf(bin, sizeof(bin), "%s/%s", dir, shown);
+			int view = !folder && (item_text(fs, l, nd, n, bin) || !nd->broken[n]);
+			af_member_shown(h->m[n].name, view, shown, sizeof(shown));
+			snprintf(names[n], sizeof(names[n]), "%s%s", shown, view ? AF_VIEW_SUFFIX : "");
 		}
 	}
 	pthread_mutex_unlock(&fs->folders->lock);
@@ -578,12 +583,13 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 		goto out;
 	}
 	struct af_archive *h = af_archive_walk(&l->v, inner, &leaf);
-	long found = h ? af_archive_find(h, leaf) : -1;
+	char raw[AF_MEMBER_NAME_MAX];
+	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
 	if (h && ro && !strcmp(leaf, AF_INDEX_NAME)) {
 		rc = ro_text(l, h, -1, out, &d);
 		goto out;
 	}
-	if (found < 0 || strcmp(h->m[found].name, leaf))
+	if (found < 0 || strcmp(h->m[found].name, raw))
 		goto out;
 	if (ro) {
 		rc = ro_text(l, h, found, out, &d);
@@ -710,17 +716,18 @@ static int remove_member(const struct af_archive *v, int dirfd, const char *base
 	struct af_buf image = AF_BUF_INIT;
 	struct af_pieces all = AF_PIECES_INIT;
 	struct af_archive w;
-	long k = af_archive_find(v, name);
+	char raw[AF_MEMBER_NAME_MAX];
+	long k = af_archive_find_shown(v, name, raw);
 	int rc;
 	memset(&w, 0, sizeof(w));
-	if (k < 0 || strcmp(v->m[k].name, name)) {
+	if (k < 0 || strcmp(v->m[k].name, raw)) {
 		rc = af_diag_error(d, AF_EIO, "%s holds no member '%s' (any more)", base, name);
 		goto out;
 	}
 	if ((rc = af_member_remove(v, (size_t)k, &image, d)))
 		goto out;
 	if (af_archive_open(&w, v->c, image.data, image.len, d) || w.n + 1 != v->n ||
-	    af_archive_find(&w, name) >= 0) {
+	    af_archive_find(&w, raw) >= 0) {
 		rc = af_diag_error(d, AF_EIO, "internal error: %s without %s does not read back", base, name);
 		goto out;
 	}
@@ -846,7 +853,7 @@ static int read_back_src(struct readback *rb, const struct af_src *src, int fd, 
 	int rc = 0;
 	memset(&w, 0, sizeof(w));
 	if (af_archive_open_src(&w, rb->c, src, &rb->sib->d.io, d) ||
-	    !(hw = af_archive_walk(&w, rb->inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
+	    !(hw = af_archive_walk(&w, rb->inner, &name)) || (kk = af_archive_find_shown(hw, name, NULL)) < 0 ||
 	    af_member_yaml(hw, (size_t)kk, &back, d)) {
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", rb->base);
 		goto out;
@@ -884,6 +891,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		     const uint8_t *yaml, size_t n, struct af_diag *d)
 {
 	const char *pkg = t->pkg, *base = t->base, *inner = t->inner, *name;
+	char raw[AF_MEMBER_NAME_MAX];
 	struct af_src file = {NULL, -1, 0};
 	struct af_buf bytes = AF_BUF_INIT, image = AF_BUF_INIT;
 	struct af_pieces plan = AF_PIECES_INIT;
@@ -906,8 +914,14 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	}
 	if (!ov) /* with --overlay GAME's own is the pristine copy */
 		af_pristine_keep(fs, pkg, &st, &file);
-	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
-		if ((rc = add_member(h, base, name, yaml, n, &image, d)))
+	/* the member listed as name (escaped names, af_member_shown), or a new one of that name */
+	if ((k = af_archive_find_shown(h, name, raw)) < 0 &&
+	    af_member_unshown(name, strlen(name), raw, sizeof(raw))) {
+		rc = af_diag_error(d, AF_EINVAL, "'%s' names no member (too long)", name);
+		goto out;
+	}
+	if (k < 0 || strcmp(h->m[k].name, raw)) {
+		if ((rc = add_member(h, base, raw, yaml, n, &image, d)))
 			goto out; /* a new name in the folder: a new member, when the container takes one */
 	} else if ((rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
 			    : af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d)) ||
