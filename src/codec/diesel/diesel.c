@@ -171,4 +171,5 @@ const struct af_codec af_codec_diesel = {
 	.options = diesel_options,
 	.schema = &diesel_schema,
 	.curves = diesel_curves,
+	.scene = diesel_scene,
 };
