@@ -138,4 +138,5 @@ const struct af_codec af_codec_clip = {
 	.render_uses_names = 1,
 	.schema = &clip_schema,
 	.curves = clip_curves,
+	.scene = clip_scene,
 };

@@ -56,4 +56,5 @@ const struct af_codec af_codec_motn = {
 	.from_yaml = motn_from_yaml,
 	.schema = &motn_schema,
 	.curves = motn_curves,
+	.scene = motn_scene,
 };

@@ -93,4 +93,5 @@ const struct af_codec af_codec_rig = {
 	.to_yaml = rig_to_yaml,
 	.from_yaml = rig_from_yaml,
 	.schema = &rig_schema,
+	.scene = rig_scene,
 };
