@@ -80,6 +80,21 @@ edit "$ex/re3_tiny.PLD.yaml" "$tmp/far.PLD.yaml" '^      - \{bone: 1, parent: 0'
 refused "an RE parent past the bones" "parent is no bone" "$tmp/far.PLD.yaml"
 edit "$ex/MOTION.BIN.yaml" "$tmp/big.yaml" '^    frames: 16' "16" "4000000000" || fail "edit frames"
 refused "absurd MOTN frame count" "4e+09 frames" "$tmp/big.yaml"
+# an MD2 whose object 0 has 1 vertex and a triangle pointing at vertex 5 (and one with 5)
+mesh_hex() { # mesh_hex I2: the tiny PLD's mesh section with one triangle (0, 0, I2)
+	python3 -c 'import struct,sys
+i2 = int(sys.argv[1])
+d = [(72, 72, 1, 80, 92, 1, 0)] + [(92, 92, 0, 92, 92, 0, 0)] * 2
+b = struct.pack("<II", 100, 3) + b"".join(struct.pack("<IIIIIHH", *e) for e in d)
+b += struct.pack("<hhhh", 10, 20, 30, 0) + bytes([0, 0, 0, 0x78, 4, 0, 0x80, 0, 8, 8, 0, i2])
+print(b.hex())' "$1"
+}
+edit "$ex/re3_tiny.PLD.yaml" "$tmp/past.PLD.yaml" '^    hex: "50000000' "$(sed -n 's/^    hex: "\(50000000[0-9a-f]*\)".*/\1/p' "$ex/re3_tiny.PLD.yaml")" "$(mesh_hex 5)" || fail "edit mesh"
+refused "a mesh index past the vertices" "triangle 0 points at vertex 5 past its 1 vertices" "$tmp/past.PLD.yaml"
+edit "$ex/re3_tiny.PLD.yaml" "$tmp/one.PLD.yaml" '^    hex: "50000000' "$(sed -n 's/^    hex: "\(50000000[0-9a-f]*\)".*/\1/p' "$ex/re3_tiny.PLD.yaml")" "$(mesh_hex 0)" || fail "edit mesh 2"
+"$ANIMFS" gltf "$tmp/one.PLD.yaml" -o "$tmp/one.glb" &&
+	node "$src/tests/tools/gltf_check.js" "$tmp/one.glb" | grep -q '"errors":0,.*"meshes":1,"images":1' && n=$((n + 1)) ||
+	fail "a one-triangle textured mesh: $(node "$src/tests/tools/gltf_check.js" "$tmp/one.glb")"
 refused "an unknown animation" "no animation called 'nope'" "$ex/walk.animation.yaml" --anim nope
 refused "a state machine" "no skeleton or animation" "$ex/wave_hello.jazz.yaml"
 "$ANIMFS" gltf >/dev/null 2>&1; [ $? = 2 ] && n=$((n + 1)) || fail "gltf without FILE is not a usage error"
