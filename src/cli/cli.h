@@ -33,6 +33,9 @@ int af_cli_gltf(int argc, char **argv);
 struct af_buf;
 struct af_diag;
 int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d);
+/* b to standard output (outp NULL or "-") or to the file outp (af_cli_write); 0, or -1
+ * after saying why on stderr. */
+int af_cli_output(const char *outp, const struct af_buf *b);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
 

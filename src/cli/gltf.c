@@ -58,16 +58,8 @@ int af_cli_gltf(int argc, char **argv)
 	}
 	if (af_cli_view_yaml(in, &yaml, &where, &d) || af_gltf_from_yaml(yaml.data, yaml.len, &o, &g, &d))
 		goto out;
-	if (!outp || !strcmp(outp, "-")) {
-		if (fwrite(g.data, 1, g.len, stdout) != g.len || fflush(stdout)) {
-			perror("animfs: writing the output");
-			goto out;
-		}
-	} else if (af_cli_write(outp, g.data, g.len, 0644, &d)) {
-		af_cli_report(outp, &d);
-		af_diag_clear(&d);
+	if (af_cli_output(outp, &g))
 		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code)

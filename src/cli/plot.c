@@ -62,6 +62,26 @@ int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, st
 	return rc;
 }
 
+int af_cli_output(const char *outp, const struct af_buf *b)
+{
+	struct af_diag d;
+	int rc = 0;
+	if (!outp || !strcmp(outp, "-")) {
+		if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout)) {
+			perror("animfs: writing the output");
+			return -1;
+		}
+		return 0;
+	}
+	af_diag_init(&d);
+	if (af_cli_write(outp, b->data, b->len, 0644, &d)) {
+		af_cli_report(outp, &d);
+		rc = -1;
+	}
+	af_diag_free(&d);
+	return rc;
+}
+
 int af_cli_plot(int argc, char **argv)
 {
 	const char *in = NULL, *outp = NULL, **objects = af_alloc_zeroed((size_t)argc, sizeof(char *));
@@ -96,16 +116,8 @@ int af_cli_plot(int argc, char **argv)
 		goto out;
 	if (af_plot_svg(yaml.data, yaml.len, &o, &svg, &d))
 		goto out;
-	if (!outp || !strcmp(outp, "-")) {
-		if (fwrite(svg.data, 1, svg.len, stdout) != svg.len || fflush(stdout)) {
-			perror("animfs: writing the output");
-			goto out;
-		}
-	} else if (af_cli_write(outp, svg.data, svg.len, 0644, &d)) {
-		af_cli_report(outp, &d);
-		af_diag_clear(&d);
+	if (af_cli_output(outp, &svg))
 		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code)
