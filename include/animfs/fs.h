@@ -1,6 +1,6 @@
 /* The mount's public face (src/fs/): its options and defaults, the control files a
  * command may read, and the call that mounts and serves. The rest of src/fs/ is
- * private (src/fs/fs_int.h; docs/HACKING.md lists its files). */
+ * private (a header per module; docs/HACKING.md gives their order). */
 #ifndef ANIMFS_FS_H
 #define ANIMFS_FS_H
 

@@ -19,7 +19,14 @@
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
-#include "fs_int.h"
+#include "binary.h"
+#include "commit.h"
+#include "dest.h"
+#include "errlog.h"
+#include "folder.h"
+#include "render.h"
+#include "session.h"
+#include "who.h"
 
 static int errno_of(int code)
 {
@@ -74,15 +81,16 @@ static void *verify_run(void *arg)
 	return NULL;
 }
 
-static void verify_start(struct verify *v, struct af_fs *fs, const struct af_codec *c,
-			 int dirfd, const char *bin_rel, const struct af_buf *bin)
+/* sib: the save's own sibling io (the same folder; the check gets a copy). */
+static void verify_start(struct verify *v, const struct af_codec *c, const struct af_sibio *sib,
+			 const char *bin_rel, const struct af_buf *bin)
 {
 	v->c = c;
 	v->bin = bin;
 	v->bin_rel = bin_rel;
 	af_buf_init(&v->yaml);
 	af_diag_init(&v->d);
-	af_sibio_init_at(&v->sib, fs, dirfd, bin_rel);
+	v->sib = *sib;
 	v->started = pthread_create(&v->thread, NULL, verify_run, v) == 0;
 	if (!v->started)
 		verify_run(v); /* no thread to be had: check here and now */
@@ -113,10 +121,9 @@ static void verify_free(struct verify *v)
 
 /* The view of the new binary is the check's YAML, when the binary's own bid
  * (what a render uses) picks the same codec. */
-static void seed_cache(struct af_fs *fs, struct verify *v, const char *bin_rel,
+static void seed_cache(struct af_fs *fs, struct verify *v, const char *base,
 		       const struct stat *st)
 {
-	const char *base = af_base(bin_rel);
 	if (!st->st_ino || af_codec_bid(base, v->bin->data,
 					v->bin->len < AF_BID_HEAD ? v->bin->len : AF_BID_HEAD) != v->c)
 		return;
@@ -129,14 +136,14 @@ static void seed_cache(struct af_fs *fs, struct verify *v, const char *bin_rel,
 
 /* The codec of a view is the one that claimed its binary (a binary that fails to
  * decode included), or for a new view one its extension names: af_codec_for_save. */
-static const struct af_codec *save_codec(struct af_fs *fs, int dirfd, const char *base,
-					 const char *bin_rel, const uint8_t *yaml, size_t n,
+static const struct af_codec *save_codec(struct af_fs *fs, const struct af_target *t,
+					 const struct stat *st, const uint8_t *yaml, size_t n,
 					 struct af_diag *d)
 {
-	struct stat st;
+	const char *bin_rel = t->bin_rel;
 	struct af_rinfo info = {0};
-	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		af_view_classify_at(fs, dirfd, base, &st, &info);
+	if (st) {
+		af_view_classify_at(fs, t->dirfd, t->base, st, &info);
 		if (!info.codec && af_codec_for_yaml(yaml, n, d)) { /* the document's own errors first */
 			af_diag_error(d, AF_EINVAL, "%s exists and is no file a codec reads; it is not "
 				      "overwritten from a view", bin_rel);
@@ -214,11 +221,10 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_buf bin = AF_BUF_INIT, cur = AF_BUF_INIT;
 	struct af_diag d, rd;
 	struct af_sibio sib;
+	struct af_target t = {.dirfd = -1};
 	struct verify v;
 	struct stat st, old;
-	const struct af_codec *c;
-	char base[NAME_MAX + 1];
-	int rc = 0, verifying = 0, dirfd = to->dirfd, own_dir = 0, exists;
+	int rc = 0, verifying = 0, exists, found;
 	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
 	int was = af_act_pause();
 
@@ -229,44 +235,38 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		rc = -EROFS;
 		goto out;
 	}
-	if (af_folder_member(fs, to->bin_rel)) { /* a member of a container */
-		if (af_folder_commit(fs, to, yaml, n, &d)) {
+	/* where it lands, once: the folder the view was opened in (held since), else the
+	 * one the path names now; never through a link */
+	if (af_target_resolve(fs, to, &t, &d)) {
+		rc = -EIO;
+		goto fail;
+	}
+	if (t.container) { /* a member of a container */
+		if (af_folder_commit(fs, to, &t, yaml, n, &d)) {
 			rc = errno_of(d.code);
 			goto fail;
 		}
 		goto out;
 	}
-	/* the folder the view was opened in (held since), else the one the path names now;
-	 * never through a link */
-	snprintf(base, sizeof(base), "%s", af_base(to->bin_rel));
-	if (dirfd < 0) {
-		dirfd = af_bn_parent(fs->rootfd, to->bin_rel, base, sizeof(base));
-		own_dir = dirfd >= 0;
-		if (dirfd < 0) {
-			af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", to->bin_rel,
-				      strerror(errno));
-			rc = -EIO;
-			goto fail;
-		}
-	}
-	exists = fstatat(dirfd, base, &old, AT_SYMLINK_NOFOLLOW) == 0 && S_ISREG(old.st_mode);
-	c = save_codec(fs, dirfd, base, to->bin_rel, yaml, n, &d);
-	if (!c) {
+	found = fstatat(t.dirfd, t.base, &old, AT_SYMLINK_NOFOLLOW) == 0;
+	exists = found && S_ISREG(old.st_mode);
+	t.codec = save_codec(fs, &t, found ? &old : NULL, yaml, n, &d);
+	if (!t.codec) {
 		rc = -EINVAL;
 		goto fail;
 	}
-	af_sibio_init_at(&sib, fs, dirfd, to->bin_rel);
-	if (c->from_yaml(yaml, n, &sib.d.io, &bin, &d) || bin.failed) {
+	af_sibio_init_at(&sib, fs, t.dirfd, t.bin_rel);
+	if (t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d) || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 		rc = errno_of(d.code);
 		goto fail;
 	}
-	if ((rc = prove(to, dirfd, base, exists, &d)))
+	if ((rc = prove(to, t.dirfd, t.base, exists, &d)))
 		goto fail;
-	verify_start(&v, fs, c, dirfd, to->bin_rel, &bin);
+	verify_start(&v, t.codec, &sib, t.bin_rel, &bin);
 	verifying = 1;
-	if (!to->as_new && af_bn_read_file(dirfd, base, AF_MAX_FILE, &cur, &rd) == 0 &&
+	if (!to->as_new && af_bn_read_file(t.dirfd, t.base, AF_MAX_FILE, &cur, &rd) == 0 &&
 	    cur.len == bin.len && !memcmp(cur.data, bin.data, bin.len)) {
 		if (verify_wait(&v, &d)) { /* unchanged, but the codec must still agree */
 			rc = -EIO;
@@ -275,11 +275,11 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		goto out; /* unchanged: no write, the mtime stays */
 	}
 	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL};
-	if (replace(to, dirfd, base, exists, bin.data, bin.len, &ro, &d)) {
+	if (replace(to, t.dirfd, t.base, exists, bin.data, bin.len, &ro, &d)) {
 		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 		goto fail;
 	}
-	seed_cache(fs, &v, to->bin_rel, &st);
+	seed_cache(fs, &v, t.base, &st);
 	af_fs_log(LOG_INFO, "saved %s (%zu bytes)", to->bin_rel, bin.len);
 	goto out;
 fail:
@@ -294,8 +294,7 @@ out:
 		verify_free(&v);
 	}
 	pthread_mutex_unlock(&fs->commit_lock);
-	if (own_dir)
-		close(dirfd);
+	af_target_close(&t);
 	af_buf_free(&bin);
 	af_buf_free(&cur);
 	af_diag_free(&d);

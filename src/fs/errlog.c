@@ -1,13 +1,15 @@
 /* Logging for the mount (syslog once daemonized, stderr in the foreground) and the
  * ring of recent failed saves shown as VIEW/.animfs/errors. */
 #include <pthread.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <syslog.h>
 #include <time.h>
 
-#include "fs_int.h"
+#include "errlog.h"
+#include "render.h"
 
 static int log_to_syslog;
 

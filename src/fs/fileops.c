@@ -14,6 +14,16 @@
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
+#include "binary.h"
+#include "errlog.h"
+#include "folder.h"
+#include "ghost.h"
+#include "hidden.h"
+#include "render.h"
+#include "res.h"
+#include "scratch.h"
+#include "view.h"
+#include "who.h"
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_TRUNC | O_APPEND)
 

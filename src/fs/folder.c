@@ -15,11 +15,20 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "fs_int.h"
+#include "binary.h"
+#include "dest.h"
+#include "errlog.h"
+#include "folder.h"
+#include "pristine.h"
+#include "render.h"
+#include "res.h"
+#include "session.h"
+#include "who.h"
 
 #define VERDICTS 4096 /* direct-mapped by inode; small, bounded */
 #define LOADED 4      /* at most this many containers kept open (LRU), and ... */
@@ -325,34 +334,35 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 
 /* "dir/X/inner" -> pkg "dir/X", *inner "inner" (which may name nested members, "A/B"),
  * when X is a container's file shown as a folder. */
-static int split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **inner,
-		 struct stat *st)
+static const struct af_container *split(struct af_fs *fs, const char *rel, char *pkg, size_t size,
+					const char **inner, struct stat *st)
 {
+	const struct af_container *c;
 	const char *last = strrchr(rel, '/');
 	if (!last || (size_t)(last - rel) >= size)
-		return 0;
+		return NULL;
 	/* the common cases at one stat: the parent is a real folder, or the container */
 	snprintf(pkg, size, "%.*s", (int)(last - rel), rel);
 	if (!af_bn_stat(fs->rootfd, pkg, st)) {
-		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
-			return 0;
+		if (!S_ISREG(st->st_mode) || !(c = af_folder_of(fs, pkg, st)))
+			return NULL;
 		*inner = last + 1;
-		return 1;
+		return c;
 	}
 	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
 		if ((size_t)(slash - rel) >= size || !slash[1])
-			return 0;
+			return NULL;
 		snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
 		if (af_bn_stat(fs->rootfd, pkg, st))
-			return 0;
+			return NULL;
 		if (S_ISDIR(st->st_mode))
 			continue;
-		if (!S_ISREG(st->st_mode) || !af_folder_of(fs, pkg, st))
-			return 0;
+		if (!S_ISREG(st->st_mode) || !(c = af_folder_of(fs, pkg, st)))
+			return NULL;
 		*inner = slash + 1;
-		return 1;
+		return c;
 	}
-	return 0;
+	return NULL;
 }
 
 /* The archive shown as the folder "inner" of l ("" or NULL: the file's own folder). */
@@ -370,7 +380,7 @@ int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size)
 {
 	const char *inner;
 	struct stat st;
-	return split(fs, rel, file, size, &inner, &st);
+	return split(fs, rel, file, size, &inner, &st) != NULL;
 }
 
 int af_folder_member(struct af_fs *fs, const char *rel)
@@ -378,7 +388,7 @@ int af_folder_member(struct af_fs *fs, const char *rel)
 	char pkg[4096];
 	const char *name;
 	struct stat st;
-	return split(fs, rel, pkg, sizeof(pkg), &name, &st);
+	return split(fs, rel, pkg, sizeof(pkg), &name, &st) != NULL;
 }
 
 static void log_diag(const char *rel, const struct af_diag *d, const char *what)
@@ -607,18 +617,11 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
 
 /* The container pkg (base in its folder dirfd) read afresh (never the cache: the file on
  * disk is what changes), opened as its container c with its siblings (an IDX, a TAC). */
-static int open_on_disk(struct af_fs *fs, int dirfd, const char *base, const char *pkg,
-			const struct af_container *c, struct af_buf *file, struct af_archive *a,
-			struct af_diag *d)
+static int open_on_disk(struct af_sibio *sib, const char *base, const struct af_container *c,
+			struct af_buf *file, struct af_archive *a, struct af_diag *d)
 {
-	struct af_sibio sib;
-	int rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, file, d);
-	if (rc)
-		return rc;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
-	rc = af_archive_open_io(a, c, file->data, file->len, &sib.d.io, d);
-	af_sibio_close(&sib);
-	return rc;
+	int rc = af_bn_read_file(sib->d.dirfd, base, AF_MAX_FILE, file, d);
+	return rc ? rc : af_archive_open_io(a, c, file->data, file->len, &sib->d.io, d);
 }
 
 /* The right to rewrite the container dirfd/base, proven by opening it for writing as
@@ -685,7 +688,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	memset(&v, 0, sizeof(v));
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->commit_lock);
-	if (!split(fs, bin, pkg, sizeof(pkg), &name, &st) || !(c = af_folder_of(fs, pkg, &st))) {
+	if (!(c = split(fs, bin, pkg, sizeof(pkg), &name, &st))) {
 		rc = -ENOENT;
 		goto out;
 	}
@@ -697,7 +700,9 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 		goto out; /* the container is not the caller's to rewrite */
 	int was = af_act_pause();
 	rc = -EIO;
-	if (!open_on_disk(fs, dirfd, base, pkg, c, &file, &v, &d) &&
+	struct af_sibio sib;
+	af_sibio_init_at(&sib, fs, dirfd, pkg);
+	if (!open_on_disk(&sib, base, c, &file, &v, &d) &&
 	    !remove_member(&v, dirfd, base, name, who, &d))
 		rc = 0;
 	else
@@ -721,51 +726,70 @@ out:
 	return rc;
 }
 
+/* ---- a save's target ---- */
+
+/* One split and, unless the view holds its folder, one lookup beneath GAME. */
+int af_target_resolve(struct af_fs *fs, const struct af_dest *to, struct af_target *t,
+		      struct af_diag *d)
+{
+	const char *file = to->bin_rel;
+	memset(t, 0, sizeof(*t));
+	t->bin_rel = to->bin_rel;
+	t->dirfd = to->dirfd;
+	t->container = split(fs, to->bin_rel, t->pkg, sizeof(t->pkg), &t->inner, &t->pkg_st);
+	if (t->container)
+		file = t->pkg;
+	snprintf(t->base, sizeof(t->base), "%s", af_base(file));
+	if (t->dirfd < 0) {
+		t->dirfd = af_bn_parent(fs->rootfd, file, t->base, sizeof(t->base));
+		t->own_dir = t->dirfd >= 0;
+		if (t->dirfd < 0)
+			return af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", file,
+					     strerror(errno));
+	}
+	return 0;
+}
+
+void af_target_close(struct af_target *t)
+{
+	if (t->own_dir && t->dirfd >= 0)
+		close(t->dirfd);
+	t->dirfd = -1;
+	t->own_dir = 0;
+}
+
 /* A fresh read of the container (never the cache: the file on disk is what we change),
  * the member's commit, a check that the new image reads back with the member
  * decoding, then the atomic replace. Called under fs->commit_lock. */
-int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *yaml, size_t n,
-		    struct af_diag *d)
+int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
+		     const uint8_t *yaml, size_t n, struct af_diag *d)
 {
-	char pkg[4096], base[NAME_MAX + 1];
-	const char *inner, *name;
-	struct stat st;
+	const char *pkg = t->pkg, *base = t->base, *inner = t->inner, *name;
 	struct af_buf file = AF_BUF_INIT, image = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_archive v, w, *h, *hw;
 	struct af_sibio sib;
-	const struct af_container *c;
+	const struct af_container *c = t->container;
 	long k;
-	int changed = 0, rc, dirfd = to->dirfd, own_dir = 0;
+	int changed = 0, rc, dirfd = t->dirfd;
 	memset(&v, 0, sizeof(v));
 	memset(&w, 0, sizeof(w));
-	if (!split(fs, to->bin_rel, pkg, sizeof(pkg), &inner, &st) || !(c = af_folder_of(fs, pkg, &st)))
-		return af_diag_error(d, AF_EIO, "%s is gone or no longer shown as a folder", pkg);
-	/* the container in the folder the view was opened in, never through a link */
-	snprintf(base, sizeof(base), "%s", af_base(pkg));
-	if (dirfd < 0 && (dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) >= 0)
-		own_dir = 1;
-	if (dirfd < 0) {
-		rc = af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
-		goto out;
-	}
+	af_sibio_init_at(&sib, fs, dirfd, pkg); /* the container's siblings, for both reads */
 	if ((rc = may_write(&to->who, dirfd, base, d)) ||
-	    (rc = open_on_disk(fs, dirfd, base, pkg, c, &file, &v, d)))
+	    (rc = open_on_disk(&sib, base, c, &file, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
-		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", af_base(pkg), inner);
+		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
 	}
-	af_pristine_keep(fs, pkg, &st, &file);
+	af_pristine_keep(fs, pkg, &t->pkg_st, &file);
 	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
-		if ((rc = add_member(h, af_base(pkg), name, yaml, n, &image, d)))
+		if ((rc = add_member(h, base, name, yaml, n, &image, d)))
 			goto out; /* a new name in the folder: a new member, when the container takes one */
 	} else if ((rc = af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)) || !changed) {
 		goto out;
 	}
 	long kk;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
 	int wrc = af_archive_open_io(&w, c, image.data, image.len, &sib.d.io, d);
-	af_sibio_close(&sib);
 	if (wrc || !(hw = af_archive_walk(&w, inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
 	    af_member_yaml(hw, (size_t)kk, &back, d)) {
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
@@ -779,8 +803,6 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const uint8_t *
 	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes%s)", inner, pkg, image.len,
 		  revert ? ", the original bytes again" : "");
 out:
-	if (own_dir)
-		close(dirfd);
 	af_archive_close(&v);
 	af_archive_close(&w);
 	af_buf_free(&file);

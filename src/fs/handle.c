@@ -8,7 +8,14 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "fs_int.h"
+#include "commit.h"
+#include "dest.h"
+#include "errlog.h"
+#include "ghost.h"
+#include "handle.h"
+#include "render.h"
+#include "session.h"
+#include "who.h"
 #include "animfs/yamlio.h"
 
 static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)

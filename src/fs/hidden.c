@@ -10,8 +10,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "animfs/buf.h"
 #include "animfs/path.h"
-#include "fs_int.h"
+#include "hidden.h"
+#include "session.h"
 
 #define HIDDEN_PREFIX ".fuse_hidden"
 

@@ -13,10 +13,23 @@
 #include <sys/statvfs.h>
 #include <unistd.h>
 
+#include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
+#include "binary.h"
+#include "errlog.h"
+#include "folder.h"
+#include "ghost.h"
+#include "hidden.h"
+#include "prefetch.h"
+#include "render.h"
+#include "res.h"
+#include "scratch.h"
+#include "sweep.h"
+#include "view.h"
+#include "who.h"
 
 /* A file that exists only as an open, unsaved buffer (a new view being written). */
 static int pending_stat(struct af_fs *fs, const char *rel, struct stat *st)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "who.h"
 
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {

@@ -6,7 +6,9 @@
 #define FUSE_USE_VERSION 31
 #include <fuse.h>
 
-#include "fs_int.h"
+#include "animfs/buf.h"
+#include "handle.h"
+#include "session.h"
 
 static inline struct af_fs *af_ctx_fs(void)
 {
@@ -17,6 +19,9 @@ static inline struct af_handle *af_fi_handle(struct fuse_file_info *fi)
 {
 	return fi ? (struct af_handle *)(uintptr_t)fi->fh : NULL;
 }
+
+/* The FUSE operations (ops.c). */
+const struct fuse_operations *af_fs_operations(void);
 
 int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi);
 int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,

@@ -15,7 +15,11 @@
 #include <syslog.h>
 #include <unistd.h>
 
-#include "fs_int.h"
+#include "errlog.h"
+#include "prefetch.h"
+#include "render.h"
+#include "session.h"
+#include "who.h"
 
 #define PF_MAX_THREADS 8
 #define PF_MAX_QUEUE 16384 /* items (a name and a stat each); more are left to getattr */
@@ -38,6 +42,7 @@ struct af_prefetch {
 	int started, stop;
 	unsigned long rendered, taken, dropped;
 	pthread_t threads[PF_MAX_THREADS];
+	af_prefetch_render_fn render;
 };
 
 /* Set in the workers: their own renders never wait for themselves. */
@@ -52,7 +57,7 @@ static unsigned pf_workers_wanted(void)
 	return n > PF_MAX_THREADS ? PF_MAX_THREADS : (unsigned)n;
 }
 
-struct af_prefetch *af_prefetch_new(void)
+struct af_prefetch *af_prefetch_new(af_prefetch_render_fn render)
 {
 	struct af_prefetch *p = af_alloc_zeroed(1, sizeof(*p));
 	if (!p)
@@ -61,6 +66,7 @@ struct af_prefetch *af_prefetch_new(void)
 	pthread_cond_init(&p->work, NULL);
 	pthread_cond_init(&p->done, NULL);
 	p->want = pf_workers_wanted();
+	p->render = render;
 	return p;
 }
 
@@ -104,7 +110,7 @@ static void pf_render(struct af_fs *fs, struct pf_item *it)
 	struct af_text *t = NULL;
 	if (af_rcache_get(fs->cache, &it->st, &info, NULL) && info.have_size)
 		return;
-	af_view_render(fs, it->rel, &it->st, &t);
+	fs->prefetch->render(fs, it->rel, &it->st, &t);
 	af_text_unref(t);
 }
 

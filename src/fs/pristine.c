@@ -15,7 +15,9 @@
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
-#include "fs_int.h"
+#include "pristine.h"
+#include "session.h"
+#include "who.h"
 
 static void names(const char *pkg, char *orig, char *fid, size_t n)
 {

@@ -14,6 +14,18 @@
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "ops.h"
+#include "binary.h"
+#include "commit.h"
+#include "dest.h"
+#include "errlog.h"
+#include "folder.h"
+#include "ghost.h"
+#include "hidden.h"
+#include "render.h"
+#include "res.h"
+#include "scratch.h"
+#include "view.h"
+#include "who.h"
 
 int af_read_whole_at(int dirfd, const char *rel, struct af_buf *out)
 {

@@ -3,6 +3,7 @@
  * rendered text itself under a memory bound (LRU). Sizes outlive evicted texts,
  * and outlive the mount in a file of the user's cache folder (af_rcache_save). */
 #include <errno.h>
+#include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -10,7 +11,7 @@
 
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
-#include "fs_int.h"
+#include "render.h"
 
 struct af_text *af_text_new(const void *data, size_t len)
 {

@@ -21,7 +21,11 @@
 
 #include "animfs/beneath.h"
 #include "animfs/fnv.h"
-#include "fs_int.h"
+#include "animfs/fs.h"
+#include "errlog.h"
+#include "scratch.h"
+#include "session.h"
+#include "who.h"
 
 #define WEEK (7 * 24 * 3600)
 

@@ -14,8 +14,18 @@
 #include <unistd.h>
 
 #include "animfs/fnv.h"
+#include "animfs/fs.h"
 
 #include "ops.h"
+#include "errlog.h"
+#include "folder.h"
+#include "hidden.h"
+#include "prefetch.h"
+#include "render.h"
+#include "scratch.h"
+#include "sweep.h"
+#include "view.h"
+#include "who.h"
 
 int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only)
 {
@@ -33,7 +43,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
 	fs->folders = af_folders_new(cache_bytes);
-	fs->prefetch = af_prefetch_new();
+	fs->prefetch = af_prefetch_new(af_view_render);
 	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch) {
 		af_fs_destroy(fs);
 		return -ENOMEM;

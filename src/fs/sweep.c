@@ -13,7 +13,9 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
-#include "fs_int.h"
+#include "errlog.h"
+#include "session.h"
+#include "sweep.h"
 
 #define MAX_DEPTH 64
 

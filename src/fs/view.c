@@ -13,97 +13,29 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
 #include "animfs/gltf.h"
 #include "animfs/plot.h"
-#include "fs_int.h"
+#include "binary.h"
+#include "errlog.h"
+#include "folder.h"
+#include "ghost.h"
+#include "handle.h"
+#include "hidden.h"
+#include "prefetch.h"
+#include "render.h"
+#include "res.h"
+#include "scratch.h"
+#include "session.h"
+#include "view.h"
+#include "who.h"
 #include "animfs/userdict.h"
 
 #include "dropping.h"
-
-int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out)
-{
-	char dir[4096];
-	size_t n = 0;
-	for (const char *p = bin_rel; *p && n + 3 < sizeof(dir) - sizeof(AF_CTL_DIR "/schema"); p++)
-		if (*p == '/') {
-			memcpy(dir + n, "../", 3);
-			n += 3;
-		}
-	snprintf(dir + n, sizeof(dir) - n, "%s/schema", AF_CTL_DIR);
-	return af_codec_modeline(c, dir, out);
-}
-
-int af_view_rel(const char *path, char *rel, size_t size)
-{
-	while (*path == '/')
-		path++;
-	if (!*path)
-		path = ".";
-	size_t n = strlen(path);
-	if (n >= size)
-		return -ENAMETOOLONG;
-	memcpy(rel, path, n + 1);
-	while (n > 1 && rel[n - 1] == '/')
-		rel[--n] = 0;
-	return 0;
-}
-
-size_t af_view_strip(const char *name)
-{
-	size_t n = strlen(name), k = strlen(AF_VIEW_SUFFIX);
-	if (n <= k || strcmp(name + n - k, AF_VIEW_SUFFIX))
-		return 0;
-	return n - k;
-}
-
-int af_view_is_candidate(const char *rel)
-{
-	const char *base = af_base(rel);
-	size_t n = af_view_strip(base);
-	char stem[256];
-	if (!n || n >= sizeof(stem))
-		return 0;
-	memcpy(stem, base, n);
-	stem[n] = 0;
-	return af_codec_for_ext(stem, 0) != NULL;
-}
-
-void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
-			 struct af_rinfo *info)
-{
-	uint8_t head[AF_BID_HEAD];
-	size_t got = 0;
-	memset(info, 0, sizeof(*info));
-	const char *base = af_base(name);
-	uint64_t name_hash = af_fnv1_64(base, strlen(base)) | 1;
-	/* a binary whose view name would pass NAME_MAX cannot be shown as a view */
-	if (!S_ISREG(st->st_mode) || strlen(base) + strlen(AF_VIEW_SUFFIX) > NAME_MAX)
-		return;
-	if (af_rcache_get(fs->cache, st, info, NULL) && info->name_hash == name_hash)
-		return;
-	memset(info, 0, sizeof(*info));
-	/* what a file is, for every user alike (the shared cache): read by the daemon; a
-	 * caller who may not read it still may not open its view */
-	int was = af_act_pause(), rc = af_bn_read_head(dirfd, name, head, sizeof(head), &got);
-	af_act_resume(was);
-	if (rc)
-		return;
-	info->codec = af_codec_bid(base, head, got);
-	info->name_hash = name_hash;
-	af_rcache_put_bid(fs->cache, st, name_hash, info->codec);
-	/* the entry may still know this identity's size (same codec, same name) */
-	af_rcache_get(fs->cache, st, info, NULL);
-}
-
-void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
-		      struct af_rinfo *info)
-{
-	af_view_classify_at(fs, fs->rootfd, rel, st, info);
-}
 
 /* X of a dropping is "a name in that folder": anything the view shows there, a name
  * an editor renamed away, a new view being written or about to be. */
@@ -129,50 +61,6 @@ int af_view_is_dropping(struct af_fs *fs, const char *rel)
 {
 	struct in_folder f = {fs, rel};
 	return af_dropping_is(af_base(rel), name_in_folder, &f);
-}
-
-int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind)
-{
-	int found = 0;
-	pthread_mutex_lock(&fs->lock);
-	for (struct af_name *g = fs->ghosts; g; g = g->next)
-		if (!strcmp(g->path, rel)) {
-			found = 1;
-			if (kind)
-				*kind = (enum af_kind)g->kind;
-			break;
-		}
-	pthread_mutex_unlock(&fs->lock);
-	return found;
-}
-
-void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind)
-{
-	if (af_ghost_has(fs, rel, NULL))
-		return;
-	size_t n = strlen(rel) + 1;
-	struct af_name *g = af_alloc(sizeof(*g) + n);
-	if (!g)
-		return;
-	memcpy(g->path, rel, n);
-	g->kind = (int)kind;
-	pthread_mutex_lock(&fs->lock);
-	g->next = fs->ghosts;
-	fs->ghosts = g;
-	pthread_mutex_unlock(&fs->lock);
-}
-
-void af_ghost_del(struct af_fs *fs, const char *rel)
-{
-	pthread_mutex_lock(&fs->lock);
-	for (struct af_name **p = &fs->ghosts; *p; p = &(*p)->next)
-		if (!strcmp((*p)->path, rel)) {
-			struct af_name *g = *p;
-			*p = g->next;
-			free(g);
-			break;
-		}
-	pthread_mutex_unlock(&fs->lock);
 }
 
 int af_view_may(struct af_fs *fs, const char *bin, int flags)
@@ -363,50 +251,6 @@ ghosts:
 		r->kind = AF_K_NONE;
 	}
 	return 0;
-}
-
-/* Sibling access for codecs: the binary's own folder, held as a descriptor. */
-
-DIR *af_opendir_at(int dirfd, const char *rel)
-{
-	int fd = af_bn_open(dirfd, rel, O_RDONLY | O_DIRECTORY, 0);
-	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
-	if (!dir && fd >= 0)
-		close(fd);
-	return dir;
-}
-
-static void sib_link(const struct af_dirio *d, const char *name)
-{
-	const struct af_sibio *s = (const struct af_sibio *)d;
-	af_fs_log(LOG_WARNING, "%s%s%s: a symbolic link, not read as a sibling of %s", s->dir,
-		  s->dir[0] ? "/" : "", name, d->io.name);
-}
-
-void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
-{
-	const char *base = af_base(bin_rel);
-	char name[NAME_MAX + 1];
-	s->fs = fs;
-	snprintf(s->dir, sizeof(s->dir), "%.*s", base == bin_rel ? 0 : (int)(base - bin_rel - 1),
-		 bin_rel);
-	s->owned = dirfd < 0;
-	if (dirfd < 0)
-		dirfd = af_bn_parent(fs->rootfd, bin_rel, name, sizeof(name));
-	af_dirio_init(&s->d, dirfd, base, 1);
-	s->d.on_link = sib_link;
-}
-
-void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
-{
-	af_sibio_init_at(s, fs, -1, bin_rel);
-}
-
-void af_sibio_close(struct af_sibio *s)
-{
-	if (s->owned && s->d.dirfd >= 0)
-		close(s->d.dirfd);
-	s->d.dirfd = -1;
 }
 
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,

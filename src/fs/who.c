@@ -18,6 +18,8 @@
 #include <unistd.h>
 
 #include "ops.h"
+#include "errlog.h"
+#include "who.h"
 
 static int can_act;               /* the daemon is root: it can take any identity */
 static int inited;

@@ -1,0 +1,148 @@
+/* A view's backing binary: the view's name (rel, strip, candidate), its bid cached by
+ * identity (classify), the schema modeline of its text, and the sibling io a codec
+ * reads its binary's siblings through (the binary's own folder, held as a descriptor).
+ * Below view, folder and commit: all of them name a binary through here. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include <syslog.h>
+#include <unistd.h>
+
+#include "animfs/beneath.h"
+#include "animfs/fnv.h"
+#include "animfs/fs.h"
+#include "animfs/path.h"
+#include "binary.h"
+#include "errlog.h"
+#include "render.h"
+#include "session.h"
+#include "who.h"
+
+int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out)
+{
+	char dir[4096];
+	size_t n = 0;
+	for (const char *p = bin_rel; *p && n + 3 < sizeof(dir) - sizeof(AF_CTL_DIR "/schema"); p++)
+		if (*p == '/') {
+			memcpy(dir + n, "../", 3);
+			n += 3;
+		}
+	snprintf(dir + n, sizeof(dir) - n, "%s/schema", AF_CTL_DIR);
+	return af_codec_modeline(c, dir, out);
+}
+
+int af_view_rel(const char *path, char *rel, size_t size)
+{
+	while (*path == '/')
+		path++;
+	if (!*path)
+		path = ".";
+	size_t n = strlen(path);
+	if (n >= size)
+		return -ENAMETOOLONG;
+	memcpy(rel, path, n + 1);
+	while (n > 1 && rel[n - 1] == '/')
+		rel[--n] = 0;
+	return 0;
+}
+
+size_t af_view_strip(const char *name)
+{
+	size_t n = strlen(name), k = strlen(AF_VIEW_SUFFIX);
+	if (n <= k || strcmp(name + n - k, AF_VIEW_SUFFIX))
+		return 0;
+	return n - k;
+}
+
+int af_view_is_candidate(const char *rel)
+{
+	const char *base = af_base(rel);
+	size_t n = af_view_strip(base);
+	char stem[256];
+	if (!n || n >= sizeof(stem))
+		return 0;
+	memcpy(stem, base, n);
+	stem[n] = 0;
+	return af_codec_for_ext(stem, 0) != NULL;
+}
+
+void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
+			 struct af_rinfo *info)
+{
+	uint8_t head[AF_BID_HEAD];
+	size_t got = 0;
+	memset(info, 0, sizeof(*info));
+	const char *base = af_base(name);
+	uint64_t name_hash = af_fnv1_64(base, strlen(base)) | 1;
+	/* a binary whose view name would pass NAME_MAX cannot be shown as a view */
+	if (!S_ISREG(st->st_mode) || strlen(base) + strlen(AF_VIEW_SUFFIX) > NAME_MAX)
+		return;
+	if (af_rcache_get(fs->cache, st, info, NULL) && info->name_hash == name_hash)
+		return;
+	memset(info, 0, sizeof(*info));
+	/* what a file is, for every user alike (the shared cache): read by the daemon; a
+	 * caller who may not read it still may not open its view */
+	int was = af_act_pause(), rc = af_bn_read_head(dirfd, name, head, sizeof(head), &got);
+	af_act_resume(was);
+	if (rc)
+		return;
+	info->codec = af_codec_bid(base, head, got);
+	info->name_hash = name_hash;
+	af_rcache_put_bid(fs->cache, st, name_hash, info->codec);
+	/* the entry may still know this identity's size (same codec, same name) */
+	af_rcache_get(fs->cache, st, info, NULL);
+}
+
+void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
+		      struct af_rinfo *info)
+{
+	af_view_classify_at(fs, fs->rootfd, rel, st, info);
+}
+
+
+/* Sibling access for codecs: the binary's own folder, held as a descriptor. */
+
+DIR *af_opendir_at(int dirfd, const char *rel)
+{
+	int fd = af_bn_open(dirfd, rel, O_RDONLY | O_DIRECTORY, 0);
+	DIR *dir = fd >= 0 ? fdopendir(fd) : NULL;
+	if (!dir && fd >= 0)
+		close(fd);
+	return dir;
+}
+
+static void sib_link(const struct af_dirio *d, const char *name)
+{
+	const struct af_sibio *s = (const struct af_sibio *)d;
+	af_fs_log(LOG_WARNING, "%s%s%s: a symbolic link, not read as a sibling of %s", s->dir,
+		  s->dir[0] ? "/" : "", name, d->io.name);
+}
+
+void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
+{
+	const char *base = af_base(bin_rel);
+	char name[NAME_MAX + 1];
+	s->fs = fs;
+	snprintf(s->dir, sizeof(s->dir), "%.*s", base == bin_rel ? 0 : (int)(base - bin_rel - 1),
+		 bin_rel);
+	s->owned = dirfd < 0;
+	if (dirfd < 0)
+		dirfd = af_bn_parent(fs->rootfd, bin_rel, name, sizeof(name));
+	af_dirio_init(&s->d, dirfd, base, 1);
+	s->d.on_link = sib_link;
+}
+
+void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)
+{
+	af_sibio_init_at(s, fs, -1, bin_rel);
+}
+
+void af_sibio_close(struct af_sibio *s)
+{
+	if (s->owned && s->d.dirfd >= 0)
+		close(s->d.dirfd);
+	s->d.dirfd = -1;
+}

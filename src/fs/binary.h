@@ -1,0 +1,49 @@
+/* binary.c: a view's backing binary: its view's name, its bid, the modeline of its
+ * text, its siblings (private to src/fs). */
+#ifndef ANIMFS_FS_BINARY_H
+#define ANIMFS_FS_BINARY_H
+
+#include <dirent.h>
+#include <stddef.h>
+#include <sys/stat.h>
+
+#include "animfs/buf.h"
+#include "animfs/codec.h"
+#include "animfs/io.h"
+#include "render.h"
+
+struct af_fs;
+
+/* The yaml-language-server modeline a view of bin_rel starts with: its codec's schema
+ * in VIEW/.animfs/schema, by a path relative to the view's folder. */
+int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out);
+/* "/a/b.yaml" -> "a/b.yaml" ("." for "/"); -ENAMETOOLONG. */
+int af_view_rel(const char *path, char *rel, size_t size);
+/* Length of name without ".yaml", or 0 when it does not end so (or is only that). */
+size_t af_view_strip(const char *name);
+/* Would a new file of this name be a view YAML (its binary's extension is one a
+ * codec lists)? */
+int af_view_is_candidate(const char *rel);
+/* Classify a backing regular file: bid (cached by identity). */
+void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
+		      struct af_rinfo *info);
+/* The same for name beneath the folder descriptor dirfd. */
+void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
+			 struct af_rinfo *info);
+/* opendir of a folder below dirfd (NULL and errno on failure). */
+DIR *af_opendir_at(int dirfd, const char *rel);
+/* An af_io giving a codec its binary's siblings through the GAME descriptor. */
+struct af_sibio {
+	struct af_dirio d; /* first: the io (its dirfd the binary's folder, O_PATH) */
+	struct af_fs *fs;
+	int owned;         /* the folder descriptor is closed by af_sibio_close */
+	char dir[4096];    /* its path, for messages */
+};
+/* Siblings from the folder dirfd (the binary's, held by an open view), or with dirfd
+ * -1 from bin_rel's folder resolved now. Siblings are read from that folder only, never
+ * through a link. */
+void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel);
+void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel);
+void af_sibio_close(struct af_sibio *s);
+
+#endif

@@ -1,0 +1,29 @@
+/* commit.c: a YAML document -> the backing binary (private to src/fs). */
+#ifndef ANIMFS_FS_COMMIT_H
+#define ANIMFS_FS_COMMIT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "dest.h"
+#include "who.h"
+
+struct af_fs;
+
+
+/* Parse, validate, encode and atomically replace to->bin_rel (relative to GAME) in
+ * the folder to->dirfd (the one the view was opened in; -1: resolve it now, through
+ * no link). A binary that exists keeps its owner, group and mode; a new one is
+ * to->who's. view_rel names the YAML in messages. 0, -EINVAL (bad content) or -EIO. */
+int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
+		 const uint8_t *yaml, size_t n);
+/* The same, resolved now, as the daemon's own user. */
+int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
+	      size_t n);
+/* Replace (or create) a plain GAME file with data (a dropping renamed onto it): the
+ * result is the moved file, like's owner, group and mode, made and renamed as who. */
+int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
+		    const uint8_t *data, size_t n, const struct stat *like);
+
+#endif

@@ -1,0 +1,31 @@
+/* errlog.c: log lines and the .animfs/errors ring (private to src/fs). */
+#ifndef ANIMFS_FS_ERRLOG_H
+#define ANIMFS_FS_ERRLOG_H
+
+#include <sys/types.h>
+
+#include "animfs/diag.h"
+#include "render.h"
+
+void af_fs_log_init(int use_syslog);
+void af_fs_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+struct af_errlog;
+struct af_errlog *af_errlog_new(unsigned capacity);
+void af_errlog_free(struct af_errlog *e);
+/* Record "time view_path: line:col: problem" (the diag formatted) for a save by uid;
+ * control characters in it are escaped (\n, \xNN), so one line is one refused save. */
+void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,
+		   const struct af_diag *d);
+/* AF_ERRLOG_ALL: a line about a file itself (no one's text; view_path its GAME path),
+ * shown to every user who may read that file (root too: a file gone is not shown). */
+#define AF_ERRLOG_ALL ((uid_t)-1)
+/* The lines of uid's saves and, of those for all, the ones about a file may_read
+ * (NULL: any) says yes to (root: every line), oldest first: one user never sees the
+ * text another typed, nor a line about a file they may not read. */
+struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
+			       int (*may_read)(void *ctx, const char *path), void *ctx);
+/* The lines about path (a view path, or the file of an AF_ERRLOG_ALL line) go: a later
+ * save of it succeeded, or it was removed or renamed away. */
+void af_errlog_forget(struct af_errlog *e, const char *path);
+
+#endif

@@ -1,0 +1,63 @@
+/* folder.c: any container shown as a folder (container.h; private to src/fs). */
+#ifndef ANIMFS_FS_FOLDER_H
+#define ANIMFS_FS_FOLDER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "animfs/diag.h"
+#include "dest.h"
+#include "render.h"
+#include "res.h"
+
+struct af_fs;
+/* X/ holds index.yaml (AF_K_ARCFILE) and <member>.yaml views (AF_K_VIEW whose bin is
+ * "X/<member>"); render and commit route such bins here. A file its container's check
+ * refuses is a plain file (the reason logged once). */
+struct af_folders;
+struct af_container;
+/* max_bytes bounds the containers kept open (the one in use is always kept). */
+struct af_folders *af_folders_new(size_t max_bytes);
+void af_folders_free(struct af_folders *p);
+/* The container that shows the GAME file rel as a folder (bid and check, cached by
+ * identity), or NULL. */
+const struct af_container *af_folder_of(struct af_fs *fs, const char *rel, const struct stat *st);
+/* Whether the GAME file rel is shown as a folder. */
+int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st);
+/* Whether rel names something inside a container's folder. */
+int af_folder_member(struct af_fs *fs, const char *rel);
+/* When it does, the container's file ("X" of "X/A/B") copied to file: 1, else 0. */
+int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size);
+/* Resolve r->rel when it is inside a container's folder: 1 (r filled), else 0. */
+int af_folder_resolve(struct af_fs *fs, struct af_res *r);
+/* The names in a container's folder (index.yaml first). */
+int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
+		  void *ctx);
+/* The text of a member view (bin "X/<member>") or, with ro, of a read-only
+ * file of the folder: the index.yaml (bin the container) or the raw body of a member
+ * that does not decode. 0, or -EIO when it cannot be shown. */
+int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
+/* Where to->bin_rel lands (a member: in its container, the chain of its folders in
+ * t->inner), resolved once: the folder to->dirfd the view was opened in, else the one the
+ * path names now, never through a link. 0, or AF_EIO with d filled. */
+int af_target_resolve(struct af_fs *fs, const struct af_dest *to, struct af_target *t,
+		      struct af_diag *d);
+void af_target_close(struct af_target *t);
+/* Save yaml into the member to->bin_rel (t: its container, resolved): the container is rewritten atomically unless the member's bytes stay the
+ * same, keeping its owner, group and mode. 0 or AF_E* with d filled. */
+int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
+		     const uint8_t *yaml, size_t n, struct af_diag *d);
+/* A save into a name the folder does not hold adds a member (the container's add, when it
+ * has one). af_folder_remove: rm of member view bin ("X/<member>") rebuilds the container
+ * without it, atomically, under the commit lock; a refusal is logged and in the uid's
+ * .animfs/errors; who must be allowed to write the container. 0, -EPERM (the container loses
+ * no members), -EACCES, -EINVAL or -EIO. */
+int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who);
+/* A folder, link or file that is no member (what: "folder", ...) asked for at rel in a
+ * container's folder: refused with a line in uid's .animfs/errors that says why.
+ * -EROFS when the container is never rewritten, else -EPERM. */
+int af_folder_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t uid);
+
+#endif

@@ -1,0 +1,13 @@
+/* ghost.c: backing names renamed away in the view (private to src/fs). */
+#ifndef ANIMFS_FS_GHOST_H
+#define ANIMFS_FS_GHOST_H
+
+#include "res.h"
+
+struct af_fs;
+
+int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
+void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind);
+void af_ghost_del(struct af_fs *fs, const char *rel);
+
+#endif

@@ -1,0 +1,65 @@
+/* handle.c: open files (private to src/fs). */
+#ifndef ANIMFS_FS_HANDLE_H
+#define ANIMFS_FS_HANDLE_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "animfs/buf.h"
+#include "render.h"
+#include "who.h"
+
+struct af_fs;
+
+
+enum af_hkind { AF_H_FD, AF_H_TEXT };
+struct af_handle {
+	struct af_handle *next, *prev;
+	struct af_fs *fs;
+	enum af_hkind kind;
+	int fd;                /* AF_H_FD: backing or scratch descriptor */
+	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
+	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
+	int scratch;           /* AF_H_FD: a dropping, counted against its user's quota */
+	uid_t scratch_owner;   /* the user whose tree holds it */
+	long opener;           /* process (thread group) that opened it for writing: its close saves (0: read-only) */
+	struct af_who who;     /* its opener: owner of a new binary, reader of its errors */
+	mode_t mode;           /* a new view's: its binary's mode (the create's, umask applied) */
+	int dirfd;             /* AF_H_TEXT view: its binary's folder, held from the open on
+				  (-1: none); a save lands there whatever the path is now */
+	char rel[4096];        /* view path relative to the root */
+	char bin[4096];        /* the binary it commits to */
+	pthread_mutex_t lock;
+	struct af_text *snap;  /* text as opened (shared) until the first change */
+	struct af_buf own;     /* private copy after the first change */
+	int owned, dirty;
+	int refused;           /* the last save's error (-errno) while unchanged since, else 0 */
+	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
+	long long pending;     /* buffer length while changed and unsaved, else -1 */
+	size_t charged;        /* own's length as counted in fs->unsaved */
+};
+struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
+struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,
+				     struct af_text *snap, int is_view);
+void af_handle_free(struct af_fs *fs, struct af_handle *h);
+size_t af_handle_size(struct af_handle *h);
+int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off);
+int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off);
+int af_handle_truncate(struct af_handle *h, off_t size);
+/* Commit when changed since the last commit; 0 or -errno (the refusal of the last
+ * save again while nothing changed since: an editor's close after its fsync). */
+int af_handle_commit(struct af_fs *fs, struct af_handle *h);
+/* Whether a GAME file rel is open through the view (a binary being copied in is
+ * shown under its own name until it is closed). */
+int af_handle_game_open(struct af_fs *fs, const char *rel);
+/* The size stat shows for the view rel whose saved text is `saved` bytes long.
+ * FUSE does not say which descriptor an fstat comes from, so: a buffer being written
+ * (the writer's own fstat), else the longest text an open descriptor holds, so that
+ * a reader that opened a longer text and reads st_size bytes gets all of it. */
+size_t af_handle_view_size(struct af_fs *fs, const char *rel, size_t saved);
+/* Size of a changed open view of rel (an unsaved buffer), -1 when none: what a
+ * new view not yet saved shows. */
+long long af_handle_pending_size(struct af_fs *fs, const char *rel);
+
+#endif

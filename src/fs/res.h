@@ -1,0 +1,36 @@
+/* What a view path is (types only, private to src/fs): view.c resolves, folder.c fills
+ * the ones inside a container's folder, ghost.c remembers the kind a name had. */
+#ifndef ANIMFS_FS_RES_H
+#define ANIMFS_FS_RES_H
+
+#include <sys/stat.h>
+
+#include "render.h"
+
+enum af_kind {
+	AF_K_NONE,     /* nothing there */
+	AF_K_DIR,      /* a backing folder */
+	AF_K_PASS,     /* a backing file shown as is */
+	AF_K_VIEW,     /* <binary>.yaml: a rendered view */
+	AF_K_HIDDEN,   /* a claimed binary's own name: not listed; resolved as AF_K_PASS
+			  with unlisted set */
+	AF_K_SCRATCH,  /* an editor file in the scratch area */
+	AF_K_CTLDIR,   /* /.animfs */
+	AF_K_CTLFILE,  /* /.animfs/errors, /.animfs/pid */
+	AF_K_ARCDIR,   /* a container shown as a folder (folder.c) */
+	AF_K_ARCFILE, /* a read-only file in it: index.yaml (bin: the container), or a
+			  member that does not decode, raw (bin: X/<member>) */
+};
+
+struct af_res {
+	enum af_kind kind;
+	char rel[4096];     /* path relative to GAME (or scratch); "." for the root */
+	char bin[4096];     /* AF_K_VIEW: the backing binary's relative path */
+	struct stat st;     /* backing (or scratch) stat */
+	struct af_rinfo info;
+	int ghost;          /* the name was renamed away: reported as AF_K_NONE */
+	int unlisted;       /* AF_K_PASS: a claimed binary's own name (its view is listed) */
+	enum af_kind ghost_of;
+};
+
+#endif

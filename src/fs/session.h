@@ -1,0 +1,57 @@
+/* session.c: the mounted file system, struct af_fs, set up and torn down (private to src/fs). */
+#ifndef ANIMFS_FS_SESSION_H
+#define ANIMFS_FS_SESSION_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+struct af_rcache;
+struct af_errlog;
+struct af_folders;
+struct af_alias;
+struct af_prefetch;
+struct af_handle;
+struct af_fs {
+	int rootfd;    /* GAME, opened once before daemonizing */
+	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c): the
+			  daemon's user's tree */
+	int usersfd;   /* the folder of the other users' trees, or -1 */
+	struct af_scratch_user {
+		uid_t uid;
+		int fd;          /* that user's tree */
+		long long bytes; /* in it, against scratch_quota */
+	} *users, own;       /* own: the daemon's user's */
+	size_t nusers;
+	long long scratch_quota; /* --scratch-mb, per user */
+	int pristinefd;          /* containers as they were before the first rewrite
+				    (pristine.c), or -1 */
+	int scratch_private; /* a temporary one (no GAME path given): removed at the end */
+	char scratch_path[4096];
+	int read_only;
+	struct af_rcache *cache;
+	struct af_errlog *errors;
+	pthread_mutex_t lock;        /* handles, ghosts, scratch bookkeeping */
+	pthread_mutex_t commit_lock; /* one commit at a time */
+	struct af_handle *handles;   /* open files (list) */
+	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
+	struct af_alias *aliases;    /* .fuse_hidden names of open files (hidden.c) */
+	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
+	struct af_folders *folders;  /* containers shown as folders (folder.c) */
+	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
+	int sweep_started, sweep_stop;
+	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
+	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
+	struct af_prefetch *prefetch; /* views of listed folders rendered ahead (prefetch.c) */
+};
+struct af_name {
+	struct af_name *next;
+	int kind; /* enum af_kind the name had */
+	char path[];
+};
+
+/* game: GAME's real path, which names its scratch area (NULL: a temporary one). */
+int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only);
+void af_fs_destroy(struct af_fs *fs);
+
+#endif

@@ -1,0 +1,35 @@
+/* view.c: what a view path is, its stat, its text (private to src/fs). */
+#ifndef ANIMFS_FS_VIEW_H
+#define ANIMFS_FS_VIEW_H
+
+#include <sys/stat.h>
+#include <sys/types.h>
+
+#include "render.h"
+#include "res.h"
+
+struct af_fs;
+
+/* Whether a new name rel would be an editor's dropping (dropping.c): it matches the
+ * table and the file it derives from is a name in that folder. */
+int af_view_is_dropping(struct af_fs *fs, const char *rel);
+int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
+/* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
+int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
+		   struct af_text **out);
+/* The text of a control file (rel ".animfs/<name>") as the user caller sees it (the
+ * errors: only that user's); NULL on ENOMEM, or with *err -EACCES when it is derived
+ * from a binary the caller may not read (a plot). */
+struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int *err);
+/* The caller's right to open the binary bin (a member: its container) with the flags'
+ * access mode, proven by opening it as the caller: 0 or -errno. */
+int af_view_may(struct af_fs *fs, const char *bin, int flags);
+/* The caller's right to make the new binary bin (its folder's write and search; a
+ * new member: the container's write): 0 or -errno. */
+int af_view_may_create(struct af_fs *fs, const char *bin);
+/* Whether the resolved view r is read-only (its text, once rendered, says why). */
+int af_view_read_only(struct af_fs *fs, struct af_res *r);
+/* Fill st for a resolved view path (exact YAML size for views). */
+int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st);
+
+#endif

@@ -1,0 +1,46 @@
+/* who.c: who a request comes from, and acting as that caller (private to src/fs). */
+#ifndef ANIMFS_FS_WHO_H
+#define ANIMFS_FS_WHO_H
+
+#include <sys/types.h>
+
+/* Who a request comes from (who.c). A daemon that runs as root acts as the caller:
+ * each request runs with the caller's uid, gid and groups, so the kernel checks
+ * every permission and what is made is the caller's. */
+#define AF_WHO_GROUPS 64
+struct af_who {
+	uid_t uid;
+	gid_t gid;
+	mode_t umask;
+	int ngroups;                   /* -1: the daemon's own identity (no switch) */
+	gid_t groups[AF_WHO_GROUPS];
+};
+/* The daemon's own user and umask 022 (the command line, tests). */
+struct af_who af_who_self(void);
+/* The daemon's own uid, whatever identity the thread holds now. */
+uid_t af_daemon_uid(void);
+/* The caller of the request this thread serves (outside a request: the daemon). */
+const struct af_who *af_caller(void);
+/* The caller of the FUSE request being served; 0 or -EACCES (too many groups). */
+int af_who_of_request(struct af_who *w);
+/* Root acts with the rights of any user (CAP_FSETID: a write keeps set-id bits). */
+int af_who_is_privileged(const struct af_who *w);
+/* Once per mount, before serving: a root daemon acts as its callers from then on. */
+void af_act_init(void);
+int af_act_enabled(void);
+/* The thread takes the identity of the request's caller (0, or -errno and it keeps
+ * the daemon's), and af_act_done gives it back at the end of the request. */
+int af_act_caller(void);
+void af_act_done(void);
+/* Root-only work in a request: pause returns whether the thread was acting as the
+ * caller; resume takes that identity again. */
+int af_act_pause(void);
+void af_act_resume(int was);
+/* Between a pause and its resume: act as w for a proof or a creation (0, or -errno),
+ * then back to the daemon's identity. */
+int af_act_with(const struct af_who *w);
+void af_act_back(void);
+/* w's right to write the file name in dirfd, proven by opening it so as w: 0 or -errno. */
+int af_may_write_as(const struct af_who *w, int dirfd, const char *name);
+
+#endif
