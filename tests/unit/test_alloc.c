@@ -3,7 +3,8 @@
  * (af_alloc_fail_at) fails the 1st, 2nd, ... allocation of a run until the run needs
  * no more, and each run either fails with AF_ENOMEM or gives exactly what the run with
  * no failure gave. The tables are walked: every codec row with each example of its
- * format (each examples/ YAML file, by its `format:`): encode and decode; every container row with
+ * format (each examples/ YAML file, by its `format:`): encode and decode (and the glTF
+ * preview of a codec with a scene hook); every container row with
  * the smallest sample it claims, at any depth inside another (../shared/samples): open,
  * index.yaml, every member's YAML and an unchanged commit, nested members too, and the
  * rebuild. A codec with no example fails the test; a container with no sample fails it
@@ -24,6 +25,7 @@
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/gltf.h"
 #include "animfs/io.h"
 #include "animfs/yamlio.h"
 #include "walk_files.h"
@@ -46,6 +48,13 @@ static int codec_step(const struct job *j, struct af_buf *trace, struct af_diag 
 	struct af_io io = {0};
 	return (j->decode ? j->codec->to_yaml : j->codec->from_yaml)(j->in->data, j->in->len, &io,
 								    trace, d);
+}
+
+/* The glTF preview of the example (codecs with a scene hook): the hook, the check, the
+ * writer and its PNG. */
+static int gltf_step(const struct job *j, struct af_buf *trace, struct af_diag *d)
+{
+	return af_gltf_from_yaml(j->in->data, j->in->len, NULL, trace, d);
 }
 
 static int is_nomem(int rc, const struct af_diag *d, const struct af_buf *b)
@@ -188,6 +197,11 @@ static void test_codecs(void **state)
 				sweep(&enc);
 				snprintf(what, sizeof(what), "%s decode of %s", c->name, e->d_name);
 				sweep(&dec);
+				if (c->scene) {
+					struct job gl = { what, gltf_step, c, NULL, &yaml, NULL, NULL, 0 };
+					snprintf(what, sizeof(what), "%s glTF preview of %s", c->name, e->d_name);
+					sweep(&gl);
+				}
 			}
 			af_buf_free(&yaml);
 			af_buf_free(&bin);
