@@ -140,7 +140,9 @@ int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d
 		if (!af_cv_count(seqs) && !af_cv_count(sk))
 			continue; /* an empty bank */
 		af_cv_num(af_ymap_get(bk, "bone_count"), &nb);
-		snprintf(prefix, sizeof(prefix), main_skel < 0 ? "" : "bank %zu ", b);
+		prefix[0] = 0;
+		if (main_skel >= 0) /* the file's first skeleton is plain "bone N" */
+			snprintf(prefix, sizeof(prefix), "bank %zu ", b);
 		if (af_cv_count(sk)) {
 			rc = skeleton(sc, sk, prefix, &s, d);
 		} else { /* header only: the skeleton of a bank before with as many bones, or bare */
