@@ -80,6 +80,17 @@ struct af_container {
 	/* Optional (NULL: members are never removed): the whole container anew without
 	 * member i (nor what only names it), every other member byte for byte. */
 	int (*remove)(void *st, size_t i, struct af_buf *image, struct af_diag *d);
+	/* Optional, for a mod folder over the game (`--overlay`), when the game loads a file
+	 * of this container's name from the mod folder together with its own and a member of
+	 * the mod's overrides the game's of the same key (a Sims 3 package). overlay_merge:
+	 * the game's container base with the members of the mod's over on top, into image
+	 * (what the view shows); overlay_reduce: of merged (base with changes), only the
+	 * members that differ from base's, with what names them, into image (left empty when
+	 * none differ). NULL: the mod folder holds the whole rebuilt container (copy-up). */
+	int (*overlay_merge)(const uint8_t *base, size_t nb, const uint8_t *over, size_t no,
+			     struct af_buf *image, struct af_diag *d);
+	int (*overlay_reduce)(const uint8_t *base, size_t nb, const uint8_t *merged, size_t nm,
+			      struct af_buf *image, struct af_diag *d);
 	/* A layer (gzip): one member, and when that member is itself a container the folder
 	 * shows that container in its place (the layer only shows in index.yaml). */
 	int layer;

@@ -24,6 +24,9 @@ struct af_fs_opts {
 	size_t cache_bytes;
 	size_t unsaved_bytes;
 	size_t scratch_bytes; /* --scratch-mb (0: the default) */
+	const char *overlay;  /* --overlay MODDIR: GAME is never written, changes land there */
+	int overlay_fd;       /* MODDIR opened by the caller (-1: no overlay) */
+	const char *overlay_to; /* --to LAYOUT: saves into MODDIR in that layout (codec.h convert) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.

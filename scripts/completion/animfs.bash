@@ -44,6 +44,11 @@ _animfs() {
 			COMPREPLY=($(compgen -W "$(_animfs_formats "$animfs") --all" -- "$cur"))
 			return 0
 		fi ;;
+	overlay)
+		if [ "$COMP_CWORD" -eq 2 ]; then
+			COMPREPLY=($(compgen -W "status diff" -- "$cur"))
+			return 0
+		fi ;;
 	formats | version)
 		return 0 ;;
 	esac

@@ -1,6 +1,7 @@
 /* `animfs decode|encode|check` on the members of containers: the path `X/<member>`
  * does not exist on disk, so the prefix that is a container's file is opened through
  * the container table and the file is replaced atomically on encode. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <string.h>
@@ -72,6 +73,65 @@ static int load(const char *path, struct opened *o, struct af_diag *d)
 		af_cli_io_close(&io);
 	}
 	af_buf_free(&file);
+	return rc;
+}
+
+/* encode --overlay: the container as it shows over GAME: MODDIR's (on GAME's, when its
+ * container merges), else GAME's. */
+static int load_ov(const char *arc, const struct af_cli_ov *ov, struct opened *o,
+		   struct af_diag *d)
+{
+	struct af_buf game = AF_BUF_INIT, mod = AF_BUF_INIT, merged = AF_BUF_INIT;
+	const struct af_container *c = af_cli_arc_of(arc);
+	int rc, have_mod = access(ov->mod, F_OK) == 0;
+	if (!c || !have_mod)
+		return load(have_mod ? ov->mod : arc, o, d);
+	if ((rc = af_read_file_at(AT_FDCWD, ov->mod, AF_MAX_FILE, &mod, d)))
+		goto out;
+	if (c->overlay_merge && af_cli_arc_of(ov->mod) == c) {
+		if ((rc = af_read_file_at(AT_FDCWD, arc, AF_MAX_FILE, &game, d)) ||
+		    (rc = c->overlay_merge(game.data, game.len, mod.data, mod.len, &merged, d)))
+			goto out;
+	} else {
+		struct af_buf t = merged;
+		merged = mod;
+		mod = t;
+	}
+	struct af_cli_io io;
+	af_cli_io_init(&io, arc, 0);
+	rc = af_archive_open_io(&o->a, c, merged.data, merged.len, &io.d.io, d);
+	af_cli_io_close(&io);
+out:
+	af_buf_free(&game);
+	af_buf_free(&mod);
+	af_buf_free(&merged);
+	return rc;
+}
+
+/* encode --overlay: the rebuilt container image goes to MODDIR, reduced to the members
+ * that differ from GAME's when its container reduces (none: MODDIR's goes). */
+static int store_ov(const char *arc, const struct af_cli_ov *ov, const struct af_container *c,
+		    struct af_buf *image, struct af_diag *d)
+{
+	struct af_buf game = AF_BUF_INIT, only = AF_BUF_INIT;
+	int rc = 0;
+	if (c->overlay_reduce) {
+		if ((rc = af_read_file_at(AT_FDCWD, arc, AF_MAX_FILE, &game, d)) ||
+		    (rc = c->overlay_reduce(game.data, game.len, image->data, image->len, &only, d)))
+			goto out;
+		if (!only.len) {
+			if (unlink(ov->mod) && errno != ENOENT)
+				rc = af_diag_error(d, AF_EIO, "cannot remove %s: %s", ov->mod, strerror(errno));
+			else
+				fprintf(stderr, "animfs: %s: as GAME's again; no override kept\n", ov->mod);
+			goto out;
+		}
+		image = &only;
+	}
+	rc = af_replace_file_at(AT_FDCWD, ov->mod, image->data, image->len, 0644, d);
+out:
+	af_buf_free(&game);
+	af_buf_free(&only);
 	return rc;
 }
 
@@ -265,7 +325,8 @@ static void drop_old_warnings(const struct af_archive *h, size_t k, struct af_di
 	af_diag_free(&od);
 }
 
-int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member)
+int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member,
+		      const struct af_cli_ov *ov)
 {
 	struct opened o;
 	struct af_archive *h;
@@ -276,7 +337,8 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	long k;
 	af_diag_init(&d);
 	memset(&o, 0, sizeof(o));
-	if (load(arc, &o, &d) || !(h = member_of(&o, arc, member, 1, &k)))
+	if ((ov ? load_ov(arc, ov, &o, &d) : load(arc, &o, &d)) ||
+	    !(h = member_of(&o, arc, member, 1, &k)))
 		goto out;
 	if (k == -1 || (k >= 0 && (af_archive_sub(h, (size_t)k) || !h->m[k].codec))) {
 		af_diag_error(&d, AF_EUNSUP, "%s is shown read-only; only a member's YAML view is encoded",
@@ -299,8 +361,9 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	}
 	if (!changed) {
 		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, o.a.c->noun);
-	} else if (af_replace_file_at(AT_FDCWD, arc, image.data, image.len, 0644, &d)) {
-		where = arc;
+	} else if (ov ? store_ov(arc, ov, o.a.c, &image, &d)
+		      : af_replace_file_at(AT_FDCWD, arc, image.data, image.len, 0644, &d)) {
+		where = ov ? ov->mod : arc;
 		goto out;
 	}
 	rc = AF_EXIT_OK;

@@ -28,8 +28,13 @@ struct af_diag;
 int af_cli_arc_render(const char *path, const char *arc, const char *member,
 		      const char *schema_ref, const struct af_opts *opts, struct af_buf *out,
 		      const char **where, struct af_diag *d);
-/* encode: the YAML file yaml into the container's member; writes nothing when unchanged. */
-int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member);
+/* encode: the YAML file yaml into the container's member; writes nothing when unchanged.
+ * With ov (encode --overlay, cli.h): the container as GAME's arc with MODDIR's ov->mod
+ * on top is what changes, and ov->mod gets the result (a container that reduces: only
+ * the members that differ from GAME's; none: ov->mod goes); arc is never written. */
+struct af_cli_ov;
+int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member,
+		      const struct af_cli_ov *ov);
 /* check: every member round-trips and an unchanged rebuild is identical, in every
  * nested container too. Adds to the counters st[k] of container af_containers[k]
  * (k < max), each layer under its own; member(codec name, bytes, ok) counts each member

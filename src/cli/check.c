@@ -117,6 +117,11 @@ static void print_coverage(void)
 			continue;
 		}
 		unsigned long long all = s->decoded + s->opaque;
+		if (!all && s->covered) {
+			printf("%-22s %8lu %12llu %12llu %9s   (no animation data in these files)\n",
+			       af_codecs[i]->name, s->covered, s->decoded, s->opaque, "-");
+			continue;
+		}
 		printf("%-22s %8lu %12llu %12llu %8.2f%%\n", af_codecs[i]->name, s->covered,
 		       s->decoded, s->opaque, all ? 100.0 * (double)s->decoded / (double)all : 100.0);
 	}

@@ -38,6 +38,25 @@ int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, st
 int af_cli_output(const char *outp, const struct af_buf *b);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
+/* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks
+ * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
+ * fd, or -1 with the reason printed. */
+int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir);
+/* The layout the mod folder's files are in: of the first (of up to 64) a codec with
+ * layouts claims, the one its convert says it has already; NULL when none. */
+const char *af_cli_moddir_layout(const char *moddir);
+/* Whether some codec writes the layout name (codec.h convert/layouts). */
+int af_cli_layout_known(const char *name);
+/* `animfs overlay status|diff GAME MODDIR`: what the mod folder changes (files, and the
+ * members of containers, new and changed), and the YAML diff of each. */
+int af_cli_overlay(int argc, char **argv);
+/* encode --overlay MODDIR: where the GAME file path (below game) lands in moddir, its
+ * folders made. 0, or -1 with the reason printed. */
+struct af_cli_ov {
+	char game[4096]; /* the file in GAME (what a change starts from) */
+	char mod[8400];  /* its place in MODDIR */
+};
+int af_cli_ov_target(const char *game, const char *moddir, const char *path, struct af_cli_ov *ov);
 
 /* An af_io for a file given by path: its siblings, as the mount gives them (dirio). */
 struct af_cli_io {

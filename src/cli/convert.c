@@ -51,6 +51,7 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 
 struct args {
 	const char *in, *out, *format, *schema_ref;
+	const char *overlay, *game; /* encode --overlay MODDIR [--game GAME] */
 	const char *on[MAX_OPTS]; /* the rendering options asked for (--NAME) */
 	struct af_opts opts;
 };
@@ -90,6 +91,10 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			a->out = argv[++i];
+		else if (!allow_format && !strcmp(argv[i], "--overlay") && i + 1 < argc)
+			a->overlay = argv[++i];
+		else if (!allow_format && !strcmp(argv[i], "--game") && i + 1 < argc)
+			a->game = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
 			a->format = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--schema-ref") && i + 1 < argc)
@@ -257,7 +262,21 @@ int af_cli_encode(int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a.in);
 		a.out = outpath;
 	}
-	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member))
-		return af_cli_arc_encode(a.in, a.out, pkg, member);
+	if (a.game && !a.overlay) {
+		fprintf(stderr, "animfs encode: --game goes with --overlay MODDIR\n");
+		return AF_EXIT_USAGE;
+	}
+	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member)) {
+		struct af_cli_ov ov;
+		if (a.overlay && af_cli_ov_target(a.game ? a.game : ".", a.overlay, pkg, &ov))
+			return AF_EXIT_FAIL;
+		return af_cli_arc_encode(a.in, a.out, pkg, member, a.overlay ? &ov : NULL);
+	}
+	static struct af_cli_ov ov;
+	if (a.overlay) { /* the binary lands in MODDIR at its GAME path */
+		if (af_cli_ov_target(a.game ? a.game : ".", a.overlay, a.out, &ov))
+			return AF_EXIT_FAIL;
+		a.out = ov.mod;
+	}
 	return convert(&a, 0);
 }

@@ -37,7 +37,7 @@ struct command {
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	 "        [--unsaved-mb=N] [--scratch-mb=N]", NULL,
+	 "        [--unsaved-mb=N] [--scratch-mb=N] [--overlay MODDIR [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
 	 "  -f                     stay in the foreground\n"
@@ -50,13 +50,20 @@ static const struct command commands[] = {
 	 "  --unsaved-mb=N         unsaved text all open views may hold, in MiB (default "
 	 STR(AF_DEFAULT_UNSAVED_MB) ")\n"
 	 "  --scratch-mb=N         editors' droppings each user may keep, in MiB (default "
-	 STR(AF_DEFAULT_SCRATCH_MB) ")\n",
+	 STR(AF_DEFAULT_SCRATCH_MB) ")\n"
+	 "  --overlay MODDIR       never write GAME: show MODDIR's files over it and put\n"
+	 "                         every change there, as the game loads mods\n"
+	 "  --to LAYOUT            with --overlay: saves into MODDIR are written in LAYOUT\n"
+	 "                         (a layout of animfs convert, such as x64)\n",
 	 NULL},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},
 	{"errors", NULL, af_cli_errors, "errors [VIEW]", NULL,
 	 "the mount's refused saves, newest last, as path:line:col: message\n"
 	 "(VIEW: the mount the current folder is in)", NULL, NULL},
+	{"overlay", NULL, af_cli_overlay, "overlay status|diff GAME MODDIR", NULL,
+	 "what a mod folder changes over GAME (mount --overlay): each new\n"
+	 "and changed file and container member, or (diff) its YAML diff", NULL, NULL},
 	{"decode", NULL, af_cli_decode, "decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
@@ -68,10 +75,15 @@ static const struct command commands[] = {
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n",
 	 af_cli_decode_options_help},
-	{"encode", NULL, af_cli_encode, "encode FILE.yaml [-o OUT]", NULL,
+	{"encode", NULL, af_cli_encode, "encode FILE.yaml [-o OUT] [--overlay MODDIR [--game GAME]]",
+	 NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
 	 "CONTAINER/MEMBER)",
-	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n", NULL},
+	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n"
+	 "  --overlay MODDIR       leave OUT (a path in GAME) as it is: write the result to\n"
+	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"
+	 "  --game GAME            the game folder OUT is in (default: the current one)\n",
+	 NULL},
 	{"check", NULL, af_cli_check, "check [--coverage] PATH...", NULL,
 	 "decode and re-encode every supported file; compare bytes",
 	 "  --coverage             also count the animation bytes each format shows as\n"

@@ -59,6 +59,7 @@ static int parse_mb(const char *opt, const char *v, size_t *bytes)
 static int parse(int argc, char **argv, struct af_fs_opts *o)
 {
 	memset(o, 0, sizeof(*o));
+	o->overlay_fd = -1;
 	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	for (int i = 1; i < argc; i++) {
@@ -82,6 +83,12 @@ static int parse(int argc, char **argv, struct af_fs_opts *o)
 		} else if (!strncmp(a, "--scratch-mb=", 13)) {
 			if (parse_mb("--scratch-mb", a + 13, &o->scratch_bytes))
 				return -1;
+		} else if (!strcmp(a, "--overlay") && i + 1 < argc) {
+			o->overlay = argv[++i];
+		} else if (!strncmp(a, "--overlay=", 10) && a[10]) {
+			o->overlay = a + 10;
+		} else if (!strcmp(a, "--to") && i + 1 < argc) {
+			o->overlay_to = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "animfs mount: unknown option '%s'\n", a);
 			return -1;
@@ -280,8 +287,24 @@ int af_cli_mount(int argc, char **argv)
 		close(fd);
 		return AF_EXIT_FAIL;
 	}
+	if (o.overlay_to && (!o.overlay || !af_cli_layout_known(o.overlay_to))) {
+		fprintf(stderr, "animfs mount: --to %s: %s\n", o.overlay_to,
+			o.overlay ? "no format writes that layout (see animfs convert --help)"
+				  : "goes with --overlay MODDIR");
+		close(fd);
+		return AF_EXIT_USAGE;
+	}
+	if (o.overlay && (o.overlay_fd = af_cli_open_moddir("mount", o.game, o.view, o.overlay)) < 0) {
+		close(fd);
+		return AF_EXIT_FAIL;
+	}
+	if (o.overlay && !o.overlay_to && (o.overlay_to = af_cli_moddir_layout(o.overlay)))
+		fprintf(stderr, "animfs mount: saves into %s are written in the %s layout, as its files "
+			"are (--to LAYOUT chooses another)\n", o.overlay, o.overlay_to);
 	rc = af_fs_run(fd, &o);
 	close(fd);
+	if (o.overlay_fd >= 0)
+		close(o.overlay_fd);
 	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;
 }
 

@@ -15,8 +15,7 @@
 
 /* ---- _KEY bodies (spec 5.5) ---- */
 
-/* Whether a _KEY body parses to its exact end; *has: whether it maps key. */
-static int keymap_whole(const uint8_t *p, size_t n, uint64_t key, int *has)
+int af_pkg_keymap_whole(const uint8_t *p, size_t n, uint64_t key, int *has)
 {
 	size_t pos = 8;
 	*has = 0;
@@ -124,7 +123,7 @@ static int name_it(const struct af_pkgview *v, uint64_t inst, const char *text, 
 		return pl->key.failed ? AF_ENOMEM : 0;
 	}
 	const struct af_buf *m = &v->keys[k];
-	if (!m->data || !keymap_whole(m->data, m->len, inst, &has) || has) {
+	if (!m->data || !af_pkg_keymap_whole(m->data, m->len, inst, &has) || has) {
 		af_diag_warn(d, 0, 0, "the name %.*s is not added to the package's _KEY map (%s)", (int)n,
 			     text, has ? "it already names that instance" : "the map does not read whole");
 		return 0;
@@ -208,7 +207,7 @@ int af_pkgview_remove(const struct af_pkgview *v, const struct af_pkg_item *it,
 			  v->pkg.e[i].type != AF_DBPF_TYPE_KEY && af_dbpf_instance(&v->pkg.e[i]) == inst;
 	for (uint32_t k = 0; !shared && k < v->pkg.count; k++) {
 		const struct af_buf *m = &v->keys[k];
-		if (!m->data || !keymap_whole(m->data, m->len, inst, &has) || !has)
+		if (!m->data || !af_pkg_keymap_whole(m->data, m->len, inst, &has) || !has)
 			continue;
 		keymap_without(m->data, inst, &bodies[ne]);
 		if (bodies[ne].failed) {

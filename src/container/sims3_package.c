@@ -671,4 +671,6 @@ const struct af_container af_container_sims3_package = {
 	.rebuild = pkg_rebuild,
 	.add = pkg_add,
 	.remove = pkg_remove,
+	.overlay_merge = af_pkg_overlay_merge,
+	.overlay_reduce = af_pkg_overlay_reduce,
 };

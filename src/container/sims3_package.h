@@ -71,6 +71,17 @@ int af_pkgview_add(const struct af_pkgview *v, const char *name, const char *cod
 		   const uint8_t *body, size_t n, struct af_buf *image, struct af_diag *d);
 int af_pkgview_remove(const struct af_pkgview *v, const struct af_pkg_item *it,
 		      struct af_buf *image, struct af_diag *d);
+/* Whether a _KEY body (spec 5.5) parses to its exact end; *has: whether it maps key. */
+int af_pkg_keymap_whole(const uint8_t *p, size_t n, uint64_t key, int *has);
+/* sims3_overlay.c (--overlay): base with the resources of the override package over
+ * on top (same key: replaced; the game's _KEY names kept, the override's for other
+ * instances added); and of merged (base changed), only the resources whose bodies differ
+ * from base's under the same key, with the _KEY entries naming them (image left empty
+ * when none differ). */
+int af_pkg_overlay_merge(const uint8_t *base, size_t nb, const uint8_t *over, size_t no,
+			 struct af_buf *image, struct af_diag *d);
+int af_pkg_overlay_reduce(const uint8_t *base, size_t nb, const uint8_t *merged, size_t nm,
+			  struct af_buf *image, struct af_diag *d);
 /* The read-only index.yaml: every record of the package. */
 int af_pkgview_index_yaml(const struct af_pkgview *v, const char *pkgname, struct af_buf *out);
 

@@ -17,6 +17,7 @@
 #include "animfs/path.h"
 #include "binary.h"
 #include "errlog.h"
+#include "overlay.h"
 #include "render.h"
 #include "session.h"
 #include "who.h"
@@ -99,7 +100,7 @@ void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const st
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 		      struct af_rinfo *info)
 {
-	af_view_classify_at(fs, fs->rootfd, rel, st, info);
+	af_view_classify_at(fs, af_ov_at(fs, rel), rel, st, info);
 }
 
 
@@ -130,7 +131,7 @@ void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const cha
 		 bin_rel);
 	s->owned = dirfd < 0;
 	if (dirfd < 0)
-		dirfd = af_bn_parent(fs->rootfd, bin_rel, name, sizeof(name));
+		dirfd = af_bn_parent(af_ov_at(fs, bin_rel), bin_rel, name, sizeof(name));
 	af_dirio_init(&s->d, dirfd, base, 1);
 	s->d.on_link = sib_link;
 }

@@ -24,6 +24,7 @@
 #include "dest.h"
 #include "errlog.h"
 #include "folder.h"
+#include "overlay.h"
 #include "render.h"
 #include "session.h"
 #include "who.h"
@@ -224,7 +225,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_target t = {.dirfd = -1};
 	struct verify v;
 	struct stat st, old;
-	int rc = 0, verifying = 0, exists, found;
+	int rc = 0, verifying = 0, exists, found, curfd = -1;
 	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
 	int was = af_act_pause();
 
@@ -250,7 +251,15 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	found = fstatat(t.dirfd, t.base, &old, AT_SYMLINK_NOFOLLOW) == 0;
 	exists = found && S_ISREG(old.st_mode);
-	t.codec = save_codec(fs, &t, found ? &old : NULL, yaml, n, &d);
+	/* a copy-up (overlay.c): the file the save stands for, and compares with, is GAME's */
+	struct af_dest up = *to;
+	struct af_target game = t;
+	if ((curfd = af_ov_copy_source(fs, t.dirfd, t.bin_rel, &up.mode)) >= 0) {
+		to = &up;
+		game.dirfd = curfd;
+		found = fstatat(curfd, t.base, &old, AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	t.codec = save_codec(fs, curfd >= 0 ? &game : &t, found ? &old : NULL, yaml, n, &d);
 	if (!t.codec) {
 		rc = -EINVAL;
 		goto fail;
@@ -262,11 +271,16 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		rc = errno_of(d.code);
 		goto fail;
 	}
+	if (af_ov_layout(fs, t.codec, t.bin_rel, &bin, &d)) { /* --overlay --to LAYOUT */
+		rc = -ENOMEM;
+		goto fail;
+	}
 	if ((rc = prove(to, t.dirfd, t.base, exists, &d)))
 		goto fail;
 	verify_start(&v, t.codec, &sib, t.bin_rel, &bin);
 	verifying = 1;
-	if (!to->as_new && af_bn_read_file(t.dirfd, t.base, AF_MAX_FILE, &cur, &rd) == 0 &&
+	if (!to->as_new &&
+	    af_bn_read_file(curfd >= 0 ? curfd : t.dirfd, t.base, AF_MAX_FILE, &cur, &rd) == 0 &&
 	    cur.len == bin.len && !memcmp(cur.data, bin.data, bin.len)) {
 		if (verify_wait(&v, &d)) { /* unchanged, but the codec must still agree */
 			rc = -EIO;
@@ -295,6 +309,8 @@ out:
 	}
 	pthread_mutex_unlock(&fs->commit_lock);
 	af_target_close(&t);
+	if (curfd >= 0)
+		close(curfd);
 	af_buf_free(&bin);
 	af_buf_free(&cur);
 	af_diag_free(&d);
@@ -323,7 +339,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 	}
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->commit_lock);
-	dirfd = af_bn_parent(fs->rootfd, rel, base, sizeof(base));
+	dirfd = af_ov_parent_w(fs, rel, base, sizeof(base), who);
 	struct af_replace_opts ro = {0};
 	if (dirfd < 0) {
 		af_diag_error(&d, AF_EIO, "cannot open its folder: %s", strerror(errno));

@@ -19,6 +19,7 @@
 #include "folder.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "overlay.h"
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
@@ -73,7 +74,7 @@ static int open_fd(struct af_fs *fs, struct fuse_file_info *fi, int dfd, const c
 	if (!h) {
 		close(fd);
 	} else {
-		h->in_game = dfd == fs->rootfd;
+		h->in_game = af_ov_is_tree(fs, dfd);
 		h->scratch = !h->in_game;
 		h->scratch_owner = h->scratch ? af_scratch_owner(fs) : 0;
 	}
@@ -107,6 +108,8 @@ static int pin_folder(struct af_fs *fs, struct af_handle *h)
 	char path[4096], base[NAME_MAX + 1];
 	if (!af_folder_file(fs, h->bin, path, sizeof(path)))
 		snprintf(path, sizeof(path), "%s", h->bin);
+	if (af_ov_on(fs))
+		return 0; /* a save lands in MODDIR, whose folder may not be made yet */
 	h->dirfd = af_bn_parent(fs->rootfd, path, base, sizeof(base));
 	return h->dirfd >= 0 ? 0 : -errno;
 }
@@ -181,7 +184,9 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 	case AF_K_PASS:
 		if (fs->read_only && (fi->flags & WRITE_FLAGS))
 			return -EROFS;
-		return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags, 0);
+		if ((rc = af_ov_open_tree(fs, r.rel, fi->flags)) < 0)
+			return rc; /* MODDIR's copy of a GAME file opened for writing */
+		return open_fd(fs, fi, rc, r.rel, fi->flags, 0);
 	case AF_K_SCRATCH: {
 		int tree = af_scratch_dirfd(fs);
 		return tree < 0 ? tree : open_fd(fs, fi, tree, r.rel, fi->flags, 0);
@@ -239,8 +244,9 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 	}
 	if (r.ghost && r.ghost_of == AF_K_PASS) {
 		/* an editor writing back a file it renamed away: the original, in place */
-		rc = open_fd(fs, fi, fs->rootfd, r.rel, (fi->flags & ~O_EXCL) | O_CREAT | O_TRUNC,
-			     mode);
+		int tree = af_ov_open_tree(fs, r.rel, O_WRONLY | O_CREAT | O_TRUNC);
+		rc = tree < 0 ? tree : open_fd(fs, fi, tree, r.rel,
+					       (fi->flags & ~O_EXCL) | O_CREAT | O_TRUNC, mode);
 		if (rc == 0)
 			af_ghost_del(fs, r.rel);
 		return rc;
@@ -274,7 +280,8 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		return af_folder_refuse(fs, r.rel, "plain file", af_caller()->uid);
 	/* Anything else is the user's: it lands in GAME, as on the folder itself (a
 	 * binary a codec claims is shown as its view once it is closed). */
-	return open_fd(fs, fi, fs->rootfd, r.rel, fi->flags | O_CREAT, mode);
+	int tree = af_ov_open_tree(fs, r.rel, fi->flags | O_CREAT);
+	return tree < 0 ? tree : open_fd(fs, fi, tree, r.rel, fi->flags | O_CREAT, mode);
 }
 
 int af_op_read(const char *path, char *buf, size_t size, off_t off, struct fuse_file_info *fi)
@@ -376,7 +383,7 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		return truncate_view(fs, &r, size);
 	case AF_K_PASS:
 	case AF_K_SCRATCH: {
-		int dfd = r.kind == AF_K_PASS ? fs->rootfd : af_scratch_dirfd(fs);
+		int dfd = r.kind == AF_K_PASS ? af_ov_open_tree(fs, r.rel, O_WRONLY) : af_scratch_dirfd(fs);
 		if (dfd < 0)
 			return dfd;
 		int fd = af_bn_open(dfd, r.rel, O_WRONLY, 0);

@@ -24,6 +24,7 @@
 #include "dest.h"
 #include "errlog.h"
 #include "folder.h"
+#include "overlay.h"
 #include "pristine.h"
 #include "render.h"
 #include "res.h"
@@ -114,13 +115,13 @@ static const struct af_container *check_file(struct af_fs *fs, const char *rel,
 	uint8_t head[64];
 	size_t got = 0;
 	const char *base = af_base(rel);
-	if (af_bn_read_head(fs->rootfd, rel, head, sizeof(head), &got))
+	if (af_bn_read_head(af_ov_at(fs, rel), rel, head, sizeof(head), &got))
 		return NULL;
 	const struct af_container *c = af_container_bid(base, head, got);
 	if (!c)
 		return NULL;
 	struct af_diag d;
-	int fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0);
+	int fd = af_bn_open(af_ov_at(fs, rel), rel, O_RDONLY, 0);
 	af_diag_init(&d);
 	if (fd < 0 || c->check(fd, (uint64_t)st->st_size, &d)) {
 		char msg[1200];
@@ -213,7 +214,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 	struct af_fid id;
 	struct loaded *l = NULL, *victim = &p->loaded[0];
 	int rc;
-	if (af_bn_stat(fs->rootfd, rel, &st)) {
+	if (af_ov_stat(fs, rel, &st)) {
 		af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
 		goto out;
 	}
@@ -226,7 +227,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 			}
 		af_buf_reset(&file);
 		/* replaced while we read it: read it again under its new identity */
-		rc = af_bn_read_stable(fs->rootfd, rel, AF_MAX_FILE, &st, &file, d);
+		rc = af_bn_read_stable(af_ov_at(fs, rel), rel, AF_MAX_FILE, &st, &file, d);
 		if (rc < 0)
 			goto out;
 		if (rc == 0)
@@ -247,6 +248,8 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
 	}
+	if (af_ov_merge(fs, rel, c, &file, d)) /* with --overlay: GAME's under MODDIR's */
+		goto out;
 	struct af_sibio sib; /* the files beside it, which its container may read */
 	af_sibio_init(&sib, fs, rel);
 	int orc = af_archive_open_io(&victim->v, c, file.data, file.len, &sib.d.io, d);
@@ -343,7 +346,7 @@ static const struct af_container *split(struct af_fs *fs, const char *rel, char 
 		return NULL;
 	/* the common cases at one stat: the parent is a real folder, or the container */
 	snprintf(pkg, size, "%.*s", (int)(last - rel), rel);
-	if (!af_bn_stat(fs->rootfd, pkg, st)) {
+	if (!af_ov_stat(fs, pkg, st)) {
 		if (!S_ISREG(st->st_mode) || !(c = af_folder_of(fs, pkg, st)))
 			return NULL;
 		*inner = last + 1;
@@ -353,7 +356,7 @@ static const struct af_container *split(struct af_fs *fs, const char *rel, char 
 		if ((size_t)(slash - rel) >= size || !slash[1])
 			return NULL;
 		snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
-		if (af_bn_stat(fs->rootfd, pkg, st))
+		if (af_ov_stat(fs, pkg, st))
 			return NULL;
 		if (S_ISDIR(st->st_mode))
 			continue;
@@ -585,7 +588,7 @@ int af_folder_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t 
 	struct stat st;
 	const struct af_container *c = NULL;
 	struct af_diag d;
-	if (af_folder_file(fs, rel, file, sizeof(file)) && af_bn_stat(fs->rootfd, file, &st) == 0)
+	if (af_folder_file(fs, rel, file, sizeof(file)) && af_ov_stat(fs, file, &st) == 0)
 		c = af_folder_of(fs, file, &st);
 	int ro = c && !c->replace;
 	af_diag_init(&d);
@@ -616,11 +619,13 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
 }
 
 /* The container pkg (base in its folder dirfd) read afresh (never the cache: the file on
- * disk is what changes), opened as its container c with its siblings (an IDX, a TAC). */
-static int open_on_disk(struct af_sibio *sib, const char *base, const struct af_container *c,
-			struct af_buf *file, struct af_archive *a, struct af_diag *d)
+ * disk is what changes; with --overlay MODDIR's over GAME's), opened as its container c
+ * with its siblings (an IDX, a TAC). */
+static int open_on_disk(struct af_fs *fs, struct af_sibio *sib, int dirfd, const char *base,
+			const char *pkg, const struct af_container *c, struct af_buf *file,
+			struct af_archive *a, struct af_diag *d)
 {
-	int rc = af_bn_read_file(sib->d.dirfd, base, AF_MAX_FILE, file, d);
+	int rc = af_ov_read_container(fs, dirfd, base, pkg, c, file, d);
 	return rc ? rc : af_archive_open_io(a, c, file->data, file->len, &sib->d.io, d);
 }
 
@@ -628,7 +633,14 @@ static int open_on_disk(struct af_sibio *sib, const char *base, const struct af_
  * who (the rebuild is then the daemon's, keeping its owner, group and mode). */
 static int may_write(const struct af_who *who, int dirfd, const char *base, struct af_diag *d)
 {
-	int rc = af_may_write_as(who, dirfd, base);
+	struct stat st;
+	int rc = 0;
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+		rc = af_may_write_as(who, dirfd, base);
+	} else if (!(rc = af_act_with(who))) { /* a new file (a copy-up): the folder's right */
+		rc = faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
+		af_act_back();
+	}
 	if (rc)
 		af_diag_error(d, AF_EACCES, "%s is not yours to write: %s", base, strerror(-rc));
 	return rc;
@@ -640,9 +652,18 @@ static int replace_container(int dirfd, const char *base, const struct af_buf *i
 			     const struct af_who *who, struct stat *now, struct af_diag *d)
 {
 	struct af_replace_opts ro = {0};
+	struct stat st;
 	ro.clear_setid = !af_who_is_privileged(who);
 	ro.st_out = now;
-	return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
+		return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	/* a new file (a copy-up to the mod folder): the saver's, made as them */
+	ro.as_new = 1;
+	if (af_act_with(who))
+		return af_diag_error(d, AF_EIO, "cannot act as uid %u", (unsigned)who->uid);
+	int rc = af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	af_act_back();
+	return rc;
 }
 
 /* Member `name` of the open container v removed: image made, re-read without it (and
@@ -692,7 +713,9 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 		rc = -ENOENT;
 		goto out;
 	}
-	if ((dirfd = af_bn_parent(fs->rootfd, pkg, base, sizeof(base))) < 0) { /* base: its name */
+	if ((rc = af_ov_keeps(fs, pkg, &d))) /* --overlay: GAME's members stay */
+		goto out;
+	if ((dirfd = af_ov_parent_w(fs, pkg, base, sizeof(base), who)) < 0) { /* base: its name */
 		af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
@@ -701,8 +724,8 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	int was = af_act_pause();
 	rc = -EIO;
 	struct af_sibio sib;
-	af_sibio_init_at(&sib, fs, dirfd, pkg);
-	if (!open_on_disk(&sib, base, c, &file, &v, &d) &&
+	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
+	if (!open_on_disk(fs, &sib, dirfd, base, pkg, c, &file, &v, &d) &&
 	    !remove_member(&v, dirfd, base, name, who, &d))
 		rc = 0;
 	else
@@ -741,7 +764,7 @@ int af_target_resolve(struct af_fs *fs, const struct af_dest *to, struct af_targ
 		file = t->pkg;
 	snprintf(t->base, sizeof(t->base), "%s", af_base(file));
 	if (t->dirfd < 0) {
-		t->dirfd = af_bn_parent(fs->rootfd, file, t->base, sizeof(t->base));
+		t->dirfd = af_ov_parent_w(fs, file, t->base, sizeof(t->base), &to->who);
 		t->own_dir = t->dirfd >= 0;
 		if (t->dirfd < 0)
 			return af_diag_error(d, AF_EIO, "cannot open the folder of %s: %s", file,
@@ -773,15 +796,17 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	int changed = 0, rc, dirfd = t->dirfd;
 	memset(&v, 0, sizeof(v));
 	memset(&w, 0, sizeof(w));
-	af_sibio_init_at(&sib, fs, dirfd, pkg); /* the container's siblings, for both reads */
+	/* the container's siblings, for both reads (--overlay: those of the one shown) */
+	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
 	if ((rc = may_write(&to->who, dirfd, base, d)) ||
-	    (rc = open_on_disk(&sib, base, c, &file, &v, d)))
+	    (rc = open_on_disk(fs, &sib, dirfd, base, pkg, c, &file, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
 	}
-	af_pristine_keep(fs, pkg, &t->pkg_st, &file);
+	if (!af_ov_on(fs)) /* with --overlay GAME's own is the pristine copy */
+		af_pristine_keep(fs, pkg, &t->pkg_st, &file);
 	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
 		if ((rc = add_member(h, base, name, yaml, n, &image, d)))
 			goto out; /* a new name in the folder: a new member, when the container takes one */
@@ -795,8 +820,10 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
 		goto out;
 	}
-	int revert = af_pristine_match(fs, pkg, &w, &image);
+	int revert = af_pristine_match(fs, pkg, &w, &image), gone;
 	struct stat now;
+	if ((rc = af_ov_reduce(fs, pkg, c, dirfd, base, &to->who, &image, &gone, d)) || gone)
+		goto out; /* --overlay: only what differs from GAME's, or nothing */
 	if ((rc = replace_container(dirfd, base, &image, &to->who, &now, d)))
 		goto out;
 	af_pristine_wrote(fs, pkg, &now);

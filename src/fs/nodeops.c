@@ -23,6 +23,7 @@
 #include "folder.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "overlay.h"
 #include "prefetch.h"
 #include "render.h"
 #include "res.h"
@@ -140,9 +141,9 @@ static void fill_claimed(struct lister *l, const char *n, int decodes)
  * never names a view whose stat then fails: those not known yet are rendered (on the
  * prefetch workers and this thread together) before they are named, for up to
  * LIST_WAIT_MS; their texts are what `ls -l` and a read want next anyway. */
-static int list_backing(struct lister *l)
+static int list_layer(struct lister *l, int k, int tree)
 {
-	DIR *dir = af_opendir_at(l->fs->rootfd, l->dir);
+	DIR *dir = af_opendir_at(tree, l->dir);
 	struct dirent *e;
 	struct pending *later = NULL;
 	size_t nlater = 0, cap = 0;
@@ -153,10 +154,12 @@ static int list_backing(struct lister *l)
 		struct stat st;
 		struct af_rinfo info = {0};
 		if (!strncmp(n, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX))) {
-			if (!l->fs->read_only) /* a minute old: a save of another process may be at work */
+			if (!l->fs->read_only && tree == af_ov_top(l->fs)) /* a minute old: a save of another process may be at work */
 				af_sweep_temp(dirfd(dir), n, 60);
 			continue;
 		}
+		if (af_ov_shadowed(l->fs, k, l->dir, n))
+			continue; /* MODDIR's is shown */
 		if (!strcmp(n, ".") || !strcmp(n, "..") ||
 		    (!strcmp(l->dir, ".") && !strcmp(n, AF_CTL_DIR)))
 			continue;
@@ -198,6 +201,19 @@ static int list_backing(struct lister *l)
 	}
 	free(later);
 	return 0;
+}
+
+/* The folder's names in each tree (with --overlay: MODDIR's, then GAME's it has not). */
+static int list_backing(struct lister *l)
+{
+	int listed = 0, err = 0;
+	for (int k = 0, tree; (tree = af_ov_layer(l->fs, k)) >= 0; k++) {
+		int rc = list_layer(l, k, tree);
+		listed |= rc == 0;
+		if (rc && !err)
+			err = rc;
+	}
+	return listed ? 0 : err;
 }
 
 static void list_scratch(struct lister *l)
@@ -315,7 +331,7 @@ int af_op_readlink(const char *path, char *buf, size_t size)
 		return rc;
 	if (r.kind != AF_K_PASS && r.kind != AF_K_SCRATCH)
 		return -EINVAL;
-	int dfd = r.kind == AF_K_SCRATCH ? af_scratch_dirfd(fs) : fs->rootfd;
+	int dfd = r.kind == AF_K_SCRATCH ? af_scratch_dirfd(fs) : af_ov_at(fs, r.rel);
 	if (dfd < 0)
 		return dfd;
 	ssize_t n = af_bn_readlink(dfd, r.rel, buf, size - 1);
@@ -339,7 +355,7 @@ int af_op_mkdir(const char *path, mode_t mode)
 	if (af_folder_member(fs, rel))
 		return af_folder_refuse(fs, rel, "folder", af_caller()->uid);
 	/* as the caller: the folder is theirs, with their umask (the kernel's mask) */
-	return af_bn_mkdir(fs->rootfd, rel, mode & ~af_caller()->umask) ? -errno : 0;
+	return af_ov_mkdir(fs, rel, mode & ~af_caller()->umask);
 }
 
 int af_op_rmdir(const char *path)
@@ -358,7 +374,7 @@ int af_op_rmdir(const char *path)
 	/* droppings listed in the folder make it not empty, as they would on disk */
 	if (af_scratch_rmdir(fs, r.rel))
 		return -ENOTEMPTY;
-	return af_bn_unlink(fs->rootfd, r.rel, AT_REMOVEDIR) ? -errno : 0;
+	return af_ov_unlink(fs, r.rel, AT_REMOVEDIR);
 }
 
 /* The last close of an open file that was removed or replaced (hidden.c): the
@@ -411,13 +427,13 @@ static int unlink_kind(struct af_fs *fs, struct af_res *r)
 	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
 		if (af_folder_member(fs, r->bin)) /* the container is rebuilt without it */
 			return af_folder_remove(fs, r->bin, af_caller());
-		return af_bn_unlink(fs->rootfd, r->bin, 0) ? -errno : 0;
+		return af_ov_unlink(fs, r->bin, 0);
 	case AF_K_ARCDIR:
 		return -EISDIR;
 	case AF_K_ARCFILE:
 		return -EACCES;
 	case AF_K_PASS:
-		return af_bn_unlink(fs->rootfd, r->rel, 0) ? -errno : 0;
+		return af_ov_unlink(fs, r->rel, 0);
 	case AF_K_DIR:
 		return -EISDIR;
 	case AF_K_CTLDIR:
@@ -518,6 +534,8 @@ static int meta_apply(const char *path, struct fuse_file_info *fi, const struct 
 		return rc > 0 ? 0 : rc;
 	if (m->op == META_TIMES && r.kind == AF_K_VIEW)
 		return 0; /* a view's times are its binary's; only a save moves them */
+	if (dfd == fs->rootfd && (dfd = af_ov_meta_tree(fs, name)) < 0)
+		return dfd; /* with --overlay GAME's own file is never changed */
 	return meta_at(dfd, name, m);
 }
 
@@ -542,7 +560,7 @@ int af_op_utimens(const char *path, const struct timespec tv[2], struct fuse_fil
 int af_op_statfs(const char *path, struct statvfs *st)
 {
 	(void)path;
-	return fstatvfs(af_ctx_fs()->rootfd, st) ? -errno : 0;
+	return fstatvfs(af_ov_top(af_ctx_fs()), st) ? -errno : 0;
 }
 
 /* A link is the user's like any file (GAME), unless it is an editor's lock link
@@ -562,5 +580,5 @@ int af_op_symlink(const char *target, const char *path)
 		return af_scratch_symlink(fs, target, r.rel);
 	if (af_folder_member(fs, r.rel))
 		return af_folder_refuse(fs, r.rel, "link", af_caller()->uid);
-	return af_bn_symlink(target, fs->rootfd, r.rel) ? -errno : 0;
+	return af_ov_symlink(fs, target, r.rel);
 }

@@ -21,6 +21,7 @@
 #include "folder.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "overlay.h"
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
@@ -92,7 +93,7 @@ static int source_bytes(struct af_fs *fs, struct af_res *s, struct af_buf *out)
 		af_text_unref(t);
 		return rc;
 	}
-	int tree = s->kind == AF_K_SCRATCH ? af_scratch_dirfd(fs) : fs->rootfd;
+	int tree = s->kind == AF_K_SCRATCH ? af_scratch_dirfd(fs) : af_ov_at(fs, s->rel);
 	if (tree < 0)
 		return tree;
 	int was = af_act_pause();
@@ -113,7 +114,7 @@ static int may_remove(struct af_fs *fs, const struct af_res *s)
 	const char *rel = s->kind == AF_K_VIEW ? s->bin : s->rel;
 	if (af_folder_member(fs, rel))
 		return af_view_may(fs, rel, O_WRONLY);
-	int dfd = af_bn_parent(fs->rootfd, rel, base, sizeof(base));
+	int dfd = af_bn_parent(af_ov_top(fs), rel, base, sizeof(base));
 	if (dfd < 0)
 		return -errno;
 	int rc = faccessat(dfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
@@ -136,7 +137,7 @@ static int drop_source(struct af_fs *fs, struct af_res *s, enum target tk)
 		af_ghost_add(fs, s->rel, s->kind);
 		return 0;
 	}
-	return af_bn_unlink(fs->rootfd, s->rel, 0) ? -errno : 0;
+	return af_ov_unlink(fs, s->rel, 0);
 }
 
 static int refuse(struct af_fs *fs, const struct af_res *s, const struct af_res *t, int err,
@@ -162,7 +163,7 @@ static int same_format(struct af_fs *fs, const struct af_res *s, const char *bin
 		return 0;
 	if (af_folder_member(fs, s->bin) || af_folder_member(fs, bin))
 		return 0;
-	if (af_bn_read_head(fs->rootfd, s->bin, head, sizeof(head), &got))
+	if (af_bn_read_head(af_ov_at(fs, s->bin), s->bin, head, sizeof(head), &got))
 		return 0;
 	return af_codec_bid(base, head, got) == s->info.codec;
 }
@@ -178,7 +179,7 @@ static int move_view(struct af_fs *fs, struct af_res *s, struct af_res *t, enum 
 		if (!same_format(fs, s, bin))
 			return refuse(fs, s, t, -EPERM, "a view is renamed only to a view of the same "
 				      "format (the binary would be left under another extension)");
-		return af_bn_rename(fs->rootfd, s->bin, bin) ? -errno : 0;
+		return af_ov_rename(fs, s->bin, bin);
 	}
 	return refuse(fs, s, t, -EPERM, "a view is renamed only to another view name of its "
 		      "format (rename the binary in GAME to give it another name)");
@@ -199,7 +200,7 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 		goto done;
 	}
 	if (s->kind == AF_K_PASS && (tk == T_PASS || tk == T_NEW)) {
-		rc = af_bn_rename(fs->rootfd, s->rel, t->rel) ? -errno : 0;
+		rc = af_ov_rename(fs, s->rel, t->rel);
 		goto done;
 	}
 	if (s->kind == AF_K_SCRATCH && tk == T_SCRATCH) {
@@ -261,8 +262,8 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 	case AF_K_DIR:
 		if (t.kind != AF_K_NONE && t.kind != AF_K_DIR)
 			return -ENOTDIR;
-		if (af_bn_rename(fs->rootfd, s.rel, t.rel))
-			return -errno;
+		if ((rc = af_ov_rename(fs, s.rel, t.rel)))
+			return rc;
 		/* the caller's droppings inside move along (none, or it cannot: nothing lost) */
 		af_scratch_move_dir(fs, s.rel, t.rel);
 		return 0;
@@ -271,7 +272,7 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 			return -EACCES; /* a nested container: members are not renamed */
 		if (t.kind != AF_K_NONE)
 			return -EEXIST;
-		return af_bn_rename(fs->rootfd, s.rel, t.rel) ? -errno : 0;
+		return af_ov_rename(fs, s.rel, t.rel);
 	case AF_K_VIEW:
 	case AF_K_PASS:
 	case AF_K_SCRATCH:

@@ -14,6 +14,7 @@
 
 #include "animfs/fileio.h"
 #include "errlog.h"
+#include "overlay.h"
 #include "session.h"
 #include "sweep.h"
 
@@ -66,7 +67,7 @@ static unsigned walk(struct af_fs *fs, int dfd, int depth)
 static void *sweep_run(void *arg)
 {
 	struct af_fs *fs = arg;
-	int fd = openat(fs->rootfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	int fd = openat(af_ov_top(fs), ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC); /* never GAME under --overlay */
 	if (fd >= 0) {
 		unsigned n = walk(fs, fd, 0);
 		if (n)

@@ -26,6 +26,7 @@
 #include "ghost.h"
 #include "handle.h"
 #include "hidden.h"
+#include "overlay.h"
 #include "prefetch.h"
 #include "render.h"
 #include "res.h"
@@ -68,6 +69,8 @@ int af_view_may(struct af_fs *fs, const char *bin, int flags)
 	char file[4096];
 	if (!af_folder_file(fs, bin, file, sizeof(file)))
 		snprintf(file, sizeof(file), "%s", bin);
+	if (af_ov_on(fs))
+		return af_ov_may(fs, file, flags);
 	int fd = af_bn_open(fs->rootfd, file, (flags & O_ACCMODE) | O_NONBLOCK | O_NOCTTY, 0);
 	if (fd < 0)
 		return -errno;
@@ -80,6 +83,8 @@ int af_view_may_create(struct af_fs *fs, const char *bin)
 	char file[4096], base[NAME_MAX + 1];
 	if (af_folder_file(fs, bin, file, sizeof(file)))
 		return af_view_may(fs, bin, O_WRONLY); /* a member added: its container rewritten */
+	if (af_ov_on(fs))
+		return af_ov_may_create(fs, bin);
 	int dfd = af_bn_parent(fs->rootfd, bin, base, sizeof(base)), rc = 0;
 	if (dfd < 0)
 		return -errno;
@@ -216,7 +221,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		size_t dirlen = (size_t)(base - r->rel);
 		memcpy(r->bin, r->rel, dirlen + n);
 		r->bin[dirlen + n] = 0;
-		if (af_bn_stat(fs->rootfd, r->bin, &r->st) == 0 &&
+		if (af_ov_stat(fs, r->bin, &r->st) == 0 &&
 		    S_ISREG(r->st.st_mode)) {
 			af_view_classify(fs, r->bin, &r->st, &r->info);
 			if (r->info.codec && !r->info.failed)
@@ -225,7 +230,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		if (r->kind == AF_K_NONE)
 			r->bin[0] = 0;
 	}
-	if (r->kind == AF_K_NONE && af_bn_stat(fs->rootfd, r->rel, &r->st) == 0) {
+	if (r->kind == AF_K_NONE && af_ov_stat(fs, r->rel, &r->st) == 0) {
 		if (S_ISDIR(r->st.st_mode)) {
 			r->kind = AF_K_DIR;
 		} else if (af_folder_is(fs, r->rel, &r->st)) {
@@ -279,7 +284,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		af_buf_reset(&in);
 		af_diag_clear(&d);
 		/* A file replaced while we read it is read again under its new identity. */
-		rc = af_bn_read_stable(fs->rootfd, bin_rel, AF_MAX_FILE, &st, &in, &d);
+		rc = af_bn_read_stable(af_ov_at(fs, bin_rel), bin_rel, AF_MAX_FILE, &st, &in, &d);
 		if (rc < 0) {
 			rc = -EIO;
 			goto out;
@@ -388,6 +393,15 @@ int af_view_read_only(struct af_fs *fs, struct af_res *r)
 	return r->info.read_only;
 }
 
+/* --overlay: a change of what is GAME's is made to MODDIR's copy, so it shows the
+ * write permission of its read (the save proves the right to MODDIR). */
+static void ov_writable(struct af_fs *fs, struct af_res *r, struct stat *st)
+{
+	if (!af_ov_on(fs) || (r->kind == AF_K_VIEW && af_view_read_only(fs, r)))
+		return;
+	af_ov_show(fs, r->kind == AF_K_VIEW ? r->bin : r->rel, st);
+}
+
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st)
 {
 	switch (r->kind) {
@@ -445,8 +459,11 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 	}
 	default:
 		*st = r->st;
+		ov_writable(fs, r, st);
 		return 0;
 	}
+	if (r->kind == AF_K_VIEW || r->kind == AF_K_ARCDIR)
+		ov_writable(fs, r, st);
 	st->st_blocks = (st->st_size + 511) / 512;
 	return 0;
 }

@@ -52,6 +52,8 @@ want=--cache-mb=; wants "$ANIMFS" mount g v --cache
 want=--help; wants "$ANIMFS" check -
 want=x64; wants "$ANIMFS" convert --to ""
 want=plot; wants "$ANIMFS" help pl
+want=diff; wants "$ANIMFS" overlay d
+want=--overlay; wants "$ANIMFS" mount g v --ov
 # format names from `animfs formats`: every codec, with no list in the script
 for fmt in $("$ANIMFS" formats | awk 'NR == 1 { next } NF == 0 { exit } { print $1 }'); do
   want=$fmt; wants "$ANIMFS" decode --format ""

@@ -36,8 +36,14 @@ plot "$tmp/walk.animation" "$tmp/hips.svg" 6 --object Hips
 grep -q 'class="head">Hips<' "$tmp/hips.svg" && n=$((n + 1)) || fail "--object Hips draws another object"
 plot "$tmp/walk.animation" "$tmp/two.svg" 12 --object Hips --object root_point
 # Shenmue: one path per channel of the decoded blocks, cubic segments from the tangents
+# (and one a row of the baked and node blocks, one per scale-track coordinate)
 chans=$(grep -cE '^        (tx|ty|tz|rx|ry|rz):' "$ex/MOTION.BIN.yaml")
-plot "$tmp/MOTION.BIN" "$tmp/motn.svg" "$chans"
+rows=$(grep -cE '^          (tx|ty|tz|rx|ry|rz|hinge): \[' "$ex/MOTION.BIN.yaml")
+scales=$(grep -cE '^        - scale: \[\[' "$ex/MOTION.BIN.yaml")
+plot "$tmp/MOTION.BIN" "$tmp/motn.svg" $((chans + rows + 3 * scales))
+plot "$tmp/MOTION.BIN" "$tmp/baked.svg" 10 --object DEMO_WAVE_BAKED
+plot "$tmp/MOTION.BIN" "$tmp/nodes.svg" 5 --object DEMO_FLAG_NODES
+grep -q '>bone 34 hinge (deg)<\|bone 34 hinge' "$tmp/baked.svg" && n=$((n + 1)) || fail "no hinge curve"
 grep -q ' C[0-9]' "$tmp/motn.svg" && n=$((n + 1)) || fail "Shenmue curves without tangents (no cubic segments)"
 plot "$tmp/MOTION.BIN" "$tmp/look.svg" 3 --object DEMO_LOOK_ALIAS
 # RE: root motion x, y, z and the root height per sequence, flagged frames marked

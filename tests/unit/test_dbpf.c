@@ -636,6 +636,115 @@ static void test_pkgview_sample_damaged(void **state)
 	af_diag_free(&d);
 }
 
+/* --overlay (sims3_overlay.c): a _KEY body of (instance, name) pairs. */
+static void keymap(struct af_buf *b, const uint64_t *inst, const char *const *name, size_t n)
+{
+	af_buf_reset(b);
+	af_buf_put_u32le(b, 1);
+	af_buf_put_u32le(b, (uint32_t)n);
+	for (size_t i = 0; i < n; i++) {
+		af_buf_put_u64le(b, inst[i]);
+		af_buf_put_u32le(b, (uint32_t)strlen(name[i]));
+		af_buf_append(b, name[i], strlen(name[i]));
+	}
+}
+
+/* The body of the live record of type and instance in the package image, as a string
+ * (NULL: none). */
+static char *body_of(const struct af_buf *img, uint32_t type, uint64_t inst, size_t *count)
+{
+	struct af_dbpf p;
+	struct af_diag d;
+	struct af_buf b = AF_BUF_INIT;
+	char *out = NULL;
+	af_diag_init(&d);
+	assert_int_equal(af_dbpf_open(&p, img->data, img->len, &d), 0);
+	*count = p.count;
+	for (uint32_t i = 0; i < p.count; i++)
+		if (p.e[i].type == type && af_dbpf_instance(&p.e[i]) == inst) {
+			assert_int_equal(af_dbpf_body(&p, i, &b, &d), 0);
+			out = calloc(1, b.len + 1);
+			memcpy(out, b.data, b.len);
+		}
+	af_dbpf_close(&p);
+	af_buf_free(&b);
+	af_diag_free(&d);
+	return out;
+}
+
+static void expect_body(const struct af_buf *img, uint32_t type, uint64_t inst, const char *want,
+			size_t len)
+{
+	size_t count;
+	char *got = body_of(img, type, inst, &count);
+	if (!want) {
+		assert_null(got);
+		return;
+	}
+	assert_non_null(got);
+	assert_memory_equal(got, want, len);
+	free(got);
+}
+
+static void test_overlay_merge_reduce(void **state)
+{
+	(void)state;
+	struct af_buf game = AF_BUF_INIT, over = AF_BUF_INIT, merged = AF_BUF_INIT, only = AF_BUF_INIT;
+	struct af_buf k1 = AF_BUF_INIT, k2 = AF_BUF_INIT, want = AF_BUF_INIT;
+	struct af_diag d;
+	size_t count;
+	af_diag_init(&d);
+	const uint64_t gi[] = { 1, 2 }, oi[] = { 2, 3 }, mi[] = { 1, 2, 3 };
+	const char *const gn[] = { "one", "two" }, *const on[] = { "two", "three" },
+			  *const mn[] = { "one", "two", "three" };
+	keymap(&k1, gi, gn, 2);
+	keymap(&k2, oi, on, 2);
+	const struct res g[] = {
+		{ AF_DBPF_TYPE_KEY, 0, 0, 0, k1.data, (uint32_t)k1.len, (uint32_t)k1.len, 0, 0, 0 },
+		{ 0x11, 0, 0, 1, (const uint8_t *)"alpha", 5, 5, 0, 0, 0 },
+		{ 0x11, 0, 0, 2, (const uint8_t *)"beta", 4, 4, 0, 0, 0 },
+	};
+	const struct res o[] = {
+		{ 0x11, 0, 0, 2, (const uint8_t *)"BETA!", 5, 5, 0, 0, 0 },
+		{ 0x11, 0, 0, 3, (const uint8_t *)"gamma", 5, 5, 0, 0, 0 },
+		{ AF_DBPF_TYPE_KEY, 0, 0, 0, k2.data, (uint32_t)k2.len, (uint32_t)k2.len, 0, 0, 0 },
+	};
+	build(&game, 0, g, 3);
+	build(&over, 0, o, 3);
+	/* the game's package with the override on top: B replaced, C added, names of both */
+	assert_int_equal(af_pkg_overlay_merge(game.data, game.len, over.data, over.len, &merged, &d), 0);
+	free(body_of(&merged, 0x11, 1, &count));
+	assert_int_equal(count, 4);
+	expect_body(&merged, 0x11, 1, "alpha", 5);
+	expect_body(&merged, 0x11, 2, "BETA!", 5);
+	expect_body(&merged, 0x11, 3, "gamma", 5);
+	keymap(&want, mi, mn, 3);
+	expect_body(&merged, AF_DBPF_TYPE_KEY, 0, (const char *)want.data, want.len);
+	/* reduced again: only what differs from the game's, with the names of those only */
+	assert_int_equal(af_pkg_overlay_reduce(game.data, game.len, merged.data, merged.len, &only, &d), 0);
+	free(body_of(&only, 0x11, 2, &count));
+	assert_int_equal(count, 3);
+	expect_body(&only, 0x11, 1, NULL, 0);
+	expect_body(&only, 0x11, 2, "BETA!", 5);
+	expect_body(&only, 0x11, 3, "gamma", 5);
+	expect_body(&only, AF_DBPF_TYPE_KEY, 0, (const char *)k2.data, k2.len);
+	/* nothing differs: no override (an empty image) */
+	assert_int_equal(af_pkg_overlay_reduce(game.data, game.len, game.data, game.len, &only, &d), 0);
+	assert_int_equal(only.len, 0);
+	/* a damaged override is refused, nothing produced */
+	af_buf_reset(&merged);
+	assert_int_not_equal(af_pkg_overlay_merge(game.data, game.len, over.data, 40, &merged, &d), 0);
+	assert_int_equal(merged.len, 0);
+	af_buf_free(&game);
+	af_buf_free(&over);
+	af_buf_free(&merged);
+	af_buf_free(&only);
+	af_buf_free(&k1);
+	af_buf_free(&k2);
+	af_buf_free(&want);
+	af_diag_free(&d);
+}
+
 static int teardown(void **state)
 {
 	(void)state;
@@ -654,6 +763,7 @@ int main(void)
 		cmocka_unit_test(test_pkgview_synthetic),
 		cmocka_unit_test(test_pkgview_sample),
 		cmocka_unit_test(test_pkgview_sample_damaged),
+		cmocka_unit_test(test_overlay_merge_reduce),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

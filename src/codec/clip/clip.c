@@ -125,6 +125,30 @@ static int clip_from_doc(const struct af_ynode *root, const struct af_io *io,
 	return rc;
 }
 
+/* The whole CLIP resource is animation data: channels, IK targets, events. Opaque: the
+ * fields of `unknown:` (header words at 28 and 32, the 16 reserved bytes, version, flags,
+ * padding, event version, end block: 54 bytes), each event's unknown1..3 (12 bytes) and
+ * the frames of channels of unknown layout (raw_frames). */
+#define CLIP_UNKNOWN_BYTES (4 + 4 + 16 + 4 + 4 + 2 + 4 + 16)
+static int clip_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
+			 uint64_t *opaque, struct af_diag *d)
+{
+	struct af_arena a;
+	struct clip c;
+	int rc;
+	(void)io;
+	*decoded = *opaque = 0;
+	af_arena_init(&a);
+	if (!(rc = clip_read(bin, n, &c, &a, d))) {
+		*opaque = CLIP_UNKNOWN_BYTES + 12 * (uint64_t)c.nev;
+		for (uint32_t i = 0; i < c.nchan; i++)
+			*opaque += c.ch[i].raw ? c.ch[i].raw_len : 0;
+		*decoded = n - *opaque;
+	}
+	af_arena_free(&a);
+	return rc;
+}
+
 AF_CODEC_GLUE(clip)
 
 const struct af_codec af_codec_clip = {
@@ -139,4 +163,5 @@ const struct af_codec af_codec_clip = {
 	.schema = &clip_schema,
 	.curves = clip_curves,
 	.scene = clip_scene,
+	.coverage = clip_coverage,
 };

@@ -73,6 +73,39 @@ static int diesel_from_doc(const struct af_ynode *root, const struct af_io *io,
 	return rc;
 }
 
+/* The animation data is the (inflated) animation blob. Opaque: the words of unknown
+ * meaning in the keys (pos_u16's `extra`, the `_flag` types' flag), or the whole blob when
+ * its layout does not rebuild (a read-only view); every other byte is a named field or
+ * layout the style keys rebuild. */
+static int diesel_coverage(const uint8_t *bin, size_t n, const struct af_io *io,
+			   uint64_t *decoded, uint64_t *opaque, struct af_diag *d)
+{
+	struct af_arena a;
+	struct af_buf blob = AF_BUF_INIT;
+	struct diesel_anim m;
+	int rc;
+	(void)io;
+	*decoded = *opaque = 0;
+	af_arena_init(&a);
+	rc = diesel_read(bin, n, &a, &m, &blob, d);
+	if (rc >= 0) {
+		uint64_t unknown = 0;
+		for (uint32_t i = 0; i < m.nobj; i++)
+			for (int r = 0; r < 2; r++) {
+				const struct diesel_track *t = r ? &m.obj[i].rot : &m.obj[i].pos;
+				unknown += (uint64_t)t->nkeys * (t->type == DSL_POS_U16 ? 2
+					   : diesel_types[t->type].has_flag ? 4 : 0);
+			}
+		uint64_t len = m.container == DSL_ZLIB ? blob.len : n; /* the blob */
+		*opaque = rc == DSL_READONLY ? len : unknown;
+		*decoded = len - *opaque;
+		rc = 0;
+	}
+	af_buf_free(&blob);
+	af_arena_free(&a);
+	return rc;
+}
+
 AF_CODEC_GLUE(diesel)
 
 static int target_width(const char *to)
@@ -172,4 +205,5 @@ const struct af_codec af_codec_diesel = {
 	.schema = &diesel_schema,
 	.curves = diesel_curves,
 	.scene = diesel_scene,
+	.coverage = diesel_coverage,
 };

@@ -44,17 +44,43 @@ static int motn_from_doc(const struct af_ynode *root, const struct af_io *io,
 	return rc;
 }
 
+/* The animation data is the sequence blocks and the per-entry extra data (flags, frame
+ * events). Opaque: raw blocks, the extra blobs (carried as hex) and the two header words of
+ * each node block named unknown; every other byte of a block is a named field. */
+static int motn_coverage(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
+			 uint64_t *opaque, struct af_diag *d)
+{
+	struct af_arena a;
+	struct motn_file f;
+	int rc;
+	(void)io;
+	*decoded = *opaque = 0;
+	af_arena_init(&a);
+	rc = motn_decode(bin, n, &a, &f, d);
+	for (uint32_t i = 0; !rc && i < f.nblocks; i++) {
+		const struct motn_block *b = &f.blocks[i];
+		uint64_t unknown = b->raw ? b->len : b->kind == MOTN_NODES ? MOTN_NODES_UNKNOWN : 0;
+		*opaque += unknown;
+		*decoded += b->len - unknown;
+	}
+	for (uint32_t i = 0; !rc && i < f.nextras; i++)
+		*opaque += f.extras[i].len;
+	af_arena_free(&a);
+	return rc;
+}
+
 AF_CODEC_GLUE(motn)
 
 const struct af_codec af_codec_motn = {
 	.name = "shenmue-motn",
 	.description = "Shenmue I/II MOTN motion bank (motion.bin, M_*.BIN, *.MOTN)",
 	.extensions = "bin BIN MOTN",
-	.version = 1,
+	.version = 2, /* 2: rig-bit-15 blocks as baked: and nodes:, rotations named in turns */
 	.bid = motn_bid,
 	.to_yaml = motn_to_yaml,
 	.from_yaml = motn_from_yaml,
 	.schema = &motn_schema,
 	.curves = motn_curves,
 	.scene = motn_scene,
+	.coverage = motn_coverage,
 };

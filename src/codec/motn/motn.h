@@ -46,16 +46,47 @@ struct motn_seq {
 	struct motn_bone *bones;
 };
 
+/* Rig-word bit 15 (spec 4.9; docs/shenmue-motn.md "Blocks with rig bit 15"): a baked
+ * block holds one record a frame, a node block per-node sampled tracks. */
+#define MOTN_HINGE(id) ((id) == 7 || (id) == 14 || (id) == 28 || (id) == 34) /* 1 angle */
+struct motn_baked {
+	uint16_t frames;      /* 1..32767: records */
+	uint16_t rig;         /* the rig word without bit 15 (0..0x7FFE) */
+	uint64_t mask;        /* bit i: bone i has angles in each record (bit 0 clear) */
+	uint32_t nwords;      /* words a record: 6 for the root, then 3 a bone, 1 a hinge */
+	uint16_t *w;          /* frames x nwords, in file order */
+};
+
+struct motn_node {
+	uint16_t scale[3];    /* halves, when scale_track is NULL */
+	uint16_t *scale_track; /* (frames + 1) x 3 halves, or NULL */
+	uint16_t rot[3];      /* angles (65536 a turn), where rot_track[c] is NULL */
+	uint16_t *rot_track[3]; /* frames + 1 angles each, or NULL */
+	uint16_t trans[3];    /* halves */
+};
+
+struct motn_nodes {
+	uint16_t frames;      /* tracks hold frames + 1 samples */
+	uint16_t unknown[2];  /* header words +4, +6: a half 1.0 and 0 in every sample */
+	uint32_t n;
+	struct motn_node *node;
+};
+
+enum { MOTN_STD, MOTN_BAKED, MOTN_NODES };
+
 struct motn_block {
 	uint32_t orig;        /* original data_rel: the block's label */
+	uint8_t kind;         /* MOTN_STD (seq), MOTN_BAKED, MOTN_NODES; when !raw */
 	const char *label;    /* user-chosen non-numeric id, or NULL */
 	uint8_t orphan;       /* referenced by no entry */
 	uint8_t raw;          /* kept verbatim */
 	uint8_t view;         /* raw, but seq holds what the game reads (shown read-only) */
 	const char *why;      /* reason a block is raw */
 	const uint8_t *bytes; /* raw bytes */
-	size_t len;
-	struct motn_seq seq;  /* when !raw */
+	size_t len;           /* raw: of bytes; decoded from a file: the bytes it was read from */
+	struct motn_seq seq;  /* when !raw and kind MOTN_STD */
+	struct motn_baked baked;
+	struct motn_nodes nodes;
 	uint32_t new_off;     /* set by the encoder */
 	unsigned line;        /* YAML line of the block (0 when from binary) */
 };
@@ -105,6 +136,17 @@ int motn_seq_layout(const struct motn_seq *s, size_t off[4]);
 /* Canonical encoding; AF_EINVAL when motn_seq_layout fails or block 5 would start past
  * 0xFFFF (the parser reports both with the YAML position first), AF_ENOMEM. */
 int motn_seq_encode(const struct motn_seq *s, struct af_buf *out);
+/* motn_pose.c: blocks with rig bit 15. Decode at p (region of n bytes): 0 with *used,
+ * 1 with *why (raw: not this layout, or not canonical), AF_ENOMEM. */
+int motn_baked_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_buf *scratch,
+		      struct motn_baked *out, size_t *used, const char **why);
+int motn_nodes_accept(const uint8_t *p, size_t n, struct af_arena *a, struct af_buf *scratch,
+		      struct motn_nodes *out, size_t *used, const char **why);
+/* Canonical encodings: AF_EINVAL when a size or offset does not fit its field. */
+int motn_baked_encode(const struct motn_baked *b, struct af_buf *out);
+int motn_nodes_encode(const struct motn_nodes *s, struct af_buf *out);
+/* Bytes of s the view names unknown (header words +4, +6). */
+#define MOTN_NODES_UNKNOWN 4
 /* Human name of a rig slot, or NULL ("BoneNN"). */
 const char *motn_bone_name(unsigned id);
 extern const char motn_chan_names[MOTN_NCH][3];
@@ -116,7 +158,7 @@ struct motn_key_type {
 };
 extern const struct motn_key_type motn_key_types[4];
 extern const struct af_sch_prop motn_sch_document[], motn_sch_header[], motn_sch_entry[],
-	motn_sch_block[];
+	motn_sch_block[], motn_sch_baked[], motn_sch_baked_bone[], motn_sch_nodes[], motn_sch_node[];
 extern const struct af_sch motn_schema;
 
 /* motn_bin.c: the whole blob. */

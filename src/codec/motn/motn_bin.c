@@ -191,6 +191,24 @@ static int add_block(struct part *pt, const struct motn_block *b)
 	return 0;
 }
 
+/* One block at pos: a standard sequence, or by its rig word's bit 15 a baked or a node
+ * block (motn_pose.c); the return of motn_seq_accept. */
+static int accept(struct part *pt, uint32_t pos, uint32_t e, struct motn_block *b, size_t *used)
+{
+	const uint8_t *p = pt->data + pos;
+	size_t n = e - pos;
+	uint16_t rig = n >= 4 ? af_le16(p + 2) : 0;
+	if (rig == 0xFFFF) {
+		b->kind = MOTN_NODES;
+		return motn_nodes_accept(p, n, pt->a, &pt->scratch, &b->nodes, used, &b->why);
+	}
+	if (rig & 0x8000) {
+		b->kind = MOTN_BAKED;
+		return motn_baked_accept(p, n, pt->a, &pt->scratch, &b->baked, used, &b->why);
+	}
+	return motn_seq_accept(p, n, pt->a, &pt->scratch, &b->seq, used, &b->why);
+}
+
 /* One region [s, e) of the data section (spec 3.6): standard sequences while they are
  * accepted, then raw bytes; in the last region the rest is the trailer. */
 static int read_region(struct part *pt, uint32_t s, uint32_t e, int referenced, int last)
@@ -204,11 +222,11 @@ static int read_region(struct part *pt, uint32_t s, uint32_t e, int referenced, 
 		b.orig = pos;
 		b.orphan = !referenced;
 		if (!(pos & 1))
-			rc = motn_seq_accept(pt->data + pos, e - pos, pt->a, &pt->scratch, &b.seq, &used,
-					     &b.why);
+			rc = accept(pt, pos, e, &b, &used);
 		if (rc < 0)
 			return rc;
 		if (rc == 0) {
+			b.len = used; /* the bytes it was decoded from (coverage) */
 			if (add_block(pt, &b))
 				return AF_ENOMEM;
 			pos += (uint32_t)used;
@@ -354,7 +372,13 @@ int motn_encode(const struct motn_file *f, struct af_buf *out, struct af_diag *d
 		b->new_off = (uint32_t)(out->len - base - data_off);
 		if (b->raw)
 			af_buf_append(out, b->bytes, b->len);
-		else if (motn_seq_encode(&b->seq, out) == AF_EINVAL)
+		else if (b->kind == MOTN_BAKED && motn_baked_encode(&b->baked, out) == AF_EINVAL)
+			return af_diag_at_mark(d, AF_EINVAL, b->line, 1, "blocks[%u]: the baked block "
+					       "does not fit its 16-bit record size", i);
+		else if (b->kind == MOTN_NODES && motn_nodes_encode(&b->nodes, out) == AF_EINVAL)
+			return af_diag_at_mark(d, AF_EINVAL, b->line, 1, "blocks[%u]: the node block's "
+					       "tracks do not fit its 16-bit offsets", i);
+		else if (b->kind == MOTN_STD && motn_seq_encode(&b->seq, out) == AF_EINVAL)
 			return af_diag_at_mark(d, AF_EINVAL, b->line, 1, "blocks[%u]: the sequence does "
 					       "not fit its 16-bit offsets or 8/16-bit counts", i);
 	}

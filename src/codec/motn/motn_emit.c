@@ -108,7 +108,7 @@ static void put_name(struct af_buf *b, const struct motn_entry *en, const char *
 }
 
 struct stats {
-	uint32_t decoded, raw, orphans, chans, flat, ublocks, uextras, upairs;
+	uint32_t decoded, raw, orphans, chans, flat, ublocks, uextras, upairs, baked, nodes;
 	uint64_t types[4];
 };
 
@@ -141,6 +141,8 @@ static int count(const struct motn_file *f, const struct emit *e, struct stats *
 			continue;
 		}
 		st->decoded++;
+		st->baked += bl->kind == MOTN_BAKED;
+		st->nodes += bl->kind == MOTN_NODES;
 		for (uint32_t k = 0; k < bl->seq.nbones; k++)
 			for (int c = 0; c < MOTN_NCH; c++) {
 				const struct motn_chan *ch = &bl->seq.bones[k].ch[c];
@@ -161,19 +163,23 @@ static void emit_head(const struct motn_file *f, const char *filename, const str
 	af_buf_printf(b, "# animfs view of a Shenmue MOTN motion bank%s%s\n"
 		      "# %u entries -> %u distinct blocks, %u distinct extra blobs, %u distinct "
 		      "(block, extra) pairs\n"
-		      "# %u blocks: %u decoded, %u raw, %u orphans; %u channels (%u just [[0, 0], "
-		      "[F-1, 0]]); keys by type 0/1/2/3: %llu/%llu/%llu/%llu\n",
+		      "# %u blocks: %u decoded (%u sequences, %u baked, %u node), %u raw, %u orphans; %u "
+		      "channels (%u just [[0, 0], [F-1, 0]]); keys by type 0/1/2/3: %llu/%llu/%llu/%llu\n",
 		      filename ? ": " : "", filename ? filename : "", f->nentries, st->ublocks,
-		      st->uextras, st->upairs, f->nblocks, st->decoded, st->raw, st->orphans, st->chans,
+		      st->uextras, st->upairs, f->nblocks, st->decoded,
+		      st->decoded - st->baked - st->nodes, st->baked, st->nodes, st->raw, st->orphans, st->chans,
 		      st->flat, (unsigned long long)st->types[0], (unsigned long long)st->types[1],
 		      (unsigned long long)st->types[2], (unsigned long long)st->types[3]);
 	af_buf_puts(b,
 		    "# A key is [frame, type, value, slopes]: [f, 0] has no value, [f, 1, value],\n"
 		    "# [f, 2, value, slope], [f, 3, value, in_slope, out_slope]. Numbers are half floats\n"
 		    "# printed as the shortest decimal that reads back to the same bits (0xHHHH = raw\n"
-		    "# bits). Rotations in radians, translations in model units, slopes per second, 30 fps.\n"
-		    "# Blocks with 'raw:' are undocumented or non-canonical encodings kept verbatim (hex,\n"
-		    "# read-only); extra data is opaque hex. Reference: docs/shenmue-motn.md\n"
+		    "# bits).\n"
+		    "# Rotations of sequences in turns (1.0 = 360 degrees), translations in model units,\n"
+		    "# slopes per second, 30 fps. 'baked:' and 'nodes:' blocks (rig word bit 15) hold one\n"
+		    "# value a frame; their angles are integers, 65536 = one turn. Blocks with 'raw:' are\n"
+		    "# non-canonical encodings kept verbatim (hex, read-only); extra data is opaque hex.\n"
+		    "# Reference: docs/shenmue-motn.md\n"
 		    "format: shenmue-motn\n"
 		    "header:\n  attr_high: ");
 	hex_id(b, f->attr_high);
@@ -276,6 +282,114 @@ static void emit_seq(struct emit *e, const struct motn_seq *s)
 	}
 }
 
+/* A list of count u16 on one line: halves (shortest text) or int16 angles. */
+static void emit_row(struct af_buf *b, const uint16_t *v, size_t count, size_t stride, int angles)
+{
+	if (af_buf_reserve(b, count * (AF_NUM_MAX + 2) + 4))
+		return;
+	char *o = (char *)b->data + b->len;
+	*o++ = '[';
+	for (size_t i = 0; i < count; i++) {
+		uint16_t w = v[i * stride];
+		if (i) {
+			*o++ = ',';
+			*o++ = ' ';
+		}
+		if (!angles) {
+			o = put_half(o, w);
+		} else if (w & 0x8000) {
+			*o++ = '-';
+			o = put_uint(o, 0x10000u - w);
+		} else {
+			o = put_uint(o, w);
+		}
+	}
+	*o++ = ']';
+	b->len = (size_t)(o - (char *)b->data);
+}
+
+static void bone_comment(struct af_buf *b, unsigned id)
+{
+	const char *nm = motn_bone_name(id);
+	if (MOTN_HINGE(id))
+		af_buf_printf(b, "   # Bone%02u, a hinge (knee or elbow): one angle\n", id);
+	else if (nm)
+		af_buf_printf(b, "   # %s\n", nm);
+	else
+		af_buf_printf(b, "   # Bone%02u\n", id);
+}
+
+/* Rig bit 15, baked: per bone its channels, each one value a frame (docs: "Baked"). */
+static void emit_baked(struct emit *e, const struct motn_baked *k)
+{
+	struct af_buf *b = e->b;
+	size_t col = 0;
+	af_buf_puts(b, "    baked:   # rig word bit 15: one pose a frame, no keys; halves for root "
+		    "translation, angles as integers (65536 = one turn)\n      frames: ");
+	af_y_u64(b, k->frames);
+	af_buf_puts(b, "   # 30 fps; every list has one value a frame\n      rig: ");
+	hex_id(b, k->rig);
+	af_buf_puts(b, "   # the rig word without bit 15\n      bones:\n        - bone: 0   # Root\n");
+	for (int c = 0; c < MOTN_NCH; c++, col++) {
+		af_buf_printf(b, "          %s: ", motn_chan_names[c]);
+		emit_row(b, k->w + col, k->frames, k->nwords, c >= MOTN_RX);
+		af_buf_putc(b, '\n');
+	}
+	for (unsigned id = 1; id < 64; id++) {
+		if (!(k->mask >> id & 1))
+			continue;
+		af_buf_puts(b, "        - bone: ");
+		af_y_u64(b, id);
+		bone_comment(b, id);
+		for (int c = 0; c < (MOTN_HINGE(id) ? 1 : 3); c++, col++) {
+			af_buf_printf(b, "          %s: ", MOTN_HINGE(id) ? "hinge" : motn_chan_names[MOTN_RX + c]);
+			emit_row(b, k->w + col, k->frames, k->nwords, 1);
+			af_buf_putc(b, '\n');
+		}
+	}
+}
+
+/* Rig 0xFFFF: per node its scale, rotation tracks and translation (docs: "Nodes"). */
+static void emit_nodes(struct emit *e, const struct motn_nodes *s)
+{
+	struct af_buf *b = e->b;
+	size_t samples = (size_t)s->frames + 1;
+	af_buf_puts(b, "    nodes:   # rig word 0xFFFF: per-node tracks sampled once a frame, 0..frames; "
+		    "angles as integers (65536 = one turn)\n      frames: ");
+	af_y_u64(b, s->frames);
+	af_buf_printf(b, "   # 30 fps; a track has frames + 1 = %zu samples\n      unknown: [", samples);
+	hex_id(b, s->unknown[0]);
+	af_buf_puts(b, ", ");
+	hex_id(b, s->unknown[1]);
+	af_buf_puts(b, "]   # header words +4, +6: meaning unknown, kept\n      list:\n");
+	for (uint32_t i = 0; i < s->n; i++) {
+		const struct motn_node *nd = &s->node[i];
+		af_buf_printf(b, "        - scale: ");
+		if (nd->scale_track) {
+			af_buf_puts(b, "[");
+			for (size_t k = 0; k < samples; k++) {
+				af_buf_puts(b, k ? ", " : "");
+				emit_row(b, nd->scale_track + 3 * k, 3, 1, 0);
+			}
+			af_buf_puts(b, "]");
+		} else {
+			emit_row(b, nd->scale, 3, 1, 0);
+		}
+		af_buf_printf(b, "   # node %u\n", i);
+		for (int c = 0; c < 3; c++) {
+			af_buf_printf(b, "          %s: ", motn_chan_names[MOTN_RX + c]);
+			if (nd->rot_track[c])
+				emit_row(b, nd->rot_track[c], samples, 1, 1);
+			else /* a constant: one number, no list */
+				af_y_i64(b, (int16_t)nd->rot[c]);
+			af_buf_putc(b, '\n');
+		}
+		af_buf_puts(b, "          t: ");
+		emit_row(b, nd->trans, 3, 1, 0);
+		af_buf_putc(b, '\n');
+	}
+}
+
 /* A non-canonical raw block as the game reads it, as comments: read-only by construction.
  * Uncommenting these lines in place of raw/size/hex turns it into a canonical block. */
 static void emit_view(struct emit *e, const struct motn_seq *s)
@@ -333,7 +447,12 @@ static void emit_blocks(struct emit *e, const struct motn_file *f)
 		else
 			emit_names(e, f, i);
 		if (!bl->raw) {
-			emit_seq(e, &bl->seq);
+			if (bl->kind == MOTN_BAKED)
+				emit_baked(e, &bl->baked);
+			else if (bl->kind == MOTN_NODES)
+				emit_nodes(e, &bl->nodes);
+			else
+				emit_seq(e, &bl->seq);
 			continue;
 		}
 		af_buf_puts(b, "    raw: ");

@@ -19,7 +19,7 @@ struct pctx {
 	/* where we are, for messages */
 	uint32_t bi;
 	const char *bname;
-	int bone, chan, key;
+	int bone, chan, key, node;
 	/* block ids: numeric ones sorted for lookup, labels searched linearly */
 	struct idref *ids;
 	uint32_t nids;
@@ -40,6 +40,8 @@ static int perr(struct pctx *p, const struct af_ynode *n, const char *fmt, ...)
 	va_list ap;
 	if (p->bone >= 0 && k < (int)sizeof(path))
 		k += snprintf(path + k, sizeof(path) - (size_t)k, " bone %d", p->bone);
+	if (p->node >= 0 && k < (int)sizeof(path))
+		k += snprintf(path + k, sizeof(path) - (size_t)k, " node %d", p->node);
 	if (p->chan >= 0 && k < (int)sizeof(path))
 		k += snprintf(path + k, sizeof(path) - (size_t)k, " %s", motn_chan_names[p->chan]);
 	if (p->key >= 0 && k < (int)sizeof(path))
@@ -543,11 +545,192 @@ static int check_names(struct pctx *p, const struct af_ynode *nn, const uint32_t
 	return 0;
 }
 
+/* ---- blocks with rig bit 15 (motn_pose.c): sampled values, no keys ---- */
+
+/* An angle: an integer -32768..32767 (65536 a turn), or 0xHHHH raw bits. */
+static int get_angle(struct pctx *p, const struct af_ynode *n, uint16_t *out, const char *what)
+{
+	int64_t v;
+	uint64_t u;
+	if (n->type == AF_YSCALAR && n->len > 2 && n->str[0] == '0' && (n->str[1] == 'x' || n->str[1] == 'X')) {
+		if (af_parse_u64(n->str, n->len, &u) || u > 0xFFFF)
+			return perr(p, n, "%s: '%.20s' is not 0xHHHH", what, n->str);
+		*out = (uint16_t)u;
+		return 0;
+	}
+	if (n->type != AF_YSCALAR || af_parse_i64(n->str, n->len, &v) || v < -32768 || v > 32767)
+		return perr(p, n, "%s: expected an angle, an integer -32768..32767 (65536 = one turn)",
+			    what);
+	*out = (uint16_t)(int16_t)v;
+	return 0;
+}
+
+/* count values of list n into out[0], out[stride], ...: halves or angles. */
+static int get_row(struct pctx *p, const struct af_ynode *n, size_t count, uint16_t *out,
+		   size_t stride, int angles, const char *what)
+{
+	if (n->type != AF_YSEQ || n->n != count)
+		return perr(p, n, "%s: expected a list of %zu values (one a frame), got %zu", what,
+			    count, n->type == AF_YSEQ ? n->n : 0);
+	for (size_t i = 0; i < count; i++)
+		if (angles ? get_angle(p, n->items[i], &out[i * stride], what)
+			   : get_half(p, n->items[i], &out[i * stride], what))
+			return p->d->code;
+	return 0;
+}
+
+static int parse_frames(struct pctx *p, const struct af_ynode *m, uint16_t *out)
+{
+	const struct af_ynode *fn = af_ymap_get(m, "frames");
+	int64_t v = small_uint(fn);
+	if (!fn)
+		return perr(p, m, "missing key 'frames'");
+	if (v < 1 || v > 0x7FFF)
+		return perr(p, fn, "frames must be 1..32767 (15-bit field)");
+	*out = (uint16_t)v;
+	return 0;
+}
+
+static int parse_baked(struct pctx *p, const struct af_ynode *m, struct motn_baked *k)
+{
+	const struct af_ynode *rn, *bl;
+	int64_t v;
+	if (af_y_want(p->d, m, AF_YMAP, "baked") || check_keys(p, m, motn_sch_baked, "baked") ||
+	    parse_frames(p, m, &k->frames))
+		return p->d->code;
+	if (!(rn = af_ymap_get(m, "rig")) || (v = small_uint(rn)) < 0 || v > 0x7FFE)
+		return perr(p, rn ? rn : m, "baked.rig must be 0..0x7FFE (the rig word without bit 15)");
+	k->rig = (uint16_t)v;
+	if (!(bl = af_ymap_get(m, "bones")) || bl->type != AF_YSEQ || !bl->n)
+		return perr(p, bl ? bl : m, "baked.bones: a list, the root (bone 0) first");
+	/* the mask first: it fixes the columns */
+	for (size_t i = 0, prev = 0; i < bl->n; i++) {
+		const struct af_ynode *bn = bl->items[i], *id;
+		if (af_y_want(p->d, bn, AF_YMAP, "baked.bones[]") ||
+		    check_keys(p, bn, motn_sch_baked_bone, "baked.bones[]"))
+			return p->d->code;
+		if (!(id = af_ymap_get(bn, "bone")) || (v = small_uint(id)) < 0 || v > 63)
+			return perr(p, id ? id : bn, "baked.bones[%zu]: bone must be 0..63", i);
+		if ((i == 0) != (v == 0) || (i && v <= (int64_t)prev))
+			return perr(p, id, "baked.bones: the root (bone 0) first, then bones 1..63 in "
+				    "strictly ascending order");
+		k->mask |= i ? 1ull << v : 0;
+		prev = (size_t)v;
+	}
+	k->nwords = 6;
+	for (unsigned id = 1; id < 64; id++)
+		k->nwords += k->mask >> id & 1 ? (MOTN_HINGE(id) ? 1 : 3) : 0;
+	k->w = af_arena_array(p->a, (size_t)k->frames * k->nwords, sizeof(*k->w));
+	if (!k->w)
+		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
+	size_t col = 0;
+	for (size_t i = 0; i < bl->n; i++) {
+		const struct af_ynode *bn = bl->items[i];
+		unsigned id = (unsigned)small_uint(af_ymap_get(bn, "bone"));
+		static const char *const hinge[] = { "hinge", NULL };
+		const char *const *want = !id ? NULL : MOTN_HINGE(id) ? hinge : NULL;
+		int first = id ? MOTN_RX : MOTN_TX, nch = id ? 3 : 6;
+		p->bone = (int)id;
+		if ((size_t)(bn->n - 1) != (want ? 1u : (unsigned)nch))
+			return perr(p, bn, "needs exactly the channels %s",
+				    !id ? "tx ty tz rx ry rz" : want ? "hinge (one angle: bones 7, 14, 28, 34)"
+				    : "rx ry rz");
+		for (int c = 0; c < (want ? 1 : nch); c++, col++) {
+			const char *key = want ? want[0] : motn_chan_names[first + c];
+			const struct af_ynode *row = af_ymap_get(bn, key);
+			if (!row)
+				return perr(p, bn, "missing channel '%s'", key);
+			if (get_row(p, row, k->frames, k->w + col, k->nwords, want || first + c >= MOTN_RX,
+				    key))
+				return p->d->code;
+		}
+	}
+	p->bone = -1;
+	return 0;
+}
+
+static int parse_node(struct pctx *p, const struct af_ynode *m, struct motn_node *nd,
+		      size_t samples)
+{
+	const struct af_ynode *sc = af_ymap_get(m, "scale"), *t = af_ymap_get(m, "t");
+	if (af_y_want(p->d, m, AF_YMAP, "nodes.list[]") ||
+	    check_keys(p, m, motn_sch_node, "nodes.list[]"))
+		return p->d->code;
+	if (!sc || sc->type != AF_YSEQ || !sc->n)
+		return perr(p, sc ? sc : m, "scale: [x, y, z], or one [x, y, z] a sample");
+	if (sc->items[0]->type == AF_YSEQ) {
+		if (sc->n != samples)
+			return perr(p, sc, "scale track: %zu samples, expected frames + 1 = %zu", sc->n,
+				    samples);
+		if (!(nd->scale_track = af_arena_array(p->a, 3 * samples, sizeof(uint16_t))))
+			return af_diag_error(p->d, AF_ENOMEM, "out of memory");
+		for (size_t k = 0; k < samples; k++)
+			if (get_row(p, sc->items[k], 3, nd->scale_track + 3 * k, 1, 0, "scale"))
+				return p->d->code;
+	} else if (get_row(p, sc, 3, nd->scale, 1, 0, "scale")) {
+		return p->d->code;
+	}
+	for (int c = 0; c < 3; c++) {
+		const char *key = motn_chan_names[MOTN_RX + c];
+		const struct af_ynode *r = af_ymap_get(m, key);
+		if (!r)
+			return perr(p, m, "missing key '%s'", key);
+		if (r->type != AF_YSEQ) {
+			if (get_angle(p, r, &nd->rot[c], key))
+				return p->d->code;
+			continue;
+		}
+		if (!(nd->rot_track[c] = af_arena_array(p->a, samples, sizeof(uint16_t))))
+			return af_diag_error(p->d, AF_ENOMEM, "out of memory");
+		if (get_row(p, r, samples, nd->rot_track[c], 1, 1, key))
+			return p->d->code;
+	}
+	if (!t)
+		return perr(p, m, "missing key 't'");
+	return get_row(p, t, 3, nd->trans, 1, 0, "t");
+}
+
+static int parse_nodes(struct pctx *p, const struct af_ynode *m, struct motn_nodes *s)
+{
+	const struct af_ynode *un, *ln;
+	uint64_t v;
+	if (af_y_want(p->d, m, AF_YMAP, "nodes") || check_keys(p, m, motn_sch_nodes, "nodes") ||
+	    parse_frames(p, m, &s->frames))
+		return p->d->code;
+	if (!(un = af_ymap_get(m, "unknown")) || un->type != AF_YSEQ || un->n != 2)
+		return perr(p, un ? un : m, "nodes.unknown: the two header words [+4, +6]");
+	for (int i = 0; i < 2; i++) {
+		if (af_y_get_u64(p->d, un->items[i], 0xFFFF, &v, "nodes.unknown"))
+			return p->d->code;
+		s->unknown[i] = (uint16_t)v;
+	}
+	if (!(ln = af_ymap_get(m, "list")) || ln->type != AF_YSEQ || !ln->n)
+		return perr(p, ln ? ln : m, "nodes.list: one map a node, at least one");
+	s->n = (uint32_t)ln->n;
+	if (!(s->node = af_arena_array(p->a, ln->n, sizeof(*s->node))))
+		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < ln->n; i++) {
+		p->node = (int)i;
+		if (parse_node(p, ln->items[i], &s->node[i], (size_t)s->frames + 1))
+			return p->d->code;
+	}
+	p->node = -1;
+	return 0;
+}
+
 static int parse_block(struct pctx *p, const struct af_ynode *bn, struct motn_block *b,
 		       int has_names)
 {
-	const struct af_ynode *raw = af_ymap_get(bn, "raw");
+	const struct af_ynode *raw = af_ymap_get(bn, "raw"), *k;
 	b->orphan = !has_names; /* derived, like names: */
+	if (!raw && (k = af_ymap_get(bn, "baked"))) {
+		b->kind = MOTN_BAKED;
+		return parse_baked(p, k, &b->baked);
+	}
+	if (!raw && (k = af_ymap_get(bn, "nodes"))) {
+		b->kind = MOTN_NODES;
+		return parse_nodes(p, k, &b->nodes);
+	}
 	if (!raw)
 		return parse_seq(p, bn, &b->seq);
 	const struct af_ynode *hx = af_ymap_get(bn, "hex"), *sz = af_ymap_get(bn, "size");
@@ -641,7 +824,7 @@ int motn_parse(const struct af_ynode *r, struct af_arena *a, struct motn_file *f
 	p.d = d;
 	p.a = a;
 	p.f = f;
-	p.bone = p.chan = p.key = -1;
+	p.bone = p.chan = p.key = p.node = -1;
 	af_buf_init(&p.tmp);
 	if (af_y_want(d, r, AF_YMAP, "document") || check_keys(&p, r, motn_sch_document, "document") ||
 	    !(hn = af_y_need(d, r, "header", "document")) ||

@@ -34,6 +34,55 @@ const struct af_sch_prop motn_sch_entry[] = {
 	END,
 };
 static const struct af_sch names = { .kind = AF_SK_LIST, .items = &af_sch_str };
+/* Blocks with rig bit 15 (motn_pose.c): values sampled once a frame. */
+static const struct af_sch angle = { .kind = AF_SK_INT, .ranged = 1, .lo = -32768, .hi = 32767,
+	.doc = "an angle, 65536 = one turn (int16 as stored)" };
+static const struct af_sch angles = { .kind = AF_SK_LIST, .items = &angle, .min = 1 };
+static const struct af_sch halves = { .kind = AF_SK_LIST, .items = &af_sch_num, .min = 1 };
+static const struct af_sch triple = { .kind = AF_SK_LIST, .items = &af_sch_num, .min = 3, .max = 3 };
+static const struct af_sch frames15 = { .kind = AF_SK_INT, .ranged = 1, .lo = 1, .hi = 32767 };
+const struct af_sch_prop motn_sch_baked_bone[] = {
+	{ "bone", &(const struct af_sch){ .kind = AF_SK_INT, .ranged = 1, .lo = 0, .hi = 63 },
+	  "the rig slot: 0 (the root, first, with tx ty tz rx ry rz) then 1..63 in ascending order", AF_SCH_REQUIRED },
+	{ "tx", &halves, "root translation x, one half float a frame", 0 },
+	{ "ty", &halves, "root translation y, one half float a frame", 0 },
+	{ "tz", &halves, "root translation z, one half float a frame", 0 },
+	{ "rx", &angles, "rotation x, one angle a frame (65536 = one turn)", 0 },
+	{ "ry", &angles, "rotation y, one angle a frame (65536 = one turn)", 0 },
+	{ "rz", &angles, "rotation z, one angle a frame (65536 = one turn)", 0 },
+	{ "hinge", &angles, "bones 7, 14, 28 and 34 (knees, elbows): their one angle a frame; the axis is unknown", 0 },
+	END,
+};
+const struct af_sch_prop motn_sch_baked[] = {
+	{ "frames", &frames15, "the number of frames (records), 30 fps", AF_SCH_REQUIRED },
+	{ "rig", &(const struct af_sch){ .kind = AF_SK_INT, .ranged = 1, .lo = 0, .hi = 0x7FFE },
+	  "the rig word without bit 15, kept as read", AF_SCH_REQUIRED },
+	{ "bones", &(const struct af_sch){ .kind = AF_SK_LIST, .min = 1, .items = &(const struct af_sch){
+		.kind = AF_SK_MAP, .props = motn_sch_baked_bone } },
+	  "the root, then each animated bone in ascending id order", AF_SCH_REQUIRED },
+	END,
+};
+static const struct af_sch rotation = { .kind = AF_SK_ANYOF, .alts = (const struct af_sch *const[]){
+	&angle, &angles, NULL } };
+const struct af_sch_prop motn_sch_node[] = {
+	{ "scale", &(const struct af_sch){ .kind = AF_SK_ANYOF, .alts = (const struct af_sch *const[]){
+		&triple, &(const struct af_sch){ .kind = AF_SK_LIST, .items = &triple, .min = 2 }, NULL } },
+	  "[x, y, z] half floats, constant; or a track: one [x, y, z] a sample (frames + 1 of them)", AF_SCH_REQUIRED },
+	{ "rx", &rotation, "rotation x: one angle (constant) or a track of frames + 1 angles (65536 = one turn)", AF_SCH_REQUIRED },
+	{ "ry", &rotation, "rotation y: one angle (constant) or a track of frames + 1 angles (65536 = one turn)", AF_SCH_REQUIRED },
+	{ "rz", &rotation, "rotation z: one angle (constant) or a track of frames + 1 angles (65536 = one turn)", AF_SCH_REQUIRED },
+	{ "t", &triple, "translation [x, y, z], half floats, constant", AF_SCH_REQUIRED },
+	END,
+};
+const struct af_sch_prop motn_sch_nodes[] = {
+	{ "frames", &frames15, "the last sample's frame: a track has frames + 1 samples, 30 fps", AF_SCH_REQUIRED },
+	{ "unknown", &(const struct af_sch){ .kind = AF_SK_LIST, .items = &af_sch_u16, .min = 2, .max = 2 },
+	  "header words +4 and +6 (0x3C00, a half 1.0, and 0 in every sample): meaning unknown, kept as read", AF_SCH_REQUIRED },
+	{ "list", &(const struct af_sch){ .kind = AF_SK_LIST, .min = 1, .items = &(const struct af_sch){
+		.kind = AF_SK_MAP, .props = motn_sch_node } },
+	  "the nodes in file order (the prop's parts)", AF_SCH_REQUIRED },
+	END,
+};
 static const struct af_sch bone = { .kind = AF_SK_REF, .ref = "bone" };
 const struct af_sch_prop motn_sch_block[] = {
 	{ "block", &af_sch_name, "the block's id: the original data offset (hex) in decoded files, a label only; a new block may use any other unique id (a number or a word like new1)", AF_SCH_REQUIRED },
@@ -46,6 +95,10 @@ const struct af_sch_prop motn_sch_block[] = {
 	{ "wide_counts", &af_sch_bool, "frame-word bit 15: 16-bit key counts (never seen in data)", 0 },
 	{ "bones", &(const struct af_sch){ .kind = AF_SK_LIST, .items = &bone },
 	  "one map per bone in strictly ascending id order: bone: ID and one key list per present channel", 0 },
+	{ "baked", &(const struct af_sch){ .kind = AF_SK_MAP, .props = motn_sch_baked },
+	  "a block whose rig word has bit 15 set (not 0xFFFF): one pose a frame (frames, rig, bones), instead of frames, rig and bones of a sequence", 0 },
+	{ "nodes", &(const struct af_sch){ .kind = AF_SK_MAP, .props = motn_sch_nodes },
+	  "a block whose rig word is 0xFFFF: per-node tracks of a prop (frames, unknown, list)", 0 },
 	{ "raw", &af_sch_str, "a raw block: why it is raw (raw blocks are read-only)", 0 },
 	{ "size", &af_sch_u32, "a raw block: its size in bytes (must match hex)", 0 },
 	{ "hex", &hexs, "a raw block: its bytes", 0 },
@@ -96,8 +149,8 @@ static void write_bone(struct af_json *j)
 {
 	static const char *const chan_docs[MOTN_NCH] = {
 		"translation x (model units)", "translation y (model units)",
-		"translation z (model units)", "rotation x (radians, as stored)",
-		"rotation y (radians, as stored)", "rotation z (radians, as stored)",
+		"translation z (model units)", "rotation x (turns: 1.0 = 360 degrees, as stored)",
+		"rotation y (turns, as stored)", "rotation z (turns, as stored)",
 	};
 	af_json_str(j, "type", "object");
 	af_json_open(j, "properties", '{');

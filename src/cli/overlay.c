@@ -1,0 +1,408 @@
+/* --overlay MODDIR on the command line (issue 32): the mod folder a mount or an encode
+ * writes into instead of GAME, and `animfs overlay status|diff GAME MODDIR`, what a mod
+ * folder changes. Names no format: containers and codecs are asked through the tables. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "animfs/container.h"
+#include "animfs/fileio.h"
+#include "archive.h"
+#include "cli.h"
+
+/* Whether path `in` is `outer` or below it (both resolved). */
+static int below(const char *in, const char *outer)
+{
+	size_t n = strlen(outer);
+	if (n == 1 && outer[0] == '/')
+		return 1;
+	return !strncmp(in, outer, n) && (in[n] == 0 || in[n] == '/');
+}
+
+int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir)
+{
+	char g[PATH_MAX], m[PATH_MAX], v[PATH_MAX];
+	int fd = open(moddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (fd < 0) {
+		fprintf(stderr, "animfs %s: cannot open the mod folder '%s': %s%s\n", cmd, moddir,
+			strerror(errno), errno == ENOENT ? " (make it first)" : "");
+		return -1;
+	}
+	if (!realpath(moddir, m) || !realpath(game, g) || (view && !realpath(view, v))) {
+		fprintf(stderr, "animfs %s: cannot resolve paths: %s\n", cmd, strerror(errno));
+		goto fail;
+	}
+	if (below(m, g) || below(g, m)) {
+		fprintf(stderr, "animfs %s: the mod folder '%s' and GAME '%s' must not hold one "
+			"another (GAME is never written)\n", cmd, moddir, game);
+		goto fail;
+	}
+	if (view && (below(m, v) || below(v, m))) {
+		fprintf(stderr, "animfs %s: the mod folder '%s' and VIEW '%s' must not hold one "
+			"another\n", cmd, moddir, view);
+		goto fail;
+	}
+	if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS)) {
+		fprintf(stderr, "animfs %s: the mod folder '%s' is not writable: %s\n", cmd, moddir,
+			strerror(errno));
+		goto fail;
+	}
+	return fd;
+fail:
+	close(fd);
+	return -1;
+}
+
+int af_cli_ov_target(const char *game, const char *moddir, const char *path, struct af_cli_ov *ov)
+{
+	char g[PATH_MAX], dir[PATH_MAX], d[PATH_MAX];
+	const char *base = strrchr(path, '/');
+	int fd = af_cli_open_moddir("encode", game, NULL, moddir);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	snprintf(dir, sizeof(dir), "%.*s", base ? (int)(base - path) : 1, base ? path : ".");
+	if (base == path)
+		snprintf(dir, sizeof(dir), "/");
+	base = base ? base + 1 : path;
+	if (!realpath(game, g) || !realpath(dir[0] ? dir : "/", d)) {
+		fprintf(stderr, "animfs encode: %s: %s\n", path, strerror(errno));
+		return -1;
+	}
+	size_t gl = strlen(g);
+	if (strncmp(d, g, gl) || (d[gl] && d[gl] != '/') || !*base) {
+		fprintf(stderr, "animfs encode: %s is not a file in GAME '%s' (--game names it)\n", path,
+			game);
+		return -1;
+	}
+	const char *rel = d + gl + (d[gl] == '/');
+	snprintf(ov->game, sizeof(ov->game), "%s", path);
+	snprintf(ov->mod, sizeof(ov->mod), "%s/%s%s%s", moddir, rel, *rel ? "/" : "", base);
+	/* its folders in MODDIR, each with GAME's folder's mode and the owner's rwx */
+	for (char *p = ov->mod + strlen(moddir) + 1; (p = strchr(p, '/')); p++) {
+		struct stat st;
+		char gdir[PATH_MAX + 4200];
+		*p = 0;
+		snprintf(gdir, sizeof(gdir), "%s/%s", g, ov->mod + strlen(moddir) + 1);
+		mode_t mode = stat(gdir, &st) == 0 ? (st.st_mode & 0777) | 0700 : 0755;
+		int bad = mkdir(ov->mod, mode) && errno != EEXIST;
+		*p = '/';
+		if (bad) {
+			fprintf(stderr, "animfs encode: cannot make a folder for %s: %s\n", ov->mod,
+				strerror(errno));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+int af_cli_layout_known(const char *name)
+{
+	for (size_t i = 0; af_codecs[i]; i++)
+		if (af_codec_layout(af_codecs[i], name))
+			return 1;
+	return 0;
+}
+
+/* The layout of the first file below dir (depth-first, at most *budget files looked
+ * at) that a codec with layouts claims: the layout its convert finds it in already. */
+static const char *layout_in(const char *dir, int depth, int *budget)
+{
+	DIR *d = depth < 16 ? opendir(dir) : NULL;
+	const char *found = NULL;
+	for (struct dirent *e; d && !found && *budget > 0 && (e = readdir(d));) {
+		char path[PATH_MAX];
+		struct stat st;
+		if (e->d_name[0] == '.' ||
+		    snprintf(path, sizeof(path), "%s/%s", dir, e->d_name) >= (int)sizeof(path) ||
+		    lstat(path, &st))
+			continue;
+		if (S_ISDIR(st.st_mode)) {
+			found = layout_in(path, depth + 1, budget);
+			continue;
+		}
+		uint8_t head[AF_BID_HEAD];
+		size_t got = 0;
+		if (!S_ISREG(st.st_mode))
+			continue;
+		(*budget)--;
+		if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
+			continue;
+		const struct af_codec *c = af_codec_bid(e->d_name, head, got);
+		if (!c || !c->convert || !c->layouts)
+			continue;
+		struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
+		struct af_diag dg;
+		af_diag_init(&dg);
+		if (!af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &in, &dg))
+			for (const struct af_layout *l = c->layouts; !found && l->name; l++) {
+				struct af_convert cv = { l->name, NULL, NULL };
+				af_buf_reset(&out);
+				if (c->convert(in.data, in.len, &cv, &out, &dg) == AF_CONVERT_ALREADY)
+					found = l->name;
+				af_diag_clear(&dg);
+			}
+		af_buf_free(&in);
+		af_buf_free(&out);
+		af_diag_free(&dg);
+	}
+	if (d)
+		closedir(d);
+	return found;
+}
+
+const char *af_cli_moddir_layout(const char *moddir)
+{
+	int budget = 64;
+	return layout_in(moddir, 0, &budget);
+}
+
+/* ---- animfs overlay status|diff GAME MODDIR ---- */
+
+struct walk {
+	const char *game, *mod;
+	int diff;        /* print the YAML diff of each change, not only its line */
+	int failed;
+};
+
+/* The YAML of a loose file's bytes (its codec by bid), or -1 when none reads it. */
+static int loose_yaml(const char *path, const struct af_buf *in, struct af_buf *yaml)
+{
+	struct af_cli_io io;
+	struct af_diag d;
+	af_diag_init(&d);
+	af_cli_io_init(&io, path, 0);
+	const struct af_codec *c = af_codec_bid(io.d.io.name, in->data,
+						in->len < AF_BID_HEAD ? in->len : AF_BID_HEAD);
+	int rc = c ? c->to_yaml(in->data, in->len, &io.d.io, yaml, &d) : -1;
+	af_cli_io_close(&io);
+	af_diag_free(&d);
+	return rc == 0 || rc == AF_VIEW_READONLY ? 0 : -1;
+}
+
+/* `diff -u` of the two texts, labelled a/rel and b/rel (a missing side: /dev/null). */
+static int print_diff(const char *rel, const struct af_buf *a, const struct af_buf *b)
+{
+	const char *tmp = getenv("TMPDIR") && *getenv("TMPDIR") ? getenv("TMPDIR") : P_tmpdir;
+	char ta[4200], tb[4200], la[4200], lb[4200];
+	snprintf(ta, sizeof(ta), "%s/animfs-overlay-a.XXXXXX", tmp);
+	snprintf(tb, sizeof(tb), "%s/animfs-overlay-b.XXXXXX", tmp);
+	int fa = mkstemp(ta), fb = fa >= 0 ? mkstemp(tb) : -1, rc = -1;
+	if (fa < 0 || fb < 0)
+		goto out;
+	if ((a && a->len && write(fa, a->data, a->len) != (ssize_t)a->len) ||
+	    (b && b->len && write(fb, b->data, b->len) != (ssize_t)b->len))
+		goto out;
+	snprintf(la, sizeof(la), "%s%s", a ? "a/" : "/dev/null", a ? rel : "");
+	snprintf(lb, sizeof(lb), "b/%s", rel);
+	printf("diff --animfs a/%s b/%s\n", rel, rel);
+	fflush(stdout);
+	pid_t pid = fork();
+	if (pid == 0) {
+		execlp("diff", "diff", "-u", "--label", la, "--label", lb, ta, tb, (char *)NULL);
+		_exit(127);
+	}
+	int status = 0;
+	if (pid > 0 && waitpid(pid, &status, 0) == pid && WIFEXITED(status) &&
+	    WEXITSTATUS(status) <= 1)
+		rc = 0;
+out:
+	if (fa >= 0) {
+		close(fa);
+		unlink(ta);
+	}
+	if (fb >= 0) {
+		close(fb);
+		unlink(tb);
+	}
+	return rc;
+}
+
+static void say(struct walk *w, const char *what, const char *rel)
+{
+	printf("%-8s %s\n", what, rel);
+	(void)w;
+}
+
+/* The members of MODDIR's archive m against GAME's g (NULL: a new container), rel the
+ * folder's path; nested containers inside both are walked too. */
+static void walk_members(struct walk *w, struct af_archive *g, struct af_archive *m, const char *rel)
+{
+	struct af_archive *gs = g ? af_archive_shown(g) : NULL, *ms = af_archive_shown(m);
+	struct af_buf gb = AF_BUF_INIT, mb = AF_BUF_INIT, gy = AF_BUF_INIT, my = AF_BUF_INIT;
+	struct af_diag d;
+	char path[4400];
+	af_diag_init(&d);
+	for (size_t i = 0; i < ms->n; i++) {
+		long k = gs ? af_archive_find(gs, ms->m[i].name) : -1;
+		snprintf(path, sizeof(path), "%s/%s", rel, ms->m[i].name);
+		af_buf_reset(&gb);
+		af_buf_reset(&mb);
+		if (af_archive_body(ms, i, &mb, &d) ||
+		    (k >= 0 && af_archive_body(gs, (size_t)k, &gb, &d))) {
+			fprintf(stderr, "animfs overlay: %s: %s\n", path, d.msg);
+			af_diag_clear(&d);
+			w->failed = 1;
+			continue;
+		}
+		if (k >= 0 && gb.len == mb.len && (!gb.len || !memcmp(gb.data, mb.data, gb.len)))
+			continue;
+		struct af_archive *msub = af_archive_sub(ms, i);
+		struct af_archive *gsub = k >= 0 ? af_archive_sub(gs, (size_t)k) : NULL;
+		if (msub && (gsub || k < 0)) {
+			walk_members(w, gsub, msub, path);
+			continue;
+		}
+		say(w, k >= 0 ? "changed" : "new", path);
+		if (!w->diff || !ms->m[i].codec)
+			continue;
+		af_buf_reset(&gy);
+		af_buf_reset(&my);
+		if (af_member_yaml(ms, i, &my, &d) ||
+		    (k >= 0 && af_member_yaml(gs, (size_t)k, &gy, &d)) ||
+		    print_diff(path, k >= 0 ? &gy : NULL, &my)) {
+			af_diag_clear(&d);
+			w->failed = 1;
+		}
+	}
+	af_buf_free(&gb);
+	af_buf_free(&mb);
+	af_buf_free(&gy);
+	af_buf_free(&my);
+	af_diag_free(&d);
+}
+
+/* An archive of the file's bytes (kept in *file while it is open), or 0 when c is NULL. */
+static int open_arc(const struct af_container *c, const char *path, struct af_buf *file,
+		    struct af_archive *a)
+{
+	struct af_diag d;
+	struct af_cli_io io;
+	af_diag_init(&d);
+	int rc = af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, file, &d);
+	if (!rc) {
+		af_cli_io_init(&io, path, 0);
+		rc = af_archive_open_io(a, c, file->data, file->len, &io.d.io, &d);
+		af_cli_io_close(&io);
+	}
+	if (rc)
+		af_cli_report(path, &d);
+	af_diag_free(&d);
+	return rc;
+}
+
+static void one_file(struct walk *w, const char *rel)
+{
+	char gp[8400], mp[8400];
+	struct af_buf g = AF_BUF_INIT, m = AF_BUF_INIT, gy = AF_BUF_INIT, my = AF_BUF_INIT;
+	struct af_archive ga, ma;
+	struct af_diag d;
+	struct stat st;
+	snprintf(gp, sizeof(gp), "%s/%s", w->game, rel);
+	snprintf(mp, sizeof(mp), "%s/%s", w->mod, rel);
+	int in_game = stat(gp, &st) == 0 && S_ISREG(st.st_mode);
+	const struct af_container *c = af_cli_arc_of(mp);
+	memset(&ga, 0, sizeof(ga));
+	memset(&ma, 0, sizeof(ma));
+	af_diag_init(&d);
+	if (c && (!in_game || af_cli_arc_of(gp) == c)) { /* its members, one by one */
+		if (open_arc(c, mp, &m, &ma) || (in_game && open_arc(c, gp, &g, &ga)))
+			w->failed = 1;
+		else
+			walk_members(w, in_game ? &ga : NULL, &ma, rel);
+		goto out;
+	}
+	if (af_read_file_at(AT_FDCWD, mp, AF_MAX_FILE, &m, &d) ||
+	    (in_game && af_read_file_at(AT_FDCWD, gp, AF_MAX_FILE, &g, &d))) {
+		af_cli_report(rel, &d);
+		w->failed = 1;
+		goto out;
+	}
+	if (in_game && g.len == m.len && (!g.len || !memcmp(g.data, m.data, g.len)))
+		goto out;
+	say(w, in_game ? "changed" : "new", rel);
+	if (w->diff && !loose_yaml(mp, &m, &my) && (!in_game || !loose_yaml(gp, &g, &gy)) &&
+	    print_diff(rel, in_game ? &gy : NULL, &my))
+		w->failed = 1;
+out:
+	af_archive_close(&ga);
+	af_archive_close(&ma);
+	af_buf_free(&g);
+	af_buf_free(&m);
+	af_buf_free(&gy);
+	af_buf_free(&my);
+	af_diag_free(&d);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Every file below MODDIR/rel, in name order (temp files of unfinished saves skipped). */
+static void walk_dir(struct walk *w, const char *rel)
+{
+	char path[8400], **names = NULL;
+	size_t n = 0, cap = 0;
+	snprintf(path, sizeof(path), "%s%s%s", w->mod, rel[0] ? "/" : "", rel);
+	DIR *dir = opendir(path);
+	if (!dir) {
+		fprintf(stderr, "animfs overlay: %s: %s\n", path, strerror(errno));
+		w->failed = 1;
+		return;
+	}
+	for (struct dirent *e; (e = readdir(dir));) {
+		char **grown;
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
+		    !strncmp(e->d_name, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
+			continue;
+		if (!(grown = af_grow(names, &cap, n, sizeof(*names), 64)) ||
+		    !(grown[n] = af_strcopy(e->d_name))) {
+			names = grown ? grown : names;
+			w->failed = 1;
+			break;
+		}
+		names = grown;
+		n++;
+	}
+	closedir(dir);
+	if (n)
+		qsort(names, n, sizeof(*names), by_name);
+	for (size_t i = 0; i < n; i++) {
+		char sub[4400];
+		struct stat st;
+		snprintf(sub, sizeof(sub), "%s%s%s", rel, rel[0] ? "/" : "", names[i]);
+		snprintf(path, sizeof(path), "%s/%s", w->mod, sub);
+		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
+			walk_dir(w, sub);
+		else if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+			one_file(w, sub);
+		free(names[i]);
+	}
+	free(names);
+}
+
+int af_cli_overlay(int argc, char **argv)
+{
+	struct walk w = {0};
+	if (argc != 4 || (strcmp(argv[1], "status") && strcmp(argv[1], "diff")))
+		return af_cli_usage("overlay");
+	w.diff = !strcmp(argv[1], "diff");
+	w.game = argv[2];
+	w.mod = argv[3];
+	struct stat st;
+	if (stat(w.game, &st) || !S_ISDIR(st.st_mode) || stat(w.mod, &st) || !S_ISDIR(st.st_mode)) {
+		fprintf(stderr, "animfs overlay: GAME and MODDIR must be folders\n");
+		return AF_EXIT_FAIL;
+	}
+	walk_dir(&w, "");
+	fflush(stdout);
+	return w.failed ? AF_EXIT_FAIL : AF_EXIT_OK;
+}
