@@ -52,7 +52,7 @@ static int samples(struct af_curves *cv, const char *title, const struct af_ynod
 		return AF_ENOMEM;
 	for (size_t i = 0; i < af_cv_count(row); i++) {
 		double v;
-		if (!half(af_cv_item(row, i), &v))
+		if (!motn_yhalf(af_cv_item(row, i), &v))
 			af_curves_key(cv, s, (double)i / 30.0, angle ? v * 360.0 / 65536.0 : v, 0, 0);
 	}
 	if (angle)
@@ -97,7 +97,7 @@ static int node_curves(struct af_curves *cv, const struct af_ynode *list)
 					return AF_ENOMEM;
 				for (size_t k = 0; k < af_cv_count(sc); k++) {
 					double v;
-					if (!half(af_cv_item(af_cv_item(sc, k), (size_t)c), &v))
+					if (!motn_yhalf(af_cv_item(af_cv_item(sc, k), (size_t)c), &v))
 						af_curves_key(cv, s, (double)k / 30.0, v, 0, 0);
 				}
 			}

@@ -2,7 +2,7 @@
  * each decoded block an animation (named by its first name) on numbered bone nodes, the
  * rig slots it drives, unparented and with no rest pose (the file has none). Per bone, a
  * translation key at every frame where tx, ty or tz has a value and a rotation key where
- * rx, ry or rz has one (Euler X, Y, Z in radians, rot.h's order), each channel's Hermite
+ * rx, ry or rz has one (Euler X, Y, Z in turns, rot.h's order), each channel's Hermite
  * curve evaluated there (at a jump, two keys at one frame, the second); 30 frames a second. */
 #include <math.h>
 #include <stdint.h>
@@ -103,7 +103,7 @@ static int trio(struct af_scene *sc, size_t node, const struct af_ynode *bn, int
 		for (int a = 0; a < 3; a++)
 			v[a] = eval(k[a], n[a], (double)f);
 		if (rot) {
-			double e[3] = { v[0] * 180 / M_PI, v[1] * 180 / M_PI, v[2] * 180 / M_PI };
+			double e[3] = { v[0] * 360, v[1] * 360, v[2] * 360 }; /* turns */
 			af_euler_deg_to_quat(e, q);
 		}
 		af_scene_key(sc, ch, (double)f / 30.0, rot ? q : v);
@@ -133,7 +133,7 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 	const struct af_ynode *blocks = af_ymap_get(root, "blocks");
 	long nodes[128];
 	unsigned char *mark = af_alloc(MAX_FRAMES);
-	int rc = 0;
+	int rc = 0, skipped = 0;
 	if (!mark)
 		return AF_ENOMEM;
 	for (int i = 0; i < 128; i++)
@@ -146,6 +146,11 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 		const char *name = af_cv_str(af_cv_item(af_ymap_get(bl, "names"), 0)), *id = af_cv_str(af_ymap_get(bl, "block"));
 		double frames;
 		char an[160];
+		if (af_ymap_get(bl, "baked") || af_ymap_get(bl, "nodes")) {
+			if (!skipped++)
+				af_scene_extra(sc, 0, "skipped", "baked and node-track blocks (rig bit 15)", 0);
+			continue;
+		}
 		if (!bones || af_cv_num(af_ymap_get(bl, "frames"), &frames))
 			continue; /* a raw block: nothing to show */
 		snprintf(an, sizeof(an), "%s", name ? name : id ? id : "?");
