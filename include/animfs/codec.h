@@ -47,6 +47,22 @@ struct af_codec_opt {
 	const char *help; /* one line */
 };
 
+/* A top-level list (or map) of a codec's documents that a split view cuts into parts
+ * (`animfs decode --split`, the mount's --split-over): a part per run of `per`
+ * elements (0: one each), or per run of neighbours whose `name` values are equal when
+ * group is set. */
+struct af_split_key {
+	const char *key;  /* the document's top-level key of a block list or map ("objects") */
+	const char *name; /* the element's key whose value names its part ("name"), or NULL
+			   * (a map's parts are named by their first key) */
+	int group;        /* neighbours with the same name value share a part */
+	unsigned per;     /* without group: elements a part (0: 1) */
+};
+
+struct af_ynode;
+typedef int af_encode_fn(const struct af_ynode *root, const struct af_io *io,
+			 struct af_buf *out, struct af_diag *d);
+
 struct af_codec {
 	const char *name;        /* "diesel-animation"; also the YAML `format:` value */
 	const char *description; /* one line for `animfs formats` */
@@ -102,6 +118,12 @@ struct af_codec {
 	 * neither. For `animfs check --coverage`. 0, or AF_E* with d set. */
 	int (*coverage)(const uint8_t *bin, size_t n, const struct af_io *io, uint64_t *decoded,
 			uint64_t *opaque, struct af_diag *d);
+	/* Optional (NULL): the lists a split view cuts into parts, ending with a NULL key
+	 * (split.h). With it, from_doc: from_yaml's own pipeline from an already parsed
+	 * document (the codec's af_encode_fn), which a split view's join calls with the
+	 * parts put together. */
+	const struct af_split_key *split;
+	af_encode_fn *from_doc;
 };
 
 /* Any codec's rendering option called name, or NULL. */
@@ -111,10 +133,8 @@ const struct af_codec_opt *af_codec_option(const char *name);
 /* A codec's own pipeline bytes -> model -> YAML, appending to out (as to_yaml). */
 typedef int af_render_fn(const uint8_t *bin, size_t n, const struct af_io *io,
 			 struct af_buf *out, struct af_diag *d);
-/* A codec's own pipeline model -> bytes from the parsed document root (kept until it
- * returns), appending to out. */
-typedef int af_encode_fn(const struct af_ynode *root, const struct af_io *io,
-			 struct af_buf *out, struct af_diag *d);
+/* af_encode_fn (above): a codec's own pipeline model -> bytes from the parsed document
+ * root (kept until it returns), appending to out. */
 /* to_yaml: render, with out as on entry after a failure. */
 int af_codec_render(af_render_fn *render, const uint8_t *bin, size_t n, const struct af_io *io,
 		    struct af_buf *out, struct af_diag *d);

@@ -15,6 +15,7 @@
 #include "animfs/diag.h"
 #include "animfs/io.h"
 #include "animfs/nameidx.h"
+#include "animfs/pieces.h"
 
 #define AF_INDEX_NAME "index.yaml" /* the read-only list of every member */
 #define AF_MEMBER_NAME_MAX 128
@@ -67,6 +68,24 @@ struct af_container {
 	 * container (saves refused with AF_EROFS). */
 	int (*replace)(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
 		       struct af_diag *d);
+	/* Optional: open from src (pieces.h), a file's descriptor, reading only what it
+	 * shows (its tables, the first bytes of each member); body reads a member where it
+	 * is asked. The state keeps a descriptor of its own (src->fd stays the caller's).
+	 * NULL: the table reads the whole file and calls open. */
+	int (*open_src)(const struct af_src *src, const struct af_container_env *env, void **st,
+			struct af_diag *d);
+	/* Optional: replace as pieces (pieces.h) of the bytes it was opened from: a copy of
+	 * every range that stays, new bytes for the member and the tables that change
+	 * (appended to out). NULL: the table wraps replace's whole image. */
+	int (*plan)(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
+		    struct af_diag *d);
+	/* Optional (with open_src): where member i's bytes lie in the file, when they are
+	 * stored there as they are: 1 with *off and *len, else 0 (NULL: never). Lets a
+	 * large member be compared in pieces, never held whole. */
+	int (*span)(void *st, size_t i, uint64_t *off, uint64_t *len);
+	/* Optional: the first n bytes (or fewer: *got) of member i, without the rest (what
+	 * a nested container's bid reads: a listing then reads no large member whole). */
+	int (*head)(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d);
 	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
 	int (*rebuild)(void *st, struct af_buf *image, struct af_diag *d);
 	/* Optional (NULL: members are never added): the whole container anew with a new
@@ -132,16 +151,37 @@ void af_archive_close(struct af_archive *a);
 /* The same with the file's siblings (io, may be NULL; used while it opens only). */
 int af_archive_open_io(struct af_archive *a, const struct af_container *c, const uint8_t *data,
 		       size_t n, const struct af_io *io, struct af_diag *d);
+/* The same from src (pieces.h): the container's open_src when it has one and src is a
+ * descriptor (then only its tables are read, and src->fd may be closed after), else the
+ * whole file read (bounded by AF_MAX_FILE) and open. */
+int af_archive_open_src(struct af_archive *a, const struct af_container *c,
+			const struct af_src *src, const struct af_io *io, struct af_diag *d);
 /* The member of that name (or alias), or -1. */
 long af_archive_find(const struct af_archive *a, const char *name);
+/* The name a member is listed under in its folder (the mount; CONTAINER/NAME paths of
+ * the command line), so that no listed name is listed twice, is the folder's own
+ * (".", "..", index.yaml), or is another member's view: the member's name, with '/'
+ * written %2F (a container that escapes its own names, as Shenmue's do, has none); "", "."
+ * and ".." as %00, %2E and %2E%2E; when shown raw (its bytes, or a nested folder) and
+ * ending in ".yaml", that dot as %2E; when shown as a view (view: the caller adds
+ * ".yaml") and named "index", as %69ndex. Into out (size AF_MEMBER_NAME_MAX * 3 holds
+ * any). */
+void af_member_shown(const char *name, int view, char *out, size_t size);
+/* The member name a listed name (n bytes) stands for: every %XX undone, %00 alone the
+ * empty name. 0, or -1 when it is none (too long, or a NUL inside). */
+int af_member_unshown(const char *shown, size_t n, char *out, size_t size);
+/* The member listed as shown: the member of that name (or alias), else of that name with
+ * its escapes undone (af_member_unshown), and only one listed so (or answering to it as
+ * its alias); -1 when none. Its name in raw (AF_MEMBER_NAME_MAX) when raw is not NULL. */
+long af_archive_find_shown(const struct af_archive *a, const char *shown, char *raw);
 /* Member i as a nested archive (opened on the first ask and kept until a closes), or
  * NULL when its bytes are no container (or nest deeper than AF_NEST_MAX). */
 struct af_archive *af_archive_sub(struct af_archive *a, size_t i);
 /* The archive whose members a's folder shows: a itself, or through layers (gzip) the
  * container inside. */
 struct af_archive *af_archive_shown(struct af_archive *a);
-/* Walk "A/B/leaf" inside a's folder: every component but the last names a member that
- * is a nested archive. The archive holding the leaf (shown), *leaf pointing into path;
+/* Walk "A/B/leaf" inside a's folder: every component but the last is the listed name
+ * (af_member_shown) of a member that is a nested archive. The archive holding the leaf (shown), *leaf pointing into path;
  * NULL when a component is no nested archive. */
 struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const char **leaf);
 /* The name of a's folder: its member's name in the container holding it (through
@@ -149,12 +189,22 @@ struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const
 const char *af_archive_name(const struct af_archive *a, const char *file);
 /* Whether saves into a are refused: it or a container around it is read-only. */
 int af_archive_read_only(const struct af_archive *a);
+/* Where member i of a file's own archive (no parent) lies in the file (the span hook):
+ * 1 with *off and *len, else 0. */
+int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_t *len);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container
  * is rebuilt in turn. AF_EROFS when one of them is read-only (replace NULL). */
 int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
 		       struct af_buf *image, struct af_diag *d);
+/* The same as pieces (appended to out) of the bytes the outermost archive was opened
+ * from. When the outermost container plans (its plan hook), the ranges that stay are
+ * copies and only the member and the tables are new bytes: a member of a nested archive
+ * has each archive between rebuilt in memory (af_archive_replace), up to the outermost
+ * one's member, which is then planned. When it does not: one piece, the whole image. */
+int af_archive_plan(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
+		    struct af_pieces *out, struct af_diag *d);
 /* index.yaml of a's folder (composed through layers, see layer_yaml; the members that
  * are archives themselves listed under "nested", each with its own index). */
 int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out);
@@ -170,6 +220,9 @@ int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_op
  * produced on error. */
 int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
 		     struct af_buf *image, int *changed, struct af_diag *d);
+/* The same with the new outermost file as pieces (af_archive_plan), appended to out. */
+int af_member_commit_plan(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
+			  struct af_pieces *out, int *changed, struct af_diag *d);
 /* Encode yaml as a new member called name (no member has that name or alias): its
  * codec is the one a new file of that name gets (af_codec_for_save), the container's
  * add builds image, the whole new container. AF_EUNSUP when the container adds no

@@ -63,9 +63,22 @@ struct af_replace_opts {
 	 * the temp file fd its owner and mode (0, or AF_E* with d filled). */
 	int (*give)(void *ctx, int fd, struct af_diag *d);
 	void *give_ctx;
+	/* Called right after the new bytes are written, before the fsync, with the temp
+	 * file fd open for reading and writing: may read it back (a check that it reads
+	 * as it should: non-zero with d filled abandons the replace) or write it anew. */
+	int (*check)(void *ctx, int fd, struct af_diag *d);
+	void *check_ctx;
 };
 int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       const struct af_replace_opts *o, struct af_diag *d);
+
+struct af_pieces;
+struct af_src;
+/* The same replace with the new file described as pieces (pieces.h) of src: kept
+ * ranges copied by the kernel (copy_file_range, FICLONE), never through animfs. */
+int af_replace_file_pieces(int dirfd, const char *name, const struct af_pieces *p,
+			   const struct af_src *src, mode_t mode, const struct af_replace_opts *o,
+			   struct af_diag *d);
 
 #define AF_TMP_PREFIX ".animfs-tmp-"
 

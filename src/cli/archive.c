@@ -14,6 +14,7 @@
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/pieces.h"
 #include "animfs/yamlio.h"
 #include "archive.h"
 
@@ -55,24 +56,29 @@ int af_cli_arc_split(const char *path, char *arc, size_t size, const char **memb
 	return 0;
 }
 
-/* An open container file. */
+/* An open container file: a container that reads only its tables (open_src) reads
+ * the rest from src when asked, and an encode copies what stays from it. */
 struct opened {
 	struct af_archive a;
+	struct af_src src;
 };
 
 static int load(const char *path, struct opened *o, struct af_diag *d)
 {
-	struct af_buf file = AF_BUF_INIT;
 	const struct af_container *c = af_cli_arc_of(path);
-	int rc = c ? af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &file, d)
-		   : af_diag_error(d, AF_EUNSUP, "no container reads this file");
-	if (!rc) { /* with the siblings its container may read (an index or data file beside it) */
-		struct af_cli_io io;
-		af_cli_io_init(&io, path, 0);
-		rc = af_archive_open_io(&o->a, c, file.data, file.len, &io.d.io, d);
-		af_cli_io_close(&io);
-	}
-	af_buf_free(&file);
+	struct stat st;
+	int rc = 0;
+	o->src = (struct af_src){NULL, -1, 0};
+	if (!c)
+		return af_diag_error(d, AF_EUNSUP, "no container reads this file");
+	if ((o->src.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(o->src.fd, &st) ||
+	    !S_ISREG(st.st_mode))
+		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+	o->src.size = (uint64_t)st.st_size;
+	struct af_cli_io io; /* with the siblings its container may read (an index or data file beside it) */
+	af_cli_io_init(&io, path, 0);
+	rc = af_archive_open_src(&o->a, c, &o->src, &io.d.io, d);
+	af_cli_io_close(&io);
 	return rc;
 }
 
@@ -138,6 +144,9 @@ out:
 static void unload(struct opened *o)
 {
 	af_archive_close(&o->a);
+	if (o->src.fd >= 0)
+		close(o->src.fd);
+	o->src.fd = -1;
 }
 
 static void no_such(const struct af_archive *a, const char *arc, const char *member)
@@ -331,12 +340,14 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	struct opened o;
 	struct af_archive *h;
 	struct af_buf yaml = AF_BUF_INIT, image = AF_BUF_INIT;
+	struct af_pieces plan = AF_PIECES_INIT;
 	struct af_diag d;
 	const char *where = arc;
 	int changed = 0, rc = AF_EXIT_FAIL;
 	long k;
 	af_diag_init(&d);
 	memset(&o, 0, sizeof(o));
+	o.src.fd = -1;
 	if ((ov ? load_ov(arc, ov, &o, &d) : load(arc, &o, &d)) ||
 	    !(h = member_of(&o, arc, member, 1, &k)))
 		goto out;
@@ -352,9 +363,15 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	if (k == -2) { /* a new member: the container adds it */
 		if (af_member_add(h, af_base(member), yaml.data, yaml.len, &image, &d))
 			goto out;
+		if (!ov && af_pieces_take(&plan, &image)) {
+			af_diag_error(&d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
 		changed = 1;
 		fprintf(stderr, "animfs: %s: added to the %s\n", path, h->c->noun);
-	} else if (af_member_commit(h, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)) {
+	} else if (ov ? af_member_commit(h, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)
+		      : af_member_commit_plan(h, (size_t)k, yaml.data, yaml.len, &plan, &changed, &d)) {
+		/* --overlay: the image whole (it is reduced against GAME's before it is kept) */
 		goto out;
 	} else {
 		drop_old_warnings(h, (size_t)k, &d);
@@ -362,7 +379,7 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	if (!changed) {
 		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, o.a.c->noun);
 	} else if (ov ? store_ov(arc, ov, o.a.c, &image, &d)
-		      : af_replace_file_at(AT_FDCWD, arc, image.data, image.len, 0644, &d)) {
+		      : af_replace_file_pieces(AT_FDCWD, arc, &plan, &o.src, 0644, NULL, &d)) {
 		where = ov ? ov->mod : arc;
 		goto out;
 	}
@@ -373,6 +390,7 @@ out:
 	unload(&o);
 	af_buf_free(&yaml);
 	af_buf_free(&image);
+	af_pieces_free(&plan);
 	af_diag_free(&d);
 	return rc;
 }

@@ -1,9 +1,13 @@
-/* `animfs check [--coverage] PATH...`: every file a codec claims goes binary -> YAML ->
- * binary and must come back byte for byte. Prints each failure, then a table per format;
- * --coverage adds, from each codec's coverage hook, how many animation bytes are editable
- * fields and how many are carried opaque. */
+/* `animfs check [--coverage] [-j N] PATH...`: every file a codec claims goes binary ->
+ * YAML -> binary and must come back byte for byte. Prints each failure, then a table per
+ * format; --coverage adds, from each codec's coverage hook, how many animation bytes are
+ * editable fields and how many are carried opaque. The files are checked by N threads
+ * (default: one per core); what each file prints is kept and printed in the order of
+ * the walk, and the counts are summed at the end, so the output does not depend on N. */
 #include <fcntl.h>
 #include <ftw.h>
+#include <pthread.h>
+#include <stdlib.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -25,10 +29,16 @@ struct stats {
 	unsigned long long decoded, opaque;
 };
 
-static struct stats per[MAX_CODECS];
-static unsigned long not_claimed, seen;
 #define MAX_CONTAINERS 16
-static struct af_cli_arc_stats arcs[MAX_CONTAINERS];
+/* What one thread counted. */
+struct sink {
+	struct stats per[MAX_CODECS];
+	struct af_cli_arc_stats arcs[MAX_CONTAINERS];
+	unsigned long not_claimed;
+};
+/* The counts of this thread, and where the file it checks prints (fail, measure). */
+static _Thread_local struct sink *me;
+static _Thread_local struct af_buf *said;
 static int progress, coverage;
 static double last_progress;
 
@@ -55,9 +65,7 @@ static void clear_progress(void)
 
 static void fail(const char *path, const char *what)
 {
-	clear_progress();
-	printf("FAIL %s: %s\n", path, what);
-	fflush(stdout);
+	af_buf_printf(said, "FAIL %s: %s\n", path, what);
 }
 
 /* A member checked inside a container counts under its codec. */
@@ -67,12 +75,12 @@ static void count_member(const char *codec, unsigned long long bytes, int ok)
 	size_t i = c ? codec_index(c) : MAX_CODECS;
 	if (i >= MAX_CODECS)
 		return;
-	per[i].files++;
-	per[i].bytes += bytes;
+	me->per[i].files++;
+	me->per[i].bytes += bytes;
 	if (ok)
-		per[i].identical++;
+		me->per[i].identical++;
 	else
-		per[i].failed++;
+		me->per[i].failed++;
 }
 
 /* A file that round-trips: its share of opaque animation bytes, one line per file
@@ -93,16 +101,14 @@ static void measure(const struct af_codec *c, const char *path, const struct af_
 		s->covered++;
 		s->decoded += dec;
 		s->opaque += opq;
-		if (opq) {
-			clear_progress();
-			printf("opaque %s: %llu of %llu animation bytes\n", path,
-			       (unsigned long long)opq, (unsigned long long)(dec + opq));
-		}
+		if (opq)
+			af_buf_printf(said, "opaque %s: %llu of %llu animation bytes\n", path,
+				      (unsigned long long)opq, (unsigned long long)(dec + opq));
 	}
 	af_diag_free(&d);
 }
 
-static void print_coverage(void)
+static void print_coverage(const struct stats *per)
 {
 	printf("coverage: animation bytes shown as editable fields (decoded) or carried as bytes "
 	       "or unknown fields (opaque)\n");
@@ -141,15 +147,15 @@ static void check_one(const char *path)
 		return;
 	const struct af_container *arc = af_cli_arc_of(path);
 	if (arc) {
-		af_cli_arc_check(path, arcs, MAX_CONTAINERS, fail, count_member);
+		af_cli_arc_check(path, me->arcs, MAX_CONTAINERS, fail, count_member);
 		return;
 	}
 	const struct af_codec *c = af_codec_bid(base, head, got);
 	if (!c) {
-		not_claimed++;
+		me->not_claimed++;
 		return;
 	}
-	struct stats *s = &per[codec_index(c)];
+	struct stats *s = &me->per[codec_index(c)];
 	af_diag_init(&d);
 	af_cli_io_init(&io, path, 0);
 	s->files++;
@@ -197,29 +203,119 @@ out:
 	af_diag_free(&d);
 }
 
+/* The files of the walk, in its order, each with what its check printed. */
+struct job {
+	char *path;
+	struct af_buf said;
+	int done;
+};
+static struct {
+	struct job *v;
+	size_t n, cap, next, printed;
+	pthread_mutex_t lock;
+} jobs = {NULL, 0, 0, 0, 0, PTHREAD_MUTEX_INITIALIZER};
+
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
 	(void)st;
 	(void)ftw;
 	if (type != FTW_F)
 		return 0;
-	seen++;
-	if (progress && now() - last_progress > 0.2) {
-		last_progress = now();
-		fprintf(stderr, "\r\033[K%lu files: %s", seen, path);
+	if (jobs.n == jobs.cap) {
+		size_t cap = jobs.cap ? jobs.cap * 2 : 256;
+		struct job *v = af_resize(jobs.v, cap * sizeof(*v));
+		if (!v)
+			return -1;
+		jobs.v = v;
+		jobs.cap = cap;
 	}
-	check_one(path);
+	struct job *j = &jobs.v[jobs.n];
+	memset(j, 0, sizeof(*j));
+	if (!(j->path = af_strcopy(path)))
+		return -1;
+	jobs.n++;
 	return 0;
+}
+
+/* What the checked files said, in the order of the walk, as far as they are done. Call
+ * with jobs.lock held. */
+static void print_done(void)
+{
+	while (jobs.printed < jobs.n && jobs.v[jobs.printed].done) {
+		struct job *j = &jobs.v[jobs.printed++];
+		if (j->said.len) {
+			clear_progress();
+			fwrite(j->said.data, 1, j->said.len, stdout);
+			fflush(stdout);
+		}
+		af_buf_free(&j->said);
+		if (progress && now() - last_progress > 0.2) {
+			last_progress = now();
+			fprintf(stderr, "\r\033[K%zu of %zu files: %s", jobs.printed, jobs.n, j->path);
+		}
+	}
+}
+
+static void *worker(void *arg)
+{
+	me = arg;
+	for (;;) {
+		pthread_mutex_lock(&jobs.lock);
+		size_t i = jobs.next++;
+		pthread_mutex_unlock(&jobs.lock);
+		if (i >= jobs.n)
+			return NULL;
+		said = &jobs.v[i].said;
+		check_one(jobs.v[i].path);
+		if (said->failed) { /* what it said is lost, never the failure */
+			af_buf_reset(said);
+			said->failed = 0;
+			af_buf_printf(said, "FAIL %s: out of memory for its messages\n", jobs.v[i].path);
+		}
+		pthread_mutex_lock(&jobs.lock);
+		jobs.v[i].done = 1;
+		print_done();
+		pthread_mutex_unlock(&jobs.lock);
+	}
+}
+
+/* -j N, -jN, --jobs N, --jobs=N: N, or 0 when v is no count. */
+static long jobs_of(const char *v)
+{
+	char *end;
+	long n = v ? strtol(v, &end, 10) : 0;
+	return v && *v && !*end && n > 0 && n <= 1024 ? n : 0;
 }
 
 int af_cli_check(int argc, char **argv)
 {
 	unsigned long failed = 0, decoded = 0, identical = 0, refused = 0, unsupported = 0;
-	int first = 1;
-	coverage = argc > 1 && !strcmp(argv[1], "--coverage");
-	first += coverage;
-	if (argc <= first) {
-		fprintf(stderr, "usage: animfs check [--coverage] PATH...\n");
+	long nthreads = sysconf(_SC_NPROCESSORS_ONLN);
+	int first = 1, rc = AF_EXIT_FAIL;
+	struct sink *sinks = NULL, all;
+	pthread_t *tids = NULL;
+	long started = 0;
+	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
+		const char *a = argv[first], *v = NULL;
+		if (!strcmp(a, "--coverage")) {
+			coverage = 1;
+			continue;
+		}
+		if (!strcmp(a, "-j") || !strcmp(a, "--jobs"))
+			v = first + 1 < argc ? argv[++first] : NULL;
+		else if (!strncmp(a, "-j", 2))
+			v = a + 2;
+		else if (!strncmp(a, "--jobs=", 7))
+			v = a + 7;
+		else
+			break;
+		if (!(nthreads = jobs_of(v))) {
+			fprintf(stderr, "animfs check: -j wants a number of threads from 1 to 1024\n");
+			return AF_EXIT_USAGE;
+		}
+	}
+	if (argc <= first || argv[first][0] == '-') {
+		fprintf(stderr, "usage: animfs check [--coverage] [-j N] PATH...\n");
 		return AF_EXIT_USAGE;
 	}
 	progress = isatty(2);
@@ -227,13 +323,57 @@ int af_cli_check(int argc, char **argv)
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {
 			fprintf(stderr, "animfs check: %s: no such file or folder\n", argv[i]);
-			return AF_EXIT_FAIL; /* a missing input, as in every command */
+			goto out; /* a missing input, as in every command */
 		}
 		if (nftw(argv[i], visit, 32, FTW_PHYS) < 0) {
 			perror("animfs check");
-			return AF_EXIT_FAIL;
+			goto out;
 		}
 	}
+	if (nthreads < 1)
+		nthreads = 1;
+	if ((size_t)nthreads > jobs.n)
+		nthreads = jobs.n ? (long)jobs.n : 1;
+	sinks = af_alloc_zeroed((size_t)nthreads, sizeof(*sinks));
+	tids = af_alloc_zeroed((size_t)nthreads, sizeof(*tids));
+	if (!sinks || !tids) {
+		fprintf(stderr, "animfs check: out of memory\n");
+		goto out;
+	}
+	/* the other threads start with every signal the main one has; this one checks too */
+	for (started = 1; started < nthreads; started++)
+		if (pthread_create(&tids[started], NULL, worker, &sinks[started]))
+			break;
+	worker(&sinks[0]);
+	for (long t = 1; t < started; t++)
+		pthread_join(tids[t], NULL);
+	memset(&all, 0, sizeof(all));
+	for (long t = 0; t < nthreads; t++) {
+		for (size_t i = 0; i < MAX_CODECS; i++) {
+			struct stats *a = &all.per[i], *b = &sinks[t].per[i];
+			a->files += b->files;
+			a->identical += b->identical;
+			a->failed += b->failed;
+			a->unsupported += b->unsupported;
+			a->refused += b->refused;
+			a->bytes += b->bytes;
+			a->covered += b->covered;
+			a->decoded += b->decoded;
+			a->opaque += b->opaque;
+		}
+		for (size_t k = 0; k < MAX_CONTAINERS; k++) {
+			struct af_cli_arc_stats *a = &all.arcs[k], *b = &sinks[t].arcs[k];
+			a->archives += b->archives;
+			a->rebuilt += b->rebuilt;
+			a->failed_archives += b->failed_archives;
+			a->members += b->members;
+			a->refused += b->refused;
+		}
+		all.not_claimed += sinks[t].not_claimed;
+	}
+	struct stats *per = all.per;
+	struct af_cli_arc_stats *arcs = all.arcs;
+	unsigned long not_claimed = all.not_claimed;
 	clear_progress();
 	printf("%-22s %8s %12s %10s %8s %8s %12s\n", "format", "files", "bytes", "identical", "failed",
 	       "refused", "unsupported");
@@ -263,7 +403,7 @@ int af_cli_check(int argc, char **argv)
 		refused += a->refused;
 	}
 	if (coverage)
-		print_coverage();
+		print_coverage(per);
 	printf("not claimed: %lu file%s\n", not_claimed, not_claimed == 1 ? "" : "s");
 	/* decoded: the files and members whose round trip ran; refused: the files and
 	 * containers that do not decode or open at all */
@@ -272,5 +412,14 @@ int af_cli_check(int argc, char **argv)
 	if (unsupported)
 		printf(", %lu unsupported", unsupported);
 	putchar('\n');
-	return failed || refused ? AF_EXIT_FAIL : AF_EXIT_OK;
+	rc = failed || refused ? AF_EXIT_FAIL : AF_EXIT_OK;
+out:
+	for (size_t i = 0; i < jobs.n; i++) {
+		free(jobs.v[i].path);
+		af_buf_free(&jobs.v[i].said);
+	}
+	free(jobs.v);
+	free(sinks);
+	free(tids);
+	return rc;
 }

@@ -73,7 +73,23 @@ void af_cli_schema_ref(char *out, size_t size);
  * FIFO or socket (-o /dev/null, /dev/stdout) is written to in place. 0 or AF_E*. */
 int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, struct af_diag *d);
 
+/* Whether path is a folder (after symlinks). */
+int af_cli_is_dir(const char *path);
+/* decode --split DIR: the view yaml of c written as DIR/index.yaml and its parts (split.h),
+ * parts of an earlier split that this one has not removed. 0 or AF_E* with d. */
+struct af_diag;
+int af_cli_split_write(const struct af_codec *c, const char *dir, const uint8_t *yaml, size_t n,
+		       const char *schema_ref, struct af_diag *d);
+/* encode DIR: the binary of the split view in DIR, into out; errors printed, naming the
+ * file (DIR/index.yaml or DIR/PART) and line:col. 0 or -1. */
+struct af_buf;
+int af_cli_split_encode(const char *dir, const char *outpath, struct af_buf *out);
+
 /* Print "animfs: <diag formatted with file>" (and warnings) to stderr. */
 void af_cli_report(const char *file, const struct af_diag *d);
+/* The same with the error's file given apart, and each warning line after prefix and sep
+ * ("DIR", "/": warnings that name their file in DIR). */
+void af_cli_report_in(const char *prefix, const char *sep, const char *file,
+		      const struct af_diag *d);
 
 #endif

@@ -38,6 +38,11 @@ void af_cli_io_close(struct af_cli_io *c)
 
 void af_cli_report(const char *file, const struct af_diag *d)
 {
+	af_cli_report_in(file, ":", file, d);
+}
+
+void af_cli_report_in(const char *prefix, const char *sep, const char *file, const struct af_diag *d)
+{
 	char msg[2048];
 	if (d->warnings.len) {
 		const char *p = (const char *)d->warnings.data, *end = p + d->warnings.len;
@@ -45,7 +50,7 @@ void af_cli_report(const char *file, const struct af_diag *d)
 			const char *eol = memchr(p, '\n', (size_t)(end - p));
 			if (!eol)
 				eol = end;
-			fprintf(stderr, "animfs: %s:%.*s\n", file, (int)(eol - p), p);
+			fprintf(stderr, "animfs: %s%s%.*s\n", prefix, sep, (int)(eol - p), p);
 			p = eol + 1;
 		}
 	}

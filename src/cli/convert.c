@@ -50,7 +50,7 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 #define MAX_OPTS 16
 
 struct args {
-	const char *in, *out, *format, *schema_ref;
+	const char *in, *out, *format, *schema_ref, *split;
 	const char *overlay, *game; /* encode --overlay MODDIR [--game GAME] */
 	const char *on[MAX_OPTS]; /* the rendering options asked for (--NAME) */
 	struct af_opts opts;
@@ -97,6 +97,8 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->game = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
 			a->format = argv[++i];
+		else if (allow_format && !strcmp(argv[i], "--split") && i + 1 < argc)
+			a->split = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--schema-ref") && i + 1 < argc)
 			a->schema_ref = argv[++i];
 		else if (allow_format && render_option(a, argv[i]))
@@ -214,8 +216,12 @@ static int convert(const struct args *a, int decode)
 	}
 	if (!decode && d.nwarnings)
 		drop_old_warnings(c, a->out, &io.d.io, &d);
-	if (write_result(a->out, &out, &d))
+	if (decode && a->split) {
+		if (af_cli_split_write(c, a->split, out.data, out.len, a->schema_ref, &d))
+			goto out;
+	} else if (write_result(a->out, &out, &d)) {
 		goto out;
+	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)
@@ -238,11 +244,47 @@ int af_cli_decode(int argc, char **argv)
 		af_cli_schema_ref(ref, sizeof(ref));
 		a.schema_ref = ref;
 	}
+	if (a.split && a.out) {
+		fprintf(stderr, "animfs decode: --split DIR or -o OUT, not both\n");
+		return AF_EXIT_USAGE;
+	}
+	if (a.split && (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member) ||
+			(strcmp(a.in, "-") && af_cli_arc_of(a.in)))) {
+		fprintf(stderr, "animfs decode: --split takes a file of one format, not a container or its member\n");
+		return AF_EXIT_USAGE;
+	}
 	if (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member)) /* members name their codec */
 		return af_cli_arc_decode(a.in, pkg, member, a.out, a.schema_ref, &a.opts);
 	if (!a.format && strcmp(a.in, "-") && af_cli_arc_of(a.in)) /* a whole container, for diffs */
 		return af_cli_arc_decode(a.in, a.in, NULL, a.out, NULL, &a.opts);
 	return convert(&a, 1);
+}
+
+/* encode DIR: a split view (decode --split) back to one binary; OUT defaults to DIR
+ * without ".yaml", as for a file. */
+static int encode_split(struct args *a)
+{
+	struct af_buf out = AF_BUF_INIT;
+	struct af_diag d;
+	char outpath[4096];
+	size_t l = strlen(a->in);
+	int rc = AF_EXIT_FAIL;
+	while (l > 1 && a->in[l - 1] == '/')
+		l--;
+	if (!a->out) {
+		if (l <= 5 || strncmp(a->in + l - 5, ".yaml", 5) || l - 5 >= sizeof(outpath)) {
+			fprintf(stderr, "animfs encode: give -o OUT (the folder's name does not end in .yaml)\n");
+			return AF_EXIT_USAGE;
+		}
+		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a->in);
+		a->out = outpath;
+	}
+	af_diag_init(&d);
+	if (!af_cli_split_encode(a->in, a->out, &out) && !write_result(a->out, &out, &d))
+		rc = AF_EXIT_OK;
+	af_buf_free(&out);
+	af_diag_free(&d);
+	return rc;
 }
 
 int af_cli_encode(int argc, char **argv)
@@ -253,6 +295,13 @@ int af_cli_encode(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a, 0))
 		return AF_EXIT_USAGE;
+	if (strcmp(a.in, "-") && af_cli_is_dir(a.in)) {
+		if (a.overlay || a.game) {
+			fprintf(stderr, "animfs encode: a split view (DIR) with --overlay: encode it to a file first\n");
+			return AF_EXIT_USAGE;
+		}
+		return encode_split(&a);
+	}
 	if (!a.out) {
 		size_t l = strlen(a.in);
 		if (l <= 5 || strcmp(a.in + l - 5, ".yaml") || l - 5 >= sizeof(outpath)) {

@@ -64,30 +64,36 @@ static const struct command commands[] = {
 	{"overlay", NULL, af_cli_overlay, "overlay status|diff GAME MODDIR", NULL,
 	 "what a mod folder changes over GAME (mount --overlay): each new\n"
 	 "and changed file and container member, or (diff) its YAML diff", NULL, NULL},
-	{"decode", NULL, af_cli_decode, "decode FILE [-o OUT] [--format NAME] [--schema-ref DIR|none]",
+	{"decode", NULL, af_cli_decode,
+	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
 	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
 	 "formats'); a whole container decodes to one document",
 	 "  -o OUT                 write OUT (atomically) instead of standard output\n"
+	 "  --split DIR            a folder of small documents instead: DIR/index.yaml\n"
+	 "                         and one part per object, block or channel group\n"
+	 "                         (encode DIR puts them together again)\n"
 	 "  --format NAME          decode with the codec NAME (see 'animfs formats')\n"
 	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n",
 	 af_cli_decode_options_help},
-	{"encode", NULL, af_cli_encode, "encode FILE.yaml [-o OUT] [--overlay MODDIR [--game GAME]]",
-	 NULL,
+	{"encode", NULL, af_cli_encode,
+	 "encode FILE.yaml|DIR [-o OUT] [--overlay MODDIR [--game GAME]]", NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
-	 "CONTAINER/MEMBER)",
+	 "CONTAINER/MEMBER; DIR: a split view, see decode --split)",
 	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n"
 	 "  --overlay MODDIR       leave OUT (a path in GAME) as it is: write the result to\n"
 	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"
 	 "  --game GAME            the game folder OUT is in (default: the current one)\n",
 	 NULL},
-	{"check", NULL, af_cli_check, "check [--coverage] PATH...", NULL,
+	{"check", NULL, af_cli_check, "check [--coverage] [-j N] PATH...", NULL,
 	 "decode and re-encode every supported file; compare bytes",
 	 "  --coverage             also count the animation bytes each format shows as\n"
-	 "                         editable fields and those it carries opaque\n", NULL},
+	 "                         editable fields and those it carries opaque\n"
+	 "  -j, --jobs N           check N files at a time (default: one per core); the\n"
+	 "                         output is the same whatever N\n", NULL},
 	{"convert", NULL, af_cli_convert_layout, NULL, af_cli_convert_synopsis,
 	 "rewrite files in another layout of their own format, in place or\n"
 	 "into OUTDIR; -n only reports",

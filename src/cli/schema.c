@@ -11,6 +11,7 @@
 
 #include "cli.h"
 #include "animfs/fileio.h"
+#include "animfs/split.h"
 
 #ifndef ANIMFS_SCHEMA_DIR
 #define ANIMFS_SCHEMA_DIR "/usr/local/share/animfs/schema"
@@ -60,6 +61,25 @@ void af_cli_schema_ref(char *out, size_t size)
 	out[o < size ? o : size - 1] = 0;
 }
 
+/* The schema of a split view's index (key NULL) or of a part of list key. */
+static int write_split(const char *dir, const struct af_codec *c, const char *key)
+{
+	struct af_buf b = AF_BUF_INIT;
+	struct af_diag d;
+	char name[256], path[PATH_MAX];
+	int rc = AF_EXIT_OK;
+	af_diag_init(&d);
+	af_split_schema_name(c, key, name, sizeof(name));
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	if (af_split_schema(c, key, &b) == 0 && af_cli_write(path, b.data, b.len, 0644, &d)) {
+		af_cli_report(path, &d);
+		rc = AF_EXIT_FAIL;
+	}
+	af_diag_free(&d);
+	af_buf_free(&b);
+	return rc;
+}
+
 static int write_all(const char *dir)
 {
 	int rc = AF_EXIT_OK;
@@ -77,6 +97,11 @@ static int write_all(const char *dir)
 		    af_cli_write(path, b.data, b.len, 0644, &d)) {
 			af_cli_report(path, &d);
 			rc = AF_EXIT_FAIL;
+		}
+		if (af_split_able(af_codecs[i])) { /* a split view's index and parts (split.h) */
+			rc |= write_split(dir, af_codecs[i], NULL);
+			for (const struct af_split_key *k = af_codecs[i]->split; k->key; k++)
+				rc |= write_split(dir, af_codecs[i], k->key);
 		}
 		af_diag_free(&d);
 		af_buf_free(&b);

@@ -2,6 +2,9 @@
  * either pointer position, records whose last word is the size or a copy of the
  * header words, 2048-byte alignment; names from the name table, else from an IDX beside
  * the file (through the env's io), else NNNNN.<EXT> from the content. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,12 +18,19 @@
 
 #define AFS_ALIGN 2048
 #define AFS_RECORD 48
+#define AFS_CLAIM 64 /* a member's first bytes its content claim reads (AF_BID_HEAD) */
 
 enum { WORD_KEEP, WORD_SIZE, WORD_COPY };
 
+/* Only the tables are held: the head [0, first) (header, TOC, pointer pair), the name
+ * table, a few first bytes of each member while it opens; a member's bytes are read
+ * from src when asked, and a rebuild copies what stays (plan). */
 struct afs {
-	struct af_buf file;
-	size_t len;     /* the file's length (check: only the TOC is read into file) */
+	struct af_buf own;  /* the file, when opened from memory (open: a copy) */
+	struct af_src src;  /* the file's bytes: own, or a descriptor of its own */
+	struct af_buf head; /* [0, first) (check: the TOC only) */
+	struct af_buf recs; /* the name table [names_off, +names_size) */
+	size_t len;     /* the file's length */
 	uint32_t count;
 	uint32_t *live; /* TOC index of each member (null entries are not members) */
 	size_t n;
@@ -30,16 +40,17 @@ struct afs {
 	int word;         /* WORD_* */
 	char (*names)[AF_MEMBER_NAME_MAX];
 	const char **codec; /* per member: the codec that claims it (MOTN), or NULL */
+	const char **ext;   /* per member: the extension its content gives it */
 };
 
 static uint32_t toc_off(const struct afs *a, uint32_t i)
 {
-	return af_le32(a->file.data + 8 + 8 * (size_t)i);
+	return af_le32(a->head.data + 8 + 8 * (size_t)i);
 }
 
 static uint32_t toc_size(const struct afs *a, uint32_t i)
 {
-	return af_le32(a->file.data + 12 + 8 * (size_t)i);
+	return af_le32(a->head.data + 12 + 8 * (size_t)i);
 }
 
 struct blk {
@@ -93,8 +104,8 @@ static int check_toc(struct afs *a, uint64_t *last_end, struct af_diag *d)
 
 static int pair_ok(const struct afs *a, size_t at, uint64_t last_end)
 {
-	uint32_t o = af_le32(a->file.data + at), s = af_le32(a->file.data + at + 4);
-	return o && s >= (uint64_t)AFS_RECORD * a->count && o >= last_end && af_fits(o, s, a->file.len);
+	uint32_t o = af_le32(a->head.data + at), s = af_le32(a->head.data + at + 4);
+	return o && s >= (uint64_t)AFS_RECORD * a->count && o >= last_end && af_fits(o, s, a->len);
 }
 
 /* The name-table pointer: (a) right after the TOC, else (b) before the first member. */
@@ -104,18 +115,18 @@ static void find_names(struct afs *a, uint64_t last_end)
 	if (pa + 8 <= a->first && pair_ok(a, pa, last_end))
 		a->ptr_a = 1;
 	if (a->first >= pa + 8 && a->first - 8 >= pa && pair_ok(a, a->first - 8, last_end) &&
-	    (!a->ptr_a || !memcmp(a->file.data + pa, a->file.data + a->first - 8, 8)))
+	    (!a->ptr_a || !memcmp(a->head.data + pa, a->head.data + a->first - 8, 8)))
 		a->ptr_b = 1;
 	if (!a->ptr_a && !a->ptr_b)
 		return;
 	size_t at = a->ptr_a ? pa : a->first - 8;
-	a->names_off = af_le32(a->file.data + at);
-	a->names_size = af_le32(a->file.data + at + 4);
+	a->names_off = af_le32(a->head.data + at);
+	a->names_size = af_le32(a->head.data + at + 4);
 }
 
 static uint32_t record_word(const struct afs *a, uint32_t i)
 {
-	return af_le32(a->file.data + a->names_off + AFS_RECORD * (size_t)i + 0x2C);
+	return af_le32(a->recs.data + AFS_RECORD * (size_t)i + 0x2C);
 }
 
 static int word_mode(const struct afs *a)
@@ -124,7 +135,7 @@ static int word_mode(const struct afs *a)
 	for (uint32_t i = 0; i < a->count; i++) {
 		if (record_word(a, i) != toc_size(a, i))
 			size = 0;
-		if (record_word(a, i) != af_le32(a->file.data + 4 + 4 * (size_t)i))
+		if (record_word(a, i) != af_le32(a->head.data + 4 + 4 * (size_t)i))
 			copy = 0;
 	}
 	return size ? WORD_SIZE : copy ? WORD_COPY : WORD_KEEP;
@@ -168,14 +179,12 @@ static int read_idx(const struct af_container_env *env, struct af_buf *idx)
 static void name_from(struct afs *a, size_t k, const uint8_t *raw, size_t max)
 {
 	char id[AF_MEMBER_NAME_MAX / 2];
-	uint32_t i = a->live[k];
 	size_t l = 0;
 	while (l < max && raw[l])
 		l++;
 	shm_escape(raw, l, id, sizeof(id));
 	if (id[0])
-		snprintf(a->names[k], sizeof(a->names[k]), "%s.%s", id,
-			 ext_of(a->file.data + toc_off(a, i), toc_size(a, i)));
+		snprintf(a->names[k], sizeof(a->names[k]), "%s.%s", id, a->ext[k]);
 }
 
 /* Names from an IDX (spec 7.5): IDX0 (Shenmue I: 20-byte header, entries of char[12]
@@ -214,27 +223,33 @@ out:
 
 static int name_members(struct afs *a, const struct af_container_env *env, struct af_diag *d)
 {
+	int rc;
 	a->names = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->names));
 	a->codec = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->codec));
-	if (!a->names || !a->codec)
+	a->ext = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->ext));
+	if (!a->names || !a->codec || !a->ext)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	for (size_t k = 0; k < a->n; k++)
-		a->codec[k] = shm_codec_of(env, "", a->file.data + toc_off(a, a->live[k]),
-					   toc_size(a, a->live[k]));
+	for (size_t k = 0; k < a->n; k++) { /* what its first bytes say: a codec, an extension */
+		uint8_t head[AFS_CLAIM];
+		size_t got = toc_size(a, a->live[k]) < sizeof(head) ? toc_size(a, a->live[k]) : sizeof(head);
+		if ((rc = af_src_read(&a->src, toc_off(a, a->live[k]), head, got, d)))
+			return rc;
+		a->codec[k] = shm_codec_of(env, "", head, got);
+		a->ext[k] = ext_of(head, got);
+	}
 	if (!a->names_off && idx_names(a, env))
 		return af_diag_error(d, AF_ENOMEM, "out of memory reading the IDX");
 	for (size_t k = 0; k < a->n; k++) {
 		uint32_t i = a->live[k];
-		const uint8_t *p = a->file.data + toc_off(a, i);
 		if (a->names_off) {
-			const uint8_t *r = a->file.data + a->names_off + AFS_RECORD * (size_t)i;
+			const uint8_t *r = a->recs.data + AFS_RECORD * (size_t)i;
 			size_t l = 0;
 			while (l < 32 && r[l])
 				l++;
 			shm_escape(r, l, a->names[k], sizeof(a->names[k]));
 		}
 		if (!a->names[k][0])
-			snprintf(a->names[k], sizeof(a->names[k]), "%05u.%s", i, ext_of(p, toc_size(a, i)));
+			snprintf(a->names[k], sizeof(a->names[k]), "%05u.%s", i, a->ext[k]);
 	}
 	return shm_dedupe(a->names, a->n) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
@@ -244,42 +259,84 @@ static void afs_close(void *st)
 	struct afs *a = st;
 	if (!a)
 		return;
-	af_buf_free(&a->file);
+	af_buf_free(&a->own);
+	af_buf_free(&a->head);
+	af_buf_free(&a->recs);
+	if (!a->src.mem && a->src.fd >= 0)
+		close(a->src.fd);
 	free(a->live);
 	free(a->names);
 	free(a->codec);
+	free(a->ext);
 	free(a);
 }
 
-static int afs_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
-		    struct af_diag *d)
+/* Open from a->src: the header, the TOC, the head up to the first member, the name
+ * table; each member's first bytes. */
+static int afs_load(struct afs *a, const struct af_container_env *env, struct af_diag *d)
 {
-	struct afs *a;
+	uint8_t h8[8];
 	uint64_t last_end;
 	int rc;
-	if (n < 8 || memcmp(data, "AFS", 3) || (data[3] && data[3] != ' '))
-		return af_diag_at_offset(d, AF_EINVAL, 0, "not an AFS archive");
-	if (8 + 8 * (uint64_t)af_le32(data + 4) > n)
-		return af_diag_at_offset(d, AF_EINVAL, 4, "AFS: entry count %u cannot fit", af_le32(data + 4));
+	a->len = (size_t)a->src.size;
+	if (a->src.size < 8 || af_src_read(&a->src, 0, h8, 8, d) || memcmp(h8, "AFS", 3) ||
+	    (h8[3] && h8[3] != ' '))
+		return af_diag_clear(d), af_diag_at_offset(d, AF_EINVAL, 0, "not an AFS archive");
+	if (8 + 8 * (uint64_t)af_le32(h8 + 4) > a->src.size)
+		return af_diag_at_offset(d, AF_EINVAL, 4, "AFS: entry count %u cannot fit", af_le32(h8 + 4));
+	a->count = af_le32(h8 + 4);
+	if ((rc = af_src_append(&a->src, 0, 8 + 8 * (size_t)a->count, &a->head, d)) ||
+	    (rc = check_toc(a, &last_end, d)))
+		return rc;
+	/* the head up to the first member (the pointer pair may sit at its end) */
+	if ((rc = af_src_append(&a->src, a->head.len, a->first - a->head.len, &a->head, d)))
+		return rc;
+	find_names(a, last_end);
+	if (a->names_off && (rc = af_src_append(&a->src, a->names_off, a->names_size, &a->recs, d)))
+		return rc;
+	a->word = a->names_off ? word_mode(a) : WORD_KEEP;
+	return name_members(a, env, d);
+}
+
+static int afs_open_from(const struct af_src *src, const uint8_t *data, size_t n,
+			 const struct af_container_env *env, void **st, struct af_diag *d)
+{
+	struct afs *a;
+	int rc;
 	if (!(a = af_alloc_zeroed(1, sizeof(*a))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	a->count = af_le32(data + 4);
-	a->len = n;
-	if (af_buf_append(&a->file, data, n)) {
+	a->src.fd = -1;
+	if (src) {
+		a->src = *src;
+		if ((a->src.fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+			rc = af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
+			goto out;
+		}
+	} else if (af_buf_append(&a->own, data, n)) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
+	} else {
+		a->src = (struct af_src){a->own.data ? a->own.data : (const uint8_t *)"", -1, n};
 	}
-	if ((rc = check_toc(a, &last_end, d)))
-		goto out;
-	find_names(a, last_end);
-	a->word = a->names_off ? word_mode(a) : WORD_KEEP;
-	rc = name_members(a, env, d);
+	rc = afs_load(a, env, d);
 out:
 	if (rc)
 		afs_close(a);
 	else
 		*st = a;
 	return rc;
+}
+
+static int afs_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
+		    struct af_diag *d)
+{
+	return afs_open_from(NULL, data, n, env, st, d);
+}
+
+static int afs_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
+			struct af_diag *d)
+{
+	return afs_open_from(src, NULL, 0, env, st, d);
 }
 
 static int afs_bid(const char *name, const uint8_t *head, size_t n)
@@ -310,16 +367,16 @@ static int afs_check(int fd, uint64_t size, struct af_diag *d)
 	size_t toc = 8 + 8 * (size_t)a.count;
 	if (toc > size)
 		return af_diag_at_offset(d, AF_EINVAL, 4, "AFS: entry count %u cannot fit", a.count);
-	if (af_buf_reserve(&a.file, toc)) /* bounded by the file's size, checked above */
+	if (af_buf_reserve(&a.head, toc)) /* bounded by the file's size, checked above */
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if (pread(fd, a.file.data, toc, 0) != (ssize_t)toc) {
+	if (pread(fd, a.head.data, toc, 0) != (ssize_t)toc) {
 		rc = af_diag_error(d, AF_EIO, "cannot read the AFS table of contents");
 	} else {
-		a.file.len = toc;
+		a.head.len = toc;
 		rc = check_toc(&a, &last_end, d);
 	}
 	free(a.live);
-	af_buf_free(&a.file);
+	af_buf_free(&a.head);
 	return rc;
 }
 
@@ -339,9 +396,23 @@ static int afs_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 {
 	const struct afs *a = st;
 	uint32_t e = a->live[i];
-	return af_buf_append(out, a->file.data + toc_off(a, e), toc_size(a, e))
-		       ? af_diag_error(d, AF_ENOMEM, "out of memory")
-		       : 0;
+	return af_src_append(&a->src, toc_off(a, e), toc_size(a, e), out, d);
+}
+
+static int afs_span(void *st, size_t i, uint64_t *off, uint64_t *len)
+{
+	const struct afs *a = st;
+	*off = toc_off(a, a->live[i]);
+	*len = toc_size(a, a->live[i]);
+	return 1;
+}
+
+static int afs_head(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d)
+{
+	const struct afs *a = st;
+	uint32_t e = a->live[i];
+	*got = toc_size(a, e) < n ? toc_size(a, e) : n;
+	return af_src_read(&a->src, toc_off(a, e), buf, *got, d);
 }
 
 static void afs_member_io(void *st, size_t i, struct af_io *io)
@@ -376,41 +447,47 @@ static size_t regions_of(const struct afs *a, struct shm_region *r)
 	return n;
 }
 
-/* The TOC, the pointer pair(s) and the record words after the relayout (spec 9.2). */
+/* The TOC, the pointer pair(s) and the record words after the relayout (spec 9.2), in
+ * the planned bytes: the head at bytes[0..first), the name table's at recs. */
 static void patch(const struct afs *a, long edit, size_t len, const struct shm_region *r, size_t n,
-		  struct af_buf *out)
+		  uint64_t newend, struct af_buf *bytes, size_t recs)
 {
-	uint64_t newend = out->len;
 	uint32_t eo = edit >= 0 ? toc_off(a, a->live[edit]) : 0, es = edit >= 0 ? toc_size(a, a->live[edit]) : 0;
 	for (uint32_t i = 0; i < a->count; i++) {
 		uint32_t o = toc_off(a, i), s = toc_size(a, i);
 		if (!o && !s)
 			continue;
-		af_buf_patch_u32le(out, 8 + 8 * (size_t)i, (uint32_t)shm_moved(r, n, o, newend));
+		af_buf_patch_u32le(bytes, 8 + 8 * (size_t)i, (uint32_t)shm_moved(r, n, o, newend));
 		if (edit >= 0 && o == eo && s == es)
-			af_buf_patch_u32le(out, 12 + 8 * (size_t)i, (uint32_t)len);
+			af_buf_patch_u32le(bytes, 12 + 8 * (size_t)i, (uint32_t)len);
 	}
 	if (!a->names_off)
 		return;
 	uint32_t no = (uint32_t)shm_moved(r, n, a->names_off, newend);
 	if (a->ptr_a)
-		af_buf_patch_u32le(out, 8 + 8 * (size_t)a->count, no);
+		af_buf_patch_u32le(bytes, 8 + 8 * (size_t)a->count, no);
 	if (a->ptr_b)
-		af_buf_patch_u32le(out, a->first - 8, no);
+		af_buf_patch_u32le(bytes, a->first - 8, no);
 	for (uint32_t i = 0; i < a->count; i++) {
-		size_t at = no + AFS_RECORD * (size_t)i + 0x2C;
+		size_t at = recs + AFS_RECORD * (size_t)i + 0x2C;
 		if (a->word == WORD_SIZE)
-			af_buf_patch_u32le(out, at, af_le32(out->data + 12 + 8 * (size_t)i));
+			af_buf_patch_u32le(bytes, at, af_le32(bytes->data + 12 + 8 * (size_t)i));
 		else if (a->word == WORD_COPY)
-			af_buf_patch_u32le(out, at, af_le32(out->data + 4 + 4 * (size_t)i));
+			af_buf_patch_u32le(bytes, at, af_le32(bytes->data + 4 + 4 * (size_t)i));
 	}
 }
 
-static int afs_rebuild_with(const struct afs *a, long edit, const uint8_t *body, size_t len,
-			    struct af_buf *image, struct af_diag *d)
+/* The archive anew (member edit's bytes body, or none: -1) as pieces of the old file:
+ * the head and the name table as new bytes (patched), the new body, every other
+ * member and gap a copy. Where the new body fits the room before the next member
+ * (spec 9.1: its end in the same 2048-byte sector as the old end's gap allows), every
+ * later member keeps its offset and the plan is the member and the tables. */
+static int afs_plan_with(const struct afs *a, long edit, const uint8_t *body, size_t len,
+			 struct af_pieces *out, struct af_diag *d)
 {
 	struct shm_region *r = af_alloc_zeroed(a->n + 1, sizeof(*r));
-	size_t n;
+	size_t n, names = SIZE_MAX, base = out->bytes.len;
+	uint64_t start = out->len;
 	int rc = 0;
 	if (!r)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
@@ -431,14 +508,40 @@ static int afs_rebuild_with(const struct afs *a, long edit, const uint8_t *body,
 		else if (len > UINT32_MAX)
 			rc = af_diag_error(d, AF_EUNSUP, "a member of %zu bytes does not fit an AFS", len);
 	}
-	if (!rc && !(rc = shm_relayout(a->file.data, a->file.len, r, n, AFS_ALIGN, image, d))) {
-		if (image->len > UINT32_MAX)
+	for (size_t j = 0; j < n; j++)
+		if (a->names_off && r[j].off == a->names_off && r[j].len == a->names_size && !r[j].data) {
+			r[j].data = a->recs.data; /* patched below, in the pieces' bytes */
+			r[j].newlen = a->recs.len;
+			names = j;
+		}
+	if (!rc && !(rc = shm_plan(a->len, a->head.data, a->head.len, r, n, AFS_ALIGN, out, d))) {
+		if (out->len - start > UINT32_MAX)
 			rc = af_diag_error(d, AF_EUNSUP, "the AFS would exceed 4 GiB");
+		else if (base) /* the head's bytes are found at 0 */
+			rc = af_diag_error(d, AF_EINVAL, "internal error: an AFS plan appended to another");
 		else
-			patch(a, edit, len, r, n, image);
+			patch(a, edit, len, r, n, out->len - start, &out->bytes,
+			      names < n ? r[names].bytes_at : 0);
 	}
 	free(r);
 	return rc;
+}
+
+static int afs_rebuild_with(const struct afs *a, long edit, const uint8_t *body, size_t len,
+			    struct af_buf *image, struct af_diag *d)
+{
+	struct af_pieces p = AF_PIECES_INIT;
+	int rc = afs_plan_with(a, edit, body, len, &p, d);
+	if (!rc)
+		rc = af_pieces_to_buf(&p, &a->src, image, d);
+	af_pieces_free(&p);
+	return rc;
+}
+
+static int afs_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
+		    struct af_diag *d)
+{
+	return afs_plan_with(st, (long)i, body, n, out, d);
 }
 
 static int afs_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
@@ -484,7 +587,7 @@ static int afs_members(void *st, const char *name, struct af_buf *out)
 		shm_hex(out, toc_off(a, i));
 		af_buf_printf(out, ", size: %u", toc_size(a, i));
 		if (a->names_off) {
-			const uint8_t *r = a->file.data + a->names_off + AFS_RECORD * (size_t)i + 32;
+			const uint8_t *r = a->recs.data + AFS_RECORD * (size_t)i + 32;
 			af_buf_printf(out, ", date: \"%04u-%02u-%02u %02u:%02u:%02u\", last_word: %u",
 				      af_le16(r), af_le16(r + 2), af_le16(r + 4), af_le16(r + 6),
 				      af_le16(r + 8), af_le16(r + 10), af_le32(r + 12));
@@ -505,6 +608,7 @@ const struct af_container af_container_afs = {
 	.bid = afs_bid,
 	.check = afs_check,
 	.open = afs_open,
+	.open_src = afs_open_src,
 	.close = afs_close,
 	.count = afs_count,
 	.member = afs_member,
@@ -512,6 +616,9 @@ const struct af_container af_container_afs = {
 	.member_io = afs_member_io,
 	.index_yaml = afs_members,
 	.replace = afs_replace,
+	.plan = afs_plan,
+	.span = afs_span,
+	.head = afs_head,
 	.rebuild = afs_rebuild,
 	.layer_yaml = afs_layer,
 };

@@ -7,6 +7,7 @@
 
 #include "animfs/bytes.h"
 #include "animfs/codec.h"
+#include "animfs/fileio.h"
 #include "animfs/container.h"
 #include "animfs/userdict.h"
 #include "animfs/yamlio.h"
@@ -116,6 +117,8 @@ static int index_names(struct af_archive *a)
 	return 0;
 }
 
+static int members_of(struct af_archive *a, struct af_diag *d);
+
 int af_archive_open_io(struct af_archive *a, const struct af_container *c, const uint8_t *data,
 		       size_t n, const struct af_io *io, struct af_diag *d)
 {
@@ -126,6 +129,14 @@ int af_archive_open_io(struct af_archive *a, const struct af_container *c, const
 	a->size = n;
 	if ((rc = c->open(data, n, &env, &a->st, d)))
 		return rc;
+	return members_of(a, d);
+}
+
+/* a->st open: its member table and the name indexes. */
+static int members_of(struct af_archive *a, struct af_diag *d)
+{
+	const struct af_container *c = a->c;
+	int rc;
 	a->n = c->count(a->st);
 	a->m = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->m));
 	a->sub = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->sub));
@@ -141,6 +152,31 @@ int af_archive_open_io(struct af_archive *a, const struct af_container *c, const
 		return af_diag_error(d, rc, "out of memory");
 	}
 	return 0;
+}
+
+int af_archive_open_src(struct af_archive *a, const struct af_container *c,
+			const struct af_src *src, const struct af_io *io, struct af_diag *d)
+{
+	struct af_container_env env = {claims, NULL, io};
+	struct af_buf file = AF_BUF_INIT;
+	int rc;
+	if (src->mem)
+		return af_archive_open_io(a, c, src->mem, (size_t)src->size, io, d);
+	if (!c->open_src) {
+		if (src->size > AF_MAX_FILE)
+			return af_diag_error(d, AF_EUNSUP, "%llu bytes: larger than animfs reads",
+					     (unsigned long long)src->size);
+		if (!(rc = af_src_append(src, 0, (size_t)src->size, &file, d)))
+			rc = af_archive_open_io(a, c, file.data, file.len, io, d);
+		af_buf_free(&file);
+		return rc;
+	}
+	memset(a, 0, sizeof(*a));
+	a->c = c;
+	a->size = (size_t)src->size;
+	if ((rc = c->open_src(src, &env, &a->st, d)))
+		return rc;
+	return members_of(a, d);
 }
 
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
@@ -187,9 +223,17 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	struct af_archive *s = NULL;
 	struct af_diag d;
 	const struct af_container *c = NULL;
+	uint8_t head[64];
+	size_t got = 0;
 	af_diag_init(&d);
-	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec || a->c->body(a->st, i, &body, &d) ||
-	    !(c = bid_content(a->m[i].name, body.data, body.len)))
+	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec)
+		goto out;
+	/* the bid first, from the member's head where the container reads one: a member no
+	 * container claims is not read whole */
+	if (a->c->head && (a->c->head(a->st, i, head, sizeof(head), &got, &d) ||
+			   !bid_content(a->m[i].name, head, got)))
+		goto out;
+	if (a->c->body(a->st, i, &body, &d) || !(c = bid_content(a->m[i].name, body.data, body.len)))
 		goto out;
 	if (!(s = af_alloc_zeroed(1, sizeof(*s))) || af_archive_open(s, c, body.data, body.len, &d)) {
 		free(s);
@@ -231,12 +275,12 @@ struct af_archive *af_archive_walk(struct af_archive *a, const char *path, const
 	const char *slash;
 	a = af_archive_shown(a);
 	while ((slash = strchr(path, '/'))) {
-		char name[AF_MEMBER_NAME_MAX];
+		char name[AF_MEMBER_NAME_MAX * 3];
 		long k;
 		if ((size_t)(slash - path) >= sizeof(name))
 			return NULL;
 		snprintf(name, sizeof(name), "%.*s", (int)(slash - path), path);
-		if ((k = af_archive_find(a, name)) < 0 || !af_archive_sub(a, (size_t)k))
+		if ((k = af_archive_find_shown(a, name, NULL)) < 0 || !af_archive_sub(a, (size_t)k))
 			return NULL;
 		a = af_archive_shown(a->sub[k]);
 		path = slash + 1;
@@ -258,6 +302,11 @@ int af_archive_read_only(const struct af_archive *a)
 		if (!a->c->replace)
 			return 1;
 	return 0;
+}
+
+int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_t *len)
+{
+	return !a->parent && a->c->span && i < a->n && a->c->span(a->st, i, off, len);
 }
 
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)
@@ -291,6 +340,39 @@ int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body
 	af_buf_free(&cur);
 	if (rc)
 		af_buf_reset(image);
+	return rc;
+}
+
+int af_archive_plan(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
+		    struct af_pieces *out, struct af_diag *d)
+{
+	struct af_buf cur = AF_BUF_INIT, image = AF_BUF_INIT;
+	const struct af_archive *top = a;
+	int rc = 0;
+	while (top->parent)
+		top = top->parent;
+	if (!top->c->plan || af_archive_read_only(a)) {
+		if (!(rc = af_archive_replace(a, i, body, n, &image, d)) && af_pieces_take(out, &image))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		af_buf_free(&image);
+		return rc;
+	}
+	while (a->parent) { /* each archive between, rebuilt around the new member */
+		af_buf_reset(&image);
+		if ((rc = a->c->replace(a->st, i, body, n, &image, d)))
+			goto out;
+		af_buf_free(&cur);
+		cur = image;
+		af_buf_init(&image);
+		body = cur.data;
+		n = cur.len;
+		i = a->at;
+		a = a->parent;
+	}
+	rc = a->c->plan(a->st, i, body, n, out, d);
+out:
+	af_buf_free(&cur);
+	af_buf_free(&image);
 	return rc;
 }
 
@@ -365,6 +447,81 @@ long af_archive_find(const struct af_archive *a, const char *name)
 	return k >= 0 ? k : af_nameidx_find(&a->by_alias, name);
 }
 
+static int hexval(char c)
+{
+	return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
+		: c >= 'A' && c <= 'F' ? c - 'A' + 10 : -1;
+}
+
+void af_member_shown(const char *name, int view, char *out, size_t size)
+{
+	size_t o = 0, n = strlen(name);
+	size_t dot = !view && n >= 5 && !strcmp(name + n - 5, ".yaml") ? n - 5 : (size_t)-1;
+	if (!size)
+		return;
+	if (!n || !strcmp(name, ".") || !strcmp(name, "..")) {
+		snprintf(out, size, "%s", !n ? "%00" : n == 1 ? "%2E" : "%2E%2E");
+		return;
+	}
+	if (view && !strcmp(name, "index")) {
+		snprintf(out, size, "%%69ndex");
+		return;
+	}
+	for (size_t i = 0; i < n && o + 4 < size; i++) {
+		if (name[i] == '/' || i == dot)
+			o += (size_t)snprintf(out + o, size - o, "%%%02X", (unsigned char)name[i]);
+		else
+			out[o++] = name[i];
+	}
+	out[o] = 0;
+}
+
+int af_member_unshown(const char *shown, size_t n, char *out, size_t size)
+{
+	size_t o = 0;
+	if (n == 3 && !memcmp(shown, "%00", 3)) {
+		if (size)
+			out[0] = 0;
+		return size ? 0 : -1;
+	}
+	for (size_t i = 0; i < n; i++) {
+		int hi = i + 2 < n ? hexval(shown[i + 1]) : -1, lo = i + 2 < n ? hexval(shown[i + 2]) : -1;
+		char ch = shown[i];
+		if (ch == '%' && hi >= 0 && lo >= 0)
+			ch = (char)(hi << 4 | lo), i += 2;
+		if (!ch || o + 1 >= size)
+			return -1;
+		out[o++] = ch;
+	}
+	if (!size)
+		return -1;
+	out[o] = 0;
+	return 0;
+}
+
+long af_archive_find_shown(const struct af_archive *a, const char *shown, char *raw)
+{
+	char name[AF_MEMBER_NAME_MAX], back[AF_MEMBER_NAME_MAX * 3];
+	long k;
+	/* the name as it is (most are listed so), else with its escapes undone: either way
+	 * only a member whose listed name this is */
+	for (int pass = 0; pass < 2; pass++) {
+		if (pass ? af_member_unshown(shown, strlen(shown), name, sizeof(name))
+			 : snprintf(name, sizeof(name), "%s", shown) >= (int)sizeof(name))
+			continue;
+		if ((k = af_archive_find(a, name)) < 0)
+			continue;
+		af_member_shown(a->m[k].name, 0, back, sizeof(back));
+		if (strcmp(back, shown) && (af_member_shown(a->m[k].name, 1, back, sizeof(back)), strcmp(back, shown)) &&
+		    strcmp(a->m[k].alias, name))
+			continue;
+		if (raw)
+			snprintf(raw, AF_MEMBER_NAME_MAX, "%s", a->m[k].name);
+		return k;
+	}
+	return -1;
+}
+
 static const struct af_codec *codec_of(const struct af_archive *a, size_t i, struct af_diag *d)
 {
 	const struct af_codec *c = a->m[i].codec ? af_codec_by_name(a->m[i].codec) : NULL;
@@ -396,15 +553,16 @@ int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_op
 	return rc;
 }
 
-int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
-		     struct af_buf *image, int *changed, struct af_diag *d)
+/* yaml encoded for member i into bin (the one rule: its format is the member's codec);
+ * *changed: whether bin differs from the member's current bytes. */
+static int encode_member(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
+			 struct af_buf *bin, int *changed, struct af_diag *d)
 {
-	struct af_buf bin = AF_BUF_INIT, old = AF_BUF_INIT;
+	struct af_buf old = AF_BUF_INIT;
 	struct af_io io;
 	const struct af_codec *c = codec_of(a, i, d);
 	int rc;
 	*changed = 0;
-	af_buf_reset(image);
 	if (!c)
 		return AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
@@ -413,16 +571,41 @@ int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, 
 		rc = d->code;
 		goto out;
 	}
-	if ((rc = c->from_yaml(yaml, n, &io, &bin, d)) || (rc = a->c->body(a->st, i, &old, d)))
+	if ((rc = c->from_yaml(yaml, n, &io, bin, d)) || (rc = a->c->body(a->st, i, &old, d)))
 		goto out;
-	if (old.len == bin.len && (!bin.len || !memcmp(old.data, bin.data, bin.len)))
-		goto out; /* unchanged: nothing to write */
-	if (!(rc = af_archive_replace(a, i, bin.data, bin.len, image, d)))
-		*changed = 1;
+	/* unchanged: nothing to write */
+	*changed = old.len != bin->len || (bin->len && memcmp(old.data, bin->data, bin->len));
 out:
-	af_buf_free(&bin);
 	af_buf_free(&old);
 	return rc;
+}
+
+/* The member's edit as the whole image, or (image NULL) as pieces. */
+static int commit_as(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
+		     struct af_buf *image, struct af_pieces *out, int *changed, struct af_diag *d)
+{
+	struct af_buf bin = AF_BUF_INIT;
+	int rc;
+	if (image)
+		af_buf_reset(image);
+	if (!(rc = encode_member(a, i, yaml, n, &bin, changed, d)) && *changed &&
+	    (rc = image ? af_archive_replace(a, i, bin.data, bin.len, image, d)
+			: af_archive_plan(a, i, bin.data, bin.len, out, d)))
+		*changed = 0;
+	af_buf_free(&bin);
+	return rc;
+}
+
+int af_member_commit(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
+		     struct af_buf *image, int *changed, struct af_diag *d)
+{
+	return commit_as(a, i, yaml, n, image, NULL, changed, d);
+}
+
+int af_member_commit_plan(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
+			  struct af_pieces *out, int *changed, struct af_diag *d)
+{
+	return commit_as(a, i, yaml, n, NULL, out, changed, d);
 }
 
 /* image holds a's new bytes: in a nested archive, each enclosing one is rebuilt

@@ -102,11 +102,16 @@ static uint64_t gap_to(uint64_t next, uint64_t pos, uint64_t a)
 	return (next % a + a - pos % a) % a;
 }
 
-int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
-		 struct af_buf *out, struct af_diag *d)
+int shm_plan(uint64_t end, const uint8_t *head, size_t headlen, struct shm_region *r, size_t n,
+	     uint64_t a, struct af_pieces *out, struct af_diag *d)
 {
-	uint64_t head = n ? r[0].off : end, base = out->len;
-	af_buf_append(out, src, head);
+	uint64_t first = n ? r[0].off : end, base = out->len;
+	if (head) {
+		af_pieces_bytes(out, head, headlen);
+		af_pieces_copy(out, headlen, first - headlen);
+	} else {
+		af_pieces_copy(out, 0, first);
+	}
 	for (size_t i = 0; i < n; i++) {
 		uint64_t next = i + 1 < n ? r[i + 1].off : end, old_end = r[i].off + r[i].len;
 		uint64_t len = r[i].data ? r[i].newlen : r[i].len;
@@ -114,13 +119,29 @@ int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t 
 		if (out->len - base + len > AF_MAX_FILE)
 			return af_diag_error(d, AF_EUNSUP, "the rebuilt archive would exceed %zu bytes",
 					     (size_t)AF_MAX_FILE);
-		af_buf_append(out, r[i].data ? r[i].data : src + r[i].off, len);
-		if (len == r[i].len)
-			af_buf_append(out, src + old_end, next - old_end); /* its gap verbatim */
+		r[i].bytes_at = out->bytes.len;
+		if (r[i].data)
+			af_pieces_bytes(out, r[i].data, (size_t)len);
 		else
-			af_buf_fill(out, 0, gap_to(next, out->len - base, a));
+			af_pieces_copy(out, r[i].off, len);
+		if (len == r[i].len)
+			af_pieces_copy(out, old_end, next - old_end); /* its gap verbatim */
+		else
+			af_pieces_zero(out, gap_to(next, out->len - base, a));
 	}
 	return out->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+}
+
+int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
+		 struct af_buf *out, struct af_diag *d)
+{
+	struct af_pieces p = AF_PIECES_INIT;
+	struct af_src from = {src, -1, end};
+	int rc = shm_plan(end, NULL, 0, r, n, a, &p, d);
+	if (!rc)
+		rc = af_pieces_to_buf(&p, &from, out, d);
+	af_pieces_free(&p);
+	return rc;
 }
 
 static uint64_t new_len(const struct shm_region *r)

@@ -10,6 +10,7 @@
 #include "animfs/buf.h"
 #include "animfs/container.h"
 #include "animfs/diag.h"
+#include "animfs/pieces.h"
 
 #define SHM_MOTN_CODEC "shenmue-motn"
 
@@ -36,11 +37,19 @@ struct shm_region {
 	const uint8_t *data; /* its new bytes (newlen), or NULL: keep the old ones */
 	size_t newlen;
 	uint64_t newoff;     /* out: where it is written */
+	size_t bytes_at;     /* out (shm_plan, with data): where its bytes are in the
+				pieces' own bytes */
 };
-/* Spec 9.1 over src[0..end): src[0..r[0].off) (the head) verbatim, then each region at
- * the running position: an unchanged length keeps its trailing gap verbatim, a changed
- * one gets the smallest zero gap that keeps the next region at its old offset mod a.
- * Regions sorted, not overlapping, inside src. Appends to out. */
+/* Spec 9.1 as pieces (pieces.h) of the old file of `end` bytes: its head [0, r[0].off)
+ * (the first headlen bytes given as head, or all copied), then each region at the
+ * running position: new bytes or a copy; an unchanged length keeps its trailing gap
+ * (copied), a changed one gets the smallest zero gap that keeps the next region at its
+ * old offset mod a. Regions sorted, not overlapping, inside the file; headlen <=
+ * r[0].off. Appends to out. */
+int shm_plan(uint64_t end, const uint8_t *head, size_t headlen, struct shm_region *r, size_t n,
+	     uint64_t a, struct af_pieces *out, struct af_diag *d);
+/* The same rule over src[0..end) in memory, the head verbatim: the new bytes appended
+ * to out. */
 int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t n, uint64_t a,
 		 struct af_buf *out, struct af_diag *d);
 /* The new position of old offset off (of an empty entry, or a region's start): inside

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
+#include "animfs/pieces.h"
 
 int af_read_file_at(int dirfd, const char *path, size_t max, struct af_buf *out,
 		    struct af_diag *d)
@@ -130,8 +131,25 @@ static int write_all(int fd, const uint8_t *p, size_t n)
 	return 0;
 }
 
-int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
-		       const struct af_replace_opts *o, struct af_diag *d)
+/* What goes into the temp file: data, or pieces of src. */
+struct content {
+	const void *data;
+	size_t n;
+	const struct af_pieces *pieces;
+	const struct af_src *src;
+};
+
+static int put_content(int fd, const struct content *c, struct af_diag *d)
+{
+	if (c->pieces)
+		return af_pieces_write(c->pieces, c->src, fd, NULL, d);
+	if (write_all(fd, c->data, c->n) < 0)
+		return af_diag_error(d, AF_EIO, "cannot write: %s", strerror(errno));
+	return 0;
+}
+
+static int replace_with(int dirfd, const char *name, const struct content *c, mode_t mode,
+			const struct af_replace_opts *o, struct af_diag *d)
 {
 	char tmp[4096];
 	const char *slash = strrchr(name, '/');
@@ -162,7 +180,7 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 		}
 		snprintf(tmp, sizeof(tmp), "%.*s%s%.*s", (int)dirlen, name, head, (int)nl,
 			 name + dirlen);
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+		fd = openat(dirfd, tmp, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, mode);
 		if (fd >= 0 || errno != EEXIST)
 			break;
 	}
@@ -187,11 +205,11 @@ int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, 
 		rc = af_diag_error(d, AF_EIO, "cannot set mode: %s", strerror(errno));
 		goto out;
 	}
-	if (write_all(fd, data, n) < 0) {
-		rc = af_diag_error(d, AF_EIO, "cannot write: %s", strerror(errno));
+	if ((rc = put_content(fd, c, d)))
 		goto out;
-	}
 	fault(F_AFTER_WRITE);
+	if (o && o->check && (rc = o->check(o->check_ctx, fd, d)))
+		goto out;
 	if (fsync(fd) < 0) {
 		rc = af_diag_error(d, AF_EIO, "fsync failed: %s", strerror(errno));
 		goto out;
@@ -230,6 +248,21 @@ out:
 	if (created)
 		unlinkat(dirfd, tmp, 0);
 	return rc;
+}
+
+int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
+		       const struct af_replace_opts *o, struct af_diag *d)
+{
+	struct content c = {data, n, NULL, NULL};
+	return replace_with(dirfd, name, &c, mode, o, d);
+}
+
+int af_replace_file_pieces(int dirfd, const char *name, const struct af_pieces *p,
+			   const struct af_src *src, mode_t mode, const struct af_replace_opts *o,
+			   struct af_diag *d)
+{
+	struct content c = {NULL, 0, p, src};
+	return replace_with(dirfd, name, &c, mode, o, d);
 }
 
 int af_replace_file_at(int dirfd, const char *name, const void *data, size_t n, mode_t mode,

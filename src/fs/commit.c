@@ -288,7 +288,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		}
 		goto out; /* unchanged: no write, the mtime stays */
 	}
-	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL};
+	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
 	if (replace(to, t.dirfd, t.base, exists, bin.data, bin.len, &ro, &d)) {
 		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 		goto fail;

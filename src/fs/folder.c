@@ -20,6 +20,7 @@
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/pieces.h"
 #include "binary.h"
 #include "dest.h"
 #include "errlog.h"
@@ -210,10 +211,10 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 {
 	struct af_folders *p = fs->folders;
 	struct af_buf file = AF_BUF_INIT;
-	struct stat st;
-	struct af_fid id;
+	struct stat st, fst;
+	struct af_fid id, fid;
 	struct loaded *l = NULL, *victim = &p->loaded[0];
-	int rc;
+	int rc, fd = -1, ov = af_ov_on(fs); /* --overlay: the container is merged in memory */
 	if (af_ov_stat(fs, rel, &st)) {
 		af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
 		goto out;
@@ -225,13 +226,26 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 				l = &p->loaded[i];
 				goto out;
 			}
-		af_buf_reset(&file);
-		/* replaced while we read it: read it again under its new identity */
-		rc = af_bn_read_stable(af_ov_at(fs, rel), rel, AF_MAX_FILE, &st, &file, d);
-		if (rc < 0)
-			goto out;
-		if (rc == 0)
-			break;
+		if (!ov) { /* replaced since the stat: opened again under its new identity */
+			if ((fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0)) < 0 || fstat(fd, &fst)) {
+				af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+				goto out;
+			}
+			af_fid_of(&fst, &fid);
+			if (af_fid_same(&fid, &id))
+				break;
+			close(fd);
+			fd = -1;
+			st = fst;
+		} else {
+			af_buf_reset(&file);
+			/* replaced while we read it: read it again under its new identity */
+			rc = af_bn_read_stable(af_ov_at(fs, rel), rel, AF_MAX_FILE, &st, &file, d);
+			if (rc < 0)
+				goto out;
+			if (rc == 0)
+				break;
+		}
 		if (attempt >= 3) {
 			af_diag_error(d, AF_EIO, "it keeps changing while it is read");
 			goto out;
@@ -242,28 +256,33 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 			victim = &p->loaded[i];
 	if (victim->used)
 		drop(victim);
-	trim(p, file.len);
+	/* a container that reads only its tables (open_src) holds no copy of the file */
 	const struct af_container *c = verdict(fs, rel, &st);
+	size_t held = !ov && c && c->open_src ? 0 : (size_t)st.st_size;
+	trim(p, held);
 	if (!c) {
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
 		goto out;
 	}
-	if (af_ov_merge(fs, rel, c, &file, d)) /* with --overlay: GAME's under MODDIR's */
+	if (ov && af_ov_merge(fs, rel, c, &file, d)) /* with --overlay: GAME's under MODDIR's */
 		goto out;
 	struct af_sibio sib; /* the files beside it, which its container may read */
+	struct af_src src = {ov ? file.data : NULL, fd, ov ? file.len : (uint64_t)st.st_size};
 	af_sibio_init(&sib, fs, rel);
-	int orc = af_archive_open_io(&victim->v, c, file.data, file.len, &sib.d.io, d);
+	int orc = af_archive_open_src(&victim->v, c, &src, &sib.d.io, d);
 	af_sibio_close(&sib);
 	if (orc)
 		goto out;
 	victim->id = id;
 	victim->used = 1;
-	victim->bytes = file.len;
+	victim->bytes = ov ? file.len : held;
 	snprintf(victim->name, sizeof(victim->name), "%s", af_base(rel));
 	l = victim;
 out:
 	if (l)
 		l->last = ++p->tick;
+	if (fd >= 0)
+		close(fd);
 	af_buf_free(&file);
 	return l;
 }
@@ -406,17 +425,20 @@ static void log_diag(const char *rel, const struct af_diag *d, const char *what)
 static void resolve_leaf(struct loaded *l, struct af_archive *h, const char *pkg,
 			 const char *inner, const char *leaf, struct af_res *r)
 {
-	char item[AF_MEMBER_NAME_MAX];
+	char item[AF_MEMBER_NAME_MAX], shown[AF_MEMBER_NAME_MAX * 3];
 	size_t n = af_view_strip(leaf), cut;
 	int raw = !n;
 	if (raw)
 		n = strlen(leaf); /* a raw member, or one whose body does not decode */
-	if (n >= AF_MEMBER_NAME_MAX)
+	if (n >= sizeof(shown))
 		return;
-	snprintf(item, sizeof(item), "%.*s", (int)n, leaf);
-	long k = af_archive_find(h, item);
+	snprintf(shown, sizeof(shown), "%.*s", (int)n, leaf);
+	long k = af_archive_find_shown(h, shown, item);
 	struct node *nd = k >= 0 && !strcmp(h->m[k].name, item) ? node_of(l, h) : NULL;
 	if (!nd)
+		return;
+	af_member_shown(item, !raw, shown, sizeof(shown)); /* only the name it is listed under */
+	if (strlen(shown) != n || memcmp(shown, leaf, n))
 		return;
 	if (raw && af_archive_sub(h, (size_t)k)) {
 		r->kind = AF_K_ARCDIR; /* a nested container: a folder again */
@@ -475,7 +497,7 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 		  void *ctx)
 {
 	struct af_diag d;
-	char (*names)[AF_MEMBER_NAME_MAX + 8] = NULL, pkg[4096], bin[8192];
+	char (*names)[AF_MEMBER_NAME_MAX * 3 + 8] = NULL, pkg[4096], bin[8192];
 	const char *inner = NULL;
 	struct stat st;
 	size_t n = 0;
@@ -491,11 +513,13 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 	 * whose stat fails. A nested container is a folder. */
 	if (nd && (names = af_alloc_zeroed(h->n ? h->n : 1, sizeof(*names)))) {
 		for (n = 0; n < h->n; n++) {
-			snprintf(bin, sizeof(bin), "%s/%s", dir, h->m[n].name);
+			char shown[AF_MEMBER_NAME_MAX * 3];
 			int folder = af_archive_sub(h, n) != NULL;
-			snprintf(names[n], sizeof(names[n]), "%s%s", h->m[n].name,
-				 !folder && (item_text(fs, l, nd, n, bin) || !nd->broken[n]) ? AF_VIEW_SUFFIX
-											 : "");
+			af_member_shown(h->m[n].name, 1, shown, sizeof(shown));
+			snprintf(bin, sizeof(bin), "%s/%s", dir, shown);
+			int view = !folder && (item_text(fs, l, nd, n, bin) || !nd->broken[n]);
+			af_member_shown(h->m[n].name, view, shown, sizeof(shown));
+			snprintf(names[n], sizeof(names[n]), "%s%s", shown, view ? AF_VIEW_SUFFIX : "");
 		}
 	}
 	pthread_mutex_unlock(&fs->folders->lock);
@@ -559,12 +583,13 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 		goto out;
 	}
 	struct af_archive *h = af_archive_walk(&l->v, inner, &leaf);
-	long found = h ? af_archive_find(h, leaf) : -1;
+	char raw[AF_MEMBER_NAME_MAX];
+	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
 	if (h && ro && !strcmp(leaf, AF_INDEX_NAME)) {
 		rc = ro_text(l, h, -1, out, &d);
 		goto out;
 	}
-	if (found < 0 || strcmp(h->m[found].name, leaf))
+	if (found < 0 || strcmp(h->m[found].name, raw))
 		goto out;
 	if (ro) {
 		rc = ro_text(l, h, found, out, &d);
@@ -618,15 +643,27 @@ static int add_member(const struct af_archive *v, const char *cname, const char 
 	return rc;
 }
 
-/* The container pkg (base in its folder dirfd) read afresh (never the cache: the file on
- * disk is what changes; with --overlay MODDIR's over GAME's), opened as its container c
- * with its siblings (an IDX, a TAC). */
+/* The container pkg (base in its folder dirfd) opened afresh (never the cache: the file
+ * on disk is what changes) as its container c with its siblings (an IDX, a TAC): file
+ * is its descriptor (closed by the caller, -1 on failure), which a container that
+ * reads only its tables keeps reading from (open_src; the others read it whole). With
+ * --overlay, MODDIR's over GAME's, merged in bytes (file stays -1). */
 static int open_on_disk(struct af_fs *fs, struct af_sibio *sib, int dirfd, const char *base,
-			const char *pkg, const struct af_container *c, struct af_buf *file,
-			struct af_archive *a, struct af_diag *d)
+			const char *pkg, const struct af_container *c, struct af_buf *bytes,
+			struct af_src *file, struct stat *st, struct af_archive *a, struct af_diag *d)
 {
-	int rc = af_ov_read_container(fs, dirfd, base, pkg, c, file, d);
-	return rc ? rc : af_archive_open_io(a, c, file->data, file->len, &sib->d.io, d);
+	int rc;
+	*file = (struct af_src){NULL, -1, 0};
+	if (af_ov_on(fs)) {
+		rc = af_ov_read_container(fs, dirfd, base, pkg, c, bytes, d);
+		return rc ? rc : af_archive_open_io(a, c, bytes->data, bytes->len, &sib->d.io, d);
+	}
+	if ((file->fd = af_bn_open(dirfd, base, O_RDONLY, 0)) < 0)
+		return af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
+	if (fstat(file->fd, st) || !S_ISREG(st->st_mode))
+		return af_diag_error(d, AF_EIO, "cannot stat, or no longer a file");
+	file->size = (uint64_t)st->st_size;
+	return af_archive_open_src(a, c, file, &sib->d.io, d);
 }
 
 /* The right to rewrite the container dirfd/base, proven by opening it for writing as
@@ -646,22 +683,27 @@ static int may_write(const struct af_who *who, int dirfd, const char *base, stru
 	return rc;
 }
 
-/* The container rewritten for who: its owner, group and mode kept, less the set-id
- * bits a write by who would clear. */
-static int replace_container(int dirfd, const char *base, const struct af_buf *image,
-			     const struct af_who *who, struct stat *now, struct af_diag *d)
+/* The container rewritten for who as the pieces of file (pieces.h: what stays is
+ * copied by the kernel): its owner, group and mode kept, less the set-id bits a write by
+ * who would clear; check (may be NULL) reads the new file back before it is kept. */
+static int replace_container(int dirfd, const char *base, const struct af_pieces *image,
+			     const struct af_src *file, const struct af_who *who, struct stat *now,
+			     int (*check)(void *ctx, int fd, struct af_diag *d), void *ctx,
+			     struct af_diag *d)
 {
 	struct af_replace_opts ro = {0};
 	struct stat st;
 	ro.clear_setid = !af_who_is_privileged(who);
 	ro.st_out = now;
+	ro.check = check;
+	ro.check_ctx = ctx;
 	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
-		return af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+		return af_replace_file_pieces(dirfd, base, image, file, 0644, &ro, d);
 	/* a new file (a copy-up to the mod folder): the saver's, made as them */
 	ro.as_new = 1;
 	if (af_act_with(who))
 		return af_diag_error(d, AF_EIO, "cannot act as uid %u", (unsigned)who->uid);
-	int rc = af_replace_file_ex(dirfd, base, image->data, image->len, 0644, &ro, d);
+	int rc = af_replace_file_pieces(dirfd, base, image, file, 0644, &ro, d);
 	af_act_back();
 	return rc;
 }
@@ -672,26 +714,32 @@ static int remove_member(const struct af_archive *v, int dirfd, const char *base
 			 const char *name, const struct af_who *who, struct af_diag *d)
 {
 	struct af_buf image = AF_BUF_INIT;
+	struct af_pieces all = AF_PIECES_INIT;
 	struct af_archive w;
-	long k = af_archive_find(v, name);
+	char raw[AF_MEMBER_NAME_MAX];
+	long k = af_archive_find_shown(v, name, raw);
 	int rc;
 	memset(&w, 0, sizeof(w));
-	if (k < 0 || strcmp(v->m[k].name, name)) {
+	if (k < 0 || strcmp(v->m[k].name, raw)) {
 		rc = af_diag_error(d, AF_EIO, "%s holds no member '%s' (any more)", base, name);
 		goto out;
 	}
 	if ((rc = af_member_remove(v, (size_t)k, &image, d)))
 		goto out;
 	if (af_archive_open(&w, v->c, image.data, image.len, d) || w.n + 1 != v->n ||
-	    af_archive_find(&w, name) >= 0) {
+	    af_archive_find(&w, raw) >= 0) {
 		rc = af_diag_error(d, AF_EIO, "internal error: %s without %s does not read back", base, name);
 		goto out;
 	}
 	struct stat now;
-	rc = replace_container(dirfd, base, &image, who, &now, d);
+	if (af_pieces_take(&all, &image))
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	else
+		rc = replace_container(dirfd, base, &all, NULL, who, &now, NULL, NULL, d);
 out:
 	af_archive_close(&w);
 	af_buf_free(&image);
+	af_pieces_free(&all);
 	return rc;
 }
 
@@ -701,7 +749,8 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	char pkg[4096], base[NAME_MAX + 1];
 	const char *name;
 	struct stat st;
-	struct af_buf file = AF_BUF_INIT;
+	struct af_buf bytes = AF_BUF_INIT;
+	struct af_src file = {NULL, -1, 0};
 	struct af_archive v;
 	struct af_diag d;
 	const struct af_container *c = NULL;
@@ -725,7 +774,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	rc = -EIO;
 	struct af_sibio sib;
 	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
-	if (!open_on_disk(fs, &sib, dirfd, base, pkg, c, &file, &v, &d) &&
+	if (!open_on_disk(fs, &sib, dirfd, base, pkg, c, &bytes, &file, &st, &v, &d) &&
 	    !remove_member(&v, dirfd, base, name, who, &d))
 		rc = 0;
 	else
@@ -743,8 +792,10 @@ out:
 	}
 	if (dirfd >= 0)
 		close(dirfd);
+	if (file.fd >= 0)
+		close(file.fd);
 	af_archive_close(&v);
-	af_buf_free(&file);
+	af_buf_free(&bytes);
 	af_diag_free(&d);
 	return rc;
 }
@@ -781,59 +832,124 @@ void af_target_close(struct af_target *t)
 	t->own_dir = 0;
 }
 
-/* A fresh read of the container (never the cache: the file on disk is what we change),
- * the member's commit, a check that the new image reads back with the member
- * decoding, then the atomic replace. Called under fs->commit_lock. */
+/* What the new container must show before it is kept. */
+struct readback {
+	struct af_fs *fs;
+	const struct af_container *c;
+	struct af_sibio *sib;
+	const char *pkg, *inner, *base;
+	int revert; /* out: the new file is the pristine copy */
+};
+
+/* The new container (in src: the temp file, or with --overlay the image) reads back,
+ * its tables only where its container reads so, with the member decoding; in the
+ * temp file (fd >= 0) a revert to the pristine bytes makes it that copy. */
+static int read_back_src(struct readback *rb, const struct af_src *src, int fd, struct af_diag *d)
+{
+	struct af_buf back = AF_BUF_INIT;
+	struct af_archive w, *hw;
+	const char *name;
+	long kk = -1;
+	int rc = 0;
+	memset(&w, 0, sizeof(w));
+	if (af_archive_open_src(&w, rb->c, src, &rb->sib->d.io, d) ||
+	    !(hw = af_archive_walk(&w, rb->inner, &name)) || (kk = af_archive_find_shown(hw, name, NULL)) < 0 ||
+	    af_member_yaml(hw, (size_t)kk, &back, d)) {
+		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", rb->base);
+		goto out;
+	}
+	const struct af_archive *top = hw;
+	size_t first = (size_t)kk;
+	for (; top->parent; top = top->parent)
+		first = top->at; /* the member of the file that holds the change */
+	if (fd >= 0 && (rb->revert = af_pristine_match(rb->fs, rb->pkg, &w, first, fd)) < 0)
+		rc = af_diag_error(d, AF_EIO, "cannot write the original bytes of %s again", rb->base);
+out:
+	af_archive_close(&w);
+	af_buf_free(&back);
+	return rc;
+}
+
+/* The check of the temp file (af_replace_opts.check). */
+static int read_back(void *ctx, int fd, struct af_diag *d)
+{
+	struct readback *rb = ctx;
+	struct stat st;
+	if (fstat(fd, &st))
+		return af_diag_error(d, AF_EIO, "cannot stat the new %s: %s", rb->base, strerror(errno));
+	struct af_src src = {NULL, fd, (uint64_t)st.st_size};
+	return read_back_src(rb, &src, fd, d);
+}
+
+/* A fresh open of the container (never the cache: the file on disk is what we change),
+ * the member's commit as pieces of the file (only the member and the tables are new
+ * where the container plans so), assembled in the temp file, a check that it reads
+ * back with the member decoding, then the atomic replace. With --overlay the container
+ * is rebuilt in memory (GAME's merged under MODDIR's), read back there and reduced to
+ * what differs from GAME's. Called under fs->commit_lock. */
 int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
 		     const uint8_t *yaml, size_t n, struct af_diag *d)
 {
 	const char *pkg = t->pkg, *base = t->base, *inner = t->inner, *name;
-	struct af_buf file = AF_BUF_INIT, image = AF_BUF_INIT, back = AF_BUF_INIT;
-	struct af_archive v, w, *h, *hw;
+	char raw[AF_MEMBER_NAME_MAX];
+	struct af_src file = {NULL, -1, 0};
+	struct af_buf bytes = AF_BUF_INIT, image = AF_BUF_INIT;
+	struct af_pieces plan = AF_PIECES_INIT;
+	struct af_archive v, *h;
 	struct af_sibio sib;
+	struct stat st, now;
 	const struct af_container *c = t->container;
 	long k;
-	int changed = 0, rc, dirfd = t->dirfd;
+	int changed = 0, rc, dirfd = t->dirfd, ov = af_ov_on(fs), gone = 0;
 	memset(&v, 0, sizeof(v));
-	memset(&w, 0, sizeof(w));
 	/* the container's siblings, for both reads (--overlay: those of the one shown) */
-	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
+	af_sibio_init_at(&sib, fs, ov ? -1 : dirfd, pkg);
+	struct readback rb = {fs, c, &sib, pkg, inner, base, 0};
 	if ((rc = may_write(&to->who, dirfd, base, d)) ||
-	    (rc = open_on_disk(fs, &sib, dirfd, base, pkg, c, &file, &v, d)))
+	    (rc = open_on_disk(fs, &sib, dirfd, base, pkg, c, &bytes, &file, &st, &v, d)))
 		goto out;
 	if (!(h = af_archive_walk(&v, inner, &name))) {
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
 	}
-	if (!af_ov_on(fs)) /* with --overlay GAME's own is the pristine copy */
-		af_pristine_keep(fs, pkg, &t->pkg_st, &file);
-	if ((k = af_archive_find(h, name)) < 0 || strcmp(h->m[k].name, name)) {
-		if ((rc = add_member(h, base, name, yaml, n, &image, d)))
+	if (!ov) /* with --overlay GAME's own is the pristine copy */
+		af_pristine_keep(fs, pkg, &st, &file);
+	/* the member listed as name (escaped names, af_member_shown), or a new one of that name */
+	if ((k = af_archive_find_shown(h, name, raw)) < 0 &&
+	    af_member_unshown(name, strlen(name), raw, sizeof(raw))) {
+		rc = af_diag_error(d, AF_EINVAL, "'%s' names no member (too long)", name);
+		goto out;
+	}
+	if (k < 0 || strcmp(h->m[k].name, raw)) {
+		if ((rc = add_member(h, base, raw, yaml, n, &image, d)))
 			goto out; /* a new name in the folder: a new member, when the container takes one */
-	} else if ((rc = af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)) || !changed) {
+	} else if ((rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
+			    : af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d)) ||
+		   !changed) {
 		goto out;
 	}
-	long kk;
-	int wrc = af_archive_open_io(&w, c, image.data, image.len, &sib.d.io, d);
-	if (wrc || !(hw = af_archive_walk(&w, inner, &name)) || (kk = af_archive_find(hw, name)) < 0 ||
-	    af_member_yaml(hw, (size_t)kk, &back, d)) {
-		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt %s does not read back", base);
+	if (ov) { /* read back in memory, then only what differs from GAME's, or nothing */
+		struct af_src mem = {image.data ? image.data : (const uint8_t *)"", -1, image.len};
+		if ((rc = read_back_src(&rb, &mem, -1, d)) ||
+		    (rc = af_ov_reduce(fs, pkg, c, dirfd, base, &to->who, &image, &gone, d)) || gone)
+			goto out;
+	}
+	if (!plan.n && af_pieces_take(&plan, &image)) { /* a new member, or --overlay: whole */
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
-	int revert = af_pristine_match(fs, pkg, &w, &image), gone;
-	struct stat now;
-	if ((rc = af_ov_reduce(fs, pkg, c, dirfd, base, &to->who, &image, &gone, d)) || gone)
-		goto out; /* --overlay: only what differs from GAME's, or nothing */
-	if ((rc = replace_container(dirfd, base, &image, &to->who, &now, d)))
+	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &now, ov ? NULL : read_back,
+				    &rb, d)))
 		goto out;
 	af_pristine_wrote(fs, pkg, &now);
-	af_fs_log(LOG_INFO, "saved %s in %s (%zu bytes%s)", inner, pkg, image.len,
-		  revert ? ", the original bytes again" : "");
+	af_fs_log(LOG_INFO, "saved %s in %s (%llu bytes%s)", inner, pkg, (unsigned long long)now.st_size,
+		  rb.revert ? ", the original bytes again" : "");
 out:
+	if (file.fd >= 0)
+		close(file.fd);
 	af_archive_close(&v);
-	af_archive_close(&w);
-	af_buf_free(&file);
+	af_buf_free(&bytes);
 	af_buf_free(&image);
-	af_buf_free(&back);
+	af_pieces_free(&plan);
 	return rc;
 }

@@ -15,9 +15,11 @@
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
+#include "animfs/pieces.h"
 #include "pristine.h"
 #include "session.h"
 #include "who.h"
+#include <sys/stat.h>
 
 static void names(const char *pkg, char *orig, char *fid, size_t n)
 {
@@ -35,8 +37,9 @@ static void fid_text(const struct stat *st, char *out, size_t n)
 }
 
 void af_pristine_keep(struct af_fs *fs, const char *pkg, const struct stat *cur,
-		      const struct af_buf *file)
+		      const struct af_src *file)
 {
+	struct af_pieces all = AF_PIECES_INIT;
 	char orig[64], fid[64], want[160];
 	struct af_buf had = AF_BUF_INIT;
 	struct af_diag d;
@@ -51,28 +54,59 @@ void af_pristine_keep(struct af_fs *fs, const char *pkg, const struct stat *cur,
 	    !memcmp(had.data, want, had.len))
 		goto out;
 	af_diag_clear(&d);
-	if (af_replace_file_at(fs->pristinefd, orig, file->data, file->len, 0600, &d) == 0)
+	af_pieces_copy(&all, 0, file->size);
+	if (af_replace_file_pieces(fs->pristinefd, orig, &all, file, 0600, NULL, &d) == 0)
 		af_replace_file_at(fs->pristinefd, fid, want, strlen(want), 0600, &d);
 out:
 	af_act_resume(was);
+	af_pieces_free(&all);
 	af_buf_free(&had);
 	af_diag_free(&d);
 }
 
-/* Whether archives a and b hold the same members (names, bodies), in the same order. */
-static int same_members(const struct af_archive *a, const struct af_archive *b)
+#define SPAN_CHUNK ((size_t)1 << 16)
+
+/* Member i of a (in the file fa) and of b (in fb) have the same bytes. Where both lie
+ * in their files as they are (af_archive_span), they are compared 64 KiB at a time,
+ * never held whole (a 48 MiB member of a revert costs 128 KiB, not 96 MiB). */
+static int same_body(const struct af_archive *a, int fa, const struct af_archive *b, int fb,
+		     size_t i, struct af_buf *x, struct af_buf *y, struct af_diag *d)
+{
+	uint64_t ao, al, bo, bl;
+	if (af_archive_span(a, i, &ao, &al) && af_archive_span(b, i, &bo, &bl)) {
+		struct af_src sa = {NULL, fa, ao + al}, sb = {NULL, fb, bo + bl};
+		if (al != bl)
+			return 0;
+		if (af_buf_reserve(x, SPAN_CHUNK) || af_buf_reserve(y, SPAN_CHUNK))
+			return 0;
+		for (uint64_t at = 0; at < al; at += SPAN_CHUNK) {
+			size_t n = al - at < SPAN_CHUNK ? (size_t)(al - at) : SPAN_CHUNK;
+			if (af_src_read(&sa, ao + at, x->data, n, d) || af_src_read(&sb, bo + at, y->data, n, d) ||
+			    memcmp(x->data, y->data, n))
+				return 0;
+		}
+		return 1;
+	}
+	af_buf_reset(x);
+	af_buf_reset(y);
+	return !af_archive_body(a, i, x, d) && !af_archive_body(b, i, y, d) && x->len == y->len &&
+	       (!x->len || !memcmp(x->data, y->data, x->len));
+}
+
+/* Whether archives a (in file fa) and b (in fb) hold the same members (names, bodies),
+ * in the same order: member first (the one that changed) before the others. */
+static int same_members(const struct af_archive *a, int fa, const struct af_archive *b, int fb,
+			size_t first)
 {
 	struct af_buf x = AF_BUF_INIT, y = AF_BUF_INIT;
 	struct af_diag d;
-	int same = a->n == b->n;
+	int same = a->n == b->n && first < a->n;
 	af_diag_init(&d);
-	for (size_t i = 0; same && i < a->n; i++) {
-		af_buf_reset(&x);
-		af_buf_reset(&y);
-		same = !strcmp(a->m[i].name, b->m[i].name) && !af_archive_body(a, i, &x, &d) &&
-		       !af_archive_body(b, i, &y, &d) && x.len == y.len &&
-		       (!x.len || !memcmp(x.data, y.data, x.len));
-	}
+	for (size_t i = 0; same && i < a->n; i++)
+		same = !strcmp(a->m[i].name, b->m[i].name);
+	same = same && same_body(a, fa, b, fb, first, &x, &y, &d);
+	for (size_t i = 0; same && i < a->n; i++)
+		same = i == first || same_body(a, fa, b, fb, i, &x, &y, &d);
 	af_buf_free(&x);
 	af_buf_free(&y);
 	af_diag_free(&d);
@@ -80,28 +114,34 @@ static int same_members(const struct af_archive *a, const struct af_archive *b)
 }
 
 int af_pristine_match(struct af_fs *fs, const char *pkg, const struct af_archive *w,
-		      struct af_buf *image)
+		      size_t first, int fd)
 {
 	char orig[64], fid[64];
-	struct af_buf copy = AF_BUF_INIT;
+	struct af_pieces all = AF_PIECES_INIT;
 	struct af_archive p;
 	struct af_diag d;
-	int match = 0;
+	struct stat st;
+	int match = 0, cfd;
 	if (fs->pristinefd < 0)
 		return 0;
 	memset(&p, 0, sizeof(p));
 	names(pkg, orig, fid, sizeof(orig));
 	af_diag_init(&d);
 	int was = af_act_pause();
-	if (af_read_file_at(fs->pristinefd, orig, AF_MAX_FILE, &copy, &d) == 0 &&
-	    (copy.len != image->len || memcmp(copy.data, image->data, copy.len)) &&
-	    af_archive_open(&p, w->c, copy.data, copy.len, &d) == 0 && same_members(&p, w)) {
-		af_buf_reset(image);
-		match = !af_buf_append(image, copy.data, copy.len);
+	if ((cfd = openat(fs->pristinefd, orig, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0 &&
+	    !fstat(cfd, &st) && S_ISREG(st.st_mode)) {
+		struct af_src copy = {NULL, cfd, (uint64_t)st.st_size};
+		if (af_archive_open_src(&p, w->c, &copy, NULL, &d) == 0 && same_members(&p, cfd, w, fd, first)) {
+			/* fd becomes the copy itself */
+			af_pieces_copy(&all, 0, copy.size);
+			match = ftruncate(fd, 0) == 0 && !af_pieces_write(&all, &copy, fd, NULL, &d) ? 1 : -1;
+		}
 	}
 	af_act_resume(was);
+	if (cfd >= 0)
+		close(cfd);
 	af_archive_close(&p);
-	af_buf_free(&copy);
+	af_pieces_free(&all);
 	af_diag_free(&d);
 	return match;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "shm_testutil.h"
+#include "animfs/pieces.h"
 
 extern const struct af_container af_container_afs;
 
@@ -286,6 +287,87 @@ static void test_idx_names(void **state)
 	af_diag_free(&d);
 }
 
+/* af_pieces_write of p from the file f (in a temp file): its bytes. */
+static void written(const struct af_pieces *p, const struct af_src *f, struct af_buf *out)
+{
+	FILE *t = tmpfile();
+	struct af_diag d;
+	struct af_src back;
+	af_diag_init(&d);
+	assert_non_null(t);
+	assert_int_equal(af_pieces_write(p, f, fileno(t), NULL, &d), 0);
+	back = (struct af_src){NULL, fileno(t), p->len};
+	af_buf_reset(out);
+	assert_int_equal(af_src_append(&back, 0, (size_t)p->len, out, &d), 0);
+	fclose(t);
+	af_diag_free(&d);
+}
+
+/* Opened from a descriptor (only the tables read), a member's save planned as pieces
+ * of the file gives the bytes of the save from memory; an edit that fits the member's
+ * sector keeps every other byte range where it was (copies at their own offsets), and
+ * the new bytes are the head, the member and the name table only. */
+static void test_plan(void **state)
+{
+	static uint8_t fits[3500], grown[5000];
+	struct af_buf b = AF_BUF_INIT, want = AF_BUF_INIT, got = AF_BUF_INIT;
+	struct af_pieces p = AF_PIECES_INIT;
+	struct af_archive a, m;
+	struct af_diag d;
+	(void)state;
+	af_diag_init(&d);
+	memset(fits, 0x5C, sizeof(fits));
+	for (int ptr = PTR_A; ptr <= NO_NAMES; ptr++) {
+		FILE *f = tmpfile();
+		t_afs(&b, ptr, 0);
+		assert_non_null(f);
+		assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+		fflush(f);
+		struct af_src src = {NULL, fileno(f), b.len};
+		assert_int_equal(af_archive_open_src(&a, &af_container_afs, &src, NULL, &d), 0);
+		open_ok(&m, &b);
+		assert_int_equal(a.n, 2);
+		assert_string_equal(a.m[1].name, m.m[1].name);
+		uint64_t off, len;
+		assert_int_equal(af_archive_span(&a, 1, &off, &len), 1); /* where member 2 lies */
+		assert_int_equal(off, af_le32(b.data + 24));
+		assert_int_equal(len, sizeof(body2));
+		assert_null(af_archive_sub(&a, 1)); /* its head claimed by no container */
+		for (int big = 0; big < 2; big++) {
+			const uint8_t *body = big ? grown : fits;
+			size_t n = big ? sizeof(grown) : sizeof(fits);
+			af_pieces_reset(&p);
+			af_buf_reset(&want);
+			assert_int_equal(af_archive_plan(&a, 0, body, n, &p, &d), 0);
+			assert_int_equal(af_archive_replace(&m, 0, body, n, &want, &d), 0);
+			for (int plain = 0; plain < 2; plain++) {
+				af_pieces_plain_for_tests(plain);
+				written(&p, &src, &got);
+				assert_int_equal(got.len, want.len);
+				assert_memory_equal(got.data, want.data, want.len);
+			}
+			af_pieces_plain_for_tests(0);
+			uint64_t at = 0;
+			int moved = 0;
+			for (size_t k = 0; k < p.n; k++) {
+				moved |= p.v[k].kind == AF_PIECE_COPY && p.v[k].off != at;
+				at += p.v[k].len;
+			}
+			assert_int_equal(moved, big); /* what follows moved a sector */
+			if (!big) /* head (0x800), the member, the name table */
+				assert_int_equal(p.bytes.len, 0x800 + n + (ptr == NO_NAMES ? 0 : 3 * 48));
+		}
+		af_archive_close(&a);
+		af_archive_close(&m);
+		fclose(f);
+	}
+	af_pieces_free(&p);
+	af_buf_free(&b);
+	af_buf_free(&want);
+	af_buf_free(&got);
+	af_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -295,6 +377,7 @@ int main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_empty_member),
 		cmocka_unit_test(test_idx_names),
+		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

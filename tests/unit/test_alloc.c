@@ -3,8 +3,9 @@
  * (af_alloc_fail_at) fails the 1st, 2nd, ... allocation of a run until the run needs
  * no more, and each run either fails with AF_ENOMEM or gives exactly what the run with
  * no failure gave. The tables are walked: every codec row with each example of its
- * format (each examples/ YAML file, by its `format:`): encode and decode (and the glTF
- * preview of a codec with a scene hook); every container row with
+ * format (each examples/ YAML file, by its `format:`): encode and decode (and for a codec
+ * whose views split, split.h: the cut and the join; for a codec with a scene hook, the glTF
+ * preview); every container row with
  * the smallest sample it claims, at any depth inside another (../shared/samples): open,
  * index.yaml, every member's YAML and an unchanged commit, nested members too, and the
  * rebuild. A codec with no example fails the test; a container with no sample fails it
@@ -27,6 +28,7 @@
 #include "animfs/fileio.h"
 #include "animfs/gltf.h"
 #include "animfs/io.h"
+#include "animfs/split.h"
 #include "animfs/yamlio.h"
 #include "walk_files.h"
 
@@ -55,6 +57,38 @@ static int codec_step(const struct job *j, struct af_buf *trace, struct af_diag 
 static int gltf_step(const struct job *j, struct af_buf *trace, struct af_diag *d)
 {
 	return af_gltf_from_yaml(j->in->data, j->in->len, NULL, trace, d);
+}
+
+/* A split view's parts, for the join's reader. */
+static int split_read(void *ctx, const char *name, struct af_buf *out, struct af_diag *d)
+{
+	const struct af_split *s = ctx;
+	for (size_t i = 0; i < s->n; i++)
+		if (!strcmp(s->parts[i].name, name))
+			return af_buf_append(out, s->parts[i].text.data, s->parts[i].text.len) ? AF_ENOMEM : 0;
+	return af_diag_error(d, AF_EIO, "%s: no such part", name);
+}
+
+/* The view of j->in (a binary) cut into parts (split.h), each part in the trace, and
+ * joined again into the binary. */
+static int split_step(const struct job *j, struct af_buf *trace, struct af_diag *d)
+{
+	struct af_io io = {0};
+	struct af_buf yaml = AF_BUF_INIT;
+	struct af_split s;
+	char where[AF_SPLIT_NAME_MAX];
+	int rc = j->codec->to_yaml(j->in->data, j->in->len, &io, &yaml, d);
+	memset(&s, 0, sizeof(s));
+	if (!rc && !(rc = af_split_view(j->codec, yaml.data, yaml.len, "schema", &s, d))) {
+		af_buf_append(trace, s.index.data, s.index.len);
+		for (size_t i = 0; i < s.n; i++)
+			af_buf_append(trace, s.parts[i].text.data, s.parts[i].text.len);
+		rc = af_split_join(j->codec, s.index.data, s.index.len, split_read, &s, &io, trace, d,
+				   where, sizeof(where));
+	}
+	af_split_free(&s);
+	af_buf_free(&yaml);
+	return rc;
 }
 
 static int is_nomem(int rc, const struct af_diag *d, const struct af_buf *b)
@@ -201,6 +235,12 @@ static void test_codecs(void **state)
 					struct job gl = { what, gltf_step, c, NULL, &yaml, NULL, NULL, 0 };
 					snprintf(what, sizeof(what), "%s glTF preview of %s", c->name, e->d_name);
 					sweep(&gl);
+				}
+				if (af_split_able(c)) {
+					struct job spl = { what, split_step, c, NULL, &bin, NULL, NULL, 1 };
+					snprintf(what, sizeof(what), "%s split and join of %s", c->name,
+						 e->d_name);
+					sweep(&spl);
 				}
 			}
 			af_buf_free(&yaml);

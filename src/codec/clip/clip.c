@@ -151,6 +151,11 @@ static int clip_coverage(const uint8_t *bin, size_t n, const struct af_io *io, u
 
 AF_CODEC_GLUE(clip)
 
+static const struct af_split_key clip_split[] = {
+	{"channels", "target", 1, 0},
+	{NULL, NULL, 0, 0},
+};
+
 const struct af_codec af_codec_clip = {
 	.name = "sims3-clip",
 	.description = "The Sims 3 animation clip (CLIP 0x6B20C4F3, s3pe *.animation)",
@@ -164,4 +169,6 @@ const struct af_codec af_codec_clip = {
 	.curves = clip_curves,
 	.scene = clip_scene,
 	.coverage = clip_coverage,
+	.split = clip_split,
+	.from_doc = clip_from_doc,
 };

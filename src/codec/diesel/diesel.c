@@ -108,6 +108,11 @@ static int diesel_coverage(const uint8_t *bin, size_t n, const struct af_io *io,
 
 AF_CODEC_GLUE(diesel)
 
+static const struct af_split_key diesel_split[] = {
+	{"objects", "name", 0, 0},
+	{NULL, NULL, 0, 0},
+};
+
 static int target_width(const char *to)
 {
 	if (!to)
@@ -206,4 +211,6 @@ const struct af_codec af_codec_diesel = {
 	.curves = diesel_curves,
 	.scene = diesel_scene,
 	.coverage = diesel_coverage,
+	.split = diesel_split,
+	.from_doc = diesel_from_doc,
 };

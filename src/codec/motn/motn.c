@@ -71,6 +71,13 @@ static int motn_coverage(const uint8_t *bin, size_t n, const struct af_io *io, u
 
 AF_CODEC_GLUE(motn)
 
+static const struct af_split_key motn_split[] = {
+	{"entries", "name", 0, 256},
+	{"extras", NULL, 0, 128},
+	{"blocks", "block", 0, 0},
+	{NULL, NULL, 0, 0},
+};
+
 const struct af_codec af_codec_motn = {
 	.name = "shenmue-motn",
 	.description = "Shenmue I/II MOTN motion bank (motion.bin, M_*.BIN, *.MOTN)",
@@ -83,4 +90,6 @@ const struct af_codec af_codec_motn = {
 	.curves = motn_curves,
 	.scene = motn_scene,
 	.coverage = motn_coverage,
+	.split = motn_split,
+	.from_doc = motn_from_doc,
 };

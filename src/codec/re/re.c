@@ -158,6 +158,11 @@ static int re_from_doc(const struct af_ynode *root, const struct af_io *io, stru
 
 AF_CODEC_GLUE(re)
 
+static const struct af_split_key re_split[] = {
+	{"banks", "name", 0, 0},
+	{NULL, NULL, 0, 0},
+};
+
 const struct af_codec af_codec_re_model = {
 	.name = "re-model",
 	.description = "Resident Evil 2/3 models: EDD sequences, EMR skeleton and keyframes",
@@ -171,4 +176,6 @@ const struct af_codec af_codec_re_model = {
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
 	.coverage = re_coverage,
+	.split = re_split,
+	.from_doc = re_from_doc,
 };

@@ -1,0 +1,65 @@
+/* A file's bytes read where they are asked for (struct af_src), and a new file
+ * described as pieces of an old one (struct af_pieces): a range copied from the old
+ * file, new bytes, or zeros. A container's rebuild says which ranges stay (most of a
+ * large archive) and which bytes are new (a member, its tables); the writer assembles
+ * the new file in its temp file with copy_file_range (FICLONE when every kept range
+ * stays at its offset), so kept bytes never pass through animfs. */
+#ifndef ANIMFS_PIECES_H
+#define ANIMFS_PIECES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+
+/* The bytes of a file: in memory (mem), or read with pread from fd. */
+struct af_src {
+	const uint8_t *mem; /* NULL: read from fd */
+	int fd;
+	uint64_t size;
+};
+/* n bytes at off into buf: 0, or AF_EINVAL (past the end: the file is shorter than it
+ * was) / AF_EIO with d saying where. */
+int af_src_read(const struct af_src *s, uint64_t off, void *buf, size_t n, struct af_diag *d);
+/* The same appended to out (AF_ENOMEM when it cannot grow). */
+int af_src_append(const struct af_src *s, uint64_t off, size_t n, struct af_buf *out,
+		  struct af_diag *d);
+
+enum { AF_PIECE_COPY, AF_PIECE_BYTES, AF_PIECE_ZERO };
+struct af_piece {
+	int kind;
+	uint64_t off; /* COPY: offset in the source; BYTES: offset in the pieces' own bytes */
+	uint64_t len;
+};
+struct af_pieces {
+	struct af_piece *v;
+	size_t n, cap;
+	struct af_buf bytes; /* the new bytes of every BYTES piece */
+	uint64_t len;        /* the new file's length */
+	int failed;          /* sticky: an allocation failed */
+};
+#define AF_PIECES_INIT {NULL, 0, 0, AF_BUF_INIT, 0, 0}
+void af_pieces_init(struct af_pieces *p);
+void af_pieces_free(struct af_pieces *p);
+void af_pieces_reset(struct af_pieces *p);
+/* Append a piece (adjacent copies and zeros merge): 0 or AF_ENOMEM (p->failed set). */
+int af_pieces_copy(struct af_pieces *p, uint64_t off, uint64_t len);
+int af_pieces_bytes(struct af_pieces *p, const void *data, size_t len);
+int af_pieces_zero(struct af_pieces *p, uint64_t len);
+/* The whole of image as one BYTES piece (image's memory is taken; it is left empty). */
+int af_pieces_take(struct af_pieces *p, struct af_buf *image);
+/* The bytes the pieces stand for (copies read from src), appended to out. */
+int af_pieces_to_buf(const struct af_pieces *p, const struct af_src *src, struct af_buf *out,
+		     struct af_diag *d);
+/* Write them into fd from offset 0 (fd empty, open for reading and writing; its length
+ * is then p->len): copies by FICLONE of the whole source when every copied range keeps
+ * its offset (then the new bytes written over it), else copy_file_range per range
+ * (pread/pwrite where the kernel refuses it); copies need src->fd (src->mem: written
+ * from memory; src NULL: there are no copies). *copied (may be NULL) gets the bytes the kernel copied or cloned. */
+int af_pieces_write(const struct af_pieces *p, const struct af_src *src, int fd,
+		    uint64_t *copied, struct af_diag *d);
+/* Test-only: 1 makes af_pieces_write skip FICLONE and copy_file_range (the plain
+ * pread/pwrite path); 0 back to normal. */
+void af_pieces_plain_for_tests(int on);
+
+#endif
