@@ -40,6 +40,18 @@ struct af_layout {
 	const char *description;   /* one line for the help ("the 64-bit build of ...") */
 };
 
+/* A game's mod folder (`--overlay MODDIR --overlay-layout NAME`): where the game loads a
+ * mod folder from, and the layout (of this codec's) it loads copy-ups in. Data only: the
+ * command line checks MODDIR's path against it and picks the layout. */
+struct af_overlay_layout {
+	const char *name;        /* the --overlay-layout value ("pd2") */
+	const char *description; /* one line for the help */
+	const char *parent;      /* MODDIR is a mod's own folder in a folder of this name
+				  * (matched without case, as the game's file system does) */
+	const char *to;          /* the layout copy-ups are written in (a name of layouts)
+				  * unless --to, or the mod folder's own files, choose another */
+};
+
 /* A choice to_yaml offers (`animfs decode --NAME`), off by default; it reaches to_yaml as
  * a name in io->opts (io.h), never through a global. */
 struct af_codec_opt {
@@ -96,6 +108,9 @@ struct af_codec {
 	/* With convert: the layouts it writes (cv->to, cv->style), ending with a NULL name.
 	 * The command line offers, checks and lists these and nothing else. */
 	const struct af_layout *layouts;
+	/* Optional, with convert: the games' mod folders whose files are this codec's,
+	 * ending with a NULL name (`--overlay-layout NAME`). */
+	const struct af_overlay_layout *overlay_layouts;
 	/* The shape of the documents to_yaml writes and from_yaml reads (schema.h): the
 	 * tables the parser checks keys against, so the JSON Schema cannot drift. */
 	const struct af_sch *schema;
@@ -185,6 +200,15 @@ int af_codec_has_schema(const struct af_codec *c);
 int af_codec_modeline(const struct af_codec *c, const char *schema_dir, struct af_buf *out);
 /* c's layout called name (convert's cv->to), or NULL when c converts to none such. */
 const struct af_layout *af_codec_layout(const struct af_codec *c, const char *name);
+/* The mod folder layout called name of any codec (one walk of the table), its codec in
+ * *c; NULL when none has it. */
+const struct af_overlay_layout *af_overlay_layout(const char *name, const struct af_codec **c);
+/* bin, a file of codec c, rewritten in c's layout to (the convert hook, byte for byte as
+ * `animfs convert`): 0 when bin is in that layout now (converted, already in it, or c
+ * writes no layout of that name); AF_ENOMEM; or the convert's refusal with *why set (a
+ * short reason) and bin as it was. */
+int af_codec_relayout(const struct af_codec *c, const char *to, struct af_buf *bin,
+		      const char **why, struct af_diag *d);
 /* Whether style is one of l's writer styles. */
 int af_layout_has_style(const struct af_layout *l, const char *style);
 /* The i-th codec (from 0) whose extensions list name's extension, or NULL. */

@@ -1,6 +1,6 @@
-# bash completion for animfs: commands, each command's options, format and layout
-# names, and paths. Everything is asked of animfs itself (help --commands, help CMD,
-# formats), so a new command, option or codec needs no edit here.
+# bash completion for animfs: commands, each command's options, format, layout and mod
+# folder layout names, and paths. Everything is asked of animfs itself (help --commands,
+# help CMD, formats), so a new command, option or codec needs no edit here.
 # Installed as share/bash-completion/completions/animfs.
 
 _animfs_formats() {
@@ -9,6 +9,10 @@ _animfs_formats() {
 
 _animfs_layouts() {
 	"$1" help convert 2>/dev/null | awk 'f { print $1 } /the layouts:/ { f = 1 }'
+}
+
+_animfs_overlay_layouts() {
+	"$1" help mount 2>/dev/null | sed -n 's/^ *--overlay-layout \([^ :]*\): .*/\1/p'
 }
 
 # The options a command's help lists (--NAME, --NAME= for those that take =N, -X).
@@ -30,6 +34,9 @@ _animfs() {
 		return 0 ;;
 	--to)
 		COMPREPLY=($(compgen -W "$(_animfs_layouts "$animfs")" -- "$cur"))
+		return 0 ;;
+	--overlay-layout)
+		COMPREPLY=($(compgen -W "$(_animfs_overlay_layouts "$animfs")" -- "$cur"))
 		return 0 ;;
 	--object | --anim | --style | --cache-mb | --unsaved-mb | --scratch-mb)
 		return 0 ;; # a name or a number: nothing to offer

@@ -42,9 +42,17 @@ int af_cli_umount(int argc, char **argv);
  * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
  * fd, or -1 with the reason printed. */
 int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir);
-/* The layout the mod folder's files are in: of the first (of up to 64) a codec with
- * layouts claims, the one its convert says it has already; NULL when none. */
-const char *af_cli_moddir_layout(const char *moddir);
+/* --overlay MODDIR [--overlay-layout name] [--to *to] for cmd's messages: name (NULL:
+ * none) must be a codec's mod folder layout (codec.h) and MODDIR a mod's folder of it;
+ * *to a layout of that codec (of any, without name). Without --to, *to becomes the
+ * layout MODDIR's files are in (of the first of up to 64 a codec with layouts, name's
+ * when given, claims: the one its convert says it has already), else name's default
+ * (else stays NULL), and how says which ("as its files are", ...; "" with --to).
+ * AF_EXIT_OK, or AF_EXIT_USAGE / AF_EXIT_FAIL with the reason printed. */
+int af_cli_ov_layout(const char *cmd, const char *moddir, const char *name, const char **to,
+		     char *how, size_t hsize);
+/* The mod folder layouts of the codec table, for the help at indent. */
+void af_cli_ov_layouts_help(FILE *f, int indent);
 /* Whether some codec writes the layout name (codec.h convert/layouts). */
 int af_cli_layout_known(const char *name);
 /* `animfs overlay status|diff GAME MODDIR`: what the mod folder changes (files, and the

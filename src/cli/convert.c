@@ -52,6 +52,8 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 struct args {
 	const char *in, *out, *format, *schema_ref, *split;
 	const char *overlay, *game; /* encode --overlay MODDIR [--game GAME] */
+	const char *to, *layout;    /* [--to LAYOUT] [--overlay-layout NAME] */
+	char how[160];              /* why in layout to when no --to chose it ("": --to did) */
 	const char *on[MAX_OPTS]; /* the rendering options asked for (--NAME) */
 	struct af_opts opts;
 };
@@ -95,6 +97,10 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->overlay = argv[++i];
 		else if (!allow_format && !strcmp(argv[i], "--game") && i + 1 < argc)
 			a->game = argv[++i];
+		else if (!allow_format && !strcmp(argv[i], "--to") && i + 1 < argc)
+			a->to = argv[++i];
+		else if (!allow_format && !strcmp(argv[i], "--overlay-layout") && i + 1 < argc)
+			a->layout = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
 			a->format = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--split") && i + 1 < argc)
@@ -180,6 +186,28 @@ static void drop_old_warnings(const struct af_codec *c, const char *path, const 
 	af_diag_free(&quiet);
 }
 
+/* encode --overlay: the encoded binary out in the layout copy-ups are written in
+ * (a->to), as the mount's saves; one the format cannot convert is kept as encoded, with a
+ * warning. 0, or -1 with d set (out of memory). */
+static int relayout(const struct args *a, const struct af_codec *c, struct af_buf *out,
+		    struct af_diag *d)
+{
+	struct af_diag cd;
+	const char *why;
+	af_diag_init(&cd);
+	int rc = af_codec_relayout(c, a->to, out, &why, &cd);
+	if (rc == AF_ENOMEM)
+		af_diag_error(d, AF_ENOMEM, "out of memory");
+	else if (rc)
+		fprintf(stderr, "animfs encode: warning: %s: written in its own layout, not %s: %s\n",
+			a->out, a->to, why ? why : cd.msg);
+	else if (a->how[0] && af_codec_layout(c, a->to))
+		fprintf(stderr, "animfs encode: %s: written in the %s layout, %s (--to LAYOUT chooses "
+			"another)\n", a->out, a->to, a->how);
+	af_diag_free(&cd);
+	return rc == AF_ENOMEM ? -1 : 0;
+}
+
 /* What decode and encode share: read a->in, run it through the codec one way, write a->out.
  * Siblings are looked up beside the binary side (the input to decode, the output of encode). */
 static int convert(const struct args *a, int decode)
@@ -216,6 +244,8 @@ static int convert(const struct args *a, int decode)
 	}
 	if (!decode && d.nwarnings)
 		drop_old_warnings(c, a->out, &io.d.io, &d);
+	if (!decode && a->to && relayout(a, c, &out, &d))
+		goto out;
 	if (decode && a->split) {
 		if (af_cli_split_write(c, a->split, out.data, out.len, a->schema_ref, &d))
 			goto out;
@@ -296,7 +326,7 @@ int af_cli_encode(int argc, char **argv)
 	if (parse_args(argc, argv, &a, 0))
 		return AF_EXIT_USAGE;
 	if (strcmp(a.in, "-") && af_cli_is_dir(a.in)) {
-		if (a.overlay || a.game) {
+		if (a.overlay || a.game || a.to || a.layout) {
 			fprintf(stderr, "animfs encode: a split view (DIR) with --overlay: encode it to a file first\n");
 			return AF_EXIT_USAGE;
 		}
@@ -311,18 +341,24 @@ int af_cli_encode(int argc, char **argv)
 		snprintf(outpath, sizeof(outpath), "%.*s", (int)(l - 5), a.in);
 		a.out = outpath;
 	}
-	if (a.game && !a.overlay) {
-		fprintf(stderr, "animfs encode: --game goes with --overlay MODDIR\n");
+	if ((a.game || a.to || a.layout) && !a.overlay) {
+		fprintf(stderr, "animfs encode: %s goes with --overlay MODDIR\n",
+			a.game ? "--game" : a.to ? "--to" : "--overlay-layout");
 		return AF_EXIT_USAGE;
 	}
-	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member)) {
+	/* --overlay: the mod folder's layout checked, and the one its copy-ups are written in */
+	int rc = a.overlay ? af_cli_ov_layout("encode", a.overlay, a.layout, &a.to, a.how,
+					      sizeof(a.how)) : 0;
+	if (rc)
+		return rc;
+	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member)) { /* containers go whole */
 		struct af_cli_ov ov;
 		if (a.overlay && af_cli_ov_target(a.game ? a.game : ".", a.overlay, pkg, &ov))
 			return AF_EXIT_FAIL;
 		return af_cli_arc_encode(a.in, a.out, pkg, member, a.overlay ? &ov : NULL);
 	}
 	static struct af_cli_ov ov;
-	if (a.overlay) { /* the binary lands in MODDIR at its GAME path */
+	if (a.overlay) { /* the binary lands in MODDIR at its GAME path, in its layout */
 		if (af_cli_ov_target(a.game ? a.game : ".", a.overlay, a.out, &ov))
 			return AF_EXIT_FAIL;
 		a.out = ov.mod;

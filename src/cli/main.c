@@ -37,7 +37,8 @@ struct command {
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	 "        [--unsaved-mb=N] [--scratch-mb=N] [--overlay MODDIR [--to LAYOUT]]", NULL,
+	 "        [--unsaved-mb=N] [--scratch-mb=N]\n"
+	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
 	 "  -f                     stay in the foreground\n"
@@ -53,9 +54,12 @@ static const struct command commands[] = {
 	 STR(AF_DEFAULT_SCRATCH_MB) ")\n"
 	 "  --overlay MODDIR       never write GAME: show MODDIR's files over it and put\n"
 	 "                         every change there, as the game loads mods\n"
+	 "  --overlay-layout NAME  with --overlay: MODDIR is a mod folder of a game (see\n"
+	 "                         below) and saves into it are in the layout it loads\n"
 	 "  --to LAYOUT            with --overlay: saves into MODDIR are written in LAYOUT\n"
-	 "                         (a layout of animfs convert, such as x64)\n",
-	 NULL},
+	 "                         (a layout of animfs convert; default: the one MODDIR's\n"
+	 "                         files are in, else the --overlay-layout's)\n",
+	 af_cli_ov_layouts_help},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},
 	{"errors", NULL, af_cli_errors, "errors [VIEW]", NULL,
@@ -80,13 +84,19 @@ static const struct command commands[] = {
 	 "                         none: no such line)\n",
 	 af_cli_decode_options_help},
 	{"encode", NULL, af_cli_encode,
-	 "encode FILE.yaml|DIR [-o OUT] [--overlay MODDIR [--game GAME]]", NULL,
+	 "encode FILE.yaml|DIR [-o OUT]\n"
+	 "        [--overlay MODDIR [--game GAME] [--overlay-layout NAME] [--to LAYOUT]]",
+	 NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
 	 "CONTAINER/MEMBER; DIR: a split view, see decode --split)",
 	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n"
 	 "  --overlay MODDIR       leave OUT (a path in GAME) as it is: write the result to\n"
 	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"
-	 "  --game GAME            the game folder OUT is in (default: the current one)\n",
+	 "  --game GAME            the game folder OUT is in (default: the current one)\n"
+	 "  --overlay-layout NAME  MODDIR is a mod folder of a game, written in the\n"
+	 "                         layout it loads, as mount --overlay-layout NAME\n"
+	 "                         (animfs help mount lists them)\n"
+	 "  --to LAYOUT            with --overlay: the layout to write, as mount --to\n",
 	 NULL},
 	{"check", NULL, af_cli_check, "check [--coverage] [-j N] PATH...", NULL,
 	 "decode and re-encode every supported file; compare bytes",

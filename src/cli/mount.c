@@ -56,7 +56,7 @@ static int parse_mb(const char *opt, const char *v, size_t *bytes)
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct af_fs_opts *o)
+static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layout)
 {
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
@@ -89,6 +89,8 @@ static int parse(int argc, char **argv, struct af_fs_opts *o)
 			o->overlay = a + 10;
 		} else if (!strcmp(a, "--to") && i + 1 < argc) {
 			o->overlay_to = argv[++i];
+		} else if (!strcmp(a, "--overlay-layout") && i + 1 < argc) {
+			*layout = argv[++i];
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "animfs mount: unknown option '%s'\n", a);
 			return -1;
@@ -272,8 +274,10 @@ static int check_allow_other(void)
 int af_cli_mount(int argc, char **argv)
 {
 	struct af_fs_opts o;
+	const char *layout = NULL;
+	char how[160] = "";
 	int fd, rc;
-	if (parse(argc, argv, &o))
+	if (parse(argc, argv, &o, &layout))
 		return usage();
 	if (af_fault_init()) {
 		fprintf(stderr, "animfs mount: unknown ANIMFS_FAULT value (a test switch)\n");
@@ -287,10 +291,9 @@ int af_cli_mount(int argc, char **argv)
 		close(fd);
 		return AF_EXIT_FAIL;
 	}
-	if (o.overlay_to && (!o.overlay || !af_cli_layout_known(o.overlay_to))) {
-		fprintf(stderr, "animfs mount: --to %s: %s\n", o.overlay_to,
-			o.overlay ? "no format writes that layout (see animfs convert --help)"
-				  : "goes with --overlay MODDIR");
+	if ((o.overlay_to || layout) && !o.overlay) {
+		fprintf(stderr, "animfs mount: %s goes with --overlay MODDIR\n",
+			layout ? "--overlay-layout" : "--to");
 		close(fd);
 		return AF_EXIT_USAGE;
 	}
@@ -298,9 +301,15 @@ int af_cli_mount(int argc, char **argv)
 		close(fd);
 		return AF_EXIT_FAIL;
 	}
-	if (o.overlay && !o.overlay_to && (o.overlay_to = af_cli_moddir_layout(o.overlay)))
-		fprintf(stderr, "animfs mount: saves into %s are written in the %s layout, as its files "
-			"are (--to LAYOUT chooses another)\n", o.overlay, o.overlay_to);
+	if (o.overlay && (rc = af_cli_ov_layout("mount", o.overlay, layout, &o.overlay_to, how,
+						  sizeof(how)))) {
+		close(o.overlay_fd);
+		close(fd);
+		return rc;
+	}
+	if (how[0])
+		fprintf(stderr, "animfs mount: saves into %s are written in the %s layout, %s "
+			"(--to LAYOUT chooses another)\n", o.overlay, o.overlay_to, how);
 	rc = af_fs_run(fd, &o);
 	close(fd);
 	if (o.overlay_fd >= 0)

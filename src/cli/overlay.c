@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -112,8 +113,9 @@ int af_cli_layout_known(const char *name)
 }
 
 /* The layout of the first file below dir (depth-first, at most *budget files looked
- * at) that a codec with layouts claims: the layout its convert finds it in already. */
-static const char *layout_in(const char *dir, int depth, int *budget)
+ * at) that a codec with layouts (only want, unless NULL) claims: the layout its convert
+ * finds it in already. */
+static const char *layout_in(const char *dir, const struct af_codec *want, int depth, int *budget)
 {
 	DIR *d = depth < 16 ? opendir(dir) : NULL;
 	const char *found = NULL;
@@ -125,7 +127,7 @@ static const char *layout_in(const char *dir, int depth, int *budget)
 		    lstat(path, &st))
 			continue;
 		if (S_ISDIR(st.st_mode)) {
-			found = layout_in(path, depth + 1, budget);
+			found = layout_in(path, want, depth + 1, budget);
 			continue;
 		}
 		uint8_t head[AF_BID_HEAD];
@@ -136,7 +138,7 @@ static const char *layout_in(const char *dir, int depth, int *budget)
 		if (af_read_head_at(AT_FDCWD, path, head, sizeof(head), &got))
 			continue;
 		const struct af_codec *c = af_codec_bid(e->d_name, head, got);
-		if (!c || !c->convert || !c->layouts)
+		if (!c || !c->convert || !c->layouts || (want && c != want))
 			continue;
 		struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
 		struct af_diag dg;
@@ -158,10 +160,68 @@ static const char *layout_in(const char *dir, int depth, int *budget)
 	return found;
 }
 
-const char *af_cli_moddir_layout(const char *moddir)
+void af_cli_ov_layouts_help(FILE *f, int indent)
 {
+	for (size_t i = 0; af_codecs[i]; i++)
+		for (const struct af_overlay_layout *o = af_codecs[i]->convert ? af_codecs[i]->overlay_layouts : NULL;
+		     o && o->name; o++)
+			fprintf(f, "%*s--overlay-layout %s: %s\n", indent, "", o->name, o->description);
+}
+
+/* Whether the resolved path m is a mod's own folder in a folder called parent (case
+ * aside); *self: m is that folder itself. where: the name of m's folder. */
+static int in_parent(const char *m, const char *parent, int *self, char *where, size_t size)
+{
+	const char *base = strrchr(m, '/'), *up = base;
+	while (up && up > m && up[-1] != '/')
+		up--;
+	snprintf(where, size, "%.*s", up ? (int)(base - up) : 0, up ? up : "");
+	*self = base && !strcasecmp(base + 1, parent);
+	return base && base[1] && !*self && !strcasecmp(where, parent);
+}
+
+int af_cli_ov_layout(const char *cmd, const char *moddir, const char *name, const char **to,
+		     char *how, size_t hsize)
+{
+	const struct af_codec *c = NULL;
+	const struct af_overlay_layout *o = af_overlay_layout(name, &c);
+	char m[PATH_MAX], where[PATH_MAX];
+	int self = 0;
+	how[0] = 0;
+	if (name && !o) {
+		fprintf(stderr, "animfs %s: --overlay-layout %s: no format has that mod folder layout "
+			"(animfs help mount lists them)\n", cmd, name);
+		return AF_EXIT_USAGE;
+	}
+	if (*to && (o ? !af_codec_layout(c, *to) : !af_cli_layout_known(*to))) {
+		if (o)
+			fprintf(stderr, "animfs %s: --to %s: not a layout of %s, the files of "
+				"--overlay-layout %s (see animfs convert --help)\n", cmd, *to, c->name, name);
+		else
+			fprintf(stderr, "animfs %s: --to %s: no format writes that layout (see animfs "
+				"convert --help)\n", cmd, *to);
+		return AF_EXIT_USAGE;
+	}
+	if (o && !realpath(moddir, m)) {
+		fprintf(stderr, "animfs %s: cannot open the mod folder '%s': %s%s\n", cmd, moddir,
+			strerror(errno), errno == ENOENT ? " (make it first)" : "");
+		return AF_EXIT_FAIL;
+	}
+	if (o && !in_parent(m, o->parent, &self, where, sizeof(where))) {
+		fprintf(stderr, "animfs %s: --overlay-layout %s: the mod folder must be a mod's own "
+			"folder in a '%s' folder (%s/<mod>), and '%s' is %s%s%s\n", cmd, name, o->parent,
+			o->parent, moddir, self ? "that folder itself" : "in '", self ? "" : where,
+			self ? "" : "'");
+		return AF_EXIT_FAIL;
+	}
+	if (*to)
+		return AF_EXIT_OK;
 	int budget = 64;
-	return layout_in(moddir, 0, &budget);
+	if ((*to = layout_in(moddir, c, 0, &budget)))
+		snprintf(how, hsize, "as its files are");
+	else if (o && (*to = o->to))
+		snprintf(how, hsize, "the default of --overlay-layout %s", name);
+	return AF_EXIT_OK;
 }
 
 /* ---- animfs overlay status|diff GAME MODDIR ---- */

@@ -158,6 +158,42 @@ const struct af_layout *af_codec_layout(const struct af_codec *c, const char *na
 	return NULL;
 }
 
+const struct af_overlay_layout *af_overlay_layout(const char *name, const struct af_codec **c)
+{
+	for (size_t i = 0; name && af_codecs[i]; i++)
+		for (const struct af_overlay_layout *o = af_codecs[i]->convert ? af_codecs[i]->overlay_layouts : NULL;
+		     o && o->name; o++)
+			if (!strcmp(o->name, name)) {
+				*c = af_codecs[i];
+				return o;
+			}
+	return NULL;
+}
+
+int af_codec_relayout(const struct af_codec *c, const char *to, struct af_buf *bin,
+		      const char **why, struct af_diag *d)
+{
+	struct af_buf out = AF_BUF_INIT;
+	struct af_convert cv = { to, NULL, NULL };
+	*why = NULL;
+	if (!af_codec_layout(c, to))
+		return 0;
+	int rc = c->convert(bin->data, bin->len, &cv, &out, d);
+	if (rc == 0 && out.failed)
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (rc == 0) {
+		struct af_buf t = *bin;
+		*bin = out;
+		out = t;
+	} else if (rc == AF_CONVERT_ALREADY) {
+		rc = 0;
+	} else {
+		*why = cv.why;
+	}
+	af_buf_free(&out);
+	return rc;
+}
+
 int af_layout_has_style(const struct af_layout *l, const char *style)
 {
 	for (const char *const *s = l->styles; s && *s; s++)

@@ -343,25 +343,17 @@ int af_ov_meta_tree(struct af_fs *fs, const char *rel)
 int af_ov_layout(struct af_fs *fs, const struct af_codec *c, const char *rel, struct af_buf *bin,
 		 struct af_diag *d)
 {
-	struct af_buf out = AF_BUF_INIT;
 	struct af_diag cd;
-	struct af_convert cv = { fs->mod_layout, NULL, NULL };
-	if (fs->modfd < 0 || !fs->mod_layout || !af_codec_layout(c, fs->mod_layout))
+	const char *why;
+	if (fs->modfd < 0 || !fs->mod_layout)
 		return 0;
 	af_diag_init(&cd);
-	int rc = c->convert(bin->data, bin->len, &cv, &out, &cd);
-	if (rc == 0) {
-		struct af_buf t = *bin;
-		*bin = out;
-		out = t;
-	} else if (rc == AF_ENOMEM) {
+	int rc = af_codec_relayout(c, fs->mod_layout, bin, &why, &cd);
+	if (rc == AF_ENOMEM)
 		af_diag_error(d, AF_ENOMEM, "out of memory");
-	} else if (rc != AF_CONVERT_ALREADY) {
+	else if (rc)
 		af_fs_log(LOG_WARNING, "%s: saved in its own layout, not %s: %s", rel, fs->mod_layout,
-			  cv.why ? cv.why : cd.msg);
-		rc = 0;
-	}
-	af_buf_free(&out);
+			  why ? why : cd.msg);
 	af_diag_free(&cd);
 	return rc == AF_ENOMEM ? AF_ENOMEM : 0;
 }

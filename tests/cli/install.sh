@@ -54,6 +54,8 @@ want=x64; wants "$ANIMFS" convert --to ""
 want=plot; wants "$ANIMFS" help pl
 want=diff; wants "$ANIMFS" overlay d
 want=--overlay; wants "$ANIMFS" mount g v --ov
+want=--overlay-layout; wants "$ANIMFS" encode x.yaml --overlay-l
+want=pd2; wants "$ANIMFS" mount g v --overlay m --overlay-layout ""
 # format names from `animfs formats`: every codec, with no list in the script
 for fmt in $("$ANIMFS" formats | awk 'NR == 1 { next } NF == 0 { exit } { print $1 }'); do
   want=$fmt; wants "$ANIMFS" decode --format ""

@@ -189,6 +189,15 @@ static const struct af_layout diesel_layouts[] = {
 	{ NULL, NULL, NULL },
 };
 
+/* PAYDAY 2's mod folders (`--overlay-layout pd2`, codec.h): the game loads loose files
+ * from assets/mod_overrides/<mod>/ at the asset paths of its bundles, and its 64-bit
+ * build loads the x64 layout (docs/mount.md, "Mod folders", gives the sources). */
+static const struct af_overlay_layout diesel_overlay_layouts[] = {
+	{ "pd2", "MODDIR is PAYDAY 2's assets/mod_overrides/<mod>; 64-bit by default",
+	  "mod_overrides", "x64" },
+	{ NULL, NULL, NULL, NULL },
+};
+
 /* The rendering options to_yaml reads (codec.h); costly, so asked for (about 35% of a
  * render). */
 static const struct af_codec_opt diesel_options[] = {
@@ -206,6 +215,7 @@ const struct af_codec af_codec_diesel = {
 	.from_yaml = diesel_from_yaml,
 	.convert = diesel_convert_hook,
 	.layouts = diesel_layouts,
+	.overlay_layouts = diesel_overlay_layouts,
 	.options = diesel_options,
 	.schema = &diesel_schema,
 	.curves = diesel_curves,
