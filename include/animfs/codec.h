@@ -13,6 +13,7 @@
 struct af_sch;
 struct af_ynode;
 struct af_curves;
+struct af_scene;
 
 #define AF_BID_HEAD 64 /* bytes of the file's start passed to bid() */
 
@@ -119,6 +120,13 @@ struct af_codec {
 	 * what is there). Asks af_curves_wanted before reading an object's keys. 0 or
 	 * AF_ENOMEM. */
 	int (*curves)(const struct af_ynode *root, struct af_curves *cv);
+	/* Optional (NULL: nothing to preview): the skeleton, meshes and animations of a
+	 * document of this format, from its YAML alone (root, the parsed document), added to sc
+	 * (scene.h) with its units and axes (sc->scale, sc->axes) and a note on what is not
+	 * in the file (af_scene_extra). Only the animations af_scene_wanted asks for. What
+	 * cannot make a sound preview (a bone list that loops, an index past the vertices,
+	 * absurd counts) is AF_EINVAL with d at its line; af_scene_check proves the rest. */
+	int (*scene)(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
 	/* Optional (NULL): of the file's animation data, how many bytes to_yaml shows as
 	 * named, editable fields (*decoded) and how many it carries as opaque bytes or in
 	 * fields it names unknown (*opaque); meshes, textures and other data count in

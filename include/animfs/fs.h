@@ -13,6 +13,7 @@
 #define AF_CTL_SCRATCH "scratch"     /* where the editors' droppings are kept */
 #define AF_CTL_SCHEMA "schema"       /* <format>.json: the JSON Schema of each format */
 #define AF_CTL_PLOT "plot"           /* <view path>.svg: a view's curves, when read */
+#define AF_CTL_GLTF "gltf"           /* <view path>.glb: a view's glTF preview, when read */
 #define AF_DEFAULT_CACHE_MB 256
 #define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
 #define AF_DEFAULT_SCRATCH_MB 256  /* editors' droppings, per user */

@@ -27,6 +27,15 @@ void af_cli_convert_help(FILE *f, int indent);
 int af_cli_schema(int argc, char **argv);
 int af_cli_errors(int argc, char **argv);
 int af_cli_plot(int argc, char **argv);
+int af_cli_gltf(int argc, char **argv);
+/* The YAML of the file in (plot.c): a view as it is, a binary decoded, CONTAINER/MEMBER as
+ * decode takes it; *where: the name errors give. 0, or nonzero with d set. */
+struct af_buf;
+struct af_diag;
+int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d);
+/* b to standard output (outp NULL or "-") or to the file outp (af_cli_write); 0, or -1
+ * after saying why on stderr. */
+int af_cli_output(const char *outp, const struct af_buf *b);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
 /* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks

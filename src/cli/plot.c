@@ -45,12 +45,48 @@ static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yam
 	return rc;
 }
 
+int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d)
+{
+	char arc[4096];
+	const char *member;
+	struct af_buf bin = AF_BUF_INIT;
+	int rc;
+	*where = in;
+	if (af_cli_arc_split(in, arc, sizeof(arc), &member)) /* as decode reads it */
+		rc = af_cli_arc_render(in, arc, member, NULL, NULL, yaml, where, d);
+	else
+		rc = af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML, &bin, d) ||
+			     to_yaml(in, &bin, yaml, d) ? -1 : 0;
+	af_buf_free(&bin);
+	*where = in;
+	return rc;
+}
+
+int af_cli_output(const char *outp, const struct af_buf *b)
+{
+	struct af_diag d;
+	int rc = 0;
+	if (!outp || !strcmp(outp, "-")) {
+		if (fwrite(b->data, 1, b->len, stdout) != b->len || fflush(stdout)) {
+			perror("animfs: writing the output");
+			return -1;
+		}
+		return 0;
+	}
+	af_diag_init(&d);
+	if (af_cli_write(outp, b->data, b->len, 0644, &d)) {
+		af_cli_report(outp, &d);
+		rc = -1;
+	}
+	af_diag_free(&d);
+	return rc;
+}
+
 int af_cli_plot(int argc, char **argv)
 {
 	const char *in = NULL, *outp = NULL, **objects = af_alloc_zeroed((size_t)argc, sizeof(char *));
-	const char *where = NULL, *member;
-	char arc[4096];
-	struct af_buf bin = AF_BUF_INIT, yaml = AF_BUF_INIT, svg = AF_BUF_INIT;
+	const char *where = NULL;
+	struct af_buf yaml = AF_BUF_INIT, svg = AF_BUF_INIT;
 	struct af_plot_opts o = { 0 };
 	struct af_diag d;
 	int rc = AF_EXIT_FAIL;
@@ -76,33 +112,17 @@ int af_cli_plot(int argc, char **argv)
 	}
 	o.objects = objects;
 	o.title = af_base(in);
-	where = in;
-	if (af_cli_arc_split(in, arc, sizeof(arc), &member)) { /* as decode reads it */
-		if (af_cli_arc_render(in, arc, member, NULL, NULL, &yaml, &where, &d))
-			goto out;
-	} else if (af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML,
-				   &bin, &d) || to_yaml(in, &bin, &yaml, &d)) {
+	if (af_cli_view_yaml(in, &yaml, &where, &d))
 		goto out;
-	}
-	where = in;
 	if (af_plot_svg(yaml.data, yaml.len, &o, &svg, &d))
 		goto out;
-	if (!outp || !strcmp(outp, "-")) {
-		if (fwrite(svg.data, 1, svg.len, stdout) != svg.len || fflush(stdout)) {
-			perror("animfs: writing the output");
-			goto out;
-		}
-	} else if (af_cli_write(outp, svg.data, svg.len, 0644, &d)) {
-		af_cli_report(outp, &d);
-		af_diag_clear(&d);
+	if (af_cli_output(outp, &svg))
 		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code)
 		af_cli_report(where ? where : "plot", &d);
 	free(objects);
-	af_buf_free(&bin);
 	af_buf_free(&yaml);
 	af_buf_free(&svg);
 	af_diag_free(&d);

@@ -298,7 +298,7 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	if (r.kind == AF_K_CTLDIR) {
 		if (!strcmp(r.rel, AF_CTL_DIR)) {
 			static const char *const names[] = {AF_CTL_ERRORS, AF_CTL_PID, AF_CTL_SCRATCH,
-							    AF_CTL_SCHEMA, AF_CTL_PLOT};
+							    AF_CTL_SCHEMA, AF_CTL_PLOT, AF_CTL_GLTF};
 			for (size_t i = 0; i < sizeof(names) / sizeof(names[0]); i++)
 				filler(buf, names[i], NULL, 0, 0);
 		} else if (!strcmp(r.rel, AF_CTL_DIR "/" AF_CTL_SCHEMA)) {

@@ -18,6 +18,7 @@
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
+#include "animfs/gltf.h"
 #include "animfs/plot.h"
 #include "binary.h"
 #include "errlog.h"
@@ -116,24 +117,26 @@ static const struct af_codec *schema_of_name(const char *name)
 	return af_codec_has_schema(c) ? c : NULL;
 }
 
-/* ".animfs/plot/<path>": a folder for each folder of the view, "<view>.svg" for each
- * view (made when read; never listed, so listings of GAME cost nothing for it). */
-static enum af_kind plot_kind(struct af_fs *fs, const char *rest)
+/* ".animfs/plot/<path>" and ".animfs/gltf/<path>": a folder for each folder of the view,
+ * "<view>.svg" (".glb") for each view (made when read; never listed, so listings of GAME
+ * cost nothing for it). ext: ".svg" or ".glb". */
+static enum af_kind plot_kind(struct af_fs *fs, const char *rest, const char *ext)
 {
 	char path[4200];
 	struct af_res v;
 	size_t n = strlen(rest);
-	int svg = n > 4 && !strcmp(rest + n - 4, ".svg");
-	snprintf(path, sizeof(path), "/%.*s", (int)(svg ? n - 4 : n), rest);
+	int file = n > 4 && !strcmp(rest + n - 4, ext);
+	snprintf(path, sizeof(path), "/%.*s", (int)(file ? n - 4 : n), rest);
 	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
 		return AF_K_NONE;
-	if (svg)
+	if (file)
 		return v.kind == AF_K_VIEW ? AF_K_CTLFILE : AF_K_NONE;
 	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
 }
 
-/* The SVG plot of the view at rest ("<view path>.svg"), or NULL. */
-static struct af_text *plot_text(struct af_fs *fs, const char *rest, int *err)
+/* The SVG plot (glb: the glTF preview) of the view at rest ("<view path>.svg", ".glb"),
+ * or NULL. */
+static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err)
 {
 	char path[4200];
 	struct af_res v;
@@ -151,8 +154,10 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int *err)
 	if (rc)
 		return NULL;
 	struct af_plot_opts o = {.title = af_base(v.rel)};
+	struct af_gltf_opts g = {.title = af_base(v.rel)};
 	af_diag_init(&d);
-	if (!af_plot_svg(yaml->data, yaml->len, &o, &svg, &d) && !svg.failed)
+	if (!(glb ? af_gltf_from_yaml(yaml->data, yaml->len, &g, &svg, &d)
+		  : af_plot_svg(yaml->data, yaml->len, &o, &svg, &d)) && !svg.failed)
 		t = af_text_take(&svg);
 	af_diag_free(&d);
 	af_buf_free(&svg);
@@ -186,12 +191,14 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		const char *f = r->rel + sizeof(AF_CTL_DIR);
 		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH))
 			r->kind = AF_K_CTLFILE;
-		else if (!strcmp(f, AF_CTL_SCHEMA) || !strcmp(f, AF_CTL_PLOT))
+		else if (!strcmp(f, AF_CTL_SCHEMA) || !strcmp(f, AF_CTL_PLOT) || !strcmp(f, AF_CTL_GLTF))
 			r->kind = AF_K_CTLDIR;
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
 			r->kind = schema_of_name(f + sizeof(AF_CTL_SCHEMA)) ? AF_K_CTLFILE : AF_K_NONE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-			r->kind = plot_kind(fs, f + sizeof(AF_CTL_PLOT));
+			r->kind = plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg");
+		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
+			r->kind = plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb");
 		return 0;
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
@@ -353,7 +360,9 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return t;
 	}
 	if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-		return plot_text(fs, f + sizeof(AF_CTL_PLOT), err);
+		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err);
+	if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
+		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err);
 	if (!strcmp(f, AF_CTL_PID))
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 	else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5)

@@ -41,9 +41,10 @@ def pixels(path):
     return [r[i:i + bpp] for r in rows for i in range(0, stride, bpp)]
 
 
-px = pixels(sys.argv[1])
-bg = px[0]
-ink = sum(1 for p in px if p != bg) / len(px)
-colours = len(set(px))
-print(f"{sys.argv[1]}: {ink * 100:.1f}% ink, {colours} colours")
-sys.exit(0 if ink >= 0.01 and colours > 1 else 1)
+if __name__ == "__main__":
+    px = pixels(sys.argv[1])
+    bg = px[0]
+    ink = sum(1 for p in px if p != bg) / len(px)
+    colours = len(set(px))
+    print(f"{sys.argv[1]}: {ink * 100:.1f}% ink, {colours} colours")
+    sys.exit(0 if ink >= 0.01 and colours > 1 else 1)

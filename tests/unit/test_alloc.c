@@ -4,7 +4,8 @@
  * no more, and each run either fails with AF_ENOMEM or gives exactly what the run with
  * no failure gave. The tables are walked: every codec row with each example of its
  * format (each examples/ YAML file, by its `format:`): encode and decode (and for a codec
- * whose views split, split.h: the cut and the join); every container row with
+ * whose views split, split.h: the cut and the join; for a codec with a scene hook, the glTF
+ * preview); every container row with
  * the smallest sample it claims, at any depth inside another (../shared/samples): open,
  * index.yaml, every member's YAML and an unchanged commit, nested members too, and the
  * rebuild. A codec with no example fails the test; a container with no sample fails it
@@ -25,6 +26,7 @@
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/gltf.h"
 #include "animfs/io.h"
 #include "animfs/split.h"
 #include "animfs/yamlio.h"
@@ -48,6 +50,13 @@ static int codec_step(const struct job *j, struct af_buf *trace, struct af_diag 
 	struct af_io io = {0};
 	return (j->decode ? j->codec->to_yaml : j->codec->from_yaml)(j->in->data, j->in->len, &io,
 								    trace, d);
+}
+
+/* The glTF preview of the example (codecs with a scene hook): the hook, the check, the
+ * writer and its PNG. */
+static int gltf_step(const struct job *j, struct af_buf *trace, struct af_diag *d)
+{
+	return af_gltf_from_yaml(j->in->data, j->in->len, NULL, trace, d);
 }
 
 /* A split view's parts, for the join's reader. */
@@ -222,6 +231,11 @@ static void test_codecs(void **state)
 				sweep(&enc);
 				snprintf(what, sizeof(what), "%s decode of %s", c->name, e->d_name);
 				sweep(&dec);
+				if (c->scene) {
+					struct job gl = { what, gltf_step, c, NULL, &yaml, NULL, NULL, 0 };
+					snprintf(what, sizeof(what), "%s glTF preview of %s", c->name, e->d_name);
+					sweep(&gl);
+				}
 				if (af_split_able(c)) {
 					struct job spl = { what, split_step, c, NULL, &bin, NULL, NULL, 1 };
 					snprintf(what, sizeof(what), "%s split and join of %s", c->name,

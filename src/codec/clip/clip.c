@@ -167,6 +167,7 @@ const struct af_codec af_codec_clip = {
 	.render_uses_names = 1,
 	.schema = &clip_schema,
 	.curves = clip_curves,
+	.scene = clip_scene,
 	.coverage = clip_coverage,
 	.split = clip_split,
 	.from_doc = clip_from_doc,

@@ -157,5 +157,8 @@ extern const struct af_sch clip_schema;
 struct af_ynode;
 struct af_curves;
 int clip_curves(const struct af_ynode *root, struct af_curves *cv);
+/* clip_scene.c: the descriptor's scene hook (codec.h) */
+struct af_scene;
+int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
 
 #endif

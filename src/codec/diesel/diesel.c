@@ -219,6 +219,7 @@ const struct af_codec af_codec_diesel = {
 	.options = diesel_options,
 	.schema = &diesel_schema,
 	.curves = diesel_curves,
+	.scene = diesel_scene,
 	.coverage = diesel_coverage,
 	.split = diesel_split,
 	.from_doc = diesel_from_doc,

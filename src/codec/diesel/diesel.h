@@ -172,6 +172,9 @@ int diesel_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct di
 /* diesel_curves.c: the descriptor's curves hook (codec.h) */
 struct af_curves;
 int diesel_curves(const struct af_ynode *root, struct af_curves *cv);
+/* diesel_scene.c: the descriptor's scene hook (codec.h) */
+struct af_scene;
+int diesel_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
 
 /* diesel_quant.c: the quantisation rules of spec 5.2, 5.5 and 6.5 */
 double diesel_u16_to_cm(uint16_t code);

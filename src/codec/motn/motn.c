@@ -88,6 +88,7 @@ const struct af_codec af_codec_motn = {
 	.from_yaml = motn_from_yaml,
 	.schema = &motn_schema,
 	.curves = motn_curves,
+	.scene = motn_scene,
 	.coverage = motn_coverage,
 	.split = motn_split,
 	.from_doc = motn_from_doc,

@@ -176,5 +176,10 @@ int motn_parse(const struct af_ynode *root, struct af_arena *a, struct motn_file
 /* motn_curves.c: the descriptor's curves hook (codec.h) */
 struct af_curves;
 int motn_curves(const struct af_ynode *root, struct af_curves *cv);
+/* A key's value as the view writes it: a number, or a half float's bits (0x...); 0 or -1. */
+int motn_yhalf(const struct af_ynode *n, double *v);
+/* motn_scene.c: the descriptor's scene hook (codec.h) */
+struct af_scene;
+int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
 
 #endif

@@ -19,7 +19,7 @@ static double half_bits(unsigned h)
 }
 
 /* A value as the view writes it: a number, or a half float's bits (0x...). */
-static int half(const struct af_ynode *n, double *v)
+int motn_yhalf(const struct af_ynode *n, double *v)
 {
 	if (n && n->type == AF_YSCALAR && n->len > 2 && n->str[0] == '0' && n->str[1] == 'x') {
 		*v = half_bits((unsigned)strtoul(n->str + 2, NULL, 16));
@@ -34,11 +34,11 @@ static void channel_keys(struct af_curves *cv, size_t s, const struct af_ynode *
 		const struct af_ynode *kn = af_cv_item(keys, k);
 		double f, ty, v, a = 0, z = 0;
 		if (af_cv_num(af_cv_item(kn, 0), &f) || af_cv_num(af_cv_item(kn, 1), &ty) || ty < 1 ||
-		    half(af_cv_item(kn, 2), &v))
+		    motn_yhalf(af_cv_item(kn, 2), &v))
 			continue; /* type 0: no stored value */
-		if (ty == 2 && !half(af_cv_item(kn, 3), &a))
+		if (ty == 2 && !motn_yhalf(af_cv_item(kn, 3), &a))
 			z = a;
-		if (ty == 3 && (half(af_cv_item(kn, 3), &a) || half(af_cv_item(kn, 4), &z)))
+		if (ty == 3 && (motn_yhalf(af_cv_item(kn, 3), &a) || motn_yhalf(af_cv_item(kn, 4), &z)))
 			continue;
 		af_curves_key(cv, s, f / 30.0, scale * v, scale * a, scale * z);
 	}
@@ -52,7 +52,7 @@ static int samples(struct af_curves *cv, const char *title, const struct af_ynod
 		return AF_ENOMEM;
 	for (size_t i = 0; i < af_cv_count(row); i++) {
 		double v;
-		if (!half(af_cv_item(row, i), &v))
+		if (!motn_yhalf(af_cv_item(row, i), &v))
 			af_curves_key(cv, s, (double)i / 30.0, angle ? v * 360.0 / 65536.0 : v, 0, 0);
 	}
 	if (angle)
@@ -97,7 +97,7 @@ static int node_curves(struct af_curves *cv, const struct af_ynode *list)
 					return AF_ENOMEM;
 				for (size_t k = 0; k < af_cv_count(sc); k++) {
 					double v;
-					if (!half(af_cv_item(af_cv_item(sc, k), (size_t)c), &v))
+					if (!motn_yhalf(af_cv_item(af_cv_item(sc, k), (size_t)c), &v))
 						af_curves_key(cv, s, (double)k / 30.0, v, 0, 0);
 				}
 			}

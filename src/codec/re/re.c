@@ -172,6 +172,7 @@ const struct af_codec af_codec_re_model = {
 	.bid = re_bid,
 	.schema = &re_schema,
 	.curves = re_curves,
+	.scene = re_scene,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
 	.coverage = re_coverage,

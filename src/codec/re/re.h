@@ -119,6 +119,12 @@ const char *re_role_name(unsigned role);
 /* re_curves.c: the descriptor's curves hook (codec.h) */
 struct af_curves;
 int re_curves(const struct af_ynode *root, struct af_curves *cv);
+/* re_scene.c: the descriptor's scene hook (codec.h); re_mesh.c: the meshes and texture of
+ * the carried MD1/MD2 and TIM sections, object i drawn by the node first + i. */
+struct af_scene;
+int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
+int re_scene_meshes(const struct af_ynode *root, struct af_scene *sc, size_t first, size_t nbones,
+		    struct af_diag *d);
 int re_bid(const char *name, const uint8_t *head, size_t n);
 int re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
 		   struct af_arena *a, struct af_diag *d);

@@ -103,5 +103,6 @@ const struct af_codec af_codec_rig = {
 	.to_yaml = rig_to_yaml,
 	.from_yaml = rig_from_yaml,
 	.schema = &rig_schema,
+	.scene = rig_scene,
 	.coverage = rig_coverage,
 };

@@ -82,5 +82,8 @@ extern const struct af_sch rig_schema;
 extern const char *const rig_kind_names[4];
 
 int rig_bid(const char *name, const uint8_t *head, size_t n);
+/* rig_scene.c: the descriptor's scene hook (codec.h) */
+struct af_scene;
+int rig_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
 
 #endif

@@ -1,0 +1,36 @@
+/* glTF 2.0 previews of a view: the scene (scene.h) that the codec named by the document's
+ * `format:` reads from its YAML alone, written as a GLB (or a .gltf with its buffer
+ * inline), so the command line and the mount (VIEW/.animfs/gltf/<view path>.glb) make the
+ * same file of the same text. Names no format. */
+#ifndef ANIMFS_GLTF_H
+#define ANIMFS_GLTF_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+#include "animfs/scene.h"
+
+struct af_gltf_opts {
+	const char *const *anims; /* animations to keep (NULL: all) */
+	size_t nanims;
+	int json;                 /* 1: glTF JSON with a data: URI buffer; 0: GLB */
+	const uint8_t *base;      /* NULL, or a document whose scene's nodes come first (a */
+	size_t nbase;             /* skeleton the animation moves: `--rig FILE`) */
+	const char *title;        /* the asset's name in extras (NULL: none) */
+};
+
+/* The glTF of the YAML document (yaml, n) appended to out. 0; AF_EUNSUP (d says why) for
+ * a format without a scene hook or a document of no known format; AF_EINVAL with d for
+ * text that is no YAML, a model that is not sound (af_scene_check: the place named), or
+ * an --anim name the document lacks. After a failure out holds what it held before. */
+int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *o,
+		      struct af_buf *out, struct af_diag *d);
+
+/* The glTF of a checked scene appended to out (json as in the options). 0 or AF_ENOMEM. */
+int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct af_buf *out);
+
+/* A PNG (RGBA, 8 bits, zlib) of w x h pixels appended to out. 0 or AF_ENOMEM. */
+int af_png_rgba(const uint8_t *rgba, unsigned w, unsigned h, struct af_buf *out);
+
+#endif

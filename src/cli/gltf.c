@@ -1,0 +1,73 @@
+/* `animfs gltf FILE [-o OUT.glb|OUT.gltf] [--anim NAME]... [--rig FILE]`: a glTF 2.0
+ * preview of a file's skeleton, meshes and animations. FILE is taken as plot takes it (a
+ * view, a binary, CONTAINER/MEMBER); the preview is made from the YAML alone (gltf.h).
+ * --rig names a file whose skeleton the animation moves. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/gltf.h"
+#include "animfs/path.h"
+#include "cli.h"
+
+static int usage(void)
+{
+	return af_cli_usage("gltf");
+}
+
+int af_cli_gltf(int argc, char **argv)
+{
+	const char *in = NULL, *outp = NULL, *rig = NULL, *where = NULL, *rwhere = NULL;
+	const char **anims = af_alloc_zeroed((size_t)argc, sizeof(char *));
+	struct af_buf yaml = AF_BUF_INIT, base = AF_BUF_INIT, g = AF_BUF_INIT;
+	struct af_gltf_opts o = { 0 };
+	struct af_diag d;
+	int rc = AF_EXIT_FAIL;
+	af_diag_init(&d);
+	if (!anims) {
+		perror("animfs");
+		return AF_EXIT_FAIL;
+	}
+	for (int i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--anim") && i + 1 < argc)
+			anims[o.nanims++] = argv[++i];
+		else if (!strcmp(argv[i], "--rig") && i + 1 < argc)
+			rig = argv[++i];
+		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			outp = argv[++i];
+		else if ((argv[i][0] == '-' && argv[i][1]) || in) {
+			rc = usage();
+			goto out;
+		} else
+			in = argv[i];
+	}
+	if (!in) {
+		rc = usage();
+		goto out;
+	}
+	o.anims = o.nanims ? anims : NULL;
+	o.title = af_base(in);
+	o.json = outp && strlen(outp) > 5 && !strcmp(outp + strlen(outp) - 5, ".gltf");
+	if (rig) {
+		if (af_cli_view_yaml(rig, &base, &rwhere, &d)) {
+			where = rwhere;
+			goto out;
+		}
+		o.base = base.data;
+		o.nbase = base.len;
+	}
+	if (af_cli_view_yaml(in, &yaml, &where, &d) || af_gltf_from_yaml(yaml.data, yaml.len, &o, &g, &d))
+		goto out;
+	if (af_cli_output(outp, &g))
+		goto out;
+	rc = AF_EXIT_OK;
+out:
+	if (d.code)
+		af_cli_report(where ? where : "gltf", &d);
+	free(anims);
+	af_buf_free(&yaml);
+	af_buf_free(&base);
+	af_buf_free(&g);
+	af_diag_free(&d);
+	return rc;
+}

@@ -1,0 +1,396 @@
+/* af_gltf_from_yaml: a view's YAML -> scene (the codec named by the document's `format:`
+ * reads it from the document's own keys, through its scene hook) -> glTF 2.0, as a GLB
+ * (JSON chunk and one binary chunk) or as JSON with the buffer inline; the texture as a
+ * PNG made with zlib. Only the YAML is read; no format is named here. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "animfs/codec.h"
+#include "animfs/curves.h"
+#include "animfs/gltf.h"
+#include "animfs/yamlio.h"
+
+/* ------------------------------------------------------------ PNG */
+
+static void put_be32(struct af_buf *b, uint32_t v)
+{
+	uint8_t x[4] = { (uint8_t)(v >> 24), (uint8_t)(v >> 16), (uint8_t)(v >> 8), (uint8_t)v };
+	af_buf_append(b, x, 4);
+}
+
+static void png_chunk(struct af_buf *b, const char *type, const uint8_t *p, size_t n)
+{
+	uLong crc = crc32(0L, (const Bytef *)type, 4);
+	if (n)
+		crc = crc32(crc, p, (uInt)n);
+	put_be32(b, (uint32_t)n);
+	af_buf_append(b, type, 4);
+	af_buf_append(b, p, n);
+	put_be32(b, (uint32_t)crc);
+}
+
+int af_png_rgba(const uint8_t *rgba, unsigned w, unsigned h, struct af_buf *out)
+{
+	static const uint8_t sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+	size_t row = (size_t)w * 4 + 1, raw_n = row * h;
+	uLongf zn = compressBound((uLong)raw_n);
+	uint8_t *raw = af_alloc(raw_n ? raw_n : 1), *z = af_alloc(zn ? zn : 1), ihdr[13];
+	int rc = AF_ENOMEM;
+	if (!raw || !z)
+		goto out;
+	for (unsigned y = 0; y < h; y++) {
+		raw[y * row] = 0; /* filter: none */
+		memcpy(raw + y * row + 1, rgba + (size_t)y * w * 4, (size_t)w * 4);
+	}
+	if (compress2(z, &zn, raw, (uLong)raw_n, 6) != Z_OK)
+		goto out;
+	ihdr[0] = (uint8_t)(w >> 24), ihdr[1] = (uint8_t)(w >> 16), ihdr[2] = (uint8_t)(w >> 8), ihdr[3] = (uint8_t)w;
+	ihdr[4] = (uint8_t)(h >> 24), ihdr[5] = (uint8_t)(h >> 16), ihdr[6] = (uint8_t)(h >> 8), ihdr[7] = (uint8_t)h;
+	ihdr[8] = 8, ihdr[9] = 6, ihdr[10] = ihdr[11] = ihdr[12] = 0; /* 8 bits, RGBA */
+	af_buf_append(out, sig, sizeof(sig));
+	png_chunk(out, "IHDR", ihdr, sizeof(ihdr));
+	png_chunk(out, "IDAT", z, zn);
+	png_chunk(out, "IEND", NULL, 0);
+	rc = out->failed ? AF_ENOMEM : 0;
+out:
+	free(raw);
+	free(z);
+	return rc;
+}
+
+/* ------------------------------------------------------------ glTF */
+
+struct gw {
+	struct af_buf bin, views, acc;
+	size_t nviews, nacc;
+};
+
+/* A bufferView of the bytes (target 0: none) as its index. */
+static size_t view(struct gw *g, const void *p, size_t n, unsigned target)
+{
+	af_buf_align(&g->bin, 4);
+	af_buf_printf(&g->views, "%s{\"buffer\": 0, \"byteOffset\": %zu, \"byteLength\": %zu", g->nviews ? ", " : "",
+		      g->bin.len, n);
+	if (target)
+		af_buf_printf(&g->views, ", \"target\": %u", target);
+	af_buf_puts(&g->views, "}");
+	af_buf_append(&g->bin, p, n);
+	return g->nviews++;
+}
+
+/* An accessor of count floats of width w (1, 2, 3, 4) in a new view, with min and max
+ * when minmax; as its index. */
+static size_t floats(struct gw *g, const float *p, size_t count, int w, unsigned target, int minmax)
+{
+	static const char *const type[] = { "", "SCALAR", "VEC2", "VEC3", "VEC4" };
+	size_t v = view(g, p, count * (size_t)w * sizeof(float), target);
+	af_buf_printf(&g->acc, "%s{\"bufferView\": %zu, \"componentType\": 5126, \"count\": %zu, \"type\": \"%s\"",
+		      g->nacc ? ", " : "", v, count, type[w]);
+	if (minmax) {
+		float lo[4], hi[4];
+		for (int e = 0; e < w; e++)
+			lo[e] = hi[e] = p[e];
+		for (size_t i = 1; i < count; i++)
+			for (int e = 0; e < w; e++)
+				lo[e] = fminf(lo[e], p[i * (size_t)w + (size_t)e]),
+				hi[e] = fmaxf(hi[e], p[i * (size_t)w + (size_t)e]);
+		for (int m = 0; m < 2; m++) {
+			af_buf_puts(&g->acc, m ? ", \"max\": [" : ", \"min\": [");
+			for (int e = 0; e < w; e++)
+				af_buf_printf(&g->acc, "%s%.9g", e ? ", " : "", (double)(m ? hi[e] : lo[e]));
+			af_buf_puts(&g->acc, "]");
+		}
+	}
+	af_buf_puts(&g->acc, "}");
+	return g->nacc++;
+}
+
+static size_t indices(struct gw *g, const uint32_t *p, size_t count)
+{
+	size_t v = view(g, p, count * sizeof(uint32_t), 34963);
+	af_buf_printf(&g->acc, "%s{\"bufferView\": %zu, \"componentType\": 5125, \"count\": %zu, \"type\": \"SCALAR\"}",
+		      g->nacc ? ", " : "", v, count);
+	return g->nacc++;
+}
+
+static void base64(struct af_buf *b, const uint8_t *p, size_t n)
+{
+	static const char t[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+	for (size_t i = 0; i < n; i += 3) {
+		uint32_t v = (uint32_t)p[i] << 16 | (i + 1 < n ? (uint32_t)p[i + 1] << 8 : 0) | (i + 2 < n ? p[i + 2] : 0);
+		char q[4] = { t[v >> 18 & 63], t[v >> 12 & 63], i + 1 < n ? t[v >> 6 & 63] : '=', i + 2 < n ? t[v & 63] : '=' };
+		af_buf_append(b, q, 4);
+	}
+}
+
+static void trs(struct af_buf *j, const double t[3], const double r[4], const double s[3])
+{
+	if (t[0] || t[1] || t[2])
+		af_buf_printf(j, ", \"translation\": [%.9g, %.9g, %.9g]", t[0], t[1], t[2]);
+	if (r[0] || r[1] || r[2] || r[3] != 1) {
+		double l = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+		af_buf_printf(j, ", \"rotation\": [%.9g, %.9g, %.9g, %.9g]", r[0] / l, r[1] / l, r[2] / l, r[3] / l);
+	}
+	if (s[0] != 1 || s[1] != 1 || s[2] != 1)
+		af_buf_printf(j, ", \"scale\": [%.9g, %.9g, %.9g]", s[0], s[1], s[2]);
+}
+
+/* The meshes (a mesh with no triangle is left out: *map says -1), the image and material. */
+static void meshes(const struct af_scene *sc, struct gw *g, struct af_buf *j, long *map)
+{
+	size_t nm = 0;
+	int textured = sc->img != NULL;
+	if (textured) {
+		struct af_buf png = AF_BUF_INIT;
+		size_t v;
+		af_png_rgba(sc->img, sc->img_w, sc->img_h, &png);
+		if (png.failed) {
+			g->bin.failed = 1;
+			af_buf_free(&png);
+			return;
+		}
+		v = view(g, png.data, png.len, 0);
+		af_buf_free(&png);
+		af_buf_printf(j, ", \"images\": [{\"bufferView\": %zu, \"mimeType\": \"image/png\"}]", v);
+		af_buf_puts(j, ", \"samplers\": [{\"magFilter\": 9728, \"minFilter\": 9728}]");
+		af_buf_puts(j, ", \"textures\": [{\"sampler\": 0, \"source\": 0}]");
+		af_buf_puts(j, ", \"materials\": [{\"name\": \"texture\", \"pbrMetallicRoughness\": "
+			       "{\"baseColorTexture\": {\"index\": 0}, \"metallicFactor\": 0}, \"alphaMode\": \"MASK\", "
+			       "\"doubleSided\": true}]");
+	}
+	for (size_t i = 0; i < sc->nmesh; i++) {
+		const struct af_scene_mesh *m = &sc->mesh[i];
+		size_t pa, na = 0, ua = 0, ia;
+		map[i] = -1;
+		if (!m->nv || !m->ni)
+			continue;
+		pa = floats(g, m->pos, m->nv, 3, 34962, 1);
+		if (m->nrm)
+			na = floats(g, m->nrm, m->nv, 3, 34962, 0);
+		if (m->uv)
+			ua = floats(g, m->uv, m->nv, 2, 34962, 0);
+		ia = indices(g, m->idx, m->ni);
+		af_buf_puts(j, nm ? ", " : ", \"meshes\": [");
+		af_buf_puts(j, "{\"name\": ");
+		af_scene_jstr(j, m->name);
+		af_buf_printf(j, ", \"primitives\": [{\"attributes\": {\"POSITION\": %zu", pa);
+		if (m->nrm)
+			af_buf_printf(j, ", \"NORMAL\": %zu", na);
+		if (m->uv)
+			af_buf_printf(j, ", \"TEXCOORD_0\": %zu", ua);
+		af_buf_printf(j, "}, \"indices\": %zu", ia);
+		if (m->uv && textured)
+			af_buf_puts(j, ", \"material\": 0");
+		af_buf_puts(j, "}]}");
+		map[i] = (long)nm++;
+	}
+	if (nm)
+		af_buf_puts(j, "]");
+}
+
+static void nodes(const struct af_scene *sc, struct af_buf *j, const long *map, int wrap)
+{
+	size_t roots = 0;
+	af_buf_puts(j, ", \"nodes\": [");
+	for (size_t i = 0; i < sc->nnode; i++) {
+		const struct af_scene_node *n = &sc->node[i];
+		size_t kids = 0;
+		af_buf_puts(j, i ? ", {\"name\": " : "{\"name\": ");
+		af_scene_jstr(j, n->name);
+		trs(j, n->t, n->r, n->s);
+		if (n->mesh >= 0 && map[n->mesh] >= 0)
+			af_buf_printf(j, ", \"mesh\": %ld", map[n->mesh]);
+		for (size_t k = i + 1; k < sc->nnode; k++) /* children after their parent mostly */
+			if (sc->node[k].parent == (long)i)
+				af_buf_printf(j, "%s%zu", kids++ ? ", " : ", \"children\": [", k);
+		for (size_t k = 0; k < i; k++)
+			if (sc->node[k].parent == (long)i)
+				af_buf_printf(j, "%s%zu", kids++ ? ", " : ", \"children\": [", k);
+		af_buf_puts(j, kids ? "]}" : "}");
+	}
+	if (wrap) {
+		double t[3] = { 0 }, s[3] = { sc->scale, sc->scale, sc->scale };
+		af_buf_puts(j, sc->nnode ? ", {\"name\": " : "{\"name\": ");
+		af_scene_jstr(j, sc->root_name[0] ? sc->root_name : "animfs axes");
+		trs(j, t, sc->axes, s);
+		for (size_t i = 0; i < sc->nnode; i++)
+			if (sc->node[i].parent < 0)
+				af_buf_printf(j, "%s%zu", roots++ ? ", " : ", \"children\": [", i);
+		af_buf_puts(j, roots ? "]}" : "}");
+	}
+	af_buf_puts(j, "], \"scene\": 0, \"scenes\": [{\"nodes\": [");
+	roots = 0;
+	if (wrap)
+		af_buf_printf(j, "%zu", sc->nnode);
+	else
+		for (size_t i = 0; i < sc->nnode; i++)
+			if (sc->node[i].parent < 0)
+				af_buf_printf(j, "%s%zu", roots++ ? ", " : "", i);
+	af_buf_puts(j, "]}]");
+}
+
+static void animations(const struct af_scene *sc, struct gw *g, struct af_buf *j)
+{
+	static const char *const path[] = { "translation", "rotation", "scale" };
+	for (size_t a = 0; a < sc->nanim; a++) {
+		const struct af_scene_anim *an = &sc->anim[a];
+		af_buf_puts(j, a ? ", {\"name\": " : ", \"animations\": [{\"name\": ");
+		af_scene_jstr(j, an->name);
+		af_buf_puts(j, ", \"samplers\": [");
+		for (size_t i = 0; i < an->count; i++) {
+			const struct af_scene_channel *c = &sc->ch[an->first + i];
+			size_t in = floats(g, c->t, c->n, 1, 0, 1);
+			size_t out = floats(g, c->v, c->n, c->path == AF_SC_ROTATION ? 4 : 3, 0, 0);
+			af_buf_printf(j, "%s{\"input\": %zu, \"output\": %zu, \"interpolation\": \"%s\"}", i ? ", " : "", in,
+				      out, c->step ? "STEP" : "LINEAR");
+		}
+		af_buf_puts(j, "], \"channels\": [");
+		for (size_t i = 0; i < an->count; i++) {
+			const struct af_scene_channel *c = &sc->ch[an->first + i];
+			af_buf_printf(j, "%s{\"sampler\": %zu, \"target\": {\"node\": %zu, \"path\": \"%s\"}}", i ? ", " : "", i,
+				      c->node, path[c->path]);
+		}
+		af_buf_puts(j, "]");
+		if (an->extras.len) {
+			af_buf_puts(j, ", \"extras\": {\"animfs\": {");
+			af_buf_append(j, an->extras.data, an->extras.len);
+			af_buf_puts(j, "}}");
+		}
+		af_buf_puts(j, "}");
+	}
+	if (sc->nanim)
+		af_buf_puts(j, "]");
+}
+
+int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct af_buf *out)
+{
+	struct gw g = { AF_BUF_INIT, AF_BUF_INIT, AF_BUF_INIT, 0, 0 };
+	struct af_buf j = AF_BUF_INIT;
+	long *map = af_alloc_zeroed(sc->nmesh ? sc->nmesh : 1, sizeof(long));
+	int wrap = sc->scale != 1 || sc->axes[0] || sc->axes[1] || sc->axes[2];
+	size_t start = out->len;
+	int rc = AF_ENOMEM;
+	if (!map)
+		goto out;
+	af_buf_puts(&j, "{\"asset\": {\"version\": \"2.0\", \"generator\": \"animfs\", \"extras\": {\"animfs\": {");
+	af_buf_printf(&j, "\"added_nodes\": %d", wrap);
+	if (title) {
+		af_buf_puts(&j, ", \"title\": ");
+		af_scene_jstr(&j, title);
+	}
+	if (sc->extras.len) {
+		af_buf_puts(&j, ", ");
+		af_buf_append(&j, sc->extras.data, sc->extras.len);
+	}
+	af_buf_puts(&j, "}}}");
+	meshes(sc, &g, &j, map);
+	if (sc->nnode || wrap)
+		nodes(sc, &j, map, wrap);
+	animations(sc, &g, &j);
+	af_buf_align(&g.bin, 4);
+	if (g.nacc)
+		af_buf_printf(&j, ", \"accessors\": [%.*s]", (int)g.acc.len, (const char *)g.acc.data);
+	if (g.nviews)
+		af_buf_printf(&j, ", \"bufferViews\": [%.*s]", (int)g.views.len, (const char *)g.views.data);
+	if (g.bin.len) {
+		af_buf_printf(&j, ", \"buffers\": [{\"byteLength\": %zu", g.bin.len);
+		if (json) {
+			af_buf_puts(&j, ", \"uri\": \"data:application/octet-stream;base64,");
+			base64(&j, g.bin.data, g.bin.len);
+			af_buf_puts(&j, "\"");
+		}
+		af_buf_puts(&j, "}]");
+	}
+	af_buf_puts(&j, "}\n");
+	if (json) {
+		af_buf_append(out, j.data, j.len);
+	} else {
+		size_t jl = (j.len + 3) & ~(size_t)3, total = 12 + 8 + jl + (g.bin.len ? 8 + g.bin.len : 0);
+		if (total > UINT32_MAX)
+			goto out;
+		af_buf_put_u32le(out, 0x46546C67); /* "glTF" */
+		af_buf_put_u32le(out, 2);
+		af_buf_put_u32le(out, (uint32_t)total);
+		af_buf_put_u32le(out, (uint32_t)jl);
+		af_buf_put_u32le(out, 0x4E4F534A); /* "JSON" */
+		af_buf_append(out, j.data, j.len);
+		af_buf_fill(out, ' ', jl - j.len);
+		if (g.bin.len) {
+			af_buf_put_u32le(out, (uint32_t)g.bin.len);
+			af_buf_put_u32le(out, 0x004E4942); /* "BIN\0" */
+			af_buf_append(out, g.bin.data, g.bin.len);
+		}
+	}
+	if (!out->failed && !j.failed && !g.bin.failed && !g.views.failed && !g.acc.failed)
+		rc = 0;
+out:
+	if (rc)
+		out->len = start;
+	free(map);
+	af_buf_free(&j);
+	af_buf_free(&g.bin);
+	af_buf_free(&g.views);
+	af_buf_free(&g.acc);
+	return rc;
+}
+
+/* The scene of the document (yaml, n) added to sc through its codec's hook. */
+static int scene_of(const uint8_t *yaml, size_t n, struct af_scene *sc, struct af_diag *d)
+{
+	struct af_ydoc doc;
+	const struct af_codec *c;
+	const char *format;
+	int rc;
+	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
+		return rc;
+	format = af_cv_str(af_ymap_get(doc.root, "format"));
+	if (!format)
+		rc = af_diag_error(d, AF_EUNSUP, "no top-level 'format:' key: not an animfs view");
+	else if (!(c = af_codec_by_name(format)) || !c->scene)
+		rc = af_diag_error(d, AF_EUNSUP, "%s documents have no skeleton or animation to preview", format);
+	else if (!(rc = c->scene(doc.root, sc, d)) && sc->oom)
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (!rc && !sc->extras.len)
+		af_scene_extra(sc, 0, "format", format, 0);
+	af_ydoc_free(&doc);
+	return rc;
+}
+
+int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *o, struct af_buf *out,
+		      struct af_diag *d)
+{
+	struct af_scene sc;
+	int rc;
+	if (af_scene_init(&sc, o ? o->anims : NULL, o ? o->nanims : 0))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (o && o->base) { /* the skeleton first, with none of its own animations */
+		struct af_scene base;
+		static const char *const none[] = { "" };
+		if (af_scene_init(&base, none, 1)) {
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+			goto out;
+		}
+		rc = scene_of(o->base, o->nbase, &base, d);
+		for (size_t i = 0; !rc && i < base.nnode; i++) {
+			size_t k = af_scene_node(&sc, base.node[i].name, base.node[i].parent, base.node[i].line);
+			if (k == SIZE_MAX)
+				rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+			else
+				sc.node[k] = base.node[i], sc.node[k].mesh = -1;
+		}
+		af_scene_free(&base);
+		if (rc)
+			goto out;
+	}
+	if ((rc = scene_of(yaml, n, &sc, d)) || (rc = af_scene_check(&sc, d)))
+		goto out;
+	if (af_gltf_write(&sc, o && o->json, o ? o->title : NULL, out))
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory (or a preview past 4 GiB)");
+out:
+	af_scene_free(&sc);
+	return rc;
+}

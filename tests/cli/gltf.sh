@@ -1,0 +1,102 @@
+#!/usr/bin/env bash
+# Issue 31: `animfs gltf` on the examples of every format with a skeleton or animation: the
+# Khronos glTF-Validator reports 0 errors (GLB and .gltf), the counts are those the YAML holds,
+# an edit of one keyframe changes that node's sampler output at that time and nothing else,
+# --anim keeps one animation, and hostile input (a bone list that loops, absurd counts, an
+# unknown animation, a format with no skeleton) is a clear error with no output file.
+set -u
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+mods=${ANIMFS_NODE:-$src/.tools/node/node_modules}
+[ -d "$mods/gltf-validator" ] || { echo "SKIP: gltf-validator missing (scripts/setup installs it)"; exit 77; }
+export ANIMFS_NODE=$mods
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; n=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+ex=$src/examples
+check() { # check FILE.glb YAML: 0 validator errors, the counts of the YAML
+	local got want
+	got=$(node "$src/tests/tools/gltf_check.js" "$1") || { fail "checker on $1"; return; }
+	want=$(python3 "$src/tests/tools/gltf_expect.py" "$2") || { fail "counting $2"; return; }
+	python3 - "$got" "$want" <<'PY' && n=$((n + 1)) || fail "$(basename "$2"): $got, want $want"
+import json, sys
+got, want = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+sys.exit(0 if got["errors"] == 0 and all(got[k] == want[k] for k in want) else 1)
+PY
+}
+refused() { # refused WHAT PATTERN ARGS...: exit 1, the message, no output file
+	local what=$1 pat=$2 out; shift 2
+	rm -f "$tmp/x.glb"
+	out=$("$ANIMFS" gltf "$@" -o "$tmp/x.glb" 2>&1); local rc=$?
+	[ $rc = 1 ] && [[ $out == *$pat* ]] && [ ! -e "$tmp/x.glb" ] && n=$((n + 1)) ||
+		fail "$what: exit $rc, '$out', file: $(ls "$tmp/x.glb" 2>/dev/null)"
+}
+for y in walk.animation.yaml re3_tiny.PLD.yaml MOTION.BIN.yaml clip_tiny.animation.yaml hand_prop.rig.yaml; do
+	"$ANIMFS" gltf "$ex/$y" -o "$tmp/$y.glb" || { fail "gltf $y"; continue; }
+	check "$tmp/$y.glb" "$ex/$y"
+	"$ANIMFS" gltf "$ex/$y" -o "$tmp/$y.gltf" || { fail "gltf $y as .gltf"; continue; }
+	check "$tmp/$y.gltf" "$ex/$y"
+done
+# the binary previews as its view does
+"$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/walk.animation" >/dev/null 2>&1
+"$ANIMFS" decode "$tmp/walk.animation" > "$tmp/walk-dec.yaml" && "$ANIMFS" gltf "$tmp/walk-dec.yaml" -o "$tmp/walk-dec.glb" &&
+	"$ANIMFS" gltf "$tmp/walk.animation" -o "$tmp/walk-bin.glb" &&
+	cmp -s <(node "$src/tests/tools/gltf_check.js" --diff "$tmp/walk-bin.glb" "$tmp/walk-dec.glb") /dev/null &&
+	n=$((n + 1)) || fail "the binary and its view preview differently"
+# an edit of one keyframe: that node, that time, nothing else (Diesel: Hips position key 1; CLIP)
+edit() { # edit IN OUT LINE_PATTERN OLD NEW: replace OLD by NEW on the first line matching
+	python3 - "$@" <<'PY'
+import re, sys
+src, dst, pat, old, new = sys.argv[1:]
+lines = open(src).read().split("\n")
+for i, l in enumerate(lines):
+    if re.search(pat, l) and old in l:
+        lines[i] = l.replace(old, new, 1)
+        break
+else:
+    sys.exit("no line")
+open(dst, "w").write("\n".join(lines))
+PY
+}
+edit "$ex/walk.animation.yaml" "$tmp/walk2.yaml" '^        - \[0\.5, 0\.0, 60\.0' "60.0" "61.5" || fail "edit walk"
+"$ANIMFS" gltf "$tmp/walk2.yaml" -o "$tmp/walk2.glb" || fail "gltf of the edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/walk.animation.yaml.glb" "$tmp/walk2.glb")
+obj=$(python3 -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); print([o["name"] for o in d["objects"] if [0.5,0.0,60.0,0.0] in (o.get("position") or {}).get("keys",[])][0])' "$ex/walk.animation.yaml")
+[ "$d" = "animation: $obj translation: key 1 at 0.5000 s" ] && n=$((n + 1)) || fail "a Diesel key edit changed: '$d'"
+edit "$ex/clip_tiny.animation.yaml" "$tmp/clip2.yaml" '^      2: \[0\.01953602' "0.01953602" "0.25" || fail "edit clip"
+"$ANIMFS" gltf "$tmp/clip2.yaml" -o "$tmp/clip2.glb" || fail "gltf of the clip edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/clip_tiny.animation.yaml.glb" "$tmp/clip2.glb")
+[[ $d == *": "*" rotation: key 2 at 0.0667 s" ]] && [ "$(echo "$d" | wc -l)" = 1 ] && n=$((n + 1)) ||
+	fail "a CLIP key edit changed: '$d'"
+# --anim keeps one animation
+"$ANIMFS" gltf "$ex/MOTION.BIN.yaml" --anim "$(python3 -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); print([b for b in d["blocks"] if "bones" in b][0]["names"][0])' "$ex/MOTION.BIN.yaml")" -o "$tmp/one.glb" &&
+	[ "$(node "$src/tests/tools/gltf_check.js" "$tmp/one.glb" | python3 -c 'import json,sys; print(json.load(sys.stdin)["animations"])')" = 1 ] &&
+	n=$((n + 1)) || fail "--anim"
+# hostile input: a clear error naming the place, and no file
+edit "$ex/re3_tiny.PLD.yaml" "$tmp/loop.PLD.yaml" '^      - \{bone: 0, parent: -1' "parent: -1" "parent: 2" || fail "edit loop"
+refused "an RE bone list that loops" "loop" "$tmp/loop.PLD.yaml"
+edit "$ex/hand_prop.rig.yaml" "$tmp/loop.rig.yaml" '^    parent: null' "null" "lid" || fail "edit rig loop"
+refused "a rig whose parents loop" "loop" "$tmp/loop.rig.yaml"
+edit "$ex/re3_tiny.PLD.yaml" "$tmp/far.PLD.yaml" '^      - \{bone: 1, parent: 0' "parent: 0" "parent: 7" || fail "edit far"
+refused "an RE parent past the bones" "parent is no bone" "$tmp/far.PLD.yaml"
+edit "$ex/MOTION.BIN.yaml" "$tmp/big.yaml" '^    frames: 16' "16" "4000000000" || fail "edit frames"
+refused "absurd MOTN frame count" "4e+09 frames" "$tmp/big.yaml"
+# an MD2 whose object 0 has 1 vertex and a triangle pointing at vertex 5 (and one with 5)
+mesh_hex() { # mesh_hex I2: the tiny PLD's mesh section with one triangle (0, 0, I2)
+	python3 -c 'import struct,sys
+i2 = int(sys.argv[1])
+d = [(72, 72, 1, 80, 92, 1, 0)] + [(92, 92, 0, 92, 92, 0, 0)] * 2
+b = struct.pack("<II", 100, 3) + b"".join(struct.pack("<IIIIIHH", *e) for e in d)
+b += struct.pack("<hhhh", 10, 20, 30, 0) + bytes([0, 0, 0, 0x78, 4, 0, 0x80, 0, 8, 8, 0, i2])
+print(b.hex())' "$1"
+}
+edit "$ex/re3_tiny.PLD.yaml" "$tmp/past.PLD.yaml" '^    hex: "50000000' "$(sed -n 's/^    hex: "\(50000000[0-9a-f]*\)".*/\1/p' "$ex/re3_tiny.PLD.yaml")" "$(mesh_hex 5)" || fail "edit mesh"
+refused "a mesh index past the vertices" "triangle 0 points at vertex 5 past its 1 vertices" "$tmp/past.PLD.yaml"
+edit "$ex/re3_tiny.PLD.yaml" "$tmp/one.PLD.yaml" '^    hex: "50000000' "$(sed -n 's/^    hex: "\(50000000[0-9a-f]*\)".*/\1/p' "$ex/re3_tiny.PLD.yaml")" "$(mesh_hex 0)" || fail "edit mesh 2"
+"$ANIMFS" gltf "$tmp/one.PLD.yaml" -o "$tmp/one.glb" &&
+	node "$src/tests/tools/gltf_check.js" "$tmp/one.glb" | grep -q '"errors":0,.*"meshes":1,"images":1' && n=$((n + 1)) ||
+	fail "a one-triangle textured mesh: $(node "$src/tests/tools/gltf_check.js" "$tmp/one.glb")"
+refused "an unknown animation" "no animation called 'nope'" "$ex/walk.animation.yaml" --anim nope
+refused "a state machine" "no skeleton or animation" "$ex/wave_hello.jazz.yaml"
+"$ANIMFS" gltf >/dev/null 2>&1; [ $? = 2 ] && n=$((n + 1)) || fail "gltf without FILE is not a usage error"
+echo "$n passed, $fails failed"
+[ $fails -eq 0 ]

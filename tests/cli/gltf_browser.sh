@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# Issue 31: a glTF preview drawn in a real browser. Headless Chromium loads the test page
+# (tests/tools/gltf_view.html, three.js from .tools/node, served on 127.0.0.1) and takes
+# screenshots at two times of one animation: neither is blank, and they differ (the skeleton
+# moves). The examples always; the first RE3 PLD sample (mesh and texture) when the samples
+# are there. The screenshots stay in a temporary folder: no render of a sample is kept.
+set -u
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+mods=${ANIMFS_NODE:-$src/.tools/node/node_modules}
+chrome=""
+for c in chromium chromium-browser google-chrome; do command -v "$c" >/dev/null && { chrome=$c; break; }; done
+[ -n "$chrome" ] || { echo "SKIP: no chromium (apt-get install chromium)"; exit 77; }
+[ -d "$mods/three" ] || { echo "SKIP: three.js missing (scripts/setup installs it)"; exit 77; }
+PY=python3; [ -x /usr/bin/python3 ] && PY=/usr/bin/python3
+tmp=$(mktemp -d)
+server=""
+cleanup() { [ -n "$server" ] && kill "$server" 2>/dev/null; wait 2>/dev/null; rm -rf "$tmp"; }
+trap cleanup EXIT
+fails=0; n=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+mkdir "$tmp/web"
+cp "$src/tests/tools/gltf_view.html" "$tmp/web/view.html"
+ln -s "$(cd "$mods/three" && pwd)" "$tmp/web/three"
+# a loopback server on a free port, stopped by the trap
+(cd "$tmp/web" && exec "$PY" -u -m http.server 0 --bind 127.0.0.1) > "$tmp/http.log" 2>&1 &
+server=$!
+port=""
+for _ in $(seq 100); do
+	port=$(sed -n 's/.*port \([0-9]*\).*/\1/p' "$tmp/http.log" | head -1)
+	[ -n "$port" ] && break
+	sleep 0.1
+done
+[ -n "$port" ] || { echo "FAIL: the loopback server did not start: $(cat "$tmp/http.log")"; exit 1; }
+shot() { # shot MODEL ANIM T OUT.png
+	timeout 120 "$chrome" --headless --no-sandbox --hide-scrollbars --user-data-dir="$tmp/profile" \
+		--enable-unsafe-swiftshader --use-angle=swiftshader --virtual-time-budget=20000 --window-size=400,400 \
+		--screenshot="$4" "http://127.0.0.1:$port/view.html?model=$1&anim=$2&t=$3" > "$tmp/chrome.log" 2>&1 &&
+		[ -s "$4" ]
+}
+moves() { # moves NAME MODEL.glb ANIM T1 T2
+	local name=$1 model=$2 anim=$3
+	cp "$model" "$tmp/web/$name.glb"
+	if ! shot "$name.glb" "$anim" "$4" "$tmp/$name-1.png"; then
+		[ $n = 0 ] && { echo "SKIP: $chrome cannot run here:"; tail -3 "$tmp/chrome.log"; exit 77; }
+		fail "$name: no screenshot"; return
+	fi
+	shot "$name.glb" "$anim" "$5" "$tmp/$name-2.png" || { fail "$name: no second screenshot"; return; }
+	"$PY" - "$src/tests/tools" "$tmp/$name-1.png" "$tmp/$name-2.png" <<'PY' && n=$((n + 1)) || fail "$name: blank, or the two times look the same"
+import sys
+sys.path.insert(0, sys.argv[1])
+from png_ink import pixels
+a, b = pixels(sys.argv[2]), pixels(sys.argv[3])
+for p in (a, b):  # not blank: ink (not the background) on over 0.3% of the picture
+    ink = sum(1 for x in p if x != p[0])
+    if ink < len(p) * 3 // 1000:
+        sys.exit(f"blank: {ink} of {len(p)} pixels drawn")
+moved = sum(1 for x, y in zip(a, b) if x != y)
+print(f"{moved} of {len(a)} pixels changed")
+sys.exit(0 if len(a) == len(b) and moved > len(a) // 1000 else 1)
+PY
+}
+"$ANIMFS" gltf "$src/examples/re3_tiny.PLD.yaml" -o "$tmp/tiny.glb" || fail "gltf of the RE example"
+moves tiny "$tmp/tiny.glb" "bank 0 sequence 0" 0 0.0333
+"$ANIMFS" gltf "$src/examples/MOTION.BIN.yaml" -o "$tmp/motn.glb" || fail "gltf of the MOTN example"
+moves motn "$tmp/motn.glb" "" 0 0.4
+S=${ANIMFS_SAMPLES:-}
+pld=$(ls "$S"/re3/*.PLD 2>/dev/null | head -1)
+if [ -n "$pld" ]; then
+	"$ANIMFS" gltf "$pld" -o "$tmp/pld.glb" || fail "gltf of $pld"
+	moves pld "$tmp/pld.glb" "bank 0 sequence 0" 0 0.5
+fi
+echo "$n passed, $fails failed"
+[ $fails -eq 0 ]

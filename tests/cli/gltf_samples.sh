@@ -1,0 +1,58 @@
+#!/usr/bin/env bash
+# Issue 31: every sample with a skeleton or an animation gives a glTF preview that the Khronos
+# glTF-Validator reports with 0 errors, and whose nodes, animations and keyframes are those
+# its YAML holds (counted by tests/tools/gltf_expect.py, independently of the C code).
+set -u
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+S=${ANIMFS_SAMPLES:-}
+[ -n "$S" ] && [ -d "$S" ] || { echo "SKIP: no samples (../shared/samples)"; exit 77; }
+mods=${ANIMFS_NODE:-$src/.tools/node/node_modules}
+[ -d "$mods/gltf-validator" ] || { echo "SKIP: gltf-validator missing (scripts/setup installs it)"; exit 77; }
+export ANIMFS_NODE=$mods
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0; n=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+files=()
+for f in "$S"/diesel/*.animation "$S"/re3/*.PLD "$S"/re3/*.PLW "$S"/re3/*.EMD "$S"/re3/*.emd \
+	"$S"/shenmue/*.bin "$S"/sims3-clip/*/*; do
+	case $f in
+	*.package) # its clips and skeletons, as members
+		for mb in $("$ANIMFS" decode "$f/index.yaml" | sed -n 's/.*name: \([^,}]*\.\(clip\|rig\)\)}.*/\1/p'); do
+			files+=("$f/$mb")
+		done ;;
+	*) [ -f "$f" ] && files+=("$f") ;;
+	esac
+done
+m=$S/shenmue-containers/am2_s1pal_DCBN_MPK00.PKS/M_DCBN.MOTN # a member, through its gzip layer
+[ -f "${m%/*}" ] && files+=("$m")
+i=0
+for f in "${files[@]}"; do
+	i=$((i + 1))
+	"$ANIMFS" decode --schema-ref none "$f" > "$tmp/$i.yaml" 2>/dev/null || { fail "decode $f"; continue; }
+	"$ANIMFS" gltf "$tmp/$i.yaml" -o "$tmp/$i.glb" || { fail "gltf $f"; continue; } # its view: one decode
+	python3 "$src/tests/tools/gltf_expect.py" "$tmp/$i.yaml" > "$tmp/$i.want" || { fail "counting $f"; continue; }
+	echo "$f" > "$tmp/$i.name"
+done
+# one node process for all files: the validator loads once
+(cd "$tmp" && ls -v ./*.glb | xargs node "$src/tests/tools/gltf_check.js") > "$tmp/got" || fail "the checker failed"
+while read -r line; do
+	i=$(python3 -c 'import json,sys,os; print(os.path.basename(json.loads(sys.argv[1])["file"])[:-4])' "$line")
+	name=$(cat "$tmp/$i.name")
+	verdict=$(python3 - "$line" "$(cat "$tmp/$i.want")" <<'PY'
+import json, sys
+got, want = json.loads(sys.argv[1]), json.loads(sys.argv[2])
+bad = []
+if got["errors"]:
+    bad.append(f"{got['errors']} validator errors: {got['first_errors']}")
+for k in ("nodes", "animations", "keys"):
+    if got[k] != want[k]:
+        bad.append(f"{k} {got[k]}, the YAML holds {want[k]}")
+print("; ".join(bad) if bad else "ok")
+PY
+)
+	[ "$verdict" = ok ] && n=$((n + 1)) || fail "$(basename "$name"): $verdict"
+done < "$tmp/got"
+[ "$(wc -l < "$tmp/got")" = "${#files[@]}" ] || fail "checked $(wc -l < "$tmp/got") of ${#files[@]} previews"
+echo "${#files[@]} samples"
+echo "$n passed, $fails failed"
+[ $fails -eq 0 ]

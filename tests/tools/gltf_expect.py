@@ -1,0 +1,137 @@
+#!/usr/bin/env python3
+"""What a glTF preview of a view must hold, counted from the YAML alone, independently of
+animfs's C code (tests/cli/gltf*.sh): nodes, animations and keyframes (sampler inputs) per
+format, as docs/gltf.md describes each conversion. Prints one JSON line."""
+import json
+import sys
+
+import yaml
+
+Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+def diesel(d):
+    objs = d.get("objects") or []
+    keys = sum(len((o.get(k) or {}).get("keys") or []) for o in objs for k in ("position", "rotation"))
+    return len(objs), 1 if keys else 0, keys
+
+
+def rig(d):
+    return len(d.get("bones") or []), 0, 0
+
+
+def clip(d):
+    targets, keys = [], 0
+    for c in d.get("channels") or []:
+        fr = c.get("frames")
+        if not isinstance(fr, dict) or not fr or c.get("sub_target") not in ("Orientation", "Translation", "Scale"):
+            continue
+        if c["target"] not in targets:
+            targets.append(c["target"])
+        keys += len(fr)
+    return len(targets), 1 if keys else 0, keys
+
+
+def motn(d):
+    bones, anims, keys = set(), 0, 0
+    for b in d.get("blocks") or []:
+        if "bones" not in b or "frames" not in b:
+            continue
+        k0 = keys
+        for bn in b["bones"]:
+            bones.add(bn["bone"])
+            for trio in (("tx", "ty", "tz"), ("rx", "ry", "rz")):
+                frames = {k[0] for c in trio for k in (bn.get(c) or []) if k[1] >= 1 and k[0] < b["frames"]}
+                keys += len(frames)
+        anims += keys > k0
+    return len(bones), anims, keys
+
+
+def re_model(d):
+    nodes, anims, keys, skels = 0, 0, 0, []
+    for bk in d.get("banks") or []:
+        sk, seqs, pool = bk.get("skeleton"), bk.get("sequences"), bk.get("keyframes")
+        seqs = seqs if isinstance(seqs, list) else []
+        sk = sk if isinstance(sk, list) else []
+        if not seqs and not sk:
+            continue
+        if sk:
+            n = len(sk)
+            nodes += n
+        else:
+            n = bk.get("bone_count")
+            if n not in skels:
+                nodes += n
+        skels.append(n)
+        if isinstance(pool, list) and pool and "angles" not in pool[0]:
+            continue
+        for q in seqs:
+            f = len(q.get("frames") or [])
+            if f:
+                anims += 1
+                keys += f * (n + 1)
+    return nodes, anims, keys
+
+
+def motn_lines(path):
+    """motn() over the view's lines (one key a line, as animfs writes it): a 14 MB view loads
+    in PyYAML in over half a minute, a line scan in a second. Same counts as motn()."""
+    bones, anims, keys = set(), 0, 0
+    block = bone = chan = None
+
+    def close_bone():
+        nonlocal keys
+        if bone is not None:
+            for trio in ("t", "r"):
+                keys += len(set().union(*(v for c, v in bone.items() if c[0] == trio)))
+
+    def close_block():
+        nonlocal anims
+        close_bone()
+        if block is not None and block["decoded"] and keys > block["k0"]:
+            anims += 1
+
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            s = line.split("#", 1)[0].rstrip()
+            if s.startswith("  - block:"):
+                close_block()
+                block, bone = {"frames": None, "decoded": False, "k0": keys}, None
+            elif block is None:
+                continue
+            elif s.startswith("    frames:"):
+                block["frames"] = int(s.split(":", 1)[1])
+            elif s.startswith("    bones:"):
+                block["decoded"] = block["frames"] is not None
+            elif s.startswith("      - bone:"):
+                close_bone()
+                bone = {}
+                bones.add(int(s.split(":", 1)[1]))
+            elif bone is not None and s.startswith("        ") and s.strip()[:3] in ("tx:", "ty:", "tz:", "rx:", "ry:", "rz:"):
+                chan = s.strip()[:2]
+                bone[chan] = set()
+            elif bone is not None and s.startswith("          - ["):
+                k = [x.strip() for x in s.strip()[3:-1].split(",")]
+                if int(k[1]) >= 1 and int(k[0]) < block["frames"]:
+                    bone[chan].add(int(k[0]))
+            elif not s.startswith("    ") and s:
+                close_block()
+                block = bone = None
+        close_block()
+    return len(bones), anims, keys
+
+
+FORMATS = {"diesel-animation": diesel, "sims3-rig": rig, "sims3-clip": clip, "shenmue-motn": motn,
+           "re-model": re_model}
+
+if __name__ == "__main__":
+    with open(sys.argv[1], "rb") as f:
+        head = f.read(4096).decode("utf-8", "replace")
+    if "\nformat: shenmue-motn" in head and "--yaml" not in sys.argv:
+        nodes, anims, keys = motn_lines(sys.argv[1])
+        print(json.dumps({"nodes": nodes, "animations": anims, "keys": keys}))
+        sys.exit(0)
+    with open(sys.argv[1], "rb") as f:
+        doc = yaml.load(f, Loader=Loader)
+    nodes, anims, keys = FORMATS[doc["format"]](doc)
+    print(json.dumps({"nodes": nodes, "animations": anims, "keys": keys}))
