@@ -16,6 +16,7 @@
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/pieces.h"
 #include "animfs/codec.h"
 #include "animfs/path.h"
 #include "errlog.h"
@@ -222,16 +223,21 @@ int af_ov_may_create(struct af_fs *fs, const char *rel)
 }
 
 /* GAME's plain file rel copied to MODDIR (atomically, as the caller; its bytes unless
- * empty). 0 or -errno. */
+ * empty). The kernel copies the bytes (copy_file_range, a reflink where it can): none
+ * pass through the daemon, whatever the file's size. 0 or -errno. */
 static int copy_up(struct af_fs *fs, const char *rel, int empty)
 {
-	struct af_buf data = AF_BUF_INIT;
+	struct af_pieces p = AF_PIECES_INIT;
 	struct af_diag d;
 	struct stat st;
 	char base[NAME_MAX + 1];
-	int rc = 0, dirfd = -1;
+	int rc = 0, dirfd = -1, gfd;
 	af_diag_init(&d);
-	if (af_bn_stat(fs->rootfd, rel, &st)) {
+	if ((gfd = af_bn_open(fs->rootfd, rel, O_RDONLY | O_NONBLOCK | O_NOCTTY, 0)) < 0) {
+		rc = -errno;
+		goto out;
+	}
+	if (fstat(gfd, &st)) {
 		rc = -errno;
 		goto out;
 	}
@@ -239,8 +245,9 @@ static int copy_up(struct af_fs *fs, const char *rel, int empty)
 		rc = -EROFS;
 		goto out;
 	}
-	if (!empty && af_bn_read_file(fs->rootfd, rel, AF_MAX_FILE, &data, &d)) {
-		rc = d.code == AF_ENOMEM ? -ENOMEM : d.code == AF_EACCES ? -EACCES : -EFBIG;
+	struct af_src src = {NULL, gfd, empty ? 0 : (uint64_t)st.st_size};
+	if (src.size && af_pieces_copy(&p, 0, src.size)) {
+		rc = -ENOMEM;
 		goto out;
 	}
 	if ((dirfd = af_ov_parent_w(fs, rel, base, sizeof(base), NULL)) < 0) {
@@ -249,14 +256,17 @@ static int copy_up(struct af_fs *fs, const char *rel, int empty)
 	}
 	struct af_replace_opts ro = {0};
 	ro.as_new = 1;
-	if (af_replace_file_ex(dirfd, base, data.data, data.len, (st.st_mode & 0777) | 0200, &ro, &d))
+	if (af_replace_file_pieces(dirfd, base, &p, &src, (st.st_mode & 0777) | 0200, &ro, &d))
 		rc = d.code == AF_EACCES ? -EACCES : d.code == AF_EPERM ? -EPERM : -EIO;
 	else
-		af_fs_log(LOG_INFO, "copied %s up to the mod folder (%zu bytes)", rel, data.len);
+		af_fs_log(LOG_INFO, "copied %s up to the mod folder (%llu bytes)", rel,
+			  (unsigned long long)src.size);
 out:
 	if (dirfd >= 0)
 		close(dirfd);
-	af_buf_free(&data);
+	if (gfd >= 0)
+		close(gfd);
+	af_pieces_free(&p);
 	af_diag_free(&d);
 	return rc;
 }
