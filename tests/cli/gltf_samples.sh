@@ -30,28 +30,30 @@ for f in "${files[@]}"; do
 	i=$((i + 1))
 	"$ANIMFS" decode --schema-ref none "$f" > "$tmp/$i.yaml" 2>/dev/null || { fail "decode $f"; continue; }
 	"$ANIMFS" gltf "$tmp/$i.yaml" -o "$tmp/$i.glb" || { fail "gltf $f"; continue; } # its view: one decode
-	python3 "$src/tests/tools/gltf_expect.py" "$tmp/$i.yaml" > "$tmp/$i.want" || { fail "counting $f"; continue; }
-	echo "$f" > "$tmp/$i.name"
+	printf '%s\t%s\n' "$i" "$f" >> "$tmp/names"
 done
-# one node process for all files: the validator loads once
+# one node process for all files (the validator loads once), one Python for the counts
 (cd "$tmp" && ls -v ./*.glb | xargs node "$src/tests/tools/gltf_check.js") > "$tmp/got" || fail "the checker failed"
-while read -r line; do
-	i=$(python3 -c 'import json,sys,os; print(os.path.basename(json.loads(sys.argv[1])["file"])[:-4])' "$line")
-	name=$(cat "$tmp/$i.name")
-	verdict=$(python3 - "$line" "$(cat "$tmp/$i.want")" <<'PY'
-import json, sys
-got, want = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-bad = []
-if got["errors"]:
-    bad.append(f"{got['errors']} validator errors: {got['first_errors']}")
-for k in ("nodes", "animations", "keys"):
-    if got[k] != want[k]:
-        bad.append(f"{k} {got[k]}, the YAML holds {want[k]}")
-print("; ".join(bad) if bad else "ok")
+python3 - "$tmp" "$src/tests/tools" > "$tmp/verdicts" <<'PY' || fail "the comparison failed"
+import json, os, sys
+tmp = sys.argv[1]
+sys.path.insert(0, sys.argv[2])
+from gltf_expect import expect
+names = dict(l.rstrip("\n").split("\t", 1) for l in open(os.path.join(tmp, "names")))
+for line in open(os.path.join(tmp, "got")):
+    got = json.loads(line)
+    i = os.path.basename(got["file"])[:-4]
+    want = expect(os.path.join(tmp, i + ".yaml"))
+    bad = []
+    if got["errors"]:
+        bad.append(f"{got['errors']} validator errors: {got['first_errors']}")
+    for k in ("nodes", "animations", "keys"):
+        if got[k] != want[k]:
+            bad.append(f"{k} {got[k]}, the YAML holds {want[k]}")
+    print(("FAIL: " + os.path.basename(names[i]) + ": " + "; ".join(bad)) if bad else "ok")
 PY
-)
-	[ "$verdict" = ok ] && n=$((n + 1)) || fail "$(basename "$name"): $verdict"
-done < "$tmp/got"
+n=$(grep -c '^ok$' "$tmp/verdicts")
+grep '^FAIL' "$tmp/verdicts" && fails=$((fails + $(grep -c '^FAIL' "$tmp/verdicts")))
 [ "$(wc -l < "$tmp/got")" = "${#files[@]}" ] || fail "checked $(wc -l < "$tmp/got") of ${#files[@]} previews"
 echo "${#files[@]} samples"
 echo "$n passed, $fails failed"

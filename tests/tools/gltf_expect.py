@@ -124,14 +124,21 @@ def motn_lines(path):
 FORMATS = {"diesel-animation": diesel, "sims3-rig": rig, "sims3-clip": clip, "shenmue-motn": motn,
            "re-model": re_model}
 
-if __name__ == "__main__":
-    with open(sys.argv[1], "rb") as f:
+def expect(path, full_yaml=False):
+    """The nodes, animations and keys a preview of the view at path must hold."""
+    with open(path, "rb") as f:
         head = f.read(4096).decode("utf-8", "replace")
-    if "\nformat: shenmue-motn" in head and "--yaml" not in sys.argv:
-        nodes, anims, keys = motn_lines(sys.argv[1])
-        print(json.dumps({"nodes": nodes, "animations": anims, "keys": keys}))
-        sys.exit(0)
-    with open(sys.argv[1], "rb") as f:
-        doc = yaml.load(f, Loader=Loader)
-    nodes, anims, keys = FORMATS[doc["format"]](doc)
-    print(json.dumps({"nodes": nodes, "animations": anims, "keys": keys}))
+    if "\nformat: shenmue-motn" in head and not full_yaml:
+        nodes, anims, keys = motn_lines(path)
+    else:
+        with open(path, "rb") as f:
+            doc = yaml.load(f, Loader=Loader)
+        nodes, anims, keys = FORMATS[doc["format"]](doc)
+    return {"nodes": nodes, "animations": anims, "keys": keys}
+
+
+if __name__ == "__main__":
+    # one line of JSON per view named (one process for many: the suite's cost)
+    full = "--yaml" in sys.argv
+    for path in [a for a in sys.argv[1:] if a != "--yaml"]:
+        print(json.dumps(expect(path, full)))
