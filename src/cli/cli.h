@@ -36,6 +36,19 @@ int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, st
 /* b to standard output (outp NULL or "-") or to the file outp (af_cli_write); 0, or -1
  * after saying why on stderr. */
 int af_cli_output(const char *outp, const struct af_buf *b);
+/* A value option of a one-input command: each "NAME VALUE" goes to vals (room for argc
+ * values when repeat, else one slot, the last value kept); n counts them. */
+struct af_cli_valopt {
+	const char *name;
+	const char **vals;
+	size_t n;
+	int repeat;
+};
+/* The arguments of a command that reads one input and writes one output (plot, gltf):
+ * "-o OUT", the value options opts, and exactly one input. 0, or the usage exit code
+ * after printing the synopsis of name. */
+int af_cli_in_out_args(const char *name, int argc, char **argv, struct af_cli_valopt *opts,
+		       size_t nopts, const char **in, const char **out);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
 /* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks

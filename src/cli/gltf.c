@@ -10,11 +10,6 @@
 #include "animfs/path.h"
 #include "cli.h"
 
-static int usage(void)
-{
-	return af_cli_usage("gltf");
-}
-
 int af_cli_gltf(int argc, char **argv)
 {
 	const char *in = NULL, *outp = NULL, *rig = NULL, *where = NULL, *rwhere = NULL;
@@ -28,23 +23,11 @@ int af_cli_gltf(int argc, char **argv)
 		perror("animfs");
 		return AF_EXIT_FAIL;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--anim") && i + 1 < argc)
-			anims[o.nanims++] = argv[++i];
-		else if (!strcmp(argv[i], "--rig") && i + 1 < argc)
-			rig = argv[++i];
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			outp = argv[++i];
-		else if ((argv[i][0] == '-' && argv[i][1]) || in) {
-			rc = usage();
-			goto out;
-		} else
-			in = argv[i];
-	}
-	if (!in) {
-		rc = usage();
+	struct af_cli_valopt opts[] = {{"--anim", anims, 0, 1}, {"--rig", &rig, 0, 0}};
+	if ((rc = af_cli_in_out_args("gltf", argc, argv, opts, 2, &in, &outp)))
 		goto out;
-	}
+	rc = AF_EXIT_FAIL;
+	o.nanims = opts[0].n;
 	o.anims = o.nanims ? anims : NULL;
 	o.title = af_base(in);
 	o.json = outp && strlen(outp) > 5 && !strcmp(outp + strlen(outp) - 5, ".gltf");

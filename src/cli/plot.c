@@ -13,11 +13,6 @@
 #include "animfs/yamlio.h"
 #include "archive.h"
 
-static int usage(void)
-{
-	return af_cli_usage("plot");
-}
-
 /* The YAML of in: the text itself when it names a format, else its decode. */
 static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yaml,
 		   struct af_diag *d)
@@ -82,6 +77,28 @@ int af_cli_output(const char *outp, const struct af_buf *b)
 	return rc;
 }
 
+int af_cli_in_out_args(const char *name, int argc, char **argv, struct af_cli_valopt *opts,
+		       size_t nopts, const char **in, const char **out)
+{
+	*in = *out = NULL;
+	for (int i = 1; i < argc; i++) {
+		size_t k = 0;
+		while (k < nopts && (strcmp(argv[i], opts[k].name) || i + 1 >= argc))
+			k++;
+		if (k < nopts) {
+			struct af_cli_valopt *v = &opts[k];
+			v->vals[v->repeat ? v->n : 0] = argv[++i];
+			v->n = v->repeat ? v->n + 1 : 1;
+		} else if (!strcmp(argv[i], "-o") && i + 1 < argc)
+			*out = argv[++i];
+		else if ((argv[i][0] == '-' && argv[i][1]) || *in)
+			return af_cli_usage(name);
+		else
+			*in = argv[i];
+	}
+	return *in ? 0 : af_cli_usage(name);
+}
+
 int af_cli_plot(int argc, char **argv)
 {
 	const char *in = NULL, *outp = NULL, **objects = af_alloc_zeroed((size_t)argc, sizeof(char *));
@@ -95,21 +112,11 @@ int af_cli_plot(int argc, char **argv)
 		perror("animfs");
 		return AF_EXIT_FAIL;
 	}
-	for (int i = 1; i < argc; i++) {
-		if (!strcmp(argv[i], "--object") && i + 1 < argc)
-			objects[o.nobjects++] = argv[++i];
-		else if (!strcmp(argv[i], "-o") && i + 1 < argc)
-			outp = argv[++i];
-		else if ((argv[i][0] == '-' && argv[i][1]) || in) {
-			rc = usage();
-			goto out;
-		} else
-			in = argv[i];
-	}
-	if (!in) {
-		rc = usage();
+	struct af_cli_valopt opt = {"--object", objects, 0, 1};
+	if ((rc = af_cli_in_out_args("plot", argc, argv, &opt, 1, &in, &outp)))
 		goto out;
-	}
+	rc = AF_EXIT_FAIL;
+	o.nobjects = opt.n;
 	o.objects = objects;
 	o.title = af_base(in);
 	if (af_cli_view_yaml(in, &yaml, &where, &d))
