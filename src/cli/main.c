@@ -37,7 +37,7 @@ struct command {
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	 "        [--unsaved-mb=N] [--scratch-mb=N]\n"
+	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
@@ -48,6 +48,8 @@ static const struct command commands[] = {
 	 "                         runs as its caller)\n"
 	 "  --cache-mb=N           memory for rendered views, in MiB (default "
 	 STR(AF_DEFAULT_CACHE_MB) ")\n"
+	 "  --spill-mb=N           disk for rendered views past the cache, in MiB (default\n"
+	 "                         " STR(AF_DEFAULT_SPILL_MB) ", at most half the free space; 0: none)\n"
 	 "  --unsaved-mb=N         unsaved text all open views may hold, in MiB (default "
 	 STR(AF_DEFAULT_UNSAVED_MB) ")\n"
 	 "  --scratch-mb=N         editors' droppings each user may keep, in MiB (default "

@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -61,6 +62,7 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
 	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
+	o->spill_bytes = SIZE_MAX;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -76,6 +78,9 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 				return -1;
 		} else if (!strncmp(a, "--cache-mb=", 11)) {
 			if (parse_mb("--cache-mb", a + 11, &o->cache_bytes))
+				return -1;
+		} else if (!strncmp(a, "--spill-mb=", 11)) {
+			if (parse_mb("--spill-mb", a + 11, &o->spill_bytes))
 				return -1;
 		} else if (!strncmp(a, "--unsaved-mb=", 13)) {
 			if (parse_mb("--unsaved-mb", a + 13, &o->unsaved_bytes))

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "animfs/fnv.h"
@@ -137,6 +138,35 @@ static int sizes_dir(const char *game, char *name, size_t n)
 	return fd;
 }
 
+/* The spill file of the render cache (render.c): an unlinked file in the user's cache
+ * folder (dirfd; -1: beside the scratch area), never inside GAME, of at most `want`
+ * bytes and half the free space of its file system. */
+static void spill_open(struct af_fs *fs, int dirfd, size_t want)
+{
+	struct statvfs sv;
+	char name[64];
+	int at = dirfd >= 0 ? dirfd : fs->scratchfd, fd;
+	if (!want || at < 0)
+		return;
+	fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* no O_TMPFILE there: a name, removed at once */
+		snprintf(name, sizeof(name), ".animfs-spill-%ld", (long)getpid());
+		fd = openat(at, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			unlinkat(at, name, 0);
+	}
+	if (fd < 0) {
+		af_fs_log(LOG_WARNING, "no spill file for rendered texts: %s", strerror(errno));
+		return;
+	}
+	if (fstatvfs(fd, &sv) == 0) {
+		uint64_t half = (uint64_t)sv.f_bavail * sv.f_frsize / 2;
+		if (half < want)
+			want = (size_t)half;
+	}
+	af_rcache_spill(fs->cache, fd, want);
+}
+
 int af_fs_run(int rootfd, const struct af_fs_opts *o)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
@@ -165,6 +195,8 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	sizesfd = sizes_dir(game, sizes_name, sizeof(sizes_name));
 	if (sizesfd >= 0)
 		af_rcache_load(fs.cache, sizesfd, sizes_name);
+	spill_open(&fs, sizesfd, o->spill_bytes == SIZE_MAX ? (size_t)AF_DEFAULT_SPILL_MB << 20
+							    : o->spill_bytes);
 	{
 		char sp[PATH_MAX];
 		size_t gl = strlen(game);

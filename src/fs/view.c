@@ -189,7 +189,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(r->rel, AF_CTL_DIR "/", sizeof(AF_CTL_DIR))) {
 		const char *f = r->rel + sizeof(AF_CTL_DIR);
-		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH))
+		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH) ||
+		    !strcmp(f, AF_CTL_STATS))
 			r->kind = AF_K_CTLFILE;
 		else if (!strcmp(f, AF_CTL_SCHEMA) || !strcmp(f, AF_CTL_PLOT) || !strcmp(f, AF_CTL_GLTF))
 			r->kind = AF_K_CTLDIR;
@@ -297,6 +298,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		}
 	}
 	af_sibio_init(&sib, fs, bin_rel);
+	af_rcache_note_render(fs->cache);
 	rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
 	if (!rc)
 		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
@@ -363,13 +365,21 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err);
 	if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
 		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err);
-	if (!strcmp(f, AF_CTL_PID))
+	if (!strcmp(f, AF_CTL_PID)) {
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5)
+	} else if (!strcmp(f, AF_CTL_STATS)) { /* counters, no names: anyone's to read */
+		struct af_rcache_stats s;
+		af_rcache_stats(fs->cache, &s);
+		n = snprintf(line, sizeof(line), "renders %lu\nhits %lu\nspill_writes %lu\n"
+			     "spill_reads %lu\nspill_lost %lu\ntext_bytes %zu\nspill_bytes %zu\n",
+			     s.renders, s.hits, s.spill_writes, s.spill_reads, s.spill_lost,
+			     s.text_bytes, s.spill_bytes);
+	} else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5) {
 		n = snprintf(line, sizeof(line), "%s\n", fs->scratch_path);
-	else /* the caller's own tree: <scratch>/users/<uid> beside <scratch>/tree */
+	} else { /* the caller's own tree: <scratch>/users/<uid> beside <scratch>/tree */
 		n = snprintf(line, sizeof(line), "%.*s/users/%u\n", (int)(strlen(fs->scratch_path) - 5),
 			     fs->scratch_path, (unsigned)af_scratch_owner(fs));
+	}
 	return af_text_new(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
