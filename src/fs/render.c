@@ -16,6 +16,7 @@
 
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
+#include "animfs/userdict.h"
 #include "render.h"
 
 struct af_text *af_text_new(const void *data, size_t len)
@@ -69,6 +70,8 @@ struct rc_entry {
 	struct rc_entry *sprev, *snext;       /* entries with a spilled text, oldest first */
 	struct af_fid id;
 	uint64_t sub; /* a container's member: the hash of its path (0: the file itself) */
+	struct af_fid names; /* a member's: the user dictionary it was rendered with, */
+	int names_set;       /* when its put gave one */
 	unsigned version;
 	struct af_rinfo info;
 	struct af_text *text;
@@ -180,10 +183,26 @@ static void lru_front(struct af_rcache *c, struct rc_entry *e)
 }
 
 /* A size is kept without its text only when the text cannot change while the
- * file does not (not so for codecs that read names from elsewhere). */
+ * file does not (not so for codecs that read names from elsewhere: a file's siblings,
+ * the user dictionary). A container's member reads names only from its container
+ * and the user dictionary, whose identity its entry keeps (names_ok). */
 static int size_outlives_text(const struct rc_entry *e)
 {
-	return !e->info.codec || !e->info.codec->render_uses_names;
+	return !e->info.codec || !e->info.codec->render_uses_names || e->names_set;
+}
+
+void af_rcache_names_stamp(struct af_fid *out)
+{
+	char path[4096];
+	struct stat st;
+	memset(out, 0, sizeof(*out));
+	if (!af_userdict_path(path, sizeof(path)) && !stat(path, &st))
+		af_fid_of(&st, out);
+}
+
+static int names_ok(const struct rc_entry *e, const struct af_fid *names)
+{
+	return !e->names_set || (names && af_fid_same(&e->names, names));
 }
 
 /* ---- the spill ring ---- */
@@ -327,6 +346,7 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st, uint6
 	if (e) {
 		if (!same_identity(e, st) || e->version != version) {
 			forget(c, e);
+			e->names_set = 0;
 			memset(&e->info, 0, sizeof(e->info));
 		}
 	} else {
@@ -348,10 +368,13 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st, uint6
 	return e;
 }
 
-static struct rc_entry *current(struct af_rcache *c, const struct stat *st, uint64_t sub)
+/* st's entry while it holds (names: the user dictionary's identity now, for a member). */
+static struct rc_entry *current(struct af_rcache *c, const struct stat *st, uint64_t sub,
+				const struct af_fid *names)
 {
 	struct rc_entry *e = find(c, st, sub);
-	if (e && same_identity(e, st) && e->version == (e->info.codec ? e->info.codec->version : 0))
+	if (e && same_identity(e, st) && e->version == (e->info.codec ? e->info.codec->version : 0) &&
+	    names_ok(e, names))
 		return e;
 	return NULL;
 }
@@ -368,7 +391,8 @@ static void make_room(struct af_rcache *c, size_t more)
  * may overwrite it meanwhile, which the check after the read sees), and kept in
  * memory again; NULL when it is gone. */
 static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, uint64_t sub,
-				  uint64_t off, size_t len, uint64_t seq, int fd)
+				  const struct af_fid *names, uint64_t off, size_t len, uint64_t seq,
+				  int fd)
 {
 	struct af_text *t = af_alloc(sizeof(*t) + len + 1);
 	size_t done = 0;
@@ -386,7 +410,7 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 		done += (size_t)r;
 	}
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = current(c, st, sub);
+	struct rc_entry *e = current(c, st, sub, names);
 	if (done != len || c->spill_fd != fd || !e || e->spill_seq != seq) {
 		af_text_unref(t);
 		t = NULL;
@@ -410,10 +434,13 @@ int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t su
 	int known = 0, fd = -1;
 	uint64_t off = 0, seq = 0;
 	size_t len = 0;
+	struct af_fid names = {0};
 	if (text)
 		*text = NULL;
+	if (sub)
+		af_rcache_names_stamp(&names);
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = current(c, st, sub);
+	struct rc_entry *e = current(c, st, sub, &names);
 	if (e) {
 		*info = e->info;
 		known = 1;
@@ -428,7 +455,7 @@ int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t su
 	}
 	pthread_mutex_unlock(&c->lock);
 	if (seq)
-		*text = spill_read(c, st, sub, off, len, seq, fd);
+		*text = spill_read(c, st, sub, &names, off, len, seq, fd);
 	return known;
 }
 
@@ -454,19 +481,25 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name
 }
 
 void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
-			       const struct af_codec *codec, struct af_text *text)
+			       const struct af_codec *codec, int read_only, const struct af_fid *names,
+			       struct af_text *text)
 {
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = obtain(c, st, sub, codec);
 	if (!e)
 		goto out;
 	drop_text(c, e); /* the same identity's text: what is spilled of it stays true */
-	if (e->info.codec != codec)
+	if (e->info.codec != codec || !names_ok(e, names))
 		spill_unlink(c, e);
+	e->names_set = sub && names;
+	if (e->names_set)
+		e->names = *names;
 	e->info.codec = codec;
 	e->info.failed = 0;
 	e->info.have_size = 1;
 	e->info.size = text->len;
+	if (sub) /* a member of a container that is never rewritten */
+		e->info.read_only = e->info.container_ro = read_only;
 	if (text->len > c->max_text_bytes) {
 		e->info.have_size = size_outlives_text(e);
 		e->text = text; /* too big to keep: spilled (if its size may outlive it) */
@@ -486,7 +519,7 @@ out:
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
 			struct af_text *text)
 {
-	af_rcache_put_member_text(c, st, 0, codec, text);
+	af_rcache_put_member_text(c, st, 0, codec, 0, NULL, text);
 }
 
 void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uint64_t sub,
@@ -497,6 +530,7 @@ void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uin
 	if (e) {
 		uint64_t name_hash = e->info.name_hash;
 		forget(c, e);
+		e->names_set = 0;
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
 		e->info.failed = 1;
@@ -523,6 +557,13 @@ void af_rcache_note_render(struct af_rcache *c)
 {
 	pthread_mutex_lock(&c->lock);
 	c->stats.renders++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void af_rcache_note_open(struct af_rcache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stats.archive_opens++;
 	pthread_mutex_unlock(&c->lock);
 }
 

@@ -276,19 +276,59 @@ static void test_members(void **state)
 	struct stat pkg = ident(1, 10, 0), later = ident(1, 11, 0);
 	struct af_rinfo info;
 	struct af_text *got, *t = af_text_new("member", 6);
-	af_rcache_put_member_text(c, &pkg, 42, &fake, t);
+	af_rcache_put_member_text(c, &pkg, 42, &fake, 1, NULL, t);
 	af_text_unref(t);
 	assert_int_equal(af_rcache_get(c, &pkg, &info, &got), 0);
 	assert_int_equal(af_rcache_get_member(c, &pkg, 43, &info, &got), 0);
 	assert_int_equal(af_rcache_get_member(c, &pkg, 42, &info, &got), 1);
 	assert_non_null(got);
 	assert_int_equal(info.size, 6);
+	assert_int_equal(info.read_only, 1);
+	assert_int_equal(info.container_ro, 1);
 	af_text_unref(got);
 	assert_int_equal(af_rcache_get_member(c, &later, 42, &info, &got), 0);
 	af_rcache_put_member_failed(c, &pkg, 43, &fake);
 	assert_int_equal(af_rcache_get_member(c, &pkg, 43, &info, &got), 1);
 	assert_int_equal(info.failed, 1);
 	af_rcache_free(c);
+}
+
+/* A member whose codec reads names keeps its size past its text, and both hold only
+ * while the user dictionary is the one it was rendered with. */
+static void test_member_names(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/animfs-test-names.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "one\n", 4), 4);
+	setenv("ANIMFS_NAMES", path, 1);
+	struct af_rcache *c = af_rcache_new(10);
+	struct stat pkg = ident(1, 10, 0);
+	struct af_rinfo info;
+	struct af_text *got, *t = af_text_new("0123456789", 8), *u = af_text_new("abcdefgh", 8);
+	struct af_fid names;
+	af_rcache_names_stamp(&names);
+	af_rcache_put_member_text(c, &pkg, 5, &named, 0, &names, t);
+	af_rcache_put_member_text(c, &pkg, 6, &named, 0, &names, u); /* evicts 5's text */
+	assert_int_equal(af_rcache_get_member(c, &pkg, 5, &info, &got), 1);
+	assert_null(got);
+	assert_int_equal(info.have_size, 1); /* the size outlives the text */
+	assert_int_equal(af_rcache_get_member(c, &pkg, 6, &info, &got), 1);
+	assert_non_null(got);
+	af_text_unref(got);
+	assert_int_equal(write(fd, "two\n", 4), 4); /* the dictionary changes */
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(af_rcache_get_member(c, &pkg, 5, &info, &got), 0);
+	assert_int_equal(af_rcache_get_member(c, &pkg, 6, &info, &got), 0);
+	assert_null(got);
+	af_text_unref(t);
+	af_text_unref(u);
+	af_rcache_free(c);
+	close(fd);
+	unlink(path);
+	unsetenv("ANIMFS_NAMES");
 }
 
 static void test_errlog_ring(void **state)
@@ -331,6 +371,7 @@ int main(void)
 		cmocka_unit_test(test_many_entries),
 		cmocka_unit_test(test_spill),
 		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_member_names),
 		cmocka_unit_test(test_errlog_ring),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
