@@ -70,8 +70,8 @@ struct rc_entry {
 	struct rc_entry *sprev, *snext;       /* entries with a spilled text, oldest first */
 	struct af_fid id;
 	uint64_t sub; /* a container's member: the hash of its path (0: the file itself) */
-	struct af_fid names; /* a member's: the user dictionary it was rendered with, */
-	int names_set;       /* when its put gave one */
+	uint64_t names; /* a member's: the user dictionary it was rendered with (a hash of
+			   its identity), when its put gave one; 0: none */
 	unsigned version;
 	struct af_rinfo info;
 	struct af_text *text;
@@ -188,7 +188,7 @@ static void lru_front(struct af_rcache *c, struct rc_entry *e)
  * and the user dictionary, whose identity its entry keeps (names_ok). */
 static int size_outlives_text(const struct rc_entry *e)
 {
-	return !e->info.codec || !e->info.codec->render_uses_names || e->names_set;
+	return !e->info.codec || !e->info.codec->render_uses_names || e->names;
 }
 
 void af_rcache_names_stamp(struct af_fid *out)
@@ -200,9 +200,18 @@ void af_rcache_names_stamp(struct af_fid *out)
 		af_fid_of(&st, out);
 }
 
+static uint64_t names_hash(const struct af_fid *id)
+{
+	uint64_t f[5] = {(uint64_t)id->dev, (uint64_t)id->ino, (uint64_t)id->size, (uint64_t)id->mtime,
+			 (uint64_t)id->ctime}, h = 0xcbf29ce484222325ull;
+	for (int i = 0; i < 5; i++)
+		h = (h ^ f[i]) * 0x100000001b3ull;
+	return h | 1;
+}
+
 static int names_ok(const struct rc_entry *e, const struct af_fid *names)
 {
-	return !e->names_set || (names && af_fid_same(&e->names, names));
+	return !e->names || (names && e->names == names_hash(names));
 }
 
 /* ---- the spill ring ---- */
@@ -346,7 +355,7 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st, uint6
 	if (e) {
 		if (!same_identity(e, st) || e->version != version) {
 			forget(c, e);
-			e->names_set = 0;
+			e->names = 0;
 			memset(&e->info, 0, sizeof(e->info));
 		}
 	} else {
@@ -491,9 +500,7 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
 	drop_text(c, e); /* the same identity's text: what is spilled of it stays true */
 	if (e->info.codec != codec || !names_ok(e, names))
 		spill_unlink(c, e);
-	e->names_set = sub && names;
-	if (e->names_set)
-		e->names = *names;
+	e->names = sub && names ? names_hash(names) : 0;
 	e->info.codec = codec;
 	e->info.failed = 0;
 	e->info.have_size = 1;
@@ -530,7 +537,7 @@ void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uin
 	if (e) {
 		uint64_t name_hash = e->info.name_hash;
 		forget(c, e);
-		e->names_set = 0;
+		e->names = 0;
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
 		e->info.failed = 1;
