@@ -83,24 +83,9 @@ const fd = fs.openSync(p, "w"); fs.writeSync(fd, t.join("\n")); fs.fsyncSync(fd)
   fail "the VS Code-style writer could not save the part"
 same_as_encode "node writer" "$(edit 0.75)" "$part"
 
-wait_for() { # wait_for SESSION TEXT: up to 10 s for TEXT on the tmux screen
-  for _ in $(seq 100); do
-    tmux capture-pane -t "$1" -p | grep -q "$2" && return 0
-    sleep 0.1
-  done
-  tmux capture-pane -t "$1" -p >&2
-  return 1
-}
 if command -v tmux >/dev/null && command -v nano >/dev/null; then
   snapshot
-  tmux new-session -d -s afsplitnano -x 160 -y 40 "nano --ignorercfiles +$line '$d/$part'"
-  trap 'tmux kill-session -t afsplitnano 2>/dev/null; cleanup' EXIT
-  wait_for afsplitnano "$part" || fail "nano did not come up"
-  tmux send-keys -t afsplitnano C-k
-  tmux send-keys -t afsplitnano -l "        - [0.25, 1.0, 0.0, 97.5]"
-  tmux send-keys -t afsplitnano Enter C-o
-  wait_for afsplitnano 'File Name to Write' || fail "nano did not ask for the name"
-  tmux send-keys -t afsplitnano Enter
+  nano_write afsplitnano "$d/$part" "$line" "        - [0.25, 1.0, 0.0, 97.5]"
   wait_for afsplitnano 'Wrote' || fail "nano did not save the part"
   tmux send-keys -t afsplitnano C-x
   tmux kill-session -t afsplitnano 2>/dev/null
