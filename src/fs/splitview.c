@@ -11,6 +11,7 @@
 #include <string.h>
 #include <syslog.h>
 
+#include "animfs/fnv.h"
 #include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/split.h"
@@ -27,6 +28,8 @@ struct cut {
 	unsigned refs;          /* the table's and each user's (under the table's lock) */
 	struct af_text *whole;
 	unsigned depth;
+	uint64_t bin;           /* the hash of the binary's path: a later text of it
+				   replaces this one (a save made it stale) */
 	unsigned long used;
 	struct af_split s;      /* the names (the texts moved to text[]) */
 	struct af_text *index;
@@ -138,6 +141,7 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	x->refs = 1;
 	x->whole = af_text_ref(whole);
 	x->depth = depth_of(bin_rel);
+	x->bin = af_fnv1_64(bin_rel, strlen(bin_rel));
 	/* the parts sit one folder below the view: their schemas one "../" further */
 	for (unsigned i = 0; i <= x->depth; i++)
 		af_buf_puts(&dir, "../");
@@ -166,6 +170,8 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	qsort(sorted, x->s.n, sizeof(*sorted), by_name);
 	for (size_t i = 0; i < x->s.n; i++)
 		x->order[i] = sorted[i].no;
+	af_fs_log(LOG_INFO, "%s: its view (%zu bytes) cut into %zu parts", bin_rel, whole->len,
+		  x->s.n);
 	*out = x;
 	x = NULL;
 	rc = 0;
@@ -207,6 +213,11 @@ static int cut_of(struct af_splits *s, const struct af_codec *c, struct af_text 
 	if (!*out && !(rc = make_cut(c, whole, bin_rel, out))) {
 		int oldest = 0; /* a free place, else the least recently used */
 		pthread_mutex_lock(&s->lock);
+		for (int i = 0; i < KEPT; i++) /* an earlier text of the same binary */
+			if (s->kept[i] && s->kept[i]->bin == (*out)->bin) {
+				cut_put_locked(s->kept[i]);
+				s->kept[i] = NULL;
+			}
 		for (int i = 1; i < KEPT && s->kept[oldest]; i++)
 			if (!s->kept[i] || s->kept[i]->used < s->kept[oldest]->used)
 				oldest = i;
