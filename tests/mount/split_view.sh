@@ -15,6 +15,10 @@ for y in "$src"/examples/*.yaml; do
   "$ANIMFS" encode "$y" -o "$GAME/$(basename "$y" .yaml)" 2>/dev/null || fail "encode $(basename "$y")"
 done
 chmod 644 "$GAME"/*
+for bad in --split-over=abc --split-over=-1 --split-over=1T; do
+  msg=$("$ANIMFS" mount "$GAME" "$VIEW" "$bad" 2>&1); rc=$?
+  [ $rc = 2 ] && echo "$msg" | grep -q "split-over wants a size" || fail "$bad: exit $rc, $msg"
+done
 mount_view_fg --split -o allow_other
 errors() { cat "$VIEW/.animfs/errors"; }
 
