@@ -206,7 +206,7 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 {
 	struct af_buf data = AF_BUF_INIT;
 	char bin[4096];
-	enum target tk;
+	enum target tk = T_NEW;
 	int rc = target_of(fs, t, bin, sizeof(bin), &tk);
 	if (rc)
 		return rc;
