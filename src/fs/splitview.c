@@ -341,6 +341,20 @@ int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part
 	/* the other parts as they are now (another part saved meanwhile included) */
 	if ((rc = s->render(fs, to->bin_rel, &st, &whole)) || (rc = cut_of(s, c, whole, to->bin_rel, &x)))
 		goto out;
+	if (strcmp(name, AF_SPLIT_INDEX) && !file_in(x, name)) {
+		/* a save renamed it (a name value it carries changed), or the index no longer
+		 * lists it: the join would not read it, and the edit would be lost unsaid */
+		struct af_diag d;
+		af_diag_init(&d);
+		af_diag_error(&d, AF_EINVAL, "not saved: %s is not in the folder any more (a save "
+			      "renamed it, or index.yaml no longer lists it); put the text into a "
+			      "file the folder lists now", name);
+		af_fs_log(LOG_WARNING, "%s: not saved: no longer a part of its folder", part_rel);
+		af_errlog_add(fs->errors, to->who.uid, part_rel, &d);
+		af_diag_free(&d);
+		rc = -EINVAL;
+		goto out;
+	}
 	struct folder f = {x, name, text, n};
 	struct af_dest whole_to = *to;
 	whole_to.join = join;

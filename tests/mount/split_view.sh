@@ -125,6 +125,26 @@ vim -N -u NONE -i NONE -n -es -c "${line}s/\[\([-0-9.e]*\), [-0-9.e]*,/[\1, 0.5,
   fail "vim could not save the mended part"
 errors | grep -q "walk.animation.yaml/" && fail "lines of a saved folder stay: $(errors)"
 
+# A save that renames its own part (the object's name is in the part's name): the
+# folder lists the new name at once, and a later save under the old one is refused,
+# not lost
+out=$(node -e '
+const fs = require("fs"), p = process.argv[1], errs = [];
+const t = fs.readFileSync(p, "utf8").replace("name: Hips", "name: Hips2");
+const fd = fs.openSync(p, "r+");
+fs.writeSync(fd, t, 0); fs.ftruncateSync(fd, Buffer.byteLength(t)); fs.fsyncSync(fd);
+fs.writeSync(fd, t.replace("name: Hips2", "name: Hips3"), 0);
+try { fs.fsyncSync(fd); } catch (e) { errs.push("fsync " + e.code); }
+try { fs.closeSync(fd); } catch (e) { errs.push("close " + e.code); }
+console.log(errs.join(", ") || "no error");' "$d/$part")
+renamed=$(ls "$d" | grep -- '-Hips2.yaml$')
+[ "$out" = "fsync EIO, close EINVAL" ] && [ -n "$renamed" ] && [ ! -e "$d/$part" ] ||
+  fail "a save under a part's old name: '$out', $(ls "$d")"
+errors | grep -q "$part: not saved: $part is not in the folder any more" || fail "no line: $(errors)"
+"$ANIMFS" decode "$bin" | grep -q 'name: Hips3' && fail "the save under the old name landed"
+sed -i 's/name: Hips2/name: Hips/' "$d/$renamed" && [ -f "$d/$part" ] || fail "renaming back"
+echo "a part renamed by its save: the old name refused"
+
 # 4. No part is added, removed or renamed; nothing else is made there: EPERM and a line
 refuse() { # refuse WHAT COMMAND...
   local what=$1; shift
