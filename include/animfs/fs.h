@@ -30,6 +30,8 @@ struct af_fs_opts {
 	const char *overlay;  /* --overlay MODDIR: GAME is never written, changes land there */
 	int overlay_fd;       /* MODDIR opened by the caller (-1: no overlay) */
 	const char *overlay_to; /* --to LAYOUT: saves into MODDIR in that layout (codec.h convert) */
+	int split;            /* --split or --split-over=SIZE: big views shown as folders */
+	size_t split_over;    /* ... whose text is longer than this (0: every view that splits) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.

@@ -37,7 +37,7 @@ struct command {
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N]\n"
+	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
@@ -54,6 +54,11 @@ static const struct command commands[] = {
 	 STR(AF_DEFAULT_UNSAVED_MB) ")\n"
 	 "  --scratch-mb=N         editors' droppings each user may keep, in MiB (default "
 	 STR(AF_DEFAULT_SCRATCH_MB) ")\n"
+	 "  --split                show each view a format can split as a folder of small\n"
+	 "                         documents (index.yaml and parts, as decode --split\n"
+	 "                         writes them); a save of any part saves the whole\n"
+	 "  --split-over=SIZE      the same for views longer than SIZE (bytes, or with K,\n"
+	 "                         M or G: --split-over=1M)\n"
 	 "  --overlay MODDIR       never write GAME: show MODDIR's files over it and put\n"
 	 "                         every change there, as the game loads mods\n"
 	 "  --overlay-layout NAME  with --overlay: MODDIR is a mod folder of a game (see\n"

@@ -57,6 +57,27 @@ static int parse_mb(const char *opt, const char *v, size_t *bytes)
 	return 0;
 }
 
+/* --split-over=SIZE: bytes, or with K, M or G (binary units) after the number. */
+static int parse_size(const char *v, size_t *bytes)
+{
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end || !*v || v[0] == '-' || n > (1ull << 40) >> shift) {
+		fprintf(stderr, "animfs mount: --split-over wants a size (bytes, or a number with "
+			"K, M or G)\n");
+		return -1;
+	}
+	*bytes = (size_t)(n << shift);
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layout)
 {
 	memset(o, 0, sizeof(*o));
@@ -88,6 +109,13 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 		} else if (!strncmp(a, "--scratch-mb=", 13)) {
 			if (parse_mb("--scratch-mb", a + 13, &o->scratch_bytes))
 				return -1;
+		} else if (!strcmp(a, "--split")) {
+			o->split = 1;
+			o->split_over = 0;
+		} else if (!strncmp(a, "--split-over=", 13)) {
+			if (parse_size(a + 13, &o->split_over))
+				return -1;
+			o->split = 1;
 		} else if (!strcmp(a, "--overlay") && i + 1 < argc) {
 			o->overlay = argv[++i];
 		} else if (!strncmp(a, "--overlay=", 10) && a[10]) {

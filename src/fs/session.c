@@ -24,6 +24,7 @@
 #include "prefetch.h"
 #include "render.h"
 #include "scratch.h"
+#include "splitview.h"
 #include "sweep.h"
 #include "view.h"
 #include "who.h"
@@ -74,6 +75,8 @@ void af_fs_destroy(struct af_fs *fs)
 	af_errlog_free(fs->errors);
 	af_folders_free(fs->folders);
 	fs->folders = NULL;
+	af_splits_free(fs->splits);
+	fs->splits = NULL;
 	fs->cache = NULL;
 	fs->errors = NULL;
 	pthread_mutex_destroy(&fs->lock);
@@ -192,6 +195,10 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	fs.max_unsaved = o->unsaved_bytes;
 	if (o->scratch_bytes)
 		fs.scratch_quota = (long long)o->scratch_bytes;
+	if (o->split && !(fs.splits = af_splits_new(af_view_render, o->split_over))) {
+		fprintf(stderr, "animfs mount: out of memory\n");
+		goto out;
+	}
 	sizesfd = sizes_dir(game, sizes_name, sizeof(sizes_name));
 	if (sizesfd >= 0)
 		af_rcache_load(fs.cache, sizesfd, sizes_name);

@@ -45,6 +45,8 @@ struct af_fs {
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
 	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
 	struct af_prefetch *prefetch; /* views of listed folders rendered ahead (prefetch.c) */
+	struct af_splits *splits;     /* --split, --split-over: big views as folders
+					 (splitview.c), or NULL */
 };
 struct af_name {
 	struct af_name *next;

@@ -20,6 +20,7 @@
 #include "animfs/fnv.h"
 #include "animfs/gltf.h"
 #include "animfs/plot.h"
+#include "animfs/split.h"
 #include "binary.h"
 #include "errlog.h"
 #include "folder.h"
@@ -32,6 +33,7 @@
 #include "res.h"
 #include "scratch.h"
 #include "session.h"
+#include "splitview.h"
 #include "view.h"
 #include "who.h"
 #include "animfs/userdict.h"
@@ -104,17 +106,31 @@ static void hidden_or_broken(struct af_fs *fs, struct af_res *r)
 	af_text_unref(t);
 }
 
-/* The codec whose schema ".animfs/schema/<name>" is ("<codec name>.json"), or NULL. */
-static const struct af_codec *schema_of_name(const char *name)
+/* The schema ".animfs/schema/<name>": a codec's ("<codec name>.json") or, with split
+ * views shown, a split view's index's or part's ("<codec>.index.json",
+ * "<codec>.<list>.json", af_split_schema_name), appended to out when out is not NULL.
+ * 0, or -1 when there is none. */
+static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
 {
-	char codec[64];
+	char codec[64], *dot;
 	size_t n = strlen(name);
+	struct af_buf b = AF_BUF_INIT;
 	if (n <= 5 || n - 5 >= sizeof(codec) || strcmp(name + n - 5, ".json"))
-		return NULL;
+		return -1;
 	memcpy(codec, name, n - 5);
 	codec[n - 5] = 0;
 	const struct af_codec *c = af_codec_by_name(codec);
-	return af_codec_has_schema(c) ? c : NULL;
+	if (af_codec_has_schema(c))
+		return out && af_codec_schema(c, out) ? -1 : 0;
+	if (!fs->splits || !(dot = strchr(codec, '.')))
+		return -1;
+	*dot = 0;
+	c = af_codec_by_name(codec);
+	if (!af_split_able(c) || !af_codec_has_schema(c))
+		return -1;
+	int rc = af_split_schema(c, strcmp(dot + 1, "index") ? dot + 1 : NULL, out ? out : &b);
+	af_buf_free(&b);
+	return rc ? -1 : 0;
 }
 
 /* ".animfs/plot/<path>" and ".animfs/gltf/<path>": a folder for each folder of the view,
@@ -130,7 +146,7 @@ static enum af_kind plot_kind(struct af_fs *fs, const char *rest, const char *ex
 	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
 		return AF_K_NONE;
 	if (file)
-		return v.kind == AF_K_VIEW ? AF_K_CTLFILE : AF_K_NONE;
+		return v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
 	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
 }
 
@@ -145,7 +161,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	struct af_diag d;
 	size_t n = strlen(rest);
 	snprintf(path, sizeof(path), "/%.*s", (int)(n > 4 ? n - 4 : n), rest);
-	if (af_view_resolve(fs, path, &v) || v.kind != AF_K_VIEW)
+	if (af_view_resolve(fs, path, &v) || (v.kind != AF_K_VIEW && v.kind != AF_K_SPLITDIR))
 		return NULL;
 	if ((*err = af_view_may(fs, v.bin, O_RDONLY))) /* derived from the binary: its readers only */
 		return NULL;
@@ -165,6 +181,46 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	return t;
 }
 
+/* Whether the view r is shown as a folder of parts (--split, --split-over). */
+static int shown_split(struct af_fs *fs, struct af_res *r)
+{
+	struct af_text *t = NULL;
+	size_t size = r->info.have_size ? r->info.size : (size_t)-1;
+	if (!fs->splits || !af_split_able(r->info.codec))
+		return 0;
+	if (size == (size_t)-1 && !af_split_shown(fs, r->info.codec, size) &&
+	    af_view_render(fs, r->bin, &r->st, &t) == 0) /* over a size: its size, once */
+		size = t->len;
+	af_text_unref(t);
+	return af_split_shown(fs, r->info.codec, size);
+}
+
+/* A name in a split view's folder ("<view>.yaml/<name>"): 1 with r filled (a part,
+ * index.yaml, or nothing there, with in_split and the view's binary), else 0. */
+static int split_member(struct af_fs *fs, struct af_res *r)
+{
+	const char *base = af_base(r->rel);
+	size_t k = strlen(AF_VIEW_SUFFIX);
+	char path[4200];
+	struct af_res p;
+	struct af_text *whole = NULL;
+	if (base == r->rel || (size_t)(base - r->rel) <= k + 1 ||
+	    memcmp(base - k - 1, AF_VIEW_SUFFIX, k))
+		return 0;
+	snprintf(path, sizeof(path), "/%.*s", (int)(base - r->rel - 1), r->rel);
+	if (af_view_resolve(fs, path, &p) || p.kind != AF_K_SPLITDIR)
+		return 0;
+	r->in_split = 1;
+	memcpy(r->bin, p.bin, sizeof(r->bin));
+	r->st = p.st;
+	r->info = p.info;
+	if (af_view_render(fs, r->bin, &r->st, &whole) == 0 &&
+	    af_split_file(fs, whole, r->bin, base, NULL) == 0)
+		r->kind = AF_K_SPLITPART;
+	af_text_unref(whole);
+	return 1;
+}
+
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 {
 	int rc = af_view_rel(path, r->rel, sizeof(r->rel));
@@ -176,6 +232,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	r->bin[0] = 0;
 	r->ghost = 0;
 	r->unlisted = 0;
+	r->in_split = 0;
 	if (rc)
 		return rc;
 	base = af_base(r->rel);
@@ -195,7 +252,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		else if (!strcmp(f, AF_CTL_SCHEMA) || !strcmp(f, AF_CTL_PLOT) || !strcmp(f, AF_CTL_GLTF))
 			r->kind = AF_K_CTLDIR;
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
-			r->kind = schema_of_name(f + sizeof(AF_CTL_SCHEMA)) ? AF_K_CTLFILE : AF_K_NONE;
+			r->kind = schema_named(fs, f + sizeof(AF_CTL_SCHEMA), NULL) ? AF_K_NONE : AF_K_CTLFILE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
 			r->kind = plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg");
 		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
@@ -217,6 +274,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (af_folder_resolve(fs, r))
 		goto ghosts;
+	if (fs->splits && split_member(fs, r))
+		goto ghosts;
 	n = af_view_strip(base);
 	if (n) {
 		size_t dirlen = (size_t)(base - r->rel);
@@ -226,7 +285,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		    S_ISREG(r->st.st_mode)) {
 			af_view_classify(fs, r->bin, &r->st, &r->info);
 			if (r->info.codec && !r->info.failed)
-				r->kind = AF_K_VIEW;
+				r->kind = shown_split(fs, r) ? AF_K_SPLITDIR : AF_K_VIEW;
 		}
 		if (r->kind == AF_K_NONE)
 			r->bin[0] = 0;
@@ -356,8 +415,7 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return af_errlog_text(fs->errors, caller, may_read, fs);
 	if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA))) {
 		struct af_buf b = AF_BUF_INIT;
-		const struct af_codec *c = schema_of_name(f + sizeof(AF_CTL_SCHEMA));
-		struct af_text *t = c && !af_codec_schema(c, &b) ? af_text_take(&b) : NULL;
+		struct af_text *t = !schema_named(fs, f + sizeof(AF_CTL_SCHEMA), &b) ? af_text_take(&b) : NULL;
 		af_buf_free(&b);
 		return t;
 	}
@@ -397,7 +455,8 @@ int af_view_read_only(struct af_fs *fs, struct af_res *r)
 	struct af_rinfo now;
 	/* rendered since it was resolved? (one cache lookup: a container member's identity
 	 * is its container's file, whose entry names no codec of the member's) */
-	if (!r->info.read_only && r->kind == AF_K_VIEW &&
+	if (!r->info.read_only &&
+	    (r->kind == AF_K_VIEW || r->kind == AF_K_SPLITDIR || r->kind == AF_K_SPLITPART) &&
 	    af_rcache_get(fs->cache, &r->st, &now, NULL) && now.codec == r->info.codec)
 		r->info.read_only = now.read_only;
 	return r->info.read_only;
@@ -407,9 +466,10 @@ int af_view_read_only(struct af_fs *fs, struct af_res *r)
  * write permission of its read (the save proves the right to MODDIR). */
 static void ov_writable(struct af_fs *fs, struct af_res *r, struct stat *st)
 {
-	if (!af_ov_on(fs) || (r->kind == AF_K_VIEW && af_view_read_only(fs, r)))
+	int view = r->kind == AF_K_VIEW || r->kind == AF_K_SPLITDIR || r->kind == AF_K_SPLITPART;
+	if (!af_ov_on(fs) || (view && af_view_read_only(fs, r)))
 		return;
-	af_ov_show(fs, r->kind == AF_K_VIEW ? r->bin : r->rel, st);
+	af_ov_show(fs, view ? r->bin : r->rel, st);
 }
 
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st)
@@ -446,6 +506,30 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		af_text_unref(t);
 		break;
 	}
+	case AF_K_SPLITDIR: /* the binary as a folder: its times and owner, as a container's */
+		*st = r->st;
+		st->st_mode = S_IFDIR | (r->st.st_mode & 0777) | ((r->st.st_mode & 0444) >> 2);
+		if (af_view_read_only(fs, r))
+			st->st_mode &= ~(mode_t)0222;
+		st->st_nlink = 2;
+		st->st_size = 0;
+		break;
+	case AF_K_SPLITPART: {
+		struct af_text *t;
+		int rc = af_view_text(fs, r, &t);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
+		*st = r->st;
+		st->st_mode = S_IFREG | (r->st.st_mode & 07777);
+		st->st_nlink = 1;
+		st->st_size = (off_t)t->len;
+		af_text_unref(t);
+		if (fs->handles)
+			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
+		if (af_view_read_only(fs, r))
+			st->st_mode &= ~(mode_t)0222;
+		break;
+	}
 	case AF_K_VIEW: {
 		*st = r->st;
 		if (r->info.have_size) {
@@ -472,7 +556,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		ov_writable(fs, r, st);
 		return 0;
 	}
-	if (r->kind == AF_K_VIEW || r->kind == AF_K_ARCDIR)
+	if (r->kind == AF_K_VIEW || r->kind == AF_K_ARCDIR || r->kind == AF_K_SPLITDIR ||
+	    r->kind == AF_K_SPLITPART)
 		ov_writable(fs, r, st);
 	st->st_blocks = (st->st_size + 511) / 512;
 	return 0;
@@ -500,5 +585,31 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 		pthread_mutex_unlock(&big_render);
 	}
 	af_act_resume(was);
+	return rc;
+}
+
+int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out)
+{
+	struct af_text *whole;
+	int rc = af_view_render(fs, r->bin, &r->st, &whole);
+	*out = NULL;
+	if (rc || r->kind != AF_K_SPLITPART) {
+		*out = rc ? NULL : whole;
+		return rc;
+	}
+	rc = af_split_file(fs, whole, r->bin, af_base(r->rel), out);
+	af_text_unref(whole);
+	return rc == -ENOENT ? -EIO : rc;
+}
+
+int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx, const char *name),
+			void *ctx)
+{
+	struct af_text *whole;
+	int rc = af_view_render(fs, r->bin, &r->st, &whole);
+	if (rc)
+		return rc;
+	rc = af_split_names(fs, whole, r->bin, cb, ctx);
+	af_text_unref(whole);
 	return rc;
 }
