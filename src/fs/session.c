@@ -17,6 +17,7 @@
 #include "animfs/fs.h"
 
 #include "ops.h"
+#include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
 #include "hidden.h"
@@ -44,8 +45,9 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
 	fs->folders = af_folders_new(cache_bytes);
+	fs->dsizes = af_dsizes_new();
 	fs->prefetch = af_prefetch_new(af_view_render);
-	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch) {
+	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch || !fs->dsizes) {
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
@@ -73,6 +75,8 @@ void af_fs_destroy(struct af_fs *fs)
 	af_errlog_free(fs->errors);
 	af_folders_free(fs->folders);
 	fs->folders = NULL;
+	af_dsizes_free(fs->dsizes);
+	fs->dsizes = NULL;
 	fs->cache = NULL;
 	fs->errors = NULL;
 	pthread_mutex_destroy(&fs->lock);

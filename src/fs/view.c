@@ -21,6 +21,7 @@
 #include "animfs/gltf.h"
 #include "animfs/plot.h"
 #include "binary.h"
+#include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
@@ -134,31 +135,72 @@ static enum af_kind plot_kind(struct af_fs *fs, const char *rest, const char *ex
 	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
 }
 
+struct glb_job {
+	struct af_gltf_opts o;
+	const struct af_text *yaml;
+	struct af_buf *out;
+	struct af_diag *d;
+};
+
+/* The glTF preview of the job's view, io its siblings. */
+static int glb_with(void *ctx, const struct af_io *io)
+{
+	struct glb_job *g = ctx;
+	g->o.io = io;
+	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
+}
+
 /* The SVG plot (glb: the glTF preview) of the view at rest ("<view path>.svg", ".glb"),
- * or NULL. */
-static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err)
+ * or NULL. With size (a stat), *size is set instead when the sizes table knows it (then
+ * NULL is returned), and a made file's size is put there. A preview that reads the
+ * binary's folder (a skeleton beside it: the codec's scene_base) is never kept, since its
+ * siblings are not in the key; a container member's siblings are its container's. */
+static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err,
+				 long long *size)
 {
 	char path[4200];
 	struct af_res v;
 	struct af_text *yaml = NULL, *t = NULL;
 	struct af_buf svg = AF_BUF_INIT;
 	struct af_diag d;
+	struct af_dkey key;
 	size_t n = strlen(rest);
 	snprintf(path, sizeof(path), "/%.*s", (int)(n > 4 ? n - 4 : n), rest);
 	if (af_view_resolve(fs, path, &v) || v.kind != AF_K_VIEW)
 		return NULL;
 	if ((*err = af_view_may(fs, v.bin, O_RDONLY))) /* derived from the binary: its readers only */
 		return NULL;
-	int rc = af_folder_member(fs, v.bin) ? af_folder_render(fs, v.bin, 0, &yaml)
-					     : af_view_render(fs, v.bin, &v.st, &yaml);
+	int member = af_folder_member(fs, v.bin);
+	int rc = member ? af_folder_render(fs, v.bin, 0, &yaml) : af_view_render(fs, v.bin, &v.st, &yaml);
 	if (rc)
 		return NULL;
+	int keep = member || !glb || !v.info.codec || !v.info.codec->scene_base;
+	if (keep) {
+		af_dkey_make(&key, rest, &v.st, yaml->data, yaml->len);
+		if (glb)
+			key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
+		if (size && af_dsizes_get(fs->dsizes, &key, size)) {
+			af_text_unref(yaml);
+			return NULL;
+		}
+	}
 	struct af_plot_opts o = {.title = af_base(v.rel)};
-	struct af_gltf_opts g = {.title = af_base(v.rel)};
+	struct glb_job g = {{.title = af_base(v.rel)}, yaml, &svg, &d};
 	af_diag_init(&d);
-	if (!(glb ? af_gltf_from_yaml(yaml->data, yaml->len, &g, &svg, &d)
-		  : af_plot_svg(yaml->data, yaml->len, &o, &svg, &d)) && !svg.failed)
+	if (glb && member) {
+		rc = af_folder_with_io(fs, v.bin, glb_with, &g);
+	} else if (glb) { /* its siblings: a skeleton beside it (gltf.h) */
+		struct af_sibio s;
+		af_sibio_init(&s, fs, v.bin);
+		rc = glb_with(&g, &s.d.io);
+		af_sibio_close(&s);
+	} else {
+		rc = af_plot_svg(yaml->data, yaml->len, &o, &svg, &d);
+	}
+	if (!rc && !svg.failed)
 		t = af_text_take(&svg);
+	if (t && keep)
+		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 	af_buf_free(&svg);
 	af_text_unref(yaml);
@@ -360,9 +402,9 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return t;
 	}
 	if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err);
+		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err, NULL);
 	if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err);
+		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err, NULL);
 	if (!strcmp(f, AF_CTL_PID))
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 	else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5)
@@ -375,7 +417,16 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 
 static long long ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 {
-	int err;
+	const char *f = rel + sizeof(AF_CTL_DIR);
+	int err = 0, glb = !strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF));
+	long long size = -1;
+	if (glb || !strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT))) { /* its size kept, if made */
+		struct af_text *p = plot_text(fs, f + (glb ? sizeof(AF_CTL_GLTF) : sizeof(AF_CTL_PLOT)), glb, &err, &size);
+		if (p)
+			size = (long long)p->len;
+		af_text_unref(p);
+		return size >= 0 ? size : err ? err : -ENOENT;
+	}
 	struct af_text *t = af_ctl_text(fs, rel, caller, &err);
 	long long n = t ? (long long)t->len : err ? err : -ENOENT;
 	af_text_unref(t);
