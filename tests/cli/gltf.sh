@@ -2,9 +2,22 @@
 # Issue 31: `animfs gltf` on the examples of every format with a skeleton or animation: the
 # Khronos glTF-Validator reports 0 errors (GLB and .gltf), the counts are those the YAML holds,
 # an edit of one keyframe changes that node's sampler output at that time and nothing else,
+# MOTN blocks with rig bit 15: a baked angle and a node block's track sample
+edit "$ex/MOTION.BIN.yaml" "$tmp/baked2.yaml" '^          rz: \[-16384, -15000, -13000' "-13000" "-12500" || fail "edit baked"
+"$ANIMFS" gltf "$tmp/baked2.yaml" -o "$tmp/baked2.glb" || fail "gltf of the baked edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/baked2.glb")
+[ "$d" = "DEMO_WAVE_BAKED: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
+edit "$ex/MOTION.BIN.yaml" "$tmp/nodes2.yaml" '^          ry: \[0, 1000, 2000, 1000\]' "2000" "2500" || fail "edit nodes"
+"$ANIMFS" gltf "$tmp/nodes2.yaml" -o "$tmp/nodes2.glb" || fail "gltf of the node edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/nodes2.glb")
+[ "$d" = "DEMO_FLAG_NODES: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
+	fail "a node track edit changed: '$d'"
+edit "$ex/MOTION.BIN.yaml" "$tmp/short.yaml" '^          rz: \[-16384, -15000, -13000, -12000\]' ", -12000]" "]" || fail "edit short"
+refused "a baked list shorter than its frames" "rz has 3 values, one a frame wants 4" "$tmp/short.yaml"
 # --anim keeps one animation, and hostile input (a bone list that loops, absurd counts, an
 # unknown animation, a format with no skeleton) is a clear error with no output file; a CLIP
-# in a package (or a folder) previews on the rig beside it that fits it best, or on none.
+# in a package (or a folder) previews on the rig beside it that fits it best, or on none;
+# MOTN baked and node blocks (rig bit 15) are animations too.
 set -u
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 mods=${ANIMFS_NODE:-$src/.tools/node/node_modules}
