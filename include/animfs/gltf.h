@@ -21,7 +21,8 @@ struct af_gltf_opts {
 	const char *title;        /* the asset's name in extras (NULL: none) */
 	/* The document's siblings (its binary's folder or container), or NULL. With no base,
 	 * the codec's scene_base hook (codec.h) may pick one whose skeleton goes first (the
-	 * sibling decoded by the codec that bids for it); asset.extras.animfs names it. */
+	 * sibling decoded by the codec that bids for it); asset.extras.animfs names it. The
+	 * scene hook may read what its format keeps beside the file (scene.h's io). */
 	const struct af_io *io;
 };
 

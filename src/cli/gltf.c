@@ -20,7 +20,7 @@ struct job {
 static int make(void *ctx, const struct af_buf *yaml, const struct af_io *io, struct af_diag *d)
 {
 	struct job *j = ctx;
-	j->o->io = j->o->base ? NULL : io;
+	j->o->io = io;
 	int rc = af_gltf_from_yaml(yaml->data, yaml->len, j->o, j->g, d);
 	j->o->io = NULL;
 	return rc;

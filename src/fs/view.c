@@ -140,21 +140,41 @@ struct glb_job {
 	const struct af_text *yaml;
 	struct af_buf *out;
 	struct af_diag *d;
+	struct af_io io;          /* the siblings, telling when they are asked for */
+	const struct af_io *sib;
+	int asked;
 };
 
-/* The glTF preview of the job's view, io its siblings. */
+static int ask_read(void *ctx, const char *name, struct af_buf *out)
+{
+	struct glb_job *g = ctx;
+	g->asked = 1;
+	return g->sib->read_sibling(g->sib->ctx, name, out);
+}
+
+static int ask_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
+{
+	struct glb_job *g = ctx;
+	g->asked = 1;
+	return g->sib->list_siblings(g->sib->ctx, cb, cbctx);
+}
+
+/* The glTF preview of the job's view, io its siblings (g->asked: whether it read them). */
 static int glb_with(void *ctx, const struct af_io *io)
 {
 	struct glb_job *g = ctx;
-	g->o.io = io;
+	g->sib = io;
+	g->io = (struct af_io){.name = io->name, .ctx = g, .read_sibling = io->read_sibling ? ask_read : NULL,
+			       .list_siblings = io->list_siblings ? ask_list : NULL};
+	g->o.io = &g->io;
 	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
 }
 
 /* The SVG plot (glb: the glTF preview) of the view at rest ("<view path>.svg", ".glb"),
  * or NULL. With size (a stat), *size is set instead when the sizes table knows it (then
- * NULL is returned), and a made file's size is put there. A preview that reads the
- * binary's folder (a skeleton beside it: the codec's scene_base) is never kept, since its
- * siblings are not in the key; a container member's siblings are its container's. */
+ * NULL is returned), and a made file's size is put there. A preview that read the
+ * binary's folder (a skeleton or texture beside it) is never kept, since its siblings are
+ * not in the key; a container member's siblings are in its container, whose file is. */
 static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err,
 				 long long *size)
 {
@@ -174,18 +194,15 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	int rc = member ? af_folder_render(fs, v.bin, 0, &yaml) : af_view_render(fs, v.bin, &v.st, &yaml);
 	if (rc)
 		return NULL;
-	int keep = member || !glb || !v.info.codec || !v.info.codec->scene_base;
-	if (keep) {
-		af_dkey_make(&key, rest, &v.st, yaml->data, yaml->len);
-		if (glb)
-			key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
-		if (size && af_dsizes_get(fs->dsizes, &key, size)) {
-			af_text_unref(yaml);
-			return NULL;
-		}
+	af_dkey_make(&key, rest, &v.st, yaml->data, yaml->len);
+	if (glb)
+		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
+	if (size && af_dsizes_get(fs->dsizes, &key, size)) {
+		af_text_unref(yaml);
+		return NULL;
 	}
 	struct af_plot_opts o = {.title = af_base(v.rel)};
-	struct glb_job g = {{.title = af_base(v.rel)}, yaml, &svg, &d};
+	struct glb_job g = {.o = {.title = af_base(v.rel)}, .yaml = yaml, .out = &svg, .d = &d};
 	af_diag_init(&d);
 	if (glb && member) {
 		rc = af_folder_with_io(fs, v.bin, glb_with, &g);
@@ -199,7 +216,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	}
 	if (!rc && !svg.failed)
 		t = af_text_take(&svg);
-	if (t && keep)
+	if (t && (member || !g.asked))
 		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 	af_buf_free(&svg);

@@ -469,6 +469,7 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
+	sc.io = o ? o->io : NULL;
 	if ((rc = scene_doc(c, doc.root, &sc, d)))
 		goto out;
 	if (found == 1) {
