@@ -42,7 +42,7 @@ void af_dkey_make(struct af_dkey *k, const char *path, const struct stat *bin, c
 {
 	memset(k, 0, sizeof(*k));
 	k->path = af_fnv1_64(path, strlen(path));
-	k->text = af_fnv1_64(text, n);
+	k->text = n ? af_fnv1_64(text, n) : 0;
 	k->dev = (uint64_t)bin->st_dev;
 	k->ino = (uint64_t)bin->st_ino;
 	k->size = (uint64_t)bin->st_size;

@@ -190,14 +190,20 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 		return NULL;
 	if ((*err = af_view_may(fs, v.bin, O_RDONLY))) /* derived from the binary: its readers only */
 		return NULL;
-	int member = af_folder_member(fs, v.bin);
+	/* the text is in the key when it may change with the same binary (names from beside
+	 * it); otherwise a stat needs not even the text */
+	int member = af_folder_member(fs, v.bin), by_text = !v.info.codec || v.info.codec->render_uses_names;
+	af_dkey_make(&key, rest, &v.st, NULL, 0);
+	if (glb)
+		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
+	if (size && !by_text && af_dsizes_get(fs->dsizes, &key, size))
+		return NULL;
 	int rc = member ? af_folder_render(fs, v.bin, 0, &yaml) : af_view_render(fs, v.bin, &v.st, &yaml);
 	if (rc)
 		return NULL;
-	af_dkey_make(&key, rest, &v.st, yaml->data, yaml->len);
-	if (glb)
-		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
-	if (size && af_dsizes_get(fs->dsizes, &key, size)) {
+	if (by_text)
+		key.text = af_fnv1_64(yaml->data, yaml->len);
+	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size)) {
 		af_text_unref(yaml);
 		return NULL;
 	}
