@@ -130,7 +130,8 @@ static const struct command commands[] = {
 	 "  -o OUT.glb|OUT.gltf    write a GLB, or glTF JSON with the buffer inline\n"
 	 "                         (default: a GLB on standard output)\n"
 	 "  --anim NAME            keep only the animation NAME (repeatable)\n"
-	 "  --rig FILE             the skeleton the animation moves (a file with bones)\n",
+	 "  --rig FILE             the skeleton the animation moves (a file with bones;\n"
+	 "                         default: a clip's rig found beside it, docs/gltf.md)\n",
 	 NULL},
 	{"formats", NULL, cmd_formats, "formats", NULL, "list the supported formats", NULL, NULL},
 	{"schema", NULL, af_cli_schema, "schema FORMAT | schema --all DIR", NULL,

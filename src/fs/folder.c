@@ -729,6 +729,31 @@ out:
 	return rc;
 }
 
+int af_folder_with_io(struct af_fs *fs, const char *bin, int (*fn)(void *ctx, const struct af_io *io),
+		      void *ctx)
+{
+	char pkg[4096], raw[AF_MEMBER_NAME_MAX];
+	const char *inner = NULL, *leaf;
+	struct af_diag d;
+	struct stat st;
+	struct af_io io;
+	int rc = -EIO;
+	if (!split(fs, bin, pkg, sizeof(pkg), &inner, &st) || !inner)
+		return -EIO;
+	af_diag_init(&d);
+	pthread_mutex_lock(&fs->folders->lock);
+	struct loaded *l = load(fs, pkg, &d);
+	struct af_archive *h = l ? af_archive_walk(&l->v, inner, &leaf) : NULL;
+	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
+	if (found >= 0 && !strcmp(h->m[found].name, raw)) {
+		h->c->member_io(h->st, (size_t)found, &io);
+		rc = fn(ctx, &io);
+	}
+	pthread_mutex_unlock(&fs->folders->lock);
+	af_diag_free(&d);
+	return rc;
+}
+
 int af_folder_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t uid)
 {
 	char file[4096];

@@ -18,6 +18,7 @@
 #include "animfs/fs.h"
 
 #include "ops.h"
+#include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
 #include "hidden.h"
@@ -46,8 +47,9 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
 	fs->folders = af_folders_new(cache_bytes);
+	fs->dsizes = af_dsizes_new();
 	fs->prefetch = af_prefetch_new(af_view_render);
-	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch) {
+	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch || !fs->dsizes) {
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
@@ -77,6 +79,8 @@ void af_fs_destroy(struct af_fs *fs)
 	fs->folders = NULL;
 	af_splits_free(fs->splits);
 	fs->splits = NULL;
+	af_dsizes_free(fs->dsizes);
+	fs->dsizes = NULL;
 	fs->cache = NULL;
 	fs->errors = NULL;
 	pthread_mutex_destroy(&fs->lock);

@@ -40,6 +40,7 @@ struct af_fs {
 	struct af_alias *aliases;    /* .fuse_hidden names of open files (hidden.c) */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_folders *folders;  /* containers shown as folders (folder.c) */
+	struct af_dsizes *dsizes;    /* sizes of .animfs's plots and previews (dsize.c) */
 	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
 	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */

@@ -22,6 +22,7 @@
 #include "animfs/plot.h"
 #include "animfs/split.h"
 #include "binary.h"
+#include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
@@ -150,31 +151,95 @@ static enum af_kind plot_kind(struct af_fs *fs, const char *rest, const char *ex
 	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
 }
 
+struct glb_job {
+	struct af_gltf_opts o;
+	const struct af_text *yaml;
+	struct af_buf *out;
+	struct af_diag *d;
+	struct af_io io;          /* the siblings, telling when they are asked for */
+	const struct af_io *sib;
+	int asked;
+};
+
+static int ask_read(void *ctx, const char *name, struct af_buf *out)
+{
+	struct glb_job *g = ctx;
+	g->asked = 1;
+	return g->sib->read_sibling(g->sib->ctx, name, out);
+}
+
+static int ask_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
+{
+	struct glb_job *g = ctx;
+	g->asked = 1;
+	return g->sib->list_siblings(g->sib->ctx, cb, cbctx);
+}
+
+/* The glTF preview of the job's view, io its siblings (g->asked: whether it read them). */
+static int glb_with(void *ctx, const struct af_io *io)
+{
+	struct glb_job *g = ctx;
+	g->sib = io;
+	g->io = (struct af_io){.name = io->name, .ctx = g, .read_sibling = io->read_sibling ? ask_read : NULL,
+			       .list_siblings = io->list_siblings ? ask_list : NULL};
+	g->o.io = &g->io;
+	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
+}
+
 /* The SVG plot (glb: the glTF preview) of the view at rest ("<view path>.svg", ".glb"),
- * or NULL. */
-static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err)
+ * or NULL. With size (a stat), *size is set instead when the sizes table knows it (then
+ * NULL is returned), and a made file's size is put there. A preview that read the
+ * binary's folder (a skeleton or texture beside it) is never kept, since its siblings are
+ * not in the key; a container member's siblings are in its container, whose file is. */
+static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err,
+				 long long *size)
 {
 	char path[4200];
 	struct af_res v;
 	struct af_text *yaml = NULL, *t = NULL;
 	struct af_buf svg = AF_BUF_INIT;
 	struct af_diag d;
+	struct af_dkey key;
 	size_t n = strlen(rest);
 	snprintf(path, sizeof(path), "/%.*s", (int)(n > 4 ? n - 4 : n), rest);
 	if (af_view_resolve(fs, path, &v) || (v.kind != AF_K_VIEW && v.kind != AF_K_SPLITDIR))
 		return NULL;
 	if ((*err = af_view_may(fs, v.bin, O_RDONLY))) /* derived from the binary: its readers only */
 		return NULL;
-	int rc = af_folder_member(fs, v.bin) ? af_folder_render(fs, v.bin, 0, &yaml)
-					     : af_view_render(fs, v.bin, &v.st, &yaml);
+	/* the text is in the key when it may change with the same binary (names from beside
+	 * it); otherwise a stat needs not even the text */
+	int member = af_folder_member(fs, v.bin), by_text = !v.info.codec || v.info.codec->render_uses_names;
+	af_dkey_make(&key, rest, &v.st, NULL, 0);
+	if (glb)
+		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
+	if (size && !by_text && af_dsizes_get(fs->dsizes, &key, size))
+		return NULL;
+	int rc = member ? af_folder_render(fs, v.bin, 0, &yaml) : af_view_render(fs, v.bin, &v.st, &yaml);
 	if (rc)
 		return NULL;
+	if (by_text)
+		key.text = af_fnv1_64(yaml->data, yaml->len);
+	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size)) {
+		af_text_unref(yaml);
+		return NULL;
+	}
 	struct af_plot_opts o = {.title = af_base(v.rel)};
-	struct af_gltf_opts g = {.title = af_base(v.rel)};
+	struct glb_job g = {.o = {.title = af_base(v.rel)}, .yaml = yaml, .out = &svg, .d = &d};
 	af_diag_init(&d);
-	if (!(glb ? af_gltf_from_yaml(yaml->data, yaml->len, &g, &svg, &d)
-		  : af_plot_svg(yaml->data, yaml->len, &o, &svg, &d)) && !svg.failed)
+	if (glb && member) {
+		rc = af_folder_with_io(fs, v.bin, glb_with, &g);
+	} else if (glb) { /* its siblings: a skeleton beside it (gltf.h) */
+		struct af_sibio s;
+		af_sibio_init(&s, fs, v.bin);
+		rc = glb_with(&g, &s.d.io);
+		af_sibio_close(&s);
+	} else {
+		rc = af_plot_svg(yaml->data, yaml->len, &o, &svg, &d);
+	}
+	if (!rc && !svg.failed)
 		t = af_text_take(&svg);
+	if (t && (member || !g.asked))
+		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 	af_buf_free(&svg);
 	af_text_unref(yaml);
@@ -420,9 +485,9 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return t;
 	}
 	if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err);
+		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err, NULL);
 	if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err);
+		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err, NULL);
 	if (!strcmp(f, AF_CTL_PID)) {
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
 	} else if (!strcmp(f, AF_CTL_STATS)) { /* counters, no names: anyone's to read */
@@ -443,7 +508,16 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 
 static long long ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 {
-	int err;
+	const char *f = rel + sizeof(AF_CTL_DIR);
+	int err = 0, glb = !strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF));
+	long long size = -1;
+	if (glb || !strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT))) { /* its size kept, if made */
+		struct af_text *p = plot_text(fs, f + (glb ? sizeof(AF_CTL_GLTF) : sizeof(AF_CTL_PLOT)), glb, &err, &size);
+		if (p)
+			size = (long long)p->len;
+		af_text_unref(p);
+		return size >= 0 ? size : err ? err : -ENOENT;
+	}
 	struct af_text *t = af_ctl_text(fs, rel, caller, &err);
 	long long n = t ? (long long)t->len : err ? err : -ENOENT;
 	af_text_unref(t);
