@@ -42,11 +42,9 @@ if [ -d "$S" ]; then
   # the samples by the unsanitized animfs when scripts/test built one from the same tree:
   # the order of the output is what is tested here, and the *_samples tests check every
   # sample under ASan already
-  A=$ANIMFS
-  if [ -n "${ANIMFS_PLAIN:-}" ] && [ -x "$ANIMFS_PLAIN" ] &&
-    [ "$("$ANIMFS_PLAIN" formats)" = "$("$ANIMFS" formats)" ]; then
-    ANIMFS=$ANIMFS_PLAIN; echo "the samples checked by the unsanitized $ANIMFS"
-  fi
+  . "$src/tests/plain.inc"
+  A=$ANIMFS ANIMFS=$PLAIN
+  echo "the samples checked by $ANIMFS"
   run s1 -j1 "$S"; run s3 -j3 "$S"
   ANIMFS=$A
   cmp -s "$tmp/s1" "$tmp/s3" || bad "the samples: -j3 differs from -j1: $(diff "$tmp/s1" "$tmp/s3" | head -5)"

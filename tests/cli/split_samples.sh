@@ -22,11 +22,8 @@ done
 # files over 1 MiB (the motion banks, the big clips) go through the unsanitized animfs when
 # scripts/test has built one from the same tree (as cli/schema_big does): under ASan they
 # cost more than every other sample together; the rest stay under ASan
-DEC=$ANIMFS
-if [ -n "${ANIMFS_PLAIN:-}" ] && [ -x "$ANIMFS_PLAIN" ] &&
-	[ "$("$ANIMFS_PLAIN" formats)" = "$("$ANIMFS" formats)" ]; then
-	DEC=$ANIMFS_PLAIN; echo "files over 1 MiB split and joined by the unsanitized $DEC"
-fi
+. "$src/tests/plain.inc"
+DEC=$PLAIN; echo "files over 1 MiB split and joined by $DEC"
 : > "$tmp/files"
 i=0
 while IFS= read -r f; do
