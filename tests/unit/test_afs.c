@@ -6,6 +6,7 @@
 
 #include "shm_testutil.h"
 #include "animfs/pieces.h"
+#include "pieces_testutil.h"
 
 extern const struct af_container af_container_afs;
 
@@ -288,21 +289,6 @@ static void test_idx_names(void **state)
 }
 
 /* af_pieces_write of p from the file f (in a temp file): its bytes. */
-static void written(const struct af_pieces *p, const struct af_src *f, struct af_buf *out)
-{
-	FILE *t = tmpfile();
-	struct af_diag d;
-	struct af_src back;
-	af_diag_init(&d);
-	assert_non_null(t);
-	assert_int_equal(af_pieces_write(p, f, fileno(t), NULL, &d), 0);
-	back = (struct af_src){NULL, fileno(t), p->len};
-	af_buf_reset(out);
-	assert_int_equal(af_src_append(&back, 0, (size_t)p->len, out, &d), 0);
-	fclose(t);
-	af_diag_free(&d);
-}
-
 /* Opened from a descriptor (only the tables read), a member's save planned as pieces
  * of the file gives the bytes of the save from memory; an edit that fits the member's
  * sector keeps every other byte range where it was (copies at their own offsets), and
