@@ -22,4 +22,30 @@ static void written(const struct af_pieces *p, const struct af_src *f, struct af
 	af_diag_free(&d);
 }
 
+/* p written both ways (the kernel's copies, then plain reads and writes) gives want;
+ * the bytes (of the plain way) in got. */
+static void written_as(const struct af_pieces *p, const struct af_src *f, const struct af_buf *want,
+		       struct af_buf *got)
+{
+	for (int plain = 0; plain < 2; plain++) {
+		af_pieces_plain_for_tests(plain);
+		written(p, f, got);
+		assert_int_equal(got->len, want->len);
+		assert_memory_equal(got->data, want->data, want->len);
+	}
+	af_pieces_plain_for_tests(0);
+}
+
+/* Whether a copied range of p lands at another offset than its own. */
+static int pieces_moved(const struct af_pieces *p)
+{
+	uint64_t at = 0;
+	int moved = 0;
+	for (size_t k = 0; k < p->n; k++) {
+		moved |= p->v[k].kind == AF_PIECE_COPY && p->v[k].off != at;
+		at += p->v[k].len;
+	}
+	return moved;
+}
+
 #endif
