@@ -17,7 +17,9 @@
 enum { FTEXT = 1, FHCRC = 2, FEXTRA = 4, FNAME = 8, FCOMMENT = 16 };
 
 struct gz {
-	struct af_buf file; /* the stored bytes */
+	struct af_buf own;   /* the stored bytes when read or copied (else borrowed) */
+	const uint8_t *file; /* the stored bytes */
+	size_t len;
 	struct af_buf data; /* inflated */
 	size_t hdr, deflate, trailing;
 	size_t fname, fname_len, fcomment, fcomment_len, xlen;
@@ -69,8 +71,8 @@ static int parse_header(struct gz *g, const uint8_t *p, size_t n, struct af_diag
 
 static int parse(struct gz *g, struct af_diag *d)
 {
-	const uint8_t *p = g->file.data;
-	size_t n = g->file.len;
+	const uint8_t *p = g->file;
+	size_t n = g->len;
 	int rc;
 	if ((rc = parse_header(g, p, n, d)))
 		return rc;
@@ -104,7 +106,7 @@ static int parse(struct gz *g, struct af_diag *d)
 static void member_name(struct gz *g)
 {
 	if (g->fname_len)
-		shm_escape(g->file.data + g->fname, g->fname_len, g->name, sizeof(g->name));
+		shm_escape(g->file + g->fname, g->fname_len, g->name, sizeof(g->name));
 	if (!g->name[0])
 		snprintf(g->name, sizeof(g->name), "data");
 }
@@ -114,9 +116,20 @@ static void gz_close(void *st)
 	struct gz *g = st;
 	if (!g)
 		return;
-	af_buf_free(&g->file);
+	af_buf_free(&g->own);
 	af_buf_free(&g->data);
 	free(g);
+}
+
+/* g->file set: parse, name, claim. */
+static int gz_load(struct gz *g, const struct af_container_env *env, struct af_diag *d)
+{
+	int rc = parse(g, d);
+	if (rc)
+		return rc;
+	member_name(g);
+	g->codec = shm_codec_of(env, g->name, g->data.data, g->data.len);
+	return 0;
 }
 
 static int gz_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
@@ -126,16 +139,40 @@ static int gz_open(const uint8_t *data, size_t n, const struct af_container_env 
 	int rc;
 	if (!g)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if (af_buf_append(&g->file, data, n)) {
+	if (af_buf_append(&g->own, data, n)) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte gzip", n);
 		goto out;
 	}
-	if ((rc = parse(g, d)))
-		goto out;
-	member_name(g);
-	g->codec = shm_codec_of(env, g->name, g->data.data, g->data.len);
-	*st = g;
+	g->file = g->own.data ? g->own.data : (const uint8_t *)"";
+	g->len = n;
+	if (!(rc = gz_load(g, env, d)))
+		*st = g;
 out:
+	if (rc)
+		gz_close(g);
+	return rc;
+}
+
+/* From memory: the bytes borrowed (a nested layer's); from a descriptor: read once,
+ * bounded before the read, and never copied again. */
+static int gz_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
+		       struct af_diag *d)
+{
+	struct gz *g;
+	int rc = 0;
+	if (src->size > AF_MAX_LAYER_STORED)
+		return af_diag_error(d, AF_EUNSUP, "a gzip file of %llu bytes: more than %zu, the "
+				     "most one gzip layer may be (AF_MAX_LAYER_STORED); not read",
+				     (unsigned long long)src->size, AF_MAX_LAYER_STORED);
+	if (!(g = af_alloc_zeroed(1, sizeof(*g))))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	g->len = (size_t)src->size;
+	if (src->mem)
+		g->file = src->mem;
+	else if (!(rc = af_src_append(src, 0, g->len, &g->own, d)))
+		g->file = g->own.data ? g->own.data : (const uint8_t *)"";
+	if (!rc && !(rc = gz_load(g, env, d)))
+		*st = g;
 	if (rc)
 		gz_close(g);
 	return rc;
@@ -183,6 +220,15 @@ static int gz_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 							     : 0;
 }
 
+/* The inflated bytes, lent to the container inside (never copied for it). */
+static const uint8_t *gz_lend(void *st, size_t i, size_t *n)
+{
+	const struct gz *g = st;
+	(void)i;
+	*n = g->data.len;
+	return g->data.data ? g->data.data : (const uint8_t *)"";
+}
+
 static void gz_member_io(void *st, size_t i, struct af_io *io)
 {
 	(void)i;
@@ -199,11 +245,11 @@ static int gz_replace(void *st, size_t i, const uint8_t *body, size_t n, struct 
 		      struct af_diag *d)
 {
 	const struct gz *g = st;
-	const uint8_t *p = g->file.data;
+	const uint8_t *p = g->file;
 	int rc;
 	(void)i;
 	if (n == g->data.len && (!n || !memcmp(body, g->data.data, n))) /* the stored stream */
-		return af_buf_append(image, p, g->file.len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+		return af_buf_append(image, p, g->len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 	if (g->trailing)
 		return af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",
 				     g->trailing);
@@ -228,7 +274,7 @@ static void string_field(struct af_buf *out, const char *key, const struct gz *g
 			 size_t len)
 {
 	char s[AF_MEMBER_NAME_MAX * 2];
-	shm_escape(g->file.data + at, len, s, sizeof(s));
+	shm_escape(g->file + at, len, s, sizeof(s));
 	af_buf_printf(out, "    %s: ", key);
 	af_y_cstr(out, s);
 	af_buf_putc(out, '\n');
@@ -237,7 +283,7 @@ static void string_field(struct af_buf *out, const char *key, const struct gz *g
 static int gz_layer(void *st, struct af_buf *out)
 {
 	const struct gz *g = st;
-	const uint8_t *p = g->file.data;
+	const uint8_t *p = g->file;
 	uint32_t mtime = af_le32(p + 4);
 	time_t t = (time_t)mtime;
 	struct tm tm;
@@ -283,6 +329,8 @@ const struct af_container af_container_gzip = {
 	.bid = gz_bid,
 	.check = gz_check,
 	.open = gz_open,
+	.open_src = gz_open_src,
+	.lend = gz_lend,
 	.close = gz_close,
 	.count = gz_count,
 	.member = gz_member,

@@ -397,9 +397,12 @@ int ipac_view_open_src(struct ipac_view *v, const struct af_src *src, size_t bas
 		       const struct af_container_env *env, struct af_diag *d)
 {
 	int rc;
-	if (src->mem)
-		return ipac_view_open(v, src->mem, (size_t)src->size, base, env, d);
 	memset(v, 0, sizeof(*v));
+	if (src->mem) { /* borrowed: a nested block's bytes outlive it */
+		if ((rc = view_open(v, src, base, env, d)))
+			ipac_view_close(v);
+		return rc;
+	}
 	if ((v->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
 	v->has_fd = 1;

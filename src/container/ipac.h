@@ -67,7 +67,8 @@ struct ipac_view {
 };
 int ipac_view_open(struct ipac_view *v, const uint8_t *data, size_t n, size_t base,
 		   const struct af_container_env *env, struct af_diag *d);
-/* The same from src (only the tables and each entry's first bytes read). */
+/* The same from src (only the tables and each entry's first bytes read; a descriptor
+ * duplicated, bytes in memory borrowed: they must outlive v). */
 int ipac_view_open_src(struct ipac_view *v, const struct af_src *src, size_t base,
 		       const struct af_container_env *env, struct af_diag *d);
 void ipac_view_close(struct ipac_view *v);

@@ -120,7 +120,9 @@ static int pkf_open_from(const struct af_src *src, const uint8_t *data, size_t n
 	int rc = 0;
 	if (!(k = af_alloc_zeroed(1, sizeof(*k))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if (src) {
+	if (src && src->mem) { /* borrowed: a nested PKF's bytes outlive it */
+		k->src = *src;
+	} else if (src) {
 		k->src = (struct af_src){NULL, fcntl(src->fd, F_DUPFD_CLOEXEC, 0), src->size};
 		if (k->src.fd < 0)
 			rc = af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
@@ -151,8 +153,7 @@ static int pkf_open_src(const struct af_src *src, const struct af_container_env 
 			struct af_diag *d)
 {
 	(void)env;
-	return src->mem ? pkf_open_from(NULL, src->mem, (size_t)src->size, st, d)
-			: pkf_open_from(src, NULL, 0, st, d);
+	return pkf_open_from(src, NULL, 0, st, d);
 }
 
 static int pkf_bid(const char *name, const uint8_t *head, size_t n)

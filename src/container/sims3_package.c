@@ -432,9 +432,14 @@ int af_pkgview_open_src(struct af_pkgview *v, const struct af_src *src,
 {
 	struct af_src own;
 	int rc;
-	if (src->mem)
-		return af_pkgview_open(v, src->mem, (size_t)src->size, env, d);
 	memset(v, 0, sizeof(*v));
+	if (src->mem) { /* borrowed: a nested package's bytes outlive it */
+		if (!(rc = af_dbpf_open(&v->pkg, src->mem, (size_t)src->size, d)))
+			rc = open_rest(v, env, d);
+		if (rc)
+			af_pkgview_close(v);
+		return rc;
+	}
 	if ((v->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return af_diag_error(d, AF_EIO, "cannot keep the package open: %s", strerror(errno));
 	v->has_fd = 1;

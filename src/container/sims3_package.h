@@ -60,7 +60,8 @@ int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
 		    const struct af_container_env *env, struct af_diag *d);
 /* The same from src (pieces.h): only the header, the index, the _KEY maps and the first
  * bytes of each record of a shown type are read; a descriptor is duplicated (src->fd
- * stays the caller's) and bodies are read from it when asked. */
+ * stays the caller's) and bodies are read from it when asked; bytes in memory are
+ * borrowed (they must outlive v). */
 int af_pkgview_open_src(struct af_pkgview *v, const struct af_src *src,
 			const struct af_container_env *env, struct af_diag *d);
 void af_pkgview_close(struct af_pkgview *v);
