@@ -2,11 +2,14 @@
  * container the folder shows that one (the registry's layer rule). An unchanged content
  * writes the stored bytes back (the stream SEGA's gzip made cannot be remade); a changed
  * one keeps the header bytes and gets a new deflate stream, CRC-32 and ISIZE. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "animfs/bytes.h"
 #include "animfs/fileio.h"
@@ -17,9 +20,13 @@
 enum { FTEXT = 1, FHCRC = 2, FEXTRA = 4, FNAME = 8, FCOMMENT = 16 };
 
 struct gz {
-	struct af_buf own;   /* the stored bytes when read or copied (else borrowed) */
-	const uint8_t *file; /* the stored bytes */
-	size_t len;
+	struct af_buf own;   /* a copy of the file (open), or its header (from a descriptor) */
+	const uint8_t *file; /* the header at least ([0, hdr)); the file when in memory */
+	size_t have;         /* bytes at file */
+	struct af_src src;   /* the stored bytes: in memory, or a descriptor of its own */
+	int has_fd;
+	size_t len;          /* the file's length */
+	uint32_t crc;        /* the trailer's CRC-32 */
 	struct af_buf data; /* inflated */
 	size_t hdr, deflate, trailing;
 	size_t fname, fname_len, fcomment, fcomment_len, xlen;
@@ -69,24 +76,26 @@ static int parse_header(struct gz *g, const uint8_t *p, size_t n, struct af_diag
 	return 0;
 }
 
+/* The header from g->file, then the deflate stream and the trailer from g->src (read
+ * as they are inflated: the stored bytes are not kept for it). */
 static int parse(struct gz *g, struct af_diag *d)
 {
-	const uint8_t *p = g->file;
+	uint8_t tr[8];
 	size_t n = g->len;
 	int rc;
-	if ((rc = parse_header(g, p, n, d)))
+	if ((rc = parse_header(g, g->file, g->have, d)))
 		return rc;
 	size_t size = 0; /* counted first: memory only for what the member really holds */
 	if (n > AF_MAX_LAYER_STORED)
 		return af_diag_error(d, AF_EUNSUP, "a gzip file of %zu bytes: more than %zu, the "
 				     "most one gzip layer may be (AF_MAX_LAYER_STORED); not read", n,
 				     AF_MAX_LAYER_STORED);
-	if (!(rc = af_zframe_inflated_size_raw(p + g->hdr, n - g->hdr, AF_MAX_LAYER, &size, d)) &&
+	if (!(rc = af_zframe_inflated_size_raw_src(&g->src, g->hdr, n - g->hdr, AF_MAX_LAYER, &size, d)) &&
 	    size > AF_MAX_LAYER)
 		return af_diag_error(d, AF_EUNSUP, "gzip member inflates past %zu MiB, the most one "
 				     "gzip layer may hold (AF_MAX_LAYER); refused before it is kept",
 				     AF_MAX_LAYER >> 20);
-	if (rc || (rc = af_zframe_inflate_raw(p + g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
+	if (rc || (rc = af_zframe_inflate_raw_src(&g->src, g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
 		if (d->offset >= 0)
 			d->offset += (int64_t)g->hdr;
 		return rc;
@@ -94,9 +103,12 @@ static int parse(struct gz *g, struct af_diag *d)
 	size_t t = g->hdr + g->deflate;
 	if (n - t < 8)
 		return af_diag_at_offset(d, AF_EINVAL, t, "truncated gzip member (no trailer)");
-	if (af_le32(p + t) != af_crc32(g->data.data, g->data.len))
+	if ((rc = af_src_read(&g->src, t, tr, 8, d)))
+		return rc;
+	g->crc = af_le32(tr);
+	if (g->crc != af_crc32(g->data.data, g->data.len))
 		return af_diag_at_offset(d, AF_EINVAL, t, "gzip CRC-32 mismatch");
-	if (af_le32(p + t + 4) != (uint32_t)g->data.len)
+	if (af_le32(tr + 4) != (uint32_t)g->data.len)
 		return af_diag_at_offset(d, AF_EINVAL, t + 4, "gzip ISIZE mismatch");
 	g->trailing = n - t - 8;
 	return 0;
@@ -118,6 +130,8 @@ static void gz_close(void *st)
 		return;
 	af_buf_free(&g->own);
 	af_buf_free(&g->data);
+	if (g->has_fd)
+		close(g->src.fd);
 	free(g);
 }
 
@@ -144,7 +158,8 @@ static int gz_open(const uint8_t *data, size_t n, const struct af_container_env 
 		goto out;
 	}
 	g->file = g->own.data ? g->own.data : (const uint8_t *)"";
-	g->len = n;
+	g->have = g->len = n;
+	g->src = (struct af_src){g->file, -1, n};
 	if (!(rc = gz_load(g, env, d)))
 		*st = g;
 out:
@@ -153,8 +168,10 @@ out:
 	return rc;
 }
 
-/* From memory: the bytes borrowed (a nested layer's); from a descriptor: read once,
- * bounded before the read, and never copied again. */
+#define HEADER_READ ((size_t)1 << 20) /* what a header's strings may take */
+
+/* From memory: the bytes borrowed (a nested layer's); from a descriptor: the header kept,
+ * the stream inflated as it is read (the stored bytes are never held). */
 static int gz_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
 		       struct af_diag *d)
 {
@@ -167,12 +184,32 @@ static int gz_open_src(const struct af_src *src, const struct af_container_env *
 	if (!(g = af_alloc_zeroed(1, sizeof(*g))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	g->len = (size_t)src->size;
-	if (src->mem)
+	if (src->mem) {
+		g->src = *src;
 		g->file = src->mem;
-	else if (!(rc = af_src_append(src, 0, g->len, &g->own, d)))
-		g->file = g->own.data ? g->own.data : (const uint8_t *)"";
+		g->have = g->len;
+	} else if ((g->src.fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		rc = af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
+	} else {
+		g->has_fd = 1;
+		g->src.size = src->size;
+		g->have = g->len < HEADER_READ ? g->len : HEADER_READ;
+		if (!(rc = af_src_append(&g->src, 0, g->have, &g->own, d)))
+			g->file = g->own.data ? g->own.data : (const uint8_t *)"";
+	}
 	if (!rc && !(rc = gz_load(g, env, d)))
 		*st = g;
+	if (!rc && g->has_fd) { /* only the header stays */
+		struct af_buf h = AF_BUF_INIT;
+		if (af_buf_append(&h, g->file, g->hdr)) {
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+			*st = NULL;
+		}
+		af_buf_free(&g->own);
+		g->own = h;
+		g->file = h.data ? h.data : (const uint8_t *)"";
+		g->have = g->hdr;
+	}
 	if (rc)
 		gz_close(g);
 	return rc;
@@ -249,7 +286,7 @@ static int gz_replace(void *st, size_t i, const uint8_t *body, size_t n, struct 
 	int rc;
 	(void)i;
 	if (n == g->data.len && (!n || !memcmp(body, g->data.data, n))) /* the stored stream */
-		return af_buf_append(image, p, g->len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+		return af_src_append(&g->src, 0, g->len, image, d);
 	if (g->trailing)
 		return af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",
 				     g->trailing);
@@ -303,7 +340,7 @@ static int gz_layer(void *st, struct af_buf *out)
 	if (p[3] & FHCRC)
 		af_buf_puts(out, "    fhcrc: true\n");
 	af_buf_printf(out, "    header_size: %zu\n    deflate_size: %zu\n    crc32: ", g->hdr, g->deflate);
-	af_y_hex(out, af_le32(p + g->hdr + g->deflate), 8);
+	af_y_hex(out, g->crc, 8);
 	af_buf_printf(out, "\n    isize: %zu\n    trailing_bytes: %zu\n", g->data.len, g->trailing);
 	return out->failed ? AF_ENOMEM : 0;
 }
