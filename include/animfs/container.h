@@ -199,6 +199,9 @@ int af_archive_read_only(const struct af_archive *a);
 /* Where member i of a file's own archive (no parent) lies in the file (the span hook):
  * 1 with *off and *len, else 0. */
 int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_t *len);
+/* Member i's bytes as its container holds them in memory (the lend hook: a layer's
+ * inflated bytes), n in *n; NULL when it does not (read them with af_archive_body). */
+const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container

@@ -339,6 +339,12 @@ int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_
 	return !a->parent && a->c->span && i < a->n && a->c->span(a->st, i, off, len);
 }
 
+const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n)
+{
+	*n = 0;
+	return a->c->lend && i < a->n ? a->c->lend(a->st, i, n) : NULL;
+}
+
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)
 {
 	return a->c->body(a->st, i, out, d);

@@ -938,6 +938,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
+	af_archive_close(&v); /* the plan holds what it needs: gone before the new file is read back */
 	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &now, ov ? NULL : read_back,
 				    &rb, d)))
 		goto out;
