@@ -202,6 +202,9 @@ int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_
 /* Member i's bytes as its container holds them in memory (the lend hook: a layer's
  * inflated bytes), n in *n; NULL when it does not (read them with af_archive_body). */
 const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n);
+/* The bytes an open archive holds in memory for its members (what its container lends:
+ * a layer's inflated bytes), for a cache's count; its tables are not counted. */
+size_t af_archive_held(const struct af_archive *a);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container

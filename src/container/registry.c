@@ -345,6 +345,15 @@ const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n)
 	return a->c->lend && i < a->n ? a->c->lend(a->st, i, n) : NULL;
 }
 
+size_t af_archive_held(const struct af_archive *a)
+{
+	size_t sum = 0, n;
+	for (size_t i = 0; a->c->lend && i < a->n; i++)
+		if (af_archive_lent(a, i, &n))
+			sum += n;
+	return sum;
+}
+
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)
 {
 	return a->c->body(a->st, i, out, d);

@@ -275,7 +275,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 		goto out;
 	victim->id = id;
 	victim->used = 1;
-	victim->bytes = ov ? file.len : held;
+	victim->bytes = ov ? file.len : held + af_archive_held(&victim->v); /* + a layer's bytes */
 	snprintf(victim->name, sizeof(victim->name), "%s", af_base(rel));
 	l = victim;
 out:
