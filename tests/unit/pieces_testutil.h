@@ -7,7 +7,7 @@
 #include "animfs/pieces.h"
 
 /* The bytes p stands for (copies from f), as af_pieces_write puts them in a file. */
-static void written(const struct af_pieces *p, const struct af_src *f, struct af_buf *out)
+static inline void written(const struct af_pieces *p, const struct af_src *f, struct af_buf *out)
 {
 	FILE *t = tmpfile();
 	struct af_diag d;
@@ -24,7 +24,7 @@ static void written(const struct af_pieces *p, const struct af_src *f, struct af
 
 /* p written both ways (the kernel's copies, then plain reads and writes) gives want;
  * the bytes (of the plain way) in got. */
-static void written_as(const struct af_pieces *p, const struct af_src *f, const struct af_buf *want,
+static inline void written_as(const struct af_pieces *p, const struct af_src *f, const struct af_buf *want,
 		       struct af_buf *got)
 {
 	for (int plain = 0; plain < 2; plain++) {
@@ -37,7 +37,7 @@ static void written_as(const struct af_pieces *p, const struct af_src *f, const 
 }
 
 /* Whether a copied range of p lands at another offset than its own. */
-static int pieces_moved(const struct af_pieces *p)
+static inline int pieces_moved(const struct af_pieces *p)
 {
 	uint64_t at = 0;
 	int moved = 0;
