@@ -36,6 +36,11 @@ for y in walk.animation.yaml re3_tiny.PLD.yaml MOTION.BIN.yaml clip_tiny.animati
 	"$ANIMFS" gltf "$ex/$y" -o "$tmp/$y.gltf" || { fail "gltf $y as .gltf"; continue; }
 	check "$tmp/$y.gltf" "$ex/$y"
 done
+# the line scans cli/gltf_samples counts big views with (MOTN, CLIP) agree with the full YAML
+for y in MOTION.BIN.yaml clip_tiny.animation.yaml; do
+	a=$(python3 "$src/tests/tools/gltf_expect.py" "$ex/$y") b=$(python3 "$src/tests/tools/gltf_expect.py" --yaml "$ex/$y")
+	[ -n "$a" ] && [ "$a" = "$b" ] && n=$((n + 1)) || fail "$y: line scan $a, YAML $b"
+done
 # the binary previews as its view does
 "$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/walk.animation" >/dev/null 2>&1
 "$ANIMFS" decode "$tmp/walk.animation" > "$tmp/walk-dec.yaml" && "$ANIMFS" gltf "$tmp/walk-dec.yaml" -o "$tmp/walk-dec.glb" &&

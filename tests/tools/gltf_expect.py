@@ -121,15 +121,55 @@ def motn_lines(path):
     return len(bones), anims, keys
 
 
+def clip_lines(path):
+    """clip() over the view's lines (one frame a line, as animfs writes it): PyYAML reads a
+    3 MB clip in 4 s, this scan in a tenth of that. Same counts as clip()."""
+    targets, keys = [], 0
+    target = sub = None
+    frames = -1  # frames of the channel being read; -1: not in its frames mapping
+
+    def close():
+        nonlocal keys
+        if frames > 0 and sub in ("Orientation", "Translation", "Scale"):
+            if target not in targets:
+                targets.append(target)
+            keys += frames
+
+    with open(path, encoding="utf-8") as f:
+        for line in f:
+            s = line.split("#", 1)[0].rstrip()
+            if s.startswith("  - target:"):
+                close()
+                target, sub, frames = s.split(":", 1)[1].strip(), None, -1
+            elif target is None:
+                continue
+            elif s.startswith("    sub_target:"):
+                sub = s.split(":", 1)[1].strip()
+            elif s.startswith("    frames:"):
+                rest = s.split(":", 1)[1].strip()
+                if rest not in ("", "{}"):
+                    raise ValueError(f"{path}: frames written inline; use --yaml")
+                frames = 0
+            elif frames >= 0 and s.startswith("      ") and s.strip().split(":", 1)[0].isdigit():
+                frames += 1
+            elif s and not s.startswith("  "):
+                close()
+                target, frames = None, -1
+        close()
+    return len(targets), 1 if keys else 0, keys
+
+
 FORMATS = {"diesel-animation": diesel, "sims3-rig": rig, "sims3-clip": clip, "shenmue-motn": motn,
            "re-model": re_model}
 
 def expect(path, full_yaml=False):
     """The nodes, animations and keys a preview of the view at path must hold."""
     with open(path, "rb") as f:
-        head = f.read(4096).decode("utf-8", "replace")
+        head = "\n" + f.read(4096).decode("utf-8", "replace")
     if "\nformat: shenmue-motn" in head and not full_yaml:
         nodes, anims, keys = motn_lines(path)
+    elif "\nformat: sims3-clip" in head and not full_yaml:
+        nodes, anims, keys = clip_lines(path)
     else:
         with open(path, "rb") as f:
             doc = yaml.load(f, Loader=Loader)
