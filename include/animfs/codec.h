@@ -127,6 +127,14 @@ struct af_codec {
 	 * cannot make a sound preview (a bone list that loops, an index past the vertices,
 	 * absurd counts) is AF_EINVAL with d at its line; af_scene_check proves the rest. */
 	int (*scene)(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
+	/* Optional (NULL: the document carries its own skeleton, or none): for a preview
+	 * made with the document's siblings at hand (io: its binary's folder or container),
+	 * the sibling whose skeleton the document's animation moves, by the codec's own
+	 * documented rule: 1 with its name (as io->list_siblings gives it) in name (size
+	 * bytes) and the rule and how well it fits, in words, appended to why; 0 when none
+	 * fits. Reads siblings through io only; never an error. */
+	int (*scene_base)(const struct af_ynode *root, const struct af_io *io, char *name,
+			  size_t size, struct af_buf *why);
 	/* Optional (NULL): of the file's animation data, how many bytes to_yaml shows as
 	 * named, editable fields (*decoded) and how many it carries as opaque bytes or in
 	 * fields it names unknown (*opaque); meshes, textures and other data count in

@@ -14,7 +14,9 @@
 #define AF_CTL_SCHEMA "schema"       /* <format>.json: the JSON Schema of each format */
 #define AF_CTL_PLOT "plot"           /* <view path>.svg: a view's curves, when read */
 #define AF_CTL_GLTF "gltf"           /* <view path>.glb: a view's glTF preview, when read */
+#define AF_CTL_STATS "stats"         /* the render cache's counters (not listed) */
 #define AF_DEFAULT_CACHE_MB 256
+#define AF_DEFAULT_SPILL_MB 4096   /* rendered texts kept on disk past the cache */
 #define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
 #define AF_DEFAULT_SCRATCH_MB 256  /* editors' droppings, per user */
 
@@ -22,11 +24,14 @@ struct af_fs_opts {
 	const char *game, *view; /* as given (for messages) */
 	int foreground, debug, read_only, allow_other;
 	size_t cache_bytes;
+	size_t spill_bytes;   /* --spill-mb (SIZE_MAX: the default; 0: off) */
 	size_t unsaved_bytes;
 	size_t scratch_bytes; /* --scratch-mb (0: the default) */
 	const char *overlay;  /* --overlay MODDIR: GAME is never written, changes land there */
 	int overlay_fd;       /* MODDIR opened by the caller (-1: no overlay) */
 	const char *overlay_to; /* --to LAYOUT: saves into MODDIR in that layout (codec.h convert) */
+	int split;            /* --split or --split-over=SIZE: big views shown as folders */
+	size_t split_over;    /* ... whose text is longer than this (0: every view that splits) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.

@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/io.h"
 #include "animfs/scene.h"
 
 struct af_gltf_opts {
@@ -18,6 +19,11 @@ struct af_gltf_opts {
 	const uint8_t *base;      /* NULL, or a document whose scene's nodes come first (a */
 	size_t nbase;             /* skeleton the animation moves: `--rig FILE`) */
 	const char *title;        /* the asset's name in extras (NULL: none) */
+	/* The document's siblings (its binary's folder or container), or NULL. With no base,
+	 * the codec's scene_base hook (codec.h) may pick one whose skeleton goes first (the
+	 * sibling decoded by the codec that bids for it); asset.extras.animfs names it. The
+	 * scene hook may read what its format keeps beside the file (scene.h's io). */
+	const struct af_io *io;
 };
 
 /* The glTF of the YAML document (yaml, n) appended to out. 0; AF_EUNSUP (d says why) for

@@ -10,6 +10,7 @@
 #include <stdint.h>
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/io.h"
 #include "animfs/yamlio.h"
 
 /* Sizes a scene may have: past these af_scene_check refuses it (a file's absurd counts
@@ -71,6 +72,9 @@ struct af_scene {
 	double scale, axes[4];
 	char root_name[64];
 	struct af_buf extras;  /* JSON object members for asset.extras.animfs */
+	/* The document's siblings (its binary's folder or container; gltf.h), or NULL: a scene
+	 * hook reads from them only what its format keeps beside the file (an EMD's .TIM). */
+	const struct af_io *io;
 	const char *const *select; /* the animations asked for (--anim), NULL: all */
 	size_t nselect;
 	unsigned char *hit;

@@ -269,9 +269,10 @@ static int member_doc(struct af_archive *h, size_t k, const char *path, const ch
 	return mrc;
 }
 
-int af_cli_arc_render(const char *path, const char *arc, const char *member,
-		      const char *schema_ref, const struct af_opts *opts, struct af_buf *out,
-		      const char **where, struct af_diag *d)
+static int render(const char *path, const char *arc, const char *member, const char *schema_ref,
+		  const struct af_opts *opts, struct af_buf *out, const char **where, struct af_diag *d,
+		  int (*with)(void *ctx, const struct af_buf *yaml, const struct af_io *io, struct af_diag *d),
+		  void *ctx)
 {
 	struct opened o;
 	struct af_archive *h;
@@ -292,10 +293,31 @@ int af_cli_arc_render(const char *path, const char *arc, const char *member,
 	} else {
 		*where = path;
 		rc = member_doc(h, (size_t)k, path, schema_ref, opts, out, d);
+		if (!rc && with && h->m[k].codec && !af_archive_sub(h, (size_t)k)) {
+			struct af_io io;
+			h->c->member_io(h->st, (size_t)k, &io);
+			rc = with(ctx, out, &io, d);
+		}
 	}
 out:
 	unload(&o);
 	return rc;
+}
+
+int af_cli_arc_render(const char *path, const char *arc, const char *member,
+		      const char *schema_ref, const struct af_opts *opts, struct af_buf *out,
+		      const char **where, struct af_diag *d)
+{
+	return render(path, arc, member, schema_ref, opts, out, where, d, NULL, NULL);
+}
+
+int af_cli_arc_render_with(const char *path, const char *arc, const char *member,
+			   struct af_buf *out, const char **where, struct af_diag *d,
+			   int (*with)(void *ctx, const struct af_buf *yaml, const struct af_io *io,
+				       struct af_diag *d),
+			   void *ctx)
+{
+	return render(path, arc, member, NULL, NULL, out, where, d, with, ctx);
 }
 
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,

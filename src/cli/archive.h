@@ -28,6 +28,15 @@ struct af_diag;
 int af_cli_arc_render(const char *path, const char *arc, const char *member,
 		      const char *schema_ref, const struct af_opts *opts, struct af_buf *out,
 		      const char **where, struct af_diag *d);
+/* The same for a member's view (no schema_ref, no options), then with (yaml, the member's
+ * siblings in its container, alive during the call) when with is not NULL: its result
+ * is returned. */
+struct af_io;
+int af_cli_arc_render_with(const char *path, const char *arc, const char *member,
+			   struct af_buf *out, const char **where, struct af_diag *d,
+			   int (*with)(void *ctx, const struct af_buf *yaml, const struct af_io *io,
+				       struct af_diag *d),
+			   void *ctx);
 /* encode: the YAML file yaml into the container's member; writes nothing when unchanged.
  * With ov (encode --overlay, cli.h): the container as GAME's arc with MODDIR's ov->mod
  * on top is what changes, and ov->mod gets the result (a container that reduces: only

@@ -33,6 +33,13 @@ int af_cli_gltf(int argc, char **argv);
 struct af_buf;
 struct af_diag;
 int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d);
+/* The same, then with (yaml, the file's siblings: its folder or its container's other
+ * members, alive only during the call) when with is not NULL: its result is returned. */
+struct af_io;
+typedef int af_cli_with_fn(void *ctx, const struct af_buf *yaml, const struct af_io *io,
+			   struct af_diag *d);
+int af_cli_view_yaml_with(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d,
+			  af_cli_with_fn *with, void *ctx);
 /* b to standard output (outp NULL or "-") or to the file outp (af_cli_write); 0, or -1
  * after saying why on stderr. */
 int af_cli_output(const char *outp, const struct af_buf *b);

@@ -1,7 +1,8 @@
 /* `animfs gltf FILE [-o OUT.glb|OUT.gltf] [--anim NAME]... [--rig FILE]`: a glTF 2.0
  * preview of a file's skeleton, meshes and animations. FILE is taken as plot takes it (a
  * view, a binary, CONTAINER/MEMBER); the preview is made from the YAML alone (gltf.h).
- * --rig names a file whose skeleton the animation moves. */
+ * --rig names a file whose skeleton the animation moves; without it, the codec may find
+ * one beside the file (its scene_base hook: a clip's rig in the same package). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,6 +10,21 @@
 #include "animfs/gltf.h"
 #include "animfs/path.h"
 #include "cli.h"
+
+struct job {
+	struct af_gltf_opts *o;
+	struct af_buf *g;
+};
+
+/* The preview of yaml, with the file's siblings at hand (a rig found beside a clip). */
+static int make(void *ctx, const struct af_buf *yaml, const struct af_io *io, struct af_diag *d)
+{
+	struct job *j = ctx;
+	j->o->io = io;
+	int rc = af_gltf_from_yaml(yaml->data, yaml->len, j->o, j->g, d);
+	j->o->io = NULL;
+	return rc;
+}
 
 int af_cli_gltf(int argc, char **argv)
 {
@@ -39,7 +55,8 @@ int af_cli_gltf(int argc, char **argv)
 		o.base = base.data;
 		o.nbase = base.len;
 	}
-	if (af_cli_view_yaml(in, &yaml, &where, &d) || af_gltf_from_yaml(yaml.data, yaml.len, &o, &g, &d))
+	struct job j = { &o, &g };
+	if (af_cli_view_yaml_with(in, &yaml, &where, &d, make, &j))
 		goto out;
 	if (af_cli_output(outp, &g))
 		goto out;

@@ -37,7 +37,7 @@ struct command {
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
-	 "        [--unsaved-mb=N] [--scratch-mb=N]\n"
+	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
@@ -48,10 +48,17 @@ static const struct command commands[] = {
 	 "                         runs as its caller)\n"
 	 "  --cache-mb=N           memory for rendered views, in MiB (default "
 	 STR(AF_DEFAULT_CACHE_MB) ")\n"
+	 "  --spill-mb=N           disk for rendered views past the cache, in MiB (default\n"
+	 "                         " STR(AF_DEFAULT_SPILL_MB) ", at most half the free space; 0: none)\n"
 	 "  --unsaved-mb=N         unsaved text all open views may hold, in MiB (default "
 	 STR(AF_DEFAULT_UNSAVED_MB) ")\n"
 	 "  --scratch-mb=N         editors' droppings each user may keep, in MiB (default "
 	 STR(AF_DEFAULT_SCRATCH_MB) ")\n"
+	 "  --split                show each view a format can split as a folder of small\n"
+	 "                         documents (index.yaml and parts, as decode --split\n"
+	 "                         writes them); a save of any part saves the whole\n"
+	 "  --split-over=SIZE      the same for views longer than SIZE (bytes, or with K,\n"
+	 "                         M or G: --split-over=1M)\n"
 	 "  --overlay MODDIR       never write GAME: show MODDIR's files over it and put\n"
 	 "                         every change there, as the game loads mods\n"
 	 "  --overlay-layout NAME  with --overlay: MODDIR is a mod folder of a game (see\n"
@@ -123,7 +130,8 @@ static const struct command commands[] = {
 	 "  -o OUT.glb|OUT.gltf    write a GLB, or glTF JSON with the buffer inline\n"
 	 "                         (default: a GLB on standard output)\n"
 	 "  --anim NAME            keep only the animation NAME (repeatable)\n"
-	 "  --rig FILE             the skeleton the animation moves (a file with bones)\n",
+	 "  --rig FILE             the skeleton the animation moves (a file with bones;\n"
+	 "                         default: a clip's rig found beside it, docs/gltf.md)\n",
 	 NULL},
 	{"formats", NULL, cmd_formats, "formats", NULL, "list the supported formats", NULL, NULL},
 	{"schema", NULL, af_cli_schema, "schema FORMAT | schema --all DIR", NULL,

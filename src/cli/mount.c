@@ -7,6 +7,7 @@
 #include <limits.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -56,11 +57,33 @@ static int parse_mb(const char *opt, const char *v, size_t *bytes)
 	return 0;
 }
 
+/* --split-over=SIZE: bytes, or with K, M or G (binary units) after the number. */
+static int parse_size(const char *v, size_t *bytes)
+{
+	char *end;
+	unsigned long long n = strtoull(v, &end, 10);
+	unsigned shift = 0;
+	if (*end == 'K' || *end == 'k')
+		shift = 10, end++;
+	else if (*end == 'M' || *end == 'm')
+		shift = 20, end++;
+	else if (*end == 'G' || *end == 'g')
+		shift = 30, end++;
+	if (*end || !*v || v[0] == '-' || n > (1ull << 40) >> shift) {
+		fprintf(stderr, "animfs mount: --split-over wants a size (bytes, or a number with "
+			"K, M or G)\n");
+		return -1;
+	}
+	*bytes = (size_t)(n << shift);
+	return 0;
+}
+
 static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layout)
 {
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
 	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
+	o->spill_bytes = SIZE_MAX;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	for (int i = 1; i < argc; i++) {
 		const char *a = argv[i];
@@ -77,12 +100,22 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 		} else if (!strncmp(a, "--cache-mb=", 11)) {
 			if (parse_mb("--cache-mb", a + 11, &o->cache_bytes))
 				return -1;
+		} else if (!strncmp(a, "--spill-mb=", 11)) {
+			if (parse_mb("--spill-mb", a + 11, &o->spill_bytes))
+				return -1;
 		} else if (!strncmp(a, "--unsaved-mb=", 13)) {
 			if (parse_mb("--unsaved-mb", a + 13, &o->unsaved_bytes))
 				return -1;
 		} else if (!strncmp(a, "--scratch-mb=", 13)) {
 			if (parse_mb("--scratch-mb", a + 13, &o->scratch_bytes))
 				return -1;
+		} else if (!strcmp(a, "--split")) {
+			o->split = 1;
+			o->split_over = 0;
+		} else if (!strncmp(a, "--split-over=", 13)) {
+			if (parse_size(a + 13, &o->split_over))
+				return -1;
+			o->split = 1;
 		} else if (!strcmp(a, "--overlay") && i + 1 < argc) {
 			o->overlay = argv[++i];
 		} else if (!strncmp(a, "--overlay=", 10) && a[10]) {

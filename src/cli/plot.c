@@ -40,21 +40,34 @@ static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yam
 	return rc;
 }
 
-int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d)
+int af_cli_view_yaml_with(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d,
+			  af_cli_with_fn *with, void *ctx)
 {
 	char arc[4096];
 	const char *member;
 	struct af_buf bin = AF_BUF_INIT;
 	int rc;
 	*where = in;
-	if (af_cli_arc_split(in, arc, sizeof(arc), &member)) /* as decode reads it */
-		rc = af_cli_arc_render(in, arc, member, NULL, NULL, yaml, where, d);
-	else
+	if (af_cli_arc_split(in, arc, sizeof(arc), &member)) { /* as decode reads it */
+		rc = af_cli_arc_render_with(in, arc, member, yaml, where, d, with, ctx);
+	} else {
 		rc = af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML, &bin, d) ||
 			     to_yaml(in, &bin, yaml, d) ? -1 : 0;
+		if (!rc && with) {
+			struct af_cli_io io;
+			af_cli_io_init(&io, strcmp(in, "-") ? in : "", 0);
+			rc = with(ctx, yaml, &io.d.io, d);
+			af_cli_io_close(&io);
+		}
+	}
 	af_buf_free(&bin);
 	*where = in;
 	return rc;
+}
+
+int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d)
+{
+	return af_cli_view_yaml_with(in, yaml, where, d, NULL, NULL);
 }
 
 int af_cli_output(const char *outp, const struct af_buf *b)

@@ -19,6 +19,7 @@
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
+#include "animfs/split.h"
 #include "binary.h"
 #include "commit.h"
 #include "dest.h"
@@ -48,9 +49,17 @@ static int errno_of(int code)
 	}
 }
 
-static void report(struct af_fs *fs, uid_t uid, const char *view_rel, const struct af_diag *d)
+/* where: a split view's file the mistake is in, beside view_rel (a file of its folder),
+ * or "" for view_rel itself. */
+static void report(struct af_fs *fs, uid_t uid, const char *view_rel, const char *where,
+		   const struct af_diag *d)
 {
-	char msg[1200];
+	char msg[1200], path[4096 + AF_SPLIT_NAME_MAX];
+	const char *base = af_base(view_rel);
+	if (where[0]) {
+		snprintf(path, sizeof(path), "%.*s%s", (int)(base - view_rel), view_rel, where);
+		view_rel = path;
+	}
 	af_diag_format(d, view_rel, msg, sizeof(msg));
 	af_fs_log(LOG_ERR, "save refused, %s (the backing file is unchanged)", msg);
 	af_errlog_add(fs->errors, uid, view_rel, d);
@@ -225,6 +234,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_target t = {.dirfd = -1};
 	struct verify v;
 	struct stat st, old;
+	char where[AF_SPLIT_NAME_MAX] = "";
 	int rc = 0, verifying = 0, exists, found, curfd = -1;
 	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
 	int was = af_act_pause();
@@ -261,16 +271,20 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	t.codec = save_codec(fs, curfd >= 0 ? &game : &t, found ? &old : NULL, yaml, n, &d);
 	if (!t.codec) {
+		if (to->join && d.line) /* a split view's `format:` is its index's */
+			snprintf(where, sizeof(where), "%s", AF_SPLIT_INDEX);
 		rc = -EINVAL;
 		goto fail;
 	}
 	af_sibio_init_at(&sib, fs, t.dirfd, t.bin_rel);
-	if (t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d) || bin.failed) {
+	if ((to->join ? to->join(to->join_ctx, t.codec, yaml, n, &sib.d.io, &bin, &d, where, sizeof(where))
+		      : t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d)) || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 		rc = errno_of(d.code);
 		goto fail;
 	}
+	where[0] = 0; /* what fails from here is the save's, not a file's */
 	if (af_ov_layout(fs, t.codec, t.bin_rel, &bin, &d)) { /* --overlay --to LAYOUT */
 		rc = -ENOMEM;
 		goto fail;
@@ -297,7 +311,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	af_fs_log(LOG_INFO, "saved %s (%zu bytes)", to->bin_rel, bin.len);
 	goto out;
 fail:
-	report(fs, to->who.uid, view_rel, &d);
+	report(fs, to->who.uid, view_rel, where, &d);
 out:
 	if (rc == 0) { /* saved: what was said of it before is no longer so */
 		af_errlog_forget(fs->errors, view_rel);
@@ -322,7 +336,7 @@ out:
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n)
 {
-	struct af_dest to = {-1, bin_rel, af_who_self(), 0666 & ~022, 0, NULL};
+	struct af_dest to = {-1, bin_rel, af_who_self(), 0666 & ~022, 0, NULL, NULL, NULL};
 	return af_commit_to(fs, &to, view_rel, yaml, n);
 }
 
@@ -331,7 +345,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 {
 	struct af_diag d;
 	char base[NAME_MAX + 1];
-	struct af_dest to = {-1, rel, *who, like->st_mode & 07777, 1, like};
+	struct af_dest to = {-1, rel, *who, like->st_mode & 07777, 1, like, NULL, NULL};
 	int rc = 0, dirfd, was = af_act_pause();
 	if (fs->read_only) {
 		af_act_resume(was);
@@ -348,7 +362,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 	}
 	if (rc)
-		report(fs, who->uid, rel, &d);
+		report(fs, who->uid, rel, "", &d);
 	else
 		af_errlog_forget(fs->errors, rel);
 	if (dirfd >= 0)

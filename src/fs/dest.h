@@ -5,7 +5,16 @@
 #include <limits.h>
 #include <sys/stat.h>
 
+#include "animfs/buf.h"
+#include "animfs/codec.h"
 #include "who.h"
+
+/* A split view's save (splitview.c): doc is its index; the join reads the parts and
+ * encodes in the codec's from_yaml's place, naming in where the file of the folder a
+ * mistake is in. 0 or AF_E* with d filled. */
+typedef int (*af_join_fn)(void *ctx, const struct af_codec *c, const uint8_t *doc, size_t n,
+			  const struct af_io *io, struct af_buf *out, struct af_diag *d,
+			  char *where, size_t wsize);
 
 /* Where a save lands: the binary's folder, held from the open on, and its path. */
 struct af_dest {
@@ -16,6 +25,8 @@ struct af_dest {
 	int as_new;          /* a rename onto the name: the result is a new file of who's
 				(or like's owner) with mode, whatever was there */
 	const struct stat *like; /* as_new: the file that moved there (NULL: who's) */
+	af_join_fn join;     /* NULL: the document is the whole view */
+	void *join_ctx;
 };
 
 /* A save's target, resolved once (af_target_resolve, folder.c) and carried down through

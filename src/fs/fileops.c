@@ -23,6 +23,7 @@
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
+#include "splitview.h"
 #include "view.h"
 #include "who.h"
 
@@ -114,11 +115,14 @@ static int pin_folder(struct af_fs *fs, struct af_handle *h)
 	return h->dirfd >= 0 ? 0 : -errno;
 }
 
-/* A text handle of a view (t: its text, NULL for an empty new one). */
+/* A text handle of a view (t: its text, NULL for an empty new one); part: a file of a
+ * split view's folder. */
 static int view_handle(struct af_fs *fs, struct fuse_file_info *fi, const char *rel,
-		       const char *bin, struct af_text *t)
+		       const char *bin, struct af_text *t, int part)
 {
 	struct af_handle *h = af_handle_new_text(fs, rel, bin, t, 1);
+	if (h)
+		h->part = part;
 	int rc = h ? pin_folder(fs, h) : -ENOMEM;
 	if (rc) {
 		if (h)
@@ -152,7 +156,7 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 	if (rc)
 		return rc;
 	if (!(fi->flags & O_TRUNC)) {
-		rc = af_view_render(fs, r->bin, &r->st, &t);
+		rc = af_view_text(fs, r, &t);
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 	}
@@ -164,7 +168,7 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 			  r->rel);
 		return -EACCES;
 	}
-	rc = view_handle(fs, fi, r->rel, r->bin, t);
+	rc = view_handle(fs, fi, r->rel, r->bin, t, r->kind == AF_K_SPLITPART);
 	af_text_unref(t);
 	return rc;
 }
@@ -178,6 +182,7 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 		return rc;
 	switch (r.kind) {
 	case AF_K_VIEW:
+	case AF_K_SPLITPART:
 		return open_view(fs, &r, fi);
 	case AF_K_CTLFILE:
 		return open_ctl(fs, &r, fi);
@@ -207,6 +212,7 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
 	case AF_K_ARCDIR:
+	case AF_K_SPLITDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;
@@ -242,6 +248,14 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		af_ghost_del(fs, r.rel);
 		af_scratch_unlink(fs, r.rel);
 	}
+	if (r.in_split && r.ghost && r.ghost_of == AF_K_SPLITPART) {
+		/* an editor writing back a part it renamed away (vim, emacs): that part */
+		if ((rc = af_view_may(fs, r.bin, O_WRONLY)))
+			return rc;
+		return view_handle(fs, fi, r.rel, r.bin, NULL, 1);
+	}
+	if (r.in_split && !af_view_is_dropping(fs, r.rel)) /* no new part */
+		return af_split_refuse(fs, r.rel, "no file is added", af_caller()->uid);
 	if (r.ghost && r.ghost_of == AF_K_PASS) {
 		/* an editor writing back a file it renamed away: the original, in place */
 		int tree = af_ov_open_tree(fs, r.rel, O_WRONLY | O_CREAT | O_TRUNC);
@@ -258,7 +272,7 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		 * not only at the close */
 		if ((rc = af_view_may_create(fs, bin)))
 			return rc;
-		rc = view_handle(fs, fi, r.rel, bin, NULL);
+		rc = view_handle(fs, fi, r.rel, bin, NULL, 0);
 		if (rc == 0)
 			af_fi_handle(fi)->mode = mode & 07777;
 		return rc;
@@ -343,7 +357,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 		return -EINVAL; /* an empty document is never a save */
 	if ((rc = af_view_may(fs, r->bin, O_WRONLY)))
 		return rc;
-	rc = af_view_render(fs, r->bin, &r->st, &t);
+	rc = af_view_text(fs, r, &t);
 	if (rc)
 		return rc;
 	if (af_view_read_only(fs, r)) {
@@ -355,6 +369,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	if (!h)
 		return -ENOMEM;
 	h->who = *af_caller();
+	h->part = r->kind == AF_K_SPLITPART;
 	rc = af_handle_truncate(h, size);
 	if (rc == 0)
 		rc = af_handle_commit(fs, h);
@@ -380,6 +395,7 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 		return -EROFS;
 	switch (r.kind) {
 	case AF_K_VIEW:
+	case AF_K_SPLITPART:
 		return truncate_view(fs, &r, size);
 	case AF_K_PASS:
 	case AF_K_SCRATCH: {
@@ -399,6 +415,7 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	case AF_K_DIR:
 	case AF_K_CTLDIR:
 	case AF_K_ARCDIR:
+	case AF_K_SPLITDIR:
 		return -EISDIR;
 	default:
 		return -ENOENT;

@@ -4,7 +4,12 @@
  * again). A member view's binary is the path "X/<member>" (nested: "X/A/<member>"),
  * which render and commit route here.
  * Verdicts (folder or plain file) and loaded containers are cached by the file's
- * identity, so an outside change is seen at once. This names no format. */
+ * identity, so an outside change is seen at once. The archive's index outlives its
+ * loaded copy: each member's text, size and verdict, and each folder's listing, are
+ * entries of the render cache (render.c) keyed by the container's identity and the
+ * member's path, under its memory bound and in its spill file, so a pass over more
+ * containers than are kept loaded lists, stats and reads what it has seen without
+ * reading or parsing a container again. This names no format. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -20,6 +25,7 @@
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/fnv.h"
 #include "animfs/pieces.h"
 #include "binary.h"
 #include "dest.h"
@@ -44,7 +50,6 @@ struct verdict {
 /* One archive of a loaded file: the file's own, or one nested in it. */
 struct node {
 	const struct af_archive *a;
-	struct af_text **texts; /* per member, rendered on demand */
 	char *broken;           /* per member: raw, or its body does not decode (shown raw, read-only) */
 };
 
@@ -56,7 +61,8 @@ struct loaded {
 	struct af_text *index;
 	struct node *nodes;     /* the archives whose members were asked for */
 	size_t nnodes;
-	size_t bytes;           /* the container's copy and the rendered texts */
+	size_t bytes;           /* the container's copy and its index.yaml (the members'
+				   texts are the render cache's) */
 	char name[256];         /* the container's base name, for index.yaml */
 };
 
@@ -83,12 +89,8 @@ struct af_folders *af_folders_new(size_t max_bytes)
 
 static void drop(struct loaded *l)
 {
-	for (size_t i = 0; i < l->nnodes; i++) {
-		for (size_t k = 0; k < l->nodes[i].a->n; k++)
-			af_text_unref(l->nodes[i].texts[k]);
-		free(l->nodes[i].texts);
+	for (size_t i = 0; i < l->nnodes; i++)
 		free(l->nodes[i].broken);
-	}
 	free(l->nodes);
 	af_text_unref(l->index);
 	af_archive_close(&l->v);
@@ -271,6 +273,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 	af_sibio_init(&sib, fs, rel);
 	int orc = af_archive_open_src(&victim->v, c, &src, &sib.d.io, d);
 	af_sibio_close(&sib);
+	af_rcache_note_open(fs->cache);
 	if (orc)
 		goto out;
 	victim->id = id;
@@ -307,32 +310,73 @@ static struct node *node_of(struct loaded *l, const struct af_archive *a)
 	l->nodes = n;
 	n = &l->nodes[l->nnodes];
 	n->a = a;
-	n->texts = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*n->texts));
 	n->broken = af_alloc_zeroed(a->n ? a->n : 1, 1);
-	if (!n->texts || !n->broken) {
-		free(n->texts);
-		free(n->broken);
+	if (!n->broken)
 		return NULL;
-	}
 	for (size_t k = 0; k < a->n; k++)
 		n->broken[k] = !a->m[k].codec; /* raw: its bytes, read-only */
 	l->nnodes++;
 	return n;
 }
 
-/* The text of member k of node n (rendered once and kept); NULL when it does not
- * decode, which marks it broken, said once in the log and in .animfs/errors. bin is
- * its "X/.../member" path. Call with p->lock held. */
+/* The identity of a container (the key of its members' entries in the render cache). */
+static struct stat id_stat(const struct af_fid *id)
+{
+	struct stat st;
+	memset(&st, 0, sizeof(st));
+	st.st_dev = id->dev;
+	st.st_ino = id->ino;
+	st.st_size = id->size;
+	st.st_mtim.tv_sec = id->mtime / 1000000000, st.st_mtim.tv_nsec = id->mtime % 1000000000;
+	st.st_ctim.tv_sec = id->ctime / 1000000000, st.st_ctim.tv_nsec = id->ctime % 1000000000;
+	return st;
+}
+
+/* A member view's key beside its container's identity: its "X/.../member" path (which
+ * its text's modeline names, and no other member's path is); a folder's listing: its
+ * path after a byte no path holds. Never 0 (the container file's own entry). */
+static uint64_t member_key(const char *bin)
+{
+	return af_fnv1_64(bin, strlen(bin)) | 1;
+}
+
+static uint64_t listing_key(const char *dir)
+{
+	return (af_fnv1_64(dir, strlen(dir)) ^ af_fnv1_64("\1", 1)) | 1;
+}
+
+/* index.yaml of the folder bin ("X", or "X/A/index.yaml" nested). */
+static uint64_t index_key(const char *bin)
+{
+	return (af_fnv1_64(bin, strlen(bin)) ^ af_fnv1_64("\2", 1)) | 1;
+}
+
+/* The text of member k of node n (a new reference: from the render cache, or rendered
+ * and put there); NULL when it does not decode, which marks it broken, said once in
+ * the log and in .animfs/errors. bin is its "X/.../member" path. Call with p->lock held. */
 static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node *n, size_t k,
 				 const char *bin)
 {
 	struct af_buf yaml = AF_BUF_INIT;
 	struct af_diag d;
-	if (n->texts[k] || n->broken[k])
-		return n->texts[k];
-	af_diag_init(&d);
+	struct af_rinfo info;
+	struct af_text *t = NULL;
+	struct stat st = id_stat(&l->id);
+	uint64_t sub = member_key(bin);
+	if (n->broken[k] || !n->a->m[k].codec)
+		return NULL;
+	const struct af_codec *codec = af_codec_by_name(n->a->m[k].codec);
 	int was = af_act_pause();
-	int rc = af_view_modeline(af_codec_by_name(n->a->m[k].codec), bin, &yaml);
+	if (af_rcache_get_member(fs->cache, &st, sub, &info, &t) && (t || info.failed)) {
+		af_act_resume(was);
+		n->broken[k] = !t;
+		return t;
+	}
+	struct af_fid names;
+	af_diag_init(&d);
+	af_rcache_note_render(fs->cache);
+	af_rcache_names_stamp(&names); /* before the render reads the dictionary */
+	int rc = af_view_modeline(codec, bin, &yaml);
 	if (!rc)
 		rc = af_member_yaml(n->a, k, &yaml, &d);
 	af_act_resume(was);
@@ -342,16 +386,18 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 		if (d.code != AF_ENOMEM) {
 			n->broken[k] = 1;
+			af_rcache_put_member_failed(fs->cache, &st, sub, codec);
 			af_diag_format(&d, bin, msg, sizeof(msg));
 			af_fs_log(LOG_WARNING, "%s (shown as the raw member, read-only)", msg);
 			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin, &d); /* the container's, no one's text */
 		}
-	} else if ((n->texts[k] = af_text_new(yaml.data, yaml.len))) {
-		l->bytes += yaml.len;
+	} else if ((t = af_text_take(&yaml))) {
+		af_rcache_put_member_text(fs->cache, &st, sub, codec, af_archive_read_only(n->a),
+					  codec && codec->render_uses_names ? &names : NULL, t);
 	}
 	af_buf_free(&yaml);
 	af_diag_free(&d);
-	return n->texts[k];
+	return t;
 }
 
 /* "dir/X/inner" -> pkg "dir/X", *inner "inner" (which may name nested members, "A/B"),
@@ -422,7 +468,7 @@ static void log_diag(const char *rel, const struct af_diag *d, const char *what)
 
 /* r->rel is leaf inside holder h (from the folder's inner path): a nested folder, a
  * view, or a raw member. Call with p->lock held. */
-static void resolve_leaf(struct loaded *l, struct af_archive *h, const char *pkg,
+static void resolve_leaf(struct af_fs *fs, struct loaded *l, struct af_archive *h, const char *pkg,
 			 const char *inner, const char *leaf, struct af_res *r)
 {
 	char item[AF_MEMBER_NAME_MAX], shown[AF_MEMBER_NAME_MAX * 3];
@@ -455,10 +501,35 @@ static void resolve_leaf(struct loaded *l, struct af_archive *h, const char *pkg
 	r->kind = AF_K_VIEW;
 	r->info.codec = af_codec_by_name(h->m[k].codec);
 	r->info.read_only = r->info.container_ro = af_archive_read_only(h);
-	if (nd->texts[k]) {
+	struct af_rinfo known;
+	struct stat st = id_stat(&l->id);
+	if (af_rcache_get_member(fs->cache, &st, member_key(r->bin), &known, NULL) &&
+	    !known.failed && known.have_size) {
 		r->info.have_size = 1;
-		r->info.size = nd->texts[k]->len;
+		r->info.size = known.size;
 	}
+}
+
+/* A member view already rendered for this identity of its container (its entry in the
+ * render cache), resolved from that entry alone: no load. 1 when r is filled. */
+static int resolve_known(struct af_fs *fs, const struct stat *st, const char *pkg,
+			 const char *inner, struct af_res *r)
+{
+	struct af_rinfo known;
+	const char *leaf = af_base(inner);
+	size_t n = af_view_strip(leaf), cut = strlen(leaf) - n;
+	if (!n || af_ov_on(fs) || !strcmp(leaf, AF_INDEX_NAME))
+		return 0;
+	snprintf(r->bin, sizeof(r->bin), "%s/%.*s", pkg, (int)(strlen(inner) - cut), inner);
+	if (!af_rcache_get_member(fs->cache, st, member_key(r->bin), &known, NULL) || known.failed ||
+	    !known.codec || !known.have_size) {
+		r->bin[0] = 0;
+		return 0;
+	}
+	r->kind = AF_K_VIEW;
+	r->info = known;
+	r->info.name_hash = 0;
+	return 1;
 }
 
 int af_folder_resolve(struct af_fs *fs, struct af_res *r)
@@ -476,6 +547,8 @@ int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 		snprintf(r->bin, sizeof(r->bin), "%s", pkg);
 		return 1;
 	}
+	if (resolve_known(fs, &st, pkg, inner, r))
+		return 1;
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
@@ -484,7 +557,7 @@ int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 		r->kind = AF_K_ARCFILE;
 		snprintf(r->bin, sizeof(r->bin), "%s", r->rel);
 	} else if (h) {
-		resolve_leaf(l, h, pkg, inner, leaf, r);
+		resolve_leaf(fs, l, h, pkg, inner, leaf, r);
 	}
 	pthread_mutex_unlock(&fs->folders->lock);
 	if (d.code)
@@ -493,16 +566,38 @@ int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 	return 1;
 }
 
+/* The names of a listing (NUL after each) to cb, index.yaml first. */
+static void list_names(const uint8_t *names, size_t len, void (*cb)(void *ctx, const char *name),
+		       void *ctx)
+{
+	cb(ctx, AF_INDEX_NAME);
+	for (size_t at = 0; at < len; at += strlen((const char *)names + at) + 1)
+		cb(ctx, (const char *)names + at);
+}
+
 int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, const char *name),
 		  void *ctx)
 {
 	struct af_diag d;
-	char (*names)[AF_MEMBER_NAME_MAX * 3 + 8] = NULL, pkg[4096], bin[8192];
+	struct af_buf names = AF_BUF_INIT;
+	struct af_text *known = NULL;
+	struct af_rinfo info;
+	char pkg[4096], bin[8192];
 	const char *inner = NULL;
 	struct stat st;
-	size_t n = 0;
-	if (!split(fs, dir, pkg, sizeof(pkg), &inner, &st))
+	int ov = af_ov_on(fs);
+	uint64_t key = listing_key(dir);
+	if (!split(fs, dir, pkg, sizeof(pkg), &inner, &st)) {
 		snprintf(pkg, sizeof(pkg), "%s", dir); /* the container's file itself */
+		if (af_ov_stat(fs, pkg, &st))
+			ov = 1; /* (no listing of its own to look for) */
+	}
+	/* listed before, this identity: the same names, nothing read */
+	if (!ov && af_rcache_get_member(fs->cache, &st, key, &info, &known) && known) {
+		list_names(known->data, known->len, cb, ctx);
+		af_text_unref(known);
+		return 0;
+	}
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
@@ -511,25 +606,34 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 	/* Each member is rendered before it is named (ls -l would stat each anyway, and
 	 * the texts are kept): one that does not decode is listed raw, never as a view
 	 * whose stat fails. A nested container is a folder. */
-	if (nd && (names = af_alloc_zeroed(h->n ? h->n : 1, sizeof(*names)))) {
-		for (n = 0; n < h->n; n++) {
-			char shown[AF_MEMBER_NAME_MAX * 3];
-			int folder = af_archive_sub(h, n) != NULL;
-			af_member_shown(h->m[n].name, 1, shown, sizeof(shown));
-			snprintf(bin, sizeof(bin), "%s/%s", dir, shown);
-			int view = !folder && (item_text(fs, l, nd, n, bin) || !nd->broken[n]);
-			af_member_shown(h->m[n].name, view, shown, sizeof(shown));
-			snprintf(names[n], sizeof(names[n]), "%s%s", shown, view ? AF_VIEW_SUFFIX : "");
-		}
+	for (size_t n = 0; nd && n < h->n; n++) {
+		char shown[AF_MEMBER_NAME_MAX * 3];
+		int folder = af_archive_sub(h, n) != NULL;
+		af_member_shown(h->m[n].name, 1, shown, sizeof(shown));
+		snprintf(bin, sizeof(bin), "%s/%s", dir, shown);
+		struct af_text *t = folder ? NULL : item_text(fs, l, nd, n, bin);
+		int view = !folder && (t || !nd->broken[n]);
+		af_text_unref(t);
+		af_member_shown(h->m[n].name, view, shown, sizeof(shown));
+		af_buf_append(&names, shown, strlen(shown));
+		if (view)
+			af_buf_append(&names, AF_VIEW_SUFFIX, strlen(AF_VIEW_SUFFIX));
+		af_buf_append(&names, "", 1);
 	}
+	struct stat id = l ? id_stat(&l->id) : st;
 	pthread_mutex_unlock(&fs->folders->lock);
-	cb(ctx, AF_INDEX_NAME);
-	for (size_t k = 0; k < n; k++)
-		cb(ctx, names[k]);
+	if (names.failed)
+		af_buf_reset(&names);
+	list_names(names.data, names.len, cb, ctx);
+	/* kept for the next listing of this identity (ov: the folder is a merge) */
+	if (nd && !d.code && !af_ov_on(fs) && !names.failed && (known = af_text_take(&names))) {
+		af_rcache_put_member_text(fs->cache, &id, key, NULL, 1, NULL, known);
+		af_text_unref(known);
+	}
 	if (d.code)
 		log_diag(dir, &d, "cannot be listed");
 	af_diag_free(&d);
-	free(names);
+	af_buf_free(&names);
 	return 0;
 }
 
@@ -560,14 +664,28 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 	struct af_buf body = AF_BUF_INIT;
 	struct af_diag d;
 	struct stat st;
-	int rc = -EIO;
+	int rc = -EIO, index = 0;
+	struct af_rinfo info;
+	struct af_fid names;
 	*out = NULL;
 	if (!split(fs, bin, pkg, sizeof(pkg), &inner, &st)) {
 		if (!ro)
 			return -EIO;
 		snprintf(pkg, sizeof(pkg), "%s", bin);
 		inner = NULL;
+		index = !af_ov_stat(fs, pkg, &st);
+	} else {
+		index = ro && !strcmp(af_base(inner), AF_INDEX_NAME);
 	}
+	/* an index.yaml or a member's text made before for this identity (and user
+	 * dictionary): no load */
+	index = index && !af_ov_on(fs);
+	if (index && af_rcache_get_member(fs->cache, &st, index_key(bin), &info, out) && *out)
+		return 0;
+	if (!ro && inner && !af_ov_on(fs) &&
+	    af_rcache_get_member(fs->cache, &st, member_key(bin), &info, out) && *out)
+		return 0;
+	af_rcache_names_stamp(&names);
 	af_diag_init(&d);
 	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
@@ -596,13 +714,42 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 		goto out;
 	}
 	struct node *nd = node_of(l, h);
-	*out = nd ? af_text_ref(item_text(fs, l, nd, (size_t)found, bin)) : NULL;
+	*out = nd ? item_text(fs, l, nd, (size_t)found, bin) : NULL;
 	rc = *out ? 0 : nd && nd->broken[found] ? -EIO : -ENOMEM;
 out:
+	if (l && index && !rc) {
+		struct stat id = id_stat(&l->id);
+		af_rcache_put_member_text(fs->cache, &id, index_key(bin), NULL, 1, &names, *out);
+	}
 	pthread_mutex_unlock(&fs->folders->lock);
 	if (d.code)
 		log_diag(inner ? bin : pkg, &d, "not shown");
 	af_buf_free(&body);
+	af_diag_free(&d);
+	return rc;
+}
+
+int af_folder_with_io(struct af_fs *fs, const char *bin, int (*fn)(void *ctx, const struct af_io *io),
+		      void *ctx)
+{
+	char pkg[4096], raw[AF_MEMBER_NAME_MAX];
+	const char *inner = NULL, *leaf;
+	struct af_diag d;
+	struct stat st;
+	struct af_io io;
+	int rc = -EIO;
+	if (!split(fs, bin, pkg, sizeof(pkg), &inner, &st) || !inner)
+		return -EIO;
+	af_diag_init(&d);
+	pthread_mutex_lock(&fs->folders->lock);
+	struct loaded *l = load(fs, pkg, &d);
+	struct af_archive *h = l ? af_archive_walk(&l->v, inner, &leaf) : NULL;
+	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
+	if (found >= 0 && !strcmp(h->m[found].name, raw)) {
+		h->c->member_io(h->st, (size_t)found, &io);
+		rc = fn(ctx, &io);
+	}
+	pthread_mutex_unlock(&fs->folders->lock);
 	af_diag_free(&d);
 	return rc;
 }

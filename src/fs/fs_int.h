@@ -19,6 +19,7 @@
 #include "res.h"
 #include "scratch.h"
 #include "session.h"
+#include "splitview.h"
 #include "sweep.h"
 #include "view.h"
 #include "who.h"

@@ -20,6 +20,8 @@ struct af_handle {
 	enum af_hkind kind;
 	int fd;                /* AF_H_FD: backing or scratch descriptor */
 	int is_view, is_ctl;   /* AF_H_TEXT: a view (commits) or a control file */
+	int part;              /* AF_H_TEXT view: a file of a split view's folder (rel), saved
+				  with the others as the whole binary (splitview.c) */
 	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
 	int scratch;           /* AF_H_FD: a dropping, counted against its user's quota */
 	uid_t scratch_owner;   /* the user whose tree holds it */

@@ -17,6 +17,7 @@
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
+#include "animfs/split.h"
 #include "ops.h"
 #include "binary.h"
 #include "errlog.h"
@@ -28,6 +29,7 @@
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
+#include "splitview.h"
 #include "sweep.h"
 #include "view.h"
 #include "who.h"
@@ -282,14 +284,22 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	int rc = af_view_resolve(fs, path, &r);
 	if (rc)
 		return rc;
-	if (r.kind != AF_K_DIR && r.kind != AF_K_CTLDIR && r.kind != AF_K_ARCDIR)
+	if (r.kind != AF_K_DIR && r.kind != AF_K_CTLDIR && r.kind != AF_K_ARCDIR &&
+	    r.kind != AF_K_SPLITDIR)
 		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
 	filler(buf, ".", NULL, 0, 0);
 	filler(buf, "..", NULL, 0, 0);
-	if (r.kind == AF_K_ARCDIR) { /* its members, and editors' files beside them */
-		if ((rc = af_view_may(fs, r.rel, O_RDONLY))) /* the container's readers only */
+	if (r.kind == AF_K_ARCDIR || r.kind == AF_K_SPLITDIR) { /* its members (parts), and
+								   editors' files beside them */
+		/* the container's (the binary's) readers only */
+		if ((rc = af_view_may(fs, r.kind == AF_K_SPLITDIR ? r.bin : r.rel, O_RDONLY)))
 			return rc;
-		af_folder_list(fs, r.rel, fill_name, &l);
+		if (r.kind == AF_K_SPLITDIR)
+			rc = af_view_split_names(fs, &r, fill_name, &l);
+		else
+			af_folder_list(fs, r.rel, fill_name, &l);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
 		if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
 			list_scratch(&l);
 		list_pending(&l);
@@ -303,11 +313,21 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 				filler(buf, names[i], NULL, 0, 0);
 		} else if (!strcmp(r.rel, AF_CTL_DIR "/" AF_CTL_SCHEMA)) {
 			for (size_t i = 0; af_codecs[i]; i++) { /* those that have a schema */
-				char name[80];
-				if (!af_codec_has_schema(af_codecs[i]))
+				const struct af_codec *c = af_codecs[i];
+				char name[AF_SPLIT_NAME_MAX + 80];
+				if (!af_codec_has_schema(c))
 					continue;
-				snprintf(name, sizeof(name), "%s.json", af_codecs[i]->name);
+				snprintf(name, sizeof(name), "%s.json", c->name);
 				filler(buf, name, NULL, 0, 0);
+				if (!fs->splits || !af_split_able(c))
+					continue;
+				/* a split view's index's and parts' */
+				af_split_schema_name(c, NULL, name, sizeof(name));
+				filler(buf, name, NULL, 0, 0);
+				for (const struct af_split_key *k = c->split; k->key; k++) {
+					af_split_schema_name(c, k->key, name, sizeof(name));
+					filler(buf, name, NULL, 0, 0);
+				}
 			}
 		} /* plot folders list nothing: a plot is made when asked for by name */
 		return 0;
@@ -354,6 +374,15 @@ int af_op_mkdir(const char *path, mode_t mode)
 		return -EEXIST;
 	if (af_folder_member(fs, rel))
 		return af_folder_refuse(fs, rel, "folder", af_caller()->uid);
+	if (fs->splits) {
+		struct af_res r;
+		if ((rc = af_view_resolve(fs, path, &r)))
+			return rc;
+		if (r.in_split)
+			return r.kind != AF_K_NONE ? -EEXIST
+						   : af_split_refuse(fs, r.rel, "no folder is made",
+								     af_caller()->uid);
+	}
 	/* as the caller: the folder is theirs, with their umask (the kernel's mask) */
 	return af_ov_mkdir(fs, rel, mode & ~af_caller()->umask);
 }
@@ -367,6 +396,8 @@ int af_op_rmdir(const char *path)
 		return rc;
 	if (r.kind == AF_K_CTLDIR)
 		return -EACCES;
+	if (r.kind == AF_K_SPLITDIR) /* its parts stay: rm of the binary's own name removes it */
+		return af_split_refuse(fs, r.rel, "the folder is not removed (rm the binary by its own name)", af_caller()->uid);
 	if (r.kind != AF_K_DIR)
 		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
 	if (fs->read_only)
@@ -411,7 +442,7 @@ int af_op_unlink(const char *path)
 	if (fs->read_only)
 		return -EROFS;
 	rc = unlink_kind(fs, &r);
-	if (rc == 0) { /* gone: so are the lines about it */
+	if (rc == 0 && !r.in_split) { /* gone: so are the lines about it */
 		af_errlog_forget(fs->errors, r.rel);
 		if (r.bin[0])
 			af_errlog_forget(fs->errors, r.bin);
@@ -429,9 +460,12 @@ static int unlink_kind(struct af_fs *fs, struct af_res *r)
 			return af_folder_remove(fs, r->bin, af_caller());
 		return af_ov_unlink(fs, r->bin, 0);
 	case AF_K_ARCDIR:
+	case AF_K_SPLITDIR:
 		return -EISDIR;
 	case AF_K_ARCFILE:
 		return -EACCES;
+	case AF_K_SPLITPART:
+		return af_split_refuse(fs, r->rel, "no part is removed", af_caller()->uid);
 	case AF_K_PASS:
 		return af_ov_unlink(fs, r->rel, 0);
 	case AF_K_DIR:
@@ -453,6 +487,8 @@ static int meta_target(struct af_fs *fs, const char *path, struct af_res *r, int
 		return rc;
 	*dfd = fs->rootfd;
 	switch (r->kind) {
+	case AF_K_SPLITDIR: /* the folder and its parts are the binary's */
+	case AF_K_SPLITPART:
 	case AF_K_VIEW:
 		*name = r->bin;
 		if (af_folder_member(fs, r->bin)) { /* a member's mode is its container's */
@@ -532,7 +568,8 @@ static int meta_apply(const char *path, struct fuse_file_info *fi, const struct 
 	rc = meta_target(fs, path ? path : h ? h->rel : "", &r, &dfd, &name);
 	if (rc)
 		return rc > 0 ? 0 : rc;
-	if (m->op == META_TIMES && r.kind == AF_K_VIEW)
+	if (m->op == META_TIMES && (r.kind == AF_K_VIEW || r.kind == AF_K_SPLITDIR ||
+				    r.kind == AF_K_SPLITPART))
 		return 0; /* a view's times are its binary's; only a save moves them */
 	if (dfd == fs->rootfd && (dfd = af_ov_meta_tree(fs, name)) < 0)
 		return dfd; /* with --overlay GAME's own file is never changed */
@@ -580,5 +617,7 @@ int af_op_symlink(const char *target, const char *path)
 		return af_scratch_symlink(fs, target, r.rel);
 	if (af_folder_member(fs, r.rel))
 		return af_folder_refuse(fs, r.rel, "link", af_caller()->uid);
+	if (r.in_split)
+		return af_split_refuse(fs, r.rel, "no link is made", af_caller()->uid);
 	return af_ov_symlink(fs, target, r.rel);
 }

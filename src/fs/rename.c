@@ -25,6 +25,7 @@
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
+#include "splitview.h"
 #include "view.h"
 #include "who.h"
 
@@ -38,16 +39,22 @@ int af_read_whole_at(int dirfd, const char *rel, struct af_buf *out)
 }
 
 /* What the target name is: a view (commit there), a GAME file or a new user name
- * (GAME), or an editor's dropping (scratch). */
-enum target { T_VIEW, T_PASS, T_NEW, T_SCRATCH };
+ * (GAME), an editor's dropping (scratch), or a part of a split view (saved into its
+ * binary with the others). */
+enum target { T_VIEW, T_PASS, T_NEW, T_SCRATCH, T_PART };
 
 static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t size,
 		     enum target *out)
 {
 	switch (t->kind) {
 	case AF_K_VIEW:
+	case AF_K_SPLITDIR: /* a split view renamed onto a split view (else EISDIR first) */
 		snprintf(bin, size, "%s", t->bin);
 		*out = T_VIEW;
+		return 0;
+	case AF_K_SPLITPART:
+		snprintf(bin, size, "%s", t->bin);
+		*out = T_PART;
 		return 0;
 	case AF_K_PASS:
 		*out = T_PASS;
@@ -64,6 +71,14 @@ static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t
 	default:
 		return -EACCES;
 	}
+	if (t->in_split && t->ghost && t->ghost_of == AF_K_SPLITPART) { /* written back */
+		snprintf(bin, size, "%s", t->bin);
+		*out = T_PART;
+		return 0;
+	}
+	if (t->in_split && !af_view_is_dropping(fs, t->rel))
+		return af_split_refuse(fs, t->rel, "no file is added or renamed there",
+				       af_caller()->uid);
 	if (t->ghost && t->ghost_of == AF_K_PASS) {
 		*out = T_PASS;
 		return 0;
@@ -84,9 +99,9 @@ static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t
  * it can read it where it lands, which keeps its owner and mode). */
 static int source_bytes(struct af_fs *fs, struct af_res *s, struct af_buf *out)
 {
-	if (s->kind == AF_K_VIEW) {
+	if (s->kind == AF_K_VIEW || s->kind == AF_K_SPLITPART) {
 		struct af_text *t;
-		int rc = af_view_render(fs, s->bin, &s->st, &t);
+		int rc = af_view_text(fs, s, &t);
 		if (rc)
 			return rc;
 		rc = af_buf_append(out, t->data, t->len) ? -ENOMEM : 0;
@@ -111,6 +126,8 @@ static int may_remove(struct af_fs *fs, const struct af_res *s)
 	struct stat dir;
 	if (s->kind == AF_K_SCRATCH)
 		return 0; /* their own tree */
+	if (s->kind == AF_K_SPLITPART) /* the part stays in the binary: only hidden */
+		return af_view_may(fs, s->bin, O_WRONLY);
 	const char *rel = s->kind == AF_K_VIEW ? s->bin : s->rel;
 	if (af_folder_member(fs, rel))
 		return af_view_may(fs, rel, O_WRONLY);
@@ -189,13 +206,16 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 {
 	struct af_buf data = AF_BUF_INIT;
 	char bin[4096];
-	enum target tk;
+	enum target tk = T_NEW;
 	int rc = target_of(fs, t, bin, sizeof(bin), &tk);
 	if (rc)
 		return rc;
-	if (tk == T_VIEW && t->kind == AF_K_VIEW && af_view_read_only(fs, t))
+	if ((tk == T_VIEW || tk == T_PART) && t->kind != AF_K_NONE && af_view_read_only(fs, t))
 		return -EACCES; /* a read-only view is not saved into */
-	if (s->kind == AF_K_VIEW && tk != T_SCRATCH) {
+	if (s->kind == AF_K_SPLITPART && tk != T_SCRATCH)
+		return af_split_refuse(fs, s->rel, "no part is renamed (an editor's backup name aside)",
+				       af_caller()->uid);
+	if ((s->kind == AF_K_VIEW && tk != T_SCRATCH) || s->kind == AF_K_SPLITDIR) {
 		rc = move_view(fs, s, t, tk, bin);
 		goto done;
 	}
@@ -212,8 +232,11 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 	if ((rc = may_remove(fs, s)) || (rc = source_bytes(fs, s, &data)))
 		goto out;
 	const struct af_who *me = af_caller();
-	struct af_dest to = {-1, bin, *me, s->st.st_mode & 07777, 1, &s->st};
-	if (tk == T_VIEW)
+	struct af_dest to = {-1, bin, *me, s->st.st_mode & 07777, tk != T_PART, &s->st, NULL, NULL};
+	if (tk == T_PART) /* the binary is written into, as a save of the part */
+		rc = af_split_commit(fs, &to, t->rel, data.data ? data.data : (const uint8_t *)"",
+				     data.len);
+	else if (tk == T_VIEW)
 		rc = af_commit_to(fs, &to, t->rel, data.data ? data.data : (const uint8_t *)"",
 				  data.len);
 	else if (tk == T_SCRATCH)
@@ -251,6 +274,11 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		return -EEXIST;
 	if (!strcmp(s.rel, t.rel))
 		return 0;
+	if (t.kind == AF_K_SPLITDIR && s.kind != AF_K_SPLITDIR)
+		return -EISDIR;
+	if (s.kind == AF_K_SPLITDIR && t.kind != AF_K_NONE && t.kind != AF_K_SPLITDIR &&
+	    t.kind != AF_K_VIEW)
+		return -ENOTDIR;
 	if (af_alias_is_hidden(t.rel) && s.kind != AF_K_DIR && s.kind != AF_K_NONE) {
 		/* the FUSE library keeps an open file that is being removed or replaced */
 		rc = af_alias_add(fs, t.rel, s.rel);
@@ -276,6 +304,8 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 	case AF_K_VIEW:
 	case AF_K_PASS:
 	case AF_K_SCRATCH:
+	case AF_K_SPLITDIR: /* the binary moves, as for its view */
+	case AF_K_SPLITPART:
 		rc = move_file(fs, &s, &t);
 		/* a replace of an open file that failed: the file keeps its name */
 		if (rc && t.ghost && af_alias_detach(fs, t.rel))

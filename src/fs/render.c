@@ -1,16 +1,22 @@
 /* The render cache: what is known about each backing file identity (device, inode,
- * size, mtime and ctime in ns, codec version): the bid, the rendered size, and the
- * rendered text itself under a memory bound (LRU). Sizes outlive evicted texts,
- * and outlive the mount in a file of the user's cache folder (af_rcache_save). */
+ * size, mtime and ctime in ns, codec version; a container's member also by its path):
+ * the bid, the rendered size, and the rendered text itself under a memory bound (LRU).
+ * Sizes outlive evicted texts, and outlive the mount in a file of the user's cache
+ * folder (af_rcache_save). An evicted text goes to the spill file (a ring on disk, an
+ * unlinked file of the daemon's): a listing's renders are read back from there by the
+ * reads that follow, and a second pass over a folder larger than the memory bound
+ * costs a read of the text, not its render. */
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
+#include "animfs/userdict.h"
 #include "render.h"
 
 struct af_text *af_text_new(const void *data, size_t len)
@@ -61,10 +67,16 @@ void af_text_unref(struct af_text *t)
 
 struct rc_entry {
 	struct rc_entry *hnext, *prev, *next; /* hash chain; LRU of entries with text */
+	struct rc_entry *sprev, *snext;       /* entries with a spilled text, oldest first */
 	struct af_fid id;
+	uint64_t sub; /* a container's member: the hash of its path (0: the file itself) */
+	uint64_t names; /* a member's: the user dictionary it was rendered with (a hash of
+			   its identity), when its put gave one; 0: none */
 	unsigned version;
 	struct af_rinfo info;
 	struct af_text *text;
+	uint64_t spill_off, spill_seq; /* where in the spill file, and which write (0: none) */
+	size_t spill_len;
 };
 
 /* Entries without text are small; past this many the table starts over. */
@@ -76,6 +88,12 @@ struct af_rcache {
 	size_t nbuckets, count;
 	struct rc_entry *lru_head, *lru_tail; /* head = most recent */
 	size_t text_bytes, max_text_bytes;
+	/* the spill file: texts written at spill_head, wrapping at spill_cap; the ring's
+	 * entries in write order (spill_old: the oldest, overwritten first) */
+	int spill_fd;
+	uint64_t spill_cap, spill_head, spill_seq;
+	struct rc_entry *spill_old, *spill_new;
+	struct af_rcache_stats stats;
 };
 
 struct af_rcache *af_rcache_new(size_t max_text_bytes)
@@ -90,8 +108,19 @@ struct af_rcache *af_rcache_new(size_t max_text_bytes)
 		return NULL;
 	}
 	c->max_text_bytes = max_text_bytes;
+	c->spill_fd = -1;
 	pthread_mutex_init(&c->lock, NULL);
 	return c;
+}
+
+void af_rcache_spill(struct af_rcache *c, int fd, uint64_t cap)
+{
+	pthread_mutex_lock(&c->lock);
+	if (c->spill_fd >= 0)
+		close(c->spill_fd);
+	c->spill_fd = fd;
+	c->spill_cap = fd >= 0 ? cap : 0;
+	pthread_mutex_unlock(&c->lock);
 }
 
 static void clear_all(struct af_rcache *c)
@@ -107,6 +136,7 @@ static void clear_all(struct af_rcache *c)
 	}
 	c->count = 0;
 	c->lru_head = c->lru_tail = NULL;
+	c->spill_old = c->spill_new = NULL;
 	c->text_bytes = 0;
 }
 
@@ -116,13 +146,15 @@ void af_rcache_free(struct af_rcache *c)
 		return;
 	clear_all(c);
 	free(c->buckets);
+	if (c->spill_fd >= 0)
+		close(c->spill_fd);
 	pthread_mutex_destroy(&c->lock);
 	free(c);
 }
 
-static size_t hash_of(dev_t dev, ino_t ino)
+static size_t hash_of(dev_t dev, ino_t ino, uint64_t sub)
 {
-	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev * 0xC2B2AE3D27D4EB4Full;
+	uint64_t h = (uint64_t)ino * 0x9E3779B97F4A7C15ull ^ (uint64_t)dev * 0xC2B2AE3D27D4EB4Full ^ sub;
 	return (size_t)(h ^ (h >> 29));
 }
 
@@ -151,10 +183,102 @@ static void lru_front(struct af_rcache *c, struct rc_entry *e)
 }
 
 /* A size is kept without its text only when the text cannot change while the
- * file does not (not so for codecs that read names from elsewhere). */
+ * file does not (not so for codecs that read names from elsewhere: a file's siblings,
+ * the user dictionary). A container's member reads names only from its container
+ * and the user dictionary, whose identity its entry keeps (names_ok). */
 static int size_outlives_text(const struct rc_entry *e)
 {
-	return !e->info.codec || !e->info.codec->render_uses_names;
+	return !e->info.codec || !e->info.codec->render_uses_names || e->names;
+}
+
+void af_rcache_names_stamp(struct af_fid *out)
+{
+	char path[4096];
+	struct stat st;
+	memset(out, 0, sizeof(*out));
+	if (!af_userdict_path(path, sizeof(path)) && !stat(path, &st))
+		af_fid_of(&st, out);
+}
+
+static uint64_t names_hash(const struct af_fid *id)
+{
+	uint64_t f[5] = {(uint64_t)id->dev, (uint64_t)id->ino, (uint64_t)id->size, (uint64_t)id->mtime,
+			 (uint64_t)id->ctime}, h = 0xcbf29ce484222325ull;
+	for (int i = 0; i < 5; i++)
+		h = (h ^ f[i]) * 0x100000001b3ull;
+	return h | 1;
+}
+
+static int names_ok(const struct rc_entry *e, const struct af_fid *names)
+{
+	return !e->names || (names && e->names == names_hash(names));
+}
+
+/* ---- the spill ring ---- */
+
+static void spill_unlink(struct af_rcache *c, struct rc_entry *e)
+{
+	if (!e->spill_seq)
+		return;
+	if (e->sprev)
+		e->sprev->snext = e->snext;
+	else
+		c->spill_old = e->snext;
+	if (e->snext)
+		e->snext->sprev = e->sprev;
+	else
+		c->spill_new = e->sprev;
+	e->sprev = e->snext = NULL;
+	e->spill_seq = 0;
+	e->spill_len = 0;
+}
+
+static int overlaps(const struct rc_entry *e, uint64_t from, uint64_t to)
+{
+	return e->spill_off < to && e->spill_off + e->spill_len > from;
+}
+
+/* Keep e's text in the spill file (it is leaving memory): the oldest texts in the
+ * bytes it takes are forgotten first. A write that fails turns spilling off. */
+static void spill_write(struct af_rcache *c, struct rc_entry *e)
+{
+	const struct af_text *t = e->text;
+	uint64_t at = c->spill_head, end;
+	if (c->spill_fd < 0 || e->spill_seq || !t->len || t->len > c->spill_cap)
+		return;
+	if (at + t->len > c->spill_cap) { /* wrap: the tail past at is swept too */
+		while (c->spill_old && overlaps(c->spill_old, at, c->spill_cap))
+			spill_unlink(c, c->spill_old);
+		at = 0;
+	}
+	end = at + t->len;
+	while (c->spill_old && overlaps(c->spill_old, at, end))
+		spill_unlink(c, c->spill_old);
+	for (size_t done = 0; done < t->len;) {
+		ssize_t w = pwrite(c->spill_fd, t->data + done, t->len - done, (off_t)(at + done));
+		if (w <= 0) {
+			if (w < 0 && errno == EINTR)
+				continue;
+			close(c->spill_fd); /* ENOSPC or worse: no more spilling, and nothing */
+			c->spill_fd = -1;   /* of the file is read again */
+			while (c->spill_old)
+				spill_unlink(c, c->spill_old);
+			return;
+		}
+		done += (size_t)w;
+	}
+	e->spill_off = at;
+	e->spill_len = t->len;
+	e->spill_seq = ++c->spill_seq;
+	e->sprev = c->spill_new;
+	e->snext = NULL;
+	if (c->spill_new)
+		c->spill_new->snext = e;
+	else
+		c->spill_old = e;
+	c->spill_new = e;
+	c->spill_head = end;
+	c->stats.spill_writes++;
 }
 
 static void drop_text(struct af_rcache *c, struct rc_entry *e)
@@ -169,11 +293,27 @@ static void drop_text(struct af_rcache *c, struct rc_entry *e)
 		e->info.have_size = 0;
 }
 
-static struct rc_entry *find(struct af_rcache *c, const struct stat *st)
+/* The text leaves memory for the bound: kept in the spill file when its size may
+ * outlive it (a text read again is the same text while the identity is). */
+static void evict_text(struct af_rcache *c, struct rc_entry *e)
 {
-	struct rc_entry *e = c->buckets[hash_of(st->st_dev, st->st_ino) % c->nbuckets];
+	if (e->text && size_outlives_text(e))
+		spill_write(c, e);
+	drop_text(c, e);
+}
+
+/* What was known of e is no longer so (a new identity, codec or verdict). */
+static void forget(struct af_rcache *c, struct rc_entry *e)
+{
+	drop_text(c, e);
+	spill_unlink(c, e);
+}
+
+static struct rc_entry *find(struct af_rcache *c, const struct stat *st, uint64_t sub)
+{
+	struct rc_entry *e = c->buckets[hash_of(st->st_dev, st->st_ino, sub) % c->nbuckets];
 	for (; e; e = e->hnext)
-		if (e->id.dev == st->st_dev && e->id.ino == st->st_ino)
+		if (e->id.dev == st->st_dev && e->id.ino == st->st_ino && e->sub == sub)
 			return e;
 	return NULL;
 }
@@ -195,7 +335,7 @@ static void grow(struct af_rcache *c)
 		struct rc_entry *e = c->buckets[i], *next;
 		for (; e; e = next) {
 			next = e->hnext;
-			size_t k = hash_of(e->id.dev, e->id.ino) % n;
+			size_t k = hash_of(e->id.dev, e->id.ino, e->sub) % n;
 			e->hnext = b[k];
 			b[k] = e;
 		}
@@ -205,15 +345,17 @@ static void grow(struct af_rcache *c)
 	c->nbuckets = n;
 }
 
-/* The entry for st, reset when the identity changed; NULL on ENOMEM. */
-static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st,
+/* The entry for st (sub: a member of it), reset when the identity changed; NULL on
+ * ENOMEM. */
+static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st, uint64_t sub,
 			       const struct af_codec *codec)
 {
-	struct rc_entry *e = find(c, st);
+	struct rc_entry *e = find(c, st, sub);
 	unsigned version = codec ? codec->version : 0;
 	if (e) {
 		if (!same_identity(e, st) || e->version != version) {
-			drop_text(c, e);
+			forget(c, e);
+			e->names = 0;
 			memset(&e->info, 0, sizeof(e->info));
 		}
 	} else {
@@ -224,7 +366,8 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st,
 		e = af_alloc_zeroed(1, sizeof(*e));
 		if (!e)
 			return NULL;
-		size_t k = hash_of(st->st_dev, st->st_ino) % c->nbuckets;
+		size_t k = hash_of(st->st_dev, st->st_ino, sub) % c->nbuckets;
+		e->sub = sub;
 		e->hnext = c->buckets[k];
 		c->buckets[k] = e;
 		c->count++;
@@ -234,35 +377,110 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st,
 	return e;
 }
 
-int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
-		  struct af_text **text)
+/* st's entry while it holds (names: the user dictionary's identity now, for a member). */
+static struct rc_entry *current(struct af_rcache *c, const struct stat *st, uint64_t sub,
+				const struct af_fid *names)
 {
-	int known = 0;
+	struct rc_entry *e = find(c, st, sub);
+	if (e && same_identity(e, st) && e->version == (e->info.codec ? e->info.codec->version : 0) &&
+	    names_ok(e, names))
+		return e;
+	return NULL;
+}
+
+/* Make room for `more` bytes of text in memory: the least recently used texts go
+ * (to the spill file). */
+static void make_room(struct af_rcache *c, size_t more)
+{
+	while (c->text_bytes + more > c->max_text_bytes && c->lru_tail)
+		evict_text(c, c->lru_tail);
+}
+
+/* The spilled text of st's entry read back (no lock held while reading; the ring
+ * may overwrite it meanwhile, which the check after the read sees), and kept in
+ * memory again; NULL when it is gone. */
+static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, uint64_t sub,
+				  const struct af_fid *names, uint64_t off, size_t len, uint64_t seq,
+				  int fd)
+{
+	struct af_text *t = af_alloc(sizeof(*t) + len + 1);
+	size_t done = 0;
+	if (!t)
+		return NULL;
+	t->refs = 1;
+	t->len = len;
+	t->data[len] = 0;
+	while (done < len) {
+		ssize_t r = pread(fd, t->data + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = current(c, st, sub, names);
+	if (done != len || c->spill_fd != fd || !e || e->spill_seq != seq) {
+		af_text_unref(t);
+		t = NULL;
+		c->stats.spill_lost++;
+	} else {
+		c->stats.spill_reads++;
+		if (!e->text && len <= c->max_text_bytes) {
+			make_room(c, len);
+			e->text = af_text_ref(t);
+			c->text_bytes += len;
+			lru_front(c, e);
+		}
+	}
+	pthread_mutex_unlock(&c->lock);
+	return t;
+}
+
+int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			 struct af_rinfo *info, struct af_text **text)
+{
+	int known = 0, fd = -1;
+	uint64_t off = 0, seq = 0;
+	size_t len = 0;
+	struct af_fid names = {0};
 	if (text)
 		*text = NULL;
+	if (sub)
+		af_rcache_names_stamp(&names);
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = find(c, st);
-	if (e && same_identity(e, st) &&
-	    e->version == (e->info.codec ? e->info.codec->version : 0)) {
+	struct rc_entry *e = current(c, st, sub, &names);
+	if (e) {
 		*info = e->info;
 		known = 1;
 		if (text && e->text) {
 			*text = af_text_ref(e->text);
 			lru_unlink(c, e);
 			lru_front(c, e);
+			c->stats.hits++;
+		} else if (text && e->spill_seq && e->info.have_size) {
+			off = e->spill_off, len = e->spill_len, seq = e->spill_seq, fd = c->spill_fd;
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
+	if (seq)
+		*text = spill_read(c, st, sub, &names, off, len, seq, fd);
 	return known;
+}
+
+int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
+		  struct af_text **text)
+{
+	return af_rcache_get_member(c, st, 0, info, text);
 }
 
 void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name_hash,
 		       const struct af_codec *codec)
 {
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = obtain(c, st, codec);
+	struct rc_entry *e = obtain(c, st, 0, codec);
 	if (e && e->info.codec != codec) {
-		drop_text(c, e);
+		forget(c, e);
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
 	}
@@ -271,38 +489,55 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name
 	pthread_mutex_unlock(&c->lock);
 }
 
-void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
-			struct af_text *text)
+void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			       const struct af_codec *codec, int read_only, const struct af_fid *names,
+			       struct af_text *text)
 {
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = obtain(c, st, codec);
+	struct rc_entry *e = obtain(c, st, sub, codec);
 	if (!e)
 		goto out;
-	drop_text(c, e);
+	drop_text(c, e); /* the same identity's text: what is spilled of it stays true */
+	if (e->info.codec != codec || !names_ok(e, names))
+		spill_unlink(c, e);
+	e->names = sub && names ? names_hash(names) : 0;
 	e->info.codec = codec;
 	e->info.failed = 0;
 	e->info.have_size = 1;
 	e->info.size = text->len;
+	if (sub) /* a member of a container that is never rewritten */
+		e->info.read_only = e->info.container_ro = read_only;
 	if (text->len > c->max_text_bytes) {
 		e->info.have_size = size_outlives_text(e);
-		goto out; /* too big to keep: the size is still remembered (if it may be) */
+		e->text = text; /* too big to keep: spilled (if its size may outlive it) */
+		if (e->info.have_size)
+			spill_write(c, e);
+		e->text = NULL;
+		goto out;
 	}
+	make_room(c, text->len);
 	e->text = af_text_ref(text);
 	c->text_bytes += text->len;
 	lru_front(c, e);
-	while (c->text_bytes > c->max_text_bytes && c->lru_tail)
-		drop_text(c, c->lru_tail);
 out:
 	pthread_mutex_unlock(&c->lock);
 }
 
-void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec)
+void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
+			struct af_text *text)
+{
+	af_rcache_put_member_text(c, st, 0, codec, 0, NULL, text);
+}
+
+void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uint64_t sub,
+				 const struct af_codec *codec)
 {
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = obtain(c, st, codec);
+	struct rc_entry *e = obtain(c, st, sub, codec);
 	if (e) {
 		uint64_t name_hash = e->info.name_hash;
-		drop_text(c, e);
+		forget(c, e);
+		e->names = 0;
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
 		e->info.failed = 1;
@@ -311,12 +546,42 @@ void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const stru
 	pthread_mutex_unlock(&c->lock);
 }
 
+void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec)
+{
+	af_rcache_put_member_failed(c, st, 0, codec);
+}
+
 void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st)
 {
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = find(c, st);
+	struct rc_entry *e = find(c, st, 0);
 	if (e && same_identity(e, st))
 		e->info.read_only = 1;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void af_rcache_note_render(struct af_rcache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stats.renders++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void af_rcache_note_open(struct af_rcache *c)
+{
+	pthread_mutex_lock(&c->lock);
+	c->stats.archive_opens++;
+	pthread_mutex_unlock(&c->lock);
+}
+
+void af_rcache_stats(struct af_rcache *c, struct af_rcache_stats *out)
+{
+	pthread_mutex_lock(&c->lock);
+	*out = c->stats;
+	out->text_bytes = c->text_bytes;
+	out->spill_bytes = 0;
+	for (const struct rc_entry *e = c->spill_old; e; e = e->snext)
+		out->spill_bytes += e->spill_len;
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -354,7 +619,7 @@ int af_rcache_save(struct af_rcache *c, int dirfd, const char *name)
 		for (struct rc_entry *e = c->buckets[i]; e; e = e->hnext) {
 			struct rc_rec r;
 			/* read-only views are rendered again: the mark is not kept on disk */
-			if (!e->info.codec || e->info.failed || e->info.read_only || !e->info.have_size ||
+			if (e->sub || !e->info.codec || e->info.failed || e->info.read_only || !e->info.have_size ||
 			    !size_outlives_text(e) || strlen(e->info.codec->name) >= sizeof(r.codec))
 				continue;
 			memset(&r, 0, sizeof(r));
@@ -393,13 +658,13 @@ int af_rcache_load(struct af_rcache *c, int dirfd, const char *name)
 		const struct af_codec *codec = af_codec_by_name(r.codec);
 		if (!codec || codec->version != r.version || codec->render_uses_names ||
 		    find(c, &(struct stat){
-			.st_dev = (dev_t)r.dev, .st_ino = (ino_t)r.ino }))
+			.st_dev = (dev_t)r.dev, .st_ino = (ino_t)r.ino }, 0))
 			continue;
 		memset(&st, 0, sizeof(st));
 		st.st_dev = (dev_t)r.dev, st.st_ino = (ino_t)r.ino, st.st_size = (off_t)r.size;
 		st.st_mtim.tv_sec = r.mtime / 1000000000, st.st_mtim.tv_nsec = r.mtime % 1000000000;
 		st.st_ctim.tv_sec = r.ctime / 1000000000, st.st_ctim.tv_nsec = r.ctime % 1000000000;
-		struct rc_entry *e = obtain(c, &st, codec);
+		struct rc_entry *e = obtain(c, &st, 0, codec);
 		if (!e)
 			break;
 		e->info.codec = codec;

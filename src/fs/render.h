@@ -8,6 +8,7 @@
 
 #include "animfs/buf.h"
 #include "animfs/codec.h"
+#include "animfs/fileio.h"
 
 /* Rendered YAML, shared read-only by the cache and open handles. */
 struct af_text {
@@ -34,9 +35,23 @@ struct af_rinfo {
 	uint64_t name_hash;           /* the name the bid was made for (bids read names) */
 };
 
+/* What the cache has done (.animfs/stats shows it). */
+struct af_rcache_stats {
+	unsigned long renders;      /* views and members rendered (af_rcache_note_render) */
+	unsigned long hits;         /* texts handed out from memory */
+	unsigned long spill_writes; /* texts written to the spill file as they left memory */
+	unsigned long spill_reads;  /* texts read back from it instead of rendered again */
+	unsigned long spill_lost;   /* read back too late: overwritten meanwhile */
+	unsigned long archive_opens; /* containers read and parsed (af_rcache_note_open) */
+	size_t text_bytes, spill_bytes; /* held now, in memory and in the spill file */
+};
+
 struct af_rcache;
 struct af_rcache *af_rcache_new(size_t max_text_bytes);
 void af_rcache_free(struct af_rcache *c);
+/* Texts that leave memory are kept in fd (an unlinked file of the daemon's, owned by
+ * the cache from now on; -1: none) as a ring of cap bytes, and read back from there. */
+void af_rcache_spill(struct af_rcache *c, int fd, uint64_t cap);
 /* The entry for st's identity: 1 when known (info filled; *text gets a reference
  * when the text is still cached and text != NULL), 0 when unknown. */
 int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
@@ -47,6 +62,27 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
 			struct af_text *text);
 void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const struct af_codec *codec);
+/* The same for member sub (a hash of its path, never 0) of the container st; a
+ * member's read_only (its container is never rewritten) sets info.read_only and
+ * info.container_ro. */
+int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			 struct af_rinfo *info, struct af_text **text);
+void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			       const struct af_codec *codec, int read_only, const struct af_fid *names,
+			       struct af_text *text);
+/* The identity of the user dictionary, the one source of a member's names outside its
+ * container: taken before a member's render and given to its put (names; NULL: none
+ * read), so that its text and size are used only while the dictionary is the one it
+ * was rendered with, and a names-dependent member's (codec.h render_uses_names) size
+ * and text then outlive its place in memory as any other's. */
+void af_rcache_names_stamp(struct af_fid *out);
+void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uint64_t sub,
+				 const struct af_codec *codec);
+/* A codec ran to render a view or a member; a container was read and parsed (counted
+ * for .animfs/stats). */
+void af_rcache_note_render(struct af_rcache *c);
+void af_rcache_note_open(struct af_rcache *c);
+void af_rcache_stats(struct af_rcache *c, struct af_rcache_stats *out);
 /* st's text (just put) is a read-only view (the codec's AF_VIEW_READONLY). */
 void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st);
 size_t af_rcache_text_bytes(struct af_rcache *c);

@@ -20,6 +20,9 @@ enum af_kind {
 	AF_K_ARCDIR,   /* a container shown as a folder (folder.c) */
 	AF_K_ARCFILE, /* a read-only file in it: index.yaml (bin: the container), or a
 			  member that does not decode, raw (bin: X/<member>) */
+	AF_K_SPLITDIR,  /* <binary>.yaml shown as a folder of parts (splitview.c; bin: the
+			   binary) */
+	AF_K_SPLITPART, /* <binary>.yaml/<part or index.yaml> (bin: the binary) */
 };
 
 struct af_res {
@@ -30,6 +33,8 @@ struct af_res {
 	struct af_rinfo info;
 	int ghost;          /* the name was renamed away: reported as AF_K_NONE */
 	int unlisted;       /* AF_K_PASS: a claimed binary's own name (its view is listed) */
+	int in_split;       /* the name is in a split view's folder (bin: its binary, st and
+			       info its) */
 	enum af_kind ghost_of;
 };
 

@@ -11,18 +11,21 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
 
 #include "ops.h"
+#include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
 #include "hidden.h"
 #include "prefetch.h"
 #include "render.h"
 #include "scratch.h"
+#include "splitview.h"
 #include "sweep.h"
 #include "view.h"
 #include "who.h"
@@ -44,8 +47,9 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->errors = af_errlog_new(64);
 	fs->folders = af_folders_new(cache_bytes);
+	fs->dsizes = af_dsizes_new();
 	fs->prefetch = af_prefetch_new(af_view_render);
-	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch) {
+	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch || !fs->dsizes) {
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
@@ -73,6 +77,10 @@ void af_fs_destroy(struct af_fs *fs)
 	af_errlog_free(fs->errors);
 	af_folders_free(fs->folders);
 	fs->folders = NULL;
+	af_splits_free(fs->splits);
+	fs->splits = NULL;
+	af_dsizes_free(fs->dsizes);
+	fs->dsizes = NULL;
 	fs->cache = NULL;
 	fs->errors = NULL;
 	pthread_mutex_destroy(&fs->lock);
@@ -137,6 +145,35 @@ static int sizes_dir(const char *game, char *name, size_t n)
 	return fd;
 }
 
+/* The spill file of the render cache (render.c): an unlinked file in the user's cache
+ * folder (dirfd; -1: beside the scratch area), never inside GAME, of at most `want`
+ * bytes and half the free space of its file system. */
+static void spill_open(struct af_fs *fs, int dirfd, size_t want)
+{
+	struct statvfs sv;
+	char name[64];
+	int at = dirfd >= 0 ? dirfd : fs->scratchfd, fd;
+	if (!want || at < 0)
+		return;
+	fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	if (fd < 0) { /* no O_TMPFILE there: a name, removed at once */
+		snprintf(name, sizeof(name), ".animfs-spill-%ld", (long)getpid());
+		fd = openat(at, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			unlinkat(at, name, 0);
+	}
+	if (fd < 0) {
+		af_fs_log(LOG_WARNING, "no spill file for rendered texts: %s", strerror(errno));
+		return;
+	}
+	if (fstatvfs(fd, &sv) == 0) {
+		uint64_t half = (uint64_t)sv.f_bavail * sv.f_frsize / 2;
+		if (half < want)
+			want = (size_t)half;
+	}
+	af_rcache_spill(fs->cache, fd, want);
+}
+
 int af_fs_run(int rootfd, const struct af_fs_opts *o)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
@@ -162,9 +199,15 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	fs.max_unsaved = o->unsaved_bytes;
 	if (o->scratch_bytes)
 		fs.scratch_quota = (long long)o->scratch_bytes;
+	if (o->split && !(fs.splits = af_splits_new(af_view_render, o->split_over))) {
+		fprintf(stderr, "animfs mount: out of memory\n");
+		goto out;
+	}
 	sizesfd = sizes_dir(game, sizes_name, sizeof(sizes_name));
 	if (sizesfd >= 0)
 		af_rcache_load(fs.cache, sizesfd, sizes_name);
+	spill_open(&fs, sizesfd, o->spill_bytes == SIZE_MAX ? (size_t)AF_DEFAULT_SPILL_MB << 20
+							    : o->spill_bytes);
 	{
 		char sp[PATH_MAX];
 		size_t gl = strlen(game);

@@ -40,11 +40,14 @@ struct af_fs {
 	struct af_alias *aliases;    /* .fuse_hidden names of open files (hidden.c) */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_folders *folders;  /* containers shown as folders (folder.c) */
+	struct af_dsizes *dsizes;    /* sizes of .animfs's plots and previews (dsize.c) */
 	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
 	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
 	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
 	struct af_prefetch *prefetch; /* views of listed folders rendered ahead (prefetch.c) */
+	struct af_splits *splits;     /* --split, --split-over: big views as folders
+					 (splitview.c), or NULL */
 };
 struct af_name {
 	struct af_name *next;

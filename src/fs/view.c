@@ -20,7 +20,9 @@
 #include "animfs/fnv.h"
 #include "animfs/gltf.h"
 #include "animfs/plot.h"
+#include "animfs/split.h"
 #include "binary.h"
+#include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
@@ -32,6 +34,7 @@
 #include "res.h"
 #include "scratch.h"
 #include "session.h"
+#include "splitview.h"
 #include "view.h"
 #include "who.h"
 #include "animfs/userdict.h"
@@ -104,17 +107,31 @@ static void hidden_or_broken(struct af_fs *fs, struct af_res *r)
 	af_text_unref(t);
 }
 
-/* The codec whose schema ".animfs/schema/<name>" is ("<codec name>.json"), or NULL. */
-static const struct af_codec *schema_of_name(const char *name)
+/* The schema ".animfs/schema/<name>": a codec's ("<codec name>.json") or, with split
+ * views shown, a split view's index's or part's ("<codec>.index.json",
+ * "<codec>.<list>.json", af_split_schema_name), appended to out when out is not NULL.
+ * 0, or -1 when there is none. */
+static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
 {
-	char codec[64];
+	char codec[64], *dot;
 	size_t n = strlen(name);
+	struct af_buf b = AF_BUF_INIT;
 	if (n <= 5 || n - 5 >= sizeof(codec) || strcmp(name + n - 5, ".json"))
-		return NULL;
+		return -1;
 	memcpy(codec, name, n - 5);
 	codec[n - 5] = 0;
 	const struct af_codec *c = af_codec_by_name(codec);
-	return af_codec_has_schema(c) ? c : NULL;
+	if (af_codec_has_schema(c))
+		return out && af_codec_schema(c, out) ? -1 : 0;
+	if (!fs->splits || !(dot = strchr(codec, '.')))
+		return -1;
+	*dot = 0;
+	c = af_codec_by_name(codec);
+	if (!af_split_able(c) || !af_codec_has_schema(c))
+		return -1;
+	int rc = af_split_schema(c, strcmp(dot + 1, "index") ? dot + 1 : NULL, out ? out : &b);
+	af_buf_free(&b);
+	return rc ? -1 : 0;
 }
 
 /* ".animfs/plot/<path>" and ".animfs/gltf/<path>": a folder for each folder of the view,
@@ -130,39 +147,143 @@ static enum af_kind plot_kind(struct af_fs *fs, const char *rest, const char *ex
 	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
 		return AF_K_NONE;
 	if (file)
-		return v.kind == AF_K_VIEW ? AF_K_CTLFILE : AF_K_NONE;
+		return v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
 	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
 }
 
+struct glb_job {
+	struct af_gltf_opts o;
+	const struct af_text *yaml;
+	struct af_buf *out;
+	struct af_diag *d;
+	struct af_io io;          /* the siblings, telling when they are asked for */
+	const struct af_io *sib;
+	int asked;
+};
+
+static int ask_read(void *ctx, const char *name, struct af_buf *out)
+{
+	struct glb_job *g = ctx;
+	g->asked = 1;
+	return g->sib->read_sibling(g->sib->ctx, name, out);
+}
+
+static int ask_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
+{
+	struct glb_job *g = ctx;
+	g->asked = 1;
+	return g->sib->list_siblings(g->sib->ctx, cb, cbctx);
+}
+
+/* The glTF preview of the job's view, io its siblings (g->asked: whether it read them). */
+static int glb_with(void *ctx, const struct af_io *io)
+{
+	struct glb_job *g = ctx;
+	g->sib = io;
+	g->io = (struct af_io){.name = io->name, .ctx = g, .read_sibling = io->read_sibling ? ask_read : NULL,
+			       .list_siblings = io->list_siblings ? ask_list : NULL};
+	g->o.io = &g->io;
+	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
+}
+
 /* The SVG plot (glb: the glTF preview) of the view at rest ("<view path>.svg", ".glb"),
- * or NULL. */
-static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err)
+ * or NULL. With size (a stat), *size is set instead when the sizes table knows it (then
+ * NULL is returned), and a made file's size is put there. A preview that read the
+ * binary's folder (a skeleton or texture beside it) is never kept, since its siblings are
+ * not in the key; a container member's siblings are in its container, whose file is. */
+static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err,
+				 long long *size)
 {
 	char path[4200];
 	struct af_res v;
 	struct af_text *yaml = NULL, *t = NULL;
 	struct af_buf svg = AF_BUF_INIT;
 	struct af_diag d;
+	struct af_dkey key;
 	size_t n = strlen(rest);
 	snprintf(path, sizeof(path), "/%.*s", (int)(n > 4 ? n - 4 : n), rest);
-	if (af_view_resolve(fs, path, &v) || v.kind != AF_K_VIEW)
+	if (af_view_resolve(fs, path, &v) || (v.kind != AF_K_VIEW && v.kind != AF_K_SPLITDIR))
 		return NULL;
 	if ((*err = af_view_may(fs, v.bin, O_RDONLY))) /* derived from the binary: its readers only */
 		return NULL;
-	int rc = af_folder_member(fs, v.bin) ? af_folder_render(fs, v.bin, 0, &yaml)
-					     : af_view_render(fs, v.bin, &v.st, &yaml);
+	/* the text is in the key when it may change with the same binary (names from beside
+	 * it); otherwise a stat needs not even the text */
+	int member = af_folder_member(fs, v.bin), by_text = !v.info.codec || v.info.codec->render_uses_names;
+	af_dkey_make(&key, rest, &v.st, NULL, 0);
+	if (glb)
+		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
+	if (size && !by_text && af_dsizes_get(fs->dsizes, &key, size))
+		return NULL;
+	int rc = member ? af_folder_render(fs, v.bin, 0, &yaml) : af_view_render(fs, v.bin, &v.st, &yaml);
 	if (rc)
 		return NULL;
+	if (by_text)
+		key.text = af_fnv1_64(yaml->data, yaml->len);
+	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size)) {
+		af_text_unref(yaml);
+		return NULL;
+	}
 	struct af_plot_opts o = {.title = af_base(v.rel)};
-	struct af_gltf_opts g = {.title = af_base(v.rel)};
+	struct glb_job g = {.o = {.title = af_base(v.rel)}, .yaml = yaml, .out = &svg, .d = &d};
 	af_diag_init(&d);
-	if (!(glb ? af_gltf_from_yaml(yaml->data, yaml->len, &g, &svg, &d)
-		  : af_plot_svg(yaml->data, yaml->len, &o, &svg, &d)) && !svg.failed)
+	if (glb && member) {
+		rc = af_folder_with_io(fs, v.bin, glb_with, &g);
+	} else if (glb) { /* its siblings: a skeleton beside it (gltf.h) */
+		struct af_sibio s;
+		af_sibio_init(&s, fs, v.bin);
+		rc = glb_with(&g, &s.d.io);
+		af_sibio_close(&s);
+	} else {
+		rc = af_plot_svg(yaml->data, yaml->len, &o, &svg, &d);
+	}
+	if (!rc && !svg.failed)
 		t = af_text_take(&svg);
+	if (t && (member || !g.asked))
+		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 	af_buf_free(&svg);
 	af_text_unref(yaml);
 	return t;
+}
+
+/* Whether the view r is shown as a folder of parts (--split, --split-over). */
+static int shown_split(struct af_fs *fs, struct af_res *r)
+{
+	struct af_text *t = NULL;
+	size_t size = r->info.have_size ? r->info.size : (size_t)-1;
+	if (!fs->splits || !af_split_able(r->info.codec))
+		return 0;
+	if (size == (size_t)-1 && !af_split_shown(fs, r->info.codec, size) &&
+	    af_view_render(fs, r->bin, &r->st, &t) == 0) /* over a size: its size, once */
+		size = t->len;
+	af_text_unref(t);
+	return af_split_shown(fs, r->info.codec, size);
+}
+
+/* A name in a split view's folder ("<view>.yaml/<name>"): 1 with r filled (a part,
+ * index.yaml, or nothing there, with in_split and the view's binary), else 0. */
+static int split_member(struct af_fs *fs, struct af_res *r)
+{
+	const char *base = af_base(r->rel);
+	size_t k = strlen(AF_VIEW_SUFFIX);
+	char path[4200];
+	struct af_res p;
+	struct af_text *whole = NULL;
+	if (base == r->rel || (size_t)(base - r->rel) <= k + 1 ||
+	    memcmp(base - k - 1, AF_VIEW_SUFFIX, k))
+		return 0;
+	snprintf(path, sizeof(path), "/%.*s", (int)(base - r->rel - 1), r->rel);
+	if (af_view_resolve(fs, path, &p) || p.kind != AF_K_SPLITDIR)
+		return 0;
+	r->in_split = 1;
+	memcpy(r->bin, p.bin, sizeof(r->bin));
+	r->st = p.st;
+	r->info = p.info;
+	if (af_view_render(fs, r->bin, &r->st, &whole) == 0 &&
+	    af_split_file(fs, whole, r->bin, base, NULL) == 0)
+		r->kind = AF_K_SPLITPART;
+	af_text_unref(whole);
+	return 1;
 }
 
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
@@ -176,6 +297,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	r->bin[0] = 0;
 	r->ghost = 0;
 	r->unlisted = 0;
+	r->in_split = 0;
 	if (rc)
 		return rc;
 	base = af_base(r->rel);
@@ -189,12 +311,13 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(r->rel, AF_CTL_DIR "/", sizeof(AF_CTL_DIR))) {
 		const char *f = r->rel + sizeof(AF_CTL_DIR);
-		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH))
+		if (!strcmp(f, AF_CTL_ERRORS) || !strcmp(f, AF_CTL_PID) || !strcmp(f, AF_CTL_SCRATCH) ||
+		    !strcmp(f, AF_CTL_STATS))
 			r->kind = AF_K_CTLFILE;
 		else if (!strcmp(f, AF_CTL_SCHEMA) || !strcmp(f, AF_CTL_PLOT) || !strcmp(f, AF_CTL_GLTF))
 			r->kind = AF_K_CTLDIR;
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
-			r->kind = schema_of_name(f + sizeof(AF_CTL_SCHEMA)) ? AF_K_CTLFILE : AF_K_NONE;
+			r->kind = schema_named(fs, f + sizeof(AF_CTL_SCHEMA), NULL) ? AF_K_NONE : AF_K_CTLFILE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
 			r->kind = plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg");
 		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
@@ -216,6 +339,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (af_folder_resolve(fs, r))
 		goto ghosts;
+	if (fs->splits && split_member(fs, r))
+		goto ghosts;
 	n = af_view_strip(base);
 	if (n) {
 		size_t dirlen = (size_t)(base - r->rel);
@@ -225,7 +350,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		    S_ISREG(r->st.st_mode)) {
 			af_view_classify(fs, r->bin, &r->st, &r->info);
 			if (r->info.codec && !r->info.failed)
-				r->kind = AF_K_VIEW;
+				r->kind = shown_split(fs, r) ? AF_K_SPLITDIR : AF_K_VIEW;
 		}
 		if (r->kind == AF_K_NONE)
 			r->bin[0] = 0;
@@ -297,6 +422,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		}
 	}
 	af_sibio_init(&sib, fs, bin_rel);
+	af_rcache_note_render(fs->cache);
 	rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
 	if (!rc)
 		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
@@ -354,28 +480,44 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return af_errlog_text(fs->errors, caller, may_read, fs);
 	if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA))) {
 		struct af_buf b = AF_BUF_INIT;
-		const struct af_codec *c = schema_of_name(f + sizeof(AF_CTL_SCHEMA));
-		struct af_text *t = c && !af_codec_schema(c, &b) ? af_text_take(&b) : NULL;
+		struct af_text *t = !schema_named(fs, f + sizeof(AF_CTL_SCHEMA), &b) ? af_text_take(&b) : NULL;
 		af_buf_free(&b);
 		return t;
 	}
 	if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err);
+		return plot_text(fs, f + sizeof(AF_CTL_PLOT), 0, err, NULL);
 	if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err);
-	if (!strcmp(f, AF_CTL_PID))
+		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err, NULL);
+	if (!strcmp(f, AF_CTL_PID)) {
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5)
+	} else if (!strcmp(f, AF_CTL_STATS)) { /* counters, no names: anyone's to read */
+		struct af_rcache_stats s;
+		af_rcache_stats(fs->cache, &s);
+		n = snprintf(line, sizeof(line), "renders %lu\nhits %lu\nspill_writes %lu\n"
+			     "spill_reads %lu\nspill_lost %lu\ntext_bytes %zu\nspill_bytes %zu\n"
+			     "archive_opens %lu\n", s.renders, s.hits, s.spill_writes, s.spill_reads,
+			     s.spill_lost, s.text_bytes, s.spill_bytes, s.archive_opens);
+	} else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5) {
 		n = snprintf(line, sizeof(line), "%s\n", fs->scratch_path);
-	else /* the caller's own tree: <scratch>/users/<uid> beside <scratch>/tree */
+	} else { /* the caller's own tree: <scratch>/users/<uid> beside <scratch>/tree */
 		n = snprintf(line, sizeof(line), "%.*s/users/%u\n", (int)(strlen(fs->scratch_path) - 5),
 			     fs->scratch_path, (unsigned)af_scratch_owner(fs));
+	}
 	return af_text_new(line, (size_t)n < sizeof(line) ? (size_t)n : sizeof(line) - 1);
 }
 
 static long long ctl_size(struct af_fs *fs, const char *rel, uid_t caller)
 {
-	int err;
+	const char *f = rel + sizeof(AF_CTL_DIR);
+	int err = 0, glb = !strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF));
+	long long size = -1;
+	if (glb || !strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT))) { /* its size kept, if made */
+		struct af_text *p = plot_text(fs, f + (glb ? sizeof(AF_CTL_GLTF) : sizeof(AF_CTL_PLOT)), glb, &err, &size);
+		if (p)
+			size = (long long)p->len;
+		af_text_unref(p);
+		return size >= 0 ? size : err ? err : -ENOENT;
+	}
 	struct af_text *t = af_ctl_text(fs, rel, caller, &err);
 	long long n = t ? (long long)t->len : err ? err : -ENOENT;
 	af_text_unref(t);
@@ -387,7 +529,8 @@ int af_view_read_only(struct af_fs *fs, struct af_res *r)
 	struct af_rinfo now;
 	/* rendered since it was resolved? (one cache lookup: a container member's identity
 	 * is its container's file, whose entry names no codec of the member's) */
-	if (!r->info.read_only && r->kind == AF_K_VIEW &&
+	if (!r->info.read_only &&
+	    (r->kind == AF_K_VIEW || r->kind == AF_K_SPLITDIR || r->kind == AF_K_SPLITPART) &&
 	    af_rcache_get(fs->cache, &r->st, &now, NULL) && now.codec == r->info.codec)
 		r->info.read_only = now.read_only;
 	return r->info.read_only;
@@ -397,9 +540,10 @@ int af_view_read_only(struct af_fs *fs, struct af_res *r)
  * write permission of its read (the save proves the right to MODDIR). */
 static void ov_writable(struct af_fs *fs, struct af_res *r, struct stat *st)
 {
-	if (!af_ov_on(fs) || (r->kind == AF_K_VIEW && af_view_read_only(fs, r)))
+	int view = r->kind == AF_K_VIEW || r->kind == AF_K_SPLITDIR || r->kind == AF_K_SPLITPART;
+	if (!af_ov_on(fs) || (view && af_view_read_only(fs, r)))
 		return;
-	af_ov_show(fs, r->kind == AF_K_VIEW ? r->bin : r->rel, st);
+	af_ov_show(fs, view ? r->bin : r->rel, st);
 }
 
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st)
@@ -436,6 +580,30 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		af_text_unref(t);
 		break;
 	}
+	case AF_K_SPLITDIR: /* the binary as a folder: its times and owner, as a container's */
+		*st = r->st;
+		st->st_mode = S_IFDIR | (r->st.st_mode & 0777) | ((r->st.st_mode & 0444) >> 2);
+		if (af_view_read_only(fs, r))
+			st->st_mode &= ~(mode_t)0222;
+		st->st_nlink = 2;
+		st->st_size = 0;
+		break;
+	case AF_K_SPLITPART: {
+		struct af_text *t;
+		int rc = af_view_text(fs, r, &t);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
+		*st = r->st;
+		st->st_mode = S_IFREG | (r->st.st_mode & 07777);
+		st->st_nlink = 1;
+		st->st_size = (off_t)t->len;
+		af_text_unref(t);
+		if (fs->handles)
+			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
+		if (af_view_read_only(fs, r))
+			st->st_mode &= ~(mode_t)0222;
+		break;
+	}
 	case AF_K_VIEW: {
 		*st = r->st;
 		if (r->info.have_size) {
@@ -462,7 +630,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		ov_writable(fs, r, st);
 		return 0;
 	}
-	if (r->kind == AF_K_VIEW || r->kind == AF_K_ARCDIR)
+	if (r->kind == AF_K_VIEW || r->kind == AF_K_ARCDIR || r->kind == AF_K_SPLITDIR ||
+	    r->kind == AF_K_SPLITPART)
 		ov_writable(fs, r, st);
 	st->st_blocks = (st->st_size + 511) / 512;
 	return 0;
@@ -490,5 +659,31 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 		pthread_mutex_unlock(&big_render);
 	}
 	af_act_resume(was);
+	return rc;
+}
+
+int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out)
+{
+	struct af_text *whole;
+	int rc = af_view_render(fs, r->bin, &r->st, &whole);
+	*out = NULL;
+	if (rc || r->kind != AF_K_SPLITPART) {
+		*out = rc ? NULL : whole;
+		return rc;
+	}
+	rc = af_split_file(fs, whole, r->bin, af_base(r->rel), out);
+	af_text_unref(whole);
+	return rc == -ENOENT ? -EIO : rc;
+}
+
+int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx, const char *name),
+			void *ctx)
+{
+	struct af_text *whole;
+	int rc = af_view_render(fs, r->bin, &r->st, &whole);
+	if (rc)
+		return rc;
+	rc = af_split_names(fs, whole, r->bin, cb, ctx);
+	af_text_unref(whole);
 	return rc;
 }

@@ -27,6 +27,12 @@ int af_view_may(struct af_fs *fs, const char *bin, int flags);
 /* The caller's right to make the new binary bin (its folder's write and search; a
  * new member: the container's write): 0 or -errno. */
 int af_view_may_create(struct af_fs *fs, const char *bin);
+/* The text of the resolved view r (AF_K_VIEW) or part (AF_K_SPLITPART), a reference:
+ * 0, or -errno (-EIO when it does not decode). */
+int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out);
+/* The names in the split view r's folder (AF_K_SPLITDIR): index.yaml, then its parts. */
+int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx, const char *name),
+			void *ctx);
 /* Whether the resolved view r is read-only (its text, once rendered, says why). */
 int af_view_read_only(struct af_fs *fs, struct af_res *r);
 /* Fill st for a resolved view path (exact YAML size for views). */

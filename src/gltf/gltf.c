@@ -338,25 +338,109 @@ out:
 	return rc;
 }
 
-/* The scene of the document (yaml, n) added to sc through its codec's hook. */
-static int scene_of(const uint8_t *yaml, size_t n, struct af_scene *sc, struct af_diag *d)
+/* The codec of a parsed document (its `format:`) with a scene hook, or NULL with d set. */
+static const struct af_codec *codec_of(const struct af_ynode *root, struct af_diag *d)
 {
-	struct af_ydoc doc;
+	const char *format = af_cv_str(af_ymap_get(root, "format"));
 	const struct af_codec *c;
-	const char *format;
-	int rc;
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
-		return rc;
-	format = af_cv_str(af_ymap_get(doc.root, "format"));
 	if (!format)
-		rc = af_diag_error(d, AF_EUNSUP, "no top-level 'format:' key: not an animfs view");
+		af_diag_error(d, AF_EUNSUP, "no top-level 'format:' key: not an animfs view");
 	else if (!(c = af_codec_by_name(format)) || !c->scene)
-		rc = af_diag_error(d, AF_EUNSUP, "%s documents have no skeleton or animation to preview", format);
-	else if (!(rc = c->scene(doc.root, sc, d)) && sc->oom)
+		af_diag_error(d, AF_EUNSUP, "%s documents have no skeleton or animation to preview", format);
+	else
+		return c;
+	return NULL;
+}
+
+/* The scene of the parsed document root added to sc through its codec c's hook. */
+static int scene_doc(const struct af_codec *c, const struct af_ynode *root, struct af_scene *sc,
+		     struct af_diag *d)
+{
+	int rc = c->scene(root, sc, d);
+	if (!rc && sc->oom)
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	if (!rc && !sc->extras.len)
-		af_scene_extra(sc, 0, "format", format, 0);
-	af_ydoc_free(&doc);
+		af_scene_extra(sc, 0, "format", c->name, 0);
+	return rc;
+}
+
+/* The nodes of the document (yaml, n), none of its animations, added to sc first: the
+ * skeleton an animation moves. */
+static int base_nodes(const uint8_t *yaml, size_t n, struct af_scene *sc, struct af_diag *d)
+{
+	static const char *const none[] = { "" };
+	struct af_scene base;
+	struct af_ydoc doc;
+	const struct af_codec *c;
+	int rc;
+	if (af_scene_init(&base, none, 1))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (!(rc = af_ydoc_parse(&doc, yaml, n, NULL, d))) {
+		rc = (c = codec_of(doc.root, d)) ? scene_doc(c, doc.root, &base, d) : d->code;
+		base.nselect = 0; /* none wanted, none there */
+		if (!rc)
+			rc = af_scene_check(&base, d); /* the skeleton sound on its own */
+		af_ydoc_free(&doc);
+	}
+	for (size_t i = 0; !rc && i < base.nnode; i++) {
+		size_t k = af_scene_node(sc, base.node[i].name, base.node[i].parent, base.node[i].line);
+		if (k == SIZE_MAX)
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		else
+			sc->node[k] = base.node[i], sc->node[k].mesh = -1;
+	}
+	af_scene_free(&base);
+	return rc;
+}
+
+/* The view of sibling name of io (decoded by the codec that bids for it, with the same
+ * siblings) into yaml: 0, or -1. */
+static int sibling_yaml(const struct af_io *io, const char *name, struct af_buf *yaml)
+{
+	struct af_buf bin = AF_BUF_INIT;
+	struct af_io sio = *io;
+	struct af_diag q;
+	const struct af_codec *c;
+	int rc = -1;
+	af_diag_init(&q);
+	sio.name = name;
+	sio.opts = NULL;
+	sio.learn_names = NULL;
+	if (io->read_sibling(io->ctx, name, &bin) || bin.failed)
+		goto out;
+	if ((c = af_codec_bid(name, bin.data, bin.len < AF_BID_HEAD ? bin.len : AF_BID_HEAD))) {
+		int r = c->to_yaml(bin.data, bin.len, &sio, yaml, &q);
+		rc = (r == 0 || r == AF_VIEW_READONLY) && !yaml->failed ? 0 : -1;
+	}
+out:
+	af_diag_free(&q);
+	af_buf_free(&bin);
+	return rc;
+}
+
+/* The skeleton the codec's scene_base hook finds beside the document, added to sc first:
+ * 1 with the sibling's name and the hook's rule (a NUL-ended string) in why, or 2 when
+ * that sibling made no skeleton (the preview goes on without); 0 when none was found;
+ * AF_ENOMEM. */
+static int sibling_base(const struct af_codec *c, const struct af_ynode *root, const struct af_io *io,
+			struct af_scene *sc, char *name, size_t size, struct af_buf *why)
+{
+	struct af_buf yaml = AF_BUF_INIT;
+	struct af_diag q;
+	int rc = 1;
+	if (!c->scene_base || !io->list_siblings || !io->read_sibling ||
+	    !c->scene_base(root, io, name, size, why))
+		return 0;
+	af_diag_init(&q);
+	af_buf_putc(why, 0);
+	if (sibling_yaml(io, name, &yaml) || base_nodes(yaml.data, yaml.len, sc, &q)) {
+		sc->nnode = 0; /* a half-made skeleton goes */
+		rc = q.code == AF_ENOMEM ? AF_ENOMEM : 2;
+	}
+	if (why->failed)
+		rc = AF_ENOMEM;
+	af_diag_free(&q);
+	af_buf_free(&yaml);
 	return rc;
 }
 
@@ -364,33 +448,44 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		      struct af_diag *d)
 {
 	struct af_scene sc;
-	int rc;
+	struct af_ydoc doc;
+	struct af_buf why = AF_BUF_INIT;
+	const struct af_codec *c;
+	char name[1024];
+	int rc, parsed = 0, found = 0;
 	if (af_scene_init(&sc, o ? o->anims : NULL, o ? o->nanims : 0))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if (o && o->base) { /* the skeleton first, with none of its own animations */
-		struct af_scene base;
-		static const char *const none[] = { "" };
-		if (af_scene_init(&base, none, 1)) {
-			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-			goto out;
-		}
-		rc = scene_of(o->base, o->nbase, &base, d);
-		for (size_t i = 0; !rc && i < base.nnode; i++) {
-			size_t k = af_scene_node(&sc, base.node[i].name, base.node[i].parent, base.node[i].line);
-			if (k == SIZE_MAX)
-				rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-			else
-				sc.node[k] = base.node[i], sc.node[k].mesh = -1;
-		}
-		af_scene_free(&base);
-		if (rc)
-			goto out;
+	if (o && o->base && (rc = base_nodes(o->base, o->nbase, &sc, d))) /* the skeleton first */
+		goto out;
+	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
+		goto out;
+	parsed = 1;
+	if (!(c = codec_of(doc.root, d))) {
+		rc = d->code;
+		goto out;
 	}
-	if ((rc = scene_of(yaml, n, &sc, d)) || (rc = af_scene_check(&sc, d)))
+	if (o && !o->base && o->io &&
+	    (found = sibling_base(c, doc.root, o->io, &sc, name, sizeof(name), &why)) == AF_ENOMEM) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	sc.io = o ? o->io : NULL;
+	if ((rc = scene_doc(c, doc.root, &sc, d)))
+		goto out;
+	if (found == 1) {
+		af_scene_extra(&sc, 0, "skeleton_from", name, 0);
+		af_scene_extra(&sc, 0, "skeleton_rule", (const char *)why.data, 0);
+	} else if (found == 2) {
+		af_scene_extra(&sc, 0, "skeleton_unread", name, 0);
+	}
+	if ((rc = af_scene_check(&sc, d)))
 		goto out;
 	if (af_gltf_write(&sc, o && o->json, o ? o->title : NULL, out))
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory (or a preview past 4 GiB)");
 out:
+	if (parsed)
+		af_ydoc_free(&doc);
+	af_buf_free(&why);
 	af_scene_free(&sc);
 	return rc;
 }

@@ -2,8 +2,22 @@
 # Issue 31: `animfs gltf` on the examples of every format with a skeleton or animation: the
 # Khronos glTF-Validator reports 0 errors (GLB and .gltf), the counts are those the YAML holds,
 # an edit of one keyframe changes that node's sampler output at that time and nothing else,
+# MOTN blocks with rig bit 15: a baked angle and a node block's track sample
+edit "$ex/MOTION.BIN.yaml" "$tmp/baked2.yaml" '^          rz: \[-16384, -15000, -13000' "-13000" "-12500" || fail "edit baked"
+"$ANIMFS" gltf "$tmp/baked2.yaml" -o "$tmp/baked2.glb" || fail "gltf of the baked edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/baked2.glb")
+[ "$d" = "DEMO_WAVE_BAKED: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
+edit "$ex/MOTION.BIN.yaml" "$tmp/nodes2.yaml" '^          ry: \[0, 1000, 2000, 1000\]' "2000" "2500" || fail "edit nodes"
+"$ANIMFS" gltf "$tmp/nodes2.yaml" -o "$tmp/nodes2.glb" || fail "gltf of the node edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/nodes2.glb")
+[ "$d" = "DEMO_FLAG_NODES: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
+	fail "a node track edit changed: '$d'"
+edit "$ex/MOTION.BIN.yaml" "$tmp/short.yaml" '^          rz: \[-16384, -15000, -13000, -12000\]' ", -12000]" "]" || fail "edit short"
+refused "a baked list shorter than its frames" "rz has 3 values, one a frame wants 4" "$tmp/short.yaml"
 # --anim keeps one animation, and hostile input (a bone list that loops, absurd counts, an
-# unknown animation, a format with no skeleton) is a clear error with no output file.
+# unknown animation, a format with no skeleton) is a clear error with no output file; a CLIP
+# in a package (or a folder) previews on the rig beside it that fits it best, or on none;
+# MOTN baked and node blocks (rig bit 15) are animations too.
 set -u
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 mods=${ANIMFS_NODE:-$src/.tools/node/node_modules}
@@ -103,5 +117,39 @@ edit "$ex/re3_tiny.PLD.yaml" "$tmp/one.PLD.yaml" '^    hex: "50000000' "$(sed -n
 refused "an unknown animation" "no animation called 'nope'" "$ex/walk.animation.yaml" --anim nope
 refused "a state machine" "no skeleton or animation" "$ex/wave_hello.jazz.yaml"
 "$ANIMFS" gltf >/dev/null 2>&1; [ $? = 2 ] && n=$((n + 1)) || fail "gltf without FILE is not a usage error"
+# a CLIP in a package previews on the rig beside it: of two rigs, the one whose bones are
+# the most of its moved targets (lid and transformBone: rig A both, rig B, listed first,
+# only transformBone); a clip whose targets no rig holds has none (one node per target)
+pk=$tmp/pk; mkdir -p "$pk"
+sed -e '0,/target: b__ROOT_bind__/s//target: lid/' -e 's/target: b__ROOT_bind__/target: transformBone/' \
+	"$ex/clip_tiny.animation.yaml" > "$pk/two.yaml"
+sed 's/\blid\b/lidB/g' "$ex/hand_prop.rig.yaml" > "$pk/b.rig.yaml"
+"$ANIMFS" encode "$pk/two.yaml" -o "$pk/two.clip" && "$ANIMFS" encode "$ex/clip_tiny.animation.yaml" -o "$pk/tiny.clip" &&
+	"$ANIMFS" encode "$ex/hand_prop.rig.yaml" -o "$pk/a.rig" && "$ANIMFS" encode "$pk/b.rig.yaml" -o "$pk/b.rig" &&
+	python3 "$src/tests/mount/mkpackage.py" "$pk/p.package" 8EAF13DE:B:"$pk/b.rig" 6B20C4F3:C1:"$pk/two.clip" \
+		8EAF13DE:A:"$pk/a.rig" 6B20C4F3:C2:"$pk/tiny.clip" || fail "making the package"
+glb_json() { python3 -c 'import json, struct, sys
+b = open(sys.argv[1], "rb").read(); n = struct.unpack_from("<I", b, 12)[0]; j = json.loads(b[20:20 + n])
+x = j["asset"]["extras"]["animfs"]
+print(x.get("skeleton_from", "-"), ",".join(d["name"] for d in j["nodes"]),
+      ",".join(j["nodes"][c["target"]["node"]]["name"] for c in j["animations"][0]["channels"]))' "$1"; }
+m1=S3_6B20C4F3_00000000_00000000000000C1.clip
+"$ANIMFS" gltf "$pk/p.package/$m1" -o "$tmp/auto.glb" &&
+	[ "$(glb_json "$tmp/auto.glb")" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ lid,transformBone" ] &&
+	n=$((n + 1)) || fail "the rig found beside a clip: $(glb_json "$tmp/auto.glb")"
+node "$src/tests/tools/gltf_check.js" "$tmp/auto.glb" | grep -q '"errors":0,.*"nodes":6,"added":0,"animations":1,"keys":9,' &&
+	n=$((n + 1)) || fail "validator on the clip with its rig: $(node "$src/tests/tools/gltf_check.js" "$tmp/auto.glb")"
+"$ANIMFS" gltf "$pk/p.package/$m1" --rig "$pk/p.package/S3_8EAF13DE_00000000_000000000000000B.rig" -o "$tmp/rigb.glb" &&
+	[ "$(glb_json "$tmp/rigb.glb")" = "- b__ROOT__,offsetBone,transformBone,lidB,_handle_L_,_handle_R_,lid lid,transformBone" ] &&
+	n=$((n + 1)) || fail "--rig over the rig beside: $(glb_json "$tmp/rigb.glb")"
+"$ANIMFS" gltf "$pk/p.package/S3_6B20C4F3_00000000_00000000000000C2.clip" -o "$tmp/norig.glb" &&
+	[ "$(glb_json "$tmp/norig.glb")" = "- b__ROOT_bind__ b__ROOT_bind__,b__ROOT_bind__" ] &&
+	n=$((n + 1)) || fail "a clip no rig fits: $(glb_json "$tmp/norig.glb")"
+# loose files: the rig beside the clip in its folder, by its s3pe export name
+cp "$pk/two.clip" "$pk/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation"
+cp "$pk/a.rig" "$pk/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig"
+"$ANIMFS" gltf "$pk/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation" -o "$tmp/loose.glb" &&
+	[ "$(glb_json "$tmp/loose.glb")" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ lid,transformBone" ] &&
+	n=$((n + 1)) || fail "a loose clip's rig beside it: $(glb_json "$tmp/loose.glb")"
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]

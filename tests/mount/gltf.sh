@@ -1,7 +1,8 @@
 # Issue 31 in the mount: VIEW/.animfs/gltf/<view path>.glb is the view's glTF preview, made
 # when read: the same file as `animfs gltf` of the view, read-only, never listed, absent for a
 # format with nothing to preview, new after every save, and readable only by those who may
-# read the binary. No samples needed.
+# read the binary; a clip in a package moves the rig beside it, and follows that rig's
+# saves. No samples needed.
 . "$(dirname "$0")/common.inc"
 . "$(dirname "$0")/multiuser.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
@@ -12,6 +13,15 @@ mkdir -p "$GAME/anims/deep" "$GAME/priv"
 "$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
 cp "$GAME/anims/deep/walk.animation" "$GAME/priv/walk.animation" && chmod 600 "$GAME/priv/walk.animation"
 chmod -R a+rX "$GAME/anims"
+# a package with two rigs and a clip that moves bones of the second (tests/cli/gltf.sh)
+pk=$T/pk; mkdir -p "$pk" "$GAME/pkg"
+sed -e '0,/target: b__ROOT_bind__/s//target: lid/' -e 's/target: b__ROOT_bind__/target: transformBone/' \
+	"$src/examples/clip_tiny.animation.yaml" > "$pk/two.yaml"
+sed 's/\blid\b/lidB/g' "$src/examples/hand_prop.rig.yaml" > "$pk/b.rig.yaml"
+"$ANIMFS" encode "$pk/two.yaml" -o "$pk/two.clip" && "$ANIMFS" encode "$src/examples/hand_prop.rig.yaml" -o "$pk/a.rig" &&
+	"$ANIMFS" encode "$pk/b.rig.yaml" -o "$pk/b.rig" &&
+	python3 "$src/tests/mount/mkpackage.py" "$GAME/pkg/p.package" 8EAF13DE:B:"$pk/b.rig" 6B20C4F3:C1:"$pk/two.clip" \
+		8EAF13DE:A:"$pk/a.rig" || fail "making the package"
 mount_view_fg -o allow_other
 G=$VIEW/.animfs/gltf
 for v in anims/deep/walk.animation.yaml anims/tiny.PLD.yaml; do
@@ -38,6 +48,37 @@ if [ -d "$mods/gltf-validator" ]; then
 	d=$(ANIMFS_NODE=$mods node "$src/tests/tools/gltf_check.js" --diff "$T/before.glb" "$G/anims/deep/walk.animation.yaml.glb")
 	[ "$(echo "$d" | wc -l)" = 1 ] && [[ $d == *"translation: key 1 at 0.5000 s" ]] || fail "the save changed: $d"
 fi
+# the clip's preview in the package moves the rig found beside it; a save of that rig shows
+clipv=pkg/p.package/S3_6B20C4F3_00000000_00000000000000C1.clip.yaml
+rigv=$VIEW/pkg/p.package/S3_8EAF13DE_00000000_000000000000000A.rig.yaml
+skel() { python3 -c 'import json, struct, sys
+b = open(sys.argv[1], "rb").read(); n = struct.unpack_from("<I", b, 12)[0]; j = json.loads(b[20:20 + n])
+print(j["asset"]["extras"]["animfs"].get("skeleton_from", "-"), ",".join(d["name"] for d in j["nodes"]),
+      [d.get("translation") for d in j["nodes"] if d["name"] == "lid"])' "$1"; }
+s1=$(skel "$G/$clipv.glb")
+[ "$s1" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ [[0, 0.25, -0.1]]" ] ||
+	fail "the clip's preview in the package: $s1"
+"$ANIMFS" gltf "$GAME/pkg/p.package/S3_6B20C4F3_00000000_00000000000000C1.clip" -o "$T/pkgcli.glb" || fail "gltf of the member"
+[ "$(skel "$T/pkgcli.glb")" = "$s1" ] || fail "the command line finds another rig: $(skel "$T/pkgcli.glb")"
+r1=$(stat -c %s "$G/$clipv.glb")
+sed -i 's/^    position: \[0.0, 0.25, -0.1\]/    position: [0.0, 0.2578125, -0.1]/' "$rigv" || fail "save of the rig"
+grep -q 'position: \[0.0, 0.2578125, -0.1\]' "$rigv" || fail "the rig edit is not in the view"
+r2=$(stat -c %s "$G/$clipv.glb") # the stat first: no read has made it anew
+s2=$(skel "$G/$clipv.glb")
+[[ $s2 == *"[[0, 0.2578125, -0.1]]" ]] || fail "the clip's preview did not follow the rig's save: $s2"
+[ "$r2" != "$r1" ] && [ "$r2" = "$(wc -c < "$G/$clipv.glb")" ] ||
+	fail "the preview's size after the rig's save: $r1 -> $r2, read $(wc -c < "$G/$clipv.glb")"
+# ls -l keeps the size it made (keyed by the binary's identity); a save that shortens the
+# preview (one key fewer) shows at once in the next stat, and the plot's size too
+cv=$VIEW/$clipv
+b1=$(stat -c %s "$G/$clipv.glb"); p1=$(stat -c %s "$VIEW/.animfs/plot/$clipv.svg")
+[ "$b1" = "$(stat -c %s "$G/$clipv.glb")" ] && [ "$b1" = "$(wc -c < "$G/$clipv.glb")" ] || fail "a second stat of the preview"
+sed -i '/^      5: \[0.04884005, 0.0, 0.0, 1.0\]/d' "$cv" || fail "save of the clip"
+grep -q '0.04884005' "$cv" && fail "the clip edit is not in the view"
+b2=$(stat -c %s "$G/$clipv.glb"); p2=$(stat -c %s "$VIEW/.animfs/plot/$clipv.svg")
+[ "$b2" != "$b1" ] && [ "$b2" = "$(wc -c < "$G/$clipv.glb")" ] && [ "$p2" != "$p1" ] &&
+	[ "$p2" = "$(wc -c < "$VIEW/.animfs/plot/$clipv.svg")" ] ||
+	fail "sizes after the save: preview $b1 -> $b2 (read $(wc -c < "$G/$clipv.glb")), plot $p1 -> $p2"
 # only for those who may read the binary
 as_nobody cat "$G/anims/deep/walk.animation.yaml.glb" > /dev/null || fail "nobody cannot read a public preview"
 as_nobody cat "$G/priv/walk.animation.yaml.glb" > /dev/null 2>&1 && fail "nobody reads the preview of a 0600 binary"

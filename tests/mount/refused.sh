@@ -15,14 +15,6 @@ f=$VIEW/walk.animation.yaml
 line=$(grep -n '^length:' "$f" | cut -d: -f1)
 unchanged() { cmp -s "$T/orig" "$GAME/walk.animation" || fail "$1: the binary changed"; }
 tried=0
-wait_for() { # wait_for SESSION TEXT: up to 10 s for TEXT on the tmux screen
-  for _ in $(seq 100); do
-    tmux capture-pane -t "$1" -p | grep -q "$2" && return 0
-    sleep 0.1
-  done
-  tmux capture-pane -t "$1" -p >&2
-  return 1
-}
 
 for ed in vim nvim; do
   command -v $ed >/dev/null || { echo "note: $ed missing, not tried"; continue; }
@@ -74,14 +66,7 @@ else
 fi
 
 if command -v tmux >/dev/null && command -v nano >/dev/null; then
-  tmux new-session -d -s afnano -x 160 -y 40 "nano --ignorercfiles +$line '$f'"
-  trap 'tmux kill-session -t afnano 2>/dev/null; cleanup' EXIT
-  wait_for afnano 'walk.animation.yaml' || fail "nano did not come up"
-  tmux send-keys -t afnano C-k
-  tmux send-keys -t afnano -l 'length: abc'
-  tmux send-keys -t afnano Enter C-o
-  wait_for afnano 'File Name to Write' || fail "nano did not ask for the name"
-  tmux send-keys -t afnano Enter
+  nano_write afnano "$f" "$line" 'length: abc'
   wait_for afnano 'Error writing' || fail "nano did not report the refused save"
   echo "nano: $(tmux capture-pane -t afnano -p | grep -o 'Error writing[^]]*')"
   tmux send-keys -t afnano C-x

@@ -33,18 +33,40 @@ def clip(d):
 
 
 def motn(d):
-    bones, anims, keys = set(), 0, 0
+    bones, anims, keys, own = set(), 0, 0, 0
     for b in d.get("blocks") or []:
+        k0 = keys
+        if "baked" in b:  # one key a frame: the root's translation, each 3-angle bone's rotation
+            bk = b["baked"]
+            for bn in bk.get("bones") or []:
+                if "hinge" in bn:
+                    continue
+                bones.add(bn["bone"])
+                for trio in (("tx", "ty", "tz"), ("rx", "ry", "rz")):
+                    if any(c in bn for c in trio):
+                        keys += bk["frames"]
+            anims += keys > k0
+            continue
+        if "nodes" in b:  # nodes of its own; frames + 1 keys a track
+            nb = b["nodes"]
+            for nd in nb.get("list") or []:
+                own += 1
+                if any(isinstance(nd.get(c), list) for c in ("rx", "ry", "rz")):
+                    keys += nb["frames"] + 1
+                sc = nd.get("scale")
+                if isinstance(sc, list) and sc and isinstance(sc[0], list):
+                    keys += nb["frames"] + 1
+            anims += keys > k0
+            continue
         if "bones" not in b or "frames" not in b:
             continue
-        k0 = keys
         for bn in b["bones"]:
             bones.add(bn["bone"])
             for trio in (("tx", "ty", "tz"), ("rx", "ry", "rz")):
                 frames = {k[0] for c in trio for k in (bn.get(c) or []) if k[1] >= 1 and k[0] < b["frames"]}
                 keys += len(frames)
         anims += keys > k0
-    return len(bones), anims, keys
+    return len(bones) + own, anims, keys
 
 
 def re_model(d):
@@ -74,14 +96,23 @@ def re_model(d):
 
 
 def motn_lines(path):
-    """motn() over the view's lines (one key a line, as animfs writes it): a 14 MB view loads
-    in PyYAML in over half a minute, a line scan in a second. Same counts as motn()."""
-    bones, anims, keys = set(), 0, 0
+    """motn() over the view's lines (one key a line, a baked or node list on one line, as
+    animfs writes them): a 14 MB view loads in PyYAML in over half a minute, a line scan in
+    a second. Same counts as motn()."""
+    bones, anims, keys, own = set(), 0, 0, 0
     block = bone = chan = None
 
     def close_bone():
         nonlocal keys
-        if bone is not None:
+        if bone is None:
+            return
+        if block["kind"] == "baked":
+            if "hinge" not in bone:
+                bones.add(bone["id"])
+                keys += block["frames"] * sum(any(c in bone for c in trio) for trio in (("tx", "ty", "tz"), ("rx", "ry", "rz")))
+        elif block["kind"] == "nodes":
+            keys += (block["frames"] + 1) * (bone.get("rtrack", False) + bone.get("strack", False))
+        else:
             for trio in ("t", "r"):
                 keys += len(set().union(*(v for c, v in bone.items() if c[0] == trio)))
 
@@ -96,9 +127,29 @@ def motn_lines(path):
             s = line.split("#", 1)[0].rstrip()
             if s.startswith("  - block:"):
                 close_block()
-                block, bone = {"frames": None, "decoded": False, "k0": keys}, None
+                block, bone = {"frames": None, "decoded": False, "k0": keys, "kind": "seq"}, None
             elif block is None:
                 continue
+            elif s in ("    baked:", "    nodes:"):
+                block["kind"], block["decoded"] = s.strip()[:-1], True
+            elif block["kind"] != "seq":
+                if s.startswith("      frames:"):
+                    block["frames"] = int(s.split(":", 1)[1])
+                elif block["kind"] == "baked" and s.startswith("        - bone:"):
+                    close_bone()
+                    bone = {"id": int(s.split(":", 1)[1])}
+                elif block["kind"] == "nodes" and s.startswith("        - scale:"):
+                    close_bone()
+                    own += 1
+                    bone = {"strack": s.split(":", 1)[1].strip().startswith("[[")}
+                elif bone is not None and s.startswith("          ") and ":" in s:
+                    c, v = (x.strip() for x in s.split(":", 1))
+                    bone[c] = True
+                    if c in ("rx", "ry", "rz") and v.startswith("["):
+                        bone["rtrack"] = True
+                elif not s.startswith("    ") and s:
+                    close_block()
+                    block = bone = None
             elif s.startswith("    frames:"):
                 block["frames"] = int(s.split(":", 1)[1])
             elif s.startswith("    bones:"):
@@ -118,7 +169,7 @@ def motn_lines(path):
                 close_block()
                 block = bone = None
         close_block()
-    return len(bones), anims, keys
+    return len(bones) + own, anims, keys
 
 
 def clip_lines(path):

@@ -186,6 +186,151 @@ static void test_many_entries(void **state)
 	af_rcache_free(c);
 }
 
+/* A spill file of 100 bytes behind a memory bound of 50: evicted texts read back
+ * byte for byte (and kept in memory again), the ring forgets the oldest as it wraps,
+ * a changed identity never reads a spilled text, and the counters say so. */
+static void put(struct af_rcache *c, ino_t ino, char fill, size_t len)
+{
+	char text[64];
+	struct stat st = ident(ino, 10, 0);
+	memset(text, fill, len);
+	struct af_text *t = af_text_new(text, len);
+	af_rcache_put_text(c, &st, &fake, t);
+	af_text_unref(t);
+}
+
+static int holds(struct af_rcache *c, ino_t ino, char fill, size_t len)
+{
+	struct stat st = ident(ino, 10, 0);
+	struct af_rinfo info;
+	struct af_text *got;
+	char want[64];
+	memset(want, fill, len);
+	if (af_rcache_get(c, &st, &info, &got) != 1 || !got)
+		return 0;
+	int same = got->len == len && !memcmp(got->data, want, len) && got->data[len] == 0;
+	af_text_unref(got);
+	return same ? 1 : -1;
+}
+
+static void test_spill(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/animfs-test-spill.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	struct af_rcache *c = af_rcache_new(50);
+	struct af_rcache_stats s;
+	af_rcache_spill(c, fd, 100);
+	put(c, 1, 'a', 30);
+	put(c, 2, 'b', 30); /* a leaves memory: spilled at 0 */
+	put(c, 3, 'c', 30); /* b: spilled at 30 */
+	assert_int_equal(af_rcache_text_bytes(c), 30);
+	assert_int_equal(holds(c, 1, 'a', 30), 1); /* read back; c goes to the file (60) */
+	assert_int_equal(holds(c, 1, 'a', 30), 1); /* now from memory */
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.spill_writes, 3);
+	assert_int_equal(s.spill_reads, 1);
+	assert_int_equal(s.hits, 1);
+	assert_int_equal(s.spill_bytes, 90);
+	put(c, 4, 'd', 30); /* a again would go to the file, but it is there: no write */
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.spill_writes, 3);
+	put(c, 5, 'e', 30); /* d: no room at 90, wraps to 0 over a's place */
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.spill_writes, 4);
+	assert_int_equal(s.spill_bytes, 90); /* b at 30, c at 60, d at 0 */
+	assert_int_equal(holds(c, 1, 'a', 30), 0); /* overwritten: rendered again */
+	assert_int_equal(holds(c, 2, 'b', 30), 1); /* (e is written over b's place) */
+	assert_int_equal(holds(c, 3, 'c', 30), 1);
+	assert_int_equal(holds(c, 4, 'd', 30), 1);
+	assert_int_equal(holds(c, 5, 'e', 30), 1);
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.spill_lost, 0);
+	/* a text larger than the memory bound goes to the file at once */
+	put(c, 6, 'f', 60);
+	assert_int_equal(holds(c, 6, 'f', 60), 1);
+	/* a new identity of the same file never reads the old text */
+	struct stat now = ident(6, 11, 0);
+	struct af_rinfo info;
+	struct af_text *got;
+	assert_int_equal(af_rcache_get(c, &now, &info, &got), 0);
+	assert_null(got);
+	/* a text larger than the file is not spilled */
+	put(c, 7, 'g', 64);
+	af_rcache_free(c);
+	c = af_rcache_new(50);
+	af_rcache_spill(c, -1, 0); /* none: evicted texts are gone */
+	put(c, 1, 'a', 30);
+	put(c, 2, 'b', 30);
+	assert_int_equal(holds(c, 1, 'a', 30), 0);
+	af_rcache_free(c);
+}
+
+/* A container's members: one entry each (sub), apart from the file's own. */
+static void test_members(void **state)
+{
+	(void)state;
+	struct af_rcache *c = af_rcache_new(1 << 20);
+	struct stat pkg = ident(1, 10, 0), later = ident(1, 11, 0);
+	struct af_rinfo info;
+	struct af_text *got, *t = af_text_new("member", 6);
+	af_rcache_put_member_text(c, &pkg, 42, &fake, 1, NULL, t);
+	af_text_unref(t);
+	assert_int_equal(af_rcache_get(c, &pkg, &info, &got), 0);
+	assert_int_equal(af_rcache_get_member(c, &pkg, 43, &info, &got), 0);
+	assert_int_equal(af_rcache_get_member(c, &pkg, 42, &info, &got), 1);
+	assert_non_null(got);
+	assert_int_equal(info.size, 6);
+	assert_int_equal(info.read_only, 1);
+	assert_int_equal(info.container_ro, 1);
+	af_text_unref(got);
+	assert_int_equal(af_rcache_get_member(c, &later, 42, &info, &got), 0);
+	af_rcache_put_member_failed(c, &pkg, 43, &fake);
+	assert_int_equal(af_rcache_get_member(c, &pkg, 43, &info, &got), 1);
+	assert_int_equal(info.failed, 1);
+	af_rcache_free(c);
+}
+
+/* A member whose codec reads names keeps its size past its text, and both hold only
+ * while the user dictionary is the one it was rendered with. */
+static void test_member_names(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/animfs-test-names.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(write(fd, "one\n", 4), 4);
+	setenv("ANIMFS_NAMES", path, 1);
+	struct af_rcache *c = af_rcache_new(10);
+	struct stat pkg = ident(1, 10, 0);
+	struct af_rinfo info;
+	struct af_text *got, *t = af_text_new("0123456789", 8), *u = af_text_new("abcdefgh", 8);
+	struct af_fid names;
+	af_rcache_names_stamp(&names);
+	af_rcache_put_member_text(c, &pkg, 5, &named, 0, &names, t);
+	af_rcache_put_member_text(c, &pkg, 6, &named, 0, &names, u); /* evicts 5's text */
+	assert_int_equal(af_rcache_get_member(c, &pkg, 5, &info, &got), 1);
+	assert_null(got);
+	assert_int_equal(info.have_size, 1); /* the size outlives the text */
+	assert_int_equal(af_rcache_get_member(c, &pkg, 6, &info, &got), 1);
+	assert_non_null(got);
+	af_text_unref(got);
+	assert_int_equal(write(fd, "two\n", 4), 4); /* the dictionary changes */
+	struct stat st;
+	assert_int_equal(fstat(fd, &st), 0);
+	assert_int_equal(af_rcache_get_member(c, &pkg, 5, &info, &got), 0);
+	assert_int_equal(af_rcache_get_member(c, &pkg, 6, &info, &got), 0);
+	assert_null(got);
+	af_text_unref(t);
+	af_text_unref(u);
+	af_rcache_free(c);
+	close(fd);
+	unlink(path);
+	unsetenv("ANIMFS_NAMES");
+}
+
 static void test_errlog_ring(void **state)
 {
 	(void)state;
@@ -224,6 +369,9 @@ int main(void)
 		cmocka_unit_test(test_failed),
 		cmocka_unit_test(test_names_dep),
 		cmocka_unit_test(test_many_entries),
+		cmocka_unit_test(test_spill),
+		cmocka_unit_test(test_members),
+		cmocka_unit_test(test_member_names),
 		cmocka_unit_test(test_errlog_ring),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -168,6 +168,7 @@ const struct af_codec af_codec_clip = {
 	.schema = &clip_schema,
 	.curves = clip_curves,
 	.scene = clip_scene,
+	.scene_base = clip_scene_base,
 	.coverage = clip_coverage,
 	.split = clip_split,
 	.from_doc = clip_from_doc,

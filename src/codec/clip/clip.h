@@ -160,5 +160,11 @@ int clip_curves(const struct af_ynode *root, struct af_curves *cv);
 /* clip_scene.c: the descriptor's scene hook (codec.h) */
 struct af_scene;
 int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
+/* and its scene_base hook: the rig beside the clip that its channels move (the rule in
+ * clip_scene.c and docs/gltf.md) */
+struct af_io;
+struct af_buf;
+int clip_scene_base(const struct af_ynode *root, const struct af_io *io, char *name, size_t size,
+		    struct af_buf *why);
 
 #endif

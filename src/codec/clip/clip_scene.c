@@ -5,9 +5,12 @@
  * to the animation's extras. Metres, Y up: glTF's own. */
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "animfs/curves.h"
+#include "animfs/fnv.h"
+#include "animfs/io.h"
 #include "animfs/scene.h"
 #include "clip.h"
 
@@ -16,24 +19,34 @@ static const struct af_ynode *values(const struct af_ynode *fr)
 	return fr && fr->type == AF_YMAP ? af_ymap_get(fr, "v") : fr;
 }
 
+/* The sub_target of a channel that moves a node (Translation, Orientation, Scale) with
+ * frames, as its path, or -1 (constant, carried as bytes, or nothing a node has). */
+static int moves(const struct af_ynode *ch)
+{
+	const struct af_ynode *frames = af_ymap_get(ch, "frames");
+	const char *sub = af_cv_str(af_ymap_get(ch, "sub_target"));
+	if (!af_cv_str(af_ymap_get(ch, "target")) || !sub || !frames || frames->type != AF_YMAP || !frames->n)
+		return -1;
+	return !strcmp(sub, "Orientation") ? AF_SC_ROTATION : !strcmp(sub, "Scale") ? AF_SC_SCALE
+	       : !strcmp(sub, "Translation") ? AF_SC_TRANSLATION : -1;
+}
+
 static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, struct af_diag *d)
 {
 	const struct af_ynode *frames = af_ymap_get(ch, "frames");
-	const char *target = af_cv_str(af_ymap_get(ch, "target")), *sub = af_cv_str(af_ymap_get(ch, "sub_target"));
-	int rot = sub && !strcmp(sub, "Orientation"), w = rot ? 4 : 3;
-	enum af_scene_path path = rot ? AF_SC_ROTATION : sub && !strcmp(sub, "Scale") ? AF_SC_SCALE : AF_SC_TRANSLATION;
+	const char *target = af_cv_str(af_ymap_get(ch, "target"));
+	int path = moves(ch), rot = path == AF_SC_ROTATION, w = rot ? 4 : 3;
 	long node;
 	size_t c;
-	if (!target || !sub || !frames || frames->type != AF_YMAP || !frames->n ||
-	    (!rot && strcmp(sub, "Translation") && strcmp(sub, "Scale")))
-		return 0; /* constant, carried as bytes, or nothing a node has */
+	if (path < 0)
+		return 0;
 	if ((node = af_scene_find(sc, target)) < 0) {
 		size_t k = af_scene_node(sc, target, -1, ch->line);
 		if (k == SIZE_MAX)
 			return AF_ENOMEM;
 		node = (long)k;
 	}
-	if ((c = af_scene_channel(sc, (size_t)node, path, ch->line)) == SIZE_MAX)
+	if ((c = af_scene_channel(sc, (size_t)node, (enum af_scene_path)path, ch->line)) == SIZE_MAX)
 		return AF_ENOMEM;
 	for (size_t k = 0; k + 1 < 2 * frames->n; k += 2) {
 		double t, v[4];
@@ -100,7 +113,7 @@ int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 	int rigged = sc->nnode != 0;
 	af_cv_num(af_ymap_get(root, "tick_length"), &tick);
 	af_scene_extra(sc, 0, "format", "sims3-clip", 0);
-	af_scene_extra(sc, 0, "note", rigged ? "the bones of the rig given; a target it lacks is a root node"
+	af_scene_extra(sc, 0, "note", rigged ? "the bones of the rig given or found beside the clip; a target it lacks is a root node"
 					     : "no rig: one root node per channel target, at the origin", 0);
 	if (!af_scene_wanted(sc, name ? name : "clip"))
 		return 0;
@@ -113,4 +126,102 @@ int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 			return rc;
 	}
 	return sc->oom ? AF_ENOMEM : 0;
+}
+
+/* ---- the rig a clip moves, found beside it (the descriptor's scene_base hook) ---- */
+
+/* Nothing in a CLIP names its rig (sims3-clip.md: a channel targets FNV-1 32 of a bone's
+ * lower-cased name; the actor is a namespace, x or y; the package links neither), so the
+ * rig is found by what it holds: of the clear rigs beside the clip (in its package, or
+ * its folder), the one whose bone hashes are the targets of the most channels that move
+ * a node; taken only when that is at least half of those targets (a prop's rig holds
+ * b__ROOT__ too, which a Sim's clip may target); of two as good, the first listed. */
+struct pick {
+	const struct af_io *io;
+	uint32_t *want;          /* the moved targets' hashes, distinct */
+	size_t nwant, best;
+	unsigned char *seen;     /* per target: a bone of the rig being read */
+	char *name;
+	size_t size;
+	int nomem;
+};
+
+static int mark_bone(void *ctx, const char *s, size_t n)
+{
+	struct pick *p = ctx;
+	uint32_t h = af_fnv1_32_lower(s, n);
+	for (size_t i = 0; i < p->nwant; i++)
+		if (p->want[i] == h)
+			p->seen[i] = 1;
+	return 0;
+}
+
+static int score_rig(void *ctx, const char *name)
+{
+	struct pick *p = ctx;
+	struct af_buf b = AF_BUF_INIT;
+	size_t k = 0;
+	if (!clip_is_rig_name(name) || strlen(name) >= p->size)
+		return 0;
+	memset(p->seen, 0, p->nwant);
+	if (!p->io->read_sibling(p->io->ctx, name, &b) && !b.failed)
+		clip_rig_names(b.data, b.len, mark_bone, p);
+	af_buf_free(&b);
+	for (size_t i = 0; i < p->nwant; i++)
+		k += p->seen[i];
+	if (k > p->best) {
+		p->best = k;
+		snprintf(p->name, p->size, "%s", name);
+	}
+	return 0;
+}
+
+/* A channel's target as its hash: a name hashed, or "0x" and 8 hex digits. */
+static int target_hash(const char *t, uint32_t *h)
+{
+	char *end;
+	if (t[0] == '0' && (t[1] | 32) == 'x') {
+		unsigned long v = strtoul(t + 2, &end, 16);
+		if (*end || end == t + 2 || v > 0xFFFFFFFFul)
+			return -1;
+		*h = (uint32_t)v;
+	} else {
+		*h = af_fnv1_32_lower(t, strlen(t));
+	}
+	return 0;
+}
+
+int clip_scene_base(const struct af_ynode *root, const struct af_io *io, char *name, size_t size,
+		    struct af_buf *why)
+{
+	const struct af_ynode *chans = af_ymap_get(root, "channels");
+	size_t n = af_cv_count(chans);
+	struct pick p = { io, af_alloc_zeroed(n ? n : 1, sizeof(uint32_t)), 0, 0,
+			  af_alloc_zeroed(n ? n : 1, 1), name, size, 0 };
+	int found = 0;
+	if (!p.want || !p.seen)
+		goto out;
+	for (size_t i = 0; i < n; i++) {
+		const struct af_ynode *ch = af_cv_item(chans, i);
+		uint32_t h;
+		size_t k = 0;
+		if (moves(ch) < 0 || target_hash(af_cv_str(af_ymap_get(ch, "target")), &h))
+			continue;
+		while (k < p.nwant && p.want[k] != h)
+			k++;
+		if (k == p.nwant)
+			p.want[p.nwant++] = h;
+	}
+	if (!p.nwant)
+		goto out;
+	io->list_siblings(io->ctx, score_rig, &p);
+	if (p.best && p.best * 2 >= p.nwant) {
+		found = 1;
+		af_buf_printf(why, "of the rigs beside the clip, the one whose bones are the most of the "
+			      "clip's moved targets: %zu of %zu (at least half needed)", p.best, p.nwant);
+	}
+out:
+	free(p.want);
+	free(p.seen);
+	return found;
 }

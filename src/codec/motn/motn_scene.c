@@ -3,7 +3,9 @@
  * rig slots it drives, unparented and with no rest pose (the file has none). Per bone, a
  * translation key at every frame where tx, ty or tz has a value and a rotation key where
  * rx, ry or rz has one (Euler X, Y, Z in turns, rot.h's order), each channel's Hermite
- * curve evaluated there (at a jump, two keys at one frame, the second); 30 frames a second. */
+ * curve evaluated there (at a jump, two keys at one frame, the second); 30 frames a second.
+ * Blocks with rig bit 15 hold one value a frame: a baked block moves the same slots (its
+ * hinges, one angle about an unknown axis, left out), a node block nodes of its own. */
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -128,12 +130,174 @@ static size_t slot(struct af_scene *sc, long *nodes, double bone, unsigned line)
 	return k;
 }
 
+/* ---- blocks with rig bit 15: one value a frame (docs/shenmue-motn.md) ---- */
+
+#define TURN16 65536.0 /* int16 angles: 65536 a turn */
+
+/* Value k of a per-frame list (or the constant itself when seq is a scalar), as a number;
+ * halves (tx ty tz, t, scale) may be written as 0x bits. */
+static int value_at(const struct af_ynode *seq, size_t k, int half, double *v, struct af_diag *d)
+{
+	const struct af_ynode *n = seq && seq->type == AF_YSEQ ? af_cv_item(seq, k) : seq;
+	if (n && !(half ? motn_yhalf(n, v) : af_cv_num(n, v)) && isfinite(*v))
+		return 0;
+	return af_diag_at_mark(d, AF_EINVAL, seq ? seq->line : 0, seq ? seq->col : 0,
+			       "line %u: value %zu is not a number", seq ? seq->line : 0, k);
+}
+
+/* A per-frame list of want values, or (may_const) a scalar: 1 when a list, 0 a constant. */
+static int track(const struct af_ynode *seq, size_t want, int may_const, const char *what, int *is_list,
+		 struct af_diag *d)
+{
+	*is_list = seq && seq->type == AF_YSEQ;
+	if (*is_list && af_cv_count(seq) == want)
+		return 0;
+	if (!*is_list && may_const && seq)
+		return 0;
+	return af_diag_at_mark(d, AF_EINVAL, seq ? seq->line : 0, seq ? seq->col : 0,
+			       "line %u: %s has %zu values, one a frame wants %zu", seq ? seq->line : 0, what,
+			       af_cv_count(seq), want);
+}
+
+/* The rotation of Euler int16 angles (rx, ry, rz; the sequences' order) as a quaternion. */
+static void angles16(const double a[3], double q[4])
+{
+	double e[3] = { a[0] * 360 / TURN16, a[1] * 360 / TURN16, a[2] * 360 / TURN16 };
+	af_euler_deg_to_quat(e, q);
+}
+
+/* Channel ch of node: n keys, one a frame from 0, of the three lists (or constants) c[3]:
+ * translation or scale halves (rot 0) or int16 angles (rot 1). */
+static int frames3(struct af_scene *sc, size_t node, enum af_scene_path path, const struct af_ynode *const c[3],
+		   size_t n, unsigned line, struct af_diag *d)
+{
+	size_t ch = af_scene_channel(sc, node, path, line);
+	if (ch == SIZE_MAX)
+		return AF_ENOMEM;
+	for (size_t f = 0; f < n; f++) {
+		double v[3], q[4];
+		int rc;
+		for (int a = 0; a < 3; a++)
+			if ((rc = value_at(c[a], f, path != AF_SC_ROTATION, &v[a], d)))
+				return rc;
+		if (path == AF_SC_ROTATION)
+			angles16(v, q);
+		af_scene_key(sc, ch, (double)f / 30.0, path == AF_SC_ROTATION ? q : v);
+	}
+	return 0;
+}
+
+/* A baked block: the root's translation and every 3-angle bone's rotation, a key a frame;
+ * hinges (one angle, axis unknown) are left out. *hinges: set when one was. */
+static int baked(struct af_scene *sc, long *nodes, const struct af_ynode *bk, int *hinges, struct af_diag *d)
+{
+	static const char *const tn[] = { "tx", "ty", "tz" }, *const rn[] = { "rx", "ry", "rz" };
+	const struct af_ynode *bones = af_ymap_get(bk, "bones");
+	double frames;
+	int rc = 0;
+	if (af_cv_num(af_ymap_get(bk, "frames"), &frames) || frames < 1 || frames > MAX_FRAMES || frames != floor(frames))
+		return af_diag_at_mark(d, AF_EINVAL, bk->line, bk->col, "line %u: baked frames must be 1..%d", bk->line,
+				       MAX_FRAMES);
+	for (size_t i = 0; i < af_cv_count(bones) && !rc; i++) {
+		const struct af_ynode *bn = af_cv_item(bones, i), *c[3];
+		double bone;
+		size_t node;
+		int list;
+		if (af_cv_num(af_ymap_get(bn, "bone"), &bone) || bone < 0 || bone >= 128 || bone != floor(bone))
+			return af_diag_at_mark(d, AF_EINVAL, bn->line, bn->col, "line %u: bone is not a rig slot 0..127",
+					       bn->line);
+		if (af_ymap_get(bn, "hinge")) {
+			*hinges = 1;
+			continue;
+		}
+		if ((node = slot(sc, nodes, bone, bn->line)) == SIZE_MAX)
+			return AF_ENOMEM;
+		for (int rot = 0; rot < 2 && !rc; rot++) {
+			int have = 0;
+			for (int a = 0; a < 3 && !rc; a++)
+				if ((c[a] = af_ymap_get(bn, rot ? rn[a] : tn[a])) && !(rc = track(c[a], (size_t)frames, 0, rot ? rn[a] : tn[a], &list, d)))
+					have = 1;
+			if (rc || !have)
+				continue;
+			for (int a = 0; a < 3 && !rc; a++)
+				if (!c[a])
+					rc = af_diag_at_mark(d, AF_EINVAL, bn->line, bn->col, "line %u: bone %g has not all of %s",
+							     bn->line, bone, rot ? "rx ry rz" : "tx ty tz");
+			if (!rc)
+				rc = frames3(sc, node, rot ? AF_SC_ROTATION : AF_SC_TRANSLATION, c, (size_t)frames, bn->line, d);
+		}
+	}
+	return rc;
+}
+
+/* A node block: its own nodes "<name> node N" (no ids, no parents in the file), at their
+ * translation t and constant scale and angles; a rotation channel when an angle has a
+ * track, a scale channel when the scale has one, frames + 1 keys. */
+static int node_block(struct af_scene *sc, const char *an, const struct af_ynode *nb, struct af_diag *d)
+{
+	static const char *const rn[] = { "rx", "ry", "rz" };
+	const struct af_ynode *list = af_ymap_get(nb, "list");
+	double frames;
+	if (af_cv_num(af_ymap_get(nb, "frames"), &frames) || frames < 1 || frames >= MAX_FRAMES || frames != floor(frames))
+		return af_diag_at_mark(d, AF_EINVAL, nb->line, nb->col, "line %u: nodes frames must be 1..%d", nb->line,
+				       MAX_FRAMES - 1);
+	size_t n = (size_t)frames + 1;
+	for (size_t i = 0; i < af_cv_count(list); i++) {
+		const struct af_ynode *nd = af_cv_item(list, i), *sc3 = af_ymap_get(nd, "scale"), *t = af_ymap_get(nd, "t");
+		const struct af_ynode *r[3] = { af_ymap_get(nd, "rx"), af_ymap_get(nd, "ry"), af_ymap_get(nd, "rz") };
+		char name[128];
+		int rc, tracks = 0, strack, is_list;
+		double a[3];
+		snprintf(name, sizeof(name), "%.100s node %zu", an, i);
+		size_t k = af_scene_node(sc, name, -1, nd->line);
+		if (k == SIZE_MAX)
+			return AF_ENOMEM;
+		if (t && (rc = af_scene_nums(t, 0, 3, sc->node[k].t, "t [x, y, z]", d)))
+			return rc;
+		for (int e = 0; e < 3; e++) {
+			if (!r[e])
+				return af_diag_at_mark(d, AF_EINVAL, nd->line, nd->col, "line %u: node %zu has no %s", nd->line, i,
+						       rn[e]);
+			if ((rc = track(r[e], n, 1, rn[e], &is_list, d)) || (rc = value_at(r[e], 0, 0, &a[e], d)))
+				return rc;
+			tracks |= is_list;
+		}
+		angles16(a, sc->node[k].r);
+		strack = sc3 && sc3->type == AF_YSEQ && af_cv_count(sc3) && af_cv_item(sc3, 0)->type == AF_YSEQ;
+		if (strack) {
+			if (af_cv_count(sc3) != n)
+				return af_diag_at_mark(d, AF_EINVAL, sc3->line, sc3->col, "line %u: scale has %zu samples, wants %zu",
+						       sc3->line, af_cv_count(sc3), n);
+			size_t ch = af_scene_channel(sc, k, AF_SC_SCALE, sc3->line);
+			if (ch == SIZE_MAX)
+				return AF_ENOMEM;
+			for (size_t f = 0; f < n; f++) {
+				double v[3] = { 0, 0, 0 };
+				const struct af_ynode *s3 = af_cv_item(sc3, f);
+				for (int e = 0; e < 3; e++)
+					if ((rc = value_at(s3, (size_t)e, 1, &v[e], d)))
+						return rc;
+				if (!f)
+					memcpy(sc->node[k].s, v, sizeof(v));
+				af_scene_key(sc, ch, (double)f / 30.0, v);
+			}
+		} else if (sc3) {
+			for (int e = 0; e < 3; e++)
+				if ((rc = value_at(sc3, (size_t)e, 1, &sc->node[k].s[e], d)))
+					return rc;
+		}
+		if (tracks && (rc = frames3(sc, k, AF_SC_ROTATION, r, n, nd->line, d)))
+			return rc;
+	}
+	return 0;
+}
+
 int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d)
 {
 	const struct af_ynode *blocks = af_ymap_get(root, "blocks");
 	long nodes[128];
 	unsigned char *mark = af_alloc(MAX_FRAMES);
-	int rc = 0, skipped = 0;
+	int rc = 0, hinges = 0, nodeblocks = 0;
 	if (!mark)
 		return AF_ENOMEM;
 	for (int i = 0; i < 128; i++)
@@ -146,16 +310,21 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 		const char *name = af_cv_str(af_cv_item(af_ymap_get(bl, "names"), 0)), *id = af_cv_str(af_ymap_get(bl, "block"));
 		double frames;
 		char an[160];
-		if (af_ymap_get(bl, "baked") || af_ymap_get(bl, "nodes")) {
-			if (!skipped++)
-				af_scene_extra(sc, 0, "skipped", "baked and node-track blocks (rig bit 15)", 0);
-			continue;
-		}
-		if (!bones || af_cv_num(af_ymap_get(bl, "frames"), &frames))
+		const struct af_ynode *bk = af_ymap_get(bl, "baked"), *nb = af_ymap_get(bl, "nodes");
+		if (!bk && !nb && (!bones || af_cv_num(af_ymap_get(bl, "frames"), &frames)))
 			continue; /* a raw block: nothing to show */
 		snprintf(an, sizeof(an), "%s", name ? name : id ? id : "?");
 		if (!af_scene_wanted(sc, an) && !af_scene_wanted(sc, id))
 			continue;
+		if (bk || nb) {
+			if (af_scene_anim(sc, an)) {
+				rc = AF_ENOMEM;
+				break;
+			}
+			rc = bk ? baked(sc, nodes, bk, &hinges, d) : node_block(sc, an, nb, d);
+			nodeblocks |= !!nb;
+			continue;
+		}
 		if (frames < 1 || frames > MAX_FRAMES) {
 			rc = af_diag_at_mark(d, AF_EINVAL, bl->line, bl->col, "line %u: %g frames (1..%d)", bl->line, frames,
 					     MAX_FRAMES);
@@ -182,6 +351,13 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 				rc = trio(sc, node, bn, 1, mark, frames, d);
 		}
 	}
+	if (hinges)
+		af_scene_extra(sc, 0, "skipped", "the hinge bones of baked blocks (one angle a frame, about an axis "
+						  "the file does not give)", 0);
+	if (nodeblocks)
+		af_scene_extra(sc, 0, "nodes_note", "node blocks (rig 0xFFFF) move nodes '<block> node N' of their own: "
+						    "the file gives them no ids and no parents; angles in the "
+						    "sequences' Euler order", 0);
 	free(mark);
 	return rc ? rc : sc->oom ? AF_ENOMEM : 0;
 }

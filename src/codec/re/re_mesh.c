@@ -277,12 +277,48 @@ static int bytes_of(const struct af_ynode *s, struct af_buf *out, struct af_diag
 	return b ? af_y_get_base64(d, b, out, "base64") : af_y_get_hex(d, af_ymap_get(s, "hex"), out, "hex");
 }
 
+/* An EMD's texture: the .TIM of the same name beside it (spec 1: EMxx.EMD + EMxx.TIM), its
+ * extension in the EMD's case, then in the other, into out; from: the name read, or the
+ * one looked for with *from_missing set. 1 when it is an EMD with its siblings at hand,
+ * else 0; AF_ENOMEM. */
+static int tim_beside(const struct af_ynode *root, struct af_scene *sc, struct af_buf *out, char *from,
+		      size_t size, int *from_missing)
+{
+	const char *kind = af_cv_str(af_ymap_get(root, "kind")), *name = sc->io ? sc->io->name : NULL;
+	char stem[1024];
+	size_t n;
+	if (!kind || strcmp(kind, "emd") || !name || !sc->io->read_sibling)
+		return 0;
+	n = strlen(name);
+	if (n > 5 && !strcmp(name + n - 5, ".yaml")) /* a view: the binary's name */
+		n -= 5;
+	snprintf(stem, sizeof(stem), "%.*s", (int)n, name);
+	char *dot = strrchr(stem, '.');
+	if (!dot || dot == stem)
+		return 0;
+	int lower = dot[1] >= 'a' && dot[1] <= 'z';
+	*dot = 0;
+	for (int k = 0; k < 2; k++) {
+		snprintf(from, size, "%s.%s", stem, (k == 0) == lower ? "tim" : "TIM");
+		int rc = sc->io->read_sibling(sc->io->ctx, from, out);
+		if (out->failed)
+			return AF_ENOMEM;
+		if (!rc && out->len)
+			return 1;
+		af_buf_reset(out);
+	}
+	snprintf(from, size, "%s.TIM", stem);
+	*from_missing = 1;
+	return 1;
+}
+
 int re_scene_meshes(const struct af_ynode *root, struct af_scene *sc, size_t first, size_t nbones,
 		    struct af_diag *d)
 {
 	const struct af_ynode *data = af_ymap_get(root, "data"), *mesh = NULL;
 	struct af_buf tb = AF_BUF_INIT, mb = AF_BUF_INIT;
 	struct tex t = { 0 };
+	char from[1040], msg[1200];
 	int rc = 0, re2 = 0;
 	for (size_t i = 0; i < af_cv_count(data); i++) {
 		const struct af_ynode *s = data->items[i];
@@ -296,10 +332,22 @@ int re_scene_meshes(const struct af_ynode *root, struct af_scene *sc, size_t fir
 	}
 	if (!mesh)
 		goto out;
+	int beside = 0, missing = 0, intern = tb.len != 0;
+	if (!intern && (beside = tim_beside(root, sc, &tb, from, sizeof(from), &missing)) == AF_ENOMEM) {
+		rc = AF_ENOMEM;
+		goto out;
+	}
 	if (tb.len)
 		tim(sc, tb.data, tb.len, &t);
-	if (!t.have)
-		af_scene_extra(sc, 0, "texture", "none in the file (an EMD's is the .TIM beside it)", 0);
+	if (beside) {
+		snprintf(msg, sizeof(msg), missing ? "none: no %s beside the file (an EMD keeps its texture there)"
+				   : t.have ? "%s beside the file (an EMD keeps its texture there)"
+					    : "%s beside the file, of a kind not drawn (24 bits, or no palette)", from);
+		af_scene_extra(sc, 0, "texture", msg, 0);
+	} else if (!t.have) {
+		af_scene_extra(sc, 0, "texture", intern ? "a TIM of a kind not drawn (24 bits, or no palette)"
+						 : "none in the file (an EMD's is the .TIM beside it)", 0);
+	}
 	if ((rc = bytes_of(mesh, &mb, d)))
 		goto out;
 	rc = re2 ? md1(sc, &t, mb.data, mb.len, first, nbones, mesh, d) : md2(sc, &t, mb.data, mb.len, first, nbones, mesh, d);

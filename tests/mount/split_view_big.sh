@@ -1,0 +1,43 @@
+# Issue 29, part 7 in the mount, on the largest sample (a 14.5 MB motion bank view,
+# 1,342 files): under --split-over=1M it is a folder equal to `animfs decode --split`
+# (diff -r, one folder down: the modelines' relative path), a small view stays one
+# file; listing the folder, stat'ing and reading every part cut the rendered text once
+# (the daemon's log says each cut); a sed -i of one part saves the binary that
+# `animfs encode` gives for the same edited folder. mount/split_view has the rest.
+. "$(dirname "$0")/common.inc"
+need_samples
+big=$ANIMFS_SAMPLES/shenmue/dashgl_motion.bin
+[ -f "$big" ] || { echo "SKIP: $big not found"; exit 77; }
+small=$(ls -S "$ANIMFS_SAMPLES"/diesel/*.animation | tail -1)
+mkdir "$GAME/sub"
+cp "$big" "$GAME/sub/"
+cp "$small" "$GAME/"
+chmod -R u+w "$GAME"
+mount_view_fg --split-over=1M
+d=$VIEW/sub/dashgl_motion.bin.yaml
+s=$(basename "$small").yaml
+[ -f "$VIEW/$s" ] || fail "$s (under 1M) is not one file"
+[ -d "$d" ] || fail "the big view is not a folder: $(ls -la "$VIEW/sub")"
+n=$(ls "$d" | wc -l)
+ls -l "$d" > /dev/null || fail "ls -l"
+cat "$d"/* | wc -c > "$T/bytes" || fail "reading every part"
+cuts=$(grep -c 'dashgl_motion.bin: its view .* cut into' "$T/daemon.log")
+[ "$cuts" = 1 ] || fail "listing and reading $n files cut the view $cuts times"
+echo "$n files listed, stat'ed and read ($(cat "$T/bytes") bytes): the view cut once"
+"$ANIMFS" decode --schema-ref ../../.animfs/schema "$GAME/sub/dashgl_motion.bin" --split "$T/ref.yaml" ||
+  fail "decode --split"
+diff -r "$T/ref.yaml" "$d" > "$T/diff" || fail "the folder differs from decode --split: $(head "$T/diff")"
+echo "equal to decode --split (diff -r)"
+part=$(ls "$d" | grep '^blocks-' | sed -n 3p)
+line=$(grep -n '^          - \[[0-9]*, [0-9]*, [-0-9.]*, [-0-9.]*\]$' "$d/$part" | head -1 | cut -d: -f1)
+[ -n "$line" ] || fail "no key to edit in $part"
+edit="${line}s/, \([-0-9.]*\)\]\$/, 0.125]/"
+sed -i "$edit" "$d/$part" || fail "sed -i of $part"
+sed -i "$edit" "$T/ref.yaml/$part"
+"$ANIMFS" encode "$T/ref.yaml" -o "$T/ed.bin" || fail "encode of the edited folder"
+cmp -s "$T/ed.bin" "$GAME/sub/dashgl_motion.bin" || fail "the saved binary is not encode DIR's"
+cmp -s "$big" "$GAME/sub/dashgl_motion.bin" && fail "the edit did not land"
+echo "sed -i of $part: the binary is encode DIR's"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+echo "PASS"
