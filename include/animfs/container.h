@@ -71,7 +71,9 @@ struct af_container {
 	/* Optional: open from src (pieces.h), a file's descriptor, reading only what it
 	 * shows (its tables, the first bytes of each member); body reads a member where it
 	 * is asked. The state keeps a descriptor of its own (src->fd stays the caller's).
-	 * NULL: the table reads the whole file and calls open. */
+	 * From memory (src->mem: a nested archive's bytes, which outlive the state) the
+	 * bytes are borrowed, not copied. NULL: the table reads the whole file and calls
+	 * open. */
 	int (*open_src)(const struct af_src *src, const struct af_container_env *env, void **st,
 			struct af_diag *d);
 	/* Optional: replace as pieces (pieces.h) of the bytes it was opened from: a copy of
@@ -86,6 +88,10 @@ struct af_container {
 	/* Optional: the first n bytes (or fewer: *got) of member i, without the rest (what
 	 * a nested container's bid reads: a listing then reads no large member whole). */
 	int (*head)(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d);
+	/* Optional: member i's bytes as the state holds them in memory (a layer's inflated
+	 * bytes), lent to the archive opened inside it for as long as the state is open; NULL
+	 * (or a NULL return): the member is read with body. */
+	const uint8_t *(*lend)(void *st, size_t i, size_t *n);
 	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
 	int (*rebuild)(void *st, struct af_buf *image, struct af_diag *d);
 	/* Optional (NULL: members are never added): the whole container anew with a new
@@ -143,6 +149,7 @@ struct af_archive {
 	unsigned char *probed;     /* per member: asked already */
 	/* member names and aliases by hash (af_archive_find; over m, which never moves) */
 	struct af_nameidx by_name, by_alias;
+	struct af_buf own; /* a nested archive's bytes, which its state borrows (or empty) */
 };
 /* Open with the codec table's content checks. 0 or AF_E*. */
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
@@ -192,6 +199,12 @@ int af_archive_read_only(const struct af_archive *a);
 /* Where member i of a file's own archive (no parent) lies in the file (the span hook):
  * 1 with *off and *len, else 0. */
 int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_t *len);
+/* Member i's bytes as its container holds them in memory (the lend hook: a layer's
+ * inflated bytes), n in *n; NULL when it does not (read them with af_archive_body). */
+const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n);
+/* The bytes an open archive holds in memory for its members (what its container lends:
+ * a layer's inflated bytes), for a cache's count; its tables are not counted. */
+size_t af_archive_held(const struct af_archive *a);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container

@@ -46,6 +46,9 @@ void af_pieces_reset(struct af_pieces *p);
 int af_pieces_copy(struct af_pieces *p, uint64_t off, uint64_t len);
 int af_pieces_bytes(struct af_pieces *p, const void *data, size_t len);
 int af_pieces_zero(struct af_pieces *p, uint64_t len);
+/* The pieces of from appended to p, its copies shifted by shift (from planned over a
+ * part of the file that starts at shift: an archive inside another's bytes). */
+int af_pieces_append(struct af_pieces *p, const struct af_pieces *from, uint64_t shift);
 /* The whole of image as one BYTES piece (image's memory is taken; it is left empty). */
 int af_pieces_take(struct af_pieces *p, struct af_buf *image);
 /* The bytes the pieces stand for (copies read from src), appended to out. */

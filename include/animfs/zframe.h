@@ -6,6 +6,7 @@
 #include <stdint.h>
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/pieces.h"
 
 /* Inflate one zlib stream from in[0..n). Fails (AF_EINVAL, with the byte offset)
  * if the stream is corrupt, does not end, or would produce more than max_out
@@ -23,6 +24,12 @@ int af_zframe_inflate_raw(const uint8_t *in, size_t n, size_t max_out, struct af
  * max_out + 1, and the return 0: the caller names its own limit); errors as above. */
 int af_zframe_inflated_size_raw(const uint8_t *in, size_t n, size_t max_out, size_t *size,
 				struct af_diag *d);
+/* The same two over the n bytes at off of src (pieces.h): from a descriptor the input is
+ * read 1 MiB at a time, never held whole. */
+int af_zframe_inflate_raw_src(const struct af_src *src, uint64_t off, size_t n, size_t max_out,
+			      struct af_buf *out, size_t *consumed, struct af_diag *d);
+int af_zframe_inflated_size_raw_src(const struct af_src *src, uint64_t off, size_t n,
+				    size_t max_out, size_t *size, struct af_diag *d);
 /* A raw deflate stream at level, windowBits -15, memLevel 8 (gzip's, RFC 1952 3.5). */
 int af_zframe_deflate_raw(const uint8_t *in, size_t n, int level, struct af_buf *out,
 			  struct af_diag *d);

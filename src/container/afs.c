@@ -306,7 +306,9 @@ static int afs_open_from(const struct af_src *src, const uint8_t *data, size_t n
 	if (!(a = af_alloc_zeroed(1, sizeof(*a))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	a->src.fd = -1;
-	if (src) {
+	if (src && src->mem) { /* borrowed: a nested AFS's bytes outlive it */
+		a->src = *src;
+	} else if (src) {
 		a->src = *src;
 		if ((a->src.fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
 			rc = af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));

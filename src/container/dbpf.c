@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "animfs/bytes.h"
+#include "animfs/fileio.h"
 #include "dbpf.h"
 #include "refpack.h"
 
@@ -126,6 +127,7 @@ static int read_header(struct af_dbpf *p, const uint8_t *head, size_t hn, size_t
 		return af_diag_at_offset(d, AF_EUNSUP, 4,
 					 "DBPF version %u.%u; only 2.0 (The Sims 3) is supported",
 					 af_le32(head + 4), af_le32(head + 8));
+	memcpy(p->head, head, AF_DBPF_HEADER);
 	p->count = af_le32(head + 36);
 	p->index_size = af_le32(head + 44);
 	p->index_off = af_le32(head + 64) ? af_le32(head + 64) : af_le32(head + 40);
@@ -157,6 +159,7 @@ int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_dia
 	memset(p, 0, sizeof(*p));
 	p->data = data;
 	p->n = n;
+	p->src = (struct af_src){data, -1, n};
 	if ((rc = read_header(p, data, n, n, d)))
 		return rc;
 	p->ix = data + p->index_off;
@@ -178,16 +181,101 @@ int af_dbpf_open_index(struct af_dbpf *p, const uint8_t *head, size_t hn, const 
 	return read_all(p, d);
 }
 
+int af_dbpf_open_src(struct af_dbpf *p, const struct af_src *src, struct af_diag *d)
+{
+	uint8_t head[AF_DBPF_HEADER];
+	size_t hn = src->size < AF_DBPF_HEADER ? (size_t)src->size : AF_DBPF_HEADER;
+	int rc;
+	if (src->mem)
+		return af_dbpf_open(p, src->mem, (size_t)src->size, d);
+	memset(p, 0, sizeof(*p));
+	if (src->size > AF_MAX_FILE)
+		return af_diag_error(d, AF_EUNSUP, "%llu bytes: larger than animfs reads",
+				     (unsigned long long)src->size);
+	p->n = (size_t)src->size;
+	p->src = *src;
+	if ((rc = af_src_read(src, 0, head, hn, d)) || (rc = read_header(p, head, hn, p->n, d)))
+		return rc;
+	/* the index lies inside the file (read_header): bounded by its size */
+	if ((rc = af_src_append(src, p->index_off, p->index_size, &p->own_ix, d)))
+		goto out;
+	p->ix = p->own_ix.data;
+	rc = read_all(p, d);
+out:
+	if (rc)
+		af_dbpf_close(p);
+	return rc;
+}
+
 void af_dbpf_close(struct af_dbpf *p)
 {
 	free(p->e);
 	p->e = NULL;
 	p->count = 0;
+	af_buf_free(&p->own_ix);
+	p->ix = NULL;
 }
 
 const uint8_t *af_dbpf_stored(const struct af_dbpf *p, size_t i)
 {
 	return p->data + p->e[i].offset;
+}
+
+int af_dbpf_read_stored(const struct af_dbpf *p, size_t i, struct af_buf *out, struct af_diag *d)
+{
+	const struct af_dbpf_entry *e = &p->e[i];
+	return af_src_append(&p->src, e->offset, af_dbpf_stored_size(e), out, d);
+}
+
+/* The diagnosis of a RefPack error in entry i (sub: the stream's own). */
+static int unpack_error(const struct af_dbpf *p, size_t i, int rc, const struct af_diag *sub,
+			struct af_diag *d)
+{
+	const struct af_dbpf_entry *e = &p->e[i];
+	return af_diag_at_offset(d, rc, e->offset + (uint64_t)(sub->offset > 0 ? sub->offset : 0),
+				 "resource %zu (type 0x%08X, instance 0x%016llX): %s", i, e->type,
+				 (unsigned long long)af_dbpf_instance(e), sub->msg);
+}
+
+#define HEAD_READ 1024 /* stored bytes read for a head: RefPack gives 64 from far fewer */
+
+int af_dbpf_head(const struct af_dbpf *p, size_t i, uint8_t *buf, size_t n, size_t *got,
+		 struct af_diag *d)
+{
+	const struct af_dbpf_entry *e = &p->e[i];
+	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag sub;
+	uint32_t stored = af_dbpf_stored_size(e);
+	int rc;
+	*got = 0;
+	if (af_dbpf_deleted(e))
+		return af_diag_at_offset(d, AF_EINVAL, e->index_pos, "index entry %zu is deleted (no data)",
+					 i);
+	if (!af_dbpf_compressed(e)) {
+		*got = e->mem_size < n ? e->mem_size : n;
+		return af_src_read(&p->src, e->offset, buf, *got, d);
+	}
+	af_diag_init(&sub);
+	for (size_t want = stored < HEAD_READ ? stored : HEAD_READ;; want = stored) {
+		af_buf_reset(&in);
+		af_diag_clear(&sub);
+		if ((rc = af_src_append(&p->src, e->offset, want, &in, d)))
+			goto out;
+		if (!(rc = af_refpack_head(in.data, in.len, e->mem_size, n, &out, &sub)) || want == stored)
+			break; /* else the first bytes did not hold it: all of them */
+	}
+	if (rc) {
+		unpack_error(p, i, rc, &sub, d);
+	} else {
+		*got = out.len;
+		if (out.len)
+			memcpy(buf, out.data, out.len);
+	}
+out:
+	af_buf_free(&in);
+	af_buf_free(&out);
+	af_diag_free(&sub);
+	return rc;
 }
 
 int af_dbpf_body(const struct af_dbpf *p, size_t i, struct af_buf *out, struct af_diag *d)
@@ -198,26 +286,35 @@ int af_dbpf_body(const struct af_dbpf *p, size_t i, struct af_buf *out, struct a
 	if (af_dbpf_deleted(e))
 		return af_diag_at_offset(d, AF_EINVAL, e->index_pos, "index entry %zu is deleted (no data)",
 					 i);
-	if (!af_dbpf_compressed(e)) {
-		if (af_buf_append(out, af_dbpf_stored(p, i), e->mem_size))
-			return af_diag_error(d, AF_ENOMEM, "out of memory");
-		return 0;
-	}
+	if (!af_dbpf_compressed(e))
+		return af_src_append(&p->src, e->offset, e->mem_size, out, d);
 	af_diag_init(&sub);
-	rc = af_refpack_decompress(af_dbpf_stored(p, i), af_dbpf_stored_size(e), e->mem_size, out,
-				   &sub);
+	if (p->data) {
+		rc = af_refpack_decompress(af_dbpf_stored(p, i), af_dbpf_stored_size(e), e->mem_size,
+					   out, &sub);
+	} else {
+		struct af_buf in = AF_BUF_INIT;
+		if ((rc = af_dbpf_read_stored(p, i, &in, d)))
+			goto out;
+		rc = af_refpack_decompress(in.data, in.len, e->mem_size, out, &sub);
+		af_buf_free(&in);
+	}
 	if (rc)
-		af_diag_at_offset(d, rc, e->offset + (uint64_t)(sub.offset > 0 ? sub.offset : 0),
-				  "resource %zu (type 0x%08X, instance 0x%016llX): %s", i, e->type,
-				  (unsigned long long)af_dbpf_instance(e), sub.msg);
+		unpack_error(p, i, rc, &sub, d);
+out:
 	af_diag_free(&sub);
 	return rc;
 }
 
 /* ---- rebuild ---- */
 
+/* The layout of spec 6.5, as pieces of the old file (af_dbpf_rewrite puts them
+ * together in memory, af_dbpf_plan hands them to the writer): the header, the stored
+ * bytes of every kept resource in the original file order back to back (a copy of its
+ * range, new bytes for an edited one), the added ones, the index. */
+
 struct slot {
-	const uint8_t *bytes; /* new stored bytes */
+	const uint8_t *bytes; /* new stored bytes, or NULL: a copy of the old range */
 	uint32_t len, mem;
 	uint16_t compressed;
 	int edited, touched, dropped;
@@ -277,19 +374,24 @@ static int by_offset(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-static int put_data(struct slot *s, struct af_buf *out, struct af_diag *d)
+/* Record i's stored bytes at the running end: its new bytes, or a copy of its range. */
+static int put_data(const struct af_dbpf *p, size_t i, struct slot *s, struct af_pieces *out,
+		    struct af_diag *d)
 {
 	if (out->len > 0xFFFFFFFFu - s->len)
 		return af_diag_error(d, AF_EINVAL, "the rebuilt package would exceed 4 GiB");
 	s->new_off = (uint32_t)out->len;
-	af_buf_append(out, s->bytes, s->len);
+	if (s->bytes)
+		af_pieces_bytes(out, s->bytes, s->len);
+	else
+		af_pieces_copy(out, p->e[i].offset, s->len);
 	return 0;
 }
 
 /* Resource data in the original file order, back to back (gaps dropped), then the
  * added ones in their order. Records that shared one stored blob keep sharing it. */
 static int write_data(const struct af_dbpf *p, struct slot *s, size_t nadds, uint32_t *order,
-		      struct af_buf *out, struct af_diag *d)
+		      struct af_pieces *out, struct af_diag *d)
 {
 	uint32_t m = 0, prev = UINT32_MAX;
 	for (uint32_t i = 0; i < p->count; i++)
@@ -306,12 +408,12 @@ static int write_data(const struct af_dbpf *p, struct slot *s, size_t nadds, uin
 			s[i].new_off = s[prev].new_off;
 			continue;
 		}
-		if (put_data(&s[i], out, d))
+		if (put_data(p, i, &s[i], out, d))
 			return AF_EINVAL;
 		prev = i;
 	}
 	for (size_t k = 0; k < nadds; k++)
-		if (put_data(&s[p->count + k], out, d))
+		if (put_data(p, p->count + k, &s[p->count + k], out, d))
 			return AF_EINVAL;
 	return 0;
 }
@@ -395,6 +497,17 @@ static void new_positions(const struct af_dbpf *p, const struct slot *s, uint32_
 		pos[i] = s[i].dropped ? UINT32_MAX : j++;
 }
 
+/* Record i of p (read from its src) and record j of q (in memory) store the same bytes. */
+static int same_stored(const struct af_dbpf *p, size_t i, const struct af_dbpf *q, size_t j,
+		       struct af_buf *tmp, struct af_diag *d)
+{
+	size_t n = af_dbpf_stored_size(&p->e[i]);
+	if (p->data)
+		return !memcmp(af_dbpf_stored(p, i), af_dbpf_stored(q, j), n);
+	af_buf_reset(tmp);
+	return !af_dbpf_read_stored(p, i, tmp, d) && !memcmp(tmp->data, af_dbpf_stored(q, j), n);
+}
+
 /* Spec 6.5 step 3: re-read the image; kept records keep their key and, untouched,
  * their stored bytes; edited and added ones decompress to their new bodies. */
 static int verify_records(const struct af_dbpf *p, const struct af_dbpf_change *ch,
@@ -411,8 +524,7 @@ static int verify_records(const struct af_dbpf *p, const struct af_dbpf_change *
 		if (a->type != b->type || a->group != b->group || af_dbpf_instance(a) != af_dbpf_instance(b))
 			return 0;
 		if (!af_dbpf_deleted(a) && !s[i].edited &&
-		    (a->file_size != b->file_size ||
-		     memcmp(af_dbpf_stored(p, i), af_dbpf_stored(q, pos[i]), af_dbpf_stored_size(a))))
+		    (a->file_size != b->file_size || !same_stored(p, i, q, pos[i], body, vd)))
 			return 0;
 	}
 	for (size_t k = 0; k < ch->nedits; k++)
@@ -455,10 +567,8 @@ static int prepare(const struct af_dbpf *p, const struct af_dbpf_change *ch, str
 		   struct af_diag *d)
 {
 	int rc;
-	for (uint32_t i = 0; i < p->count; i++) {
-		s[i].bytes = af_dbpf_stored(p, i);
+	for (uint32_t i = 0; i < p->count; i++)
 		s[i].len = af_dbpf_stored_size(&p->e[i]);
-	}
 	for (size_t k = 0; k < ch->nedits + ch->ndrops; k++) {
 		int drop = k >= ch->nedits;
 		size_t i = drop ? ch->drops[k - ch->nedits] : ch->edits[k].index;
@@ -480,44 +590,72 @@ static int prepare(const struct af_dbpf *p, const struct af_dbpf_change *ch, str
 	return 0;
 }
 
+/* A rewrite's working state: the slots, the order (then the position map), the index. */
+struct plan {
+	struct slot *s;
+	uint32_t *order;
+	size_t total;
+	struct af_buf ix;
+};
+
+static void plan_free(struct plan *pl)
+{
+	for (size_t i = 0; pl->s && i < pl->total; i++)
+		af_buf_free(&pl->s[i].packed);
+	free(pl->s);
+	free(pl->order);
+	af_buf_free(&pl->ix);
+}
+
+/* The new package as pieces into out (empty): the header at out's bytes 0..96 (patched),
+ * the data, the index (its bytes also in pl->ix); pl->order becomes the position map. */
+static int lay_out(const struct af_dbpf *p, const struct af_dbpf_change *ch, struct plan *pl,
+		   struct af_pieces *out, struct af_diag *d)
+{
+	uint32_t itype = index_type_for(p, ch);
+	int rc;
+	memset(pl, 0, sizeof(*pl));
+	pl->total = (size_t)p->count + ch->nadds;
+	pl->s = af_alloc_zeroed(pl->total ? pl->total : 1, sizeof(*pl->s));
+	pl->order = af_alloc_zeroed(p->count ? p->count : 1, sizeof(*pl->order));
+	if (!pl->s || !pl->order)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (out->len || out->bytes.len)
+		return af_diag_error(d, AF_EINVAL, "internal error: a package planned after other pieces");
+	if ((rc = prepare(p, ch, pl->s, d)))
+		return rc;
+	af_pieces_bytes(out, p->head, AF_DBPF_HEADER);
+	if ((rc = write_data(p, pl->s, ch->nadds, pl->order, out, d)))
+		return rc;
+	uint64_t index_off = out->len;
+	uint32_t count = p->count - (uint32_t)ch->ndrops + (uint32_t)ch->nadds;
+	if (count || p->index_size)
+		write_index(p, ch, itype, pl->s, &pl->ix);
+	if (pl->ix.failed || out->failed)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (index_off + pl->ix.len > 0xFFFFFFFFu)
+		return af_diag_error(d, AF_EINVAL, "the rebuilt package would exceed 4 GiB");
+	if (af_pieces_bytes(out, pl->ix.data, pl->ix.len))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	af_buf_patch_u32le(&out->bytes, 36, count);
+	af_buf_patch_u32le(&out->bytes, 40, 0);
+	af_buf_patch_u32le(&out->bytes, 44, (uint32_t)pl->ix.len);
+	af_buf_patch_u32le(&out->bytes, 64, (uint32_t)index_off);
+	new_positions(p, pl->s, pl->order); /* order is free again: it becomes the position map */
+	return 0;
+}
+
 int af_dbpf_rewrite(const struct af_dbpf *p, const struct af_dbpf_change *ch, struct af_buf *out,
 		    struct af_diag *d)
 {
-	size_t total = (size_t)p->count + ch->nadds;
-	struct slot *s = af_alloc_zeroed(total ? total : 1, sizeof(*s));
-	uint32_t *order = af_alloc_zeroed(p->count ? p->count : 1, sizeof(*order));
-	uint32_t itype = index_type_for(p, ch);
-	int rc = 0;
+	struct af_pieces pc = AF_PIECES_INIT;
+	struct plan pl;
+	int rc;
 	af_buf_reset(out);
-	if (!s || !order) {
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-		goto out;
-	}
-	if ((rc = prepare(p, ch, s, d)))
-		goto out;
-	af_buf_append(out, p->data, AF_DBPF_HEADER);
-	if ((rc = write_data(p, s, ch->nadds, order, out, d)))
-		goto out;
-	size_t index_off = out->len;
-	uint32_t count = p->count - (uint32_t)ch->ndrops + (uint32_t)ch->nadds;
-	if (count || p->index_size)
-		write_index(p, ch, itype, s, out);
-	if (out->failed || out->len > 0xFFFFFFFFu) {
-		rc = af_diag_error(d, out->failed ? AF_ENOMEM : AF_EINVAL,
-				   out->failed ? "out of memory" : "the rebuilt package would exceed 4 GiB");
-		goto out;
-	}
-	af_buf_patch_u32le(out, 36, count);
-	af_buf_patch_u32le(out, 40, 0);
-	af_buf_patch_u32le(out, 44, (uint32_t)(out->len - index_off));
-	af_buf_patch_u32le(out, 64, (uint32_t)index_off);
-	new_positions(p, s, order); /* order is free again: it becomes the position map */
-	rc = verify(p, ch, s, order, out, d);
-out:
-	for (size_t i = 0; s && i < total; i++)
-		af_buf_free(&s[i].packed);
-	free(s);
-	free(order);
+	if (!(rc = lay_out(p, ch, &pl, &pc, d)) && !(rc = af_pieces_to_buf(&pc, &p->src, out, d)))
+		rc = verify(p, ch, pl.s, pl.order, out, d);
+	plan_free(&pl);
+	af_pieces_free(&pc);
 	if (rc)
 		af_buf_reset(out);
 	return rc;
@@ -528,4 +666,110 @@ int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, s
 {
 	struct af_dbpf_change ch = { edits, nedits, NULL, 0, NULL, 0 };
 	return af_dbpf_rewrite(p, &ch, out, d);
+}
+
+/* Where new offset at lies among the pieces (starts: each piece's new offset): the
+ * piece that holds [at, at + len) whole, or -1. */
+static long piece_at(const struct af_pieces *pc, const uint64_t *starts, uint64_t at, uint64_t len)
+{
+	size_t lo = 0, hi = pc->n;
+	while (hi - lo > 1) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (starts[mid] <= at)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	if (!pc->n || starts[lo] > at || at + len > starts[lo] + pc->v[lo].len)
+		return -1;
+	return (long)lo;
+}
+
+/* Record i of p as record j of q, its bytes where the pieces put them: untouched, a
+ * copy of its old range with its old sizes; edited, its new bytes, unpacking to body. */
+static int planned_ok(const struct af_dbpf *p, size_t i, const struct slot *s,
+		      const struct af_dbpf *q, size_t j, const struct af_pieces *pc,
+		      const uint64_t *starts, const struct af_dbpf_change *ch, struct af_buf *tmp,
+		      struct af_diag *vd)
+{
+	const struct af_dbpf_entry *a = &p->e[i], *b = &q->e[j];
+	uint32_t len = af_dbpf_stored_size(b);
+	long k = len ? piece_at(pc, starts, b->offset, len) : 0;
+	if (a->type != b->type || a->group != b->group || af_dbpf_instance(a) != af_dbpf_instance(b))
+		return 0;
+	if (af_dbpf_deleted(a))
+		return a->offset == b->offset && a->file_size == b->file_size && a->mem_size == b->mem_size;
+	if (k < 0)
+		return 0;
+	if (!s->edited)
+		return a->file_size == b->file_size && a->mem_size == b->mem_size &&
+		       (!len || (pc->v[k].kind == AF_PIECE_COPY &&
+				 pc->v[k].off + (b->offset - starts[k]) == a->offset));
+	if (len != s->len || b->mem_size != s->mem || b->offset != s->new_off ||
+	    (len && (pc->v[k].kind != AF_PIECE_BYTES ||
+		     memcmp(pc->bytes.data + pc->v[k].off + (b->offset - starts[k]), s->bytes, len))))
+		return 0;
+	for (size_t e = 0; e < ch->nedits; e++) {
+		if (ch->edits[e].index != i)
+			continue;
+		af_buf_reset(tmp);
+		if (!af_dbpf_compressed(b) ? af_buf_append(tmp, s->bytes, len) != 0
+		    : af_refpack_decompress(s->bytes, len, b->mem_size, tmp, vd) != 0)
+			return 0;
+		return tmp->len == ch->edits[e].n && (!tmp->len || !memcmp(tmp->data, ch->edits[e].body, tmp->len));
+	}
+	return 0;
+}
+
+/* The plan read back: the new header and index parse, over a file of the new length;
+ * every record checked by planned_ok. */
+static int verify_plan(const struct af_dbpf *p, const struct af_dbpf_change *ch,
+		       const struct plan *pl, const struct af_pieces *pc, struct af_diag *d)
+{
+	struct af_dbpf q;
+	struct af_diag vd;
+	struct af_buf tmp = AF_BUF_INIT;
+	uint64_t *starts = af_alloc((pc->n ? pc->n : 1) * sizeof(*starts)), at = 0;
+	int rc = 0, ok = 1;
+	af_diag_init(&vd);
+	memset(&q, 0, sizeof(q));
+	if (!starts) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	for (size_t k = 0; k < pc->n; k++) {
+		starts[k] = at;
+		at += pc->v[k].len;
+	}
+	if (af_dbpf_open_index(&q, pc->bytes.data, AF_DBPF_HEADER, pl->ix.data ? pl->ix.data : (const uint8_t *)"",
+			       pl->ix.len, (size_t)pc->len, &vd)) {
+		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not read back: %s", vd.msg);
+		goto out;
+	}
+	ok = q.count == p->count - (uint32_t)ch->ndrops;
+	for (uint32_t i = 0; ok && i < p->count; i++)
+		ok = pl->order[i] == UINT32_MAX ||
+		     planned_ok(p, i, &pl->s[i], &q, pl->order[i], pc, starts, ch, &tmp, &vd);
+	if (!ok)
+		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not hold what it should");
+out:
+	af_dbpf_close(&q);
+	free(starts);
+	af_buf_free(&tmp);
+	af_diag_free(&vd);
+	return rc;
+}
+
+int af_dbpf_plan(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
+		 struct af_pieces *out, struct af_diag *d)
+{
+	struct af_dbpf_change ch = { edits, nedits, NULL, 0, NULL, 0 };
+	struct plan pl;
+	int rc = lay_out(p, &ch, &pl, out, d);
+	if (!rc)
+		rc = verify_plan(p, &ch, &pl, out, d);
+	plan_free(&pl);
+	if (rc)
+		af_pieces_reset(out);
+	return rc;
 }

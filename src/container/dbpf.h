@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+#include "animfs/pieces.h"
 
 #define AF_DBPF_HEADER 96
 #define AF_DBPF_TYPE_JAZZ 0x02D5DF13u
@@ -27,9 +28,12 @@ struct af_dbpf_entry {
 
 /* A parsed package. The bytes are borrowed: they must outlive the struct. */
 struct af_dbpf {
-	const uint8_t *data; /* the whole file; NULL after af_dbpf_open_index */
+	const uint8_t *data; /* the whole file; NULL after af_dbpf_open_index or _src (fd) */
 	size_t n;
 	const uint8_t *ix;   /* the index bytes */
+	struct af_src src;   /* where the stored bytes are read: data, or a descriptor */
+	uint8_t head[AF_DBPF_HEADER]; /* the header (af_dbpf_open_src) */
+	struct af_buf own_ix;         /* the index read from src (af_dbpf_open_src) */
 	uint32_t count, index_off, index_size, index_type;
 	uint32_t shared[3]; /* type, group, instance-high when their flag is set */
 	struct af_dbpf_entry *e;
@@ -45,6 +49,9 @@ int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_dia
  * listings); n is the file size. Only the index is usable afterwards (data is NULL). */
 int af_dbpf_open_index(struct af_dbpf *p, const uint8_t *head, size_t hn, const uint8_t *index,
 		       size_t in, size_t n, struct af_diag *d);
+/* The same from src (pieces.h): only the header and the index are read (a descriptor
+ * stays the caller's, open while p is used); stored bytes are read from src when asked. */
+int af_dbpf_open_src(struct af_dbpf *p, const struct af_src *src, struct af_diag *d);
 void af_dbpf_close(struct af_dbpf *p);
 
 static inline uint64_t af_dbpf_instance(const struct af_dbpf_entry *e)
@@ -68,10 +75,16 @@ static inline int af_dbpf_compressed(const struct af_dbpf_entry *e)
 /* The s3pe tag of a resource type ("JAZZ", "_KEY", "CLIP"), or NULL. */
 const char *af_dbpf_type_tag(uint32_t type);
 
-/* The stored bytes of entry i (borrowed from the package). */
+/* The stored bytes of entry i (borrowed from the package; opened from memory only). */
 const uint8_t *af_dbpf_stored(const struct af_dbpf *p, size_t i);
+/* The stored bytes of entry i appended to out (read from src). */
+int af_dbpf_read_stored(const struct af_dbpf *p, size_t i, struct af_buf *out, struct af_diag *d);
 /* The body of entry i, decompressed when needed, appended to out. */
 int af_dbpf_body(const struct af_dbpf *p, size_t i, struct af_buf *out, struct af_diag *d);
+/* Its first n bytes (fewer when it is shorter: *got) into buf, reading and unpacking only
+ * what gives them (a listing's content check reads no body whole). */
+int af_dbpf_head(const struct af_dbpf *p, size_t i, uint8_t *buf, size_t n, size_t *got,
+		 struct af_diag *d);
 
 /* One replaced resource body (uncompressed). */
 struct af_dbpf_edit {
@@ -85,6 +98,14 @@ struct af_dbpf_edit {
  * that is smaller, else raw. The result is re-read and checked before returning. */
 int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
 		    struct af_buf *out, struct af_diag *d);
+/* The same package as pieces (pieces.h, appended to an empty out) of the file p was
+ * opened from: the header, the edited resources' new stored bytes and the index are new
+ * bytes, every other resource's stored bytes a copy of its range (the same bytes
+ * af_dbpf_rebuild gives). Checked before returning: the new index read back, each kept
+ * record a copy of its old range, each edited one unpacking to its new body; only the
+ * edited resources and the tables are held. */
+int af_dbpf_plan(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
+		 struct af_pieces *out, struct af_diag *d);
 
 /* A resource a rewrite adds (uncompressed body). */
 struct af_dbpf_new {

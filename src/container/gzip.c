@@ -2,11 +2,14 @@
  * container the folder shows that one (the registry's layer rule). An unchanged content
  * writes the stored bytes back (the stream SEGA's gzip made cannot be remade); a changed
  * one keeps the header bytes and gets a new deflate stream, CRC-32 and ISIZE. */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "animfs/bytes.h"
 #include "animfs/fileio.h"
@@ -17,7 +20,13 @@
 enum { FTEXT = 1, FHCRC = 2, FEXTRA = 4, FNAME = 8, FCOMMENT = 16 };
 
 struct gz {
-	struct af_buf file; /* the stored bytes */
+	struct af_buf own;   /* a copy of the file (open), or its header (from a descriptor) */
+	const uint8_t *file; /* the header at least ([0, hdr)); the file when in memory */
+	size_t have;         /* bytes at file */
+	struct af_src src;   /* the stored bytes: in memory, or a descriptor of its own */
+	int has_fd;
+	size_t len;          /* the file's length */
+	uint32_t crc;        /* the trailer's CRC-32 */
 	struct af_buf data; /* inflated */
 	size_t hdr, deflate, trailing;
 	size_t fname, fname_len, fcomment, fcomment_len, xlen;
@@ -67,24 +76,26 @@ static int parse_header(struct gz *g, const uint8_t *p, size_t n, struct af_diag
 	return 0;
 }
 
+/* The header from g->file, then the deflate stream and the trailer from g->src (read
+ * as they are inflated: the stored bytes are not kept for it). */
 static int parse(struct gz *g, struct af_diag *d)
 {
-	const uint8_t *p = g->file.data;
-	size_t n = g->file.len;
+	uint8_t tr[8];
+	size_t n = g->len;
 	int rc;
-	if ((rc = parse_header(g, p, n, d)))
+	if ((rc = parse_header(g, g->file, g->have, d)))
 		return rc;
 	size_t size = 0; /* counted first: memory only for what the member really holds */
 	if (n > AF_MAX_LAYER_STORED)
 		return af_diag_error(d, AF_EUNSUP, "a gzip file of %zu bytes: more than %zu, the "
 				     "most one gzip layer may be (AF_MAX_LAYER_STORED); not read", n,
 				     AF_MAX_LAYER_STORED);
-	if (!(rc = af_zframe_inflated_size_raw(p + g->hdr, n - g->hdr, AF_MAX_LAYER, &size, d)) &&
+	if (!(rc = af_zframe_inflated_size_raw_src(&g->src, g->hdr, n - g->hdr, AF_MAX_LAYER, &size, d)) &&
 	    size > AF_MAX_LAYER)
 		return af_diag_error(d, AF_EUNSUP, "gzip member inflates past %zu MiB, the most one "
 				     "gzip layer may hold (AF_MAX_LAYER); refused before it is kept",
 				     AF_MAX_LAYER >> 20);
-	if (rc || (rc = af_zframe_inflate_raw(p + g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
+	if (rc || (rc = af_zframe_inflate_raw_src(&g->src, g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
 		if (d->offset >= 0)
 			d->offset += (int64_t)g->hdr;
 		return rc;
@@ -92,9 +103,12 @@ static int parse(struct gz *g, struct af_diag *d)
 	size_t t = g->hdr + g->deflate;
 	if (n - t < 8)
 		return af_diag_at_offset(d, AF_EINVAL, t, "truncated gzip member (no trailer)");
-	if (af_le32(p + t) != af_crc32(g->data.data, g->data.len))
+	if ((rc = af_src_read(&g->src, t, tr, 8, d)))
+		return rc;
+	g->crc = af_le32(tr);
+	if (g->crc != af_crc32(g->data.data, g->data.len))
 		return af_diag_at_offset(d, AF_EINVAL, t, "gzip CRC-32 mismatch");
-	if (af_le32(p + t + 4) != (uint32_t)g->data.len)
+	if (af_le32(tr + 4) != (uint32_t)g->data.len)
 		return af_diag_at_offset(d, AF_EINVAL, t + 4, "gzip ISIZE mismatch");
 	g->trailing = n - t - 8;
 	return 0;
@@ -104,7 +118,7 @@ static int parse(struct gz *g, struct af_diag *d)
 static void member_name(struct gz *g)
 {
 	if (g->fname_len)
-		shm_escape(g->file.data + g->fname, g->fname_len, g->name, sizeof(g->name));
+		shm_escape(g->file + g->fname, g->fname_len, g->name, sizeof(g->name));
 	if (!g->name[0])
 		snprintf(g->name, sizeof(g->name), "data");
 }
@@ -114,9 +128,22 @@ static void gz_close(void *st)
 	struct gz *g = st;
 	if (!g)
 		return;
-	af_buf_free(&g->file);
+	af_buf_free(&g->own);
 	af_buf_free(&g->data);
+	if (g->has_fd)
+		close(g->src.fd);
 	free(g);
+}
+
+/* g->file set: parse, name, claim. */
+static int gz_load(struct gz *g, const struct af_container_env *env, struct af_diag *d)
+{
+	int rc = parse(g, d);
+	if (rc)
+		return rc;
+	member_name(g);
+	g->codec = shm_codec_of(env, g->name, g->data.data, g->data.len);
+	return 0;
 }
 
 static int gz_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
@@ -126,16 +153,63 @@ static int gz_open(const uint8_t *data, size_t n, const struct af_container_env 
 	int rc;
 	if (!g)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if (af_buf_append(&g->file, data, n)) {
+	if (af_buf_append(&g->own, data, n)) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte gzip", n);
 		goto out;
 	}
-	if ((rc = parse(g, d)))
-		goto out;
-	member_name(g);
-	g->codec = shm_codec_of(env, g->name, g->data.data, g->data.len);
-	*st = g;
+	g->file = g->own.data ? g->own.data : (const uint8_t *)"";
+	g->have = g->len = n;
+	g->src = (struct af_src){g->file, -1, n};
+	if (!(rc = gz_load(g, env, d)))
+		*st = g;
 out:
+	if (rc)
+		gz_close(g);
+	return rc;
+}
+
+#define HEADER_READ ((size_t)1 << 20) /* what a header's strings may take */
+
+/* From memory: the bytes borrowed (a nested layer's); from a descriptor: the header kept,
+ * the stream inflated as it is read (the stored bytes are never held). */
+static int gz_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
+		       struct af_diag *d)
+{
+	struct gz *g;
+	int rc = 0;
+	if (src->size > AF_MAX_LAYER_STORED)
+		return af_diag_error(d, AF_EUNSUP, "a gzip file of %llu bytes: more than %zu, the "
+				     "most one gzip layer may be (AF_MAX_LAYER_STORED); not read",
+				     (unsigned long long)src->size, AF_MAX_LAYER_STORED);
+	if (!(g = af_alloc_zeroed(1, sizeof(*g))))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	g->len = (size_t)src->size;
+	if (src->mem) {
+		g->src = *src;
+		g->file = src->mem;
+		g->have = g->len;
+	} else if ((g->src.fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0) {
+		rc = af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
+	} else {
+		g->has_fd = 1;
+		g->src.size = src->size;
+		g->have = g->len < HEADER_READ ? g->len : HEADER_READ;
+		if (!(rc = af_src_append(&g->src, 0, g->have, &g->own, d)))
+			g->file = g->own.data ? g->own.data : (const uint8_t *)"";
+	}
+	if (!rc && !(rc = gz_load(g, env, d)))
+		*st = g;
+	if (!rc && g->has_fd) { /* only the header stays */
+		struct af_buf h = AF_BUF_INIT;
+		if (af_buf_append(&h, g->file, g->hdr)) {
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+			*st = NULL;
+		}
+		af_buf_free(&g->own);
+		g->own = h;
+		g->file = h.data ? h.data : (const uint8_t *)"";
+		g->have = g->hdr;
+	}
 	if (rc)
 		gz_close(g);
 	return rc;
@@ -183,6 +257,15 @@ static int gz_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 							     : 0;
 }
 
+/* The inflated bytes, lent to the container inside (never copied for it). */
+static const uint8_t *gz_lend(void *st, size_t i, size_t *n)
+{
+	const struct gz *g = st;
+	(void)i;
+	*n = g->data.len;
+	return g->data.data ? g->data.data : (const uint8_t *)"";
+}
+
 static void gz_member_io(void *st, size_t i, struct af_io *io)
 {
 	(void)i;
@@ -199,11 +282,11 @@ static int gz_replace(void *st, size_t i, const uint8_t *body, size_t n, struct 
 		      struct af_diag *d)
 {
 	const struct gz *g = st;
-	const uint8_t *p = g->file.data;
+	const uint8_t *p = g->file;
 	int rc;
 	(void)i;
 	if (n == g->data.len && (!n || !memcmp(body, g->data.data, n))) /* the stored stream */
-		return af_buf_append(image, p, g->file.len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+		return af_src_append(&g->src, 0, g->len, image, d);
 	if (g->trailing)
 		return af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",
 				     g->trailing);
@@ -228,7 +311,7 @@ static void string_field(struct af_buf *out, const char *key, const struct gz *g
 			 size_t len)
 {
 	char s[AF_MEMBER_NAME_MAX * 2];
-	shm_escape(g->file.data + at, len, s, sizeof(s));
+	shm_escape(g->file + at, len, s, sizeof(s));
 	af_buf_printf(out, "    %s: ", key);
 	af_y_cstr(out, s);
 	af_buf_putc(out, '\n');
@@ -237,7 +320,7 @@ static void string_field(struct af_buf *out, const char *key, const struct gz *g
 static int gz_layer(void *st, struct af_buf *out)
 {
 	const struct gz *g = st;
-	const uint8_t *p = g->file.data;
+	const uint8_t *p = g->file;
 	uint32_t mtime = af_le32(p + 4);
 	time_t t = (time_t)mtime;
 	struct tm tm;
@@ -257,7 +340,7 @@ static int gz_layer(void *st, struct af_buf *out)
 	if (p[3] & FHCRC)
 		af_buf_puts(out, "    fhcrc: true\n");
 	af_buf_printf(out, "    header_size: %zu\n    deflate_size: %zu\n    crc32: ", g->hdr, g->deflate);
-	af_y_hex(out, af_le32(p + g->hdr + g->deflate), 8);
+	af_y_hex(out, g->crc, 8);
 	af_buf_printf(out, "\n    isize: %zu\n    trailing_bytes: %zu\n", g->data.len, g->trailing);
 	return out->failed ? AF_ENOMEM : 0;
 }
@@ -283,6 +366,8 @@ const struct af_container af_container_gzip = {
 	.bid = gz_bid,
 	.check = gz_check,
 	.open = gz_open,
+	.open_src = gz_open_src,
+	.lend = gz_lend,
 	.close = gz_close,
 	.count = gz_count,
 	.member = gz_member,

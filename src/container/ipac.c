@@ -1,9 +1,12 @@
 /* The IPAC block (spec 5): parse and check, members and their names, the rebuild with
  * one member replaced (spec 9.1, 32-byte rule relative to the block), index.yaml; and
  * the bare IPAC container (a file that is one IPAC block). */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "animfs/bytes.h"
 #include "animfs/yamlio.h"
@@ -67,26 +70,27 @@ static int parse_entries(struct ipac_block *b, struct af_diag *d)
 {
 	for (uint32_t i = 0; i < b->count; i++) {
 		struct ipac_entry *e = &b->e[i];
-		e->raw = b->p + b->dir + (size_t)IPAC_ENTRY * i;
+		e->raw = b->dirbytes.data + (size_t)IPAC_ENTRY * i;
 		e->off = af_le32(e->raw + 12);
 		e->size = af_le32(e->raw + 16);
 		e->floating = !e->size && (e->off < IPAC_HEADER || e->off > b->len);
 		if (!e->floating && (e->off < IPAC_HEADER || !af_fits(e->off, e->size, b->len)))
-			return af_diag_at_offset(d, AF_EINVAL, e->raw + 12 - b->p,
+			return af_diag_at_offset(d, AF_EINVAL, b->dir + (size_t)IPAC_ENTRY * i + 12,
 						 "IPAC entry %u 0x%X+0x%X outside 0x10..0x%zX", i,
 						 e->off, e->size, b->len);
 	}
 	return check_overlaps(b, d);
 }
 
-int ipac_parse(struct ipac_block *b, const uint8_t *p, size_t len, struct af_diag *d)
+/* The block at b->base of b->src (b->len bytes): its header, then its directory. */
+static int parse(struct ipac_block *b, struct af_diag *d)
 {
+	const uint8_t *p = b->hdr;
+	size_t len = b->len;
 	int rc;
-	memset(b, 0, sizeof(*b));
-	b->p = p;
-	b->len = len;
-	if (len < IPAC_HEADER || memcmp(p, "IPAC", 4))
-		return af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
+	if (len < IPAC_HEADER || af_src_read(&b->src, b->base, b->hdr, IPAC_HEADER, d) ||
+	    memcmp(p, "IPAC", 4))
+		return af_diag_clear(d), af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
 	b->dir = af_le32(p + 4);
 	b->count = af_le32(p + 8);
 	if (b->dir != af_le32(p + 12))
@@ -99,17 +103,42 @@ int ipac_parse(struct ipac_block *b, const uint8_t *p, size_t len, struct af_dia
 	if (b->dir < IPAC_HEADER || !af_fits(b->dir, (uint64_t)IPAC_ENTRY * b->count, len))
 		return af_diag_at_offset(d, AF_EINVAL, 4, "IPAC: directory 0x%X+%u*20 outside the block",
 					 b->dir, b->count);
-	if (!(b->e = af_alloc_zeroed(b->count ? b->count : 1, sizeof(*b->e)))) /* count bounded above */
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if ((rc = parse_entries(b, d)))
+	/* the directory and the entries: count bounded above by the block's size */
+	if ((rc = af_src_append(&b->src, b->base + b->dir, (size_t)IPAC_ENTRY * b->count, &b->dirbytes, d)))
+		goto out;
+	if (!(b->e = af_alloc_zeroed(b->count ? b->count : 1, sizeof(*b->e)))) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	rc = parse_entries(b, d);
+out:
+	if (rc)
 		ipac_free(b);
 	return rc;
+}
+
+int ipac_parse(struct ipac_block *b, const uint8_t *p, size_t len, struct af_diag *d)
+{
+	memset(b, 0, sizeof(*b));
+	b->src = (struct af_src){p ? p : (const uint8_t *)"", -1, len};
+	b->len = len;
+	return parse(b, d);
+}
+
+int ipac_parse_src(struct ipac_block *b, const struct af_src *src, uint64_t base, struct af_diag *d)
+{
+	memset(b, 0, sizeof(*b));
+	b->src = *src;
+	b->base = base;
+	b->len = base <= src->size ? (size_t)(src->size - base) : 0;
+	return parse(b, d);
 }
 
 void ipac_free(struct ipac_block *b)
 {
 	free(b->e);
 	b->e = NULL;
+	af_buf_free(&b->dirbytes);
 }
 
 static int region_cmp(const void *x, const void *y)
@@ -149,12 +178,16 @@ const char *ipac_layout(const struct ipac_block *b)
 		canonical = packed = 0;
 	for (size_t i = 0; i + 1 < n; i++) {
 		uint64_t end = r[i].off + r[i].len, gap = r[i + 1].off - end;
+		uint8_t pad[IPAC_ALIGN];
 		if (gap)
 			packed = 0;
 		if (gap != (IPAC_ALIGN - (end - IPAC_HEADER) % IPAC_ALIGN) % IPAC_ALIGN)
 			canonical = 0;
-		for (uint64_t k = end; canonical && k < r[i + 1].off; k++)
-			if (b->p[k])
+		/* a canonical gap is under 32 bytes: read it, and it must be zeros */
+		if (canonical && gap && af_src_read(&b->src, b->base + end, pad, (size_t)gap, NULL))
+			canonical = 0;
+		for (uint64_t k = 0; canonical && k < gap; k++)
+			if (pad[k])
 				canonical = 0;
 	}
 	free(r);
@@ -190,16 +223,17 @@ static int edit_region(const struct ipac_block *b, long i, struct shm_region *r,
 	return 0;
 }
 
+/* The header (at hdr) and the directory (at dir_at) of the planned bytes out, after the
+ * relayout into a block of newend bytes. */
 static void patch_dir(const struct ipac_block *b, long i, size_t n_new, const struct shm_region *r,
-		      size_t n, struct af_buf *out, size_t at)
+		      size_t n, uint64_t newend, struct af_buf *out, size_t hdr, size_t dir_at)
 {
-	uint64_t newend = out->len - at;
 	uint32_t dir = (uint32_t)shm_moved(r, n, b->dir, newend);
-	af_buf_patch_u32le(out, at + 4, dir);
-	af_buf_patch_u32le(out, at + 12, dir);
+	af_buf_patch_u32le(out, hdr + 4, dir);
+	af_buf_patch_u32le(out, hdr + 12, dir);
 	for (uint32_t k = 0; k < b->count; k++) {
 		const struct ipac_entry *e = &b->e[k];
-		size_t where = at + dir + (size_t)IPAC_ENTRY * k;
+		size_t where = dir_at + (size_t)IPAC_ENTRY * k;
 		if (!e->floating)
 			af_buf_patch_u32le(out, where + 12,
 					   (uint32_t)shm_moved(r, n, e->off, newend));
@@ -208,22 +242,46 @@ static void patch_dir(const struct ipac_block *b, long i, size_t n_new, const st
 	}
 }
 
+int ipac_plan(const struct ipac_block *b, long i, const uint8_t *body, size_t len,
+	      struct af_pieces *out, struct af_diag *d)
+{
+	struct af_pieces sub = AF_PIECES_INIT; /* planned over the block alone, then shifted */
+	size_t n, dj = SIZE_MAX;
+	struct shm_region *r = regions_of(b, &n);
+	int rc = 0;
+	if (!r)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (i >= 0)
+		rc = edit_region(b, i, r, n, body, len, d);
+	for (size_t j = 0; j < n && !rc; j++)
+		if (r[j].off == b->dir && r[j].len == (uint64_t)IPAC_ENTRY * b->count && !r[j].data) {
+			r[j].data = b->dirbytes.data ? b->dirbytes.data : (const uint8_t *)"";
+			r[j].newlen = b->dirbytes.len; /* patched below, in the pieces' bytes */
+			dj = j;
+		}
+	if (!rc && dj == SIZE_MAX)
+		rc = af_diag_error(d, AF_EINVAL, "internal error: no region for the IPAC directory");
+	if (!rc && !(rc = shm_plan(b->len, b->hdr, IPAC_HEADER, r, n, IPAC_ALIGN, &sub, d))) {
+		if (sub.len > UINT32_MAX)
+			rc = af_diag_error(d, AF_EUNSUP, "the IPAC block would exceed 4 GiB");
+		else if (i >= 0)
+			patch_dir(b, i, len, r, n, sub.len, &sub.bytes, 0, r[dj].bytes_at);
+		if (!rc && af_pieces_append(out, &sub, b->base))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	}
+	af_pieces_free(&sub);
+	free(r);
+	return rc;
+}
+
 int ipac_rebuild(const struct ipac_block *b, long i, const uint8_t *body, size_t len,
 		 struct af_buf *out, struct af_diag *d)
 {
-	size_t n, at = out->len;
-	struct shm_region *r = regions_of(b, &n);
-	int rc;
-	if (!r)
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if ((i < 0 || !(rc = edit_region(b, i, r, n, body, len, d))) &&
-	    !(rc = shm_relayout(b->p, b->len, r, n, IPAC_ALIGN, out, d))) {
-		if (out->len - at > UINT32_MAX)
-			rc = af_diag_error(d, AF_EUNSUP, "the IPAC block would exceed 4 GiB");
-		else if (i >= 0)
-			patch_dir(b, i, len, r, n, out, at);
-	}
-	free(r);
+	struct af_pieces p = AF_PIECES_INIT;
+	int rc = ipac_plan(b, i, body, len, &p, d);
+	if (!rc)
+		rc = af_pieces_to_buf(&p, &b->src, out, d);
+	af_pieces_free(&p);
 	return rc;
 }
 
@@ -247,6 +305,79 @@ static void view_name(const struct ipac_entry *e, uint32_t i, char *out, size_t 
 	snprintf(out, size, "%s%s%s", name, type[0] ? "." : "", type);
 }
 
+#define WINDOW ((size_t)64 << 10)
+
+/* Each entry's first bytes, in file order through a 64 KiB window: small entries side by
+ * side cost one read a window, a large one a read of its own (never its whole body). */
+static int read_firsts(struct ipac_view *v, struct af_diag *d)
+{
+	const struct ipac_block *b = &v->blk;
+	size_t ns;
+	struct span *s = spans_of(b, &ns);
+	uint8_t *w = s ? af_alloc(WINDOW) : NULL;
+	uint64_t wlo = 0, whi = 0; /* the window holds [wlo, whi) of the block */
+	int rc = 0;
+	if (!w) {
+		free(s);
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	}
+	for (size_t k = 0; k < ns && !rc; k++) {
+		uint64_t off = s[k].off, got = s[k].size < IPAC_FIRST ? s[k].size : IPAC_FIRST;
+		if (off < wlo || off + got > whi) {
+			wlo = off;
+			whi = off + (b->len - off < WINDOW ? b->len - off : WINDOW);
+			rc = af_src_read(&b->src, b->base + wlo, w, (size_t)(whi - wlo), d);
+		}
+		if (!rc)
+			memcpy(v->first[s[k].i], w + (off - wlo), (size_t)got);
+	}
+	free(w);
+	free(s);
+	return rc;
+}
+
+/* v->blk parsed: names, each entry's first bytes and its codec, the layout. */
+static int view_members(struct ipac_view *v, const struct af_container_env *env, struct af_diag *d)
+{
+	size_t count = v->blk.count ? v->blk.count : 1;
+	int rc;
+	v->names = af_alloc_zeroed(count, sizeof(*v->names));
+	v->codec = af_alloc_zeroed(count, sizeof(*v->codec));
+	v->warn = af_alloc_zeroed(count, 1);
+	v->first = af_alloc_zeroed(count, sizeof(*v->first));
+	if (!v->names || !v->codec || !v->warn || !v->first)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if ((rc = read_firsts(v, d)))
+		return rc;
+	for (uint32_t i = 0; i < v->blk.count; i++) {
+		const struct ipac_entry *e = &v->blk.e[i];
+		size_t got = e->size < IPAC_FIRST ? e->size : IPAC_FIRST;
+		view_name(e, i, v->names[i], sizeof(v->names[i]));
+		if (e->size)
+			v->codec[i] = shm_codec_of(env, v->names[i], v->first[i], got);
+		v->warn[i] = !v->codec[i] && !memcmp(e->raw + 8, "MOTN", 4);
+	}
+	v->layout = ipac_layout(&v->blk);
+	return shm_dedupe(v->names, v->blk.count) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+}
+
+/* The block at base of src, into v (whose file or descriptor src is). */
+static int view_open(struct ipac_view *v, const struct af_src *src, size_t base,
+		     const struct af_container_env *env, struct af_diag *d)
+{
+	int rc;
+	v->base = base;
+	if (base > src->size || src->size - base < IPAC_HEADER)
+		return af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
+	if (af_src_read(src, 0, v->lead, src->size < sizeof(v->lead) ? (size_t)src->size : sizeof(v->lead), d))
+		return d->code;
+	if ((rc = ipac_parse_src(&v->blk, src, base, d))) {
+		d->offset = d->offset >= 0 ? d->offset + (int64_t)base : d->offset;
+		return rc;
+	}
+	return view_members(v, env, d);
+}
+
 int ipac_view_open(struct ipac_view *v, const uint8_t *data, size_t n, size_t base,
 		   const struct af_container_env *env, struct af_diag *d)
 {
@@ -256,30 +387,27 @@ int ipac_view_open(struct ipac_view *v, const uint8_t *data, size_t n, size_t ba
 		return af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
 	if (af_buf_append(&v->file, data, n))
 		return af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte archive", n);
-	v->base = base;
-	if ((rc = ipac_parse(&v->blk, v->file.data + base, n - base, d))) {
-		d->offset = d->offset >= 0 ? d->offset + (int64_t)base : d->offset;
-		goto out;
+	struct af_src src = {v->file.data, -1, n};
+	if ((rc = view_open(v, &src, base, env, d)))
+		ipac_view_close(v);
+	return rc;
+}
+
+int ipac_view_open_src(struct ipac_view *v, const struct af_src *src, size_t base,
+		       const struct af_container_env *env, struct af_diag *d)
+{
+	int rc;
+	memset(v, 0, sizeof(*v));
+	if (src->mem) { /* borrowed: a nested block's bytes outlive it */
+		if ((rc = view_open(v, src, base, env, d)))
+			ipac_view_close(v);
+		return rc;
 	}
-	size_t count = v->blk.count ? v->blk.count : 1;
-	v->names = af_alloc_zeroed(count, sizeof(*v->names));
-	v->codec = af_alloc_zeroed(count, sizeof(*v->codec));
-	v->warn = af_alloc_zeroed(count, 1);
-	if (!v->names || !v->codec || !v->warn) {
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-		goto out;
-	}
-	for (uint32_t i = 0; i < v->blk.count; i++) {
-		const struct ipac_entry *e = &v->blk.e[i];
-		view_name(e, i, v->names[i], sizeof(v->names[i]));
-		if (e->size)
-			v->codec[i] = shm_codec_of(env, v->names[i], v->blk.p + e->off, e->size);
-		v->warn[i] = !v->codec[i] && !memcmp(e->raw + 8, "MOTN", 4);
-	}
-	if (shm_dedupe(v->names, v->blk.count))
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-out:
-	if (rc)
+	if ((v->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
+	v->has_fd = 1;
+	struct af_src own = {NULL, v->fd, src->size};
+	if ((rc = view_open(v, &own, base, env, d)))
 		ipac_view_close(v);
 	return rc;
 }
@@ -290,7 +418,10 @@ void ipac_view_close(struct ipac_view *v)
 	free(v->names);
 	free(v->codec);
 	free(v->warn);
+	free(v->first);
 	af_buf_free(&v->file);
+	if (v->has_fd)
+		close(v->fd);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -304,24 +435,33 @@ void ipac_view_member(const struct ipac_view *v, size_t i, struct af_member *m)
 int ipac_view_body(const struct ipac_view *v, size_t i, struct af_buf *out, struct af_diag *d)
 {
 	const struct ipac_entry *e = &v->blk.e[i];
-	if (e->size && af_buf_append(out, v->blk.p + e->off, e->size))
+	return e->size ? af_src_append(&v->blk.src, v->base + e->off, e->size, out, d) : 0;
+}
+
+int ipac_view_plan(const struct ipac_view *v, long i, const uint8_t *body, size_t n,
+		   struct af_pieces *out, struct af_diag *d)
+{
+	if (af_pieces_copy(out, 0, v->base)) /* what comes before the block, verbatim */
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	return 0;
+	return ipac_plan(&v->blk, i, body, n, out, d);
 }
 
 int ipac_view_rebuild(const struct ipac_view *v, long i, const uint8_t *body, size_t n,
 		      struct af_buf *image, struct af_diag *d)
 {
-	if (af_buf_append(image, v->file.data, v->base))
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	return ipac_rebuild(&v->blk, i, body, n, image, d);
+	struct af_pieces p = AF_PIECES_INIT;
+	int rc = ipac_view_plan(v, i, body, n, &p, d);
+	if (!rc)
+		rc = af_pieces_to_buf(&p, &v->blk.src, image, d);
+	af_pieces_free(&p);
+	return rc;
 }
 
 void ipac_view_layer(const struct ipac_view *v, struct af_buf *out)
 {
 	af_buf_puts(out, "  - format: ipac\n    dir_offset: ");
 	shm_hex(out, v->blk.dir);
-	af_buf_printf(out, "\n    count: %u\n    layout: %s\n", v->blk.count, ipac_layout(&v->blk));
+	af_buf_printf(out, "\n    count: %u\n    layout: %s\n", v->blk.count, v->layout);
 }
 
 /* Bytes from an entry's end to the next thing in the block (its trailing pad): the
@@ -389,8 +529,8 @@ void ipac_view_members(const struct ipac_view *v, struct af_buf *out)
 		af_buf_printf(out, ", content: %s", v->codec[i] ? "motn" : "raw");
 		if (v->codec[i])
 			af_buf_printf(out, ", motn: \"%d entries, size field 0x%X\"",
-				      e->size >= 0x10 ? (int)(af_le32(v->blk.p + e->off + 0xC) & 0xFFF) - 1 : 0,
-				      e->size >= 0x14 ? af_le32(v->blk.p + e->off + 0x10) : 0);
+				      e->size >= 0x10 ? (int)(af_le32(v->first[i] + 0xC) & 0xFFF) - 1 : 0,
+				      e->size >= 0x14 ? af_le32(v->first[i] + 0x10) : 0);
 		if (v->warn[i])
 			af_buf_puts(out, ", warning: \"type MOTN, but not a MOTN: kept raw\"");
 		af_buf_puts(out, "}\n");
@@ -408,6 +548,21 @@ int ipac_st_open(const uint8_t *data, size_t n, size_t base, const struct af_con
 	if (!v)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	if ((rc = ipac_view_open(v, data, n, base, env, d))) {
+		free(v);
+		return rc;
+	}
+	*st = v;
+	return 0;
+}
+
+int ipac_st_open_src(const struct af_src *src, size_t base, const struct af_container_env *env,
+		     void **st, struct af_diag *d)
+{
+	struct ipac_view *v = af_alloc_zeroed(1, sizeof(*v));
+	int rc;
+	if (!v)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if ((rc = ipac_view_open_src(v, src, base, env, d))) {
 		free(v);
 		return rc;
 	}
@@ -462,6 +617,31 @@ int ipac_st_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return ipac_view_rebuild(st, -1, NULL, 0, image, d);
 }
 
+int ipac_st_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
+		 struct af_diag *d)
+{
+	return ipac_view_plan(st, (long)i, body, n, out, d);
+}
+
+int ipac_st_span(void *st, size_t i, uint64_t *off, uint64_t *len)
+{
+	const struct ipac_view *v = st;
+	const struct ipac_entry *e = &v->blk.e[i];
+	if (!e->size)
+		return 0;
+	*off = v->base + e->off;
+	*len = e->size;
+	return 1;
+}
+
+int ipac_st_head(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d)
+{
+	const struct ipac_view *v = st;
+	const struct ipac_entry *e = &v->blk.e[i];
+	*got = e->size < n ? e->size : n;
+	return *got ? af_src_read(&v->blk.src, v->base + e->off, buf, *got, d) : 0;
+}
+
 /* ---- the bare IPAC container ---- */
 
 static int bare_bid(const char *name, const uint8_t *head, size_t n)
@@ -474,6 +654,12 @@ static int bare_open(const uint8_t *data, size_t n, const struct af_container_en
 		     struct af_diag *d)
 {
 	return ipac_st_open(data, n, 0, env, st, d);
+}
+
+static int bare_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
+			 struct af_diag *d)
+{
+	return ipac_st_open_src(src, 0, env, st, d);
 }
 
 extern const struct af_container af_container_ipac;
@@ -498,6 +684,7 @@ const struct af_container af_container_ipac = {
 	.bid = bare_bid,
 	.check = bare_check,
 	.open = bare_open,
+	.open_src = bare_open_src,
 	IPAC_ST_OPS,
 	.layer_yaml = bare_layer,
 };

@@ -30,6 +30,18 @@ static int pks_open(const uint8_t *data, size_t n, const struct af_container_env
 	return ipac_st_open(data, n, at, env, st, d);
 }
 
+static int pks_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
+			struct af_diag *d)
+{
+	uint8_t h[PAKS_HEADER];
+	if (src->size < 2 * PAKS_HEADER || af_src_read(src, 0, h, sizeof(h), d) || memcmp(h, "PAKS", 4))
+		return af_diag_clear(d), af_diag_at_offset(d, AF_EINVAL, 0, "not a PAKS file");
+	uint32_t at = af_le32(h + 4);
+	if (at < PAKS_HEADER || at > src->size - IPAC_HEADER)
+		return af_diag_at_offset(d, AF_EINVAL, 4, "PAKS: IPAC offset 0x%X out of range", at);
+	return ipac_st_open_src(src, at, env, st, d);
+}
+
 extern const struct af_container af_container_pks;
 
 static int pks_check(int fd, uint64_t size, struct af_diag *d)
@@ -40,7 +52,7 @@ static int pks_check(int fd, uint64_t size, struct af_diag *d)
 static int pks_layer(void *st, struct af_buf *out)
 {
 	const struct ipac_view *v = st;
-	const uint8_t *p = v->file.data;
+	const uint8_t *p = v->lead;
 	af_buf_puts(out, "  - format: paks\n    ipac_offset: ");
 	shm_hex(out, af_le32(p + 4));
 	af_buf_puts(out, "\n    word8: ");
@@ -60,6 +72,7 @@ const struct af_container af_container_pks = {
 	.bid = pks_bid,
 	.check = pks_check,
 	.open = pks_open,
+	.open_src = pks_open_src,
 	IPAC_ST_OPS,
 	.layer_yaml = pks_layer,
 };

@@ -100,18 +100,28 @@ static int step(const uint8_t *in, size_t n, size_t *pos, struct af_buf *out, ui
 	return len ? copy_back(out, dist, len, size, at, d) : 0;
 }
 
+/* The header, its size checked against expect (UINT64_MAX: any). */
+static int header_as(const uint8_t *in, size_t n, uint64_t expect, uint64_t *size, size_t *pos,
+		     struct af_diag *d)
+{
+	int rc;
+	if ((rc = af_refpack_header(in, n, size, pos, d)))
+		return rc;
+	if (expect != UINT64_MAX && *size != expect)
+		return af_diag_at_offset(d, AF_EINVAL, 2,
+					 "RefPack header declares %llu bytes, the index says %llu",
+					 (unsigned long long)*size, (unsigned long long)expect);
+	return 0;
+}
+
 int af_refpack_decompress(const uint8_t *in, size_t n, uint64_t expect, struct af_buf *out,
 			  struct af_diag *d)
 {
 	uint64_t size;
 	size_t pos, start = out->len;
 	int stop = 0, rc;
-	if ((rc = af_refpack_header(in, n, &size, &pos, d)))
+	if ((rc = header_as(in, n, expect, &size, &pos, d)))
 		return rc;
-	if (expect != UINT64_MAX && size != expect)
-		return af_diag_at_offset(d, AF_EINVAL, 2,
-					 "RefPack header declares %llu bytes, the index says %llu",
-					 (unsigned long long)size, (unsigned long long)expect);
 	if (size / MAX_RATIO > n)
 		return af_diag_at_offset(d, AF_EINVAL, 2,
 					 "RefPack header declares %llu bytes, more than %zu compressed bytes can hold",
@@ -138,6 +148,39 @@ int af_refpack_decompress(const uint8_t *in, size_t n, uint64_t expect, struct a
 				       n - pos);
 out:
 	out->len = rc ? start : start + view.len;
+	return rc;
+}
+
+int af_refpack_head(const uint8_t *in, size_t n, uint64_t expect, size_t want, struct af_buf *out,
+		    struct af_diag *d)
+{
+	uint64_t size;
+	size_t pos, start = out->len, room;
+	int stop = 0, rc;
+	if ((rc = header_as(in, n, expect, &size, &pos, d)))
+		return rc;
+	if (want > size)
+		want = (size_t)size;
+	/* one opcode yields at most 112 literals or 3 + 1028 bytes: stopping at the first
+	 * opcode that reaches want, the output stays below want + 1200 */
+	room = size < want + 1200 ? (size_t)size : want + 1200;
+	if (af_buf_reserve(out, room ? room : 1))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	struct af_buf view = { out->data + start, 0, out->cap - start, 0 };
+	while (!stop && view.len < want) {
+		if (pos >= n) {
+			rc = af_diag_at_offset(d, AF_EINVAL, pos, "RefPack stream ends without a stop opcode");
+			goto out;
+		}
+		if ((rc = step(in, n, &pos, &view, size, &stop, d)))
+			goto out;
+	}
+	if (view.len < want)
+		rc = af_diag_at_offset(d, AF_EINVAL, pos,
+				       "RefPack stream stops after %zu of the declared %llu bytes",
+				       view.len, (unsigned long long)size);
+out:
+	out->len = rc ? start : start + (view.len < want ? view.len : want);
 	return rc;
 }
 

@@ -19,6 +19,11 @@ int af_refpack_header(const uint8_t *in, size_t n, uint64_t *size, size_t *hdrle
  * Errors name the stream byte offset; nothing past the declared size is written. */
 int af_refpack_decompress(const uint8_t *in, size_t n, uint64_t expect, struct af_buf *out,
 			  struct af_diag *d);
+/* The first want bytes of the stream (fewer when it declares fewer), appended to out:
+ * only the opcodes that give them are read, so in may be the stream's first bytes
+ * alone (an opcode cut off by its end is then an error: read more and ask again). */
+int af_refpack_head(const uint8_t *in, size_t n, uint64_t expect, size_t want, struct af_buf *out,
+		    struct af_diag *d);
 /* Compress in (n <= AF_REFPACK_MAX_OUT) into out (replacing its content). */
 int af_refpack_compress(const uint8_t *in, size_t n, struct af_buf *out, struct af_diag *d);
 

@@ -194,6 +194,7 @@ void af_archive_close(struct af_archive *a)
 		}
 	if (a->c && a->st)
 		a->c->close(a->st);
+	af_buf_free(&a->own);
 	free(a->m);
 	free(a->sub);
 	free(a->probed);
@@ -215,16 +216,37 @@ static const struct af_container *bid_content(const char *name, const uint8_t *p
 	return best;
 }
 
+/* s opened over data (n bytes), which outlive it: borrowed where the container opens
+ * from memory without a copy (open_src), else copied (open). */
+static int open_borrowed(struct af_archive *s, const struct af_container *c, const uint8_t *data,
+			 size_t n, struct af_diag *d)
+{
+	struct af_container_env env = {claims, NULL, NULL};
+	struct af_src src = {data, -1, n};
+	int rc;
+	if (!c->open_src)
+		return af_archive_open(s, c, data, n, d);
+	memset(s, 0, sizeof(*s));
+	s->c = c;
+	s->size = n;
+	if ((rc = c->open_src(&src, &env, &s->st, d)))
+		return rc;
+	return members_of(s, d);
+}
+
 /* Member i as a nested archive, or NULL when it is none. *nomem: it could not be told
- * for want of memory (then it is asked again next time, not taken for a raw member). */
+ * for want of memory (then it is asked again next time, not taken for a raw member).
+ * Its bytes are the ones the container lends (a layer's), else read once and kept by
+ * the nested archive (its state borrows them): never a second copy. */
 static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 {
 	struct af_buf body = AF_BUF_INIT;
 	struct af_archive *s = NULL;
 	struct af_diag d;
 	const struct af_container *c = NULL;
+	const uint8_t *data = NULL;
 	uint8_t head[64];
-	size_t got = 0;
+	size_t got = 0, n = 0;
 	af_diag_init(&d);
 	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec)
 		goto out;
@@ -233,13 +255,21 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	if (a->c->head && (a->c->head(a->st, i, head, sizeof(head), &got, &d) ||
 			   !bid_content(a->m[i].name, head, got)))
 		goto out;
-	if (a->c->body(a->st, i, &body, &d) || !(c = bid_content(a->m[i].name, body.data, body.len)))
+	if (!(a->c->lend && (data = a->c->lend(a->st, i, &n)))) {
+		if (a->c->body(a->st, i, &body, &d))
+			goto out;
+		data = body.data ? body.data : (const uint8_t *)"";
+		n = body.len;
+	}
+	if (!(c = bid_content(a->m[i].name, data, n)))
 		goto out;
-	if (!(s = af_alloc_zeroed(1, sizeof(*s))) || af_archive_open(s, c, body.data, body.len, &d)) {
+	if (!(s = af_alloc_zeroed(1, sizeof(*s))) || open_borrowed(s, c, data, n, &d)) {
 		free(s);
 		s = NULL;
 		goto out;
 	}
+	s->own = body; /* the bytes its state borrows (the same memory, now its own) */
+	af_buf_init(&body);
 	s->parent = a;
 	s->at = i;
 	s->depth = a->depth + 1;
@@ -307,6 +337,21 @@ int af_archive_read_only(const struct af_archive *a)
 int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_t *len)
 {
 	return !a->parent && a->c->span && i < a->n && a->c->span(a->st, i, off, len);
+}
+
+const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n)
+{
+	*n = 0;
+	return a->c->lend && i < a->n ? a->c->lend(a->st, i, n) : NULL;
+}
+
+size_t af_archive_held(const struct af_archive *a)
+{
+	size_t sum = 0, n;
+	for (size_t i = 0; a->c->lend && i < a->n; i++)
+		if (af_archive_lent(a, i, &n))
+			sum += n;
+	return sum;
 }
 
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)

@@ -18,6 +18,12 @@ int shm_check_open(int fd, uint64_t size, const struct af_container *c, struct a
 	if (size > AF_MAX_FILE)
 		return af_diag_error(d, AF_EUNSUP, "%llu bytes: larger than animfs reads",
 				     (unsigned long long)size);
+	if (c->open_src) { /* its tables only */
+		struct af_src src = {NULL, fd, size};
+		if (!(rc = c->open_src(&src, NULL, &st, d)))
+			c->close(st);
+		return rc;
+	}
 	/* af_read_fd closes what it reads; fd stays the caller's */
 	if (!(rc = af_read_fd(dup(fd), AF_MAX_FILE, &file, d)) &&
 	    !(rc = c->open(file.data, file.len, NULL, &st, d)))

@@ -14,8 +14,8 @@
 
 #define SHM_MOTN_CODEC "shenmue-motn"
 
-/* check() for a container whose open is cheap enough: read the file (bounded by
- * AF_MAX_FILE) and open it. */
+/* check() for a container whose open is cheap enough: open it from fd (open_src: its
+ * tables), else read the file (bounded by AF_MAX_FILE) and open it. */
 int shm_check_open(int fd, uint64_t size, const struct af_container *c, struct af_diag *d);
 
 /* v as 0x<hex>, as short as it is (index.yaml). */

@@ -9,6 +9,7 @@
 #include <strings.h>
 
 #include <errno.h>
+#include <fcntl.h>
 #include <unistd.h>
 
 #include "animfs/bytes.h"
@@ -339,13 +340,15 @@ static int add_item(struct af_pkgview *v, uint32_t i, const struct af_pkg_type *
 		    const struct af_container_env *env, struct af_diag *d)
 {
 	struct af_pkg_item *it = &v->items[v->nitems];
-	struct af_buf body = AF_BUF_INIT;
+	uint8_t head[64];
+	size_t got = 0;
 	struct af_diag bd;
 	int rc = 0;
 	af_diag_init(&bd);
 	s3pe_name(&v->pkg.e[i], sh->ext, it->s3pe, sizeof(it->s3pe));
 	it->codec = sh->codec;
-	if (af_dbpf_body(&v->pkg, i, &body, &bd)) {
+	/* its first bytes only (what the content check reads): a listing reads no body whole */
+	if (af_dbpf_head(&v->pkg, i, head, sizeof(head), &got, &bd)) {
 		char msg[1024];
 		af_diag_format(&bd, "cannot be unpacked", msg, sizeof(msg));
 		rc = set_note(v, i, msg);
@@ -353,7 +356,7 @@ static int add_item(struct af_pkgview *v, uint32_t i, const struct af_pkg_type *
 	}
 	/* a codec this build lacks (< 0): a member all the same, shown raw by the caller */
 	if (env && env->claims &&
-	    !env->claims(env->ctx, sh->codec, it->s3pe, body.data, body.len < 64 ? body.len : 64)) {
+	    !env->claims(env->ctx, sh->codec, it->s3pe, head, got)) {
 		char msg[160];
 		snprintf(msg, sizeof(msg), "not %s (fails the content check)", sh->what);
 		rc = set_note(v, i, msg);
@@ -375,20 +378,14 @@ static int add_item(struct af_pkgview *v, uint32_t i, const struct af_pkg_type *
 out:
 	if (rc)
 		af_diag_error(d, AF_ENOMEM, "out of memory");
-	af_buf_free(&body);
 	af_diag_free(&bd);
 	return rc;
 }
 
-int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
-		    const struct af_container_env *env, struct af_diag *d)
+/* v->pkg open: the _KEY maps, the names, the members. */
+static int open_rest(struct af_pkgview *v, const struct af_container_env *env, struct af_diag *d)
 {
-	int rc;
-	memset(v, 0, sizeof(*v));
-	if (af_buf_append(&v->file, data, n))
-		return af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte package", n);
-	if ((rc = af_dbpf_open(&v->pkg, v->file.data, n, d)))
-		goto out;
+	int rc = 0;
 	v->items = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*v->items));
 	v->notes = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*v->notes));
 	v->keys = af_alloc_zeroed(v->pkg.count ? v->pkg.count : 1, sizeof(*v->keys));
@@ -413,6 +410,42 @@ int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
 			goto out;
 	}
 out:
+	return rc;
+}
+
+int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
+		    const struct af_container_env *env, struct af_diag *d)
+{
+	int rc;
+	memset(v, 0, sizeof(*v));
+	if (af_buf_append(&v->file, data, n))
+		return af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte package", n);
+	if (!(rc = af_dbpf_open(&v->pkg, v->file.data ? v->file.data : (const uint8_t *)"", n, d)))
+		rc = open_rest(v, env, d);
+	if (rc)
+		af_pkgview_close(v);
+	return rc;
+}
+
+int af_pkgview_open_src(struct af_pkgview *v, const struct af_src *src,
+			const struct af_container_env *env, struct af_diag *d)
+{
+	struct af_src own;
+	int rc;
+	memset(v, 0, sizeof(*v));
+	if (src->mem) { /* borrowed: a nested package's bytes outlive it */
+		if (!(rc = af_dbpf_open(&v->pkg, src->mem, (size_t)src->size, d)))
+			rc = open_rest(v, env, d);
+		if (rc)
+			af_pkgview_close(v);
+		return rc;
+	}
+	if ((v->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0)
+		return af_diag_error(d, AF_EIO, "cannot keep the package open: %s", strerror(errno));
+	v->has_fd = 1;
+	own = (struct af_src){NULL, v->fd, src->size};
+	if (!(rc = af_dbpf_open_src(&v->pkg, &own, d)))
+		rc = open_rest(v, env, d);
 	if (rc)
 		af_pkgview_close(v);
 	return rc;
@@ -434,6 +467,8 @@ void af_pkgview_close(struct af_pkgview *v)
 	af_buf_free(&v->keyrefs);
 	af_dbpf_close(&v->pkg);
 	af_buf_free(&v->file);
+	if (v->has_fd)
+		close(v->fd);
 	memset(v, 0, sizeof(*v));
 }
 
@@ -587,6 +622,21 @@ static int pkg_open(const uint8_t *data, size_t n, const struct af_container_env
 	return 0;
 }
 
+static int pkg_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
+			struct af_diag *d)
+{
+	struct af_pkgview *v = af_alloc_zeroed(1, sizeof(*v));
+	int rc;
+	if (!v)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if ((rc = af_pkgview_open_src(v, src, env, d))) {
+		free(v);
+		return rc;
+	}
+	*st = v;
+	return 0;
+}
+
 static void pkg_close(void *st)
 {
 	if (st)
@@ -613,6 +663,24 @@ static int pkg_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 	return af_dbpf_body(&v->pkg, v->items[i].entry, out, d);
 }
 
+/* Where an unpacked member's bytes lie (a RefPack one is not stored as it is). */
+static int pkg_span(void *st, size_t i, uint64_t *off, uint64_t *len)
+{
+	const struct af_pkgview *v = st;
+	const struct af_dbpf_entry *e = &v->pkg.e[v->items[i].entry];
+	if (af_dbpf_compressed(e))
+		return 0;
+	*off = e->offset;
+	*len = e->mem_size;
+	return 1;
+}
+
+static int pkg_head(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d)
+{
+	const struct af_pkgview *v = st;
+	return af_dbpf_head(&v->pkg, v->items[i].entry, buf, n, got, d);
+}
+
 static void pkg_member_io(void *st, size_t i, struct af_io *io)
 {
 	const struct af_pkgview *v = st;
@@ -631,6 +699,16 @@ static int pkg_replace(void *st, size_t i, const uint8_t *body, size_t n, struct
 	struct af_dbpf_edit ed = {v->items[i].entry, body, n};
 	warn_instance(v, v->items[i].entry, body, n, d);
 	return af_dbpf_rebuild(&v->pkg, &ed, 1, image, d);
+}
+
+/* Only the resource and the tables are new bytes: every other resource a copy. */
+static int pkg_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
+		    struct af_diag *d)
+{
+	const struct af_pkgview *v = st;
+	struct af_dbpf_edit ed = {v->items[i].entry, body, n};
+	warn_instance(v, v->items[i].entry, body, n, d);
+	return af_dbpf_plan(&v->pkg, &ed, 1, out, d);
 }
 
 static int pkg_rebuild(void *st, struct af_buf *image, struct af_diag *d)
@@ -661,6 +739,7 @@ const struct af_container af_container_sims3_package = {
 	.bid = pkg_bid,
 	.check = pkg_check,
 	.open = pkg_open,
+	.open_src = pkg_open_src,
 	.close = pkg_close,
 	.count = pkg_count,
 	.member = pkg_member,
@@ -668,6 +747,9 @@ const struct af_container af_container_sims3_package = {
 	.member_io = pkg_member_io,
 	.index_yaml = pkg_index,
 	.replace = pkg_replace,
+	.plan = pkg_plan,
+	.span = pkg_span,
+	.head = pkg_head,
 	.rebuild = pkg_rebuild,
 	.add = pkg_add,
 	.remove = pkg_remove,

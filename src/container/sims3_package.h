@@ -39,7 +39,8 @@ struct af_pkg_item {
 };
 
 struct af_pkgview {
-	struct af_buf file; /* an owned copy of the package bytes */
+	struct af_buf file; /* an owned copy of the package bytes (af_pkgview_open) */
+	int fd, has_fd;     /* or a descriptor of its own the bytes are read from (_src) */
 	struct af_dbpf pkg;
 	struct af_pkg_item *items;
 	size_t nitems;
@@ -57,6 +58,12 @@ struct af_pkgview {
  * offset. env (may be NULL) gives the content checks. */
 int af_pkgview_open(struct af_pkgview *v, const uint8_t *data, size_t n,
 		    const struct af_container_env *env, struct af_diag *d);
+/* The same from src (pieces.h): only the header, the index, the _KEY maps and the first
+ * bytes of each record of a shown type are read; a descriptor is duplicated (src->fd
+ * stays the caller's) and bodies are read from it when asked; bytes in memory are
+ * borrowed (they must outlive v). */
+int af_pkgview_open_src(struct af_pkgview *v, const struct af_src *src,
+			const struct af_container_env *env, struct af_diag *d);
 void af_pkgview_close(struct af_pkgview *v);
 /* By display name or by s3pe name ("x.jazz"); NULL when absent. */
 const struct af_pkg_item *af_pkgview_find(const struct af_pkgview *v, const char *name);

@@ -130,6 +130,21 @@ int af_pieces_zero(struct af_pieces *p, uint64_t len)
 	return add(p, AF_PIECE_ZERO, 0, len);
 }
 
+int af_pieces_append(struct af_pieces *p, const struct af_pieces *from, uint64_t shift)
+{
+	if (from->failed)
+		return p->failed = 1, AF_ENOMEM;
+	for (size_t i = 0; i < from->n; i++) {
+		const struct af_piece *x = &from->v[i];
+		int rc = x->kind == AF_PIECE_COPY ? af_pieces_copy(p, x->off + shift, x->len)
+			 : x->kind == AF_PIECE_BYTES ? af_pieces_bytes(p, from->bytes.data + x->off, (size_t)x->len)
+			 : af_pieces_zero(p, x->len);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 int af_pieces_take(struct af_pieces *p, struct af_buf *image)
 {
 	size_t at = p->bytes.len;

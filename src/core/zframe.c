@@ -1,21 +1,50 @@
 /* zlib framing: one bounded inflate, and deflate with compress2's exact settings. */
+#include <stdlib.h>
 #include <zlib.h>
 
 #include "animfs/bytes.h"
 #include "animfs/zframe.h"
 
 #define INFLATE_ROOM_ONCE (8u << 20)
+#define FEED ((size_t)1 << 20) /* input read from a descriptor at a time */
 
-/* One bounded inflate; raw: a raw deflate stream (windowBits -15), else zlib framing.
- * out NULL: count the bytes only (*counted), through a small scratch buffer. */
-static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
-			size_t *consumed, size_t *counted, struct af_diag *d)
+/* The next input of the stream (n bytes at off of src) once zlib has used the last:
+ * from memory all at once (up to 4 GiB), from a descriptor FEED bytes into *buf. */
+static int feed(z_stream *zs, const struct af_src *src, uint64_t off, size_t n, size_t *fed,
+		uint8_t **buf, struct af_diag *d)
+{
+	size_t k = n - *fed;
+	int rc;
+	if (zs->avail_in || !k)
+		return 0;
+	if (src->mem) {
+		k = k > UINT32_MAX ? UINT32_MAX : k;
+		zs->next_in = (Bytef *)(src->mem + off + *fed);
+	} else {
+		k = k < FEED ? k : FEED;
+		if (!*buf && !(*buf = af_alloc(FEED)))
+			return af_diag_error(d, AF_ENOMEM, "out of memory while inflating");
+		if ((rc = af_src_read(src, off + *fed, *buf, k, d)))
+			return rc;
+		zs->next_in = *buf;
+	}
+	zs->avail_in = (uInt)k;
+	*fed += k;
+	return 0;
+}
+
+/* One bounded inflate of the n bytes at off of src; raw: a raw deflate stream
+ * (windowBits -15), else zlib framing. out NULL: count the bytes only (*counted),
+ * through a small scratch buffer. */
+static int inflate_bits(int raw, const struct af_src *src, uint64_t off, size_t n, size_t max_out,
+			struct af_buf *out, size_t *consumed, size_t *counted, struct af_diag *d)
 {
 	const char *what = raw ? "deflate" : "zlib";
 	struct af_buf scratch = AF_BUF_INIT;
 	z_stream zs = { 0 };
+	uint8_t *inbuf = NULL;
 	int rc = AF_OK, zrc;
-	size_t total = 0, start = out ? out->len : 0;
+	size_t total = 0, start = out ? out->len : 0, fed = 0;
 	int own_check = !raw && out; /* the Adler-32 trailer, compared below */
 	if (!out)
 		out = &scratch;
@@ -32,9 +61,9 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 		rc = af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
 		goto out;
 	}
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = n > UINT32_MAX ? UINT32_MAX : (uInt)n;
 	for (;;) {
+		if ((rc = feed(&zs, src, off, n, &fed, &inbuf, d)))
+			goto out;
 		/* up to max_out; into the room already made when there is plenty, else
 		 * 64 KiB at a time */
 		size_t room = max_out - out->len, have = out->cap - out->len;
@@ -69,6 +98,8 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 			break;
 		if (zrc == Z_OK)
 			continue;
+		if (zrc == Z_BUF_ERROR && zs.avail_in == 0 && fed < n)
+			continue; /* more input to come */
 		if (zrc == Z_BUF_ERROR && zs.avail_in == 0) {
 			rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in,
 					       "%s stream is truncated (it does not end)", what);
@@ -82,8 +113,10 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 				       zs.msg ? zs.msg : "inflate failed");
 		goto out;
 	}
+	uint8_t check[4];
 	if (own_check &&
-	    (zs.total_in < 4 || af_be32(in + zs.total_in - 4) != af_adler32(1, out->data + start, out->len - start))) {
+	    (zs.total_in < 4 || af_src_read(src, off + zs.total_in - 4, check, 4, NULL) ||
+	     af_be32(check) != af_adler32(1, out->data + start, out->len - start))) {
 		rc = af_diag_at_offset(d, AF_EINVAL, zs.total_in, "corrupt zlib stream: incorrect data check");
 		goto out;
 	}
@@ -94,13 +127,17 @@ static int inflate_bits(int raw, const uint8_t *in, size_t n, size_t max_out, st
 out:
 	inflateEnd(&zs);
 	af_buf_free(&scratch);
+	free(inbuf);
 	return rc;
 }
+
+/* in[0..n) as a src */
+#define MEM(in, n) (&(struct af_src){(in) ? (in) : (const uint8_t *)"", -1, (n)})
 
 int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 		      size_t *consumed, struct af_diag *d)
 {
-	return inflate_bits(0, in, n, max_out, out, consumed, NULL, d);
+	return inflate_bits(0, MEM(in, n), 0, n, max_out, out, consumed, NULL, d);
 }
 
 int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out,
@@ -123,13 +160,25 @@ int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out
 int af_zframe_inflate_raw(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 			  size_t *consumed, struct af_diag *d)
 {
-	return inflate_bits(1, in, n, max_out, out, consumed, NULL, d);
+	return inflate_bits(1, MEM(in, n), 0, n, max_out, out, consumed, NULL, d);
+}
+
+int af_zframe_inflate_raw_src(const struct af_src *src, uint64_t off, size_t n, size_t max_out,
+			      struct af_buf *out, size_t *consumed, struct af_diag *d)
+{
+	return inflate_bits(1, src, off, n, max_out, out, consumed, NULL, d);
+}
+
+int af_zframe_inflated_size_raw_src(const struct af_src *src, uint64_t off, size_t n,
+				    size_t max_out, size_t *size, struct af_diag *d)
+{
+	return inflate_bits(1, src, off, n, max_out, NULL, NULL, size, d);
 }
 
 int af_zframe_inflated_size_raw(const uint8_t *in, size_t n, size_t max_out, size_t *size,
 				struct af_diag *d)
 {
-	return inflate_bits(1, in, n, max_out, NULL, NULL, size, d);
+	return inflate_bits(1, MEM(in, n), 0, n, max_out, NULL, NULL, size, d);
 }
 
 int af_zframe_deflate_raw(const uint8_t *in, size_t n, int level, struct af_buf *out,

@@ -278,7 +278,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 		goto out;
 	victim->id = id;
 	victim->used = 1;
-	victim->bytes = ov ? file.len : held;
+	victim->bytes = ov ? file.len : held + af_archive_held(&victim->v); /* + a layer's bytes */
 	snprintf(victim->name, sizeof(victim->name), "%s", af_base(rel));
 	l = victim;
 out:
@@ -1085,6 +1085,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
+	af_archive_close(&v); /* the plan holds what it needs: gone before the new file is read back */
 	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &now, ov ? NULL : read_back,
 				    &rb, d)))
 		goto out;

@@ -87,10 +87,18 @@ static int same_body(const struct af_archive *a, int fa, const struct af_archive
 		}
 		return 1;
 	}
+	/* in memory already (a layer's inflated bytes): compared where they are */
+	size_t an, bn;
+	const uint8_t *ap = af_archive_lent(a, i, &an), *bp = af_archive_lent(b, i, &bn);
 	af_buf_reset(x);
 	af_buf_reset(y);
-	return !af_archive_body(a, i, x, d) && !af_archive_body(b, i, y, d) && x->len == y->len &&
-	       (!x->len || !memcmp(x->data, y->data, x->len));
+	if ((!ap && af_archive_body(a, i, x, d)) || (!bp && af_archive_body(b, i, y, d)))
+		return 0;
+	if (!ap)
+		ap = x->data, an = x->len;
+	if (!bp)
+		bp = y->data, bn = y->len;
+	return an == bn && (!an || !memcmp(ap, bp, an));
 }
 
 /* Whether archives a (in file fa) and b (in fb) hold the same members (names, bodies),

@@ -6,6 +6,7 @@
 
 #include "shm_testutil.h"
 #include "animfs/pieces.h"
+#include "pieces_testutil.h"
 
 extern const struct af_container af_container_afs;
 
@@ -288,21 +289,6 @@ static void test_idx_names(void **state)
 }
 
 /* af_pieces_write of p from the file f (in a temp file): its bytes. */
-static void written(const struct af_pieces *p, const struct af_src *f, struct af_buf *out)
-{
-	FILE *t = tmpfile();
-	struct af_diag d;
-	struct af_src back;
-	af_diag_init(&d);
-	assert_non_null(t);
-	assert_int_equal(af_pieces_write(p, f, fileno(t), NULL, &d), 0);
-	back = (struct af_src){NULL, fileno(t), p->len};
-	af_buf_reset(out);
-	assert_int_equal(af_src_append(&back, 0, (size_t)p->len, out, &d), 0);
-	fclose(t);
-	af_diag_free(&d);
-}
-
 /* Opened from a descriptor (only the tables read), a member's save planned as pieces
  * of the file gives the bytes of the save from memory; an edit that fits the member's
  * sector keeps every other byte range where it was (copies at their own offsets), and
@@ -340,19 +326,8 @@ static void test_plan(void **state)
 			af_buf_reset(&want);
 			assert_int_equal(af_archive_plan(&a, 0, body, n, &p, &d), 0);
 			assert_int_equal(af_archive_replace(&m, 0, body, n, &want, &d), 0);
-			for (int plain = 0; plain < 2; plain++) {
-				af_pieces_plain_for_tests(plain);
-				written(&p, &src, &got);
-				assert_int_equal(got.len, want.len);
-				assert_memory_equal(got.data, want.data, want.len);
-			}
-			af_pieces_plain_for_tests(0);
-			uint64_t at = 0;
-			int moved = 0;
-			for (size_t k = 0; k < p.n; k++) {
-				moved |= p.v[k].kind == AF_PIECE_COPY && p.v[k].off != at;
-				at += p.v[k].len;
-			}
+			written_as(&p, &src, &want, &got);
+			int moved = pieces_moved(&p);
 			assert_int_equal(moved, big); /* what follows moved a sector */
 			if (!big) /* head (0x800), the member, the name table */
 				assert_int_equal(p.bytes.len, 0x800 + n + (ptr == NO_NAMES ? 0 : 3 * 48));

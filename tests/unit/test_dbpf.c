@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include "pieces_testutil.h"
 
 #include "animfs/bytes.h"
 #include "../../src/container/dbpf.h"
@@ -320,6 +321,89 @@ static void test_rebuild_edits(void **state)
 	af_dbpf_close(&p);
 	af_buf_free(&b);
 	af_buf_free(&img);
+	af_buf_free(&body);
+	af_diag_free(&d);
+}
+
+/* Opened from a descriptor (the header and the index read, nothing else), a resource's
+ * save planned as pieces (af_dbpf_plan) is written to the bytes af_dbpf_rebuild gives
+ * in memory; only the header, the edited resource and the index are new bytes, every
+ * other resource a copy of its old range; the same body again plans the original file;
+ * a member's first bytes come without unpacking it whole. */
+static void test_plan(void **state)
+{
+	(void)state;
+	struct res r[3];
+	struct af_buf b = AF_BUF_INIT, want = AF_BUF_INIT, got = AF_BUF_INIT, body = AF_BUF_INIT;
+	struct af_pieces pc = AF_PIECES_INIT;
+	struct af_dbpf p, m;
+	struct af_diag d;
+	char msg[1024], nb[2000];
+	uint8_t noise[64], head[64];
+	size_t n = sample_res(r), hgot;
+	af_diag_init(&d);
+	for (size_t i = 0; i < sizeof(nb); i++)
+		nb[i] = "edited state "[i % 13];
+	for (size_t i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)(i * 73 + 11);
+	for (uint32_t itype = 0; itype < 8; itype += 2) {
+		FILE *f = tmpfile();
+		build(&b, itype, r, n);
+		assert_non_null(f);
+		assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+		fflush(f);
+		struct af_src src = {NULL, fileno(f), b.len};
+		assert_int_equal(af_dbpf_open_src(&p, &src, &d), 0);
+		assert_null(p.data);
+		assert_int_equal(open_pkg(&m, &b, msg), 0);
+		assert_int_equal(p.count, 3);
+		/* the first bytes of the RefPack B, and its whole body, read from the file */
+		assert_int_equal(af_dbpf_head(&p, 1, head, sizeof(head), &hgot, &d), 0);
+		assert_int_equal(hgot, sizeof(head));
+		assert_memory_equal(head, text_b, sizeof(head));
+		af_buf_reset(&body);
+		assert_int_equal(af_dbpf_body(&p, 1, &body, &d), 0);
+		assert_int_equal(body.len, sizeof(text_b));
+		assert_memory_equal(body.data, text_b, sizeof(text_b));
+		assert_int_equal(af_dbpf_head(&p, 2, head, sizeof(head), &hgot, &d), 0);
+		assert_int_equal(hgot, 4);
+		struct af_dbpf_edit eds[4] = {
+			{ 1, (const uint8_t *)text_b, sizeof(text_b) }, /* the same body: a revert */
+			{ 1, (const uint8_t *)nb, sizeof(nb) },         /* longer, compressed again */
+			{ 1, noise, sizeof(noise) },                    /* incompressible: raw */
+			{ 0, (const uint8_t *)nb, 20 },                 /* the first one, shorter */
+		};
+		for (int k = 0; k < 4; k++) {
+			af_pieces_reset(&pc);
+			af_buf_reset(&want);
+			assert_int_equal(af_dbpf_plan(&p, &eds[k], 1, &pc, &d), 0);
+			assert_int_equal(af_dbpf_rebuild(&m, &eds[k], 1, &want, &d), 0);
+			written_as(&pc, &src, &want, &got);
+			assert_int_equal(pieces_moved(&pc), k != 0); /* a new size moves what follows */
+			if (!k) { /* a revert: the original file, its resources copied */
+				assert_int_equal(got.len, b.len);
+				assert_memory_equal(got.data, b.data, b.len);
+			}
+			/* new bytes: the header, the edited resource's stored bytes, the index */
+			struct af_dbpf q;
+			assert_int_equal(open_pkg(&q, &got, msg), 0);
+			size_t edited = k ? af_dbpf_stored_size(&q.e[eds[k].index]) : 0;
+			assert_int_equal(pc.bytes.len, 96 + edited + q.index_size);
+			af_dbpf_close(&q);
+		}
+		/* refused edits plan nothing */
+		struct af_dbpf_edit bad = { 9, noise, 1 };
+		assert_int_equal(af_dbpf_plan(&p, &bad, 1, &pc, &d), AF_EINVAL);
+		assert_int_equal(pc.len, 0);
+		af_diag_clear(&d);
+		af_dbpf_close(&p);
+		af_dbpf_close(&m);
+		fclose(f);
+	}
+	af_pieces_free(&pc);
+	af_buf_free(&b);
+	af_buf_free(&want);
+	af_buf_free(&got);
 	af_buf_free(&body);
 	af_diag_free(&d);
 }
@@ -758,6 +842,7 @@ int main(void)
 		cmocka_unit_test(test_index_variants),
 		cmocka_unit_test(test_file_order_deleted_shared),
 		cmocka_unit_test(test_rebuild_edits),
+		cmocka_unit_test(test_plan),
 		cmocka_unit_test(test_bad_packages),
 		cmocka_unit_test(test_open_index),
 		cmocka_unit_test(test_pkgview_synthetic),

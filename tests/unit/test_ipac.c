@@ -5,6 +5,7 @@
 #include <stdlib.h>
 
 #include "shm_testutil.h"
+#include "pieces_testutil.h"
 #include "animfs/fileio.h"
 #include "../../src/container/ipac.h"
 
@@ -278,6 +279,72 @@ static void test_samples_relayout(void **state)
 	af_diag_free(&d);
 }
 
+/* A PKS and a bare IPAC opened from a descriptor (the header, the directory and each
+ * entry's first bytes read): a member's save planned as pieces of the file writes the
+ * bytes the in-memory rebuild gives; the new bytes are the block's header, the member
+ * and the directory only (the PAKS header and every other entry are copies); a member
+ * that keeps its size keeps every other range at its offset; the same body again plans
+ * the original file. */
+static void test_plan(void **state)
+{
+	struct af_buf b = AF_BUF_INIT, pks = AF_BUF_INIT, want = AF_BUF_INIT, got = AF_BUF_INIT;
+	struct af_pieces p = AF_PIECES_INIT;
+	struct af_archive a, m;
+	struct af_diag d;
+	uint8_t same[32], grown[40];
+	(void)state;
+	af_diag_init(&d);
+	for (int i = 0; i < 64; i++)
+		big[i] = (uint8_t)(i + 1);
+	memset(same, 0x5C, sizeof(same));
+	memset(grown, 0x6D, sizeof(grown));
+	t_ipac(&b, three, 3);
+	t_pks(&pks, &b, 0x75BC0268, 36);
+	for (int which = 0; which < 2; which++) {
+		const struct af_container *c = which ? &af_container_pks : &af_container_ipac;
+		const struct af_buf *file = which ? &pks : &b;
+		size_t base = which ? af_le32(pks.data + 4) : 0;
+		FILE *f = tmpfile();
+		assert_non_null(f);
+		assert_int_equal(fwrite(file->data, 1, file->len, f), file->len);
+		fflush(f);
+		struct af_src src = {NULL, fileno(f), file->len};
+		assert_int_equal(af_archive_open_src(&a, c, &src, NULL, &d), 0);
+		assert_int_equal(af_archive_open(&m, c, file->data, file->len, &d), 0);
+		assert_int_equal(a.n, 3);
+		member_is(&a, 1, "ATRS5ITG.CHRM", big, 32);
+		uint64_t off, len;
+		assert_int_equal(af_archive_span(&a, 1, &off, &len), 1);
+		assert_int_equal(off, base + 0x30);
+		assert_int_equal(len, 32);
+		const uint8_t *bodies[3] = {big, same, grown};
+		size_t sizes[3] = {32, sizeof(same), sizeof(grown)};
+		for (int k = 0; k < 3; k++) {
+			af_pieces_reset(&p);
+			af_buf_reset(&want);
+			assert_int_equal(af_archive_plan(&a, 1, bodies[k], sizes[k], &p, &d), 0);
+			assert_int_equal(af_archive_replace(&m, 1, bodies[k], sizes[k], &want, &d), 0);
+			written_as(&p, &src, &want, &got);
+			if (!k) { /* the same bytes: the file as it was */
+				assert_int_equal(got.len, file->len);
+				assert_memory_equal(got.data, file->data, file->len);
+			}
+			int moved = pieces_moved(&p);
+			assert_int_equal(moved, k == 2); /* 40 bytes: what follows moved 32 */
+			assert_int_equal(p.bytes.len, IPAC_HEADER + sizes[k] + 3 * IPAC_ENTRY);
+		}
+		af_archive_close(&a);
+		af_archive_close(&m);
+		fclose(f);
+	}
+	af_pieces_free(&p);
+	af_buf_free(&b);
+	af_buf_free(&pks);
+	af_buf_free(&want);
+	af_buf_free(&got);
+	af_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -288,6 +355,7 @@ int main(void)
 		cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_floating_entry),
 		cmocka_unit_test(test_samples_relayout),
+		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "shm_testutil.h"
+#include "pieces_testutil.h"
 
 extern const struct af_container af_container_pkf, af_container_ipac;
 
@@ -71,6 +72,51 @@ static void test_walk_and_nesting(void **state)
 	af_diag_free(&d);
 }
 
+/* Opened from a descriptor (the header and the chunk headers read), a save in the nested
+ * IPAC is planned as a copy of the chunk area and the new IPAC's bytes, the bytes the
+ * in-memory rebuild gives; a chunk's range is its span. */
+static void test_plan(void **state)
+{
+	struct af_buf b = AF_BUF_INIT, want = AF_BUF_INIT, got = AF_BUF_INIT;
+	struct af_pieces p = AF_PIECES_INIT;
+	struct af_archive a, m;
+	struct af_diag d;
+	uint64_t off, len;
+	FILE *f = tmpfile();
+	(void)state;
+	af_diag_init(&d);
+	t_pkf(&b);
+	assert_non_null(f);
+	assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+	fflush(f);
+	struct af_src src = {NULL, fileno(f), b.len};
+	assert_int_equal(af_archive_open_src(&a, &af_container_pkf, &src, NULL, &d), 0);
+	assert_int_equal(af_archive_open(&m, &af_container_pkf, b.data, b.len, &d), 0);
+	assert_int_equal(a.n, 3);
+	assert_string_equal(a.m[1].name, "001.TEXN");
+	assert_int_equal(af_archive_span(&a, 1, &off, &len), 1);
+	assert_int_equal(off, 0x24);
+	assert_int_equal(len, 48);
+	struct af_archive *t = af_archive_sub(&m, 2), *s = af_archive_sub(&a, 2);
+	assert_non_null(t);
+	assert_non_null(s);
+	assert_int_equal(af_archive_plan(s, 0, chrt, 8, &p, &d), 0);
+	assert_int_equal(af_archive_replace(t, 0, chrt, 8, &want, &d), 0);
+	written_as(&p, &src, &want, &got);
+	assert_int_equal(p.v[0].kind, AF_PIECE_COPY); /* the header and the chunk area */
+	assert_int_equal(p.v[0].len, af_le32(b.data + 4));
+	assert_int_equal(p.bytes.len, want.len - af_le32(b.data + 4)); /* the new IPAC only */
+	assert_int_equal(pieces_moved(&p), 0);
+	af_archive_close(&a);
+	af_archive_close(&m);
+	fclose(f);
+	af_pieces_free(&p);
+	af_buf_free(&b);
+	af_buf_free(&want);
+	af_buf_free(&got);
+	af_diag_free(&d);
+}
+
 static void test_refusals(void **state)
 {
 	struct af_buf b = AF_BUF_INIT;
@@ -97,6 +143,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_walk_and_nesting),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
