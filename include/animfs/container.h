@@ -92,6 +92,25 @@ struct af_container {
 	 * bytes), lent to the archive opened inside it for as long as the state is open; NULL
 	 * (or a NULL return): the member is read with body. */
 	const uint8_t *(*lend)(void *st, size_t i, size_t *n);
+	/* Optional: member i's bytes as a descriptor of the state's own (a large layer
+	 * inflated into a temporary file), valid while the state is open: 1 with *src, 0
+	 * when it holds none (then lend or body), AF_E* on failure. An archive inside is
+	 * opened from it (open_src: its tables only). */
+	int (*member_src)(void *st, size_t i, struct af_src *src, struct af_diag *d);
+	/* Optional, for a layer (gzip): the whole container anew as pieces (appended to out),
+	 * member i's new bytes given as pieces (inner, taken: left empty) of its current bytes
+	 * as lend gives them; so an archive inside the layer is planned, not rebuilt, and
+	 * the layer's own bytes are made as the file is written (a GZIP piece). */
+	int (*plan_in)(void *st, size_t i, struct af_pieces *inner, struct af_pieces *out,
+		       struct af_diag *d);
+	/* Optional: member i's CRC-32 and length, known without reading it (a gzip
+	 * trailer's): 1, else 0. Lets a comparison tell two members apart for free. */
+	int (*digest)(void *st, size_t i, uint32_t *crc, uint64_t *len);
+	/* Optional: member i's bytes handed to put in order, in chunks, without holding them
+	 * whole (a layer inflated as it is handed). 0, or put's error / AF_E*. */
+	int (*each)(void *st, size_t i,
+		    int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d), void *ctx,
+		    struct af_diag *d);
 	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
 	int (*rebuild)(void *st, struct af_buf *image, struct af_diag *d);
 	/* Optional (NULL: members are never added): the whole container anew with a new
@@ -205,6 +224,11 @@ const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n);
 /* The bytes an open archive holds in memory for its members (what its container lends:
  * a layer's inflated bytes), for a cache's count; its tables are not counted. */
 size_t af_archive_held(const struct af_archive *a);
+/* Whether member i of a and of b (archives of the same container) hold the same bytes,
+ * told without holding either whole where the container can (digest, each; the other
+ * one's bytes lent): 1 the same, 0 not, -1 not told here (compare the bodies). */
+int af_archive_same_member(const struct af_archive *a, const struct af_archive *b, size_t i,
+			   struct af_diag *d);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* The outermost file anew with member i of a replaced by body: each enclosing container
@@ -213,9 +237,11 @@ int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body
 		       struct af_buf *image, struct af_diag *d);
 /* The same as pieces (appended to out) of the bytes the outermost archive was opened
  * from. When the outermost container plans (its plan hook), the ranges that stay are
- * copies and only the member and the tables are new bytes: a member of a nested archive
- * has each archive between rebuilt in memory (af_archive_replace), up to the outermost
- * one's member, which is then planned. When it does not: one piece, the whole image. */
+ * copies and only the member and the tables are new bytes. A member of a nested archive:
+ * the innermost archive is planned when it plans; a layer around it (plan_in: gzip)
+ * takes those pieces as they are (its stream is made as the file is written), any other
+ * archive between gets its member's new bytes made from them in memory and is planned
+ * (or rebuilt), up to the outermost. When none plans: one piece, the whole image. */
 int af_archive_plan(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
 		    struct af_pieces *out, struct af_diag *d);
 /* index.yaml of a's folder (composed through layers, see layer_yaml; the members that

@@ -82,6 +82,11 @@ int af_replace_file_pieces(int dirfd, const char *name, const struct af_pieces *
 
 #define AF_TMP_PREFIX ".animfs-tmp-"
 
+/* An unlinked file of this process's, open for reading and writing, in $TMPDIR (else
+ * /tmp): where bytes too large to hold go (a large gzip layer's inflated bytes). The
+ * descriptor, or -1 with d filled. */
+int af_tmpfile(struct af_diag *d);
+
 /* A file's identity as far as "is it still the file I read?" goes: device, inode,
  * size, mtime and ctime in ns. One type for every cache and re-read in animfs. */
 struct af_fid {

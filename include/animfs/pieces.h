@@ -25,20 +25,37 @@ int af_src_read(const struct af_src *s, uint64_t off, void *buf, size_t n, struc
 int af_src_append(const struct af_src *s, uint64_t off, size_t n, struct af_buf *out,
 		  struct af_diag *d);
 
-enum { AF_PIECE_COPY, AF_PIECE_BYTES, AF_PIECE_ZERO };
+/* GZIP: a gzip member's body made while the file is written (a layer's save): the raw
+ * deflate stream of the bytes `inner` stands for, then their CRC-32 and ISIZE. inner's
+ * copies are ranges of the inflated bytes of the old deflate stream at [zoff, zoff +
+ * zlen) of the source, which is inflated again as it is written (in order; a copy behind
+ * the last one starts it again): the layer is never held, old or new. Its length is
+ * known only once it is written. */
+enum { AF_PIECE_COPY, AF_PIECE_BYTES, AF_PIECE_ZERO, AF_PIECE_GZIP };
 struct af_piece {
 	int kind;
-	uint64_t off; /* COPY: offset in the source; BYTES: offset in the pieces' own bytes */
-	uint64_t len;
+	uint64_t off; /* COPY: offset in the source; BYTES: offset in the pieces' own bytes;
+			 GZIP: index in the pieces' z */
+	uint64_t len; /* GZIP: 0 (unknown until written) */
 };
+struct af_pieces;
+struct af_zpiece;
 struct af_pieces {
 	struct af_piece *v;
 	size_t n, cap;
 	struct af_buf bytes; /* the new bytes of every BYTES piece */
-	uint64_t len;        /* the new file's length */
+	uint64_t len;        /* the new file's length (less the GZIP pieces': see unsized) */
 	int failed;          /* sticky: an allocation failed */
+	struct af_zpiece *z; /* the GZIP pieces' streams */
+	size_t nz;
+	int unsized;         /* a GZIP piece is there: the length is known once written */
 };
-#define AF_PIECES_INIT {NULL, 0, 0, AF_BUF_INIT, 0, 0}
+struct af_zpiece {
+	struct af_pieces inner; /* the new inflated bytes (copies: of the old ones) */
+	uint64_t zoff, zlen;    /* the old raw deflate stream in the source */
+	int level;              /* zlib level of the new stream */
+};
+#define AF_PIECES_INIT {NULL, 0, 0, AF_BUF_INIT, 0, 0, NULL, 0, 0}
 void af_pieces_init(struct af_pieces *p);
 void af_pieces_free(struct af_pieces *p);
 void af_pieces_reset(struct af_pieces *p);
@@ -49,16 +66,29 @@ int af_pieces_zero(struct af_pieces *p, uint64_t len);
 /* The pieces of from appended to p, its copies shifted by shift (from planned over a
  * part of the file that starts at shift: an archive inside another's bytes). */
 int af_pieces_append(struct af_pieces *p, const struct af_pieces *from, uint64_t shift);
+/* A GZIP piece (see above): inner (taken: left empty) deflated at level, its copies
+ * ranges of the inflated bytes of the raw deflate stream at [zoff, zoff + zlen) of the
+ * source. */
+int af_pieces_gzip(struct af_pieces *p, struct af_pieces *inner, uint64_t zoff, uint64_t zlen,
+		   int level);
 /* The whole of image as one BYTES piece (image's memory is taken; it is left empty). */
 int af_pieces_take(struct af_pieces *p, struct af_buf *image);
 /* The bytes the pieces stand for (copies read from src), appended to out. */
 int af_pieces_to_buf(const struct af_pieces *p, const struct af_src *src, struct af_buf *out,
 		     struct af_diag *d);
+/* The pieces as the bytes they stand for, handed to put in order (chunks of at most
+ * 1 MiB from a constant number of buffers; a GZIP piece's stream made on the way):
+ * 0, or put's error / AF_E* with d. */
+int af_pieces_each(const struct af_pieces *p, const struct af_src *src,
+		   int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
+		   void *ctx, struct af_diag *d);
 /* Write them into fd from offset 0 (fd empty, open for reading and writing; its length
  * is then p->len): copies by FICLONE of the whole source when every copied range keeps
  * its offset (then the new bytes written over it), else copy_file_range per range
  * (pread/pwrite where the kernel refuses it); copies need src->fd (src->mem: written
- * from memory; src NULL: there are no copies). *copied (may be NULL) gets the bytes the kernel copied or cloned. */
+ * from memory; src NULL: there are no copies). *copied (may be NULL) gets the bytes the kernel copied or cloned.
+ * A GZIP piece is deflated into fd as it goes (no FICLONE then); the file's length is
+ * then what was written. */
 int af_pieces_write(const struct af_pieces *p, const struct af_src *src, int fd,
 		    uint64_t *copied, struct af_diag *d);
 /* Test-only: 1 makes af_pieces_write skip FICLONE and copy_file_range (the plain

@@ -4,14 +4,17 @@
  * one keeps the header bytes and gets a new deflate stream, CRC-32 and ISIZE. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/stat.h>
 
 #include "animfs/bytes.h"
+#include "animfs/codec.h"
 #include "animfs/fileio.h"
 #include "animfs/yamlio.h"
 #include "animfs/zframe.h"
@@ -27,8 +30,16 @@ struct gz {
 	int has_fd;
 	size_t len;          /* the file's length */
 	uint32_t crc;        /* the trailer's CRC-32 */
-	struct af_buf data; /* inflated */
+	size_t isize;        /* the inflated bytes' length (checked against the trailer) */
+	/* inflated, once asked (load_data): a layer a save or a revert check only compares
+	 * or re-deflates is never held */
+	struct af_buf data;
+	int loaded;
+	int tmpfd;           /* a large layer's inflated bytes: in this unlinked file (or -1) */
+	pthread_mutex_t mu;
 	size_t hdr, deflate, trailing;
+	uint8_t head[AF_BID_HEAD]; /* the inflated bytes' first (a bid's) */
+	size_t head_n;
 	size_t fname, fname_len, fcomment, fcomment_len, xlen;
 	char name[AF_MEMBER_NAME_MAX];
 	const char *codec;
@@ -86,16 +97,19 @@ static int parse(struct gz *g, struct af_diag *d)
 	if ((rc = parse_header(g, g->file, g->have, d)))
 		return rc;
 	size_t size = 0; /* counted first: memory only for what the member really holds */
+	uint32_t crc = 0;
 	if (n > AF_MAX_LAYER_STORED)
 		return af_diag_error(d, AF_EUNSUP, "a gzip file of %zu bytes: more than %zu, the "
 				     "most one gzip layer may be (AF_MAX_LAYER_STORED); not read", n,
 				     AF_MAX_LAYER_STORED);
-	if (!(rc = af_zframe_inflated_size_raw_src(&g->src, g->hdr, n - g->hdr, AF_MAX_LAYER, &size, d)) &&
+	/* one pass keeping nothing: the size, the stream's end, the CRC-32, the head */
+	if (!(rc = af_zframe_scan_raw_src(&g->src, g->hdr, n - g->hdr, AF_MAX_LAYER, &size, &g->deflate,
+					  &crc, g->head, sizeof(g->head), &g->head_n, d)) &&
 	    size > AF_MAX_LAYER)
 		return af_diag_error(d, AF_EUNSUP, "gzip member inflates past %zu MiB, the most one "
 				     "gzip layer may hold (AF_MAX_LAYER); refused before it is kept",
 				     AF_MAX_LAYER >> 20);
-	if (rc || (rc = af_zframe_inflate_raw_src(&g->src, g->hdr, n - g->hdr, size, &g->data, &g->deflate, d))) {
+	if (rc) {
 		if (d->offset >= 0)
 			d->offset += (int64_t)g->hdr;
 		return rc;
@@ -106,12 +120,75 @@ static int parse(struct gz *g, struct af_diag *d)
 	if ((rc = af_src_read(&g->src, t, tr, 8, d)))
 		return rc;
 	g->crc = af_le32(tr);
-	if (g->crc != af_crc32(g->data.data, g->data.len))
+	g->isize = size;
+	if (g->crc != crc)
 		return af_diag_at_offset(d, AF_EINVAL, t, "gzip CRC-32 mismatch");
-	if (af_le32(tr + 4) != (uint32_t)g->data.len)
+	if (af_le32(tr + 4) != (uint32_t)size)
 		return af_diag_at_offset(d, AF_EINVAL, t + 4, "gzip ISIZE mismatch");
 	g->trailing = n - t - 8;
 	return 0;
+}
+
+/* A layer larger than this is inflated into a temporary file, never held. */
+#define LAYER_IN_MEMORY ((size_t)4 << 20)
+
+static int put_tmp(void *ctx, const uint8_t *data, size_t n, struct af_diag *d)
+{
+	struct gz *g = ctx;
+	for (size_t k = 0; k < n;) {
+		ssize_t w = write(g->tmpfd, data + k, n - k);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			return af_diag_error(d, AF_EIO, "cannot write the inflated layer: %s", strerror(errno));
+		k += (size_t)w;
+	}
+	return 0;
+}
+
+static int gz_each(void *st, size_t i,
+		   int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d), void *ctx,
+		   struct af_diag *d);
+
+/* A large layer's inflated bytes into g->tmpfd, checked against the trailer. */
+static int load_tmp(struct gz *g, struct af_diag *d)
+{
+	int rc;
+	struct stat st;
+	if ((g->tmpfd = af_tmpfile(d)) < 0)
+		return d->code;
+	if (!(rc = gz_each(g, 0, put_tmp, g, d)) && (fstat(g->tmpfd, &st) || (size_t)st.st_size != g->isize))
+		rc = af_diag_error(d, AF_EIO, "the inflated layer was not written whole");
+	if (rc) {
+		close(g->tmpfd);
+		g->tmpfd = -1;
+	}
+	return rc;
+}
+
+/* The inflated bytes in g->data (or, past LAYER_IN_MEMORY, in g->tmpfd), made on the
+ * first ask (the stream read again from the file or the bytes it was opened over). */
+static int load_data(struct gz *g, struct af_diag *d)
+{
+	size_t used = 0;
+	int rc = 0;
+	pthread_mutex_lock(&g->mu);
+	if (!g->loaded && g->isize > LAYER_IN_MEMORY) {
+		if (!(rc = load_tmp(g, d)))
+			__atomic_store_n(&g->loaded, 1, __ATOMIC_RELEASE);
+	} else if (!g->loaded) {
+		af_buf_reset(&g->data);
+		if (!(rc = af_zframe_inflate_raw_src(&g->src, g->hdr, g->len - g->hdr, g->isize, &g->data,
+						     &used, d)) &&
+		    (g->data.len != g->isize || af_crc32(g->data.data, g->data.len) != g->crc))
+			rc = af_diag_error(d, AF_EINVAL, "the gzip layer changed while it was read");
+		if (rc)
+			af_buf_free(&g->data);
+		else
+			__atomic_store_n(&g->loaded, 1, __ATOMIC_RELEASE);
+	}
+	pthread_mutex_unlock(&g->mu);
+	return rc;
 }
 
 /* The member's name: FNAME (escaped) or "data". */
@@ -132,6 +209,9 @@ static void gz_close(void *st)
 	af_buf_free(&g->data);
 	if (g->has_fd)
 		close(g->src.fd);
+	if (g->tmpfd >= 0)
+		close(g->tmpfd);
+	pthread_mutex_destroy(&g->mu);
 	free(g);
 }
 
@@ -142,7 +222,7 @@ static int gz_load(struct gz *g, const struct af_container_env *env, struct af_d
 	if (rc)
 		return rc;
 	member_name(g);
-	g->codec = shm_codec_of(env, g->name, g->data.data, g->data.len);
+	g->codec = shm_codec_of(env, g->name, g->head, g->head_n);
 	return 0;
 }
 
@@ -153,6 +233,8 @@ static int gz_open(const uint8_t *data, size_t n, const struct af_container_env 
 	int rc;
 	if (!g)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	pthread_mutex_init(&g->mu, NULL);
+	g->tmpfd = -1;
 	if (af_buf_append(&g->own, data, n)) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte gzip", n);
 		goto out;
@@ -183,6 +265,8 @@ static int gz_open_src(const struct af_src *src, const struct af_container_env *
 				     (unsigned long long)src->size, AF_MAX_LAYER_STORED);
 	if (!(g = af_alloc_zeroed(1, sizeof(*g))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	pthread_mutex_init(&g->mu, NULL);
+	g->tmpfd = -1;
 	g->len = (size_t)src->size;
 	if (src->mem) {
 		g->src = *src;
@@ -251,19 +335,111 @@ static void gz_member(void *st, size_t i, struct af_member *m)
 
 static int gz_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 {
-	const struct gz *g = st;
+	struct gz *g = st;
+	int rc;
 	(void)i;
-	return af_buf_append(out, g->data.data, g->data.len) ? af_diag_error(d, AF_ENOMEM, "out of memory")
-							     : 0;
+	if (__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE) && g->tmpfd >= 0)
+		return af_src_append(&(struct af_src){NULL, g->tmpfd, g->isize}, 0, g->isize, out, d);
+	if (__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE))
+		return af_buf_append(out, g->data.data, g->data.len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+	if (af_buf_reserve(out, g->isize))
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	size_t start = out->len, used = 0;
+	if ((rc = af_zframe_inflate_raw_src(&g->src, g->hdr, g->len - g->hdr, g->isize, out, &used, d)))
+		return rc;
+	if (out->len - start != g->isize || af_crc32(out->data + start, g->isize) != g->crc) {
+		out->len = start;
+		return af_diag_error(d, AF_EINVAL, "the gzip layer changed while it was read");
+	}
+	return 0;
 }
 
-/* The inflated bytes, lent to the container inside (never copied for it). */
-static const uint8_t *gz_lend(void *st, size_t i, size_t *n)
+/* The first n inflated bytes (kept from the open's scan; a bid's). */
+static int gz_head(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct af_diag *d)
 {
 	const struct gz *g = st;
 	(void)i;
+	(void)d;
+	*got = n < g->head_n ? n : g->head_n;
+	memcpy(buf, g->head, *got);
+	return 0;
+}
+
+/* The inflated bytes, lent to the container inside (never copied for it); made on the
+ * first ask. */
+static const uint8_t *gz_lend(void *st, size_t i, size_t *n)
+{
+	struct gz *g = st;
+	struct af_diag d;
+	(void)i;
+	*n = 0;
+	af_diag_init(&d);
+	int rc = load_data(g, &d);
+	af_diag_free(&d);
+	if (rc || g->tmpfd >= 0) /* in a file: opened from there (member_src) */
+		return NULL;
 	*n = g->data.len;
 	return g->data.data ? g->data.data : (const uint8_t *)"";
+}
+
+/* A large layer's inflated bytes: its temporary file (made on the first ask). */
+static int gz_member_src(void *st, size_t i, struct af_src *src, struct af_diag *d)
+{
+	struct gz *g = st;
+	int rc;
+	(void)i;
+	if (g->isize <= LAYER_IN_MEMORY)
+		return 0;
+	if ((rc = load_data(g, d)))
+		return rc;
+	*src = (struct af_src){NULL, g->tmpfd, g->isize};
+	return 1;
+}
+
+/* The inflated bytes' CRC-32 and length, from the open (nothing is inflated). */
+static int gz_digest(void *st, size_t i, uint32_t *crc, uint64_t *len)
+{
+	const struct gz *g = st;
+	(void)i;
+	*crc = g->crc;
+	*len = g->isize;
+	return 1;
+}
+
+/* The inflated bytes handed to put in order, made as they are handed (never held
+ * whole unless they are already). */
+static int gz_each(void *st, size_t i,
+		   int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d), void *ctx,
+		   struct af_diag *d)
+{
+	struct gz *g = st;
+	struct af_pieces all = AF_PIECES_INIT;
+	int rc;
+	(void)i;
+	if (__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE)) {
+		struct af_src mem = {g->data.data ? g->data.data : (const uint8_t *)"", -1, g->data.len};
+		if (g->tmpfd >= 0)
+			mem = (struct af_src){NULL, g->tmpfd, g->isize};
+		af_pieces_copy(&all, 0, mem.size);
+		rc = af_pieces_each(&all, &mem, put, ctx, d);
+		af_pieces_free(&all);
+		return rc;
+	}
+	/* inflated again from the stored stream, 1 MiB at a time */
+	struct af_zin in;
+	uint8_t *buf = af_alloc((size_t)1 << 20);
+	if (!buf)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (!(rc = af_zin_open(&in, &g->src, g->hdr, g->len - g->hdr, d))) {
+		for (uint64_t at = 0; at < g->isize && !rc; at += (size_t)1 << 20) {
+			size_t k = g->isize - at < ((size_t)1 << 20) ? (size_t)(g->isize - at) : (size_t)1 << 20;
+			if (!(rc = af_zin_read(&in, at, buf, k, d)))
+				rc = put(ctx, buf, k, d);
+		}
+		af_zin_close(&in);
+	}
+	free(buf);
+	return rc;
 }
 
 static void gz_member_io(void *st, size_t i, struct af_io *io)
@@ -278,14 +454,47 @@ static int level_of(uint8_t xfl)
 	return xfl == 2 ? 9 : xfl == 4 ? 1 : 6; /* so that XFL stays truthful (spec 3.5) */
 }
 
+/* body against the inflated bytes as they are handed over. */
+struct against {
+	const uint8_t *p;
+	size_t n, at;
+	int differ;
+};
+
+static int put_against(void *ctx, const uint8_t *data, size_t n, struct af_diag *d)
+{
+	struct against *a = ctx;
+	(void)d;
+	if (n > a->n - a->at || memcmp(a->p + a->at, data, n))
+		return a->differ = 1, AF_EINVAL; /* stops the stream */
+	a->at += n;
+	return 0;
+}
+
+/* Whether body is the layer's inflated bytes (compared as they are made, or where they
+ * are held): 1, 0, or AF_E* when they cannot be read. */
+static int same_data(struct gz *g, const uint8_t *body, size_t n, struct af_diag *d)
+{
+	struct against a = {body, n, 0, 0};
+	int rc;
+	if (n != g->isize)
+		return 0;
+	rc = gz_each(g, 0, put_against, &a, d);
+	if (a.differ)
+		return 0;
+	return rc ? rc : a.at == n;
+}
+
 static int gz_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
 		      struct af_diag *d)
 {
-	const struct gz *g = st;
+	struct gz *g = st;
 	const uint8_t *p = g->file;
 	int rc;
 	(void)i;
-	if (n == g->data.len && (!n || !memcmp(body, g->data.data, n))) /* the stored stream */
+	if ((rc = same_data(g, body, n, d)) < 0)
+		return rc;
+	if (rc) /* the stored stream */
 		return af_src_append(&g->src, 0, g->len, image, d);
 	if (g->trailing)
 		return af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",
@@ -301,10 +510,62 @@ static int gz_replace(void *st, size_t i, const uint8_t *body, size_t n, struct 
 	return image->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
 
+/* Nothing changed: the stored stream (nothing is inflated). */
 static int gz_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 {
 	const struct gz *g = st;
-	return gz_replace(st, 0, g->data.data, g->data.len, image, d);
+	return af_src_append(&g->src, 0, g->len, image, d);
+}
+
+/* The new file as pieces, the member's new bytes given as pieces (inner, taken) of the
+ * inflated bytes: the same inflated bytes give the stored file back (one copy);
+ * otherwise the header bytes, then a GZIP piece: the stream made anew as the file is
+ * written, from the old stream inflated again where inner keeps its bytes. Neither the
+ * old nor the new inflated bytes are held. */
+static int gz_plan_in(void *st, size_t i, struct af_pieces *inner, struct af_pieces *out,
+		      struct af_diag *d)
+{
+	const struct gz *g = st;
+	int rc = 0;
+	(void)i;
+	if (inner->failed) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	} else if (inner->n == 1 && inner->v[0].kind == AF_PIECE_COPY && !inner->v[0].off &&
+	    inner->len == g->isize) { /* unchanged: the stored stream */
+		if (af_pieces_copy(out, 0, g->len))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	} else if (!inner->n && !g->isize) {
+		if (af_pieces_copy(out, 0, g->len))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	} else if (g->trailing) {
+		rc = af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",
+				   g->trailing);
+	} else if (inner->unsized || inner->len > AF_MAX_LAYER) { /* it would not open again */
+		rc = af_diag_error(d, AF_EUNSUP, "%llu bytes: more than the %zu MiB one gzip layer "
+				   "may hold (AF_MAX_LAYER)", (unsigned long long)inner->len,
+				   AF_MAX_LAYER >> 20);
+	} else if (af_pieces_bytes(out, g->file, g->hdr) || /* header bytes verbatim */
+		   af_pieces_gzip(out, inner, g->hdr, g->deflate, level_of(g->file[8]))) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	}
+	af_pieces_free(inner);
+	return rc;
+}
+
+/* The member's new bytes in memory (a bare .GZ's MOTN): as one piece of new bytes. */
+static int gz_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
+		   struct af_diag *d)
+{
+	struct gz *g = st;
+	struct af_pieces inner = AF_PIECES_INIT;
+	int rc = same_data(g, body, n, d);
+	if (rc < 0)
+		return rc;
+	if (rc)
+		af_pieces_copy(&inner, 0, n);
+	else
+		af_pieces_bytes(&inner, body, n);
+	return gz_plan_in(st, i, &inner, out, d);
 }
 
 static void string_field(struct af_buf *out, const char *key, const struct gz *g, size_t at,
@@ -341,7 +602,7 @@ static int gz_layer(void *st, struct af_buf *out)
 		af_buf_puts(out, "    fhcrc: true\n");
 	af_buf_printf(out, "    header_size: %zu\n    deflate_size: %zu\n    crc32: ", g->hdr, g->deflate);
 	af_y_hex(out, g->crc, 8);
-	af_buf_printf(out, "\n    isize: %zu\n    trailing_bytes: %zu\n", g->data.len, g->trailing);
+	af_buf_printf(out, "\n    isize: %zu\n    trailing_bytes: %zu\n", g->isize, g->trailing);
 	return out->failed ? AF_ENOMEM : 0;
 }
 
@@ -351,7 +612,7 @@ static int gz_members(void *st, const char *name, struct af_buf *out)
 	(void)name;
 	af_buf_puts(out, "members:\n  - {index: 0, file: ");
 	af_y_cstr(out, g->name);
-	af_buf_printf(out, ", size: %zu, content: %s}\n", g->data.len, g->codec ? "motn" : "raw");
+	af_buf_printf(out, ", size: %zu, content: %s}\n", g->isize, g->codec ? "motn" : "raw");
 	return out->failed ? AF_ENOMEM : 0;
 }
 
@@ -368,6 +629,12 @@ const struct af_container af_container_gzip = {
 	.open = gz_open,
 	.open_src = gz_open_src,
 	.lend = gz_lend,
+	.head = gz_head,
+	.member_src = gz_member_src,
+	.digest = gz_digest,
+	.each = gz_each,
+	.plan = gz_plan,
+	.plan_in = gz_plan_in,
 	.close = gz_close,
 	.count = gz_count,
 	.member = gz_member,

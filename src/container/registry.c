@@ -237,7 +237,8 @@ static int open_borrowed(struct af_archive *s, const struct af_container *c, con
 /* Member i as a nested archive, or NULL when it is none. *nomem: it could not be told
  * for want of memory (then it is asked again next time, not taken for a raw member).
  * Its bytes are the ones the container lends (a layer's), else read once and kept by
- * the nested archive (its state borrows them): never a second copy. */
+ * the nested archive (its state borrows them): never a second copy; a large layer's
+ * (member_src) are a file the nested archive reads its tables from. */
 static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 {
 	struct af_buf body = AF_BUF_INIT;
@@ -255,6 +256,20 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	if (a->c->head && (a->c->head(a->st, i, head, sizeof(head), &got, &d) ||
 			   !bid_content(a->m[i].name, head, got)))
 		goto out;
+	struct af_src from;
+	int has = a->c->member_src ? a->c->member_src(a->st, i, &from, &d) : 0;
+	if (has < 0)
+		goto out;
+	if (has && a->c->head) { /* its bytes in a file of the state's: only its tables read */
+		if (!(c = bid_content(a->m[i].name, head, got)))
+			goto out;
+		if (!(s = af_alloc_zeroed(1, sizeof(*s))) || af_archive_open_src(s, c, &from, NULL, &d)) {
+			free(s);
+			s = NULL;
+			goto out;
+		}
+		goto opened;
+	}
 	if (!(a->c->lend && (data = a->c->lend(a->st, i, &n)))) {
 		if (a->c->body(a->st, i, &body, &d))
 			goto out;
@@ -270,6 +285,7 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	}
 	s->own = body; /* the bytes its state borrows (the same memory, now its own) */
 	af_buf_init(&body);
+opened:
 	s->parent = a;
 	s->at = i;
 	s->depth = a->depth + 1;
@@ -388,10 +404,51 @@ int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body
 	return rc;
 }
 
+/* The bytes a nested archive a was opened over (its parent's lent bytes, or its own). */
+static struct af_src bytes_of(const struct af_archive *a)
+{
+	size_t n = 0;
+	struct af_src f;
+	struct af_diag d;
+	af_diag_init(&d);
+	int has = a->parent && a->parent->c->member_src &&
+		  a->parent->c->member_src(a->parent->st, a->at, &f, &d) > 0;
+	af_diag_free(&d);
+	if (has)
+		return f;
+	const uint8_t *p = a->parent ? af_archive_lent(a->parent, a->at, &n) : NULL;
+	if (!p) {
+		p = a->own.data;
+		n = a->own.len;
+	}
+	return (struct af_src){p ? p : (const uint8_t *)"", -1, n};
+}
+
+/* The new bytes cur stands for (pieces of a's bytes): where they are when cur is one
+ * piece of new bytes, else made in tmp. */
+static int made(const struct af_archive *a, const struct af_pieces *cur, struct af_buf *tmp,
+		const uint8_t **p, size_t *n, struct af_diag *d)
+{
+	struct af_src from = bytes_of(a);
+	int rc;
+	if (cur->n == 1 && cur->v[0].kind == AF_PIECE_BYTES && !cur->failed) {
+		*p = cur->bytes.data + cur->v[0].off;
+		*n = (size_t)cur->v[0].len;
+		return 0;
+	}
+	af_buf_reset(tmp);
+	if ((rc = af_pieces_to_buf(cur, &from, tmp, d)))
+		return rc;
+	*p = tmp->data ? tmp->data : (const uint8_t *)"";
+	*n = tmp->len;
+	return 0;
+}
+
 int af_archive_plan(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
 		    struct af_pieces *out, struct af_diag *d)
 {
-	struct af_buf cur = AF_BUF_INIT, image = AF_BUF_INIT;
+	struct af_buf image = AF_BUF_INIT, tmp = AF_BUF_INIT;
+	struct af_pieces cur = AF_PIECES_INIT, next = AF_PIECES_INIT;
 	const struct af_archive *top = a;
 	int rc = 0;
 	while (top->parent)
@@ -402,23 +459,109 @@ int af_archive_plan(const struct af_archive *a, size_t i, const uint8_t *body, s
 		af_buf_free(&image);
 		return rc;
 	}
-	while (a->parent) { /* each archive between, rebuilt around the new member */
-		af_buf_reset(&image);
-		if ((rc = a->c->replace(a->st, i, body, n, &image, d)))
-			goto out;
-		af_buf_free(&cur);
-		cur = image;
-		af_buf_init(&image);
-		body = cur.data;
-		n = cur.len;
-		i = a->at;
-		a = a->parent;
+	if (!a->parent)
+		return a->c->plan(a->st, i, body, n, out, d);
+	/* cur: a's new bytes as pieces of its old ones: planned where a plans and a layer
+	 * takes the plan as it is, else rebuilt (one piece of new bytes) */
+	if (a->c->plan && a->parent->c->plan_in) {
+		rc = a->c->plan(a->st, i, body, n, &cur, d);
+	} else if (!(rc = a->c->replace(a->st, i, body, n, &image, d)) && af_pieces_take(&cur, &image)) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
-	rc = a->c->plan(a->st, i, body, n, out, d);
-out:
-	af_buf_free(&cur);
+	while (!rc) {
+		const struct af_archive *p = a->parent;
+		const uint8_t *mb;
+		size_t mn;
+		if (p->c->plan_in) { /* a layer: the pieces as they are */
+			rc = p->c->plan_in(p->st, a->at, &cur, &next, d);
+		} else if (!(rc = made(a, &cur, &tmp, &mb, &mn, d))) { /* the member's bytes made */
+			if (!p->parent && p->c->plan) {
+				rc = p->c->plan(p->st, a->at, mb, mn, &next, d);
+			} else if (!(rc = p->c->replace(p->st, a->at, mb, mn, &image, d)) &&
+				   af_pieces_take(&next, &image)) {
+				rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+			}
+		}
+		af_buf_free(&tmp);
+		af_pieces_free(&cur);
+		cur = next;
+		af_pieces_init(&next);
+		a = p;
+		if (!a->parent)
+			break;
+	}
+	if (!rc && af_pieces_append(out, &cur, 0))
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	af_pieces_free(&cur);
+	af_pieces_free(&next);
 	af_buf_free(&image);
+	af_buf_free(&tmp);
 	return rc;
+}
+
+/* b's bytes (cmp: in memory, or read from a file into buf) against a's as they are
+ * handed over. */
+struct cmp {
+	const uint8_t *p;
+	struct af_src f;
+	uint8_t *buf;
+	size_t n, at;
+	int differ;
+};
+
+static int put_cmp(void *ctx, const uint8_t *data, size_t n, struct af_diag *d)
+{
+	struct cmp *c = ctx;
+	const uint8_t *q = c->p ? c->p + c->at : c->buf;
+	if (n > c->n - c->at) {
+		c->differ = 1;
+		return AF_EINVAL; /* stops the stream */
+	}
+	for (size_t k = 0; k < n;) { /* from a file: 1 MiB at a time (what put is given) */
+		size_t m = n - k < ((size_t)1 << 20) ? n - k : (size_t)1 << 20;
+		if (!c->p && af_src_read(&c->f, c->at + k, c->buf, m, d))
+			return AF_EIO;
+		if (memcmp(c->p ? q + k : c->buf, data + k, m)) {
+			c->differ = 1;
+			return AF_EINVAL;
+		}
+		k += m;
+	}
+	c->at += n;
+	return 0;
+}
+
+int af_archive_same_member(const struct af_archive *a, const struct af_archive *b, size_t i,
+			   struct af_diag *d)
+{
+	uint32_t ca, cb;
+	uint64_t la, lb;
+	size_t bn;
+	const uint8_t *bp;
+	if (a->c != b->c || i >= a->n || i >= b->n)
+		return -1;
+	if (a->c->digest && a->c->digest(a->st, i, &ca, &la) && b->c->digest(b->st, i, &cb, &lb) &&
+	    (ca != cb || la != lb))
+		return 0; /* told apart for free */
+	struct cmp c = {NULL, {NULL, -1, 0}, NULL, 0, 0, 0};
+	int has = b->c->member_src ? b->c->member_src(b->st, i, &c.f, d) : 0;
+	if (!a->c->each || has < 0)
+		return -1;
+	if (has) {
+		c.n = (size_t)c.f.size;
+		if (!(c.buf = af_alloc((size_t)1 << 20)))
+			return -1;
+	} else if ((bp = af_archive_lent(b, i, &bn))) {
+		c.p = bp;
+		c.n = bn;
+	} else {
+		return -1;
+	}
+	int rc = a->c->each(a->st, i, put_cmp, &c, d);
+	free(c.buf);
+	if (c.differ)
+		return 0;
+	return rc ? -1 : c.at == c.n;
 }
 
 /* The layers between a and the file (or member) it is shown for, outermost first; *size

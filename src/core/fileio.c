@@ -286,3 +286,22 @@ int af_fid_same(const struct af_fid *a, const struct af_fid *b)
 	return a->dev == b->dev && a->ino == b->ino && a->size == b->size &&
 	       a->mtime == b->mtime && a->ctime == b->ctime;
 }
+
+int af_tmpfile(struct af_diag *d)
+{
+	const char *dir = getenv("TMPDIR");
+	char name[4096];
+	int fd;
+	if (!dir || !*dir)
+		dir = "/tmp";
+	if ((fd = open(dir, O_TMPFILE | O_RDWR | O_CLOEXEC, 0600)) >= 0)
+		return fd;
+	/* no O_TMPFILE there: a name, removed at once */
+	snprintf(name, sizeof(name), "%s/animfs-layer-XXXXXX", dir);
+	if ((fd = mkostemp(name, O_CLOEXEC)) >= 0) {
+		unlink(name);
+		return fd;
+	}
+	af_diag_error(d, AF_EIO, "cannot make a temporary file in %s: %s", dir, strerror(errno));
+	return -1;
+}

@@ -1,5 +1,7 @@
 /* zlib framing: one bounded inflate, and deflate with compress2's exact settings. */
+#include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 #include <zlib.h>
 
 #include "animfs/bytes.h"
@@ -36,8 +38,15 @@ static int feed(z_stream *zs, const struct af_src *src, uint64_t off, size_t n, 
 /* One bounded inflate of the n bytes at off of src; raw: a raw deflate stream
  * (windowBits -15), else zlib framing. out NULL: count the bytes only (*counted),
  * through a small scratch buffer. */
+struct scan {
+	uint32_t crc;
+	uint8_t *head;
+	size_t head_n, head_got;
+};
+
 static int inflate_bits(int raw, const struct af_src *src, uint64_t off, size_t n, size_t max_out,
-			struct af_buf *out, size_t *consumed, size_t *counted, struct af_diag *d)
+			struct af_buf *out, size_t *consumed, size_t *counted, struct scan *sc,
+			struct af_diag *d)
 {
 	const char *what = raw ? "deflate" : "zlib";
 	struct af_buf scratch = AF_BUF_INIT;
@@ -79,7 +88,14 @@ static int inflate_bits(int raw, const struct af_src *src, uint64_t off, size_t 
 		zs.avail_out = (uInt)chunk;
 		zrc = inflate(&zs, Z_NO_FLUSH);
 		if (out == &scratch) { /* counting: the scratch is reused */
-			total += chunk - zs.avail_out;
+			size_t got = chunk - zs.avail_out;
+			if (sc && got) {
+				size_t h = sc->head_n - sc->head_got < got ? sc->head_n - sc->head_got : got;
+				if (h && total == sc->head_got)
+					memcpy(sc->head + sc->head_got, out->data, h), sc->head_got += h;
+				sc->crc = (uint32_t)crc32(sc->crc, out->data, (uInt)got);
+			}
+			total += got;
 			if (total > max_out) { /* past the bound: stop here, the caller says so */
 				*counted = max_out + 1;
 				goto out;
@@ -122,7 +138,7 @@ static int inflate_bits(int raw, const struct af_src *src, uint64_t off, size_t 
 	}
 	if (consumed)
 		*consumed = zs.total_in;
-	if (counted)
+	if (counted && total <= max_out)
 		*counted = total;
 out:
 	inflateEnd(&zs);
@@ -137,7 +153,7 @@ out:
 int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 		      size_t *consumed, struct af_diag *d)
 {
-	return inflate_bits(0, MEM(in, n), 0, n, max_out, out, consumed, NULL, d);
+	return inflate_bits(0, MEM(in, n), 0, n, max_out, out, consumed, NULL, NULL, d);
 }
 
 int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out,
@@ -160,25 +176,25 @@ int af_zframe_deflate(const uint8_t *in, size_t n, int level, struct af_buf *out
 int af_zframe_inflate_raw(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 			  size_t *consumed, struct af_diag *d)
 {
-	return inflate_bits(1, MEM(in, n), 0, n, max_out, out, consumed, NULL, d);
+	return inflate_bits(1, MEM(in, n), 0, n, max_out, out, consumed, NULL, NULL, d);
 }
 
 int af_zframe_inflate_raw_src(const struct af_src *src, uint64_t off, size_t n, size_t max_out,
 			      struct af_buf *out, size_t *consumed, struct af_diag *d)
 {
-	return inflate_bits(1, src, off, n, max_out, out, consumed, NULL, d);
+	return inflate_bits(1, src, off, n, max_out, out, consumed, NULL, NULL, d);
 }
 
 int af_zframe_inflated_size_raw_src(const struct af_src *src, uint64_t off, size_t n,
 				    size_t max_out, size_t *size, struct af_diag *d)
 {
-	return inflate_bits(1, src, off, n, max_out, NULL, NULL, size, d);
+	return inflate_bits(1, src, off, n, max_out, NULL, NULL, size, NULL, d);
 }
 
 int af_zframe_inflated_size_raw(const uint8_t *in, size_t n, size_t max_out, size_t *size,
 				struct af_diag *d)
 {
-	return inflate_bits(1, MEM(in, n), 0, n, max_out, NULL, NULL, size, d);
+	return inflate_bits(1, MEM(in, n), 0, n, max_out, NULL, NULL, size, NULL, d);
 }
 
 int af_zframe_deflate_raw(const uint8_t *in, size_t n, int level, struct af_buf *out,
@@ -214,4 +230,202 @@ uint32_t af_crc32(const uint8_t *p, size_t n)
 		n -= k;
 	}
 	return (uint32_t)c;
+}
+
+int af_zframe_scan_raw_src(const struct af_src *src, uint64_t off, size_t n, size_t max_out,
+			   size_t *size, size_t *consumed, uint32_t *crc, uint8_t *head,
+			   size_t head_n, size_t *head_got, struct af_diag *d)
+{
+	struct scan sc = {(uint32_t)crc32(0L, Z_NULL, 0), head, head_n, 0};
+	int rc = inflate_bits(1, src, off, n, max_out, NULL, consumed, size, &sc, d);
+	*crc = sc.crc;
+	*head_got = sc.head_got;
+	return rc;
+}
+
+/* ---- streams a chunk at a time (af_zin, af_zout) ---- */
+
+#define ZCHUNK ((size_t)1 << 18) /* af_zout's output buffer */
+
+static int zin_init(struct af_zin *z, struct af_diag *d)
+{
+	z_stream *zs = z->zs;
+	memset(zs, 0, sizeof(*zs));
+	z->fed = z->pos = 0;
+	z->end = 0;
+	if (inflateInit2(zs, -15) != Z_OK)
+		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
+	return 0;
+}
+
+int af_zin_open(struct af_zin *z, const struct af_src *src, uint64_t off, uint64_t n,
+		struct af_diag *d)
+{
+	memset(z, 0, sizeof(*z));
+	if (!(z->zs = af_alloc_zeroed(1, sizeof(z_stream))))
+		return af_diag_error(d, AF_ENOMEM, "out of memory while inflating");
+	z->src = *src;
+	z->off = off;
+	z->n = n;
+	int rc = zin_init(z, d);
+	if (rc) {
+		free(z->zs);
+		z->zs = NULL;
+	}
+	return rc;
+}
+
+void af_zin_close(struct af_zin *z)
+{
+	if (z->zs) {
+		inflateEnd(z->zs);
+		free(z->zs);
+	}
+	free(z->in);
+	memset(z, 0, sizeof(*z));
+}
+
+/* The next k inflated bytes into buf (k of them, or AF_EINVAL). */
+static int zin_next(struct af_zin *z, uint8_t *buf, size_t k, struct af_diag *d)
+{
+	z_stream *zs = z->zs;
+	int rc, zrc;
+	if (!k)
+		return 0;
+	if (z->end)
+		return af_diag_at_offset(d, AF_EINVAL, (int64_t)(z->off + zs->total_in),
+					 "the deflate stream ends after %llu bytes; more were asked",
+					 (unsigned long long)z->pos);
+	zs->next_out = buf;
+	zs->avail_out = (uInt)k;
+	while (zs->avail_out) {
+		size_t fed = (size_t)z->fed;
+		if (z->n - z->fed > SIZE_MAX - 1)
+			return af_diag_error(d, AF_EINVAL, "a deflate stream too large");
+		if ((rc = feed(zs, &z->src, z->off, (size_t)z->n, &fed, &z->in, d)))
+			return rc;
+		z->fed = fed;
+		zrc = inflate(zs, Z_NO_FLUSH);
+		if (zrc == Z_STREAM_END) {
+			z->end = 1;
+			break;
+		}
+		if (zrc == Z_OK || (zrc == Z_BUF_ERROR && !zs->avail_in && z->fed < z->n))
+			continue;
+		if (zrc == Z_MEM_ERROR)
+			return af_diag_error(d, AF_ENOMEM, "out of memory while inflating");
+		if (zrc == Z_BUF_ERROR)
+			return af_diag_at_offset(d, AF_EINVAL, (int64_t)(z->off + zs->total_in),
+						 "deflate stream is truncated (it does not end)");
+		return af_diag_at_offset(d, AF_EINVAL, (int64_t)(z->off + zs->total_in),
+					 "corrupt deflate stream: %s", zs->msg ? zs->msg : "inflate failed");
+	}
+	z->pos += k - zs->avail_out;
+	if (zs->avail_out)
+		return af_diag_at_offset(d, AF_EINVAL, (int64_t)(z->off + zs->total_in),
+					 "the deflate stream ends after %llu bytes; more were asked",
+					 (unsigned long long)z->pos);
+	return 0;
+}
+
+int af_zin_read(struct af_zin *z, uint64_t at, uint8_t *buf, size_t n, struct af_diag *d)
+{
+	int rc;
+	if (at < z->pos) { /* behind: the stream again from its start */
+		inflateEnd(z->zs);
+		if ((rc = zin_init(z, d)))
+			return rc;
+	}
+	while (z->pos < at) { /* skipped through buf (n bytes of room), or a small scratch */
+		uint8_t scratch[4096];
+		uint8_t *into = n ? buf : scratch;
+		size_t room = n ? n : sizeof(scratch);
+		size_t k = at - z->pos < room ? (size_t)(at - z->pos) : room;
+		if ((rc = zin_next(z, into, k, d)))
+			return rc;
+	}
+	return zin_next(z, buf, n, d);
+}
+
+int af_zout_open(struct af_zout *z, int level,
+		 int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d), void *ctx,
+		 struct af_diag *d)
+{
+	memset(z, 0, sizeof(*z));
+	z->put = put;
+	z->ctx = ctx;
+	z->crc = (uint32_t)crc32(0L, Z_NULL, 0);
+	if (!(z->zs = af_alloc_zeroed(1, sizeof(z_stream))) || !(z->out = af_alloc(ZCHUNK))) {
+		af_zout_close(z);
+		return af_diag_error(d, AF_ENOMEM, "out of memory while compressing");
+	}
+	if (deflateInit2(z->zs, level, Z_DEFLATED, -15, 8, Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(z->zs);
+		z->zs = NULL;
+		af_zout_close(z);
+		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise deflate");
+	}
+	return 0;
+}
+
+/* Deflate what zlib holds with flush, handing every full (or, at the end, last)
+ * output buffer to put. */
+static int zout_run(struct af_zout *z, int flush, struct af_diag *d)
+{
+	z_stream *zs = z->zs;
+	int rc, zrc;
+	do {
+		zs->next_out = z->out;
+		zs->avail_out = (uInt)ZCHUNK;
+		zrc = deflate(zs, flush);
+		if (zrc == Z_STREAM_ERROR)
+			return af_diag_error(d, AF_EIO, "zlib deflate failed (%d)", zrc);
+		if (ZCHUNK - zs->avail_out && (rc = z->put(z->ctx, z->out, ZCHUNK - zs->avail_out, d)))
+			return rc;
+	} while (flush == Z_FINISH ? zrc != Z_STREAM_END : zs->avail_in != 0 || !zs->avail_out);
+	return 0;
+}
+
+int af_zout_write(struct af_zout *z, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	z_stream *zs = z->zs;
+	int rc;
+	while (n) {
+		uInt k = n > (1u << 30) ? 1u << 30 : (uInt)n;
+		z->crc = (uint32_t)crc32(z->crc, p, k);
+		z->isize += k;
+		zs->next_in = (Bytef *)p;
+		zs->avail_in = k;
+		if ((rc = zout_run(z, Z_NO_FLUSH, d)))
+			return rc;
+		p += k;
+		n -= k;
+	}
+	return 0;
+}
+
+int af_zout_finish(struct af_zout *z, int trailer, struct af_diag *d)
+{
+	uint8_t t[8];
+	int rc;
+	((z_stream *)z->zs)->avail_in = 0;
+	if ((rc = zout_run(z, Z_FINISH, d)))
+		return rc;
+	if (!trailer)
+		return 0;
+	for (int i = 0; i < 4; i++) {
+		t[i] = (uint8_t)(z->crc >> (8 * i));
+		t[4 + i] = (uint8_t)(z->isize >> (8 * i));
+	}
+	return z->put(z->ctx, t, 8, d);
+}
+
+void af_zout_close(struct af_zout *z)
+{
+	if (z->zs) {
+		deflateEnd(z->zs);
+		free(z->zs);
+	}
+	free(z->out);
+	memset(z, 0, sizeof(*z));
 }

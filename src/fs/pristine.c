@@ -87,6 +87,10 @@ static int same_body(const struct af_archive *a, int fa, const struct af_archive
 		}
 		return 1;
 	}
+	/* a layer: told apart by its digest, else a's bytes made as they are compared */
+	int same = af_archive_same_member(a, b, i, d);
+	if (same >= 0)
+		return same;
 	/* in memory already (a layer's inflated bytes): compared where they are */
 	size_t an, bn;
 	const uint8_t *ap = af_archive_lent(a, i, &an), *bp = af_archive_lent(b, i, &bn);

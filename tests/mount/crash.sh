@@ -162,7 +162,7 @@ big_save package BIG.package "" 's/weight: 3\.0,/weight: 2.5,/' 1
 big_save pks BIG.PKS MOTION.MOTN "$motn_edit" 0
 # a gzip layer is inflated whole and deflated anew (no pieces): within the bound for a
 # layer of 6 MiB (docs/shenmue-containers.md, "Real sizes")
-big_save gzpks BIG.PKS MOTION.MOTN "$motn_edit" 0 6
+big_save gzpks BIG.PKS MOTION.MOTN "$motn_edit" 1 47
 
 # an unknown fault name is refused, not ignored
 out=$(ANIMFS_FAULT=nonsense "$ANIMFS" mount "$GAME" "$VIEW" 2>&1) && fail "unknown ANIMFS_FAULT accepted"
