@@ -517,6 +517,36 @@ static int gz_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return af_src_append(&g->src, 0, g->len, image, d);
 }
 
+/* Whether inner stands for the inflated bytes as they are: every copy at its own
+ * offset, the new bytes and zeros equal to the old ones there (read where the layer
+ * holds them; a layer not inflated yet: not told, 0). */
+static int inner_unchanged(const struct gz *g, const struct af_pieces *inner)
+{
+	struct af_src old = g->tmpfd >= 0 ? (struct af_src){NULL, g->tmpfd, g->isize}
+					  : (struct af_src){g->data.data, -1, g->data.len};
+	uint8_t buf[4096];
+	uint64_t at = 0;
+	if (inner->unsized || inner->len != g->isize || !__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE))
+		return 0;
+	for (size_t k = 0; k < inner->n; at += inner->v[k].len, k++) {
+		const struct af_piece *x = &inner->v[k];
+		if (x->kind == AF_PIECE_COPY) {
+			if (x->off != at)
+				return 0;
+			continue;
+		}
+		for (uint64_t o = 0; o < x->len; o += sizeof(buf)) {
+			size_t m = x->len - o < sizeof(buf) ? (size_t)(x->len - o) : sizeof(buf);
+			if (af_src_read(&old, at + o, buf, m, NULL))
+				return 0;
+			for (size_t j = 0; j < m; j++)
+				if (buf[j] != (x->kind == AF_PIECE_BYTES ? inner->bytes.data[x->off + o + j] : 0))
+					return 0;
+		}
+	}
+	return 1;
+}
+
 /* The new file as pieces, the member's new bytes given as pieces (inner, taken) of the
  * inflated bytes: the same inflated bytes give the stored file back (one copy);
  * otherwise the header bytes, then a GZIP piece: the stream made anew as the file is
@@ -530,12 +560,9 @@ static int gz_plan_in(void *st, size_t i, struct af_pieces *inner, struct af_pie
 	(void)i;
 	if (inner->failed) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-	} else if (inner->n == 1 && inner->v[0].kind == AF_PIECE_COPY && !inner->v[0].off &&
-	    inner->len == g->isize) { /* unchanged: the stored stream */
-		if (af_pieces_copy(out, 0, g->len))
-			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-	} else if (!inner->n && !g->isize) {
-		if (af_pieces_copy(out, 0, g->len))
+	} else if ((inner->n == 1 && inner->v[0].kind == AF_PIECE_COPY && !inner->v[0].off &&
+		    inner->len == g->isize) || (!inner->n && !g->isize) || inner_unchanged(g, inner)) {
+		if (af_pieces_copy(out, 0, g->len)) /* unchanged: the stored stream */
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	} else if (g->trailing) {
 		rc = af_diag_error(d, AF_EUNSUP, "%zu unknown bytes follow the gzip member; not edited",

@@ -7,6 +7,7 @@
 #include <zlib.h>
 
 #include "shm_testutil.h"
+#include "pieces_testutil.h"
 #include "animfs/fileio.h"
 
 extern const struct af_container af_container_gzip, af_container_pks;
@@ -239,12 +240,80 @@ static void test_layer(void **state)
 	af_diag_free(&d);
 }
 
+/* gzip > PKS saved as pieces, from a descriptor as the mount and the command line open
+ * it: the PKS planned over the inflated bytes, the layer one GZIP piece (only the
+ * header, the PKS's tables and the member are new bytes), written the same as the
+ * in-memory rebuild; the member's old bytes again: the stored file, one copy. Small
+ * (held in memory) and large (past 4 MiB: in a temporary file, nothing held) layers.
+ * af_archive_same_member tells the layers apart by their trailers and finds two opens
+ * of one file the same (one inflated as it is compared). */
+static void test_layer_plan(void **state)
+{
+	static const uint8_t a4[4] = {1, 2, 3, 4};
+	static uint8_t noise[5 << 20];
+	struct af_buf ipac = AF_BUF_INIT, pks = AF_BUF_INIT, gz = AF_BUF_INIT, img = AF_BUF_INIT,
+		      got = AF_BUF_INIT;
+	struct af_diag d;
+	uint32_t x = 1;
+	(void)state;
+	af_diag_init(&d);
+	for (size_t i = 0; i < sizeof(noise); i++)
+		noise[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
+	for (int large = 0; large < 2; large++) {
+		const struct tmember m[] = {{"A", "CHRM", a4, 4}, {"B", "CHRM", text, 26},
+					    {"C", "BIN", noise, large ? sizeof(noise) : 1000}};
+		struct af_pieces plan = AF_PIECES_INIT, same = AF_PIECES_INIT;
+		struct af_archive a, b;
+		t_ipac(&ipac, m, 3);
+		t_pks(&pks, &ipac, 0x12345678, 3);
+		t_gzip(&gz, 8, NULL, "MPK00.PKS", NULL, pks.data, pks.len);
+		FILE *f = tmpfile();
+		assert_non_null(f);
+		assert_int_equal(fwrite(gz.data, 1, gz.len, f), gz.len);
+		fflush(f);
+		struct af_src src = {NULL, fileno(f), gz.len};
+		assert_int_equal(af_archive_open_src(&a, &af_container_gzip, &src, NULL, &d), 0);
+		struct af_archive *s = af_archive_shown(&a);
+		assert_ptr_equal(s->c, &af_container_pks);
+		assert_int_equal(af_archive_held(&a), large ? 0 : pks.len); /* large: in a file */
+		assert_int_equal(af_archive_plan(s, 0, text, 26, &plan, &d), 0);
+		assert_true(plan.unsized);
+		assert_int_equal(plan.nz, 1);
+		assert_true(plan.bytes.len < 200); /* header, PKS head and directory, the member */
+		assert_int_equal(af_archive_replace(s, 0, text, 26, &img, &d), 0);
+		written_as(&plan, &src, &img, &got);
+		/* B's own bytes: the file as it is */
+		assert_int_equal(af_archive_plan(s, 1, text, 26, &same, &d), 0);
+		assert_int_equal(same.n, 1);
+		assert_int_equal(same.v[0].kind, AF_PIECE_COPY);
+		assert_int_equal(same.v[0].len, gz.len);
+		/* the new file against the old: told apart; the old file against itself: the same */
+		assert_int_equal(af_archive_open(&b, &af_container_gzip, img.data, img.len, &d), 0);
+		assert_int_equal(af_archive_same_member(&b, &a, 0, &d), 0);
+		af_archive_close(&b);
+		assert_int_equal(af_archive_open_src(&b, &af_container_gzip, &src, NULL, &d), 0);
+		assert_int_equal(af_archive_same_member(&b, &a, 0, &d), 1);
+		af_archive_close(&b);
+		af_archive_close(&a);
+		af_pieces_free(&plan);
+		af_pieces_free(&same);
+		fclose(f);
+	}
+	af_buf_free(&ipac);
+	af_buf_free(&pks);
+	af_buf_free(&gz);
+	af_buf_free(&img);
+	af_buf_free(&got);
+	af_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_header_fields), cmocka_unit_test(test_refusals),
 		cmocka_unit_test(test_trailing),      cmocka_unit_test(test_edit),
 		cmocka_unit_test(test_bomb),          cmocka_unit_test(test_layer),
+		cmocka_unit_test(test_layer_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,6 +12,7 @@
 #include <cmocka.h>
 
 #include "animfs/pieces.h"
+#include "animfs/zframe.h"
 
 static uint8_t old[300000];
 
@@ -31,9 +32,12 @@ static void check_write(const struct af_pieces *p, const struct af_src *src,
 		assert_int_equal(af_pieces_write(p, src, fileno(t), &copied, &d), 0);
 		if (plain || src->mem)
 			assert_int_equal(copied, 0);
-		struct af_src back = {NULL, fileno(t), p->len};
+		off_t end = lseek(fileno(t), 0, SEEK_END); /* a GZIP piece: known once written */
+		struct af_src back = {NULL, fileno(t), (uint64_t)end};
+		if (!p->unsized)
+			assert_int_equal(end, (off_t)p->len);
 		af_buf_reset(&got);
-		assert_int_equal(af_src_append(&back, 0, (size_t)p->len, &got, &d), 0);
+		assert_int_equal(af_src_append(&back, 0, (size_t)end, &got, &d), 0);
 		assert_int_equal(lseek(fileno(t), 0, SEEK_END), (off_t)want->len);
 		assert_int_equal(got.len, want->len);
 		assert_memory_equal(got.data, want->data, want->len);
@@ -127,10 +131,91 @@ static void test_pieces(void **state)
 	af_diag_free(&d);
 }
 
+/* A GZIP piece: the bytes its inner pieces stand for (copies of the inflated old stream,
+ * out of order: the stream starts again; zeros; new bytes) deflated as
+ * af_zframe_deflate_raw deflates them in one go, then CRC-32 and ISIZE; between a copy
+ * and new bytes of the file around it, with the file's copies shifted by an append. A
+ * copy past the stream's end is refused. */
+static void test_gzip_piece(void **state)
+{
+	struct af_pieces p = AF_PIECES_INIT, inner = AF_PIECES_INIT, q = AF_PIECES_INIT;
+	struct af_buf file = AF_BUF_INIT, plain = AF_BUF_INIT, want = AF_BUF_INIT, got = AF_BUF_INIT;
+	struct af_diag d;
+	FILE *f = tmpfile();
+	(void)state;
+	af_diag_init(&d);
+	for (size_t i = 0; i < sizeof(old); i++)
+		old[i] = (uint8_t)(i % 253 < 40 ? i * 13 + i / 7 : i / 97);
+	af_buf_append(&file, "HEAD", 4); /* the stored stream at 4 */
+	assert_int_equal(af_zframe_deflate_raw(old, sizeof(old), 6, &file, &d), 0);
+	uint64_t zlen = file.len - 4;
+	af_buf_append(&file, "TAIL", 4);
+	assert_non_null(f);
+	assert_int_equal(fwrite(file.data, 1, file.len, f), file.len);
+	fflush(f);
+	struct af_src fd = {NULL, fileno(f), file.len}, mem = {file.data, -1, file.len};
+	/* inner: old[200000..250000), old[10..5000) (behind: again from the start), 3000
+	 * zeros, "new", old[299000..300000) */
+	af_pieces_copy(&inner, 200000, 50000);
+	af_pieces_copy(&inner, 10, 4990);
+	af_pieces_zero(&inner, 3000);
+	af_pieces_bytes(&inner, "new", 3);
+	af_pieces_copy(&inner, 299000, 1000);
+	af_buf_append(&plain, old + 200000, 50000);
+	af_buf_append(&plain, old + 10, 4990);
+	af_buf_fill(&plain, 0, 3000);
+	af_buf_append(&plain, "new", 3);
+	af_buf_append(&plain, old + 299000, 1000);
+	af_pieces_copy(&p, 0, 4);
+	assert_int_equal(af_pieces_gzip(&p, &inner, 4, zlen, 9), 0);
+	assert_int_equal(inner.n, 0); /* taken */
+	af_pieces_bytes(&p, "END", 3);
+	assert_true(p.unsized);
+	af_buf_append(&want, "HEAD", 4);
+	assert_int_equal(af_zframe_deflate_raw(plain.data, plain.len, 9, &want, &d), 0);
+	af_buf_put_u32le(&want, af_crc32(plain.data, plain.len));
+	af_buf_put_u32le(&want, (uint32_t)plain.len);
+	af_buf_append(&want, "END", 3);
+	check_write(&p, &fd, &want);
+	assert_int_equal(af_pieces_to_buf(&p, &mem, &got, &d), 0);
+	assert_int_equal(got.len, want.len);
+	assert_memory_equal(got.data, want.data, want.len);
+	/* the same planned over a part of a larger file that starts at 100 */
+	struct af_buf big = AF_BUF_INIT;
+	af_buf_fill(&big, 0x55, 100);
+	af_buf_append(&big, file.data, file.len);
+	af_pieces_bytes(&q, "X", 1);
+	assert_int_equal(af_pieces_append(&q, &p, 100), 0);
+	assert_int_equal(q.nz, 1);
+	assert_int_equal(q.z[0].zoff, 104);
+	af_buf_reset(&got);
+	assert_int_equal(af_pieces_to_buf(&q, &(struct af_src){big.data, -1, big.len}, &got, &d), 0);
+	assert_int_equal(got.len, want.len + 1);
+	assert_memory_equal(got.data + 1, want.data, want.len);
+	/* a copy past the inflated bytes */
+	af_pieces_reset(&p);
+	af_pieces_copy(&inner, sizeof(old) - 10, 20);
+	assert_int_equal(af_pieces_gzip(&p, &inner, 4, zlen, 6), 0);
+	af_buf_reset(&got);
+	assert_int_equal(af_pieces_to_buf(&p, &mem, &got, &d), AF_EINVAL);
+	assert_non_null(strstr(d.msg, "the deflate stream ends"));
+	af_pieces_free(&p);
+	af_pieces_free(&q);
+	af_pieces_free(&inner);
+	af_buf_free(&file);
+	af_buf_free(&plain);
+	af_buf_free(&want);
+	af_buf_free(&got);
+	af_buf_free(&big);
+	af_diag_free(&d);
+	fclose(f);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_pieces),
+		cmocka_unit_test(test_gzip_piece),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
