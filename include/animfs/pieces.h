@@ -12,11 +12,13 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 
-/* The bytes of a file: in memory (mem), or read with pread from fd. */
+/* The bytes of a file: in memory (mem), or read with pread from fd, from base on (a
+ * window on a larger file: an archive stored inside another). */
 struct af_src {
 	const uint8_t *mem; /* NULL: read from fd */
 	int fd;
 	uint64_t size;
+	uint64_t base; /* fd: offset 0 is this offset of the file */
 };
 /* n bytes at off into buf: 0, or AF_EINVAL (past the end: the file is shorter than it
  * was) / AF_EIO with d saying where. */

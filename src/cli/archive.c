@@ -68,7 +68,7 @@ static int load(const char *path, struct opened *o, struct af_diag *d)
 	const struct af_container *c = af_cli_arc_of(path);
 	struct stat st;
 	int rc = 0;
-	o->src = (struct af_src){NULL, -1, 0};
+	o->src = (struct af_src){NULL, -1, 0, 0};
 	if (!c)
 		return af_diag_error(d, AF_EUNSUP, "no container reads this file");
 	if ((o->src.fd = open(path, O_RDONLY | O_CLOEXEC)) < 0 || fstat(o->src.fd, &st) ||

@@ -318,7 +318,7 @@ static int afs_open_from(const struct af_src *src, const uint8_t *data, size_t n
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	} else {
-		a->src = (struct af_src){a->own.data ? a->own.data : (const uint8_t *)"", -1, n};
+		a->src = (struct af_src){a->own.data ? a->own.data : (const uint8_t *)"", -1, n, 0};
 	}
 	rc = afs_load(a, env, d);
 out:
@@ -485,7 +485,7 @@ static void patch(const struct afs *a, long edit, size_t len, const struct shm_r
  * (spec 9.1: its end in the same 2048-byte sector as the old end's gap allows), every
  * later member keeps its offset and the plan is the member and the tables. */
 static int afs_plan_with(const struct afs *a, long edit, const uint8_t *body, size_t len,
-			 struct af_pieces *out, struct af_diag *d)
+			 const struct af_pieces *inner, struct af_pieces *out, struct af_diag *d)
 {
 	struct shm_region *r = af_alloc_zeroed(a->n + 1, sizeof(*r));
 	size_t n, names = SIZE_MAX, base = out->bytes.len;
@@ -500,8 +500,10 @@ static int afs_plan_with(const struct afs *a, long edit, const uint8_t *body, si
 			shared += toc_off(a, a->live[k]) == toc_off(a, e) && toc_size(a, a->live[k]) == toc_size(a, e);
 		for (size_t j = 0; j < n; j++)
 			if (r[j].off == toc_off(a, e) && r[j].len == toc_size(a, e)) {
-				r[j].data = body;
+				r[j].data = inner ? (const uint8_t *)"" : body;
 				r[j].newlen = len;
+				r[j].pieces = inner; /* the member's bytes at its offset */
+				r[j].shift = toc_off(a, e);
 			}
 		if (!toc_size(a, e))
 			rc = af_diag_error(d, AF_EUNSUP, "AFS entry %u is empty; v1 does not give it bytes", e);
@@ -533,7 +535,7 @@ static int afs_rebuild_with(const struct afs *a, long edit, const uint8_t *body,
 			    struct af_buf *image, struct af_diag *d)
 {
 	struct af_pieces p = AF_PIECES_INIT;
-	int rc = afs_plan_with(a, edit, body, len, &p, d);
+	int rc = afs_plan_with(a, edit, body, len, NULL, &p, d);
 	if (!rc)
 		rc = af_pieces_to_buf(&p, &a->src, image, d);
 	af_pieces_free(&p);
@@ -543,7 +545,32 @@ static int afs_rebuild_with(const struct afs *a, long edit, const uint8_t *body,
 static int afs_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
 		    struct af_diag *d)
 {
-	return afs_plan_with(st, (long)i, body, n, out, d);
+	return afs_plan_with(st, (long)i, body, n, NULL, out, d);
+}
+
+/* A member that is an archive planned in turn: its pieces (of its bytes, which lie at
+ * its offset) in its place. */
+static int afs_plan_in(void *st, size_t i, struct af_pieces *inner, struct af_pieces *out,
+		       struct af_diag *d)
+{
+	int rc = inner->unsized || inner->len > UINT32_MAX
+			 ? af_diag_error(d, AF_EUNSUP, "internal error: an AFS member of unknown size")
+			 : afs_plan_with(st, (long)i, NULL, (size_t)inner->len, inner, out, d);
+	af_pieces_free(inner);
+	return rc;
+}
+
+/* A member's bytes as a window on the file (from a descriptor): an archive inside is
+ * opened from its tables, never read whole. */
+static int afs_member_src(void *st, size_t i, struct af_src *src, struct af_diag *d)
+{
+	const struct afs *a = st;
+	uint32_t e = a->live[i];
+	(void)d;
+	if (a->src.mem || a->src.fd < 0)
+		return 0;
+	*src = (struct af_src){NULL, a->src.fd, toc_size(a, e), a->src.base + toc_off(a, e)};
+	return 1;
 }
 
 static int afs_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
@@ -619,6 +646,8 @@ const struct af_container af_container_afs = {
 	.index_yaml = afs_members,
 	.replace = afs_replace,
 	.plan = afs_plan,
+	.plan_in = afs_plan_in,
+	.member_src = afs_member_src,
 	.span = afs_span,
 	.head = afs_head,
 	.rebuild = afs_rebuild,

@@ -159,7 +159,7 @@ int af_dbpf_open(struct af_dbpf *p, const uint8_t *data, size_t n, struct af_dia
 	memset(p, 0, sizeof(*p));
 	p->data = data;
 	p->n = n;
-	p->src = (struct af_src){data, -1, n};
+	p->src = (struct af_src){data, -1, n, 0};
 	if ((rc = read_header(p, data, n, n, d)))
 		return rc;
 	p->ix = data + p->index_off;

@@ -241,7 +241,7 @@ static int gz_open(const uint8_t *data, size_t n, const struct af_container_env 
 	}
 	g->file = g->own.data ? g->own.data : (const uint8_t *)"";
 	g->have = g->len = n;
-	g->src = (struct af_src){g->file, -1, n};
+	g->src = (struct af_src){g->file, -1, n, 0};
 	if (!(rc = gz_load(g, env, d)))
 		*st = g;
 out:
@@ -277,6 +277,7 @@ static int gz_open_src(const struct af_src *src, const struct af_container_env *
 	} else {
 		g->has_fd = 1;
 		g->src.size = src->size;
+		g->src.base = src->base;
 		g->have = g->len < HEADER_READ ? g->len : HEADER_READ;
 		if (!(rc = af_src_append(&g->src, 0, g->have, &g->own, d)))
 			g->file = g->own.data ? g->own.data : (const uint8_t *)"";
@@ -339,7 +340,7 @@ static int gz_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 	int rc;
 	(void)i;
 	if (__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE) && g->tmpfd >= 0)
-		return af_src_append(&(struct af_src){NULL, g->tmpfd, g->isize}, 0, g->isize, out, d);
+		return af_src_append(&(struct af_src){NULL, g->tmpfd, g->isize, 0}, 0, g->isize, out, d);
 	if (__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE))
 		return af_buf_append(out, g->data.data, g->data.len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 	if (af_buf_reserve(out, g->isize))
@@ -392,7 +393,7 @@ static int gz_member_src(void *st, size_t i, struct af_src *src, struct af_diag 
 		return 0;
 	if ((rc = load_data(g, d)))
 		return rc;
-	*src = (struct af_src){NULL, g->tmpfd, g->isize};
+	*src = (struct af_src){NULL, g->tmpfd, g->isize, 0};
 	return 1;
 }
 
@@ -417,9 +418,9 @@ static int gz_each(void *st, size_t i,
 	int rc;
 	(void)i;
 	if (__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE)) {
-		struct af_src mem = {g->data.data ? g->data.data : (const uint8_t *)"", -1, g->data.len};
+		struct af_src mem = {g->data.data ? g->data.data : (const uint8_t *)"", -1, g->data.len, 0};
 		if (g->tmpfd >= 0)
-			mem = (struct af_src){NULL, g->tmpfd, g->isize};
+			mem = (struct af_src){NULL, g->tmpfd, g->isize, 0};
 		af_pieces_copy(&all, 0, mem.size);
 		rc = af_pieces_each(&all, &mem, put, ctx, d);
 		af_pieces_free(&all);
@@ -522,8 +523,8 @@ static int gz_rebuild(void *st, struct af_buf *image, struct af_diag *d)
  * holds them; a layer not inflated yet: not told, 0). */
 static int inner_unchanged(const struct gz *g, const struct af_pieces *inner)
 {
-	struct af_src old = g->tmpfd >= 0 ? (struct af_src){NULL, g->tmpfd, g->isize}
-					  : (struct af_src){g->data.data, -1, g->data.len};
+	struct af_src old = g->tmpfd >= 0 ? (struct af_src){NULL, g->tmpfd, g->isize, 0}
+					  : (struct af_src){g->data.data, -1, g->data.len, 0};
 	uint8_t buf[4096];
 	uint64_t at = 0;
 	if (inner->unsized || inner->len != g->isize || !__atomic_load_n(&g->loaded, __ATOMIC_ACQUIRE))

@@ -120,7 +120,7 @@ out:
 int ipac_parse(struct ipac_block *b, const uint8_t *p, size_t len, struct af_diag *d)
 {
 	memset(b, 0, sizeof(*b));
-	b->src = (struct af_src){p ? p : (const uint8_t *)"", -1, len};
+	b->src = (struct af_src){p ? p : (const uint8_t *)"", -1, len, 0};
 	b->len = len;
 	return parse(b, d);
 }
@@ -387,7 +387,7 @@ int ipac_view_open(struct ipac_view *v, const uint8_t *data, size_t n, size_t ba
 		return af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
 	if (af_buf_append(&v->file, data, n))
 		return af_diag_error(d, AF_ENOMEM, "out of memory for a %zu-byte archive", n);
-	struct af_src src = {v->file.data, -1, n};
+	struct af_src src = {v->file.data, -1, n, 0};
 	if ((rc = view_open(v, &src, base, env, d)))
 		ipac_view_close(v);
 	return rc;
@@ -406,7 +406,7 @@ int ipac_view_open_src(struct ipac_view *v, const struct af_src *src, size_t bas
 	if ((v->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
 	v->has_fd = 1;
-	struct af_src own = {NULL, v->fd, src->size};
+	struct af_src own = {NULL, v->fd, src->size, src->base};
 	if ((rc = view_open(v, &own, base, env, d)))
 		ipac_view_close(v);
 	return rc;

@@ -123,14 +123,14 @@ static int pkf_open_from(const struct af_src *src, const uint8_t *data, size_t n
 	if (src && src->mem) { /* borrowed: a nested PKF's bytes outlive it */
 		k->src = *src;
 	} else if (src) {
-		k->src = (struct af_src){NULL, fcntl(src->fd, F_DUPFD_CLOEXEC, 0), src->size};
+		k->src = (struct af_src){NULL, fcntl(src->fd, F_DUPFD_CLOEXEC, 0), src->size, src->base};
 		if (k->src.fd < 0)
 			rc = af_diag_error(d, AF_EIO, "cannot keep the file open: %s", strerror(errno));
 		k->has_fd = k->src.fd >= 0;
 	} else if (af_buf_append(&k->file, data, n)) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	} else {
-		k->src = (struct af_src){k->file.data ? k->file.data : (const uint8_t *)"", -1, n};
+		k->src = (struct af_src){k->file.data ? k->file.data : (const uint8_t *)"", -1, n, 0};
 	}
 	if (!rc)
 		rc = load(k, d);
@@ -223,6 +223,35 @@ static int pkf_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af
 	return 0;
 }
 
+/* The appended IPAC planned in turn: its pieces (of its bytes, at content) after the
+ * chunk area's copy. */
+static int pkf_plan_in(void *st, size_t i, struct af_pieces *inner, struct af_pieces *out,
+		       struct af_diag *d)
+{
+	const struct pkf *k = st;
+	int rc = 0;
+	if (i < k->n)
+		rc = af_diag_error(d, AF_EUNSUP, "PKF chunks are not edited in v1 (%s)", k->names[i]);
+	else if (af_pieces_copy(out, 0, k->content) || af_pieces_append(out, inner, k->content))
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	af_pieces_free(inner);
+	return rc;
+}
+
+/* A member's bytes as a window on the file (from a descriptor): the IPAC inside is
+ * opened from its tables. */
+static int pkf_member_src(void *st, size_t i, struct af_src *src, struct af_diag *d)
+{
+	const struct pkf *k = st;
+	uint64_t off, len;
+	(void)d;
+	if (k->src.mem || k->src.fd < 0)
+		return 0;
+	pkf_span(st, i, &off, &len);
+	*src = (struct af_src){NULL, k->src.fd, len, k->src.base + off};
+	return 1;
+}
+
 static int pkf_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
 		       struct af_diag *d)
 {
@@ -293,6 +322,8 @@ const struct af_container af_container_pkf = {
 	.index_yaml = pkf_members,
 	.replace = pkf_replace,
 	.plan = pkf_plan,
+	.plan_in = pkf_plan_in,
+	.member_src = pkf_member_src,
 	.span = pkf_span,
 	.head = pkf_head,
 	.rebuild = pkf_rebuild,

@@ -222,7 +222,7 @@ static int open_borrowed(struct af_archive *s, const struct af_container *c, con
 			 size_t n, struct af_diag *d)
 {
 	struct af_container_env env = {claims, NULL, NULL};
-	struct af_src src = {data, -1, n};
+	struct af_src src = {data, -1, n, 0};
 	int rc;
 	if (!c->open_src)
 		return af_archive_open(s, c, data, n, d);
@@ -421,7 +421,7 @@ static struct af_src bytes_of(const struct af_archive *a)
 		p = a->own.data;
 		n = a->own.len;
 	}
-	return (struct af_src){p ? p : (const uint8_t *)"", -1, n};
+	return (struct af_src){p ? p : (const uint8_t *)"", -1, n, 0};
 }
 
 /* The new bytes cur stands for (pieces of a's bytes): where they are when cur is one
@@ -472,7 +472,7 @@ int af_archive_plan(const struct af_archive *a, size_t i, const uint8_t *body, s
 		const struct af_archive *p = a->parent;
 		const uint8_t *mb;
 		size_t mn;
-		if (p->c->plan_in) { /* a layer: the pieces as they are */
+		if (p->c->plan_in && (p->c->layer || !cur.unsized)) { /* the pieces as they are */
 			rc = p->c->plan_in(p->st, a->at, &cur, &next, d);
 		} else if (!(rc = made(a, &cur, &tmp, &mb, &mn, d))) { /* the member's bytes made */
 			if (!p->parent && p->c->plan) {
@@ -543,7 +543,7 @@ int af_archive_same_member(const struct af_archive *a, const struct af_archive *
 	if (a->c->digest && a->c->digest(a->st, i, &ca, &la) && b->c->digest(b->st, i, &cb, &lb) &&
 	    (ca != cb || la != lb))
 		return 0; /* told apart for free */
-	struct cmp c = {NULL, {NULL, -1, 0}, NULL, 0, 0, 0};
+	struct cmp c = {NULL, {NULL, -1, 0, 0}, NULL, 0, 0, 0};
 	int has = b->c->member_src ? b->c->member_src(b->st, i, &c.f, d) : 0;
 	if (!a->c->each || has < 0)
 		return -1;

@@ -19,7 +19,7 @@ int shm_check_open(int fd, uint64_t size, const struct af_container *c, struct a
 		return af_diag_error(d, AF_EUNSUP, "%llu bytes: larger than animfs reads",
 				     (unsigned long long)size);
 	if (c->open_src) { /* its tables only */
-		struct af_src src = {NULL, fd, size};
+		struct af_src src = {NULL, fd, size, 0};
 		if (!(rc = c->open_src(&src, NULL, &st, d)))
 			c->close(st);
 		return rc;
@@ -126,7 +126,9 @@ int shm_plan(uint64_t end, const uint8_t *head, size_t headlen, struct shm_regio
 			return af_diag_error(d, AF_EUNSUP, "the rebuilt archive would exceed %zu bytes",
 					     (size_t)AF_MAX_FILE);
 		r[i].bytes_at = out->bytes.len;
-		if (r[i].data)
+		if (r[i].pieces)
+			af_pieces_append(out, r[i].pieces, r[i].shift);
+		else if (r[i].data)
 			af_pieces_bytes(out, r[i].data, (size_t)len);
 		else
 			af_pieces_copy(out, r[i].off, len);
@@ -142,7 +144,7 @@ int shm_relayout(const uint8_t *src, uint64_t end, struct shm_region *r, size_t 
 		 struct af_buf *out, struct af_diag *d)
 {
 	struct af_pieces p = AF_PIECES_INIT;
-	struct af_src from = {src, -1, end};
+	struct af_src from = {src, -1, end, 0};
 	int rc = shm_plan(end, NULL, 0, r, n, a, &p, d);
 	if (!rc)
 		rc = af_pieces_to_buf(&p, &from, out, d);

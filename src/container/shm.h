@@ -39,6 +39,10 @@ struct shm_region {
 	uint64_t newoff;     /* out: where it is written */
 	size_t bytes_at;     /* out (shm_plan, with data): where its bytes are in the
 				pieces' own bytes */
+	/* or its new bytes as pieces of its old ones (an archive inside planned in turn),
+	 * their copies shifted by shift (with data non-NULL, newlen their length) */
+	const struct af_pieces *pieces;
+	uint64_t shift;
 };
 /* Spec 9.1 as pieces (pieces.h) of the old file of `end` bytes: its head [0, r[0].off)
  * (the first headlen bytes given as head, or all copied), then each region at the

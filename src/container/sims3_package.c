@@ -443,7 +443,7 @@ int af_pkgview_open_src(struct af_pkgview *v, const struct af_src *src,
 	if ((v->fd = fcntl(src->fd, F_DUPFD_CLOEXEC, 0)) < 0)
 		return af_diag_error(d, AF_EIO, "cannot keep the package open: %s", strerror(errno));
 	v->has_fd = 1;
-	own = (struct af_src){NULL, v->fd, src->size};
+	own = (struct af_src){NULL, v->fd, src->size, src->base};
 	if (!(rc = af_dbpf_open_src(&v->pkg, &own, d)))
 		rc = open_rest(v, env, d);
 	if (rc)

@@ -30,7 +30,7 @@ int af_src_read(const struct af_src *s, uint64_t off, void *buf, size_t n, struc
 		return 0;
 	}
 	while (n) {
-		ssize_t r = pread(s->fd, p, n, (off_t)off);
+		ssize_t r = pread(s->fd, p, n, (off_t)(s->base + off));
 		if (r < 0 && errno == EINTR)
 			continue;
 		if (r < 0)
@@ -286,7 +286,7 @@ static int copy_range(const struct af_src *src, uint64_t off, uint64_t len, int 
 	if (off > src->size || len > src->size - off)
 		return af_diag_at_offset(d, AF_EINVAL, off, "a copy past the end");
 	while (len && !plain_only && !src->mem) {
-		loff_t in = (loff_t)off, out = (loff_t)at;
+		loff_t in = (loff_t)(src->base + off), out = (loff_t)at;
 		ssize_t r = copy_file_range(src->fd, &in, fd, &out, len, 0);
 		if (r < 0 && errno == EINTR)
 			continue;
@@ -457,7 +457,7 @@ static int put_fd(void *ctx, const uint8_t *data, size_t n, struct af_diag *d)
 int af_pieces_write(const struct af_pieces *p, const struct af_src *src, int fd,
 		    uint64_t *copied, struct af_diag *d)
 {
-	static const struct af_src none = {NULL, -1, 0};
+	static const struct af_src none = {NULL, -1, 0, 0};
 	uint8_t *buf = NULL;
 	uint64_t at = 0, dummy = 0;
 	int rc = 0, cloned = 0;
@@ -469,7 +469,7 @@ int af_pieces_write(const struct af_pieces *p, const struct af_src *src, int fd,
 	if (p->failed)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	/* the whole file shared (a reflinking filesystem), then only the new bytes written */
-	if (!plain_only && !src->mem && !p->unsized && in_place(p, src) &&
+	if (!plain_only && !src->mem && !src->base && !p->unsized && in_place(p, src) &&
 	    ioctl(fd, FICLONE, src->fd) == 0) {
 		cloned = 1;
 		*copied = src->size;

@@ -148,7 +148,7 @@ out:
 }
 
 /* in[0..n) as a src */
-#define MEM(in, n) (&(struct af_src){(in) ? (in) : (const uint8_t *)"", -1, (n)})
+#define MEM(in, n) (&(struct af_src){(in) ? (in) : (const uint8_t *)"", -1, (n), 0})
 
 int af_zframe_inflate(const uint8_t *in, size_t n, size_t max_out, struct af_buf *out,
 		      size_t *consumed, struct af_diag *d)

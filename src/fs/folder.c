@@ -269,7 +269,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 	if (ov && af_ov_merge(fs, rel, c, &file, d)) /* with --overlay: GAME's under MODDIR's */
 		goto out;
 	struct af_sibio sib; /* the files beside it, which its container may read */
-	struct af_src src = {ov ? file.data : NULL, fd, ov ? file.len : (uint64_t)st.st_size};
+	struct af_src src = {ov ? file.data : NULL, fd, ov ? file.len : (uint64_t)st.st_size, 0};
 	af_sibio_init(&sib, fs, rel);
 	int orc = af_archive_open_src(&victim->v, c, &src, &sib.d.io, d);
 	af_sibio_close(&sib);
@@ -800,7 +800,7 @@ static int open_on_disk(struct af_fs *fs, struct af_sibio *sib, int dirfd, const
 			struct af_src *file, struct stat *st, struct af_archive *a, struct af_diag *d)
 {
 	int rc;
-	*file = (struct af_src){NULL, -1, 0};
+	*file = (struct af_src){NULL, -1, 0, 0};
 	if (af_ov_on(fs)) {
 		rc = af_ov_read_container(fs, dirfd, base, pkg, c, bytes, d);
 		return rc ? rc : af_archive_open_io(a, c, bytes->data, bytes->len, &sib->d.io, d);
@@ -897,7 +897,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	const char *name;
 	struct stat st;
 	struct af_buf bytes = AF_BUF_INIT;
-	struct af_src file = {NULL, -1, 0};
+	struct af_src file = {NULL, -1, 0, 0};
 	struct af_archive v;
 	struct af_diag d;
 	const struct af_container *c = NULL;
@@ -1024,7 +1024,7 @@ static int read_back(void *ctx, int fd, struct af_diag *d)
 	struct stat st;
 	if (fstat(fd, &st))
 		return af_diag_error(d, AF_EIO, "cannot stat the new %s: %s", rb->base, strerror(errno));
-	struct af_src src = {NULL, fd, (uint64_t)st.st_size};
+	struct af_src src = {NULL, fd, (uint64_t)st.st_size, 0};
 	return read_back_src(rb, &src, fd, d);
 }
 
@@ -1039,7 +1039,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 {
 	const char *pkg = t->pkg, *base = t->base, *inner = t->inner, *name;
 	char raw[AF_MEMBER_NAME_MAX];
-	struct af_src file = {NULL, -1, 0};
+	struct af_src file = {NULL, -1, 0, 0};
 	struct af_buf bytes = AF_BUF_INIT, image = AF_BUF_INIT;
 	struct af_pieces plan = AF_PIECES_INIT;
 	struct af_archive v, *h;
@@ -1076,7 +1076,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		goto out;
 	}
 	if (ov) { /* read back in memory, then only what differs from GAME's, or nothing */
-		struct af_src mem = {image.data ? image.data : (const uint8_t *)"", -1, image.len};
+		struct af_src mem = {image.data ? image.data : (const uint8_t *)"", -1, image.len, 0};
 		if ((rc = read_back_src(&rb, &mem, -1, d)) ||
 		    (rc = af_ov_reduce(fs, pkg, c, dirfd, base, &to->who, &image, &gone, d)) || gone)
 			goto out;

@@ -245,7 +245,7 @@ static int copy_up(struct af_fs *fs, const char *rel, int empty)
 		rc = -EROFS;
 		goto out;
 	}
-	struct af_src src = {NULL, gfd, empty ? 0 : (uint64_t)st.st_size};
+	struct af_src src = {NULL, gfd, empty ? 0 : (uint64_t)st.st_size, 0};
 	if (src.size && af_pieces_copy(&p, 0, src.size)) {
 		rc = -ENOMEM;
 		goto out;

@@ -74,7 +74,7 @@ static int same_body(const struct af_archive *a, int fa, const struct af_archive
 {
 	uint64_t ao, al, bo, bl;
 	if (af_archive_span(a, i, &ao, &al) && af_archive_span(b, i, &bo, &bl)) {
-		struct af_src sa = {NULL, fa, ao + al}, sb = {NULL, fb, bo + bl};
+		struct af_src sa = {NULL, fa, ao + al, 0}, sb = {NULL, fb, bo + bl, 0};
 		if (al != bl)
 			return 0;
 		if (af_buf_reserve(x, SPAN_CHUNK) || af_buf_reserve(y, SPAN_CHUNK))
@@ -142,7 +142,7 @@ int af_pristine_match(struct af_fs *fs, const char *pkg, const struct af_archive
 	int was = af_act_pause();
 	if ((cfd = openat(fs->pristinefd, orig, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) >= 0 &&
 	    !fstat(cfd, &st) && S_ISREG(st.st_mode)) {
-		struct af_src copy = {NULL, cfd, (uint64_t)st.st_size};
+		struct af_src copy = {NULL, cfd, (uint64_t)st.st_size, 0};
 		if (af_archive_open_src(&p, w->c, &copy, NULL, &d) == 0 && same_members(&p, cfd, w, fd, first)) {
 			/* fd becomes the copy itself */
 			af_pieces_copy(&all, 0, copy.size);

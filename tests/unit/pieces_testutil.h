@@ -16,7 +16,7 @@ static inline void written(const struct af_pieces *p, const struct af_src *f, st
 	af_diag_init(&d);
 	assert_non_null(t);
 	assert_int_equal(af_pieces_write(p, f, fileno(t), NULL, &d), 0);
-	back = (struct af_src){NULL, fileno(t), (uint64_t)lseek(fileno(t), 0, SEEK_END)};
+	back = (struct af_src){NULL, fileno(t), (uint64_t)lseek(fileno(t), 0, SEEK_END), 0};
 	af_buf_reset(out);
 	assert_int_equal(af_src_append(&back, 0, (size_t)back.size, out, &d), 0);
 	fclose(t);

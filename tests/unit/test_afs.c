@@ -8,7 +8,7 @@
 #include "animfs/pieces.h"
 #include "pieces_testutil.h"
 
-extern const struct af_container af_container_afs;
+extern const struct af_container af_container_afs, af_container_pks, af_container_gzip;
 
 enum { PTR_A, PTR_B, NO_NAMES };
 
@@ -309,7 +309,7 @@ static void test_plan(void **state)
 		assert_non_null(f);
 		assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
 		fflush(f);
-		struct af_src src = {NULL, fileno(f), b.len};
+		struct af_src src = {NULL, fileno(f), b.len, 0};
 		assert_int_equal(af_archive_open_src(&a, &af_container_afs, &src, NULL, &d), 0);
 		open_ok(&m, &b);
 		assert_int_equal(a.n, 2);
@@ -343,6 +343,105 @@ static void test_plan(void **state)
 	af_diag_free(&d);
 }
 
+/* An AFS of two members, m0 then body2, the name table after them (pointer after the TOC). */
+static void t_afs2(struct af_buf *b, const uint8_t *m0, size_t n0)
+{
+	uint32_t off[2];
+	af_buf_reset(b);
+	af_buf_append(b, "AFS\0", 4);
+	af_buf_put_u32le(b, 2);
+	af_buf_fill(b, 0, 0x800 - 8);
+	off[0] = (uint32_t)b->len;
+	af_buf_append(b, m0, n0);
+	af_buf_fill(b, 0, (0x800 - b->len % 0x800) % 0x800);
+	off[1] = (uint32_t)b->len;
+	af_buf_append(b, body2, sizeof(body2));
+	af_buf_fill(b, 0, (0x800 - b->len % 0x800) % 0x800);
+	af_buf_patch_u32le(b, 8, off[0]);
+	af_buf_patch_u32le(b, 12, (uint32_t)n0);
+	af_buf_patch_u32le(b, 16, off[1]);
+	af_buf_patch_u32le(b, 20, sizeof(body2));
+	uint32_t names = (uint32_t)b->len;
+	for (int i = 0; i < 2; i++) {
+		char n[32] = {0};
+		snprintf(n, sizeof(n), i ? "FILE%d.BIN" : "INNER.PKS", i);
+		af_buf_append(b, n, 32);
+		for (int k = 0; k < 6; k++)
+			af_buf_put_u16le(b, (uint16_t)(2000 + k));
+		af_buf_put_u32le(b, i ? sizeof(body2) : (uint32_t)n0);
+	}
+	af_buf_fill(b, 0, (0x800 - b->len % 0x800) % 0x800);
+	af_buf_patch_u32le(b, 24, names);
+	af_buf_patch_u32le(b, 28, 2 * 48);
+}
+
+/* AFS > PKS and AFS > gzip > PKS, opened from a descriptor: the PKS is opened from its
+ * tables (a window on the AFS file) and a save of its member is planned through both
+ * archives: the PKS's kept entries are copies of the AFS file's ranges, the new bytes
+ * the heads, the PKS directory, the member and the name table (never the PKS whole);
+ * the same bytes as the rebuild in memory, the member's length kept or grown. Through
+ * a gzip layer the PKS's plan is deflated (into memory: the AFS needs its length). */
+static void test_nested_plan(void **state)
+{
+	static uint8_t big[200000], small[40];
+	static const uint8_t a4[4] = {1, 2, 3, 4};
+	struct af_buf ipac = AF_BUF_INIT, pks = AF_BUF_INIT, gz = AF_BUF_INIT, b = AF_BUF_INIT,
+		      want = AF_BUF_INIT, got = AF_BUF_INIT;
+	struct af_pieces p = AF_PIECES_INIT;
+	struct af_diag d;
+	uint32_t x = 7;
+	(void)state;
+	af_diag_init(&d);
+	for (size_t i = 0; i < sizeof(big); i++)
+		big[i] = (uint8_t)((x = x * 1103515245u + 12345u) >> 24);
+	memset(small, 0x33, sizeof(small));
+	const struct tmember m[] = {{"A", "CHRM", a4, 4}, {"BIG", "BIN", big, sizeof(big)}};
+	t_ipac(&ipac, m, 2);
+	t_pks(&pks, &ipac, 0x12345678, 2);
+	t_gzip(&gz, 8, NULL, "INNER.PKS", NULL, pks.data, pks.len);
+	for (int layer = 0; layer < 2; layer++) {
+		t_afs2(&b, layer ? gz.data : pks.data, layer ? gz.len : pks.len);
+		FILE *f = tmpfile();
+		assert_non_null(f);
+		assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
+		fflush(f);
+		struct af_src src = {NULL, fileno(f), b.len, 0};
+		struct af_archive a, m2;
+		assert_int_equal(af_archive_open_src(&a, &af_container_afs, &src, NULL, &d), 0);
+		open_ok(&m2, &b);
+		struct af_archive *s = af_archive_sub(&a, 0), *t = af_archive_sub(&m2, 0);
+		assert_non_null(s);
+		assert_non_null(t);
+		s = af_archive_shown(s);
+		t = af_archive_shown(t);
+		assert_ptr_equal(s->c, &af_container_pks);
+		assert_int_equal(s->own.len, 0); /* read from a window, or borrowed: no copy */
+		for (int grow = 0; grow < 2; grow++) {
+			static const uint8_t b4[4] = {9, 9, 9, 9};
+			const uint8_t *body = grow ? small : b4;
+			size_t n = grow ? sizeof(small) : 4;
+			af_pieces_reset(&p);
+			af_buf_reset(&want);
+			assert_int_equal(af_archive_plan(s, 0, body, n, &p, &d), 0);
+			assert_int_equal(af_archive_replace(t, 0, body, n, &want, &d), 0);
+			written_as(&p, &src, &want, &got);
+			if (!layer) /* the AFS head, the PKS's header and directory, the member, names */
+				assert_true(p.bytes.len < 0x800 + 0x800 + 2 * 48);
+		}
+		af_archive_close(&a);
+		af_archive_close(&m2);
+		fclose(f);
+	}
+	af_pieces_free(&p);
+	af_buf_free(&ipac);
+	af_buf_free(&pks);
+	af_buf_free(&gz);
+	af_buf_free(&b);
+	af_buf_free(&want);
+	af_buf_free(&got);
+	af_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -352,7 +451,7 @@ int main(void)
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_empty_member),
 		cmocka_unit_test(test_idx_names),
-		cmocka_unit_test(test_plan),
+		cmocka_unit_test(test_plan), cmocka_unit_test(test_nested_plan),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -352,7 +352,7 @@ static void test_plan(void **state)
 		assert_non_null(f);
 		assert_int_equal(fwrite(b.data, 1, b.len, f), b.len);
 		fflush(f);
-		struct af_src src = {NULL, fileno(f), b.len};
+		struct af_src src = {NULL, fileno(f), b.len, 0};
 		assert_int_equal(af_dbpf_open_src(&p, &src, &d), 0);
 		assert_null(p.data);
 		assert_int_equal(open_pkg(&m, &b, msg), 0);

@@ -271,7 +271,7 @@ static void test_layer_plan(void **state)
 		assert_non_null(f);
 		assert_int_equal(fwrite(gz.data, 1, gz.len, f), gz.len);
 		fflush(f);
-		struct af_src src = {NULL, fileno(f), gz.len};
+		struct af_src src = {NULL, fileno(f), gz.len, 0};
 		assert_int_equal(af_archive_open_src(&a, &af_container_gzip, &src, NULL, &d), 0);
 		struct af_archive *s = af_archive_shown(&a);
 		assert_ptr_equal(s->c, &af_container_pks);

@@ -308,7 +308,7 @@ static void test_plan(void **state)
 		assert_non_null(f);
 		assert_int_equal(fwrite(file->data, 1, file->len, f), file->len);
 		fflush(f);
-		struct af_src src = {NULL, fileno(f), file->len};
+		struct af_src src = {NULL, fileno(f), file->len, 0};
 		assert_int_equal(af_archive_open_src(&a, c, &src, NULL, &d), 0);
 		assert_int_equal(af_archive_open(&m, c, file->data, file->len, &d), 0);
 		assert_int_equal(a.n, 3);

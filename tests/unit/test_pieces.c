@@ -33,7 +33,7 @@ static void check_write(const struct af_pieces *p, const struct af_src *src,
 		if (plain || src->mem)
 			assert_int_equal(copied, 0);
 		off_t end = lseek(fileno(t), 0, SEEK_END); /* a GZIP piece: known once written */
-		struct af_src back = {NULL, fileno(t), (uint64_t)end};
+		struct af_src back = {NULL, fileno(t), (uint64_t)end, 0};
 		if (!p->unsized)
 			assert_int_equal(end, (off_t)p->len);
 		af_buf_reset(&got);
@@ -61,7 +61,7 @@ static void test_pieces(void **state)
 	assert_non_null(f);
 	assert_int_equal(fwrite(old, 1, sizeof(old), f), sizeof(old));
 	fflush(f);
-	struct af_src mem = {old, -1, sizeof(old)}, fd = {NULL, fileno(f), sizeof(old)};
+	struct af_src mem = {old, -1, sizeof(old), 0}, fd = {NULL, fileno(f), sizeof(old), 0};
 
 	/* the end of the source is refused, with where */
 	uint8_t x[8];
@@ -153,7 +153,7 @@ static void test_gzip_piece(void **state)
 	assert_non_null(f);
 	assert_int_equal(fwrite(file.data, 1, file.len, f), file.len);
 	fflush(f);
-	struct af_src fd = {NULL, fileno(f), file.len}, mem = {file.data, -1, file.len};
+	struct af_src fd = {NULL, fileno(f), file.len, 0}, mem = {file.data, -1, file.len, 0};
 	/* inner: old[200000..250000), old[10..5000) (behind: again from the start), 3000
 	 * zeros, "new", old[299000..300000) */
 	af_pieces_copy(&inner, 200000, 50000);
@@ -189,7 +189,7 @@ static void test_gzip_piece(void **state)
 	assert_int_equal(q.nz, 1);
 	assert_int_equal(q.z[0].zoff, 104);
 	af_buf_reset(&got);
-	assert_int_equal(af_pieces_to_buf(&q, &(struct af_src){big.data, -1, big.len}, &got, &d), 0);
+	assert_int_equal(af_pieces_to_buf(&q, &(struct af_src){big.data, -1, big.len, 0}, &got, &d), 0);
 	assert_int_equal(got.len, want.len + 1);
 	assert_memory_equal(got.data + 1, want.data, want.len);
 	/* a copy past the inflated bytes */
