@@ -254,8 +254,11 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 	else if (!h->dirty && h->refused)
 		rc = h->refused;
 	pthread_mutex_unlock(&h->lock);
-	if (tried && rc == 0)
+	if (tried && rc == 0 && af_ghost_has(fs, h->rel, NULL)) {
 		af_ghost_del(fs, h->rel);
+		if (h->part) /* a removed part written back (install, tar x, git checkout) */
+			af_errlog_forget(fs->errors, h->rel);
+	}
 	return rc;
 }
 
