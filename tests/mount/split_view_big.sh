@@ -14,10 +14,10 @@ mkdir "$GAME/sub"
 cp "$big" "$GAME/sub/"
 cp "$small" "$GAME/"
 chmod -R u+w "$GAME"
-# the daemon and the CLI unsanitized when scripts/test built them (tests/plain.inc): the
+# the daemon and the CLI unsanitized when scripts/test built them (tests/samples.inc): the
 # 14.5 MB view rendered, cut and saved under ASan costs more than all of mount/split_view,
 # which runs the same code under ASan on the examples
-. "$(dirname "$0")/../plain.inc"
+. "$(dirname "$0")/../samples.inc"
 ANIMFS=$PLAIN
 mount_view_fg --split-over=1M
 d=$VIEW/sub/dashgl_motion.bin.yaml
