@@ -357,6 +357,20 @@ static int join(void *ctx, const struct af_codec *c, const uint8_t *index, size_
 	return af_split_join(c, index, n, read_file, ctx, io, out, d, where, wsize);
 }
 
+/* Whether a line about path (beneath the folder) is about a part of x other than the
+ * one saved: it stays. */
+struct other {
+	const struct cut *x;
+	const char *saved;
+};
+
+static int other_part(void *ctx, const char *path)
+{
+	const struct other *o = ctx;
+	const char *name = af_base(path);
+	return strcmp(name, o->saved) && strcmp(name, AF_SPLIT_INDEX) && file_in(o->x, name);
+}
+
 int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part_rel,
 		    const uint8_t *text, size_t n)
 {
@@ -386,6 +400,14 @@ int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part
 		rc = -EINVAL;
 		goto out;
 	}
+	const struct af_text *now = file_in(x, name);
+	if (now->len == n && !memcmp(now->data, text, n)) {
+		/* the text it has (rsync and cp copy a whole folder back, most of it as it
+		 * is): nothing to change (the caller proved the right to write it), and
+		 * nothing said of the folder is mended by it (emacs puts its backup back
+		 * after a refused save: the line stays) */
+		goto out;
+	}
 	struct folder f = {x, name, text, n};
 	struct af_dest whole_to = *to;
 	whole_to.join = join;
@@ -394,10 +416,13 @@ int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part
 	int own_index = !strcmp(name, AF_SPLIT_INDEX);
 	rc = af_commit_to(fs, &whole_to, part_rel, own_index ? text : index->data,
 			  own_index ? n : index->len);
-	if (rc == 0) { /* saved: what was said of any file of the folder is no longer so */
+	if (rc == 0) { /* saved: what was said of this file, of the index (the whole), of the
+			* folder and of names that are no part is no longer so; a refused save of
+			* another part stays said (rsync saves one part after another) */
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%.*s", (int)(name - part_rel - 1), part_rel);
-		af_errlog_forget_under(fs->errors, dir);
+		struct other o = {x, name};
+		af_errlog_forget_under(fs->errors, dir, other_part, &o);
 	}
 out:
 	if (x)
@@ -416,4 +441,22 @@ int af_split_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t u
 	af_errlog_add(fs->errors, uid, rel, &d);
 	af_diag_free(&d);
 	return -EPERM;
+}
+
+int af_split_aside(const char *name)
+{
+	return strcmp(name, AF_SPLIT_INDEX) && !af_split_part_name_ok(name, strlen(name));
+}
+
+void af_split_hidden(struct af_fs *fs, const char *rel, uid_t uid)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_EINVAL, "not removed: a split view's folder holds the files its "
+		      "index.yaml lists; this one is only hidden until a file is written under its "
+		      "name (install, tar x and git checkout remove a file before they write it) or "
+		      "the folder is listed again, and its text stays in the binary");
+	af_fs_log(LOG_INFO, "%s: removed from a split view's folder: hidden until written again", rel);
+	af_errlog_add(fs->errors, uid, rel, &d);
+	af_diag_free(&d);
 }
