@@ -313,7 +313,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 fail:
 	report(fs, to->who.uid, view_rel, where, &d);
 out:
-	if (rc == 0) { /* saved: what was said of it before is no longer so */
+	if (rc == 0 && !to->keep_said) { /* saved: what was said of it before is no longer so */
 		af_errlog_forget(fs->errors, view_rel);
 		af_errlog_forget(fs->errors, to->bin_rel);
 	}
@@ -336,7 +336,7 @@ out:
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n)
 {
-	struct af_dest to = {-1, bin_rel, af_who_self(), 0666 & ~022, 0, NULL, NULL, NULL};
+	struct af_dest to = {-1, bin_rel, af_who_self(), 0666 & ~022, 0, NULL, NULL, NULL, 0};
 	return af_commit_to(fs, &to, view_rel, yaml, n);
 }
 
@@ -345,7 +345,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 {
 	struct af_diag d;
 	char base[NAME_MAX + 1];
-	struct af_dest to = {-1, rel, *who, like->st_mode & 07777, 1, like, NULL, NULL};
+	struct af_dest to = {-1, rel, *who, like->st_mode & 07777, 1, like, NULL, NULL, 0};
 	int rc = 0, dirfd, was = af_act_pause();
 	if (fs->read_only) {
 		af_act_resume(was);

@@ -27,6 +27,8 @@ struct af_dest {
 	const struct stat *like; /* as_new: the file that moved there (NULL: who's) */
 	af_join_fn join;     /* NULL: the document is the whole view */
 	void *join_ctx;
+	int keep_said;       /* an editor putting its backup back after a refused save
+				(emacs, vim): what .animfs/errors says of the view stays */
 };
 
 /* A save's target, resolved once (af_target_resolve, folder.c) and carried down through

@@ -148,13 +148,14 @@ void af_errlog_forget(struct af_errlog *e, const char *path)
 	pthread_mutex_unlock(&e->lock);
 }
 
-void af_errlog_forget_under(struct af_errlog *e, const char *dir)
+void af_errlog_forget_under(struct af_errlog *e, const char *dir,
+			     int (*keep)(void *ctx, const char *path), void *ctx)
 {
 	size_t n = strlen(dir);
 	pthread_mutex_lock(&e->lock);
 	for (unsigned k = 0; k < e->cap; k++)
 		if (e->lines[k] && e->paths[k] && !strncmp(e->paths[k], dir, n) &&
-		    (e->paths[k][n] == 0 || e->paths[k][n] == '/')) {
+		    (e->paths[k][n] == 0 || e->paths[k][n] == '/') && !(keep && keep(ctx, e->paths[k]))) {
 			free(e->lines[k]);
 			e->lines[k] = NULL;
 		}

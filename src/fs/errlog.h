@@ -27,7 +27,9 @@ struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
 /* The lines about path (a view path, or the file of an AF_ERRLOG_ALL line) go: a later
  * save of it succeeded, or it was removed or renamed away. */
 void af_errlog_forget(struct af_errlog *e, const char *path);
-/* The same for dir and every path beneath it (a split view's folder, saved). */
-void af_errlog_forget_under(struct af_errlog *e, const char *dir);
+/* The same for dir and every path beneath it (a split view's folder, saved), but for
+ * those keep (NULL: none; called under the log's lock) says stay. */
+void af_errlog_forget_under(struct af_errlog *e, const char *dir,
+			    int (*keep)(void *ctx, const char *path), void *ctx);
 
 #endif

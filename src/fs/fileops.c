@@ -227,6 +227,23 @@ static void bin_of(const char *rel, char *bin, size_t size)
 	snprintf(bin, size, "%.*s", (int)n, rel);
 }
 
+/* A new file kept in the scratch area (an editor's dropping, a tool's temp file). */
+static int create_aside(struct af_fs *fs, const struct af_res *r, struct fuse_file_info *fi,
+			mode_t mode)
+{
+	int fd = af_scratch_create(fs, r->rel, fi->flags & ~O_CREAT, mode);
+	if (fd < 0)
+		return fd;
+	struct af_handle *h = af_handle_new_fd(fs, fd, r->rel);
+	if (!h) {
+		close(fd);
+	} else {
+		h->scratch = 1;
+		h->scratch_owner = af_scratch_owner(fs);
+	}
+	return put_handle(fi, h, 0);
+}
+
 int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 {
 	struct af_fs *fs = af_ctx_fs();
@@ -254,8 +271,10 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 			return rc;
 		return view_handle(fs, fi, r.rel, r.bin, NULL, 1);
 	}
-	if (r.in_split && !af_view_is_dropping(fs, r.rel)) /* no new part */
+	if (r.in_split && !af_split_aside(af_base(r.rel)) && !af_view_is_dropping(fs, r.rel))
 		return af_split_refuse(fs, r.rel, "no file is added", af_caller()->uid);
+	if (r.in_split) /* a tool's temp file (rsync's, Python's), to be renamed onto a part */
+		return create_aside(fs, &r, fi, mode);
 	if (r.ghost && r.ghost_of == AF_K_PASS) {
 		/* an editor writing back a file it renamed away: the original, in place */
 		int tree = af_ov_open_tree(fs, r.rel, O_WRONLY | O_CREAT | O_TRUNC);
@@ -277,19 +296,8 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 			af_fi_handle(fi)->mode = mode & 07777;
 		return rc;
 	}
-	if (af_view_is_dropping(fs, r.rel)) { /* an editor's own file: kept outside GAME */
-		int fd = af_scratch_create(fs, r.rel, fi->flags & ~O_CREAT, mode);
-		if (fd < 0)
-			return fd;
-		struct af_handle *h = af_handle_new_fd(fs, fd, r.rel);
-		if (!h) {
-			close(fd);
-		} else {
-			h->scratch = 1;
-			h->scratch_owner = af_scratch_owner(fs);
-		}
-		return put_handle(fi, h, 0);
-	}
+	if (af_view_is_dropping(fs, r.rel)) /* an editor's own file: kept outside GAME */
+		return create_aside(fs, &r, fi, mode);
 	if (af_folder_member(fs, r.rel)) /* a file that is no member of its format */
 		return af_folder_refuse(fs, r.rel, "plain file", af_caller()->uid);
 	/* Anything else is the user's: it lands in GAME, as on the folder itself (a

@@ -51,3 +51,20 @@ void af_ghost_del(struct af_fs *fs, const char *rel)
 		}
 	pthread_mutex_unlock(&fs->lock);
 }
+
+void af_ghost_del_under(struct af_fs *fs, const char *dir, enum af_kind kind)
+{
+	size_t n = strlen(dir);
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_name **p = &fs->ghosts; *p;) {
+		struct af_name *g = *p;
+		if (g->kind == (int)kind && !strncmp(g->path, dir, n) && g->path[n] == '/' &&
+		    !strchr(g->path + n + 1, '/')) {
+			*p = g->next;
+			free(g);
+		} else {
+			p = &g->next;
+		}
+	}
+	pthread_mutex_unlock(&fs->lock);
+}

@@ -9,5 +9,7 @@ struct af_fs;
 int af_ghost_has(struct af_fs *fs, const char *rel, enum af_kind *kind);
 void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind);
 void af_ghost_del(struct af_fs *fs, const char *rel);
+/* Those of kind directly in the folder dir go (shown again). */
+void af_ghost_del_under(struct af_fs *fs, const char *dir, enum af_kind kind);
 
 #endif

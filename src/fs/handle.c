@@ -243,7 +243,7 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 		 * view shows the backing file again when this handle closes. */
 		tried = 1;
 		struct af_dest to = {h->dirfd, h->bin, h->who,
-				     h->mode ? h->mode : 0666 & ~h->who.umask, 0, NULL, NULL, NULL};
+				     h->mode ? h->mode : 0666 & ~h->who.umask, 0, NULL, NULL, NULL, 0};
 		rc = (h->part ? af_split_commit : af_commit_to)(
 			fs, &to, h->rel, h->own.data ? h->own.data : (const uint8_t *)"", h->own.len);
 		h->dirty = 0;
@@ -254,8 +254,11 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 	else if (!h->dirty && h->refused)
 		rc = h->refused;
 	pthread_mutex_unlock(&h->lock);
-	if (tried && rc == 0)
+	if (tried && rc == 0 && af_ghost_has(fs, h->rel, NULL)) {
 		af_ghost_del(fs, h->rel);
+		if (h->part) /* a removed part written back (install, tar x, git checkout) */
+			af_errlog_forget(fs->errors, h->rel);
+	}
 	return rc;
 }
 

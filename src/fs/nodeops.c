@@ -294,10 +294,12 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 		/* the container's (the binary's) readers only */
 		if ((rc = af_view_may(fs, r.kind == AF_K_SPLITDIR ? r.bin : r.rel, O_RDONLY)))
 			return rc;
-		if (r.kind == AF_K_SPLITDIR)
+		if (r.kind == AF_K_SPLITDIR) { /* a part removed is shown again */
+			af_ghost_del_under(fs, r.rel, AF_K_SPLITPART);
 			rc = af_view_split_names(fs, &r, fill_name, &l);
-		else
+		} else {
 			af_folder_list(fs, r.rel, fill_name, &l);
+		}
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		if (__atomic_load_n(&fs->nscratch, __ATOMIC_RELAXED))
@@ -464,8 +466,15 @@ static int unlink_kind(struct af_fs *fs, struct af_res *r)
 		return -EISDIR;
 	case AF_K_ARCFILE:
 		return -EACCES;
-	case AF_K_SPLITPART:
-		return af_split_refuse(fs, r->rel, "no part is removed", af_caller()->uid);
+	case AF_K_SPLITPART: { /* hidden, not removed: install, tar x and git checkout remove
+				  a file before they write it anew (a save of the part) */
+		int rc = af_view_may(fs, r->bin, O_WRONLY);
+		if (rc)
+			return rc;
+		af_ghost_add(fs, r->rel, AF_K_SPLITPART);
+		af_split_hidden(fs, r->rel, af_caller()->uid);
+		return 0;
+	}
 	case AF_K_PASS:
 		return af_ov_unlink(fs, r->rel, 0);
 	case AF_K_DIR:
@@ -571,6 +580,13 @@ static int meta_apply(const char *path, struct fuse_file_info *fi, const struct 
 	if (m->op == META_TIMES && (r.kind == AF_K_VIEW || r.kind == AF_K_SPLITDIR ||
 				    r.kind == AF_K_SPLITPART))
 		return 0; /* a view's times are its binary's; only a save moves them */
+	struct meta file = *m;
+	if (m->op == META_MODE && r.kind == AF_K_SPLITDIR) {
+		/* the folder shows the binary's mode with x where it has r: its r and w bits
+		 * are the binary's, whose own x bits stay (rsync -a, cp -a of a folder) */
+		file.mode = (m->mode & 0666) | (r.st.st_mode & 0111);
+		m = &file;
+	}
 	if (dfd == fs->rootfd && (dfd = af_ov_meta_tree(fs, name)) < 0)
 		return dfd; /* with --overlay GAME's own file is never changed */
 	return meta_at(dfd, name, m);

@@ -3,7 +3,7 @@
  * the mount wrote last beside it). A later save whose container would hold the same
  * members with the same bodies as that copy writes the copy itself, so saving the
  * original text of an edited member again gives back the original file byte for byte
- * (the container's own writer may store a body otherwise: RefPack of another encoder,
+ * (the container's own writer may store a body otherwise: compressed by another encoder,
  * another layout). A container changed outside the mount since starts a new copy. */
 #include <errno.h>
 #include <fcntl.h>

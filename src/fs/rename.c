@@ -43,8 +43,8 @@ int af_read_whole_at(int dirfd, const char *rel, struct af_buf *out)
  * binary with the others). */
 enum target { T_VIEW, T_PASS, T_NEW, T_SCRATCH, T_PART };
 
-static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t size,
-		     enum target *out)
+static int target_of(struct af_fs *fs, const struct af_res *s, const struct af_res *t, char *bin,
+		     size_t size, enum target *out)
 {
 	switch (t->kind) {
 	case AF_K_VIEW:
@@ -76,9 +76,15 @@ static int target_of(struct af_fs *fs, const struct af_res *t, char *bin, size_t
 		*out = T_PART;
 		return 0;
 	}
-	if (t->in_split && !af_view_is_dropping(fs, t->rel))
+	if (t->in_split && !af_view_is_dropping(fs, t->rel)) {
+		/* a tool's temp file renamed about among the kept-aside ones: still aside */
+		if (s->kind == AF_K_SCRATCH && af_split_aside(af_base(t->rel))) {
+			*out = T_SCRATCH;
+			return 0;
+		}
 		return af_split_refuse(fs, t->rel, "no file is added or renamed there",
 				       af_caller()->uid);
+	}
 	if (t->ghost && t->ghost_of == AF_K_PASS) {
 		*out = T_PASS;
 		return 0;
@@ -207,11 +213,15 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 	struct af_buf data = AF_BUF_INIT;
 	char bin[4096];
 	enum target tk = T_NEW;
-	int rc = target_of(fs, t, bin, sizeof(bin), &tk);
+	int rc = target_of(fs, s, t, bin, sizeof(bin), &tk);
 	if (rc)
 		return rc;
 	if ((tk == T_VIEW || tk == T_PART) && t->kind != AF_K_NONE && af_view_read_only(fs, t))
 		return -EACCES; /* a read-only view is not saved into */
+	/* a part's save proves the right to write its binary first (the text it has is no
+	 * change, and makes no commit that would prove it) */
+	if (tk == T_PART && (rc = af_view_may(fs, bin, O_WRONLY)))
+		return rc;
 	if (s->kind == AF_K_SPLITPART && tk != T_SCRATCH)
 		return af_split_refuse(fs, s->rel, "no part is renamed (an editor's backup name aside)",
 				       af_caller()->uid);
@@ -232,7 +242,10 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 	if ((rc = may_remove(fs, s)) || (rc = source_bytes(fs, s, &data)))
 		goto out;
 	const struct af_who *me = af_caller();
-	struct af_dest to = {-1, bin, *me, s->st.st_mode & 07777, tk != T_PART, &s->st, NULL, NULL};
+	struct af_dest to = {-1, bin, *me, s->st.st_mode & 07777, tk != T_PART, &s->st, NULL, NULL, 0};
+	/* a dropping renamed onto the name it was renamed away from: an editor's backup put
+	 * back (emacs and vim do so after a refused save; the buffer still holds the edit) */
+	to.keep_said = s->kind == AF_K_SCRATCH && t->ghost && t->ghost_of == AF_K_VIEW;
 	if (tk == T_PART) /* the binary is written into, as a save of the part */
 		rc = af_split_commit(fs, &to, t->rel, data.data ? data.data : (const uint8_t *)"",
 				     data.len);

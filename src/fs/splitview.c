@@ -31,6 +31,7 @@ struct cut {
 	uint64_t bin;           /* the hash of the binary's path: a later text of it
 				   replaces this one (a save made it stale) */
 	unsigned long used;
+	size_t bytes;           /* the text and the files it holds */
 	struct af_split s;      /* the names (the texts moved to text[]) */
 	struct af_text *index;
 	struct af_text **text;  /* s.n parts */
@@ -38,6 +39,10 @@ struct cut {
 };
 
 #define KEPT 4 /* cuts kept: the views being edited at once */
+/* The bytes the kept cuts may hold, the one being made counted in (about twice its text:
+ * the text and its parts; a 14.5 MB motion bank's cut holds 29 MB): a part of the 64 MiB
+ * the memory bound leaves beyond --cache-mb. The newest cut is kept whatever its size. */
+#define KEPT_BYTES ((size_t)32 << 20)
 
 struct af_splits {
 	pthread_mutex_t lock;  /* the table and the refs */
@@ -164,9 +169,11 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	for (size_t i = 0; i < x->s.n; i++) {
 		if (!(x->text[i] = af_text_take(&x->s.parts[i].text)))
 			goto out;
+		x->bytes += x->text[i]->len;
 		sorted[i].name = x->s.parts[i].name;
 		sorted[i].no = i;
 	}
+	x->bytes += whole->len + x->index->len;
 	qsort(sorted, x->s.n, sizeof(*sorted), by_name);
 	for (size_t i = 0; i < x->s.n; i++)
 		x->order[i] = sorted[i].no;
@@ -195,6 +202,27 @@ static struct cut *find_locked(struct af_splits *s, struct af_text *whole, unsig
 	return NULL;
 }
 
+/* The least recently used cuts other than keep, dropped until they and room bytes more
+ * fit in KEPT_BYTES (the table's lock held; a cut in use lives on until its user puts it). */
+static void drop_over_budget_locked(struct af_splits *s, const struct cut *keep, size_t room)
+{
+	for (;;) {
+		size_t held = 0;
+		int lru = -1;
+		for (int i = 0; i < KEPT; i++) {
+			if (!s->kept[i] || s->kept[i] == keep)
+				continue;
+			held += s->kept[i]->bytes;
+			if (lru < 0 || s->kept[i]->used < s->kept[lru]->used)
+				lru = i;
+		}
+		if (lru < 0 || held + room <= KEPT_BYTES)
+			return;
+		cut_put_locked(s->kept[lru]);
+		s->kept[lru] = NULL;
+	}
+}
+
 /* The cut of whole (codec c, at bin_rel): a reference, made once. 0 or -errno. */
 static int cut_of(struct af_splits *s, const struct af_codec *c, struct af_text *whole,
 		  const char *bin_rel, struct cut **out)
@@ -209,6 +237,8 @@ static int cut_of(struct af_splits *s, const struct af_codec *c, struct af_text 
 	pthread_mutex_lock(&s->build);
 	pthread_mutex_lock(&s->lock);
 	*out = find_locked(s, whole, depth); /* another thread's, made meanwhile */
+	if (!*out) /* room for the new one first */
+		drop_over_budget_locked(s, NULL, 2 * whole->len);
 	pthread_mutex_unlock(&s->lock);
 	if (!*out && !(rc = make_cut(c, whole, bin_rel, out))) {
 		int oldest = 0; /* a free place, else the least recently used */
@@ -225,6 +255,7 @@ static int cut_of(struct af_splits *s, const struct af_codec *c, struct af_text 
 		s->kept[oldest] = *out;
 		(*out)->used = ++s->clock;
 		(*out)->refs++;
+		drop_over_budget_locked(s, *out, (*out)->bytes);
 		pthread_mutex_unlock(&s->lock);
 	}
 	pthread_mutex_unlock(&s->build);
@@ -326,6 +357,20 @@ static int join(void *ctx, const struct af_codec *c, const uint8_t *index, size_
 	return af_split_join(c, index, n, read_file, ctx, io, out, d, where, wsize);
 }
 
+/* Whether a line about path (beneath the folder) is about a part of x other than the
+ * one saved: it stays. */
+struct other {
+	const struct cut *x;
+	const char *saved;
+};
+
+static int other_part(void *ctx, const char *path)
+{
+	const struct other *o = ctx;
+	const char *name = af_base(path);
+	return strcmp(name, o->saved) && strcmp(name, AF_SPLIT_INDEX) && file_in(o->x, name);
+}
+
 int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part_rel,
 		    const uint8_t *text, size_t n)
 {
@@ -355,6 +400,14 @@ int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part
 		rc = -EINVAL;
 		goto out;
 	}
+	const struct af_text *now = file_in(x, name);
+	if (now->len == n && !memcmp(now->data, text, n)) {
+		/* the text it has (rsync and cp copy a whole folder back, most of it as it
+		 * is): nothing to change (the caller proved the right to write it), and
+		 * nothing said of the folder is mended by it (emacs puts its backup back
+		 * after a refused save: the line stays) */
+		goto out;
+	}
 	struct folder f = {x, name, text, n};
 	struct af_dest whole_to = *to;
 	whole_to.join = join;
@@ -363,10 +416,13 @@ int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part
 	int own_index = !strcmp(name, AF_SPLIT_INDEX);
 	rc = af_commit_to(fs, &whole_to, part_rel, own_index ? text : index->data,
 			  own_index ? n : index->len);
-	if (rc == 0) { /* saved: what was said of any file of the folder is no longer so */
+	if (rc == 0) { /* saved: what was said of this file, of the index (the whole), of the
+			* folder and of names that are no part is no longer so; a refused save of
+			* another part stays said (rsync saves one part after another) */
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%.*s", (int)(name - part_rel - 1), part_rel);
-		af_errlog_forget_under(fs->errors, dir);
+		struct other o = {x, name};
+		af_errlog_forget_under(fs->errors, dir, other_part, &o);
 	}
 out:
 	if (x)
@@ -385,4 +441,22 @@ int af_split_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t u
 	af_errlog_add(fs->errors, uid, rel, &d);
 	af_diag_free(&d);
 	return -EPERM;
+}
+
+int af_split_aside(const char *name)
+{
+	return strcmp(name, AF_SPLIT_INDEX) && !af_split_part_name_ok(name, strlen(name));
+}
+
+void af_split_hidden(struct af_fs *fs, const char *rel, uid_t uid)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_EINVAL, "not removed: a split view's folder holds the files its "
+		      "index.yaml lists; this one is only hidden until a file is written under its "
+		      "name (install, tar x and git checkout remove a file before they write it) or "
+		      "the folder is listed again, and its text stays in the binary");
+	af_fs_log(LOG_INFO, "%s: removed from a split view's folder: hidden until written again", rel);
+	af_errlog_add(fs->errors, uid, rel, &d);
+	af_diag_free(&d);
 }

@@ -37,9 +37,16 @@ int af_split_names(struct af_fs *fs, struct af_text *whole, const char *bin_rel,
 /* Save the file part_rel ("<view>/<name>") of the split view of to->bin_rel with text:
  * the others as they are now, put together as `animfs encode DIR` does, and the whole
  * saved through commit (atomic, as to->who); a mistake is refused at the place in the
- * file it is in, in .animfs/errors. 0 or -errno as af_commit_to. */
+ * file it is in, in .animfs/errors. The text the file has is no change (0 at once: the
+ * caller has proven to->who's right to write the binary). 0 or -errno as af_commit_to. */
 int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part_rel,
 		    const uint8_t *text, size_t n);
+/* Whether name is one no file of a split folder could have (it starts with a dot, or
+ * is no part's name nor the index's): a tool's temporary file there (rsync's
+ * `.part.yaml.XXXXXX`, Python's `tmpXXXXXXXX`), kept aside with the droppings. */
+int af_split_aside(const char *name);
+/* The line in uid's .animfs/errors that the part rel was removed only from sight. */
+void af_split_hidden(struct af_fs *fs, const char *rel, uid_t uid);
 /* A name in a split folder that no part has (a file, folder or link made there, a part
  * removed or renamed): refused with a line in uid's .animfs/errors. -EPERM. */
 int af_split_refuse(struct af_fs *fs, const char *rel, const char *what, uid_t uid);

@@ -42,7 +42,7 @@ if [ -d "$S" ]; then
   # the samples by the unsanitized animfs when scripts/test built one from the same tree:
   # the order of the output is what is tested here, and the *_samples tests check every
   # sample under ASan already
-  . "$src/tests/plain.inc"
+  . "$src/tests/samples.inc"
   A=$ANIMFS ANIMFS=$PLAIN
   echo "the samples checked by $ANIMFS"
   run s1 -j1 "$S"; run s3 -j3 "$S"

@@ -5,7 +5,7 @@
 # A refused document is EIO at fsync (emacs ignores EINVAL there: "fsync is not
 # supported") and EINVAL at close, and every later close of that descriptor says so
 # again until it changes. A line leaves .animfs/errors when a later save of its file
-# succeeds or the file is removed.
+# succeeds or the file is removed, not when an editor puts its backup back (emacs).
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
@@ -28,6 +28,20 @@ for ed in vim nvim; do
   unchanged $ed
   tried=$((tried + 1))
 done
+# vim renaming the view to its backup (backupcopy=no; vim makes no backup under /tmp by
+# default) puts the backup back when refused: the refusal stays said
+if command -v vim >/dev/null; then
+  rm -f "$T/vimbk.out"
+  vim -N -u NONE -i NONE -n -es -c 'set backupskip= backupcopy=no' -c '%s/^length: .*/length: abc/' \
+    -c 'silent! w' -c "redir! > $T/vimbk.out" -c 'echo v:errmsg' -c 'echo &modified' -c 'redir END' -c 'qa!' "$f"
+  out=$(cat "$T/vimbk.out")
+  echo "vim (backupcopy=no): $(echo $out)"
+  echo "$out" | grep -q 'E667\|E512' && [ "$(echo "$out" | tail -1)" = 1 ] ||
+    fail "vim (backupcopy=no) did not report the refused save: $out"
+  unchanged "vim (backupcopy=no)"
+  grep -q "walk.animation.yaml:$line:[0-9]*: length: 'abc'" "$VIEW/.animfs/errors" ||
+    fail "vim: the line went when vim put its backup back: $(cat "$VIEW/.animfs/errors")"
+fi
 
 if command -v node >/dev/null; then
   out=$(node -e '
@@ -49,17 +63,23 @@ fi
 if command -v tmux >/dev/null && command -v emacs >/dev/null; then
   rm -f "$T/emacs.out"
   tmux new-session -d -s afemacs -x 160 -y 40 \
-    "emacs -nw -Q '$f' --eval '(progn (goto-char (point-min)) (re-search-forward \"^length: .*\") (replace-match \"length: abc\"))'"
+    "emacs -nw -Q '$f' --eval '(progn (setq backup-inhibited nil) (goto-char (point-min)) (re-search-forward \"^length: .*\") (replace-match \"length: abc\"))'"
   trap 'tmux kill-session -t afemacs 2>/dev/null; cleanup' EXIT
   wait_for afemacs 'walk.animation.yaml' || fail "emacs did not come up"
   tmux send-keys -t afemacs C-x C-s
   wait_for afemacs 'Write error' || fail "emacs did not report the refused save"
+  said=$(tmux capture-pane -t afemacs -p | grep -o 'Write error.*' | head -1)
   tmux send-keys -t afemacs M-: "(write-region (format \"%S\" (buffer-modified-p)) nil \"$T/emacs.out\")" Enter
   for _ in $(seq 50); do [ -s "$T/emacs.out" ] && break; sleep 0.1; done
   [ "$(cat "$T/emacs.out" 2>/dev/null)" = t ] || fail "emacs: the buffer is not modified after a refused save"
-  echo "emacs: $(tmux capture-pane -t afemacs -p | grep 'Write error'), modified"
+  echo "emacs: $said, modified"
   tmux kill-session -t afemacs
   unchanged emacs
+  # emacs renamed the view to its backup (as it does outside /tmp) and, refused, put the
+  # backup back: the refusal stays said
+  grep -q "walk.animation.yaml:$line:[0-9]*: length: 'abc'" "$VIEW/.animfs/errors" ||
+    fail "emacs: the line went when emacs put its backup back: $(cat "$VIEW/.animfs/errors")"
+  rm -f "$f~"
   tried=$((tried + 1))
 else
   echo "note: emacs or tmux missing, emacs not tried"
