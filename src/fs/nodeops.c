@@ -22,6 +22,7 @@
 #include "binary.h"
 #include "errlog.h"
 #include "folder.h"
+#include "dirlist.h"
 #include "ghost.h"
 #include "hidden.h"
 #include "overlay.h"
@@ -270,15 +271,12 @@ static void fill_name(void *ctx, const char *name)
 		l->filler(l->buf, name, NULL, 0, 0);
 }
 
-int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
-		  struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+/* The whole listing of path, given to filler (the open directory's af_dirlist). */
+static int list_dir(const char *path, void *buf, fuse_fill_dir_t filler)
 {
 	struct af_fs *fs = af_ctx_fs();
 	struct af_res r;
 	struct lister l = {fs, buf, filler, r.rel, ""};
-	(void)off;
-	(void)fi;
-	(void)flags;
 	if (!path)
 		return -ENOENT;
 	int rc = af_view_resolve(fs, path, &r);
@@ -341,6 +339,41 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	list_pending(&l);
 	if (!strcmp(r.rel, "."))
 		filler(buf, AF_CTL_DIR, NULL, 0, 0);
+	return 0;
+}
+
+int af_op_opendir(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	fi->fh = (uintptr_t)af_dirlist_new();
+	return fi->fh ? 0 : -ENOMEM;
+}
+
+int af_op_releasedir(const char *path, struct fuse_file_info *fi)
+{
+	(void)path;
+	af_dirlist_free((struct af_dirlist *)(uintptr_t)fi->fh);
+	fi->fh = 0;
+	return 0;
+}
+
+/* Listed once, when read from the start (a rewinddir too), then served by offset. */
+int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
+		  struct fuse_file_info *fi, enum fuse_readdir_flags flags)
+{
+	struct af_dirlist *l = fi ? (struct af_dirlist *)(uintptr_t)fi->fh : NULL;
+	(void)flags;
+	if (!l)
+		return -EBADF;
+	if (off == 0) {
+		af_dirlist_reset(l);
+		int rc = list_dir(path, l, af_dirlist_add);
+		if (rc)
+			return rc;
+		if (af_dirlist_failed(l))
+			return -ENOMEM;
+	}
+	af_dirlist_serve(l, off, buf, filler);
 	return 0;
 }
 

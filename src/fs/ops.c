@@ -10,6 +10,12 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 {
 	if (conn->capable & FUSE_CAP_ATOMIC_O_TRUNC)
 		conn->want |= FUSE_CAP_ATOMIC_O_TRUNC;
+	/* No READDIRPLUS: the listings carry no attributes (every stat reaches the daemon),
+	 * and libfuse's high-level readdirplus keeps entries filled at offset 0 in a list
+	 * that each later request walks from its start: quadratic in a folder's entries
+	 * (a 1 M-entry archive listed in 6.5x the time of `ls` of 1 M plain files). The
+	 * plain readdir serves each request from one buffer by offset. */
+	conn->want &= ~(unsigned)(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
 	cfg->use_ino = 0;
 	cfg->nullpath_ok = 0; /* paths when known; NULL only for unlinked open files */
 	/* An open file that is removed or replaced stays reachable under a .fuse_hidden
@@ -34,6 +40,8 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 
 typedef struct fuse_file_info ffi;
 static int getattr_(const char *p, struct stat *st, ffi *fi) { AS_CALLER(af_op_getattr(p, st, fi)); }
+static int opendir_(const char *p, ffi *fi) { AS_CALLER(af_op_opendir(p, fi)); }
+static int releasedir_(const char *p, ffi *fi) { AS_CALLER(af_op_releasedir(p, fi)); }
 static int readdir_(const char *p, void *b, fuse_fill_dir_t f, off_t o, ffi *fi,
 		    enum fuse_readdir_flags fl) { AS_CALLER(af_op_readdir(p, b, f, o, fi, fl)); }
 static int readlink_(const char *p, char *b, size_t n) { AS_CALLER(af_op_readlink(p, b, n)); }
@@ -58,7 +66,9 @@ static int release_(const char *p, ffi *fi) { AS_CALLER(af_op_release(p, fi)); }
 static const struct fuse_operations ops = {
 	.init = op_init,
 	.getattr = getattr_,
+	.opendir = opendir_,
 	.readdir = readdir_,
+	.releasedir = releasedir_,
 	.readlink = readlink_,
 	.symlink = symlink_,
 	.mkdir = mkdir_,

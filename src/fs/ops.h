@@ -24,6 +24,8 @@ static inline struct af_handle *af_fi_handle(struct fuse_file_info *fi)
 const struct fuse_operations *af_fs_operations(void);
 
 int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi);
+int af_op_opendir(const char *path, struct fuse_file_info *fi);
+int af_op_releasedir(const char *path, struct fuse_file_info *fi);
 int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off,
 		  struct fuse_file_info *fi, enum fuse_readdir_flags flags);
 int af_op_readlink(const char *path, char *buf, size_t size);

@@ -1,0 +1,72 @@
+/* A folder's listing, kept per open directory and served by offset (dirlist.h). */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/buf.h"
+#include "dirlist.h"
+
+struct af_dirlist {
+	struct af_buf names; /* each name and its NUL, one after the other */
+	size_t *at;          /* where entry i starts in names */
+	size_t n, cap;
+	int failed;
+};
+
+struct af_dirlist *af_dirlist_new(void)
+{
+	return af_alloc_zeroed(1, sizeof(struct af_dirlist));
+}
+
+void af_dirlist_free(struct af_dirlist *l)
+{
+	if (!l)
+		return;
+	af_buf_free(&l->names);
+	free(l->at);
+	free(l);
+}
+
+void af_dirlist_reset(struct af_dirlist *l)
+{
+	l->names.len = 0;
+	l->names.failed = 0;
+	l->n = 0;
+	l->failed = 0;
+}
+
+int af_dirlist_add(void *buf, const char *name, const struct stat *st, off_t off,
+		   enum fuse_fill_dir_flags flags)
+{
+	struct af_dirlist *l = buf;
+	(void)st;
+	(void)off;
+	(void)flags;
+	if (l->failed)
+		return 1;
+	size_t *at = af_grow(l->at, &l->cap, l->n, sizeof(*at), 64);
+	if (!at) {
+		l->failed = 1;
+		return 1;
+	}
+	l->at = at;
+	size_t start = l->names.len;
+	if (af_buf_append(&l->names, name, strlen(name) + 1)) {
+		l->failed = 1;
+		return 1;
+	}
+	l->at[l->n++] = start;
+	return 0;
+}
+
+int af_dirlist_failed(const struct af_dirlist *l)
+{
+	return l->failed;
+}
+
+void af_dirlist_serve(const struct af_dirlist *l, off_t off, void *buf, fuse_fill_dir_t filler)
+{
+	for (size_t i = off > 0 ? (size_t)off : 0; i < l->n; i++)
+		if (filler(buf, (const char *)l->names.data + l->at[i], NULL, (off_t)(i + 1), 0))
+			return;
+}
