@@ -26,13 +26,13 @@ static void test_tree_and_marks(void **state)
 	const struct af_ynode *objs = af_ymap_get(doc.root, "objects");
 	assert_non_null(objs);
 	assert_int_equal(objs->type, AF_YSEQ);
-	const struct af_ynode *keys = af_ymap_get(objs->items[0], "keys");
+	const struct af_ynode *keys = af_ymap_get(&objs->items[0], "keys");
 	assert_int_equal(keys->n, 2);
-	const struct af_ynode *bad = keys->items[1]->items[1];
+	const struct af_ynode *bad = &keys->items[1].items[1];
 	assert_int_equal(bad->line, 6);
 	assert_int_equal(bad->col, 15);
 	float f;
-	assert_int_equal(af_y_get_f32(&d, keys->items[0]->items[1], &f, "k"), 0);
+	assert_int_equal(af_y_get_f32(&d, &keys->items[0].items[1], &f, "k"), 0);
 	assert_true(f == 1.5f);
 	assert_int_equal(af_y_get_f32(&d, bad, &f, "objects[0].keys[1][1]"), AF_EINVAL);
 	char msg[512];
@@ -197,9 +197,9 @@ static void test_numbers_parse_back_in_libyaml(void **state)
 	const struct af_ynode *v = af_ymap_get(doc.root, "v");
 	for (size_t i = 0; i < 7; i++) {
 		float f;
-		assert_int_equal(af_y_get_f32(&d, v->items[i], &f, "v"), 0);
+		assert_int_equal(af_y_get_f32(&d, &v->items[i], &f, "v"), 0);
 		assert_memory_equal(&f, &vals[i], 4);
-		assert_true(v->items[i]->plain);
+		assert_true(v->items[i].plain);
 	}
 	af_ydoc_free(&doc);
 	af_diag_free(&d);
