@@ -82,6 +82,20 @@ struct af_ylimits {
  * under a memory bound also gives af_ylimits.max_bytes. */
 #define AF_MAX_YAML_NODES ((size_t)8 << 20)
 
+/* The memory bound: --cache-mb (the daemon's render cache; the command line's default is
+ * the daemon's) + 64 MiB for everything else. A document's tree gets what is left of it
+ * once the document's text (twice: the text saved and the text it replaces) and 16 MiB
+ * (the process, the codec's model, the binary) are counted: af_ytree_budget, at least
+ * 1 MiB. The largest real document (14.5 MB, 87 MB of tree) fits the default bound
+ * (320 MiB) with room to spare, and not --cache-mb=16's (80 MiB). */
+#define AF_BOUND_EXTRA ((size_t)64 << 20)
+#define AF_YTREE_RESERVE ((size_t)16 << 20)
+static inline size_t af_ytree_budget(size_t cache_bytes, size_t n)
+{
+	size_t bound = cache_bytes + AF_BOUND_EXTRA, other = AF_YTREE_RESERVE + 2 * n;
+	return bound > other + ((size_t)1 << 20) ? bound - other : (size_t)1 << 20;
+}
+
 /* Parse one document. Errors carry line:column. Aliases are refused. Documents
  * larger than AF_MAX_YAML are refused. */
 int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,

@@ -199,16 +199,17 @@ static int cut(const struct af_codec *c, const struct af_split_key *sk, const st
 }
 
 int af_split_view(const struct af_codec *c, const uint8_t *yaml, size_t n, const char *schema_dir,
-		  struct af_split *s, struct af_diag *d)
+		  size_t tree_max, struct af_split *s, struct af_diag *d)
 {
 	struct af_ydoc doc;
+	struct af_ylimits lim = { .max_bytes = tree_max };
 	struct lines l = {0};
 	size_t cap = 0, pos = 0;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	memset(&doc, 0, sizeof(doc));
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
+	if ((rc = af_ydoc_parse(&doc, yaml, n, &lim, d)))
 		goto out;
 	if ((rc = index_lines(yaml, n, &l)))
 		goto out;
@@ -280,7 +281,8 @@ static const struct file *locate(struct file *const *f, size_t nf, unsigned line
 /* One part, parsed, its lines moved past base (*lines: how many it has): the items of
  * its list key in *items (NULL when the list is empty). d's place is the part's own. */
 static int read_part(const char *key, af_split_read_fn *rd, void *ctx, struct file *f,
-		     size_t *total, unsigned *lines, const struct af_ynode **items, struct af_diag *d)
+		     size_t *total, struct af_ylimits *lim, unsigned *lines,
+		     const struct af_ynode **items, struct af_diag *d)
 {
 	struct af_buf text = AF_BUF_INIT;
 	const struct af_ynode *root, *v;
@@ -295,8 +297,9 @@ static int read_part(const char *key, af_split_read_fn *rd, void *ctx, struct fi
 	}
 	*total += text.len;
 	*lines = count_lines(text.data, text.len);
-	if ((rc = af_ydoc_parse(&f->doc, text.data, text.len, NULL, d)))
+	if ((rc = af_ydoc_parse(&f->doc, text.data, text.len, lim, d)))
 		goto out;
+	lim->held += f->doc.arena.used_total; /* the parts' trees share the budget */
 	root = f->doc.root;
 	if (!root || root->type != AF_YMAP) {
 		rc = af_diag_at_mark(d, AF_EINVAL, root ? root->line : 1, root ? root->col : 1,
@@ -371,7 +374,7 @@ static int no_twice(const struct af_ynode *map, struct af_diag *d)
  * each part in order, or, when the parts hold maps, one map of their pairs. */
 static int join_list(const struct af_codec *c, struct file ***f, size_t *nf, size_t *cap,
 		     size_t k, af_split_read_fn *rd, void *ctx, unsigned *base, size_t *total,
-		     struct af_diag *d, char *where, size_t wsize, int *placed)
+		     struct af_ylimits *lim, struct af_diag *d, char *where, size_t wsize, int *placed)
 {
 	struct af_ynode *root = (*f)[0]->doc.root, *seq = &root->items[2 * k + 1], joined;
 	const struct af_ynode *kn = &root->items[2 * k], *first = NULL;
@@ -394,7 +397,7 @@ static int join_list(const struct af_codec *c, struct file ***f, size_t *nf, siz
 						  it->str, AF_SPLIT_INDEX);
 			if (!(x = add_file(f, nf, cap, it->str, it->len, *base)))
 				return af_diag_error(d, AF_ENOMEM, "out of memory");
-			if ((rc = read_part(kn->str, rd, ctx, x, total, &lines, &items, d))) {
+			if ((rc = read_part(kn->str, rd, ctx, x, total, lim, &lines, &items, d))) {
 				*placed = 1; /* the place is the part's own, or the index's */
 				if (d->line) /* a place in the part */
 					snprintf(where, wsize, "%s", x->name);
@@ -472,6 +475,7 @@ int af_split_join(const struct af_codec *c, const uint8_t *index, size_t n, af_s
 		  char *where, size_t wsize)
 {
 	struct file **f = NULL;
+	struct af_ylimits lim = { .max_bytes = io ? io->yaml_max : 0 };
 	size_t nf = 0, cap = 0, start = out->len, total = n;
 	unsigned base;
 	int rc, placed = 0;
@@ -483,11 +487,12 @@ int af_split_join(const struct af_codec *c, const uint8_t *index, size_t n, af_s
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = af_ydoc_parse(&f[0]->doc, index, n, NULL, d)))
+	if ((rc = af_ydoc_parse(&f[0]->doc, index, n, &lim, d)))
 		goto out;
+	lim.held = f[0]->doc.arena.used_total;
 	base = count_lines(index, n);
 	for (size_t k = 0; f[0]->doc.root && f[0]->doc.root->type == AF_YMAP && k < f[0]->doc.root->n; k++)
-		if ((rc = join_list(c, &f, &nf, &cap, k, rd, ctx, &base, &total, d, where, wsize, &placed)))
+		if ((rc = join_list(c, &f, &nf, &cap, k, rd, ctx, &base, &total, &lim, d, where, wsize, &placed)))
 			goto out;
 	rc = c->from_doc(f[0]->doc.root, io, out, d);
 out:
