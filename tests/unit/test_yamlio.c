@@ -109,6 +109,50 @@ static void test_depth_limit(void **state)
 	af_diag_free(&d);
 }
 
+/* af_ylimits.max_bytes: the tree of a document (its nodes, strings and the children of
+ * containers still open) stays within it, or the parse fails with the mark where it ran
+ * out, in both readers; what other documents hold (held) counts. */
+static void test_byte_budget(void **state)
+{
+	(void)state;
+	struct af_ydoc doc;
+	struct af_diag d;
+	size_t n = 200000, len = 0;
+	char *t = malloc(4 * n + 16);
+	len += (size_t)sprintf(t, "k: [");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(t + len, i ? ", 7" : "7");
+	len += (size_t)sprintf(t + len, "]\n");
+	for (int reader = AF_YREAD_AUTO; reader <= AF_YREAD_LIBYAML; reader++) {
+		struct af_ylimits lim = { .max_bytes = (size_t)4 << 20, .reader = reader };
+		/* 200 001 nodes of 40 bytes and 200 000 strings of 2: over 8 MB */
+		af_diag_init(&d);
+		assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)t, len, &lim, &d), AF_EINVAL);
+		assert_non_null(strstr(d.msg, "the document needs more than 4 MiB to encode: raise --cache-mb"));
+		assert_int_equal(d.line, 1);
+		assert_true(d.col > 4 && d.col < len);
+		assert_null(doc.root);
+		af_diag_free(&d);
+
+		/* the list's children grow in a frame (doubling) before they move to the arena */
+		lim.max_bytes = (size_t)32 << 20;
+		af_diag_init(&d);
+		assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)t, len, &lim, &d), 0);
+		assert_int_equal(doc.root->items[1].n, n);
+		assert_string_equal(doc.root->items[1].items[n - 1].str, "7");
+		assert_true(doc.arena.used_total <= lim.max_bytes);
+		af_ydoc_free(&doc);
+		af_diag_free(&d);
+
+		lim.held = (size_t)28 << 20; /* another document's tree: no room left for this one */
+		af_diag_init(&d);
+		assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)t, len, &lim, &d), AF_EINVAL);
+		assert_non_null(strstr(d.msg, "needs more than 32 MiB"));
+		af_diag_free(&d);
+	}
+	free(t);
+}
+
 static void roundtrip_str(const char *s, size_t n)
 {
 	struct af_buf b = AF_BUF_INIT;
@@ -236,7 +280,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_and_marks), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_depth_limit),    cmocka_unit_test(test_str_roundtrip),
+		cmocka_unit_test(test_depth_limit), cmocka_unit_test(test_byte_budget),    cmocka_unit_test(test_str_roundtrip),
 		cmocka_unit_test(test_blocks),         cmocka_unit_test(test_numbers_parse_back_in_libyaml),
 		cmocka_unit_test(test_getters),
 	};
