@@ -7,6 +7,13 @@ import sys
 import zlib
 
 
+def size(path):
+    """(width, height) from the IHDR."""
+    data = open(path, "rb").read(24)
+    assert data[:8] == b"\x89PNG\r\n\x1a\n" and data[12:16] == b"IHDR", "not a PNG"
+    return struct.unpack(">II", data[16:24])
+
+
 def pixels(path):
     data = open(path, "rb").read()
     assert data[:8] == b"\x89PNG\r\n\x1a\n", "not a PNG"
