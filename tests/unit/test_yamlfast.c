@@ -141,6 +141,11 @@ static void check_sample(void *ctx, const char *dir, const char *name, const cha
 	}
 	if (!(bin = read_all(path, &n)))
 		return;
+	if (sample_variant(path, (const unsigned char *)bin, n)) {
+		print_message("not checked again: %s, a variant of a sample checked\n", path);
+		free(bin);
+		return;
+	}
 	const struct af_codec *c = af_codec_bid(name, (const uint8_t *)bin,
 						n < AF_BID_HEAD ? n : AF_BID_HEAD);
 	struct af_buf y = AF_BUF_INIT;
