@@ -7,7 +7,11 @@ ajv (Ajv in node, tests/tools/schema_ajv.js: 40x faster on a 14 MB view; a docum
 JSON cannot hold, such as one with .nan, goes to jsonschema), or both (each document
 through both; a verdict they disagree on is INVALID).
 SCHEMA_CHECK_COMPARE=1: also load each file with the full loader and fail when the two
-documents differ (the check of load_fast)."""
+documents differ (the check of load_fast).
+ANIMFS_YAML2JSON=PROGRAM (the tests' tests/tools/yaml2json, 7x faster than load_fast):
+with --engine=ajv the documents go from it straight to Ajv, unloaded here (a file it
+does not convert is loaded here); with --engine=both each document it converts must
+equal the one loaded here (the check of the converter, on every small view)."""
 import json
 import os
 import re
@@ -165,9 +169,47 @@ class Ajv:
             sys.exit(f"{path}: INVALID at (top): the ajv validator died")
         return out
 
+    def check_json(self, line):
+        """check() of a line "[NAME,DOCUMENT]" of JSON made elsewhere."""
+        self.proc.stdin.write(line)
+        self.proc.stdin.flush()
+        out = self.proc.stdout.readline().rstrip("\n")
+        if not out:
+            sys.exit(f"{line[:80]}: INVALID at (top): the ajv validator died")
+        return out
+
     def close(self):
         self.proc.stdin.close()
         self.proc.wait()
+
+
+def converter(paths):
+    """{path: its JSON line} from $ANIMFS_YAML2JSON for the files it converts ({} when
+    there is none): lines read one at a time, each file's JSON held until it is checked."""
+    prog = os.environ.get("ANIMFS_YAML2JSON")
+    if not prog or not os.access(prog, os.X_OK):
+        return {}
+    return LazyLines(prog, paths)
+
+
+class LazyLines:
+    """The converter's output read as the files are asked for, in their order."""
+
+    def __init__(self, prog, paths):
+        import subprocess
+        self.proc = subprocess.Popen([prog, *paths], stdout=subprocess.PIPE, text=True)
+        self.left = list(paths)
+
+    def get(self, path):
+        if not self.left or self.left[0] != path:
+            return None
+        self.left.pop(0)
+        line = self.proc.stdout.readline()
+        if not line:
+            sys.exit(f"{path}: INVALID at (top): yaml2json died")
+        if line.startswith("FALLBACK\t"):
+            return None
+        return line
 
 
 def jsonschema_verdict(v, doc):
@@ -191,9 +233,20 @@ def main():
     cls.check_schema(schema)
     v = cls(schema)
     ajv = Ajv(args[0]) if engine != "jsonschema" else None
+    converted = converter(args[1:]) if engine != "jsonschema" else {}
     bad = 0
     for path in args[1:]:
+        line = converted.get(path)
+        if engine == "ajv" and line is not None:
+            a = ajv.check_json(line)
+            print(f"{path}: {a}")
+            bad += a != "ok"
+            continue
         doc = load(path)
+        if line is not None and json.loads(line)[1] != json.loads(json.dumps(doc)):
+            print(f"{path}: INVALID at (top): yaml2json's document differs from the loader's")
+            bad += 1
+            continue
         if os.environ.get("SCHEMA_CHECK_COMPARE"):
             with open(path, "rb") as f:
                 full = yaml.load(f, Loader=Yaml12)
