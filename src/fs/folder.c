@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,7 @@ struct loaded {
 	struct af_fid id;
 	unsigned refs;          /* p->lock */
 	int ok;                 /* opened (written under its lock before anyone else takes it) */
+	unsigned waiting;       /* threads waiting for its lock (atomic): a listing lets them in */
 	unsigned long last;     /* p->lock */
 	size_t bytes;           /* the container's copy and its index.yaml (the members'
 				   texts are the render cache's); p->lock */
@@ -389,7 +391,9 @@ failed:
 	l = NULL;
 	goto out;
 found: /* listed: wait until whoever reads or uses it is done */
+	__atomic_add_fetch(&l->waiting, 1, __ATOMIC_ACQ_REL);
 	pthread_mutex_lock(&l->lock);
+	__atomic_sub_fetch(&l->waiting, 1, __ATOMIC_ACQ_REL);
 	if (!l->ok) { /* its reading failed (and said why) */
 		done(fs, l);
 		l = NULL;
@@ -409,6 +413,23 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 	struct loaded *l = load_file(fs, rel, d);
 	af_act_resume(was);
 	return l;
+}
+
+/* Between two members of a listing (l->lock held, and held again on return): the
+ * threads waiting for l meanwhile go first, each for its own use (a member's text, a
+ * lookup), so a long listing of an archive keeps its other users waiting for one
+ * member at most, not for the whole loop. Bounded: a stream of newcomers does not
+ * starve the listing. */
+static void let_waiters_in(struct loaded *l)
+{
+	unsigned before = __atomic_load_n(&l->waiting, __ATOMIC_ACQUIRE);
+	if (!before)
+		return;
+	pthread_mutex_unlock(&l->lock);
+	for (int spins = 0; spins < 1000 && __atomic_load_n(&l->waiting, __ATOMIC_ACQUIRE) >= before;
+	     spins++)
+		sched_yield();
+	pthread_mutex_lock(&l->lock);
 }
 
 /* The node of archive a (made on the first ask); NULL on ENOMEM. Call with l->lock held. */
@@ -720,6 +741,15 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 	 * whose stat fails. A nested container is a folder. */
 	for (size_t n = 0; nd && n < h->n; n++) {
 		char shown[AF_MEMBER_NAME_MAX * 3];
+		if (n % 64 == 63 && __atomic_load_n(&l->waiting, __ATOMIC_ACQUIRE)) {
+			/* h stays (l->v and its nested archives live as long as l); the nodes
+			 * may have moved, and broken[] may have gained marks: read again */
+			let_waiters_in(l);
+			if (!(nd = node_of(l, h)))
+				listed = 0; /* ENOMEM: what is listed so far, not kept */
+			if (!nd)
+				break;
+		}
 		int folder = af_archive_sub(h, n) != NULL;
 		af_member_shown(h->m[n].name, 1, shown, sizeof(shown));
 		snprintf(bin, sizeof(bin), "%s/%s", dir, shown);
