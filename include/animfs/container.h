@@ -169,6 +169,9 @@ struct af_archive {
 	/* member names and aliases by hash (af_archive_find; over m, which never moves) */
 	struct af_nameidx by_name, by_alias;
 	struct af_buf own; /* a nested archive's bytes, which its state borrows (or empty) */
+	/* a member's save: the most its YAML tree may take (struct af_io.yaml_max), set by
+	 * the caller on the outermost archive; 0: no limit */
+	size_t yaml_max;
 };
 /* Open with the codec table's content checks. 0 or AF_E*. */
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,

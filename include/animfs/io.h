@@ -43,6 +43,9 @@ struct af_io {
 	void (*learn_names)(void *ctx, const char *const *names, size_t n);
 	/* How to render (to_yaml only); NULL: the defaults. */
 	const struct af_opts *opts;
+	/* The most the parsed document's tree may take (from_yaml, a split view's join):
+	 * the caller's share of its memory bound (af_ytree_budget in yamlio.h); 0: none. */
+	size_t yaml_max;
 };
 
 /* The siblings of a file in the folder dirfd (which stays the caller's): plain files

@@ -38,10 +38,11 @@ int af_split_able(const struct af_codec *c);
 
 /* Cut yaml (a whole view of c, as to_yaml writes it, with or without its modeline) into
  * s. schema_dir as af_codec_modeline's (NULL or "none": no modelines). A list that is
- * not written as a block list stays whole in the index. 0, AF_ENOMEM, or AF_EINVAL with
- * d (the text does not parse). */
+ * not written as a block list stays whole in the index. tree_max: the most the parsed
+ * text may take (af_ylimits.max_bytes; 0: no limit). 0, AF_ENOMEM, or AF_EINVAL with
+ * d (the text does not parse, or needs more than tree_max). */
 int af_split_view(const struct af_codec *c, const uint8_t *yaml, size_t n, const char *schema_dir,
-		  struct af_split *s, struct af_diag *d);
+		  size_t tree_max, struct af_split *s, struct af_diag *d);
 void af_split_free(struct af_split *s);
 
 /* Whether name may be a part's file name: a plain base name ending in ".yaml", not
@@ -54,7 +55,8 @@ typedef int af_split_read_fn(void *ctx, const char *name, struct af_buf *out, st
 /* The binary of a split view: the index's text and each part it names (read through rd)
  * put together and encoded by c's from_doc, appended to out. After a failure out is as
  * on entry, d->line:col are in the file whose name is in where ("index.yaml" or the
- * part's), and d's warnings are lines "NAME:line:col: text". c: the codec the
+ * part's), and d's warnings are lines "NAME:line:col: text". io->yaml_max bounds the
+ * trees of the index and the parts together. c: the codec the
  * index's `format:` names (the caller's af_codec_for_save). */
 int af_split_join(const struct af_codec *c, const uint8_t *index, size_t n, af_split_read_fn *rd,
 		  void *ctx, const struct af_io *io, struct af_buf *out, struct af_diag *d,

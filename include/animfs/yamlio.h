@@ -32,17 +32,21 @@ void af_y_base64block(struct af_buf *b, const uint8_t *p, size_t n, int indent);
 /* ---- reading ---- */
 enum af_ytype { AF_YSCALAR, AF_YSEQ, AF_YMAP };
 
-struct af_ynode {      /* 56 bytes, in this order: a tree holds millions */
-	enum af_ytype type;
-	unsigned line, col;   /* 1-based start mark */
-	int plain;            /* scalar: plain (unquoted) style, may be null/number */
+/* 40 bytes (a tree holds millions): a container's children lie by value in one block
+ * of the document's arena (&n->items[i]), scalars' strings are packed (alignment 1).
+ * len and n fit 32 bits and line 29 because a document is at most AF_MAX_YAML bytes.
+ * str and items stay separate (and NULL when not of the node's type), so code that
+ * forgets a type check reads nothing it should not. */
+struct af_ynode {
+	unsigned type : 2;    /* enum af_ytype */
+	unsigned plain : 1;   /* scalar: plain (unquoted) style, may be null/number */
+	unsigned line : 29;   /* 1-based start mark */
+	uint32_t col;
+	/* scalar: strlen(str); seq: n items; map: n pairs, items[2i] key, items[2i+1] value */
+	uint32_t len, n;
 	const char *tag;      /* NULL when none */
-	/* scalar */
-	const char *str;      /* NUL-terminated copy */
-	size_t len;
-	/* seq: n items; map: n pairs, items[2i] key, items[2i+1] value */
-	size_t n;
-	struct af_ynode **items;
+	const char *str;      /* scalar: NUL-terminated copy */
+	struct af_ynode *items;
 };
 
 struct af_ydoc {
@@ -59,17 +63,38 @@ struct af_ylimits {
 	unsigned max_depth;   /* default 64 */
 	size_t max_nodes;     /* default 0 = AF_MAX_YAML_NODES */
 	enum af_yreader reader;
+	/* The bytes the tree may take while it is built (its nodes and strings, and the
+	 * children of the containers still open); 0: no limit. Past it the parse fails
+	 * with "L:C: the document needs more than N MiB to encode: raise --cache-mb". */
+	size_t max_bytes;
+	size_t held; /* of max_bytes, what other documents of the same encode hold already */
 };
 
 /* No real document comes near this (the largest samples render to a few MiB); a
  * larger one is refused before parsing, by the command line, the mount (EFBIG)
  * and af_ydoc_parse itself, so memory stays bounded by a small multiple of it. */
 #define AF_MAX_YAML ((size_t)256 << 20)
-/* The tree costs ~100 bytes a value, so the size limit alone would let a document
- * of "1," pairs take tens of GiB. The largest real document (a Shenmue motion bank,
- * 14.5 MB) has 1.95M values; this default (used when af_ylimits.max_nodes is 0)
- * leaves 4x room and bounds the tree to ~800 MiB. */
+/* The tree costs about 43 bytes a value (a 40-byte node, its string and NUL; measured:
+ * the largest real document, a Shenmue motion bank of 14.5 MB, has 2.0 M nodes, 1.51 M
+ * of them scalars, in 86.9 MB of tree, 6 bytes a byte of text), so the size limit alone
+ * would let a document of "1," pairs take over 5 GiB. This default (used when
+ * af_ylimits.max_nodes is 0) leaves 4x room and bounds the tree to ~350 MiB; a caller
+ * under a memory bound also gives af_ylimits.max_bytes. */
 #define AF_MAX_YAML_NODES ((size_t)8 << 20)
+
+/* The memory bound: --cache-mb (the daemon's render cache; the command line's default is
+ * the daemon's) + 64 MiB for everything else. A document's tree gets what is left of it
+ * once the document's text (twice: the text saved and the text it replaces) and 16 MiB
+ * (the process, the codec's model, the binary) are counted: af_ytree_budget, at least
+ * 1 MiB. The largest real document (14.5 MB, 87 MB of tree) fits the default bound
+ * (320 MiB) with room to spare, and not --cache-mb=16's (80 MiB). */
+#define AF_BOUND_EXTRA ((size_t)64 << 20)
+#define AF_YTREE_RESERVE ((size_t)16 << 20)
+static inline size_t af_ytree_budget(size_t cache_bytes, size_t n)
+{
+	size_t bound = cache_bytes + AF_BOUND_EXTRA, other = AF_YTREE_RESERVE + 2 * n;
+	return bound > other + ((size_t)1 << 20) ? bound - other : (size_t)1 << 20;
+}
 
 /* Parse one document. Errors carry line:column. Aliases are refused. Documents
  * larger than AF_MAX_YAML are refused. */

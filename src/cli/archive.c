@@ -357,7 +357,7 @@ static void drop_old_warnings(const struct af_archive *h, size_t k, struct af_di
 }
 
 int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member,
-		      const struct af_cli_ov *ov)
+		      const struct af_cli_ov *ov, size_t cache_bytes)
 {
 	struct opened o;
 	struct af_archive *h;
@@ -382,6 +382,7 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
 			    &yaml, &d))
 		goto out;
+	o.a.yaml_max = af_cli_yaml_max(cache_bytes, yaml.len);
 	if (k == -2) { /* a new member: the container adds it */
 		if (af_member_add(h, af_base(member), yaml.data, yaml.len, &image, &d))
 			goto out;

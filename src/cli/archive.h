@@ -43,7 +43,7 @@ int af_cli_arc_render_with(const char *path, const char *arc, const char *member
  * the members that differ from GAME's; none: ov->mod goes); arc is never written. */
 struct af_cli_ov;
 int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member,
-		      const struct af_cli_ov *ov);
+		      const struct af_cli_ov *ov, size_t cache_bytes);
 /* check: every member round-trips and an unchanged rebuild is identical, in every
  * nested container too. Adds to the counters st[k] of container af_containers[k]
  * (k < max), each layer under its own; member(codec name, bytes, ok) counts each member

@@ -93,6 +93,11 @@ struct af_cli_io {
 void af_cli_io_init(struct af_cli_io *c, const char *path, int learn);
 void af_cli_io_close(struct af_cli_io *c);
 
+/* The most the YAML tree of a document of n bytes may take when the command line encodes
+ * (or cuts) it under the memory bound of cache_bytes (encode --cache-mb, else the
+ * mount's default AF_DEFAULT_CACHE_MB) + 64 MiB: af_ytree_budget. */
+size_t af_cli_yaml_max(size_t cache_bytes, size_t n);
+
 /* Where decodes point their modeline: the installed schemas, as a file:// URI. */
 void af_cli_schema_ref(char *out, size_t size);
 
@@ -111,7 +116,7 @@ int af_cli_split_write(const struct af_codec *c, const char *dir, const uint8_t 
 /* encode DIR: the binary of the split view in DIR, into out; errors printed, naming the
  * file (DIR/index.yaml or DIR/PART) and line:col. 0 or -1. */
 struct af_buf;
-int af_cli_split_encode(const char *dir, const char *outpath, struct af_buf *out);
+int af_cli_split_encode(const char *dir, const char *outpath, size_t cache_bytes, struct af_buf *out);
 
 /* Print "animfs: <diag formatted with file>" (and warnings) to stderr. */
 void af_cli_report(const char *file, const struct af_diag *d);

@@ -1,4 +1,5 @@
 /* `animfs decode` and `animfs encode`: one file through one codec. */
+#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,6 +10,7 @@
 #include "cli.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/fs.h"
 #include "animfs/userdict.h"
 #include "animfs/yamlio.h"
 #include "archive.h"
@@ -56,6 +58,7 @@ struct args {
 	char how[160];              /* why in layout to when no --to chose it ("": --to did) */
 	const char *on[MAX_OPTS]; /* the rendering options asked for (--NAME) */
 	struct af_opts opts;
+	size_t cache_bytes;       /* encode --cache-mb=N: the memory bound is it + 64 MiB */
 };
 
 /* Whether arg is `--NAME` of a rendering option some codec offers (codec.h); then it is
@@ -90,6 +93,7 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 {
 	memset(a, 0, sizeof(*a));
 	a->opts.on = a->on;
+	a->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-o") && i + 1 < argc)
 			a->out = argv[++i];
@@ -101,6 +105,16 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->to = argv[++i];
 		else if (!allow_format && !strcmp(argv[i], "--overlay-layout") && i + 1 < argc)
 			a->layout = argv[++i];
+		else if (!allow_format && !strncmp(argv[i], "--cache-mb=", 11)) {
+			char *end;
+			unsigned long mb = strtoul(argv[i] + 11, &end, 10);
+			if (!isdigit((unsigned char)argv[i][11]) || *end || !mb || mb > (1ul << 20)) {
+				fprintf(stderr, "animfs %s: --cache-mb wants a number of MiB, 1 to 1048576\n",
+					argv[0]);
+				return -1;
+			}
+			a->cache_bytes = (size_t)mb << 20;
+		}
 		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
 			a->format = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--split") && i + 1 < argc)
@@ -231,6 +245,8 @@ static int convert(const struct args *a, int decode)
 		af_diag_error(&d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
+	if (!decode)
+		io.d.io.yaml_max = af_cli_yaml_max(a->cache_bytes, in.len);
 	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.d.io, &out, &d);
 	if (decode && crc == AF_VIEW_READONLY) {
 		/* a view all the same: the text says it is read-only, and why */
@@ -310,7 +326,7 @@ static int encode_split(struct args *a)
 		a->out = outpath;
 	}
 	af_diag_init(&d);
-	if (!af_cli_split_encode(a->in, a->out, &out) && !write_result(a->out, &out, &d))
+	if (!af_cli_split_encode(a->in, a->out, a->cache_bytes, &out) && !write_result(a->out, &out, &d))
 		rc = AF_EXIT_OK;
 	af_buf_free(&out);
 	af_diag_free(&d);
@@ -355,7 +371,7 @@ int af_cli_encode(int argc, char **argv)
 		struct af_cli_ov ov;
 		if (a.overlay && af_cli_ov_target(a.game ? a.game : ".", a.overlay, pkg, &ov))
 			return AF_EXIT_FAIL;
-		return af_cli_arc_encode(a.in, a.out, pkg, member, a.overlay ? &ov : NULL);
+		return af_cli_arc_encode(a.in, a.out, pkg, member, a.overlay ? &ov : NULL, a.cache_bytes);
 	}
 	static struct af_cli_ov ov;
 	if (a.overlay) { /* the binary lands in MODDIR at its GAME path, in its layout */

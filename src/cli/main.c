@@ -91,12 +91,14 @@ static const struct command commands[] = {
 	 "                         none: no such line)\n",
 	 af_cli_decode_options_help},
 	{"encode", NULL, af_cli_encode,
-	 "encode FILE.yaml|DIR [-o OUT]\n"
+	 "encode FILE.yaml|DIR [-o OUT] [--cache-mb=N]\n"
 	 "        [--overlay MODDIR [--game GAME] [--overlay-layout NAME] [--to LAYOUT]]",
 	 NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
 	 "CONTAINER/MEMBER; DIR: a split view, see decode --split)",
 	 "  -o OUT                 the binary to write (default: FILE without .yaml)\n"
+	 "  --cache-mb=N           memory stays within N + 64 MiB, as in mount (default\n"
+	 "                         " STR(AF_DEFAULT_CACHE_MB) "): a document whose tree needs more is refused\n"
 	 "  --overlay MODDIR       leave OUT (a path in GAME) as it is: write the result to\n"
 	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"
 	 "  --game GAME            the game folder OUT is in (default: the current one)\n"

@@ -20,10 +20,11 @@ int af_codec_encode(af_encode_fn *encode, const uint8_t *yaml, size_t n, const s
 		    struct af_buf *out, struct af_diag *d)
 {
 	struct af_ydoc doc;
+	struct af_ylimits lim = { .max_bytes = io ? io->yaml_max : 0 };
 	size_t start = out->len;
 	int rc;
 	memset(&doc, 0, sizeof(doc));
-	if (!(rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
+	if (!(rc = af_ydoc_parse(&doc, yaml, n, &lim, d)))
 		rc = encode(doc.root, io, out, d);
 	if (rc < 0)
 		out->len = start; /* nor of failed bytes */

@@ -81,15 +81,15 @@ static size_t line_at(const struct lines *l, unsigned line)
 /* Element i of a list or map: the item, or the pair's key. */
 static const struct af_ynode *element(const struct af_ynode *v, size_t i)
 {
-	return v->type == AF_YMAP ? v->items[2 * i] : v->items[i];
+	return v->type == AF_YMAP ? &v->items[2 * i] : &v->items[i];
 }
 
 /* The element's name value (a map's: its key), made a file name's piece (letters,
  * digits, . _ -). */
 static void name_piece(const struct af_ynode *v, size_t i, const char *key, char *out, size_t size)
 {
-	const struct af_ynode *n = v->type == AF_YMAP ? v->items[2 * i]
-			       : key ? af_ymap_get(v->items[i], key) : NULL;
+	const struct af_ynode *n = v->type == AF_YMAP ? &v->items[2 * i]
+			       : key ? af_ymap_get(&v->items[i], key) : NULL;
 	size_t o = 0;
 	out[0] = 0;
 	if (!n || n->type != AF_YSCALAR)
@@ -108,8 +108,8 @@ static void name_piece(const struct af_ynode *v, size_t i, const char *key, char
 static int same_part(const struct af_split_key *sk, const struct af_ynode *v, size_t first, size_t i)
 {
 	if (sk->group && sk->name && v->type == AF_YSEQ) {
-		const struct af_ynode *x = af_ymap_get(v->items[i - 1], sk->name);
-		const struct af_ynode *y = af_ymap_get(v->items[i], sk->name);
+		const struct af_ynode *x = af_ymap_get(&v->items[i - 1], sk->name);
+		const struct af_ynode *y = af_ymap_get(&v->items[i], sk->name);
 		return x && y && x->type == AF_YSCALAR && y->type == AF_YSCALAR && x->len == y->len &&
 		       !memcmp(x->str, y->str, x->len);
 	}
@@ -199,16 +199,17 @@ static int cut(const struct af_codec *c, const struct af_split_key *sk, const st
 }
 
 int af_split_view(const struct af_codec *c, const uint8_t *yaml, size_t n, const char *schema_dir,
-		  struct af_split *s, struct af_diag *d)
+		  size_t tree_max, struct af_split *s, struct af_diag *d)
 {
 	struct af_ydoc doc;
+	struct af_ylimits lim = { .max_bytes = tree_max };
 	struct lines l = {0};
 	size_t cap = 0, pos = 0;
 	int rc;
 
 	memset(s, 0, sizeof(*s));
 	memset(&doc, 0, sizeof(doc));
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
+	if ((rc = af_ydoc_parse(&doc, yaml, n, &lim, d)))
 		goto out;
 	if ((rc = index_lines(yaml, n, &l)))
 		goto out;
@@ -217,7 +218,7 @@ int af_split_view(const struct af_codec *c, const uint8_t *yaml, size_t n, const
 		pos = line_at(&l, 2);
 	modeline(&s->index, schema_dir, c, NULL);
 	for (size_t k = 0; doc.root && doc.root->type == AF_YMAP && k < doc.root->n; k++) {
-		const struct af_ynode *key = doc.root->items[2 * k], *v = doc.root->items[2 * k + 1];
+		const struct af_ynode *key = &doc.root->items[2 * k], *v = &doc.root->items[2 * k + 1];
 		const struct af_split_key *sk = NULL;
 		size_t first;
 		for (const struct af_split_key *x = c->split; x && x->key; x++)
@@ -264,7 +265,7 @@ static void shift(struct af_ynode *node, unsigned by)
 	node->line += by;
 	if (node->type != AF_YSCALAR)
 		for (size_t i = 0; i < (node->type == AF_YMAP ? 2 * node->n : node->n); i++)
-			shift(node->items[i], by);
+			shift(&node->items[i], by);
 }
 
 /* The file that line of the whole is in, and the line there. */
@@ -280,7 +281,8 @@ static const struct file *locate(struct file *const *f, size_t nf, unsigned line
 /* One part, parsed, its lines moved past base (*lines: how many it has): the items of
  * its list key in *items (NULL when the list is empty). d's place is the part's own. */
 static int read_part(const char *key, af_split_read_fn *rd, void *ctx, struct file *f,
-		     size_t *total, unsigned *lines, const struct af_ynode **items, struct af_diag *d)
+		     size_t *total, struct af_ylimits *lim, unsigned *lines,
+		     const struct af_ynode **items, struct af_diag *d)
 {
 	struct af_buf text = AF_BUF_INIT;
 	const struct af_ynode *root, *v;
@@ -295,8 +297,9 @@ static int read_part(const char *key, af_split_read_fn *rd, void *ctx, struct fi
 	}
 	*total += text.len;
 	*lines = count_lines(text.data, text.len);
-	if ((rc = af_ydoc_parse(&f->doc, text.data, text.len, NULL, d)))
+	if ((rc = af_ydoc_parse(&f->doc, text.data, text.len, lim, d)))
 		goto out;
+	lim->held += f->doc.arena.used_total; /* the parts' trees share the budget */
 	root = f->doc.root;
 	if (!root || root->type != AF_YMAP) {
 		rc = af_diag_at_mark(d, AF_EINVAL, root ? root->line : 1, root ? root->col : 1,
@@ -304,8 +307,8 @@ static int read_part(const char *key, af_split_read_fn *rd, void *ctx, struct fi
 		goto out;
 	}
 	for (size_t i = 0; i < root->n; i++)
-		if (root->items[2 * i]->type != AF_YSCALAR || strcmp(root->items[2 * i]->str, key)) {
-			rc = af_y_error(d, root->items[2 * i],
+		if (root->items[2 * i].type != AF_YSCALAR || strcmp(root->items[2 * i].str, key)) {
+			rc = af_y_error(d, &root->items[2 * i],
 					"a part of '%s' holds the key '%s' only (%s lists this file under '%s')",
 					key, key, AF_SPLIT_INDEX, key);
 			goto out;
@@ -357,7 +360,7 @@ static int no_twice(const struct af_ynode *map, struct af_diag *d)
 	if (!keys)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < map->n; i++)
-		keys[i] = map->items[2 * i];
+		keys[i] = &map->items[2 * i];
 	qsort(keys, map->n, sizeof(*keys), by_key);
 	for (size_t i = 1; i < map->n && !rc; i++)
 		if (keys[i]->type == AF_YSCALAR && keys[i - 1]->type == AF_YSCALAR &&
@@ -371,10 +374,10 @@ static int no_twice(const struct af_ynode *map, struct af_diag *d)
  * each part in order, or, when the parts hold maps, one map of their pairs. */
 static int join_list(const struct af_codec *c, struct file ***f, size_t *nf, size_t *cap,
 		     size_t k, af_split_read_fn *rd, void *ctx, unsigned *base, size_t *total,
-		     struct af_diag *d, char *where, size_t wsize, int *placed)
+		     struct af_ylimits *lim, struct af_diag *d, char *where, size_t wsize, int *placed)
 {
-	struct af_ynode *root = (*f)[0]->doc.root, **slot = &root->items[2 * k + 1], *seq = *slot, *joined;
-	const struct af_ynode *kn = root->items[2 * k], *first = NULL;
+	struct af_ynode *root = (*f)[0]->doc.root, *seq = &root->items[2 * k + 1], joined;
+	const struct af_ynode *kn = &root->items[2 * k], *first = NULL;
 	size_t count = 0, o = 0, from = *nf;
 	int known = 0, rc;
 	for (const struct af_split_key *x = c->split; x->key; x++)
@@ -383,7 +386,7 @@ static int join_list(const struct af_codec *c, struct file ***f, size_t *nf, siz
 		return 0;
 	/* each name is a part's file; anything else is an item written in place */
 	for (size_t i = 0; i < seq->n; i++) {
-		const struct af_ynode *it = seq->items[i], *items;
+		const struct af_ynode *it = &seq->items[i], *items;
 		struct file *x;
 		unsigned lines = 0;
 		if (it->type != AF_YSCALAR) {
@@ -394,7 +397,7 @@ static int join_list(const struct af_codec *c, struct file ***f, size_t *nf, siz
 						  it->str, AF_SPLIT_INDEX);
 			if (!(x = add_file(f, nf, cap, it->str, it->len, *base)))
 				return af_diag_error(d, AF_ENOMEM, "out of memory");
-			if ((rc = read_part(kn->str, rd, ctx, x, total, &lines, &items, d))) {
+			if ((rc = read_part(kn->str, rd, ctx, x, total, lim, &lines, &items, d))) {
 				*placed = 1; /* the place is the part's own, or the index's */
 				if (d->line) /* a place in the part */
 					snprintf(where, wsize, "%s", x->name);
@@ -412,33 +415,32 @@ static int join_list(const struct af_codec *c, struct file ***f, size_t *nf, siz
 			return af_y_error(d, items, "'%s' is a %s here but a %s at %s", kn->str,
 					  items->type == AF_YMAP ? "map" : "list",
 					  first->type == AF_YMAP ? "map" : "list",
-					  first == seq->items[0] ? "its first item" : "its first part");
+					  first == &seq->items[0] ? "its first item" : "its first part");
 		count += it->type == AF_YSCALAR || items->type == AF_YMAP ? items->n : 1;
 	}
-	if (!(joined = af_arena_alloc(&(*f)[0]->doc.arena, sizeof(*joined))))
-		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	*joined = *seq;
-	joined->type = first ? first->type : AF_YSEQ;
-	if (joined->type == AF_YMAP)
+	joined = *seq;
+	joined.type = first ? first->type : AF_YSEQ;
+	if (joined.type == AF_YMAP)
 		count *= 2;
-	if (!(joined->items = af_arena_array(&(*f)[0]->doc.arena, count ? count : 1, sizeof(*joined->items))))
+	/* the parts' items copied by value (what they point to stays in the parts' arenas) */
+	if (!(joined.items = af_arena_array(&(*f)[0]->doc.arena, count ? count : 1, sizeof(*joined.items))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0, p = from; i < seq->n; i++) {
-		const struct af_ynode *items = seq->items[i];
+		const struct af_ynode *items = &seq->items[i];
 		if (items->type == AF_YSCALAR) {
 			items = af_ymap_get((*f)[p++]->doc.root, kn->str);
-		} else if (items->type == AF_YSEQ || joined->type == AF_YSEQ) {
-			joined->items[o++] = seq->items[i]; /* an item written in the index */
+		} else if (items->type == AF_YSEQ || joined.type == AF_YSEQ) {
+			joined.items[o++] = seq->items[i]; /* an item written in the index */
 			continue;
 		}
 		if (!items || items->type == AF_YSCALAR)
 			continue;
 		for (size_t j = 0; j < (items->type == AF_YMAP ? 2 * items->n : items->n); j++)
-			joined->items[o++] = items->items[j];
+			joined.items[o++] = items->items[j];
 	}
-	joined->n = joined->type == AF_YMAP ? o / 2 : o;
-	*slot = joined;
-	return joined->type == AF_YMAP ? no_twice(joined, d) : 0;
+	joined.n = (uint32_t)(joined.type == AF_YMAP ? o / 2 : o);
+	*seq = joined;
+	return seq->type == AF_YMAP ? no_twice(seq, d) : 0;
 }
 
 /* d's warnings, each "NAME:line:col: text" in the file it is in. */
@@ -473,6 +475,7 @@ int af_split_join(const struct af_codec *c, const uint8_t *index, size_t n, af_s
 		  char *where, size_t wsize)
 {
 	struct file **f = NULL;
+	struct af_ylimits lim = { .max_bytes = io ? io->yaml_max : 0 };
 	size_t nf = 0, cap = 0, start = out->len, total = n;
 	unsigned base;
 	int rc, placed = 0;
@@ -484,11 +487,12 @@ int af_split_join(const struct af_codec *c, const uint8_t *index, size_t n, af_s
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = af_ydoc_parse(&f[0]->doc, index, n, NULL, d)))
+	if ((rc = af_ydoc_parse(&f[0]->doc, index, n, &lim, d)))
 		goto out;
+	lim.held = f[0]->doc.arena.used_total;
 	base = count_lines(index, n);
 	for (size_t k = 0; f[0]->doc.root && f[0]->doc.root->type == AF_YMAP && k < f[0]->doc.root->n; k++)
-		if ((rc = join_list(c, &f, &nf, &cap, k, rd, ctx, &base, &total, d, where, wsize, &placed)))
+		if ((rc = join_list(c, &f, &nf, &cap, k, rd, ctx, &base, &total, &lim, d, where, wsize, &placed)))
 			goto out;
 	rc = c->from_doc(f[0]->doc.root, io, out, d);
 out:
@@ -543,11 +547,11 @@ static void json_node(struct af_buf *b, const struct af_ynode *n)
 		if (i)
 			af_buf_puts(b, ", ");
 		if (n->type == AF_YMAP) {
-			json_str(b, n->items[2 * i]->str, n->items[2 * i]->len);
+			json_str(b, n->items[2 * i].str, n->items[2 * i].len);
 			af_buf_puts(b, ": ");
-			json_node(b, n->items[2 * i + 1]);
+			json_node(b, &n->items[2 * i + 1]);
 		} else {
-			json_node(b, n->items[i]);
+			json_node(b, &n->items[i]);
 		}
 	}
 	af_buf_putc(b, n->type == AF_YMAP ? '}' : ']');
@@ -574,7 +578,7 @@ static void index_schema(const struct af_codec *c, const struct af_ynode *root, 
 {
 	int first = 1;
 	for (size_t i = 0; i < root->n; i++) {
-		const struct af_ynode *k = root->items[2 * i], *v = root->items[2 * i + 1];
+		const struct af_ynode *k = &root->items[2 * i], *v = &root->items[2 * i + 1];
 		member(b, &first, k->str);
 		if (!strcmp(k->str, "$id") || !strcmp(k->str, "title")) {
 			af_buf_printf(b, "\"%s%s\"", v->str,
@@ -582,7 +586,7 @@ static void index_schema(const struct af_codec *c, const struct af_ynode *root, 
 		} else if (!strcmp(k->str, "properties") && v->type == AF_YMAP) {
 			af_buf_puts(b, "{");
 			for (size_t j = 0; j < v->n; j++) {
-				const struct af_ynode *pk = v->items[2 * j], *pv = v->items[2 * j + 1];
+				const struct af_ynode *pk = &v->items[2 * j], *pv = &v->items[2 * j + 1];
 				const struct af_ynode *desc = af_ymap_get(pv, "description");
 				const struct af_ynode *items = af_ymap_get(pv, "items");
 				af_buf_puts(b, j ? ",\n    " : "\n    ");

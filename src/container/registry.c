@@ -741,6 +741,14 @@ int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_op
 	return rc;
 }
 
+/* The caller's bound on a member's YAML tree: the outermost archive's. */
+static size_t yaml_max_of(const struct af_archive *a)
+{
+	while (a->parent)
+		a = a->parent;
+	return a->yaml_max;
+}
+
 /* yaml encoded for member i into bin (the one rule: its format is the member's codec);
  * *changed: whether bin differs from the member's current bytes. */
 static int encode_member(const struct af_archive *a, size_t i, const uint8_t *yaml, size_t n,
@@ -755,6 +763,7 @@ static int encode_member(const struct af_archive *a, size_t i, const uint8_t *ya
 		return AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
 	io.learn_names = af_userdict_io_learn; /* names typed in the document */
+	io.yaml_max = yaml_max_of(a);
 	if (!af_codec_for_save(c, a->m[i].name, yaml, n, d)) {
 		rc = d->code;
 		goto out;
@@ -816,7 +825,7 @@ int af_member_add(const struct af_archive *a, const char *name, const uint8_t *y
 {
 	struct af_buf bin = AF_BUF_INIT;
 	struct af_io io = { .name = name, .read_names = af_userdict_io_read,
-			    .learn_names = af_userdict_io_learn };
+			    .learn_names = af_userdict_io_learn, .yaml_max = yaml_max_of(a) };
 	const struct af_codec *c;
 	int rc;
 	af_buf_reset(image);

@@ -163,7 +163,7 @@ int af_cv_num(const struct af_ynode *n, double *v)
 
 const struct af_ynode *af_cv_item(const struct af_ynode *seq, size_t i)
 {
-	return seq && seq->type == AF_YSEQ && i < seq->n ? seq->items[i] : NULL;
+	return seq && seq->type == AF_YSEQ && i < seq->n ? &seq->items[i] : NULL;
 }
 
 size_t af_cv_count(const struct af_ynode *seq)

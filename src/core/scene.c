@@ -403,9 +403,9 @@ int af_scene_nums(const struct af_ynode *seq, size_t from, size_t k, double *v, 
 		return af_diag_at_mark(d, AF_EINVAL, line, col, "line %u: %s: want a list of at least %zu numbers",
 				       line, what, from + k);
 	for (size_t i = 0; i < k; i++)
-		if (af_cv_num(seq->items[from + i], &v[i]))
-			return af_diag_at_mark(d, AF_EINVAL, seq->items[from + i]->line, seq->items[from + i]->col,
+		if (af_cv_num(&seq->items[from + i], &v[i]))
+			return af_diag_at_mark(d, AF_EINVAL, seq->items[from + i].line, seq->items[from + i].col,
 					       "line %u: %s: item %zu is not a finite number",
-					       seq->items[from + i]->line, what, from + i);
+					       seq->items[from + i].line, what, from + i);
 	return 0;
 }

@@ -296,7 +296,7 @@ const struct af_ynode *af_sch_unknown_key(const struct af_sch_prop *props,
 	if (map->type != AF_YMAP)
 		return NULL;
 	for (size_t i = 0; i < map->n; i++) {
-		const struct af_ynode *k = map->items[2 * i];
+		const struct af_ynode *k = &map->items[2 * i];
 		if (k->type != AF_YSCALAR || !af_sch_has_key(props, k->str))
 			return k;
 	}

@@ -261,7 +261,7 @@ static int literal(struct scan *s, const char *q, int parent)
 	const char *save_next;
 	unsigned save_line;
 	size_t total = 0;
-	int n = -1;
+	int n = -1, rc;
 	char *str, *w;
 
 	if (!line_rest_ok(q + 1, s->le))
@@ -305,8 +305,8 @@ static int literal(struct scan *s, const char *q, int parent)
 		return NO;
 	/* pass 2: copy the lines without their indentation */
 	s->next = save_next, s->line = save_line;
-	if (!(str = af_arena_alloc(&s->t->doc->arena, total + 1)))
-		return af_diag_error(s->t->d, AF_ENOMEM, "out of memory reading YAML");
+	if (!(str = af_ytree_str(s->t, line, col, total, &rc)))
+		return rc;
 	w = str;
 	for (;;) {
 		if (s->next >= s->end)

@@ -196,9 +196,9 @@ const struct af_ynode *af_ymap_get(const struct af_ynode *m, const char *key)
 		return NULL;
 	size_t kl = strlen(key);
 	for (size_t i = 0; i < m->n; i++) {
-		const struct af_ynode *k = m->items[2 * i];
+		const struct af_ynode *k = &m->items[2 * i];
 		if (k->type == AF_YSCALAR && k->len == kl && !memcmp(k->str, key, kl))
-			return m->items[2 * i + 1];
+			return &m->items[2 * i + 1];
 	}
 	return NULL;
 }

@@ -131,6 +131,10 @@ int af_ydoc_parse(struct af_ydoc *doc, const uint8_t *text, size_t n,
 		t.d = d;
 		if (rc == 0 || reader == AF_YREAD_FAST)
 			goto out;
+		if (t.over) { /* libyaml's tree would be no smaller: say so now */
+			rc = af_diag_at_mark(d, fd.code, fd.line, fd.col, "%s", fd.msg);
+			goto out;
+		}
 		af_ytree_reset(&t);
 	}
 	if (!(rc = libyaml_parse(&t, text, n)) && !doc->root)

@@ -15,7 +15,11 @@ struct af_ytree {
 	struct af_diag *d;
 	struct af_yframe *stack; /* max_depth + 1 open containers */
 	size_t depth, nodes, max_nodes;
+	size_t max_bytes;   /* af_ylimits.max_bytes: 0, or the most the tree may take */
+	size_t held;        /* af_ylimits.held */
+	size_t frame_bytes; /* the open containers' children, before they move to the arena */
 	unsigned max_depth;
+	int over;           /* the last error: max_bytes reached */
 };
 
 int af_ytree_init(struct af_ytree *t, struct af_ydoc *doc, const struct af_ylimits *lim,
@@ -33,6 +37,10 @@ int af_ytree_scalar(struct af_ytree *t, unsigned line, unsigned col, const char 
 int af_ytree_scalar_owned(struct af_ytree *t, unsigned line, unsigned col, const char *s,
 			  size_t n, int plain);
 int af_ytree_close(struct af_ytree *t);
+/* Room for a scalar's text of n bytes and its NUL in the document's arena, for
+ * af_ytree_scalar_owned, marked line:col; NULL with *rc (out of memory, or of the
+ * tree's budget). */
+char *af_ytree_str(struct af_ytree *t, unsigned line, unsigned col, size_t n, int *rc);
 
 /* Read text with the fast scanner. 0: the tree is complete. AF_EUNSUP: the text
  * leaves the subset (or is malformed) and nothing was reported: the caller resets

@@ -16,6 +16,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/yamlio.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
@@ -277,6 +278,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		goto fail;
 	}
 	af_sibio_init_at(&sib, fs, t.dirfd, t.bin_rel);
+	sib.d.io.yaml_max = af_ytree_budget(fs->cache_bytes, n); /* the memory bound */
 	if ((to->join ? to->join(to->join_ctx, t.codec, yaml, n, &sib.d.io, &bin, &d, where, sizeof(where))
 		      : t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d)) || bin.failed) {
 		if (!d.code)

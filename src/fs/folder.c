@@ -21,6 +21,7 @@
 #include <syslog.h>
 #include <unistd.h>
 
+#include "animfs/yamlio.h"
 #include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
@@ -1201,6 +1202,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
 	}
+	v.yaml_max = af_ytree_budget(fs->cache_bytes, n); /* the memory bound */
 	if (!ov) /* with --overlay GAME's own is the pristine copy */
 		af_pristine_keep(fs, pkg, &st, &file);
 	/* the member listed as name (escaped names, af_member_shown), or a new one of that name */

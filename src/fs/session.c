@@ -45,6 +45,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	pthread_mutex_init(&fs->lock, NULL);
 	pthread_mutex_init(&fs->commit_lock, NULL);
 	fs->cache = af_rcache_new(cache_bytes);
+	fs->cache_bytes = cache_bytes;
 	fs->errors = af_errlog_new(64);
 	fs->folders = af_folders_new(cache_bytes);
 	fs->dsizes = af_dsizes_new();
@@ -199,7 +200,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	fs.max_unsaved = o->unsaved_bytes;
 	if (o->scratch_bytes)
 		fs.scratch_quota = (long long)o->scratch_bytes;
-	if (o->split && !(fs.splits = af_splits_new(af_view_render, o->split_over))) {
+	if (o->split && !(fs.splits = af_splits_new(af_view_render, o->split_over, o->cache_bytes))) {
 		fprintf(stderr, "animfs mount: out of memory\n");
 		goto out;
 	}

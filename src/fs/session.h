@@ -32,6 +32,7 @@ struct af_fs {
 	char scratch_path[4096];
 	int read_only;
 	struct af_rcache *cache;
+	size_t cache_bytes;          /* --cache-mb: the memory bound is it + 64 MiB */
 	struct af_errlog *errors;
 	pthread_mutex_t lock;        /* handles, ghosts, scratch bookkeeping */
 	pthread_mutex_t commit_lock; /* one commit at a time */

@@ -15,6 +15,7 @@
 #include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/split.h"
+#include "animfs/yamlio.h"
 #include "binary.h"
 #include "commit.h"
 #include "errlog.h"
@@ -49,11 +50,12 @@ struct af_splits {
 	pthread_mutex_t build; /* one cut at a time: a big one is made once */
 	af_split_render_fn render;
 	size_t over;
+	size_t cache_bytes;
 	unsigned long clock;
 	struct cut *kept[KEPT];
 };
 
-struct af_splits *af_splits_new(af_split_render_fn render, size_t over)
+struct af_splits *af_splits_new(af_split_render_fn render, size_t over, size_t cache_bytes)
 {
 	struct af_splits *s = af_alloc_zeroed(1, sizeof(*s));
 	if (!s)
@@ -62,6 +64,7 @@ struct af_splits *af_splits_new(af_split_render_fn render, size_t over)
 	pthread_mutex_init(&s->build, NULL);
 	s->render = render;
 	s->over = over;
+	s->cache_bytes = cache_bytes;
 	return s;
 }
 
@@ -132,7 +135,7 @@ static int by_name(const void *a, const void *b)
 
 /* Cut whole (the view of bin_rel, codec c) into a new cut: 0 or -errno. */
 static int make_cut(const struct af_codec *c, struct af_text *whole, const char *bin_rel,
-		    struct cut **out)
+		    size_t cache_bytes, struct cut **out)
 {
 	struct cut *x = af_alloc_zeroed(1, sizeof(*x));
 	struct named *sorted = NULL;
@@ -154,7 +157,8 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	af_buf_putc(&dir, 0);
 	if (dir.failed)
 		goto out;
-	if (af_split_view(c, whole->data, whole->len, (const char *)dir.data, &x->s, &d)) {
+	if (af_split_view(c, whole->data, whole->len, (const char *)dir.data,
+			  af_ytree_budget(cache_bytes, whole->len), &x->s, &d)) {
 		rc = d.code == AF_ENOMEM ? -ENOMEM : -EIO;
 		if (rc == -EIO)
 			af_fs_log(LOG_WARNING, "%s: its view does not cut into parts: %s", bin_rel,
@@ -240,7 +244,7 @@ static int cut_of(struct af_splits *s, const struct af_codec *c, struct af_text 
 	if (!*out) /* room for the new one first */
 		drop_over_budget_locked(s, NULL, 2 * whole->len);
 	pthread_mutex_unlock(&s->lock);
-	if (!*out && !(rc = make_cut(c, whole, bin_rel, out))) {
+	if (!*out && !(rc = make_cut(c, whole, bin_rel, s->cache_bytes, out))) {
 		int oldest = 0; /* a free place, else the least recently used */
 		pthread_mutex_lock(&s->lock);
 		for (int i = 0; i < KEPT; i++) /* an earlier text of the same binary */
@@ -354,7 +358,14 @@ static int join(void *ctx, const struct af_codec *c, const uint8_t *index, size_
 		const struct af_io *io, struct af_buf *out, struct af_diag *d, char *where,
 		size_t wsize)
 {
-	return af_split_join(c, index, n, read_file, ctx, io, out, d, where, wsize);
+	const struct folder *f = ctx;
+	struct af_io parts = *io;
+	/* commit's budget counts the index's text; the parts' are held as well */
+	size_t more = 2 * (f->x->whole->len > n ? f->x->whole->len - n : 0);
+	if (parts.yaml_max)
+		parts.yaml_max = parts.yaml_max > more + ((size_t)1 << 20) ? parts.yaml_max - more
+									    : (size_t)1 << 20;
+	return af_split_join(c, index, n, read_file, ctx, &parts, out, d, where, wsize);
 }
 
 /* Whether a line about path (beneath the folder) is about a part of x other than the

@@ -82,14 +82,14 @@ static int tree_diff(const struct af_ynode *a, const struct af_ynode *b, const c
 	    (a->type == AF_YSCALAR && (memcmp(a->str, b->str, a->len) || a->str[a->len]))) {
 		fprintf(stderr, "node %s: fast {type %d, %u:%u, plain %d, n %zu, '%.40s'} libyaml "
 			"{type %d, %u:%u, plain %d, n %zu, '%.40s'}\n", path[0] ? path : "/", a->type,
-			a->line, a->col, a->plain, a->n, a->type == AF_YSCALAR ? a->str : "", b->type,
-			b->line, b->col, b->plain, b->n, b->type == AF_YSCALAR ? b->str : "");
+			a->line, a->col, a->plain, (size_t)a->n, a->type == AF_YSCALAR ? a->str : "", b->type,
+			b->line, b->col, b->plain, (size_t)b->n, b->type == AF_YSCALAR ? b->str : "");
 		return -1;
 	}
 	size_t items = a->type == AF_YSCALAR ? 0 : a->type == AF_YMAP ? 2 * a->n : a->n;
 	for (size_t i = 0; i < items; i++) {
 		snprintf(sub, sizeof(sub), "%.400s/%zu", path, i);
-		if (tree_diff(a->items[i], b->items[i], sub))
+		if (tree_diff(&a->items[i], &b->items[i], sub))
 			return -1;
 	}
 	return 0;

@@ -26,13 +26,13 @@ static void test_tree_and_marks(void **state)
 	const struct af_ynode *objs = af_ymap_get(doc.root, "objects");
 	assert_non_null(objs);
 	assert_int_equal(objs->type, AF_YSEQ);
-	const struct af_ynode *keys = af_ymap_get(objs->items[0], "keys");
+	const struct af_ynode *keys = af_ymap_get(&objs->items[0], "keys");
 	assert_int_equal(keys->n, 2);
-	const struct af_ynode *bad = keys->items[1]->items[1];
+	const struct af_ynode *bad = &keys->items[1].items[1];
 	assert_int_equal(bad->line, 6);
 	assert_int_equal(bad->col, 15);
 	float f;
-	assert_int_equal(af_y_get_f32(&d, keys->items[0]->items[1], &f, "k"), 0);
+	assert_int_equal(af_y_get_f32(&d, &keys->items[0].items[1], &f, "k"), 0);
 	assert_true(f == 1.5f);
 	assert_int_equal(af_y_get_f32(&d, bad, &f, "objects[0].keys[1][1]"), AF_EINVAL);
 	char msg[512];
@@ -107,6 +107,50 @@ static void test_depth_limit(void **state)
 	const char *many = "[1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]";
 	assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)many, strlen(many), &lim, &d), AF_EINVAL);
 	af_diag_free(&d);
+}
+
+/* af_ylimits.max_bytes: the tree of a document (its nodes, strings and the children of
+ * containers still open) stays within it, or the parse fails with the mark where it ran
+ * out, in both readers; what other documents hold (held) counts. */
+static void test_byte_budget(void **state)
+{
+	(void)state;
+	struct af_ydoc doc;
+	struct af_diag d;
+	size_t n = 200000, len = 0;
+	char *t = malloc(4 * n + 16);
+	len += (size_t)sprintf(t, "k: [");
+	for (size_t i = 0; i < n; i++)
+		len += (size_t)sprintf(t + len, i ? ", 7" : "7");
+	len += (size_t)sprintf(t + len, "]\n");
+	for (int reader = AF_YREAD_AUTO; reader <= AF_YREAD_LIBYAML; reader++) {
+		struct af_ylimits lim = { .max_bytes = (size_t)4 << 20, .reader = reader };
+		/* 200 001 nodes of 40 bytes and 200 000 strings of 2: over 8 MB */
+		af_diag_init(&d);
+		assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)t, len, &lim, &d), AF_EINVAL);
+		assert_non_null(strstr(d.msg, "the document needs more than 4 MiB to encode: raise --cache-mb"));
+		assert_int_equal(d.line, 1);
+		assert_true(d.col > 4 && d.col < len);
+		assert_null(doc.root);
+		af_diag_free(&d);
+
+		/* the list's children grow in a frame (doubling) before they move to the arena */
+		lim.max_bytes = (size_t)32 << 20;
+		af_diag_init(&d);
+		assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)t, len, &lim, &d), 0);
+		assert_int_equal(doc.root->items[1].n, n);
+		assert_string_equal(doc.root->items[1].items[n - 1].str, "7");
+		assert_true(doc.arena.used_total <= lim.max_bytes);
+		af_ydoc_free(&doc);
+		af_diag_free(&d);
+
+		lim.held = (size_t)28 << 20; /* another document's tree: no room left for this one */
+		af_diag_init(&d);
+		assert_int_equal(af_ydoc_parse(&doc, (const uint8_t *)t, len, &lim, &d), AF_EINVAL);
+		assert_non_null(strstr(d.msg, "needs more than 32 MiB"));
+		af_diag_free(&d);
+	}
+	free(t);
 }
 
 static void roundtrip_str(const char *s, size_t n)
@@ -197,9 +241,9 @@ static void test_numbers_parse_back_in_libyaml(void **state)
 	const struct af_ynode *v = af_ymap_get(doc.root, "v");
 	for (size_t i = 0; i < 7; i++) {
 		float f;
-		assert_int_equal(af_y_get_f32(&d, v->items[i], &f, "v"), 0);
+		assert_int_equal(af_y_get_f32(&d, &v->items[i], &f, "v"), 0);
 		assert_memory_equal(&f, &vals[i], 4);
-		assert_true(v->items[i]->plain);
+		assert_true(v->items[i].plain);
 	}
 	af_ydoc_free(&doc);
 	af_diag_free(&d);
@@ -236,7 +280,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_tree_and_marks), cmocka_unit_test(test_errors),
-		cmocka_unit_test(test_depth_limit),    cmocka_unit_test(test_str_roundtrip),
+		cmocka_unit_test(test_depth_limit), cmocka_unit_test(test_byte_budget),    cmocka_unit_test(test_str_roundtrip),
 		cmocka_unit_test(test_blocks),         cmocka_unit_test(test_numbers_parse_back_in_libyaml),
 		cmocka_unit_test(test_getters),
 	};

@@ -19,7 +19,7 @@ static const struct af_ynode *frame_values(const struct af_ynode *fr)
 /* How many values the channel's frames have (those of its first frame); 0: none. */
 static size_t arity(const struct af_ynode *frames)
 {
-	return frames && frames->type == AF_YMAP && frames->n ? af_cv_count(frame_values(frames->items[1])) : 0;
+	return frames && frames->type == AF_YMAP && frames->n ? af_cv_count(frame_values(&frames->items[1])) : 0;
 }
 
 static int channel_curves(struct af_curves *cv, const struct af_ynode *ch, double tick)
@@ -43,9 +43,9 @@ static int channel_curves(struct af_curves *cv, const struct af_ynode *ch, doubl
 			return AF_ENOMEM;
 	}
 	for (size_t k = 0; k + 1 < 2 * frames->n; k += 2) {
-		const struct af_ynode *vals = frame_values(frames->items[k + 1]);
+		const struct af_ynode *vals = frame_values(&frames->items[k + 1]);
 		double t, v[4], e[3];
-		int bad = af_cv_num(frames->items[k], &t) || af_cv_count(vals) != n;
+		int bad = af_cv_num(&frames->items[k], &t) || af_cv_count(vals) != n;
 		for (size_t a = 0; !bad && a < n && a < 4; a++)
 			bad |= af_cv_num(af_cv_item(vals, a), &v[a]);
 		if (bad)

@@ -173,7 +173,7 @@ static int list_of(struct ps *p, const struct af_ynode *y, size_t max, const cha
 	if (af_y_want(p->d, y, AF_YSEQ, what))
 		return AF_EINVAL;
 	if (y->n > max)
-		return af_y_error(p->d, y, "%s: %zu entries; at most %zu", what, y->n, max);
+		return af_y_error(p->d, y, "%s: %zu entries; at most %zu", what, (size_t)y->n, max);
 	return 0;
 }
 
@@ -206,7 +206,7 @@ static int parse_unknown(struct ps *p, const struct af_ynode *u)
 		if (y->n != 4)
 			return af_y_error(p->d, y, "unknown.end_block: expected 4 values");
 		for (unsigned i = 0; i < 4; i++)
-			if (get_f32(p, y->items[i], &c->end[i], at(path, "unknown.end_block[%u]", i)))
+			if (get_f32(p, &y->items[i], &c->end[i], at(path, "unknown.end_block[%u]", i)))
 				return AF_EINVAL;
 	}
 	return 0;
@@ -244,7 +244,7 @@ static int parse_head(struct ps *p, const struct af_ynode *root)
 		if (c->npal && !(c->pal = af_arena_array(p->a, c->npal, 4)))
 			return oom(p);
 		for (uint32_t i = 0; i < c->npal; i++)
-			if (get_f32(p, y->items[i], &c->pal[i], at(path, "palette[%u]", i)))
+			if (get_f32(p, &y->items[i], &c->pal[i], at(path, "palette[%u]", i)))
 				return AF_EINVAL;
 	}
 	return parse_unknown(p, af_ymap_get(root, "unknown"));
@@ -285,7 +285,7 @@ static int parse_chain(struct ps *p, const struct af_ynode *y, struct clip_ik_ch
 	if (k->n && !(k->t = af_arena_array(p->a, k->n, sizeof(*k->t))))
 		return oom(p);
 	for (uint32_t t = 0; t < k->n; t++) {
-		const struct af_ynode *m = ts->items[t];
+		const struct af_ynode *m = &ts->items[t];
 		at(path, "%s.targets[%u]", what, t);
 		k->t[t].index = t;
 		if (keys(p, m, clip_sch_target, path) ||
@@ -310,11 +310,11 @@ static int parse_ik(struct ps *p, const struct af_ynode *y)
 	if (c->nchains && !(c->chains = af_arena_array(p->a, c->nchains, sizeof(*c->chains))))
 		return oom(p);
 	for (uint32_t k = 0, total = 0; k < c->nchains; k++) {
-		const struct af_ynode *ts = af_ymap_get(y->items[k], "targets");
+		const struct af_ynode *ts = af_ymap_get(&y->items[k], "targets");
 		/* a target is 1 KiB of file from a few bytes of text: bound them all */
 		if (ts && ts->type == AF_YSEQ && (total += (uint32_t)(ts->n > 0xFFFF ? 0x10000 : ts->n)) > 0xFFFF)
 			return af_y_error(p->d, ts, "ik_chains[%u]: more than 65535 IK targets in all", k);
-		if (parse_chain(p, y->items[k], &c->chains[k], at(path, "ik_chains[%u]", k)))
+		if (parse_chain(p, &y->items[k], &c->chains[k], at(path, "ik_chains[%u]", k)))
 			return AF_EINVAL;
 	}
 	return 0;
@@ -338,7 +338,7 @@ static int kind_keys(struct ps *p, const struct af_ynode *m, const struct clip_e
 		     const char *what)
 {
 	for (size_t i = 0; i < m->n; i++) {
-		const struct af_ynode *key = m->items[2 * i];
+		const struct af_ynode *key = &m->items[2 * i];
 		int common = 0;
 		for (const char *const *c = ev_common; *c && !common; c++)
 			common = !strcmp(*c, key->str);
@@ -379,7 +379,7 @@ static int mat_field(struct ps *p, const struct af_ynode *y, uint8_t *out, const
 		return af_y_error(p->d, y, "%s: expected 16 values (a 4x4 matrix)", what);
 	for (unsigned i = 0; i < 16; i++) {
 		uint32_t b = 0; /* set when get_f32 succeeds; gcc cannot see it once inlined */
-		if (get_f32(p, y->items[i], &b, at(path, "%s[%u]", what, i)))
+		if (get_f32(p, &y->items[i], &b, at(path, "%s[%u]", what, i)))
 			return AF_EINVAL;
 		memcpy(out + 4 * i, (uint8_t[4]){ (uint8_t)b, (uint8_t)(b >> 8), (uint8_t)(b >> 16),
 						 (uint8_t)(b >> 24) }, 4);
@@ -490,7 +490,7 @@ static int parse_events(struct ps *p, const struct af_ynode *y)
 	if (c->nev && !(c->ev = af_arena_array(p->a, c->nev, sizeof(*c->ev))))
 		return oom(p);
 	for (uint32_t i = 0; i < c->nev; i++)
-		if (parse_event(p, y->items[i], &c->ev[i], at(path, "events[%u]", i)))
+		if (parse_event(p, &y->items[i], &c->ev[i], at(path, "events[%u]", i)))
 			return AF_EINVAL;
 	return 0;
 }
@@ -525,8 +525,8 @@ static int frame_values(struct ps *p, const struct clip_type *t, const struct af
 		return af_y_error(p->d, vs, "%s: expected %u value%s", what, want, want == 1 ? "" : "s");
 	for (unsigned j = 0; j < want; j++) {
 		uint32_t b = 0;
-		f->vn[j] = vs->items[j];
-		if (get_f32(p, vs->items[j], &b, at(path, "%s.v[%u]", what, j)))
+		f->vn[j] = &vs->items[j];
+		if (get_f32(p, &vs->items[j], &b, at(path, "%s.v[%u]", what, j)))
 			return AF_EINVAL;
 		f->v[j] = af_f32_from_bits(b);
 	}
@@ -559,10 +559,10 @@ static int frame_map(struct ps *p, const struct clip_type *t, const struct af_yn
 					  t->layout == CLIP_CONST ? 0 : t->ncomp);
 		for (unsigned j = 0; j < y->n; j++) {
 			uint64_t lim = t->layout == CLIP_PALETTE ? (p->c->npal ? p->c->npal - 1 : 0) : t->max;
-			if (get_uint(p, y->items[j], 0xFFFF, &v, at(path, "%s.codes[%u]", what, j)))
+			if (get_uint(p, &y->items[j], 0xFFFF, &v, at(path, "%s.codes[%u]", what, j)))
 				return AF_EINVAL;
 			if (v > lim || (t->layout == CLIP_PALETTE && !p->c->npal))
-				return af_y_error(p->d, y->items[j], "%s: code %llu does not fit (at most %llu)",
+				return af_y_error(p->d, &y->items[j], "%s: code %llu does not fit (at most %llu)",
 						  path, (unsigned long long)v, (unsigned long long)lim);
 			f->codes[j] = (uint16_t)v;
 		}
@@ -727,7 +727,7 @@ static int parse_frames(struct ps *p, struct clip_chan *ch, const struct clip_ty
 	if (af_y_want(p->d, fr, AF_YMAP, at(path, "%s.frames", what)))
 		return AF_EINVAL;
 	if (fr->n > 0xFFFF)
-		return af_y_error(p->d, fr, "%s: %zu frames; at most 65535", what, fr->n);
+		return af_y_error(p->d, fr, "%s: %zu frames; at most 65535", what, (size_t)fr->n);
 	ch->nframes = (uint32_t)fr->n;
 	if (!ch->nframes)
 		return 0;
@@ -737,7 +737,7 @@ static int parse_frames(struct ps *p, struct clip_chan *ch, const struct clip_ty
 	int rc = 0;
 	for (uint32_t i = 0; i < ch->nframes && !rc; i++) {
 		at(path, "%s.frames[%u]", what, i);
-		rc = parse_frame(p, t, fr->items[2 * i], fr->items[2 * i + 1], &f[i], path);
+		rc = parse_frame(p, t, &fr->items[2 * i], &fr->items[2 * i + 1], &f[i], path);
 		if (!rc && i && f[i].tick <= f[i - 1].tick)
 			rc = af_y_error(p->d, f[i].node, "%s: tick %u is not after tick %u", path,
 					f[i].tick, f[i - 1].tick);
@@ -859,7 +859,7 @@ static int parse_channels(struct ps *p, const struct af_ynode *y)
 		return oom(p);
 	for (uint32_t i = 0; i < c->nchan; i++) {
 		struct clip_chan *ch = &c->ch[i];
-		if (parse_channel(p, y->items[i], ch, at(path, "channels[%u]", i)))
+		if (parse_channel(p, &y->items[i], ch, at(path, "channels[%u]", i)))
 			return AF_EINVAL;
 		if (ch->nframes && ch->f) {
 			any = 1;

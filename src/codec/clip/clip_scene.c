@@ -51,10 +51,10 @@ static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, 
 	for (size_t k = 0; k + 1 < 2 * frames->n; k += 2) {
 		double t, v[4];
 		int rc;
-		if (af_cv_num(frames->items[k], &t))
-			return af_diag_at_mark(d, AF_EINVAL, frames->items[k]->line, frames->items[k]->col,
-					       "line %u: a frame's tick is not a number", frames->items[k]->line);
-		if ((rc = af_scene_nums(values(frames->items[k + 1]), 0, (size_t)w, v,
+		if (af_cv_num(&frames->items[k], &t))
+			return af_diag_at_mark(d, AF_EINVAL, frames->items[k].line, frames->items[k].col,
+					       "line %u: a frame's tick is not a number", frames->items[k].line);
+		if ((rc = af_scene_nums(values(&frames->items[k + 1]), 0, (size_t)w, v,
 					rot ? "orientation [x, y, z, w]" : "[x, y, z]", d)))
 			return rc;
 		af_scene_key(sc, c, t * tick, v);

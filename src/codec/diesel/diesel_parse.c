@@ -74,7 +74,7 @@ static int check_keys(struct pctx *c, const struct af_ynode *map, const char *pa
 		      const struct af_sch_prop *allowed)
 {
 	for (size_t i = 0; i < map->n; i++) {
-		const struct af_ynode *k = map->items[2 * i];
+		const struct af_ynode *k = &map->items[2 * i];
 		if (k->type != AF_YSCALAR || !af_sch_has_key(allowed, k->str)) {
 			char list[400];
 			af_sch_key_list(allowed, list, sizeof(list));
@@ -296,8 +296,8 @@ static int parse_event(struct pctx *c, const struct af_ynode *n, uint32_t i, str
 	snprintf(path, sizeof(path), "events[%u]", i);
 	if (n->type == AF_YSEQ) {
 		if (n->n != 2)
-			return perr(c, n, path, "an event is [time, name]; found %zu values", n->n);
-		t = n->items[0], nm = n->items[1];
+			return perr(c, n, path, "an event is [time, name]; found %zu values", (size_t)n->n);
+		t = &n->items[0], nm = &n->items[1];
 	} else if (n->type == AF_YMAP) {
 		int rc = check_keys(c, n, path, diesel_sch_event);
 		if (rc)
@@ -337,10 +337,10 @@ static int parse_events(struct pctx *c, const struct af_ynode *n)
 	if (!m->ev)
 		return af_diag_error(c->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < m->nev; i++) {
-		if ((rc = parse_event(c, n->items[i], i, &m->ev[i])))
+		if ((rc = parse_event(c, &n->items[i], i, &m->ev[i])))
 			return rc;
 		if (i && !warned && m->ev[i].frac < m->ev[i - 1].frac) {
-			af_y_warn(c->d, n->items[i], "events[%u]: events are not in time order", i);
+			af_y_warn(c->d, &n->items[i], "events[%u]: events are not in time order", i);
 			warned = 1;
 		}
 	}
@@ -451,11 +451,11 @@ static int parse_flag(struct kctx *k, const struct af_ynode *n, struct diesel_ke
 static int parse_euler(struct kctx *k, const struct af_ynode *kn, struct diesel_key *key)
 {
 	const struct diesel_type_info *ti = &diesel_types[k->type];
-	struct af_ynode *const *it = kn->items + 1;
+	const struct af_ynode *it = kn->items + 1;
 	double e[3], q[4];
 	int rc = 0;
 	for (int j = 0; j < 3 && !rc; j++)
-		rc = kf64(k, it[j], &e[j]);
+		rc = kf64(k, &it[j], &e[j]);
 	if (rc)
 		return rc;
 	af_euler_deg_to_quat(e, q);
@@ -465,26 +465,26 @@ static int parse_euler(struct kctx *k, const struct af_ynode *kn, struct diesel_
 	}
 	for (int j = 0; j < 4; j++)
 		key->f[j] = (float)q[j];
-	return ti->has_flag ? parse_flag(k, it[3], key) : 0;
+	return ti->has_flag ? parse_flag(k, &it[3], key) : 0;
 }
 
 static int parse_values(struct kctx *k, const struct af_ynode *kn, struct diesel_key *key)
 {
 	const struct diesel_type_info *ti = &diesel_types[k->type];
-	struct af_ynode *const *it = kn->items + 1;
+	const struct af_ynode *it = kn->items + 1;
 	uint64_t v;
 	int rc = 0;
 	if (k->type == DSL_POS_U16) {
 		key->c[3] = k->extra;
 		for (int j = 0; j < 3 && !rc; j++) {
 			double cm;
-			if ((rc = kf64(k, it[j], &cm)))
+			if ((rc = kf64(k, &it[j], &cm)))
 				break;
 			if (diesel_cm_to_u16(cm, &key->c[j]))
-				rc = kerr(k, it[j], "%s cm is outside -1000..+1000, which pos_u16 cannot store; use type pos_f32",
-					  it[j]->str);
+				rc = kerr(k, &it[j], "%s cm is outside -1000..+1000, which pos_u16 cannot store; use type pos_f32",
+					  it[j].str);
 		}
-		if (!rc && kn->n == 5 && !(rc = ku64(k, it[3], 65535, "extra", &v)))
+		if (!rc && kn->n == 5 && !(rc = ku64(k, &it[3], 65535, "extra", &v)))
 			key->c[3] = (uint16_t)v;
 		if (!rc && key->c[3] != 0 && key->c[3] != 39321)
 			agg_add(&k->c->extra, kn, "%s.keys[%u]: extra is %u (known files use 0 or 39321)",
@@ -496,26 +496,26 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct diesel
 	if (k->type == DSL_ROT_PACKED) {
 		double q[4];
 		for (int j = 0; j < 4 && !rc; j++)
-			rc = kf64(k, it[j], &q[j]);
-		if (!rc && kn->n == 6 && !(rc = ku64(k, it[4], UINT32_MAX, "the raw packed code", &v))) {
+			rc = kf64(k, &it[j], &q[j]);
+		if (!rc && kn->n == 6 && !(rc = ku64(k, &it[4], UINT32_MAX, "the raw packed code", &v))) {
 			double raw[4];
 			diesel_unpack_quat((uint32_t)v, raw);
 			if (fabs(quat_len(raw) - 1.0) > PACKED_LEN_TOL)
-				return kerr(k, it[4], "the raw packed code %s does not decode to a rotation",
-					    it[4]->str);
+				return kerr(k, &it[4], "the raw packed code %s does not decode to a rotation",
+					    it[4].str);
 		}
-		if (!rc && (rc = quat_check(k, it[0], q, 0)) == 0)
+		if (!rc && (rc = quat_check(k, &it[0], q, 0)) == 0)
 			key->u = kn->n == 6 ? (uint32_t)v : diesel_pack_quat(q);
 		return rc;
 	}
 	for (unsigned j = 0; j < ti->nval && !rc; j++)
-		rc = kf32(k, it[j], &key->f[j]);
+		rc = kf32(k, &it[j], &key->f[j]);
 	if (!rc && ti->is_rot) {
 		double q[4] = { key->f[0], key->f[1], key->f[2], key->f[3] };
-		rc = quat_check(k, it[0], q, 1);
+		rc = quat_check(k, &it[0], q, 1);
 	}
 	if (!rc && ti->has_flag)
-		rc = parse_flag(k, it[ti->nval], key);
+		rc = parse_flag(k, &it[ti->nval], key);
 	return rc;
 }
 
@@ -531,26 +531,26 @@ static int parse_key(struct kctx *k, const struct af_ynode *kn, struct diesel_ke
 	{
 		char found[48];
 		if (kn->type == AF_YSEQ)
-			snprintf(found, sizeof(found), "%zu values", kn->n);
+			snprintf(found, sizeof(found), "%zu values", (size_t)kn->n);
 		else
 			snprintf(found, sizeof(found), "'%.40s'", shown(kn));
 		return kerr(k, kn, "a %s key is %s; found %s", ti->name, key_shape(k->type), found);
 	}
-	int rc = kf32(k, kn->items[0], &key->t);
+	int rc = kf32(k, &kn->items[0], &key->t);
 	if (rc)
 		return rc;
 	char a[AF_NUM_MAX], b[AF_NUM_MAX];
 	if (key->t < 0)
-		return kerr(k, kn->items[0], "time %s must be >= 0", kn->items[0]->str);
+		return kerr(k, &kn->items[0], "time %s must be >= 0", kn->items[0].str);
 	if (prev && !(key->t > prev->t)) {
 		af_fmt_f32(a, key->t);
 		af_fmt_f32(b, prev->t);
-		return kerr(k, kn->items[0], "time %s is not greater than the previous key time %s", a, b);
+		return kerr(k, &kn->items[0], "time %s is not greater than the previous key time %s", a, b);
 	}
 	if (key->t > k->c->m->length) {
 		af_fmt_f32(a, key->t);
 		af_fmt_f32(b, k->c->m->length);
-		agg_add(&k->c->late, kn->items[0], "%s.keys[%u]: time %s is after the animation length %s",
+		agg_add(&k->c->late, &kn->items[0], "%s.keys[%u]: time %s is after the animation length %s",
 			k->path, k->ki, a, b);
 	}
 	return parse_values(k, kn, key);
@@ -610,7 +610,7 @@ static int parse_track(struct pctx *c, const struct af_ynode *n, const char *pat
 		return af_diag_error(c->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < t->nkeys; i++) {
 		k.ki = i;
-		if ((rc = parse_key(&k, ks->items[i], &t->keys[i], i ? &t->keys[i - 1] : NULL)))
+		if ((rc = parse_key(&k, &ks->items[i], &t->keys[i], i ? &t->keys[i - 1] : NULL)))
 			return rc;
 	}
 	return 0;
@@ -664,10 +664,10 @@ static int parse_objects(struct pctx *c, const struct af_ynode *n)
 	if (!m->obj || diesel_strset_init(&names, c->a, m->nobj))
 		return af_diag_error(c->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < m->nobj; i++) {
-		if ((rc = parse_object(c, n->items[i], i, &names, &m->obj[i])))
+		if ((rc = parse_object(c, &n->items[i], i, &names, &m->obj[i])))
 			return rc;
 		if (i && m->obj[i].rot.type != m->obj[0].rot.type && m->obj[i - 1].rot.type == m->obj[0].rot.type)
-			af_y_warn(c->d, n->items[i],
+			af_y_warn(c->d, &n->items[i],
 				  "objects[%u].rotation: type %s differs from objects[0] (%s); known files use one rotation type per file",
 				  i, diesel_types[m->obj[i].rot.type].name, diesel_types[m->obj[0].rot.type].name);
 	}

@@ -19,7 +19,7 @@ static int track(struct af_scene *sc, size_t node, const struct af_ynode *keys, 
 		return AF_ENOMEM;
 	for (size_t k = 0; k < keys->n; k++) {
 		double v[5];
-		int rc = af_scene_nums(keys->items[k], 0, rot ? 5 : 4, v, rot ? "rotation key [t, x, y, z, w]"
+		int rc = af_scene_nums(&keys->items[k], 0, rot ? 5 : 4, v, rot ? "rotation key [t, x, y, z, w]"
 									      : "position key [t, x, y, z]", d);
 		if (rc)
 			return rc;

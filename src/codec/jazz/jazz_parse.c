@@ -183,7 +183,7 @@ static int get_flags(struct ps *p, const struct af_ynode *y, const struct jazz_e
 	if (af_y_want(p->d, y, AF_YSEQ, what))
 		return AF_EINVAL;
 	for (size_t i = 0; i < y->n; i++) {
-		const struct af_ynode *it = y->items[i];
+		const struct af_ynode *it = &y->items[i];
 		uint32_t v;
 		uint64_t num;
 		sub(path, what, "[%zu]", i);
@@ -248,7 +248,7 @@ static int check_keys(struct ps *p, const struct af_ynode *map, int kind,
 {
 	const struct af_sch_prop *common = kind == JZ_SM ? jazz_chunk_props + 2 : jazz_chunk_props;
 	for (size_t i = 0; i < map->n; i++) {
-		const struct af_ynode *k = map->items[2 * i];
+		const struct af_ynode *k = &map->items[2 * i];
 		int ok;
 		if (k->type != AF_YSCALAR)
 			return af_y_error(p->d, k, "%s: keys must be plain names", path);
@@ -295,7 +295,7 @@ static int want_list(struct ps *p, const struct af_ynode *y, const char *path)
 	if (af_y_want(p->d, y, AF_YSEQ, path))
 		return AF_EINVAL;
 	if (y->n > INT32_MAX)
-		return af_y_error(p->d, y, "%s: %zu entries do not fit a 32-bit count", path, y->n);
+		return af_y_error(p->d, y, "%s: %zu entries do not fit a 32-bit count", path, (size_t)y->n);
 	return 1;
 }
 
@@ -318,7 +318,7 @@ static int ref_seq(struct ps *p, const struct af_ynode *y, int cat, int defs, in
 	if (!out->v)
 		return oom(p);
 	for (size_t i = 0; i < y->n; i++) {
-		const struct af_ynode *it = y->items[i];
+		const struct af_ynode *it = &y->items[i];
 		sub(ip, path, "[%zu]", i);
 		if (defs && it->type == AF_YMAP ? define(p, it, kind, ip, &out->v[i])
 		    : add_ref(p, &out->v[i], it, cat, 0, ip))
@@ -391,9 +391,9 @@ static int parse_key(struct ps *p, const struct af_ynode *y, uint32_t deftype, i
 	if (af_y_want(p->d, y, AF_YMAP, path))
 		return AF_EINVAL;
 	for (size_t i = 0; i < y->n; i++) {
-		const char *kk = y->items[2 * i]->str;
+		const char *kk = y->items[2 * i].str;
 		if (!kk || (strcmp(kk, "instance") && strcmp(kk, "type") && strcmp(kk, "group")))
-			return af_y_error(p->d, y->items[2 * i], "%s: unknown field '%s' for a resource "
+			return af_y_error(p->d, &y->items[2 * i], "%s: unknown field '%s' for a resource "
 					  "key (instance, type, group)", path, kk ? kk : "?");
 	}
 	if (!(v = af_y_need(p->d, y, "instance", path)))
@@ -475,19 +475,19 @@ static int parse_rows(struct ps *p, const struct af_ynode *y, int width, const i
 	if (!*out)
 		return oom(p);
 	for (size_t i = 0; i < y->n; i++) {
-		const struct af_ynode *row = y->items[i];
+		const struct af_ynode *row = &y->items[i];
 		sub(ip, path, "[%zu]", i);
 		if (af_y_want(p->d, row, AF_YSEQ, ip))
 			return AF_EINVAL;
 		if (row->n != (size_t)width)
 			return af_y_error(p->d, row, "%s: expected %d values, found %zu", ip, width,
-					  row->n);
+					  (size_t)row->n);
 		for (int j = 0; j < width; j++) {
 			uint64_t h;
 			char jp[PATH_MAX_];
 			sub(jp, ip, "[%d]", j);
-			if (rules[j] < 0 ? af_y_get_u32(p->d, row->items[j], &(*out)[i * width + j], jp)
-					 : get_hash(p, row->items[j], rules[j], &h, jp))
+			if (rules[j] < 0 ? af_y_get_u32(p->d, &row->items[j], &(*out)[i * width + j], jp)
+					 : get_hash(p, &row->items[j], rules[j], &h, jp))
 				return AF_EINVAL;
 			if (rules[j] >= 0)
 				(*out)[i * width + j] = (uint32_t)h;
@@ -516,7 +516,7 @@ static int parse_cases(struct ps *p, const struct af_ynode *map, struct jazz_chu
 	if (!ch->cases)
 		return oom(p);
 	for (size_t i = 0; i < y->n; i++) {
-		const struct af_ynode *c = y->items[i], *v;
+		const struct af_ynode *c = &y->items[i], *v;
 		struct jazz_case *k = &ch->cases[i];
 		uint64_t h;
 		char ip[PATH_MAX_];
@@ -525,9 +525,9 @@ static int parse_cases(struct ps *p, const struct af_ynode *map, struct jazz_chu
 		if (af_y_want(p->d, c, AF_YMAP, ip))
 			return AF_EINVAL;
 		for (size_t j = 0; j < c->n; j++) {
-			const char *kk = c->items[2 * j]->str;
+			const char *kk = c->items[2 * j].str;
 			if (!kk || (strcmp(kk, first) && strcmp(kk, "next")))
-				return af_y_error(p->d, c->items[2 * j], "%s: unknown field '%s' (expected "
+				return af_y_error(p->d, &c->items[2 * j], "%s: unknown field '%s' (expected "
 						  "%s, next)", ip, kk ? kk : "?", first);
 		}
 		if (!(v = af_y_need(p->d, c, first, ip)))
@@ -845,8 +845,8 @@ static int parse_externals(struct ps *p, const struct af_ynode *root, struct jaz
 	if (!m->externals)
 		return oom(p);
 	for (size_t i = 0; i < y->n; i++)
-		if (af_y_want(p->d, y->items[i], AF_YMAP, sub(ip, "externals", "[%zu]", i)) ||
-		    parse_key(p, y->items[i], 0, -1, &m->externals[i], ip))
+		if (af_y_want(p->d, &y->items[i], AF_YMAP, sub(ip, "externals", "[%zu]", i)) ||
+		    parse_key(p, &y->items[i], 0, -1, &m->externals[i], ip))
 			return AF_EINVAL;
 	m->nexternals = (uint32_t)y->n;
 	return 0;
@@ -898,7 +898,7 @@ static int parse_machine(struct ps *p, const struct af_ynode *root, struct jazz_
 		if (af_y_want(p->d, y, AF_YSEQ, "extra_chunks"))
 			return AF_EINVAL;
 		for (size_t i = 0; i < y->n; i++)
-			if (af_y_want(p->d, y->items[i], AF_YMAP, "extra_chunks[]"))
+			if (af_y_want(p->d, &y->items[i], AF_YMAP, "extra_chunks[]"))
 				return AF_EINVAL;
 		if (def_list(p, y, -1, &extra, "extra_chunks"))
 			return AF_EINVAL;
@@ -950,14 +950,14 @@ static int place_chunks(struct ps *p, const struct af_ynode *root, struct jazz_m
 			return AF_EINVAL;
 		if (y->n != n)
 			return af_y_error(p->d, y, "chunk_order: %zu entries, but the document defines %u "
-					  "chunks; delete chunk_order to use the canonical order", y->n, n);
+					  "chunks; delete chunk_order to use the canonical order", (size_t)y->n, n);
 		for (uint32_t i = 0; i < n; i++) {
 			uint32_t v;
 			char ip[PATH_MAX_];
-			if (af_y_get_u32(p->d, y->items[i], &v, sub(ip, "chunk_order", "[%u]", i)))
+			if (af_y_get_u32(p->d, &y->items[i], &v, sub(ip, "chunk_order", "[%u]", i)))
 				return AF_EINVAL;
 			if (v >= n || seen[v] || (v == 0) != (order[i] == 0))
-				return af_y_error(p->d, y->items[i], "%s: %u is not a free chunk position "
+				return af_y_error(p->d, &y->items[i], "%s: %u is not a free chunk position "
 						  "(0..%u, each once, 0 for the state machine)", ip, v, n - 1);
 			seen[v] = 1;
 			pos[order[i]] = v;

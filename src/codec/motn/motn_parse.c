@@ -166,21 +166,21 @@ static int parse_key(struct pctx *p, const struct af_ynode *n, struct motn_key *
 	int64_t fr, ty;
 	if (n->type != AF_YSEQ || n->n < 2)
 		return perr(p, n, "a key is [frame, type, numbers...]");
-	fr = small_uint(n->items[0]);
-	ty = small_uint(n->items[1]);
+	fr = small_uint(&n->items[0]);
+	ty = small_uint(&n->items[1]);
 	if (fr < 0 || fr > 0x7FFF)
-		return perr(p, n->items[0], "frame must be an integer 0..32766");
+		return perr(p, &n->items[0], "frame must be an integer 0..32766");
 	if (ty < 0 || ty > 3)
-		return perr(p, n->items[1], "key type must be 0, 1, 2 or 3");
+		return perr(p, &n->items[1], "key type must be 0, 1, 2 or 3");
 	if (n->n - 2 != (size_t)ty)
 		return perr(p, n, "key type %d takes %d value(s) (%s), got %zu", (int)ty, (int)ty,
-			    motn_key_types[ty].words, n->n - 2);
+			    motn_key_types[ty].words, (size_t)n->n - 2);
 	k->frame = (uint16_t)fr;
 	k->type = (uint8_t)ty;
-	if (ty && get_half(p, n->items[2], &k->w[ty - 1], "value"))
+	if (ty && get_half(p, &n->items[2], &k->w[ty - 1], "value"))
 		return p->d->code;
 	for (int w = 0; w + 1 < ty; w++)
-		if (get_half(p, n->items[3 + w], &k->w[w], ty == 2 ? "slope" : w ? "out_slope" : "in_slope"))
+		if (get_half(p, &n->items[3 + w], &k->w[w], ty == 2 ? "slope" : w ? "out_slope" : "in_slope"))
 			return p->d->code;
 	return 0;
 }
@@ -190,7 +190,7 @@ static int parse_chan(struct pctx *p, const struct af_ynode *n, struct motn_chan
 	if (n->type != AF_YSEQ || n->n < 2)
 		return perr(p, n, "channel needs at least 2 keys (frame 0 and frame F-1)");
 	if (n->n > 0xFFFF + 2)
-		return perr(p, n, "%zu keys: at most 65537 per channel", n->n);
+		return perr(p, n, "%zu keys: at most 65537 per channel", (size_t)n->n);
 	ch->nkeys = (uint32_t)n->n;
 	ch->node = n;
 	ch->keys = af_arena_array(p->a, n->n, sizeof(*ch->keys));
@@ -198,7 +198,7 @@ static int parse_chan(struct pctx *p, const struct af_ynode *n, struct motn_chan
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n->n; i++) {
 		p->key = (int)i;
-		if (parse_key(p, n->items[i], &ch->keys[i]))
+		if (parse_key(p, &n->items[i], &ch->keys[i]))
 			return p->d->code;
 	}
 	p->key = -1;
@@ -218,7 +218,7 @@ static int parse_bone(struct pctx *p, const struct af_ynode *n, struct motn_bone
 	b->id = (uint8_t)id;
 	p->bone = (int)id;
 	for (size_t i = 0; i < n->n; i++) {
-		const struct af_ynode *kn = n->items[2 * i];
+		const struct af_ynode *kn = &n->items[2 * i];
 		int c;
 		if (kn == idn || (kn->type == AF_YSCALAR && !strcmp(kn->str, "bone")))
 			continue;
@@ -230,7 +230,7 @@ static int parse_bone(struct pctx *p, const struct af_ynode *n, struct motn_bone
 				    kn->type == AF_YSCALAR ? kn->str : "?");
 		b->mask |= (uint8_t)(1u << c);
 		p->chan = c;
-		if (parse_chan(p, n->items[2 * i + 1], &b->ch[c]))
+		if (parse_chan(p, &n->items[2 * i + 1], &b->ch[c]))
 			return p->d->code;
 	}
 	p->chan = -1;
@@ -271,11 +271,11 @@ static int check_frames(struct pctx *p, const struct af_ynode *fn, struct motn_s
 				continue;
 			p->chan = c;
 			if (ch->nkeys - 2 > (s->wide ? 0xFFFFu : 0xFFu))
-				return perr(p, ch->node->items[0], "%u intermediate keys; at most 255 unless "
+				return perr(p, &ch->node->items[0], "%u intermediate keys; at most 255 unless "
 					    "wide_counts is true (better: split the clip)", ch->nkeys - 2);
 			for (uint32_t k = 0; k < ch->nkeys; k++) {
 				const struct motn_key *key = &ch->keys[k];
-				const struct af_ynode *at = ch->node->items[k]->items[0];
+				const struct af_ynode *at = &ch->node->items[k].items[0];
 				p->key = (int)k;
 				if (k == 0 && key->frame != 0)
 					return perr(p, at, "the first key must be at frame 0, not %u",
@@ -330,7 +330,7 @@ static int parse_seq(struct pctx *p, const struct af_ynode *n, struct motn_seq *
 	if (!s->bones)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < bn->n; i++)
-		if (parse_bone(p, bn->items[i], &s->bones[i], i ? s->bones[i - 1].id : -1))
+		if (parse_bone(p, &bn->items[i], &s->bones[i], i ? s->bones[i - 1].id : -1))
 			return p->d->code;
 	p->bone = -1;
 	if (check_frames(p, fn, s))
@@ -376,7 +376,7 @@ static int block_ids(struct pctx *p, const struct af_ynode *bl)
 	if (!f->blocks || !p->ids)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < bl->n; i++) {
-		const struct af_ynode *bn = bl->items[i], *id;
+		const struct af_ynode *bn = &bl->items[i], *id;
 		uint64_t v;
 		if (af_y_want(p->d, bn, AF_YMAP, "blocks[]") ||
 		    !(id = af_y_need(p->d, bn, "block", "blocks[]")) ||
@@ -394,12 +394,12 @@ static int block_ids(struct pctx *p, const struct af_ynode *bl)
 	for (size_t i = 0; i < bl->n; i++) /* word labels: few, so a plain scan */
 		for (size_t j = 0; f->blocks[i].label && j < i; j++)
 			if (f->blocks[j].label && !strcmp(f->blocks[i].label, f->blocks[j].label))
-				return af_y_error(p->d, af_ymap_get(bl->items[i], "block"),
+				return af_y_error(p->d, af_ymap_get(&bl->items[i], "block"),
 						  "blocks[%zu]: duplicate block id", i);
 	qsort(p->ids, p->nids, sizeof(*p->ids), cmp_idref);
 	for (uint32_t i = 1; i < p->nids; i++)
 		if (p->ids[i].num == p->ids[i - 1].num)
-			return af_y_error(p->d, af_ymap_get(bl->items[p->ids[i].idx], "block"),
+			return af_y_error(p->d, af_ymap_get(&bl->items[p->ids[i].idx], "block"),
 					  "blocks[%u]: duplicate block id", p->ids[i].idx);
 	return 0;
 }
@@ -416,18 +416,18 @@ static int parse_extras(struct pctx *p, const struct af_ynode *xm, const struct 
 	if (!f->extras || !ids)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < xm->n; i++) {
-		const struct af_ynode *k = xm->items[2 * i];
+		const struct af_ynode *k = &xm->items[2 * i];
 		int64_t id = small_uint(k);
 		if (id < 0)
 			return af_y_error(p->d, k, "extras: a key must be the blob's offset (0xHHHH)");
 		f->extras[i].orig = (uint32_t)id;
 		ids[i].num = (uint64_t)id;
 		ids[i].idx = (uint32_t)i;
-		if (get_hexbytes(p, xm->items[2 * i + 1], "extras[]", &f->extras[i].bytes,
+		if (get_hexbytes(p, &xm->items[2 * i + 1], "extras[]", &f->extras[i].bytes,
 				 &f->extras[i].len))
 			return p->d->code;
 		if (!f->extras[i].len || f->extras[i].len % 4)
-			return af_y_error(p->d, xm->items[2 * i + 1], "extras[%s]: an extra blob must be "
+			return af_y_error(p->d, &xm->items[2 * i + 1], "extras[%s]: an extra blob must be "
 					  "a non-empty multiple of 4 bytes, it has %zu", k->str,
 					  f->extras[i].len);
 	}
@@ -442,14 +442,14 @@ static int parse_entries(struct pctx *p, const struct af_ynode *en, const struct
 	if (af_y_want(p->d, en, AF_YSEQ, "entries"))
 		return p->d->code;
 	if (en->n < 1 || en->n > MOTN_MAX_ENTRIES)
-		return af_y_error(p->d, en, "entries: %zu entries; a MOTN holds 1..%u", en->n,
+		return af_y_error(p->d, en, "entries: %zu entries; a MOTN holds 1..%u", (size_t)en->n,
 				  MOTN_MAX_ENTRIES);
 	f->nentries = (uint32_t)en->n;
 	f->entries = af_arena_array(p->a, en->n, sizeof(*f->entries));
 	if (!f->entries)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < en->n; i++) {
-		const struct af_ynode *e = en->items[i], *nm, *bn, *xn;
+		const struct af_ynode *e = &en->items[i], *nm, *bn, *xn;
 		struct motn_entry *me = &f->entries[i];
 		char what[40];
 		snprintf(what, sizeof(what), "entries[%zu]", i);
@@ -513,12 +513,12 @@ static int warn_names(struct pctx *p, const struct af_ynode *en)
 	for (uint32_t i = 0; i < f->nentries; i++) {
 		v[i] = (struct name_ref){ f->entries[i].name, f->entries[i].name_len, i };
 		if (!v[i].len)
-			af_y_warn(p->d, en->items[i], "entries[%u]: empty name", i);
+			af_y_warn(p->d, &en->items[i], "entries[%u]: empty name", i);
 	}
 	qsort(v, f->nentries, sizeof(*v), cmp_name);
 	for (uint32_t i = 1; i < f->nentries; i++)
 		if (v[i].len && !cmp_name(&v[i - 1], &v[i]))
-			af_y_warn(p->d, en->items[v[i].idx], "entries[%u]: the name is also used by "
+			af_y_warn(p->d, &en->items[v[i].idx], "entries[%u]: the name is also used by "
 				  "entries[%u]", v[i].idx, v[i - 1].idx);
 	free(v);
 	return 0;
@@ -533,14 +533,14 @@ static int check_names(struct pctx *p, const struct af_ynode *nn, const uint32_t
 		return perr(p, nn, "names must be a list");
 	for (uint32_t i = first[bi]; i != UINT32_MAX; i = next[i], k++) {
 		const struct motn_entry *en = &p->f->entries[i];
-		const struct af_ynode *s = k < nn->n ? nn->items[k] : NULL;
+		const struct af_ynode *s = k < nn->n ? &nn->items[k] : NULL;
 		if (!s || (motn_name_ascii(en) && (s->type != AF_YSCALAR || s->len != en->name_len ||
 						   memcmp(s->str, en->name, s->len))))
 			return perr(p, s ? s : nn, "names are derived from entries; edit "
 				    "entries[].block instead");
 	}
 	if (k != nn->n)
-		return perr(p, nn->items[k], "names are derived from entries; edit entries[].block "
+		return perr(p, &nn->items[k], "names are derived from entries; edit entries[].block "
 			    "instead");
 	return 0;
 }
@@ -571,10 +571,10 @@ static int get_row(struct pctx *p, const struct af_ynode *n, size_t count, uint1
 {
 	if (n->type != AF_YSEQ || n->n != count)
 		return perr(p, n, "%s: expected a list of %zu values (one a frame), got %zu", what,
-			    count, n->type == AF_YSEQ ? n->n : 0);
+			    count, n->type == AF_YSEQ ? (size_t)n->n : 0);
 	for (size_t i = 0; i < count; i++)
-		if (angles ? get_angle(p, n->items[i], &out[i * stride], what)
-			   : get_half(p, n->items[i], &out[i * stride], what))
+		if (angles ? get_angle(p, &n->items[i], &out[i * stride], what)
+			   : get_half(p, &n->items[i], &out[i * stride], what))
 			return p->d->code;
 	return 0;
 }
@@ -605,7 +605,7 @@ static int parse_baked(struct pctx *p, const struct af_ynode *m, struct motn_bak
 		return perr(p, bl ? bl : m, "baked.bones: a list, the root (bone 0) first");
 	/* the mask first: it fixes the columns */
 	for (size_t i = 0, prev = 0; i < bl->n; i++) {
-		const struct af_ynode *bn = bl->items[i], *id;
+		const struct af_ynode *bn = &bl->items[i], *id;
 		if (af_y_want(p->d, bn, AF_YMAP, "baked.bones[]") ||
 		    check_keys(p, bn, motn_sch_baked_bone, "baked.bones[]"))
 			return p->d->code;
@@ -625,7 +625,7 @@ static int parse_baked(struct pctx *p, const struct af_ynode *m, struct motn_bak
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	size_t col = 0;
 	for (size_t i = 0; i < bl->n; i++) {
-		const struct af_ynode *bn = bl->items[i];
+		const struct af_ynode *bn = &bl->items[i];
 		unsigned id = (unsigned)small_uint(af_ymap_get(bn, "bone"));
 		static const char *const hinge[] = { "hinge", NULL };
 		const char *const *want = !id ? NULL : MOTN_HINGE(id) ? hinge : NULL;
@@ -658,14 +658,14 @@ static int parse_node(struct pctx *p, const struct af_ynode *m, struct motn_node
 		return p->d->code;
 	if (!sc || sc->type != AF_YSEQ || !sc->n)
 		return perr(p, sc ? sc : m, "scale: [x, y, z], or one [x, y, z] a sample");
-	if (sc->items[0]->type == AF_YSEQ) {
+	if (sc->items[0].type == AF_YSEQ) {
 		if (sc->n != samples)
-			return perr(p, sc, "scale track: %zu samples, expected frames + 1 = %zu", sc->n,
+			return perr(p, sc, "scale track: %zu samples, expected frames + 1 = %zu", (size_t)sc->n,
 				    samples);
 		if (!(nd->scale_track = af_arena_array(p->a, 3 * samples, sizeof(uint16_t))))
 			return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 		for (size_t k = 0; k < samples; k++)
-			if (get_row(p, sc->items[k], 3, nd->scale_track + 3 * k, 1, 0, "scale"))
+			if (get_row(p, &sc->items[k], 3, nd->scale_track + 3 * k, 1, 0, "scale"))
 				return p->d->code;
 	} else if (get_row(p, sc, 3, nd->scale, 1, 0, "scale")) {
 		return p->d->code;
@@ -700,7 +700,7 @@ static int parse_nodes(struct pctx *p, const struct af_ynode *m, struct motn_nod
 	if (!(un = af_ymap_get(m, "unknown")) || un->type != AF_YSEQ || un->n != 2)
 		return perr(p, un ? un : m, "nodes.unknown: the two header words [+4, +6]");
 	for (int i = 0; i < 2; i++) {
-		if (af_y_get_u64(p->d, un->items[i], 0xFFFF, &v, "nodes.unknown"))
+		if (af_y_get_u64(p->d, &un->items[i], 0xFFFF, &v, "nodes.unknown"))
 			return p->d->code;
 		s->unknown[i] = (uint16_t)v;
 	}
@@ -711,7 +711,7 @@ static int parse_nodes(struct pctx *p, const struct af_ynode *m, struct motn_nod
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < ln->n; i++) {
 		p->node = (int)i;
-		if (parse_node(p, ln->items[i], &s->node[i], (size_t)s->frames + 1))
+		if (parse_node(p, &ln->items[i], &s->node[i], (size_t)s->frames + 1))
 			return p->d->code;
 	}
 	p->node = -1;
@@ -763,7 +763,7 @@ static int parse_blocks(struct pctx *p, const struct af_ynode *bl)
 		first[f->entries[i].block] = i;
 	}
 	for (uint32_t i = 0; i < f->nblocks; i++) {
-		const struct af_ynode *bn = bl->items[i], *nn = af_ymap_get(bn, "names");
+		const struct af_ynode *bn = &bl->items[i], *nn = af_ymap_get(bn, "names");
 		p->bi = i;
 		p->bname = first[i] != UINT32_MAX ? f->entries[first[i]].name : NULL;
 		if ((rc = check_keys(p, bn, motn_sch_block, "blocks[]")))

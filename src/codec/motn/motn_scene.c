@@ -33,7 +33,7 @@ static int keys_of(const struct af_ynode *seq, struct key **out, size_t *n, stru
 	if (!k)
 		return AF_ENOMEM;
 	for (size_t i = 0; i < cnt; i++) {
-		const struct af_ynode *kn = seq->items[i];
+		const struct af_ynode *kn = &seq->items[i];
 		double ty, v[5] = { 0 };
 		int rc;
 		if ((rc = af_scene_nums(kn, 0, 2, v, "key [frame, type, ...]", d)))

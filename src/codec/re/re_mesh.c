@@ -321,7 +321,7 @@ int re_scene_meshes(const struct af_ynode *root, struct af_scene *sc, size_t fir
 	char from[1040], msg[1200];
 	int rc = 0, re2 = 0;
 	for (size_t i = 0; i < af_cv_count(data); i++) {
-		const struct af_ynode *s = data->items[i];
+		const struct af_ynode *s = &data->items[i];
 		const char *role = af_cv_str(af_ymap_get(s, "role"));
 		if (!role || (!af_ymap_get(s, "base64") && !af_ymap_get(s, "hex")))
 			continue;

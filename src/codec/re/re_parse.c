@@ -62,10 +62,10 @@ static int get_triple(struct pctx *c, const struct af_ynode *n, int16_t out[3], 
 	char p[AF_RE_PATH];
 	int rc = af_y_want(c->d, n, AF_YSEQ, what);
 	if (!rc && n->n != 3)
-		rc = af_y_error(c->d, n, "%s: expected [x, y, z], found %zu values", what, n->n);
+		rc = af_y_error(c->d, n, "%s: expected [x, y, z], found %zu values", what, (size_t)n->n);
 	for (int i = 0; !rc && i < 3; i++) {
 		jp(p, "%s[%d]", what, i);
-		rc = get_i16(c, n->items[i], &out[i], p);
+		rc = get_i16(c, &n->items[i], &out[i], p);
 	}
 	return rc;
 }
@@ -83,7 +83,7 @@ static int refuse_key(struct pctx *c, const struct af_ynode *map, const char *ke
 		      const char *what, const char *why)
 {
 	for (size_t i = 0; i < map->n; i++) {
-		const struct af_ynode *k = map->items[2 * i];
+		const struct af_ynode *k = &map->items[2 * i];
 		if (k->type == AF_YSCALAR && !strcmp(k->str, key))
 			return af_y_error(c->d, k, "%s: '%s' %s", what, key, why);
 	}
@@ -173,7 +173,7 @@ static int parse_data(struct pctx *c, const struct af_ynode *root, struct re_fil
 	const struct af_ynode *data = af_y_need(c->d, root, "data", "top level");
 	int rc = data ? af_y_want(c->d, data, AF_YSEQ, "data") : AF_EINVAL;
 	for (size_t i = 0; !rc && i < data->n; i++)
-		rc = parse_blob(c, data->items[i], i, f, seen);
+		rc = parse_blob(c, &data->items[i], i, f, seen);
 	return rc;
 }
 
@@ -234,7 +234,7 @@ static int parse_skeleton(struct pctx *c, const struct af_ynode *bank, unsigned 
 	if ((rc = af_y_want(c->d, sk, AF_YSEQ, p)))
 		return rc;
 	if (sk->n != m->nbones)
-		return af_y_error(c->d, sk, "%s: %zu bones but bone_count is %u", p, sk->n,
+		return af_y_error(c->d, sk, "%s: %zu bones but bone_count is %u", p, (size_t)sk->n,
 				  m->nbones);
 	m->has_skeleton = 1;
 	m->relpos = af_arena_array(c->a, m->nbones, sizeof(*m->relpos));
@@ -242,12 +242,12 @@ static int parse_skeleton(struct pctx *c, const struct af_ynode *bank, unsigned 
 	if (!m->relpos || !m->parent)
 		return NOMEM(c);
 	for (unsigned i = 0; i < m->nbones; i++)
-		if ((rc = parse_bone(c, sk->items[i], i, m, path)))
+		if ((rc = parse_bone(c, &sk->items[i], i, m, path)))
 			return rc;
 	unsigned bad;
 	const char *why;
 	if (re_tree_check(m->parent, m->nbones, &bad, &why))
-		return af_y_error(c->d, sk->items[bad], "%s[%u]: bone %u is not part of a tree "
+		return af_y_error(c->d, &sk->items[bad], "%s[%u]: bone %u is not part of a tree "
 				  "rooted at bone 0: %s", p, bad, bad, why);
 	return AF_OK;
 }
@@ -261,15 +261,15 @@ static int get_degrees(struct pctx *c, const struct af_ynode *t, uint16_t *codes
 	int rc = af_y_want(c->d, t, AF_YSEQ, q);
 	if (!rc && t->n != 3)
 		return af_y_error(c->d, t, "%s: expected [x, y, z] in degrees, found %zu values",
-				  q, t->n);
+				  q, (size_t)t->n);
 	for (int x = 0; !rc && x < 3; x++) {
 		double deg;
 		jp(r, "%s[%d]", q, x);
-		if ((rc = af_y_get_f64(c->d, t->items[x], &deg, r)))
+		if ((rc = af_y_get_f64(c->d, &t->items[x], &deg, r)))
 			break;
 		if (re_deg_quantize(deg, &codes[x]))
-			return af_y_error(c->d, t->items[x], "%s: %s degrees is outside -360..360", r,
-					  t->items[x]->str);
+			return af_y_error(c->d, &t->items[x], "%s: %s degrees is outside -360..360", r,
+					  t->items[x].str);
 	}
 	return rc;
 }
@@ -280,10 +280,10 @@ static int parse_angles(struct pctx *c, const struct af_ynode *an, struct re_pos
 	char q[AF_RE_PATH];
 	int rc = af_y_want(c->d, an, AF_YSEQ, p);
 	if (!rc && an->n != n)
-		rc = af_y_error(c->d, an, "%s: %zu triples but bone_count is %u", p, an->n, n);
+		rc = af_y_error(c->d, an, "%s: %zu triples but bone_count is %u", p, (size_t)an->n, n);
 	for (unsigned b = 0; !rc && b < n; b++) {
 		jp(q, "%s[%u]", p, b);
-		rc = get_degrees(c, an->items[b], &ps->codes[3 * b], q);
+		rc = get_degrees(c, &an->items[b], &ps->codes[3 * b], q);
 	}
 	return rc;
 }
@@ -427,7 +427,7 @@ static int parse_keyframes(struct pctx *c, const struct af_ynode *kn, const stru
 		if (!m->recs)
 			return NOMEM(c);
 		for (size_t i = 0; i < m->nposes; i++)
-			if ((rc = parse_record(c, kn->items[i], i, &m->recs[i], path)))
+			if ((rc = parse_record(c, &kn->items[i], i, &m->recs[i], path)))
 				return rc;
 		return AF_OK;
 	}
@@ -435,7 +435,7 @@ static int parse_keyframes(struct pctx *c, const struct af_ynode *kn, const stru
 	if (!m->poses)
 		return NOMEM(c);
 	for (size_t i = 0; i < m->nposes; i++)
-		if ((rc = parse_pose(c, kn->items[i], i, &m->poses[i], m->nbones,
+		if ((rc = parse_pose(c, &kn->items[i], i, &m->poses[i], m->nbones,
 				     m->keyframe_size, path)))
 			return rc;
 	return AF_OK;
@@ -542,9 +542,9 @@ static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq 
 	char q[AF_RE_PATH];
 	int rc = af_y_want(c->d, fr, AF_YSEQ, p);
 	if (!rc && (fr->n < 2 || fr->n > 3))
-		rc = af_y_error(c->d, fr, "%s: expected [pose, flags], found %zu values", p, fr->n);
-	if (!rc && fr->n == 3 && !is_word(fr->items[2], "outside"))
-		rc = af_y_error(c->d, fr->items[2], "%s: a third value can only be 'outside' (a "
+		rc = af_y_error(c->d, fr, "%s: expected [pose, flags], found %zu values", p, (size_t)fr->n);
+	if (!rc && fr->n == 3 && !is_word(&fr->items[2], "outside"))
+		rc = af_y_error(c->d, &fr->items[2], "%s: a third value can only be 'outside' (a "
 				"pose past the pool, kept as the file had it)", p);
 	if (rc)
 		return rc;
@@ -552,27 +552,27 @@ static int parse_frame(struct pctx *c, const struct af_ynode *fr, struct re_seq 
 	if (fr->n == 3)
 		npos = SIZE_MAX;
 	jp(q, "%s pose", p);
-	if ((rc = af_y_get_u64(c->d, fr->items[0], UINT32_MAX, &pose, q)))
+	if ((rc = af_y_get_u64(c->d, &fr->items[0], UINT32_MAX, &pose, q)))
 		return rc;
 	jp(q, "%s flags", p);
-	if ((rc = get_flags(c, fr->items[1], &flags, q)))
+	if ((rc = get_flags(c, &fr->items[1], &flags, q)))
 		return rc;
 	if (c->game == RE_GAME3) {
 		if (pose > 255)
-			return af_y_error(c->d, fr->items[0], "%s: relative pose %llu is outside "
+			return af_y_error(c->d, &fr->items[0], "%s: relative pose %llu is outside "
 					  "the 256-pose window of pose_start %u (0..255)", p,
 					  (unsigned long long)pose, s->pose_start);
 		if (s->pose_start + pose >= npos)
-			return af_y_error(c->d, fr->items[0], "%s: pose %llu (pose_start %u + "
+			return af_y_error(c->d, &fr->items[0], "%s: pose %llu (pose_start %u + "
 					  "%llu) is outside the keyframe pool (%zu poses)", p,
 					  (unsigned long long)(s->pose_start + pose),
 					  s->pose_start, (unsigned long long)pose, npos);
 	} else {
 		if (pose > 4095)
-			return af_y_error(c->d, fr->items[0], "%s: pose %llu does not fit in 12 bits "
+			return af_y_error(c->d, &fr->items[0], "%s: pose %llu does not fit in 12 bits "
 					  "(0..4095)", p, (unsigned long long)pose);
 		if (pose >= npos)
-			return af_y_error(c->d, fr->items[0], "%s: pose %llu is outside the keyframe "
+			return af_y_error(c->d, &fr->items[0], "%s: pose %llu is outside the keyframe "
 					  "pool (%zu poses)", p, (unsigned long long)pose, npos);
 	}
 	out->pose = (uint32_t)pose;
@@ -609,7 +609,7 @@ static int parse_seq(struct pctx *c, const struct af_ynode *sn, struct re_seq *s
 		return NOMEM(c);
 	for (size_t k = 0; k < s->nframes; k++) {
 		jp(q, "%s.frames[%zu]", p, k);
-		if ((rc = parse_frame(c, fr->items[k], s, &s->frames[k], npos, q)))
+		if ((rc = parse_frame(c, &fr->items[k], s, &s->frames[k], npos, q)))
 			return rc;
 	}
 	return AF_OK;
@@ -633,7 +633,7 @@ static int parse_sequences(struct pctx *c, const struct af_ynode *bank, struct r
 	for (size_t i = 0; i < k->edd.nseq; i++) {
 		char q[AF_RE_PATH];
 		jp(q, "%s[%zu]", p, i);
-		if ((rc = parse_seq(c, sq->items[i], &k->edd.seq[i], k->emr.nposes, q)))
+		if ((rc = parse_seq(c, &sq->items[i], &k->edd.seq[i], k->emr.nposes, q)))
 			return rc;
 	}
 	return AF_OK;
@@ -735,10 +735,10 @@ int re_parse(const struct af_ynode *root, struct re_file *f, struct af_arena *a,
 	if (!banks || af_y_want(d, banks, AF_YSEQ, "banks"))
 		return AF_EINVAL;
 	if (banks->n != f->lay->nbanks)
-		return af_y_error(d, banks, "banks: %zu banks, a re%u %s has %u", banks->n, game,
+		return af_y_error(d, banks, "banks: %zu banks, a re%u %s has %u", (size_t)banks->n, game,
 				  re_kind_name(kind), f->lay->nbanks);
 	for (unsigned i = 0; i < f->lay->nbanks; i++)
-		if ((rc = parse_bank(&c, banks->items[i], i, f)))
+		if ((rc = parse_bank(&c, &banks->items[i], i, f)))
 			return rc;
 	return check_data_slots(&c, root, f, seen);
 }

@@ -30,7 +30,7 @@ static int skeleton(struct af_scene *sc, const struct af_ynode *list, const char
 		return af_diag_at_mark(d, AF_EINVAL, list->line, list->col, "line %u: %zu bones (at most %d)", list->line,
 				       n, MAX_BONES);
 	for (size_t i = 0; i < n; i++) {
-		const struct af_ynode *b = list->items[i];
+		const struct af_ynode *b = &list->items[i];
 		char name[64];
 		double p, rel[3];
 		int rc;
@@ -78,7 +78,7 @@ static int sequence(struct af_scene *sc, const struct af_ynode *sq, const struct
 		if (af_scene_channel(sc, s->first + b, AF_SC_ROTATION, sq->line) == SIZE_MAX)
 			return AF_ENOMEM;
 	for (size_t f = 0; f < nf; f++) {
-		const struct af_ynode *fr = frames->items[f], *kf, *angles;
+		const struct af_ynode *fr = &frames->items[f], *kf, *angles;
 		double pose, t[3], m[3];
 		int rc;
 		if ((rc = af_scene_nums(fr, 0, 1, &pose, "frame [pose, flags]", d)))
@@ -107,7 +107,7 @@ static int sequence(struct af_scene *sc, const struct af_ynode *sq, const struct
 		af_scene_key(sc, ch0, (double)f / 30.0, t);
 		for (size_t b = 0; b < s->n; b++) {
 			double e[3], q[4];
-			if ((rc = af_scene_nums(angles->items[b], 0, 3, e, "angles [x, y, z]", d)))
+			if ((rc = af_scene_nums(&angles->items[b], 0, 3, e, "angles [x, y, z]", d)))
 				return rc;
 			for (int a = 0; a < 3; a++)
 				e[a] *= M_PI / 180;
@@ -132,7 +132,7 @@ int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d
 	snprintf(sc->root_name, sizeof(sc->root_name), "+Y down, game units");
 	af_scene_extra(sc, 0, "format", "re-model", 0);
 	for (size_t b = 0; b < af_cv_count(banks) && !rc; b++) {
-		const struct af_ynode *bk = banks->items[b], *sk = af_ymap_get(bk, "skeleton");
+		const struct af_ynode *bk = &banks->items[b], *sk = af_ymap_get(bk, "skeleton");
 		const struct af_ynode *seqs = af_ymap_get(bk, "sequences"), *pool = af_ymap_get(bk, "keyframes");
 		double nb = 0;
 		struct skel s = { 0, 0 };
@@ -165,7 +165,7 @@ int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d
 			main_skel = (long)nskel;
 		if (nskel < sizeof(skels) / sizeof(skels[0]))
 			skels[nskel++] = s;
-		if (af_cv_count(pool) && !af_ymap_get(pool->items[0], "angles")) {
+		if (af_cv_count(pool) && !af_ymap_get(&pool->items[0], "angles")) {
 			if (!skipped++)
 				af_scene_extra(sc, 0, "skipped", "the lower-body overlay bank (spec 5.8): its records "
 							 "hold foot targets, not bone angles", 0);
@@ -174,11 +174,11 @@ int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d
 		for (size_t q = 0; q < af_cv_count(seqs) && !rc; q++) {
 			char name[64];
 			snprintf(name, sizeof(name), "bank %zu sequence %zu", b, q);
-			if (!af_scene_wanted(sc, name) || !af_cv_count(af_ymap_get(seqs->items[q], "frames")))
+			if (!af_scene_wanted(sc, name) || !af_cv_count(af_ymap_get(&seqs->items[q], "frames")))
 				continue;
 			if (af_scene_anim(sc, name))
 				return AF_ENOMEM;
-			rc = sequence(sc, seqs->items[q], pool, re2, &s, d);
+			rc = sequence(sc, &seqs->items[q], pool, re2, &s, d);
 		}
 	}
 	if (!rc && main_skel >= 0)

@@ -40,10 +40,10 @@ static int get_f32s(struct pc *p, const struct af_ynode *n, uint32_t *bits, size
 	if (af_y_want(p->d, n, AF_YSEQ, what))
 		return AF_EINVAL;
 	if (n->n != k)
-		return af_y_error(p->d, n, "%s: expected %zu numbers, got %zu", what, k, n->n);
+		return af_y_error(p->d, n, "%s: expected %zu numbers, got %zu", what, k, (size_t)n->n);
 	for (size_t i = 0; i < k; i++) {
 		float v;
-		const struct af_ynode *x = n->items[i];
+		const struct af_ynode *x = &n->items[i];
 		if (af_y_get_f32(p->d, x, &v, what))
 			return AF_EINVAL;
 		if (isinf(v) && !memchr(x->str, 'i', x->len) && !memchr(x->str, 'I', x->len))
@@ -113,7 +113,7 @@ static int ref(struct pc *p, const struct af_ynode *n, int32_t *out, const char 
 static int refs(struct pc *p, const struct af_ynode *n, int32_t *out, size_t k, const char *what)
 {
 	for (size_t i = 0; i < k; i++)
-		if (ref(p, n->items[i], &out[i], what))
+		if (ref(p, &n->items[i], &out[i], what))
 			return AF_EINVAL;
 	return 0;
 }
@@ -171,12 +171,12 @@ static int parse_bones(struct pc *p, const struct af_ynode *n)
 			  !(p->bone_nodes = af_arena_array(p->a, f->nbones, sizeof(*p->bone_nodes)))))
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < f->nbones; i++) {
-		p->bone_nodes[i] = n->items[i];
-		if (bone_values(p, n->items[i], &f->bones[i]))
+		p->bone_nodes[i] = &n->items[i];
+		if (bone_values(p, &n->items[i], &f->bones[i]))
 			return AF_EINVAL;
 	}
 	for (uint32_t i = 0; i < f->nbones; i++)
-		if (bone_refs(p, n->items[i], i))
+		if (bone_refs(p, &n->items[i], i))
 			return AF_EINVAL;
 	return 0;
 }
@@ -196,7 +196,7 @@ static int parse_chain(struct pc *p, const struct af_ynode *m, struct rig_chain 
 	    af_y_want(p->d, x, AF_YSEQ, "info_nodes"))
 		return AF_EINVAL;
 	if (x->n != RIG_INFO_NODES)
-		return af_y_error(p->d, x, "info_nodes: expected %d, got %zu", RIG_INFO_NODES, x->n);
+		return af_y_error(p->d, x, "info_nodes: expected %d, got %zu", RIG_INFO_NODES, (size_t)x->n);
 	if (refs(p, x, c->info, RIG_INFO_NODES, "info_nodes") ||
 	    !(x = af_y_need(p->d, m, "pole", "ik chain")) || ref(p, x, &c->pole, "pole") ||
 	    !(x = af_y_need(p->d, m, "slot_info", "ik chain")) || ref(p, x, &c->slot_info, "slot_info") ||
@@ -221,7 +221,7 @@ static int parse_chains(struct pc *p, const struct af_ynode *n)
 	    (f->nchains && !(f->chains = af_arena_array(p->a, f->nchains, sizeof(*f->chains)))))
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (uint32_t i = 0; i < f->nchains; i++)
-		if (parse_chain(p, n->items[i], &f->chains[i]))
+		if (parse_chain(p, &n->items[i], &f->chains[i]))
 			return AF_EINVAL;
 	return 0;
 }
@@ -243,8 +243,8 @@ static int parse_head(struct pc *p, const struct af_ynode *root)
 				  x->type == AF_YSCALAR ? x->str : "?");
 	if (!(x = af_y_need(p->d, root, "version", "document")) || af_y_want(p->d, x, AF_YSEQ, "version"))
 		return AF_EINVAL;
-	if (x->n != 2 || af_y_get_u64(p->d, x->items[0], 4, v, "version") ||
-	    af_y_get_u64(p->d, x->items[1], 2, v + 1, "version"))
+	if (x->n != 2 || af_y_get_u64(p->d, &x->items[0], 4, v, "version") ||
+	    af_y_get_u64(p->d, &x->items[1], 2, v + 1, "version"))
 		return x->n != 2 ? af_y_error(p->d, x, "version: expected [major, minor]") : AF_EINVAL;
 	if (v[0] < 3 || v[1] < 1)
 		return af_y_error(p->d, x, "version: %u.%u; a clear rig is 3.x or 4.x with x 1 or 2",

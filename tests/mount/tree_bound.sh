@@ -1,0 +1,71 @@
+# Issue 28: memory stays within --cache-mb + 64 MiB whatever a save parses. The largest
+# real document, the Shenmue motion bank's view (14.5 MB of YAML, a tree of 87 MB), does
+# not fit the bound of --cache-mb=16 (80 MiB): its save is refused (close fails with
+# EINVAL, the binary stays as it was, .animfs/errors says the document needs more than
+# N MiB and to raise --cache-mb), with the daemon's peak under the bound; the cut of its
+# split view is refused the same way, and so is `animfs encode --cache-mb=16`. Under --cache-mb=96 it saves, byte for byte the
+# binary `animfs encode` makes of the same text. The daemon is the unsanitized build when
+# scripts/test built it (tests/samples.inc); its peak is checked only then.
+. "$(dirname "$0")/common.inc"
+need_samples
+big=$ANIMFS_SAMPLES/shenmue/dashgl_motion.bin
+[ -f "$big" ] || { echo "SKIP: $big not found"; exit 77; }
+. "$(dirname "$0")/../samples.inc"
+ANIMFS=$PLAIN
+b=dashgl_motion.bin
+cp "$big" "$GAME/$b"
+chmod u+w "$GAME/$b"
+hwm() { awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status"; }
+
+mount_view_fg --cache-mb=16
+cat "$VIEW/$b.yaml" > "$T/a.yaml" || fail "reading the view"
+# one key's value changed, so that the save must encode
+sed '0,/^\( *- \[[0-9]*, [0-9]*, [-0-9.]*, \)[-0-9.]*\]$/s//\10.125]/' "$T/a.yaml" > "$T/b.yaml"
+cmp -s "$T/a.yaml" "$T/b.yaml" && fail "the edit did not apply"
+if cp "$T/b.yaml" "$VIEW/$b.yaml" 2> "$T/cp.err"; then
+  fail "the save under --cache-mb=16 was not refused"
+fi
+grep -q 'Invalid argument' "$T/cp.err" || fail "cp did not see EINVAL: $(cat "$T/cp.err")"
+line=$(grep "$b.yaml:[0-9]*:[0-9]*: the document needs more than [0-9]* MiB to encode: raise --cache-mb" \
+  "$VIEW/.animfs/errors") || fail "no line in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
+echo "refused under --cache-mb=16: $line"
+cmp -s "$GAME/$b" "$big" || fail "the refused save changed the binary"
+peak=$(hwm)
+echo "daemon VmHWM after the refused save: $((peak / 1024)) MiB (bound 80 MiB)"
+if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
+  [ "$peak" -le $((80 * 1024)) ] || fail "the daemon peaked at $((peak / 1024)) MiB, over the 80 MiB bound"
+else
+  echo "(a sanitized daemon: its peak not checked)"
+fi
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+
+# the cut of a split view parses the whole text too
+mount_view_fg --cache-mb=16 --split-over=1M
+if ls "$VIEW/$b.yaml/" > "$T/ls" 2>&1 && [ -s "$T/ls" ]; then
+  fail "the view was cut under --cache-mb=16: $(head -3 "$T/ls")"
+fi
+grep -q "$b: its view does not cut into parts: the document needs more than [0-9]* MiB" "$T/daemon.log" ||
+  fail "the daemon did not say why the view is not cut: $(cat "$T/daemon.log")"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+echo "the split view is not cut under --cache-mb=16, and the log says why"
+
+mount_view_fg --cache-mb=96
+cp "$T/b.yaml" "$VIEW/$b.yaml" || fail "the save under --cache-mb=96 failed: $(cat "$VIEW/.animfs/errors")"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+# the command line keeps the same bound: refused under --cache-mb=16, nothing written
+cp "$big" "$T/cli.bin"
+if "$ANIMFS" encode "$T/b.yaml" -o "$T/cli.bin" --cache-mb=16 2> "$T/enc.err"; then
+  fail "animfs encode --cache-mb=16 was not refused"
+fi
+grep -q "b.yaml:[0-9]*:[0-9]*: the document needs more than [0-9]* MiB to encode: raise --cache-mb" "$T/enc.err" ||
+  fail "animfs encode --cache-mb=16 said: $(cat "$T/enc.err")"
+cmp -s "$T/cli.bin" "$big" || fail "the refused encode wrote its output"
+echo "animfs encode --cache-mb=16: refused, nothing written"
+"$ANIMFS" encode "$T/b.yaml" -o "$T/ref.bin" || fail "animfs encode"
+cmp -s "$GAME/$b" "$T/ref.bin" || fail "the save is not what animfs encode gives"
+cmp -s "$GAME/$b" "$big" && fail "the edit did not land"
+echo "saved under --cache-mb=96: the binary animfs encode gives"
+echo "PASS"
