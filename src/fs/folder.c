@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -54,25 +55,35 @@ struct node {
 	char *broken;           /* per member: raw, or its body does not decode (shown raw, read-only) */
 };
 
+/* A loaded container. The table holds one reference while it lists the container, and
+ * each user one while it uses it: an entry evicted while in use is freed by its last
+ * user. The table's lock guards only the table and the counts (lookup, insert, evict);
+ * the entry's own lock guards what it holds (its archive, nodes and index.yaml) and is
+ * held by whoever opens it, lists it or renders a member of it: one slow archive
+ * blocks only the users of that same archive. */
 struct loaded {
 	struct af_fid id;
-	int used;
-	unsigned long last;
+	unsigned refs;          /* p->lock */
+	int ok;                 /* opened (written under its lock before anyone else takes it) */
+	unsigned waiting;       /* threads waiting for its lock (atomic): a listing lets them in */
+	unsigned long last;     /* p->lock */
+	size_t bytes;           /* the container's copy and its index.yaml (the members'
+				   texts are the render cache's); p->lock */
+	pthread_mutex_t lock;   /* all below */
 	struct af_archive v;
 	struct af_text *index;
 	struct node *nodes;     /* the archives whose members were asked for */
 	size_t nnodes;
-	size_t bytes;           /* the container's copy and its index.yaml (the members'
-				   texts are the render cache's) */
 	char name[256];         /* the container's base name, for index.yaml */
 };
 
 struct af_folders {
-	pthread_mutex_t lock;  /* the loaded containers */
+	pthread_mutex_t lock;  /* the table of loaded containers and their counts: never held
+				  across a read, a render or an open of a container */
 	pthread_mutex_t vlock; /* the verdicts only: never held across a read, so a lookup of
 				  any other file never waits for a big container being read */
 	struct verdict verdicts[VERDICTS];
-	struct loaded loaded[LOADED];
+	struct loaded *loaded[LOADED];
 	unsigned long tick;
 	size_t max_bytes; /* ... within the --cache-mb bound (the one in use is always kept) */
 };
@@ -95,7 +106,8 @@ static void drop(struct loaded *l)
 	free(l->nodes);
 	af_text_unref(l->index);
 	af_archive_close(&l->v);
-	memset(l, 0, sizeof(*l));
+	pthread_mutex_destroy(&l->lock);
+	free(l);
 }
 
 void af_folders_free(struct af_folders *p)
@@ -103,8 +115,8 @@ void af_folders_free(struct af_folders *p)
 	if (!p)
 		return;
 	for (int i = 0; i < LOADED; i++)
-		if (p->loaded[i].used)
-			drop(&p->loaded[i]);
+		if (p->loaded[i])
+			drop(p->loaded[i]);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->vlock);
 	free(p);
@@ -191,44 +203,110 @@ int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st)
 
 /* ---- loaded containers ---- */
 
-/* Drop least recently used containers until `more` bytes fit the bound. */
-static void trim(struct af_folders *p, size_t more)
+/* The table's entry for id with a new reference, or NULL. Call with p->lock held. */
+static struct loaded *lookup(struct af_folders *p, const struct af_fid *id)
+{
+	for (int i = 0; i < LOADED; i++)
+		if (p->loaded[i] && af_fid_same(&p->loaded[i]->id, id)) {
+			p->loaded[i]->refs++;
+			p->loaded[i]->last = ++p->tick;
+			return p->loaded[i];
+		}
+	return NULL;
+}
+
+/* Slot i leaves the table; its users keep it, and one no one holds goes to gone[] (freed
+ * once p->lock is released). Call with p->lock held. */
+static void evict(struct af_folders *p, int i, struct loaded **gone, int *ngone)
+{
+	struct loaded *l = p->loaded[i];
+	p->loaded[i] = NULL;
+	if (--l->refs == 0)
+		gone[(*ngone)++] = l;
+}
+
+/* Evict least recently used containers (never keep) until `more` bytes fit the bound.
+ * Call with p->lock held. */
+static void trim(struct af_folders *p, const struct loaded *keep, size_t more, struct loaded **gone,
+		 int *ngone)
 {
 	for (;;) {
 		size_t total = more;
-		struct loaded *lru = NULL;
+		int lru = -1;
 		for (int i = 0; i < LOADED; i++)
-			if (p->loaded[i].used) {
-				total += p->loaded[i].bytes;
-				if (!lru || p->loaded[i].last < lru->last)
-					lru = &p->loaded[i];
+			if (p->loaded[i] && p->loaded[i] != keep) {
+				total += p->loaded[i]->bytes;
+				if (lru < 0 || p->loaded[i]->last < p->loaded[lru]->last)
+					lru = i;
 			}
-		if (!lru || total <= p->max_bytes)
+		if (lru < 0 || total <= p->max_bytes)
 			return;
-		drop(lru);
+		evict(p, lru, gone, ngone);
 	}
 }
 
-/* The loaded container for rel, read when its identity is new. Call with p->lock held. */
+static void free_gone(struct loaded **gone, int ngone)
+{
+	for (int i = 0; i < ngone; i++)
+		drop(gone[i]);
+}
+
+/* A user's reference given back (the last one frees an evicted container). */
+static void unref(struct af_folders *p, struct loaded *l)
+{
+	pthread_mutex_lock(&p->lock);
+	int last = --l->refs == 0;
+	pthread_mutex_unlock(&p->lock);
+	if (last)
+		drop(l);
+}
+
+/* The end of a use of l that load gave (its lock released, its reference given back). */
+static void done(struct af_fs *fs, struct loaded *l)
+{
+	if (!l)
+		return;
+	pthread_mutex_unlock(&l->lock);
+	unref(fs->folders, l);
+}
+
+/* l, which failed to open, out of the table. */
+static void unlist(struct af_folders *p, struct loaded *l)
+{
+	struct loaded *gone[1];
+	int ngone = 0;
+	pthread_mutex_lock(&p->lock);
+	for (int i = 0; i < LOADED; i++)
+		if (p->loaded[i] == l)
+			evict(p, i, gone, &ngone);
+	pthread_mutex_unlock(&p->lock);
+	free_gone(gone, ngone);
+}
+
+/* The loaded container for rel, read when its identity is new, with a reference and its
+ * lock held (give both back with done()); NULL on failure. Another thread that asks
+ * for the same identity while it is read finds the new entry and waits on its lock:
+ * a container is read once, and nothing else waits for it. No lock is held while the
+ * file is read; the table's only to find or insert the entry. */
 static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
 	struct af_folders *p = fs->folders;
 	struct af_buf file = AF_BUF_INIT;
 	struct stat st, fst;
 	struct af_fid id, fid;
-	struct loaded *l = NULL, *victim = &p->loaded[0];
-	int rc, fd = -1, ov = af_ov_on(fs); /* --overlay: the container is merged in memory */
+	struct loaded *l = NULL, *gone[LOADED + 1];
+	int rc, ngone = 0, fd = -1, ov = af_ov_on(fs); /* --overlay: the container is merged in memory */
 	if (af_ov_stat(fs, rel, &st)) {
 		af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
 		goto out;
 	}
 	for (int attempt = 0;; attempt++) {
 		af_fid_of(&st, &id);
-		for (int i = 0; i < LOADED; i++)
-			if (p->loaded[i].used && af_fid_same(&p->loaded[i].id, &id)) {
-				l = &p->loaded[i];
-				goto out;
-			}
+		pthread_mutex_lock(&p->lock);
+		l = lookup(p, &id);
+		pthread_mutex_unlock(&p->lock);
+		if (l)
+			goto found;
 		if (!ov) { /* replaced since the stat: opened again under its new identity */
 			if ((fd = af_bn_open(fs->rootfd, rel, O_RDONLY, 0)) < 0 || fstat(fd, &fst)) {
 				af_diag_error(d, AF_EIO, "cannot open: %s", strerror(errno));
@@ -254,37 +332,76 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 			goto out;
 		}
 	}
-	for (int i = 0; i < LOADED; i++)
-		if (!p->loaded[i].used || p->loaded[i].last < victim->last)
-			victim = &p->loaded[i];
-	if (victim->used)
-		drop(victim);
+	/* a new entry, listed with its lock held until it is open */
+	if (!(l = af_alloc_zeroed(1, sizeof(*l)))) {
+		af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	pthread_mutex_init(&l->lock, NULL);
+	pthread_mutex_lock(&l->lock);
+	l->id = id;
+	l->refs = 2; /* the table's and ours */
+	pthread_mutex_lock(&p->lock);
+	struct loaded *other = lookup(p, &id); /* listed meanwhile by another thread */
+	if (!other) {
+		int slot = 0;
+		for (int i = 0; i < LOADED; i++)
+			if (!p->loaded[i] || (p->loaded[slot] && p->loaded[i]->last < p->loaded[slot]->last))
+				slot = i;
+		if (p->loaded[slot])
+			evict(p, slot, gone, &ngone);
+		p->loaded[slot] = l;
+		l->last = ++p->tick;
+	}
+	pthread_mutex_unlock(&p->lock);
+	if (other) {
+		pthread_mutex_unlock(&l->lock);
+		drop(l);
+		l = other;
+		goto found;
+	}
 	/* a container that reads only its tables (open_src) holds no copy of the file */
 	const struct af_container *c = verdict(fs, rel, &st);
 	size_t held = !ov && c && c->open_src ? 0 : (size_t)st.st_size;
-	trim(p, held);
+	pthread_mutex_lock(&p->lock);
+	trim(p, l, held, gone, &ngone);
+	pthread_mutex_unlock(&p->lock);
 	if (!c) {
 		af_diag_error(d, AF_EIO, "no longer shown as a folder");
-		goto out;
+		goto failed;
 	}
 	if (ov && af_ov_merge(fs, rel, c, &file, d)) /* with --overlay: GAME's under MODDIR's */
-		goto out;
+		goto failed;
 	struct af_sibio sib; /* the files beside it, which its container may read */
 	struct af_src src = {ov ? file.data : NULL, fd, ov ? file.len : (uint64_t)st.st_size, 0};
 	af_sibio_init(&sib, fs, rel);
-	int orc = af_archive_open_src(&victim->v, c, &src, &sib.d.io, d);
+	int orc = af_archive_open_src(&l->v, c, &src, &sib.d.io, d);
 	af_sibio_close(&sib);
 	af_rcache_note_open(fs->cache);
 	if (orc)
-		goto out;
-	victim->id = id;
-	victim->used = 1;
-	victim->bytes = ov ? file.len : held + af_archive_held(&victim->v); /* + a layer's bytes */
-	snprintf(victim->name, sizeof(victim->name), "%s", af_base(rel));
-	l = victim;
+		goto failed;
+	l->ok = 1;
+	snprintf(l->name, sizeof(l->name), "%s", af_base(rel));
+	pthread_mutex_lock(&p->lock);
+	l->bytes = ov ? file.len : held + af_archive_held(&l->v); /* + a layer's bytes */
+	pthread_mutex_unlock(&p->lock);
+	goto out;
+failed:
+	unlist(p, l); /* a later ask reads it again */
+	done(fs, l);
+	l = NULL;
+	goto out;
+found: /* listed: wait until whoever reads or uses it is done */
+	__atomic_add_fetch(&l->waiting, 1, __ATOMIC_ACQ_REL);
+	pthread_mutex_lock(&l->lock);
+	__atomic_sub_fetch(&l->waiting, 1, __ATOMIC_ACQ_REL);
+	if (!l->ok) { /* its reading failed (and said why) */
+		done(fs, l);
+		l = NULL;
+		af_diag_error(d, AF_EIO, "cannot be read");
+	}
 out:
-	if (l)
-		l->last = ++p->tick;
+	free_gone(gone, ngone);
 	if (fd >= 0)
 		close(fd);
 	af_buf_free(&file);
@@ -299,7 +416,24 @@ static struct loaded *load(struct af_fs *fs, const char *rel, struct af_diag *d)
 	return l;
 }
 
-/* The node of archive a (made on the first ask); NULL on ENOMEM. Call with p->lock held. */
+/* Between two members of a listing (l->lock held, and held again on return): the
+ * threads waiting for l meanwhile go first, each for its own use (a member's text, a
+ * lookup), so a long listing of an archive keeps its other users waiting for one
+ * member at most, not for the whole loop. Bounded: a stream of newcomers does not
+ * starve the listing. */
+static void let_waiters_in(struct loaded *l)
+{
+	unsigned before = __atomic_load_n(&l->waiting, __ATOMIC_ACQUIRE);
+	if (!before)
+		return;
+	pthread_mutex_unlock(&l->lock);
+	for (int spins = 0; spins < 1000 && __atomic_load_n(&l->waiting, __ATOMIC_ACQUIRE) >= before;
+	     spins++)
+		sched_yield();
+	pthread_mutex_lock(&l->lock);
+}
+
+/* The node of archive a (made on the first ask); NULL on ENOMEM. Call with l->lock held. */
 static struct node *node_of(struct loaded *l, const struct af_archive *a)
 {
 	struct node *n;
@@ -354,7 +488,7 @@ static uint64_t index_key(const char *bin)
 
 /* The text of member k of node n (a new reference: from the render cache, or rendered
  * and put there); NULL when it does not decode, which marks it broken, said once in
- * the log and in .animfs/errors. bin is its "X/.../member" path. Call with p->lock held. */
+ * the log and in .animfs/errors. bin is its "X/.../member" path. Call with l->lock held. */
 static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node *n, size_t k,
 				 const char *bin)
 {
@@ -468,7 +602,7 @@ static void log_diag(const char *rel, const struct af_diag *d, const char *what)
 }
 
 /* r->rel is leaf inside holder h (from the folder's inner path): a nested folder, a
- * view, or a raw member. Call with p->lock held. */
+ * view, or a raw member. Call with l->lock held. */
 static void resolve_leaf(struct af_fs *fs, struct loaded *l, struct af_archive *h, const char *pkg,
 			 const char *inner, const char *leaf, struct af_res *r)
 {
@@ -551,7 +685,6 @@ int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 	if (resolve_known(fs, &st, pkg, inner, r))
 		return 1;
 	af_diag_init(&d);
-	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
 	struct af_archive *h = l ? af_archive_walk(&l->v, inner, &leaf) : NULL;
 	if (h && !strcmp(leaf, AF_INDEX_NAME)) { /* a nested folder's index */
@@ -560,7 +693,7 @@ int af_folder_resolve(struct af_fs *fs, struct af_res *r)
 	} else if (h) {
 		resolve_leaf(fs, l, h, pkg, inner, leaf, r);
 	}
-	pthread_mutex_unlock(&fs->folders->lock);
+	done(fs, l);
 	if (d.code)
 		log_diag(pkg, &d, "cannot be listed");
 	af_diag_free(&d);
@@ -600,15 +733,24 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 		return 0;
 	}
 	af_diag_init(&d);
-	pthread_mutex_lock(&fs->folders->lock);
-	struct loaded *l = load(fs, pkg, &d);
+	struct loaded *l = load(fs, pkg, &d); /* its lock held: only its own users wait */
 	struct af_archive *h = l ? folder_at(l, inner) : NULL;
 	struct node *nd = h ? node_of(l, h) : NULL;
+	int listed = nd != NULL;
 	/* Each member is rendered before it is named (ls -l would stat each anyway, and
 	 * the texts are kept): one that does not decode is listed raw, never as a view
 	 * whose stat fails. A nested container is a folder. */
 	for (size_t n = 0; nd && n < h->n; n++) {
 		char shown[AF_MEMBER_NAME_MAX * 3];
+		if (n % 64 == 63 && __atomic_load_n(&l->waiting, __ATOMIC_ACQUIRE)) {
+			/* h stays (l->v and its nested archives live as long as l); the nodes
+			 * may have moved, and broken[] may have gained marks: read again */
+			let_waiters_in(l);
+			if (!(nd = node_of(l, h)))
+				listed = 0; /* ENOMEM: what is listed so far, not kept */
+			if (!nd)
+				break;
+		}
 		int folder = af_archive_sub(h, n) != NULL;
 		af_member_shown(h->m[n].name, 1, shown, sizeof(shown));
 		snprintf(bin, sizeof(bin), "%s/%s", dir, shown);
@@ -622,12 +764,12 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 		af_buf_append(&names, "", 1);
 	}
 	struct stat id = l ? id_stat(&l->id) : st;
-	pthread_mutex_unlock(&fs->folders->lock);
+	done(fs, l);
 	if (names.failed)
 		af_buf_reset(&names);
 	list_names(names.data, names.len, cb, ctx);
 	/* kept for the next listing of this identity (ov: the folder is a merge) */
-	if (nd && !d.code && !af_ov_on(fs) && !names.failed && (known = af_text_take(&names))) {
+	if (listed && !d.code && !af_ov_on(fs) && !names.failed && (known = af_text_take(&names))) {
 		af_rcache_put_member_text(fs->cache, &id, key, NULL, 1, NULL, known);
 		af_text_unref(known);
 	}
@@ -688,14 +830,15 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 		return 0;
 	af_rcache_names_stamp(&names);
 	af_diag_init(&d);
-	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
 	if (!l)
 		goto out;
 	if (!inner) {
-		if (!l->index && !af_archive_index(af_archive_shown(&l->v), l->name, &body)) {
-			l->index = af_text_new(body.data, body.len);
+		if (!l->index && !af_archive_index(af_archive_shown(&l->v), l->name, &body) &&
+		    (l->index = af_text_new(body.data, body.len))) {
+			pthread_mutex_lock(&fs->folders->lock);
 			l->bytes += body.len;
+			pthread_mutex_unlock(&fs->folders->lock);
 		}
 		*out = af_text_ref(l->index);
 		rc = *out ? 0 : -ENOMEM;
@@ -722,7 +865,7 @@ out:
 		struct stat id = id_stat(&l->id);
 		af_rcache_put_member_text(fs->cache, &id, index_key(bin), NULL, 1, &names, *out);
 	}
-	pthread_mutex_unlock(&fs->folders->lock);
+	done(fs, l);
 	if (d.code)
 		log_diag(inner ? bin : pkg, &d, "not shown");
 	af_buf_free(&body);
@@ -742,7 +885,6 @@ int af_folder_with_io(struct af_fs *fs, const char *bin, int (*fn)(void *ctx, co
 	if (!split(fs, bin, pkg, sizeof(pkg), &inner, &st) || !inner)
 		return -EIO;
 	af_diag_init(&d);
-	pthread_mutex_lock(&fs->folders->lock);
 	struct loaded *l = load(fs, pkg, &d);
 	struct af_archive *h = l ? af_archive_walk(&l->v, inner, &leaf) : NULL;
 	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
@@ -750,7 +892,7 @@ int af_folder_with_io(struct af_fs *fs, const char *bin, int (*fn)(void *ctx, co
 		h->c->member_io(h->st, (size_t)found, &io);
 		rc = fn(ctx, &io);
 	}
-	pthread_mutex_unlock(&fs->folders->lock);
+	done(fs, l);
 	af_diag_free(&d);
 	return rc;
 }

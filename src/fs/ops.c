@@ -16,6 +16,13 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * (a 1 M-entry archive listed in 6.5x the time of `ls` of 1 M plain files). The
 	 * plain readdir serves each request from one buffer by offset. */
 	conn->want &= ~(unsigned)(FUSE_CAP_READDIRPLUS | FUSE_CAP_READDIRPLUS_AUTO);
+	/* Lookups and listings of one folder at once: without it the kernel holds the
+	 * folder's lock across each lookup, so the first lookup of a big archive (its
+	 * check reads its tables: ~1 s for 1 M entries) keeps the other names of its
+	 * folder waiting (issue 28). libfuse passes it to the kernel from 3.16 on only
+	 * (3.14 drops it: docs/benchmark.md). */
+	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
+		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
 	cfg->use_ino = 0;
 	cfg->nullpath_ok = 0; /* paths when known; NULL only for unlinked open files */
 	/* An open file that is removed or replaced stays reachable under a .fuse_hidden
