@@ -47,7 +47,7 @@ mount_view
 views=0 plain=0
 while IFS= read -r -d '' f; do
   rel=${f#"$GAME"/}
-  if "$ANIMFS" decode --schema-ref none "$f/index.yaml" > "$T/expect" 2>/dev/null; then
+  if "$EXPECT_ANIMFS" decode --schema-ref none "$f/index.yaml" > "$T/expect" 2>/dev/null; then
     [ -d "$VIEW/$rel" ] || fail "package $rel is not a folder"
     cmp -s "$VIEW/$rel/index.yaml" "$T/expect" || fail "$rel/index.yaml differs from decode"
     views=$((views + 1))
