@@ -382,7 +382,7 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
 			    &yaml, &d))
 		goto out;
-	o.a.yaml_max = af_cli_yaml_max(cache_bytes, yaml.len);
+	o.a.yaml_max = af_ytree_budget(cache_bytes, yaml.len);
 	if (k == -2) { /* a new member: the container adds it */
 		if (af_member_add(h, af_base(member), yaml.data, yaml.len, &image, &d))
 			goto out;

@@ -93,11 +93,6 @@ struct af_cli_io {
 void af_cli_io_init(struct af_cli_io *c, const char *path, int learn);
 void af_cli_io_close(struct af_cli_io *c);
 
-/* The most the YAML tree of a document of n bytes may take when the command line encodes
- * (or cuts) it under the memory bound of cache_bytes (encode --cache-mb, else the
- * mount's default AF_DEFAULT_CACHE_MB) + 64 MiB: af_ytree_budget. */
-size_t af_cli_yaml_max(size_t cache_bytes, size_t n);
-
 /* Where decodes point their modeline: the installed schemas, as a file:// URI. */
 void af_cli_schema_ref(char *out, size_t size);
 

@@ -8,8 +8,6 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
-#include "animfs/fs.h"
-#include "animfs/yamlio.h"
 #include "cli.h"
 
 static void on_link(const struct af_dirio *d, const char *name)
@@ -94,10 +92,4 @@ int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, stru
 	if (S_ISDIR(st.st_mode))
 		return af_diag_error(d, AF_EIO, "is a folder; name a file to write");
 	return write_in_place(path, data, n, d);
-}
-
-
-size_t af_cli_yaml_max(size_t cache_bytes, size_t n)
-{
-	return af_ytree_budget(cache_bytes, n);
 }

@@ -246,7 +246,7 @@ static int convert(const struct args *a, int decode)
 		goto out;
 	}
 	if (!decode)
-		io.d.io.yaml_max = af_cli_yaml_max(a->cache_bytes, in.len);
+		io.d.io.yaml_max = af_ytree_budget(a->cache_bytes, in.len);
 	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.d.io, &out, &d);
 	if (decode && crc == AF_VIEW_READONLY) {
 		/* a view all the same: the text says it is read-only, and why */

@@ -55,7 +55,7 @@ int af_cli_split_write(const struct af_codec *c, const char *dir, const uint8_t 
 		return af_diag_error(d, AF_EIO, "%s: %s", dir, strerror(errno));
 	if (!af_cli_is_dir(dir))
 		return af_diag_error(d, AF_EINVAL, "%s: not a folder", dir);
-	if ((rc = af_split_view(c, yaml, n, schema_ref, af_cli_yaml_max((size_t)AF_DEFAULT_CACHE_MB << 20, n), &s, d)))
+	if ((rc = af_split_view(c, yaml, n, schema_ref, af_ytree_budget((size_t)AF_DEFAULT_CACHE_MB << 20, n), &s, d)))
 		return rc;
 	for (size_t i = 0; i < s.n && !rc; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, s.parts[i].name);
@@ -111,7 +111,7 @@ int af_cli_split_encode(const char *dir, const char *outpath, size_t cache_bytes
 	{
 		struct af_cli_io io;
 		af_cli_io_init(&io, outpath && strcmp(outpath, "-") ? outpath : "", 1);
-		io.d.io.yaml_max = af_cli_yaml_max(cache_bytes, index.len);
+		io.d.io.yaml_max = af_ytree_budget(cache_bytes, index.len);
 		rc = af_split_join(c, index.data, index.len, read_part, &r, &io.d.io, out, &d, where,
 				   sizeof(where));
 		af_cli_io_close(&io);
