@@ -93,6 +93,10 @@ struct af_cli_io {
 void af_cli_io_init(struct af_cli_io *c, const char *path, int learn);
 void af_cli_io_close(struct af_cli_io *c);
 
+/* OPT=V of command CMD, a number of MiB from min_mb to 1048576, into *bytes; else an
+ * error on stderr naming them and -1. */
+int af_cli_parse_mb(const char *cmd, const char *opt, const char *v, size_t min_mb, size_t *bytes);
+
 /* Where decodes point their modeline: the installed schemas, as a file:// URI. */
 void af_cli_schema_ref(char *out, size_t size);
 

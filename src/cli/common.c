@@ -1,8 +1,10 @@
 /* What every command shares: the siblings of a file given by path (the same rule as
  * the mount's: core's dirio), and reporting a diagnostic on stderr. */
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -92,4 +94,17 @@ int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, stru
 	if (S_ISDIR(st.st_mode))
 		return af_diag_error(d, AF_EIO, "is a folder; name a file to write");
 	return write_in_place(path, data, n, d);
+}
+
+int af_cli_parse_mb(const char *cmd, const char *opt, const char *v, size_t min_mb, size_t *bytes)
+{
+	char *end;
+	unsigned long mb = strtoul(v, &end, 10);
+	if (!isdigit((unsigned char)*v) || *end || mb < min_mb || mb > (1ul << 20)) {
+		fprintf(stderr, "animfs %s: %s wants a number of MiB, %zu to 1048576\n", cmd, opt,
+			min_mb);
+		return -1;
+	}
+	*bytes = (size_t)mb << 20;
+	return 0;
 }

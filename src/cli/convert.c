@@ -1,5 +1,4 @@
 /* `animfs decode` and `animfs encode`: one file through one codec. */
-#include <ctype.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -106,14 +105,8 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 		else if (!allow_format && !strcmp(argv[i], "--overlay-layout") && i + 1 < argc)
 			a->layout = argv[++i];
 		else if (!allow_format && !strncmp(argv[i], "--cache-mb=", 11)) {
-			char *end;
-			unsigned long mb = strtoul(argv[i] + 11, &end, 10);
-			if (!isdigit((unsigned char)argv[i][11]) || *end || !mb || mb > (1ul << 20)) {
-				fprintf(stderr, "animfs %s: --cache-mb wants a number of MiB, 1 to 1048576\n",
-					argv[0]);
+			if (af_cli_parse_mb(argv[0], "--cache-mb", argv[i] + 11, 1, &a->cache_bytes))
 				return -1;
-			}
-			a->cache_bytes = (size_t)mb << 20;
 		}
 		else if (allow_format && !strcmp(argv[i], "--format") && i + 1 < argc)
 			a->format = argv[++i];

@@ -45,18 +45,6 @@ static int parse_o(const char *list, struct af_fs_opts *o)
 	return 0;
 }
 
-static int parse_mb(const char *opt, const char *v, size_t *bytes)
-{
-	char *end;
-	unsigned long mb = strtoul(v, &end, 10);
-	if (*end || !*v || mb > (1ul << 20)) {
-		fprintf(stderr, "animfs mount: %s wants a number of MiB\n", opt);
-		return -1;
-	}
-	*bytes = (size_t)mb << 20;
-	return 0;
-}
-
 /* --split-over=SIZE: bytes, or with K, M or G (binary units) after the number. */
 static int parse_size(const char *v, size_t *bytes)
 {
@@ -98,16 +86,16 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 			if (parse_o(a + 2, o))
 				return -1;
 		} else if (!strncmp(a, "--cache-mb=", 11)) {
-			if (parse_mb("--cache-mb", a + 11, &o->cache_bytes))
+			if (af_cli_parse_mb("mount", "--cache-mb", a + 11, 0, &o->cache_bytes))
 				return -1;
 		} else if (!strncmp(a, "--spill-mb=", 11)) {
-			if (parse_mb("--spill-mb", a + 11, &o->spill_bytes))
+			if (af_cli_parse_mb("mount", "--spill-mb", a + 11, 0, &o->spill_bytes))
 				return -1;
 		} else if (!strncmp(a, "--unsaved-mb=", 13)) {
-			if (parse_mb("--unsaved-mb", a + 13, &o->unsaved_bytes))
+			if (af_cli_parse_mb("mount", "--unsaved-mb", a + 13, 0, &o->unsaved_bytes))
 				return -1;
 		} else if (!strncmp(a, "--scratch-mb=", 13)) {
-			if (parse_mb("--scratch-mb", a + 13, &o->scratch_bytes))
+			if (af_cli_parse_mb("mount", "--scratch-mb", a + 13, 0, &o->scratch_bytes))
 				return -1;
 		} else if (!strcmp(a, "--split")) {
 			o->split = 1;
