@@ -61,6 +61,20 @@ enum af_yreader { AF_YREAD_AUTO, AF_YREAD_LIBYAML, AF_YREAD_FAST };
 
 typedef size_t af_ymore_fn(void *ctx, size_t want);
 
+/* A tree's borrowing from a lender of memory (the daemon's render cache, the command
+ * line's pool of threads): af_loan_more is an af_ymore_fn over a struct af_loan, which
+ * asks lend for what is missing (lend returns what it gives, never waiting: short_of
+ * is set when it gave less); af_loan_end gives it all back, once the tree is freed. */
+struct af_loan {
+	size_t (*lend)(void *lender, size_t want);
+	void (*repay)(void *lender, size_t n);
+	void *lender;
+	size_t lent;
+	int short_of;
+};
+size_t af_loan_more(void *loan, size_t want);
+void af_loan_end(struct af_loan *l);
+
 struct af_ylimits {
 	unsigned max_depth;   /* default 64 */
 	size_t max_nodes;     /* default 0 = AF_MAX_YAML_NODES */

@@ -69,12 +69,12 @@ static int encode_bounded(const struct af_codec *c, const struct af_buf *in, con
 	size_t held = af_cli_pool_take(&pool, texts + mib + tree);
 	int rc;
 	for (;;) {
-		struct af_cli_loan loan = {&pool, 0, 0};
+		struct af_loan loan = af_cli_pool_loan(&pool);
 		io->d.io.yaml_max = held > texts + mib ? held - texts : mib;
-		io->d.io.yaml_more = af_cli_loan_more;
+		io->d.io.yaml_more = af_loan_more;
 		io->d.io.yaml_more_ctx = &loan;
 		rc = c->from_yaml(yaml->data, yaml->len, &io->d.io, back, d);
-		af_cli_loan_end(&loan);
+		af_loan_end(&loan);
 		if (!rc || !loan.short_of || held == pool.cap)
 			break;
 		af_cli_pool_give(&pool, held); /* again, alone */

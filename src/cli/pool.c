@@ -37,25 +37,22 @@ void af_cli_pool_give(struct af_cli_pool *p, size_t n)
 	pthread_mutex_unlock(&p->lock);
 }
 
-size_t af_cli_loan_more(void *ctx, size_t want)
+static size_t lend_now(void *pool, size_t want)
 {
-	struct af_cli_loan *l = ctx;
-	if (want <= l->lent)
-		return l->lent;
-	size_t more = want - l->lent;
-	pthread_mutex_lock(&l->pool->lock);
-	if (more > l->pool->avail) {
-		more = l->pool->avail;
-		l->short_of = 1;
-	}
-	l->pool->avail -= more;
-	pthread_mutex_unlock(&l->pool->lock);
-	l->lent += more;
-	return l->lent;
+	struct af_cli_pool *p = pool;
+	pthread_mutex_lock(&p->lock);
+	size_t n = want < p->avail ? want : p->avail;
+	p->avail -= n;
+	pthread_mutex_unlock(&p->lock);
+	return n;
 }
 
-void af_cli_loan_end(struct af_cli_loan *l)
+static void repay(void *pool, size_t n)
 {
-	af_cli_pool_give(l->pool, l->lent);
-	l->lent = 0;
+	af_cli_pool_give(pool, n);
+}
+
+struct af_loan af_cli_pool_loan(struct af_cli_pool *p)
+{
+	return (struct af_loan){lend_now, repay, p, 0, 0};
 }

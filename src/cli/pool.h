@@ -1,7 +1,7 @@
 /* One memory bound shared by a command's threads' encodes (`animfs check -j N`): a pool of
  * --cache-mb + 64 MiB less a reserve for the process. A file's encode takes from it,
  * at once, what its texts and a likely tree need (waiting until that is free), and its
- * tree borrows past that as it grows, without waiting (af_cli_loan_more): no thread
+ * tree borrows past that as it grows, without waiting (af_cli_pool_loan): no thread
  * holds part of the pool while it waits for more, so none waits forever. A tree that
  * finds the pool taken by others is encoded again alone, with all of it. */
 #ifndef ANIMFS_CLI_POOL_H
@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include "animfs/yamlio.h"
 
 struct af_cli_pool {
 	pthread_mutex_t lock;
@@ -23,15 +24,8 @@ void af_cli_pool_destroy(struct af_cli_pool *p);
 size_t af_cli_pool_take(struct af_cli_pool *p, size_t want);
 void af_cli_pool_give(struct af_cli_pool *p, size_t n);
 
-/* One tree's borrowing (af_ylimits.more / af_io.yaml_more): what is free now, never
- * waiting; short_of: the tree asked for more than was free. */
-struct af_cli_loan {
-	struct af_cli_pool *pool;
-	size_t lent;
-	int short_of;
-};
-size_t af_cli_loan_more(void *ctx, size_t want);
-/* The loan given back (call once the tree is freed). */
-void af_cli_loan_end(struct af_cli_loan *l);
+/* One tree's loan from p (af_loan_more, af_loan_end in yamlio.h): what is free now,
+ * never waiting (short_of: the tree asked for more than was free). */
+struct af_loan af_cli_pool_loan(struct af_cli_pool *p);
 
 #endif

@@ -99,6 +99,24 @@ void af_ytree_reset(struct af_ytree *t)
 	t->over = 0;
 }
 
+size_t af_loan_more(void *loan, size_t want)
+{
+	struct af_loan *l = loan;
+	if (want > l->lent) {
+		size_t got = l->lend(l->lender, want - l->lent);
+		l->short_of |= got < want - l->lent;
+		l->lent += got;
+	}
+	return l->lent;
+}
+
+void af_loan_end(struct af_loan *l)
+{
+	if (l->lent)
+		l->repay(l->lender, l->lent);
+	l->lent = 0;
+}
+
 /* Whether the tree may take size bytes more (its arena and the open containers' children
  * together, against af_ylimits.max_bytes); else the error, marked at line:col. */
 static int room(struct af_ytree *t, size_t size, unsigned line, unsigned col)

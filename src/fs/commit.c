@@ -233,7 +233,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_diag d, rd;
 	struct af_sibio sib;
 	struct af_target t = {.dirfd = -1};
-	struct af_loan loan = {fs->cache, 0};
+	struct af_loan loan = af_rcache_loan(fs->cache);
 	struct verify v;
 	struct stat st, old;
 	char where[AF_SPLIT_NAME_MAX] = "";

@@ -1201,7 +1201,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	struct af_pieces plan = AF_PIECES_INIT;
 	struct af_archive v, *h;
 	struct af_sibio sib;
-	struct af_loan loan = {fs->cache, 0};
+	struct af_loan loan = af_rcache_loan(fs->cache);
 	struct stat st, now;
 	const struct af_container *c = t->container;
 	long k;

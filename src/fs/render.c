@@ -502,18 +502,19 @@ void af_rcache_repay(struct af_rcache *c, size_t n)
 	pthread_mutex_unlock(&c->lock);
 }
 
-size_t af_loan_more(void *ctx, size_t want)
+static size_t lend_fn(void *cache, size_t want)
 {
-	struct af_loan *l = ctx;
-	if (want > l->lent)
-		l->lent += af_rcache_lend(l->cache, want - l->lent);
-	return l->lent;
+	return af_rcache_lend(cache, want);
 }
 
-void af_loan_end(struct af_loan *l)
+static void repay_fn(void *cache, size_t n)
 {
-	af_rcache_repay(l->cache, l->lent);
-	l->lent = 0;
+	af_rcache_repay(cache, n);
+}
+
+struct af_loan af_rcache_loan(struct af_rcache *c)
+{
+	return (struct af_loan){lend_fn, repay_fn, c, 0, 0};
 }
 
 /* The spilled text of st's entry read back (no lock held while reading; the ring

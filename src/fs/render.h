@@ -94,14 +94,9 @@ size_t af_rcache_text_bytes(struct af_rcache *c);
  * (less when other parses hold the rest); af_rcache_repay gives it back. */
 size_t af_rcache_lend(struct af_rcache *c, size_t want);
 void af_rcache_repay(struct af_rcache *c, size_t n);
-/* One parse's loan, as af_ylimits.more / af_io.yaml_more: {cache, 0} to start, and
- * af_loan_end once the parse's documents are freed. */
-struct af_loan {
-	struct af_rcache *cache;
-	size_t lent;
-};
-size_t af_loan_more(void *ctx, size_t want);
-void af_loan_end(struct af_loan *l);
+/* One parse's loan from c (af_loan_more as af_ylimits.more / af_io.yaml_more, then
+ * af_loan_end once the parse's documents are freed). */
+struct af_loan af_rcache_loan(struct af_rcache *c);
 /* Keep the known sizes in dirfd/name (atomic replace), and read them back into an
  * empty cache at the next mount (returns the count; a missing or foreign file: 0). */
 int af_rcache_save(struct af_rcache *c, int dirfd, const char *name);

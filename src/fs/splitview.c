@@ -141,7 +141,7 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	struct named *sorted = NULL;
 	struct af_buf dir = AF_BUF_INIT;
 	struct af_diag d;
-	struct af_loan loan = {cache, 0};
+	struct af_loan loan = af_rcache_loan(cache);
 	struct af_ylimits lim = {0};
 	int rc = -ENOMEM;
 	*out = NULL;

@@ -292,7 +292,7 @@ static void test_lend(void **state)
 	assert_int_equal(holds(c, 1, 'a', 30), 1); /* read back from the file */
 	assert_int_equal(af_rcache_text_bytes(c), 30);
 	/* a loan through af_loan_more grows to what is asked, never past the bound */
-	struct af_loan loan = {c, 0};
+	struct af_loan loan = af_rcache_loan(c);
 	assert_int_equal(af_loan_more(&loan, 20), 20);
 	assert_int_equal(af_loan_more(&loan, 10), 20); /* asked less: what it has */
 	assert_int_equal(af_loan_more(&loan, 80), 50); /* 50 + 50: all there is */
