@@ -38,7 +38,8 @@ struct afs {
 	uint32_t names_off, names_size;
 	int ptr_a, ptr_b; /* where the pointer pair sits: 8 + 8*count, first - 8 */
 	int word;         /* WORD_* */
-	char (*names)[AF_MEMBER_NAME_MAX];
+	const char **names; /* per member, in arena (NULL until named) */
+	struct af_arena arena;
 	const char **codec; /* per member: the codec that claims it (MOTN), or NULL */
 	const char **ext;   /* per member: the extension its content gives it */
 };
@@ -176,15 +177,18 @@ static int read_idx(const struct af_container_env *env, struct af_buf *idx)
 	return -1;
 }
 
-static void name_from(struct afs *a, size_t k, const uint8_t *raw, size_t max)
+/* Member k named from raw (max bytes, to a NUL) and its extension; 0, or AF_ENOMEM. */
+static int name_from(struct afs *a, size_t k, const uint8_t *raw, size_t max)
 {
-	char id[AF_MEMBER_NAME_MAX / 2];
+	char id[AF_MEMBER_NAME_MAX / 2], name[AF_MEMBER_NAME_MAX];
 	size_t l = 0;
 	while (l < max && raw[l])
 		l++;
 	shm_escape(raw, l, id, sizeof(id));
-	if (id[0])
-		snprintf(a->names[k], sizeof(a->names[k]), "%s.%s", id, a->ext[k]);
+	if (!id[0])
+		return 0;
+	snprintf(name, sizeof(name), "%s.%s", id, a->ext[k]);
+	return (a->names[k] = shm_keep(&a->arena, name)) ? 0 : AF_ENOMEM;
 }
 
 /* Names from an IDX (spec 7.5): IDX0 (Shenmue I: 20-byte header, entries of char[12]
@@ -209,12 +213,12 @@ static int idx_names(struct afs *a, const struct af_container_env *env)
 				else
 					hi = mid;
 			}
-			if (lo < a->n && a->live[lo] == at)
-				name_from(a, lo, p + 20 + 20 * e, 12);
+			if (lo < a->n && a->live[lo] == at && (rc = name_from(a, lo, p + 20 + 20 * e, 12)))
+				goto out;
 		}
 	} else if (idx.len >= 4 && af_le32(p) * 2ull == a->n && idx.len >= 4 + 4ull * af_le32(p)) {
-		for (size_t k = 0; k < a->n; k++)
-			name_from(a, k, p + 4 + 4 * (k / 2), 4);
+		for (size_t k = 0; k < a->n && !rc; k++)
+			rc = name_from(a, k, p + 4 + 4 * (k / 2), 4);
 	}
 out:
 	af_buf_free(&idx);
@@ -241,17 +245,21 @@ static int name_members(struct afs *a, const struct af_container_env *env, struc
 		return af_diag_error(d, AF_ENOMEM, "out of memory reading the IDX");
 	for (size_t k = 0; k < a->n; k++) {
 		uint32_t i = a->live[k];
+		char name[AF_MEMBER_NAME_MAX] = "";
 		if (a->names_off) {
 			const uint8_t *r = a->recs.data + AFS_RECORD * (size_t)i;
 			size_t l = 0;
 			while (l < 32 && r[l])
 				l++;
-			shm_escape(r, l, a->names[k], sizeof(a->names[k]));
+			shm_escape(r, l, name, sizeof(name));
+			a->names[k] = NULL;
 		}
-		if (!a->names[k][0])
-			snprintf(a->names[k], sizeof(a->names[k]), "%05u.%s", i, a->ext[k]);
+		if (!name[0] && !a->names[k])
+			snprintf(name, sizeof(name), "%05u.%s", i, a->ext[k]);
+		if (name[0] && !(a->names[k] = shm_keep(&a->arena, name)))
+			return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
-	return shm_dedupe(a->names, a->n) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+	return shm_dedupe(a->names, a->n, &a->arena) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
 
 static void afs_close(void *st)
@@ -266,6 +274,7 @@ static void afs_close(void *st)
 		close(a->src.fd);
 	free(a->live);
 	free(a->names);
+	af_arena_free(&a->arena);
 	free(a->codec);
 	free(a->ext);
 	free(a);

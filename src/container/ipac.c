@@ -326,7 +326,7 @@ static void view_name(const struct ipac_entry *e, uint32_t i, char *out, size_t 
 
 /* Each entry's first bytes, in file order through a 64 KiB window: small entries side by
  * side cost one read a window, a large one a read of its own (never its whole body). */
-static int read_firsts(struct ipac_view *v, struct af_diag *d)
+static int read_firsts(struct ipac_view *v, const struct af_container_env *env, struct af_diag *d)
 {
 	const struct ipac_block *b = &v->blk;
 	size_t ns;
@@ -345,8 +345,13 @@ static int read_firsts(struct ipac_view *v, struct af_diag *d)
 			whi = off + (b->len - off < WINDOW ? b->len - off : WINDOW);
 			rc = af_src_read(&b->src, b->base + wlo, w, (size_t)(whi - wlo), d);
 		}
-		if (!rc)
-			memcpy(v->first[s[k].i], w + (off - wlo), (size_t)got);
+		if (!rc) { /* its codec, from its name and first bytes; then 8 of them kept */
+			const uint8_t *first = w + (off - wlo);
+			uint32_t i = s[k].i;
+			v->codec[i] = shm_codec_of(env, v->names[i], first, (size_t)got);
+			if (got > 0xC)
+				memcpy(v->motn[i], first + 0xC, got - 0xC < 8 ? (size_t)(got - 0xC) : 8);
+		}
 	}
 	free(w);
 	free(s);
@@ -361,21 +366,22 @@ static int view_members(struct ipac_view *v, const struct af_container_env *env,
 	v->names = af_alloc_zeroed(count, sizeof(*v->names));
 	v->codec = af_alloc_zeroed(count, sizeof(*v->codec));
 	v->warn = af_alloc_zeroed(count, 1);
-	v->first = af_alloc_zeroed(count, sizeof(*v->first));
-	if (!v->names || !v->codec || !v->warn || !v->first)
+	v->motn = af_alloc_zeroed(count, sizeof(*v->motn));
+	if (!v->names || !v->codec || !v->warn || !v->motn)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if ((rc = read_firsts(v, d)))
-		return rc;
 	for (uint32_t i = 0; i < v->blk.count; i++) {
-		const struct ipac_entry *e = &v->blk.e[i];
-		size_t got = e->size < IPAC_FIRST ? e->size : IPAC_FIRST;
-		view_name(e, i, v->names[i], sizeof(v->names[i]));
-		if (e->size)
-			v->codec[i] = shm_codec_of(env, v->names[i], v->first[i], got);
-		v->warn[i] = !v->codec[i] && !memcmp(e->raw + 8, "MOTN", 4);
+		char name[AF_MEMBER_NAME_MAX];
+		view_name(&v->blk.e[i], i, name, sizeof(name));
+		if (!(v->names[i] = shm_keep(&v->arena, name)))
+			return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
+	if ((rc = read_firsts(v, env, d)))
+		return rc;
+	for (uint32_t i = 0; i < v->blk.count; i++)
+		v->warn[i] = !v->codec[i] && !memcmp(v->blk.e[i].raw + 8, "MOTN", 4);
 	v->layout = ipac_layout(&v->blk);
-	return shm_dedupe(v->names, v->blk.count) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
+	return shm_dedupe(v->names, v->blk.count, &v->arena) ? af_diag_error(d, AF_ENOMEM, "out of memory")
+							    : 0;
 }
 
 /* The block at base of src, into v (whose file or descriptor src is). */
@@ -435,7 +441,8 @@ void ipac_view_close(struct ipac_view *v)
 	free(v->names);
 	free(v->codec);
 	free(v->warn);
-	free(v->first);
+	free(v->motn);
+	af_arena_free(&v->arena);
 	af_buf_free(&v->file);
 	if (v->has_fd)
 		close(v->fd);
@@ -546,8 +553,8 @@ void ipac_view_members(const struct ipac_view *v, struct af_buf *out)
 		af_buf_printf(out, ", content: %s", v->codec[i] ? "motn" : "raw");
 		if (v->codec[i])
 			af_buf_printf(out, ", motn: \"%d entries, size field 0x%X\"",
-				      e->size >= 0x10 ? (int)(af_le32(v->first[i] + 0xC) & 0xFFF) - 1 : 0,
-				      e->size >= 0x14 ? af_le32(v->first[i] + 0x10) : 0);
+				      e->size >= 0x10 ? (int)(af_le32(v->motn[i]) & 0xFFF) - 1 : 0,
+				      e->size >= 0x14 ? af_le32(v->motn[i] + 4) : 0);
 		if (v->warn[i])
 			af_buf_puts(out, ", warning: \"type MOTN, but not a MOTN: kept raw\"");
 		af_buf_puts(out, "}\n");

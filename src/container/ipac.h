@@ -64,9 +64,11 @@ struct ipac_view {
 	uint8_t lead[16];   /* the file's first bytes (a PKS's header) */
 	size_t base;
 	struct ipac_block blk;
-	uint8_t (*first)[IPAC_FIRST]; /* each entry's first bytes */
+	uint8_t (*motn)[8];  /* each entry's bytes 0xC-0x13 (a MOTN's count and size words,
+				for index.yaml; the rest of its first bytes only while it opens) */
 	const char *layout; /* ipac_layout, found once */
-	char (*names)[AF_MEMBER_NAME_MAX];
+	const char **names; /* in arena */
+	struct af_arena arena;
 	const char **codec;
 	unsigned char *warn; /* per entry: type MOTN, but no MOTN */
 };

@@ -87,12 +87,12 @@ static int claims(void *ctx, const char *codec, const char *name, const uint8_t 
 
 static const char *name_at(const void *ctx, size_t i)
 {
-	return ((const struct af_member *)ctx)[i].name;
+	return ((const struct af_archive_member *)ctx)[i].name;
 }
 
 static const char *alias_at(const void *ctx, size_t i)
 {
-	return ((const struct af_member *)ctx)[i].alias;
+	return ((const struct af_archive_member *)ctx)[i].alias;
 }
 
 /* The indexes af_archive_find asks: every name, and the aliases there are (a find by
@@ -145,8 +145,20 @@ static int members_of(struct af_archive *a, struct af_diag *d)
 		af_archive_close(a);
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
-	for (size_t i = 0; i < a->n; i++)
-		c->member(a->st, i, &a->m[i]);
+	af_arena_init(&a->names);
+	for (size_t i = 0; i < a->n; i++) {
+		struct af_member m;
+		memset(&m, 0, sizeof(m));
+		c->member(a->st, i, &m);
+		m.name[sizeof(m.name) - 1] = m.alias[sizeof(m.alias) - 1] = 0;
+		a->m[i].name = af_arena_strndup(&a->names, m.name, strlen(m.name));
+		a->m[i].alias = m.alias[0] ? af_arena_strndup(&a->names, m.alias, strlen(m.alias)) : "";
+		a->m[i].codec = m.codec;
+		if (!a->m[i].name || !a->m[i].alias) {
+			af_archive_close(a);
+			return af_diag_error(d, AF_ENOMEM, "out of memory");
+		}
+	}
 	if ((rc = index_names(a))) {
 		af_archive_close(a);
 		return af_diag_error(d, rc, "out of memory");
@@ -196,6 +208,7 @@ void af_archive_close(struct af_archive *a)
 		a->c->close(a->st);
 	af_buf_free(&a->own);
 	free(a->m);
+	af_arena_free(&a->names);
 	free(a->sub);
 	free(a->probed);
 	af_nameidx_free(&a->by_name);

@@ -58,7 +58,7 @@ static size_t stem_len(const char *s)
 
 static const char *name_at(const void *ctx, size_t i)
 {
-	return ((const char (*)[AF_MEMBER_NAME_MAX])ctx)[i];
+	return ((const char *const *)ctx)[i];
 }
 
 /* One pass, hash lookups only: a name no earlier one (as written) equals but for case
@@ -67,7 +67,13 @@ static const char *name_at(const void *ctx, size_t i)
  * costs n tries, not n^2. Where the names had at most one repeat each this is the
  * rule as it was (~1); beyond, each name is still unique (before, a third DUP.BIN
  * was DUP~1.BIN again, and the second one could not be reached). */
-int shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n)
+const char *shm_keep(struct af_arena *arena, const char *s)
+{
+	size_t n = strlen(s);
+	return af_arena_strndup(arena, s, n < AF_MEMBER_NAME_MAX ? n : AF_MEMBER_NAME_MAX - 1);
+}
+
+int shm_dedupe(const char **names, size_t n, struct af_arena *arena)
 {
 	struct af_nameidx shown;
 	if (af_nameidx_init(&shown, n, 1, name_at, names))
@@ -78,7 +84,7 @@ int shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n)
 			char copy[AF_MEMBER_NAME_MAX], want[AF_MEMBER_NAME_MAX];
 			size_t s = stem_len(names[i]);
 			uint32_t k = *next ? *next : 1;
-			memcpy(copy, names[i], sizeof(copy));
+			snprintf(copy, sizeof(copy), "%s", names[i]);
 			if (s > AF_MEMBER_NAME_MAX - 16)
 				s = AF_MEMBER_NAME_MAX - 16;
 			for (;; k++) { /* at most n names are taken: this ends */
@@ -87,7 +93,10 @@ int shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n)
 					break;
 			}
 			*next = k + 1;
-			memcpy(names[i], want, sizeof(want));
+			if (!(names[i] = shm_keep(arena, want))) {
+				af_nameidx_free(&shown);
+				return AF_ENOMEM;
+			}
 		}
 		af_nameidx_add(&shown, i);
 	}

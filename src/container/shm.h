@@ -24,8 +24,11 @@ void shm_hex(struct af_buf *out, uint64_t v);
 /* Raw name bytes as a file name: bytes outside 0x21-0x7E and / \ : * ? " < > | % as %XX. */
 void shm_escape(const uint8_t *p, size_t n, char *out, size_t size);
 /* Names equal but for case get ~N before the extension, in order (spec 10.1): the
- * first N from 1 that no earlier name (as written) has. 0, or AF_ENOMEM. */
-int shm_dedupe(char (*names)[AF_MEMBER_NAME_MAX], size_t n);
+ * first N from 1 that no earlier name (as written) has; a new name is put in arena.
+ * 0, or AF_ENOMEM. */
+int shm_dedupe(const char **names, size_t n, struct af_arena *arena);
+/* s (at most AF_MEMBER_NAME_MAX - 1 bytes of it) in arena, or NULL. */
+const char *shm_keep(struct af_arena *arena, const char *s);
 
 /* The codec that claims a member's bytes (MOTN), or NULL: a raw member. */
 const char *shm_codec_of(const struct af_container_env *env, const char *name, const uint8_t *p,

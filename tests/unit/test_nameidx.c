@@ -55,15 +55,18 @@ static void test_index(void **state)
 
 static void dedupe_is(const char *const *in, const char *const *want, size_t n)
 {
-	char (*names)[AF_MEMBER_NAME_MAX] = calloc(n, sizeof(*names));
+	const char **names = calloc(n, sizeof(*names));
+	struct af_arena arena;
+	af_arena_init(&arena);
 	assert_non_null(names);
 	for (size_t i = 0; i < n; i++)
-		snprintf(names[i], sizeof(names[i]), "%s", in[i]);
-	assert_int_equal(shm_dedupe(names, n), 0);
+		names[i] = shm_keep(&arena, in[i]);
+	assert_int_equal(shm_dedupe(names, n, &arena), 0);
 	for (size_t i = 0; i < n; i++)
 		if (strcmp(names[i], want[i]))
 			fail_msg("name %zu: '%s', wanted '%s'", i, names[i], want[i]);
 	free(names);
+	af_arena_free(&arena);
 }
 
 static void test_dedupe(void **state)
@@ -84,27 +87,38 @@ static void test_dedupe(void **state)
 	dedupe_is(in3, want3, 4);
 }
 
+static int by_name_folded(const void *a, const void *b)
+{
+	return strcasecmp(*(const char *const *)a, *(const char *const *)b);
+}
+
 /* 200 000 names, a tenth of them one name: unique afterwards, in one pass (a pairwise
  * rule would make 2*10^10 comparisons here, minutes under ASan). */
 static void test_dedupe_many(void **state)
 {
 	size_t n = 200000;
-	char (*names)[AF_MEMBER_NAME_MAX] = calloc(n, sizeof(*names));
+	const char **names = calloc(n, sizeof(*names));
+	struct af_arena arena;
 	(void)state;
+	af_arena_init(&arena);
 	assert_non_null(names);
-	for (size_t i = 0; i < n; i++)
-		snprintf(names[i], sizeof(names[i]), i % 10 == 3 ? "SAME.BIN" : "N%07zu.BIN", i / 2);
-	assert_int_equal(shm_dedupe(names, n), 0);
+	for (size_t i = 0; i < n; i++) {
+		char name[AF_MEMBER_NAME_MAX];
+		snprintf(name, sizeof(name), i % 10 == 3 ? "SAME.BIN" : "N%07zu.BIN", i / 2);
+		names[i] = shm_keep(&arena, name);
+	}
+	assert_int_equal(shm_dedupe(names, n, &arena), 0);
 	for (size_t i = 0; i < n; i++)
 		assert_true(names[i][0]);
 	assert_string_equal(names[13], "SAME~1.BIN");
 	assert_string_equal(names[n - 7], "SAME~19999.BIN");
 	/* unique: sort and compare neighbours, case folded */
-	qsort(names, n, sizeof(*names), (int (*)(const void *, const void *))strcasecmp);
+	qsort(names, n, sizeof(*names), by_name_folded);
 	for (size_t i = 1; i < n; i++)
 		if (!strcasecmp(names[i - 1], names[i]))
 			fail_msg("'%s' shown twice", names[i]);
 	free(names);
+	af_arena_free(&arena);
 }
 
 int main(void)
