@@ -45,7 +45,7 @@ static int paks_head(const struct af_src *src, uint32_t *at, struct af_diag *d)
 static int pks_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
 			struct af_diag *d)
 {
-	uint32_t at;
+	uint32_t at = 0;
 	int rc = paks_head(src, &at, d);
 	return rc ? rc : ipac_st_open_src(src, at, env, st, d);
 }
@@ -54,7 +54,7 @@ static int pks_open_src(const struct af_src *src, const struct af_container_env 
 static int pks_check(int fd, uint64_t size, struct af_diag *d)
 {
 	struct af_src src = {NULL, fd, size, 0};
-	uint32_t at;
+	uint32_t at = 0;
 	int rc = paks_head(&src, &at, d);
 	return rc ? rc : ipac_check_fd(fd, size, at, d);
 }
