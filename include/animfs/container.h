@@ -170,8 +170,11 @@ struct af_archive {
 	struct af_nameidx by_name, by_alias;
 	struct af_buf own; /* a nested archive's bytes, which its state borrows (or empty) */
 	/* a member's save: the most its YAML tree may take (struct af_io.yaml_max), set by
-	 * the caller on the outermost archive; 0: no limit */
+	 * the caller on the outermost archive; 0: no limit; and who lends more (yaml_more,
+	 * as struct af_io's) */
 	size_t yaml_max;
+	af_ymore_fn *yaml_more;
+	void *yaml_more_ctx;
 };
 /* Open with the codec table's content checks. 0 or AF_E*. */
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,

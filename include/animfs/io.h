@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include <string.h>
 #include "animfs/buf.h"
+#include "animfs/yamlio.h"
 
 /* The caller's choices for a render (`animfs decode --euler`): the names of the options
  * asked for, each one that a codec offers (struct af_codec.options). A codec reads those
@@ -44,8 +45,11 @@ struct af_io {
 	/* How to render (to_yaml only); NULL: the defaults. */
 	const struct af_opts *opts;
 	/* The most the parsed document's tree may take (from_yaml, a split view's join):
-	 * the caller's share of its memory bound (af_ytree_budget in yamlio.h); 0: none. */
+	 * the caller's share of its memory bound (af_ytree_budget in yamlio.h); 0: none.
+	 * yaml_more (may be NULL) lends more when the tree needs it (af_ylimits.more). */
 	size_t yaml_max;
+	af_ymore_fn *yaml_more;
+	void *yaml_more_ctx;
 };
 
 /* The siblings of a file in the folder dirfd (which stays the caller's): plain files

@@ -38,11 +38,11 @@ int af_split_able(const struct af_codec *c);
 
 /* Cut yaml (a whole view of c, as to_yaml writes it, with or without its modeline) into
  * s. schema_dir as af_codec_modeline's (NULL or "none": no modelines). A list that is
- * not written as a block list stays whole in the index. tree_max: the most the parsed
- * text may take (af_ylimits.max_bytes; 0: no limit). 0, AF_ENOMEM, or AF_EINVAL with
- * d (the text does not parse, or needs more than tree_max). */
+ * not written as a block list stays whole in the index. lim (NULL: none): what the
+ * parsed text may take (its max_bytes and more; the rest of it unused). 0, AF_ENOMEM,
+ * or AF_EINVAL with d (the text does not parse, or needs more than lim lets it). */
 int af_split_view(const struct af_codec *c, const uint8_t *yaml, size_t n, const char *schema_dir,
-		  size_t tree_max, struct af_split *s, struct af_diag *d);
+		  const struct af_ylimits *lim, struct af_split *s, struct af_diag *d);
 void af_split_free(struct af_split *s);
 
 /* Whether name may be a part's file name: a plain base name ending in ".yaml", not

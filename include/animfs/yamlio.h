@@ -59,6 +59,22 @@ struct af_ydoc {
  * other two are for tests: LIBYAML only, or FAST only (AF_EUNSUP outside the subset). */
 enum af_yreader { AF_YREAD_AUTO, AF_YREAD_LIBYAML, AF_YREAD_FAST };
 
+typedef size_t af_ymore_fn(void *ctx, size_t want);
+
+/* A tree's borrowing from a lender of memory (the daemon's render cache, the command
+ * line's pool of threads): af_loan_more is an af_ymore_fn over a struct af_loan, which
+ * asks lend for what is missing (lend returns what it gives, never waiting: short_of
+ * is set when it gave less); af_loan_end gives it all back, once the tree is freed. */
+struct af_loan {
+	size_t (*lend)(void *lender, size_t want);
+	void (*repay)(void *lender, size_t n);
+	void *lender;
+	size_t lent;
+	int short_of;
+};
+size_t af_loan_more(void *loan, size_t want);
+void af_loan_end(struct af_loan *l);
+
 struct af_ylimits {
 	unsigned max_depth;   /* default 64 */
 	size_t max_nodes;     /* default 0 = AF_MAX_YAML_NODES */
@@ -68,6 +84,14 @@ struct af_ylimits {
 	 * with "L:C: the document needs more than N MiB to encode: raise --cache-mb". */
 	size_t max_bytes;
 	size_t held; /* of max_bytes, what other documents of the same encode hold already */
+	/* When the tree would pass max_bytes: asked to let it take `want` bytes over
+	 * max_bytes in all (a daemon lends them from its render cache, which evicts texts
+	 * to make room); returns what it lets the tree take over max_bytes now, in all
+	 * (what it granted before included: the parts of one split view ask the same
+	 * lender). NULL: nothing more. The lender takes back what it lent once the
+	 * documents are freed. */
+	af_ymore_fn *more;
+	void *more_ctx;
 };
 
 /* No real document comes near this (the largest samples render to a few MiB); a
@@ -87,7 +111,10 @@ struct af_ylimits {
  * once the document's text (twice: the text saved and the text it replaces) and 16 MiB
  * (the process, the codec's model, the binary) are counted: af_ytree_budget, at least
  * 1 MiB. The largest real document (14.5 MB, 87 MB of tree) fits the default bound
- * (320 MiB) with room to spare, and not --cache-mb=16's (80 MiB). */
+ * (320 MiB) with room to spare, and not --cache-mb=16's (80 MiB). The daemon, whose
+ * render cache holds texts within --cache-mb, passes 0 for cache_bytes and lets the
+ * tree borrow the texts' share as it grows (af_ylimits.more: the cache lends it,
+ * evicting texts), so that texts and tree never both take it. */
 #define AF_BOUND_EXTRA ((size_t)64 << 20)
 #define AF_YTREE_RESERVE ((size_t)16 << 20)
 static inline size_t af_ytree_budget(size_t cache_bytes, size_t n)

@@ -1,9 +1,10 @@
-/* `animfs check [--coverage] [-j N] PATH...`: every file a codec claims goes binary ->
+/* `animfs check [--coverage] [-j N] [--cache-mb=N] PATH...`: every file a codec claims goes binary ->
  * YAML -> binary and must come back byte for byte. Prints each failure, then a table per
  * format; --coverage adds, from each codec's coverage hook, how many animation bytes are
  * editable fields and how many are carried opaque. The files are checked by N threads
  * (default: one per core); what each file prints is kept and printed in the order of
- * the walk, and the counts are summed at the end, so the output does not depend on N. */
+ * the walk, and the counts are summed at the end, so the output does not depend on N.
+ * The threads' encodes share one memory bound, --cache-mb + 64 MiB (pool.h). */
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -18,7 +19,9 @@
 #include "cli.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/fs.h"
 #include "archive.h"
+#include "pool.h"
 
 #define MAX_CODECS 32
 
@@ -40,6 +43,7 @@ struct sink {
 static _Thread_local struct sink *me;
 static _Thread_local struct af_buf *said;
 static int progress, coverage;
+static struct af_cli_pool pool; /* the memory bound of every thread's encodes */
 static double last_progress;
 
 static double now(void)
@@ -47,6 +51,41 @@ static double now(void)
 	struct timespec ts;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* What a tree takes a byte of its text, about (a real motion bank: 6): what an encode
+ * takes of the pool at once, past which its tree borrows. */
+#define TREE_PER_BYTE 8
+
+/* c's encode of yaml (the view of in) into back, within the pool (pool.h): its texts
+ * and a likely tree taken at once (waiting for them, holding nothing), more borrowed
+ * as the tree grows; refused for want of what others held, it is done again alone,
+ * with the whole pool. */
+static int encode_bounded(const struct af_codec *c, const struct af_buf *in, const struct af_buf *yaml,
+			  struct af_cli_io *io, struct af_buf *back, struct af_diag *d)
+{
+	size_t texts = in->len + 2 * yaml->len, mib = (size_t)1 << 20;
+	size_t tree = yaml->len < pool.cap / TREE_PER_BYTE ? TREE_PER_BYTE * yaml->len : pool.cap;
+	size_t held = af_cli_pool_take(&pool, texts + mib + tree);
+	int rc;
+	for (;;) {
+		struct af_loan loan = af_cli_pool_loan(&pool);
+		io->d.io.yaml_max = held > texts + mib ? held - texts : mib;
+		io->d.io.yaml_more = af_loan_more;
+		io->d.io.yaml_more_ctx = &loan;
+		rc = c->from_yaml(yaml->data, yaml->len, &io->d.io, back, d);
+		af_loan_end(&loan);
+		if (!rc || !loan.short_of || held == pool.cap)
+			break;
+		af_cli_pool_give(&pool, held); /* again, alone */
+		af_diag_free(d);
+		af_diag_init(d);
+		af_buf_reset(back);
+		held = af_cli_pool_take(&pool, pool.cap);
+	}
+	af_cli_pool_give(&pool, held);
+	io->d.io.yaml_more = NULL;
+	return rc;
 }
 
 static size_t codec_index(const struct af_codec *c)
@@ -176,7 +215,7 @@ static void check_one(const char *path)
 			s->refused++;
 		goto out;
 	}
-	if (c->from_yaml(yaml.data, yaml.len, &io.d.io, &back, &d)) {
+	if (encode_bounded(c, &in, &yaml, &io, &back, &d)) {
 		af_diag_format(&d, "encode of its own YAML", msg, sizeof(msg));
 		fail(path, msg);
 		s->failed++;
@@ -295,10 +334,17 @@ int af_cli_check(int argc, char **argv)
 	struct sink *sinks = NULL, all;
 	pthread_t *tids = NULL;
 	long started = 0;
+	size_t cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
+	int pooled = 0;
 	for (; first < argc && argv[first][0] == '-' && argv[first][1]; first++) {
 		const char *a = argv[first], *v = NULL;
 		if (!strcmp(a, "--coverage")) {
 			coverage = 1;
+			continue;
+		}
+		if (!strncmp(a, "--cache-mb=", 11)) {
+			if (af_cli_parse_mb("check", "--cache-mb", a + 11, 1, &cache_bytes))
+				return AF_EXIT_USAGE;
 			continue;
 		}
 		if (!strcmp(a, "-j") || !strcmp(a, "--jobs"))
@@ -315,7 +361,7 @@ int af_cli_check(int argc, char **argv)
 		}
 	}
 	if (argc <= first || argv[first][0] == '-') {
-		fprintf(stderr, "usage: animfs check [--coverage] [-j N] PATH...\n");
+		fprintf(stderr, "usage: animfs check [--coverage] [-j N] [--cache-mb=N] PATH...\n");
 		return AF_EXIT_USAGE;
 	}
 	progress = isatty(2);
@@ -340,6 +386,8 @@ int af_cli_check(int argc, char **argv)
 		fprintf(stderr, "animfs check: out of memory\n");
 		goto out;
 	}
+	af_cli_pool_init(&pool, cache_bytes);
+	pooled = 1;
 	/* the other threads start with every signal the main one has; this one checks too */
 	for (started = 1; started < nthreads; started++)
 		if (pthread_create(&tids[started], NULL, worker, &sinks[started]))
@@ -421,5 +469,7 @@ out:
 	free(jobs.v);
 	free(sinks);
 	free(tids);
+	if (pooled)
+		af_cli_pool_destroy(&pool);
 	return rc;
 }

@@ -107,12 +107,15 @@ static const struct command commands[] = {
 	 "                         (animfs help mount lists them)\n"
 	 "  --to LAYOUT            with --overlay: the layout to write, as mount --to\n",
 	 NULL},
-	{"check", NULL, af_cli_check, "check [--coverage] [-j N] PATH...", NULL,
+	{"check", NULL, af_cli_check, "check [--coverage] [-j N] [--cache-mb=N] PATH...", NULL,
 	 "decode and re-encode every supported file; compare bytes",
 	 "  --coverage             also count the animation bytes each format shows as\n"
 	 "                         editable fields and those it carries opaque\n"
 	 "  -j, --jobs N           check N files at a time (default: one per core); the\n"
-	 "                         output is the same whatever N\n", NULL},
+	 "                         output is the same whatever N\n"
+	 "  --cache-mb=N           the encodes of all N threads stay within N + 64 MiB\n"
+	 "                         (default 256, the mount's); a big file waits for room\n"
+	 "                         or is encoded alone\n", NULL},
 	{"convert", NULL, af_cli_convert_layout, NULL, af_cli_convert_synopsis,
 	 "rewrite files in another layout of their own format, in place or\n"
 	 "into OUTDIR; -n only reports",

@@ -55,7 +55,8 @@ int af_cli_split_write(const struct af_codec *c, const char *dir, const uint8_t 
 		return af_diag_error(d, AF_EIO, "%s: %s", dir, strerror(errno));
 	if (!af_cli_is_dir(dir))
 		return af_diag_error(d, AF_EINVAL, "%s: not a folder", dir);
-	if ((rc = af_split_view(c, yaml, n, schema_ref, af_ytree_budget((size_t)AF_DEFAULT_CACHE_MB << 20, n), &s, d)))
+	struct af_ylimits lim = { .max_bytes = af_ytree_budget((size_t)AF_DEFAULT_CACHE_MB << 20, n) };
+	if ((rc = af_split_view(c, yaml, n, schema_ref, &lim, &s, d)))
 		return rc;
 	for (size_t i = 0; i < s.n && !rc; i++) {
 		snprintf(path, sizeof(path), "%s/%s", dir, s.parts[i].name);

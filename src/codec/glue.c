@@ -20,7 +20,9 @@ int af_codec_encode(af_encode_fn *encode, const uint8_t *yaml, size_t n, const s
 		    struct af_buf *out, struct af_diag *d)
 {
 	struct af_ydoc doc;
-	struct af_ylimits lim = { .max_bytes = io ? io->yaml_max : 0 };
+	struct af_ylimits lim = { .max_bytes = io ? io->yaml_max : 0,
+				  .more = io ? io->yaml_more : NULL,
+				  .more_ctx = io ? io->yaml_more_ctx : NULL };
 	size_t start = out->len;
 	int rc;
 	memset(&doc, 0, sizeof(doc));

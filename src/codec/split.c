@@ -199,10 +199,12 @@ static int cut(const struct af_codec *c, const struct af_split_key *sk, const st
 }
 
 int af_split_view(const struct af_codec *c, const uint8_t *yaml, size_t n, const char *schema_dir,
-		  size_t tree_max, struct af_split *s, struct af_diag *d)
+		  const struct af_ylimits *tree, struct af_split *s, struct af_diag *d)
 {
 	struct af_ydoc doc;
-	struct af_ylimits lim = { .max_bytes = tree_max };
+	struct af_ylimits lim = { .max_bytes = tree ? tree->max_bytes : 0,
+				  .more = tree ? tree->more : NULL,
+				  .more_ctx = tree ? tree->more_ctx : NULL };
 	struct lines l = {0};
 	size_t cap = 0, pos = 0;
 	int rc;
@@ -475,7 +477,9 @@ int af_split_join(const struct af_codec *c, const uint8_t *index, size_t n, af_s
 		  char *where, size_t wsize)
 {
 	struct file **f = NULL;
-	struct af_ylimits lim = { .max_bytes = io ? io->yaml_max : 0 };
+	struct af_ylimits lim = { .max_bytes = io ? io->yaml_max : 0,
+				  .more = io ? io->yaml_more : NULL,
+				  .more_ctx = io ? io->yaml_more_ctx : NULL };
 	size_t nf = 0, cap = 0, start = out->len, total = n;
 	unsigned base;
 	int rc, placed = 0;

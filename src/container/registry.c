@@ -742,11 +742,13 @@ int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_op
 }
 
 /* The caller's bound on a member's YAML tree: the outermost archive's. */
-static size_t yaml_max_of(const struct af_archive *a)
+static void yaml_max_of(const struct af_archive *a, struct af_io *io)
 {
 	while (a->parent)
 		a = a->parent;
-	return a->yaml_max;
+	io->yaml_max = a->yaml_max;
+	io->yaml_more = a->yaml_more;
+	io->yaml_more_ctx = a->yaml_more_ctx;
 }
 
 /* yaml encoded for member i into bin (the one rule: its format is the member's codec);
@@ -763,7 +765,7 @@ static int encode_member(const struct af_archive *a, size_t i, const uint8_t *ya
 		return AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
 	io.learn_names = af_userdict_io_learn; /* names typed in the document */
-	io.yaml_max = yaml_max_of(a);
+	yaml_max_of(a, &io);
 	if (!af_codec_for_save(c, a->m[i].name, yaml, n, d)) {
 		rc = d->code;
 		goto out;
@@ -825,9 +827,10 @@ int af_member_add(const struct af_archive *a, const char *name, const uint8_t *y
 {
 	struct af_buf bin = AF_BUF_INIT;
 	struct af_io io = { .name = name, .read_names = af_userdict_io_read,
-			    .learn_names = af_userdict_io_learn, .yaml_max = yaml_max_of(a) };
+			    .learn_names = af_userdict_io_learn };
 	const struct af_codec *c;
 	int rc;
+	yaml_max_of(a, &io);
 	af_buf_reset(image);
 	if (!a->c->add)
 		return af_diag_error(d, AF_EUNSUP, "%s: a %s gains no %ss", name, a->c->noun,

@@ -70,6 +70,8 @@ int af_ytree_init(struct af_ytree *t, struct af_ydoc *doc, const struct af_ylimi
 	t->max_nodes = lim && lim->max_nodes ? lim->max_nodes : AF_MAX_YAML_NODES;
 	t->max_bytes = lim ? lim->max_bytes : 0;
 	t->held = lim && lim->max_bytes ? lim->held : 0;
+	t->more = lim && lim->max_bytes ? lim->more : NULL;
+	t->more_ctx = lim ? lim->more_ctx : NULL;
 	af_arena_init(&doc->arena);
 	doc->root = NULL;
 	if (!(t->stack = af_alloc_zeroed(t->max_depth + 1, sizeof(*t->stack))))
@@ -97,18 +99,46 @@ void af_ytree_reset(struct af_ytree *t)
 	t->over = 0;
 }
 
+size_t af_loan_more(void *loan, size_t want)
+{
+	struct af_loan *l = loan;
+	if (want > l->lent) {
+		size_t got = l->lend(l->lender, want - l->lent);
+		l->short_of |= got < want - l->lent;
+		l->lent += got;
+	}
+	return l->lent;
+}
+
+void af_loan_end(struct af_loan *l)
+{
+	if (l->lent)
+		l->repay(l->lender, l->lent);
+	l->lent = 0;
+}
+
 /* Whether the tree may take size bytes more (its arena and the open containers' children
  * together, against af_ylimits.max_bytes); else the error, marked at line:col. */
 static int room(struct af_ytree *t, size_t size, unsigned line, unsigned col)
 {
 	size_t used = t->held + t->doc->arena.used_total + t->frame_bytes;
-	if (!t->max_bytes || (used <= t->max_bytes && size <= t->max_bytes - used))
+	size_t limit = t->max_bytes + t->extra;
+	if (!t->max_bytes || (used <= limit && size <= limit - used))
 		return 0;
+	if (t->more) { /* asked in steps of at least AF_YMORE_STEP: few calls, few evictions */
+		size_t want = used + size - t->max_bytes;
+		if (want - t->extra < AF_YMORE_STEP)
+			want = t->extra + AF_YMORE_STEP;
+		t->extra = t->more(t->more_ctx, want);
+		limit = t->max_bytes + t->extra;
+		if (used <= limit && size <= limit - used)
+			return 0;
+	}
 	t->over = 1;
 	return af_diag_at_mark(t->d, AF_EINVAL, line, col,
 			       "the document needs more than %zu MiB to encode: raise --cache-mb "
 			       "(memory stays within --cache-mb + 64 MiB)",
-			       t->max_bytes >> 20);
+			       limit >> 20);
 }
 
 char *af_ytree_str(struct af_ytree *t, unsigned line, unsigned col, size_t n, int *rc)

@@ -10,6 +10,9 @@
 
 struct af_yframe;
 
+/* What af_ylimits.more is asked for at least, each time the tree outgrows its bound. */
+#define AF_YMORE_STEP ((size_t)8 << 20)
+
 struct af_ytree {
 	struct af_ydoc *doc;
 	struct af_diag *d;
@@ -17,6 +20,9 @@ struct af_ytree {
 	size_t depth, nodes, max_nodes;
 	size_t max_bytes;   /* af_ylimits.max_bytes: 0, or the most the tree may take */
 	size_t held;        /* af_ylimits.held */
+	af_ymore_fn *more;  /* af_ylimits.more (with max_bytes only) */
+	void *more_ctx;
+	size_t extra;       /* what more granted so far, over max_bytes */
 	size_t frame_bytes; /* the open containers' children, before they move to the arena */
 	unsigned max_depth;
 	int over;           /* the last error: max_bytes reached */

@@ -233,6 +233,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_diag d, rd;
 	struct af_sibio sib;
 	struct af_target t = {.dirfd = -1};
+	struct af_loan loan = af_rcache_loan(fs->cache);
 	struct verify v;
 	struct stat st, old;
 	char where[AF_SPLIT_NAME_MAX] = "";
@@ -278,9 +279,14 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		goto fail;
 	}
 	af_sibio_init_at(&sib, fs, t.dirfd, t.bin_rel);
-	sib.d.io.yaml_max = af_ytree_budget(fs->cache_bytes, n); /* the memory bound */
-	if ((to->join ? to->join(to->join_ctx, t.codec, yaml, n, &sib.d.io, &bin, &d, where, sizeof(where))
-		      : t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d)) || bin.failed) {
+	/* the memory bound: the tree's own share, and the texts' lent when it needs more */
+	sib.d.io.yaml_max = af_ytree_budget(0, n);
+	sib.d.io.yaml_more = af_loan_more;
+	sib.d.io.yaml_more_ctx = &loan;
+	rc = to->join ? to->join(to->join_ctx, t.codec, yaml, n, &sib.d.io, &bin, &d, where, sizeof(where))
+		      : t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d);
+	af_loan_end(&loan); /* the tree is freed */
+	if (rc || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 		rc = errno_of(d.code);

@@ -69,6 +69,8 @@ struct loaded {
 	unsigned long last;     /* p->lock */
 	size_t bytes;           /* the container's copy and its index.yaml (the members'
 				   texts are the render cache's); p->lock */
+	size_t charged;         /* of bytes, what the render cache lent (one memory bound
+				   for texts and containers: af_rcache_lend); p->lock */
 	pthread_mutex_t lock;   /* all below */
 	struct af_archive v;
 	struct af_text *index;
@@ -86,21 +88,27 @@ struct af_folders {
 	struct loaded *loaded[LOADED];
 	unsigned long tick;
 	size_t max_bytes; /* ... within the --cache-mb bound (the one in use is always kept) */
+	struct af_rcache *cache; /* whose texts' memory the containers borrow */
 };
 
-struct af_folders *af_folders_new(size_t max_bytes)
+struct af_folders *af_folders_new(size_t max_bytes, struct af_rcache *cache)
 {
 	struct af_folders *p = af_alloc_zeroed(1, sizeof(*p));
 	if (p) {
 		pthread_mutex_init(&p->lock, NULL);
 		pthread_mutex_init(&p->vlock, NULL);
 		p->max_bytes = max_bytes;
+		p->cache = cache;
 	}
 	return p;
 }
 
-static void drop(struct loaded *l)
+/* l freed (its last reference gone), and what it borrowed of the texts' memory given
+ * back (p->cache is NULL once the mount ends). */
+static void drop(struct af_folders *p, struct loaded *l)
 {
+	if (p->cache)
+		af_rcache_repay(p->cache, l->charged);
 	for (size_t i = 0; i < l->nnodes; i++)
 		free(l->nodes[i].broken);
 	free(l->nodes);
@@ -114,9 +122,10 @@ void af_folders_free(struct af_folders *p)
 {
 	if (!p)
 		return;
+	p->cache = NULL; /* the mount's end: nothing to give back to */
 	for (int i = 0; i < LOADED; i++)
 		if (p->loaded[i])
-			drop(p->loaded[i]);
+			drop(p, p->loaded[i]);
 	pthread_mutex_destroy(&p->lock);
 	pthread_mutex_destroy(&p->vlock);
 	free(p);
@@ -245,10 +254,10 @@ static void trim(struct af_folders *p, const struct loaded *keep, size_t more, s
 	}
 }
 
-static void free_gone(struct loaded **gone, int ngone)
+static void free_gone(struct af_folders *p, struct loaded **gone, int ngone)
 {
 	for (int i = 0; i < ngone; i++)
-		drop(gone[i]);
+		drop(p, gone[i]);
 }
 
 /* A user's reference given back (the last one frees an evicted container). */
@@ -258,7 +267,7 @@ static void unref(struct af_folders *p, struct loaded *l)
 	int last = --l->refs == 0;
 	pthread_mutex_unlock(&p->lock);
 	if (last)
-		drop(l);
+		drop(p, l);
 }
 
 /* The end of a use of l that load gave (its lock released, its reference given back). */
@@ -280,7 +289,7 @@ static void unlist(struct af_folders *p, struct loaded *l)
 		if (p->loaded[i] == l)
 			evict(p, i, gone, &ngone);
 	pthread_mutex_unlock(&p->lock);
-	free_gone(gone, ngone);
+	free_gone(p, gone, ngone);
 }
 
 /* The loaded container for rel, read when its identity is new, with a reference and its
@@ -356,7 +365,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 	pthread_mutex_unlock(&p->lock);
 	if (other) {
 		pthread_mutex_unlock(&l->lock);
-		drop(l);
+		drop(p, l);
 		l = other;
 		goto found;
 	}
@@ -382,8 +391,11 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 		goto failed;
 	l->ok = 1;
 	snprintf(l->name, sizeof(l->name), "%s", af_base(rel));
+	size_t bytes = ov ? file.len : held + af_archive_held(&l->v); /* + a layer's bytes */
+	size_t lent = af_rcache_lend(fs->cache, bytes); /* cached texts leave memory for it */
 	pthread_mutex_lock(&p->lock);
-	l->bytes = ov ? file.len : held + af_archive_held(&l->v); /* + a layer's bytes */
+	l->bytes = bytes;
+	l->charged = lent;
 	pthread_mutex_unlock(&p->lock);
 	goto out;
 failed:
@@ -401,7 +413,7 @@ found: /* listed: wait until whoever reads or uses it is done */
 		af_diag_error(d, AF_EIO, "cannot be read");
 	}
 out:
-	free_gone(gone, ngone);
+	free_gone(p, gone, ngone);
 	if (fd >= 0)
 		close(fd);
 	af_buf_free(&file);
@@ -836,8 +848,10 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 	if (!inner) {
 		if (!l->index && !af_archive_index(af_archive_shown(&l->v), l->name, &body) &&
 		    (l->index = af_text_new(body.data, body.len))) {
+			size_t lent = af_rcache_lend(fs->cache, body.len);
 			pthread_mutex_lock(&fs->folders->lock);
 			l->bytes += body.len;
+			l->charged += lent;
 			pthread_mutex_unlock(&fs->folders->lock);
 		}
 		*out = af_text_ref(l->index);
@@ -1187,6 +1201,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	struct af_pieces plan = AF_PIECES_INIT;
 	struct af_archive v, *h;
 	struct af_sibio sib;
+	struct af_loan loan = af_rcache_loan(fs->cache);
 	struct stat st, now;
 	const struct af_container *c = t->container;
 	long k;
@@ -1202,7 +1217,10 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
 	}
-	v.yaml_max = af_ytree_budget(fs->cache_bytes, n); /* the memory bound */
+	/* the memory bound: the tree's own share, and the texts' lent when it needs more */
+	v.yaml_max = af_ytree_budget(0, n);
+	v.yaml_more = af_loan_more;
+	v.yaml_more_ctx = &loan;
 	if (!ov) /* with --overlay GAME's own is the pristine copy */
 		af_pristine_keep(fs, pkg, &st, &file);
 	/* the member listed as name (escaped names, af_member_shown), or a new one of that name */
@@ -1212,13 +1230,16 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		goto out;
 	}
 	if (k < 0 || strcmp(h->m[k].name, raw)) {
-		if ((rc = add_member(h, base, raw, yaml, n, &image, d)))
-			goto out; /* a new name in the folder: a new member, when the container takes one */
-	} else if ((rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
-			    : af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d)) ||
-		   !changed) {
-		goto out;
+		/* a new name in the folder: a new member, when the container takes one */
+		rc = add_member(h, base, raw, yaml, n, &image, d);
+		changed = 1;
+	} else {
+		rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
+			: af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d);
 	}
+	af_loan_end(&loan); /* the member's tree is freed */
+	if (rc || !changed)
+		goto out;
 	if (ov) { /* read back in memory, then only what differs from GAME's, or nothing */
 		struct af_src mem = {image.data ? image.data : (const uint8_t *)"", -1, image.len, 0};
 		if ((rc = read_back_src(&rb, &mem, -1, d)) ||
@@ -1237,6 +1258,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	af_fs_log(LOG_INFO, "saved %s in %s (%llu bytes%s)", inner, pkg, (unsigned long long)now.st_size,
 		  rb.revert ? ", the original bytes again" : "");
 out:
+	af_loan_end(&loan);
 	if (file.fd >= 0)
 		close(file.fd);
 	af_archive_close(&v);

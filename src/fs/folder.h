@@ -18,8 +18,9 @@ struct af_fs;
  * refuses is a plain file (the reason logged once). */
 struct af_folders;
 struct af_container;
-/* max_bytes bounds the containers kept open (the one in use is always kept). */
-struct af_folders *af_folders_new(size_t max_bytes);
+/* max_bytes bounds the containers kept open (the one in use is always kept); what they
+ * hold is lent by cache (af_rcache_lend): texts and containers share one bound. */
+struct af_folders *af_folders_new(size_t max_bytes, struct af_rcache *cache);
 void af_folders_free(struct af_folders *p);
 /* The container that shows the GAME file rel as a folder (bid and check, cached by
  * identity), or NULL. */

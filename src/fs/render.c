@@ -77,6 +77,18 @@ struct rc_entry {
 	struct af_text *text;
 	uint64_t spill_off, spill_seq; /* where in the spill file, and which write (0: none) */
 	size_t spill_len;
+	struct af_text *pend; /* the spilled text until its write is done (read from here) */
+};
+
+/* A text to write to the spill file, in the order the ring placed it (queued under the
+ * cache's lock, written without it: af_rcache_flush). */
+struct spill_job {
+	struct spill_job *next;
+	struct af_text *text;
+	uint64_t off, seq;
+	dev_t dev;
+	ino_t ino;
+	uint64_t sub;
 };
 
 /* Entries without text are small; past this many the table starts over. */
@@ -88,11 +100,17 @@ struct af_rcache {
 	size_t nbuckets, count;
 	struct rc_entry *lru_head, *lru_tail; /* head = most recent */
 	size_t text_bytes, max_text_bytes;
+	size_t lent; /* of max_text_bytes, what parses borrow (af_rcache_lend) */
 	/* the spill file: texts written at spill_head, wrapping at spill_cap; the ring's
 	 * entries in write order (spill_old: the oldest, overwritten first) */
 	int spill_fd;
 	uint64_t spill_cap, spill_head, spill_seq;
 	struct rc_entry *spill_old, *spill_new;
+	/* the writes the ring placed and nobody wrote yet, oldest first; one thread at a
+	 * time writes them (writer), in order, so that a place the ring gives again is
+	 * written last by its newest text */
+	struct spill_job *jobs, **jobs_tail;
+	pthread_mutex_t writer;
 	struct af_rcache_stats stats;
 };
 
@@ -109,7 +127,9 @@ struct af_rcache *af_rcache_new(size_t max_text_bytes)
 	}
 	c->max_text_bytes = max_text_bytes;
 	c->spill_fd = -1;
+	c->jobs_tail = &c->jobs;
 	pthread_mutex_init(&c->lock, NULL);
+	pthread_mutex_init(&c->writer, NULL);
 	return c;
 }
 
@@ -130,6 +150,7 @@ static void clear_all(struct af_rcache *c)
 		for (; e; e = n) {
 			n = e->hnext;
 			af_text_unref(e->text);
+			af_text_unref(e->pend);
 			free(e);
 		}
 		c->buckets[i] = NULL;
@@ -145,10 +166,16 @@ void af_rcache_free(struct af_rcache *c)
 	if (!c)
 		return;
 	clear_all(c);
+	for (struct spill_job *j = c->jobs, *n; j; j = n) {
+		n = j->next;
+		af_text_unref(j->text);
+		free(j);
+	}
 	free(c->buckets);
 	if (c->spill_fd >= 0)
 		close(c->spill_fd);
 	pthread_mutex_destroy(&c->lock);
+	pthread_mutex_destroy(&c->writer);
 	free(c);
 }
 
@@ -231,6 +258,8 @@ static void spill_unlink(struct af_rcache *c, struct rc_entry *e)
 	e->sprev = e->snext = NULL;
 	e->spill_seq = 0;
 	e->spill_len = 0;
+	af_text_unref(e->pend); /* its write, if still queued, is the job's */
+	e->pend = NULL;
 }
 
 static int overlaps(const struct rc_entry *e, uint64_t from, uint64_t to)
@@ -239,12 +268,16 @@ static int overlaps(const struct rc_entry *e, uint64_t from, uint64_t to)
 }
 
 /* Keep e's text in the spill file (it is leaving memory): the oldest texts in the
- * bytes it takes are forgotten first. A write that fails turns spilling off. */
+ * bytes it takes are forgotten first. Here the ring only places it and queues its
+ * write (af_rcache_flush writes it once the lock is let go); until then readers get
+ * it from e->pend. */
 static void spill_write(struct af_rcache *c, struct rc_entry *e)
 {
-	const struct af_text *t = e->text;
+	struct af_text *t = e->text;
 	uint64_t at = c->spill_head, end;
-	if (c->spill_fd < 0 || e->spill_seq || !t->len || t->len > c->spill_cap)
+	struct spill_job *j;
+	if (c->spill_fd < 0 || e->spill_seq || !t->len || t->len > c->spill_cap ||
+	    !(j = af_alloc(sizeof(*j))))
 		return;
 	if (at + t->len > c->spill_cap) { /* wrap: the tail past at is swept too */
 		while (c->spill_old && overlaps(c->spill_old, at, c->spill_cap))
@@ -254,22 +287,10 @@ static void spill_write(struct af_rcache *c, struct rc_entry *e)
 	end = at + t->len;
 	while (c->spill_old && overlaps(c->spill_old, at, end))
 		spill_unlink(c, c->spill_old);
-	for (size_t done = 0; done < t->len;) {
-		ssize_t w = pwrite(c->spill_fd, t->data + done, t->len - done, (off_t)(at + done));
-		if (w <= 0) {
-			if (w < 0 && errno == EINTR)
-				continue;
-			close(c->spill_fd); /* ENOSPC or worse: no more spilling, and nothing */
-			c->spill_fd = -1;   /* of the file is read again */
-			while (c->spill_old)
-				spill_unlink(c, c->spill_old);
-			return;
-		}
-		done += (size_t)w;
-	}
 	e->spill_off = at;
 	e->spill_len = t->len;
 	e->spill_seq = ++c->spill_seq;
+	e->pend = af_text_ref(t);
 	e->sprev = c->spill_new;
 	e->snext = NULL;
 	if (c->spill_new)
@@ -279,6 +300,62 @@ static void spill_write(struct af_rcache *c, struct rc_entry *e)
 	c->spill_new = e;
 	c->spill_head = end;
 	c->stats.spill_writes++;
+	*j = (struct spill_job){NULL, af_text_ref(t), at, e->spill_seq, e->id.dev, e->id.ino, e->sub};
+	*c->jobs_tail = j;
+	c->jobs_tail = &j->next;
+}
+
+static struct rc_entry *find_key(struct af_rcache *c, dev_t dev, ino_t ino, uint64_t sub);
+
+/* Write what the ring queued, in order, without the cache's lock (call without it):
+ * a reader of another text never waits for the disk. A write that fails turns
+ * spilling off. */
+static void flush(struct af_rcache *c)
+{
+	pthread_mutex_lock(&c->writer);
+	for (;;) {
+		pthread_mutex_lock(&c->lock);
+		struct spill_job *j = c->jobs;
+		int fd = c->spill_fd;
+		if (j && !(c->jobs = j->next))
+			c->jobs_tail = &c->jobs;
+		pthread_mutex_unlock(&c->lock);
+		if (!j)
+			break;
+		size_t done = 0, len = j->text->len;
+		while (fd >= 0 && done < len) {
+			ssize_t w = pwrite(fd, j->text->data + done, len - done, (off_t)(j->off + done));
+			if (w < 0 && errno == EINTR)
+				continue;
+			if (w <= 0)
+				break;
+			done += (size_t)w;
+		}
+		pthread_mutex_lock(&c->lock);
+		struct rc_entry *e = find_key(c, j->dev, j->ino, j->sub);
+		if (done == len && e && e->spill_seq == j->seq) { /* on disk: read from there */
+			af_text_unref(e->pend);
+			e->pend = NULL;
+		} else if (done != len && fd >= 0 && c->spill_fd == fd) {
+			close(c->spill_fd); /* ENOSPC or worse: no more spilling, and nothing */
+			c->spill_fd = -1;   /* of the file is read again */
+			while (c->spill_old)
+				spill_unlink(c, c->spill_old);
+		}
+		pthread_mutex_unlock(&c->lock);
+		af_text_unref(j->text);
+		free(j);
+	}
+	pthread_mutex_unlock(&c->writer);
+}
+
+/* The cache's lock let go, then what it queued written. */
+static void unlock_flush(struct af_rcache *c)
+{
+	int queued = c->jobs != NULL;
+	pthread_mutex_unlock(&c->lock);
+	if (queued)
+		flush(c);
 }
 
 static void drop_text(struct af_rcache *c, struct rc_entry *e)
@@ -309,13 +386,18 @@ static void forget(struct af_rcache *c, struct rc_entry *e)
 	spill_unlink(c, e);
 }
 
-static struct rc_entry *find(struct af_rcache *c, const struct stat *st, uint64_t sub)
+static struct rc_entry *find_key(struct af_rcache *c, dev_t dev, ino_t ino, uint64_t sub)
 {
-	struct rc_entry *e = c->buckets[hash_of(st->st_dev, st->st_ino, sub) % c->nbuckets];
+	struct rc_entry *e = c->buckets[hash_of(dev, ino, sub) % c->nbuckets];
 	for (; e; e = e->hnext)
-		if (e->id.dev == st->st_dev && e->id.ino == st->st_ino && e->sub == sub)
+		if (e->id.dev == dev && e->id.ino == ino && e->sub == sub)
 			return e;
 	return NULL;
+}
+
+static struct rc_entry *find(struct af_rcache *c, const struct stat *st, uint64_t sub)
+{
+	return find_key(c, st->st_dev, st->st_ino, sub);
 }
 
 static int same_identity(const struct rc_entry *e, const struct stat *st)
@@ -388,12 +470,51 @@ static struct rc_entry *current(struct af_rcache *c, const struct stat *st, uint
 	return NULL;
 }
 
+/* What texts may take in memory now: the bound less what is lent. */
+static size_t text_cap(const struct af_rcache *c)
+{
+	return c->max_text_bytes - c->lent;
+}
+
 /* Make room for `more` bytes of text in memory: the least recently used texts go
  * (to the spill file). */
 static void make_room(struct af_rcache *c, size_t more)
 {
-	while (c->text_bytes + more > c->max_text_bytes && c->lru_tail)
+	while (c->text_bytes + more > text_cap(c) && c->lru_tail)
 		evict_text(c, c->lru_tail);
+}
+
+size_t af_rcache_lend(struct af_rcache *c, size_t want)
+{
+	pthread_mutex_lock(&c->lock);
+	size_t n = text_cap(c) < want ? text_cap(c) : want;
+	c->lent += n;
+	make_room(c, 0);
+	c->stats.lent_max = c->lent > c->stats.lent_max ? c->lent : c->stats.lent_max;
+	unlock_flush(c); /* the texts that left are on disk before the loan is used */
+	return n;
+}
+
+void af_rcache_repay(struct af_rcache *c, size_t n)
+{
+	pthread_mutex_lock(&c->lock);
+	c->lent -= n <= c->lent ? n : c->lent;
+	pthread_mutex_unlock(&c->lock);
+}
+
+static size_t lend_fn(void *cache, size_t want)
+{
+	return af_rcache_lend(cache, want);
+}
+
+static void repay_fn(void *cache, size_t n)
+{
+	af_rcache_repay(cache, n);
+}
+
+struct af_loan af_rcache_loan(struct af_rcache *c)
+{
+	return (struct af_loan){lend_fn, repay_fn, c, 0, 0};
 }
 
 /* The spilled text of st's entry read back (no lock held while reading; the ring
@@ -426,14 +547,14 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 		c->stats.spill_lost++;
 	} else {
 		c->stats.spill_reads++;
-		if (!e->text && len <= c->max_text_bytes) {
+		if (!e->text && len <= text_cap(c)) {
 			make_room(c, len);
 			e->text = af_text_ref(t);
 			c->text_bytes += len;
 			lru_front(c, e);
 		}
 	}
-	pthread_mutex_unlock(&c->lock);
+	unlock_flush(c);
 	return t;
 }
 
@@ -457,6 +578,9 @@ int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t su
 			*text = af_text_ref(e->text);
 			lru_unlink(c, e);
 			lru_front(c, e);
+			c->stats.hits++;
+		} else if (text && e->pend && e->info.have_size) { /* still on its way to disk */
+			*text = af_text_ref(e->pend);
 			c->stats.hits++;
 		} else if (text && e->spill_seq && e->info.have_size) {
 			off = e->spill_off, len = e->spill_len, seq = e->spill_seq, fd = c->spill_fd;
@@ -507,7 +631,7 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
 	e->info.size = text->len;
 	if (sub) /* a member of a container that is never rewritten */
 		e->info.read_only = e->info.container_ro = read_only;
-	if (text->len > c->max_text_bytes) {
+	if (text->len > text_cap(c)) {
 		e->info.have_size = size_outlives_text(e);
 		e->text = text; /* too big to keep: spilled (if its size may outlive it) */
 		if (e->info.have_size)
@@ -520,7 +644,7 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
 	c->text_bytes += text->len;
 	lru_front(c, e);
 out:
-	pthread_mutex_unlock(&c->lock);
+	unlock_flush(c);
 }
 
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
@@ -579,6 +703,7 @@ void af_rcache_stats(struct af_rcache *c, struct af_rcache_stats *out)
 	pthread_mutex_lock(&c->lock);
 	*out = c->stats;
 	out->text_bytes = c->text_bytes;
+	out->lent_bytes = c->lent;
 	out->spill_bytes = 0;
 	for (const struct rc_entry *e = c->spill_old; e; e = e->snext)
 		out->spill_bytes += e->spill_len;

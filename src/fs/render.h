@@ -44,6 +44,7 @@ struct af_rcache_stats {
 	unsigned long spill_lost;   /* read back too late: overwritten meanwhile */
 	unsigned long archive_opens; /* containers read and parsed (af_rcache_note_open) */
 	size_t text_bytes, spill_bytes; /* held now, in memory and in the spill file */
+	size_t lent_bytes, lent_max;    /* lent to parses now, and the most at once */
 };
 
 struct af_rcache;
@@ -86,6 +87,16 @@ void af_rcache_stats(struct af_rcache *c, struct af_rcache_stats *out);
 /* st's text (just put) is a read-only view (the codec's AF_VIEW_READONLY). */
 void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st);
 size_t af_rcache_text_bytes(struct af_rcache *c);
+
+/* The memory bound is one: a parse whose tree outgrows its own share (a save of a big
+ * view) borrows the texts' share. af_rcache_lend lends up to want bytes of it (the
+ * texts over what is left leave memory for the spill file) and returns what it lent
+ * (less when other parses hold the rest); af_rcache_repay gives it back. */
+size_t af_rcache_lend(struct af_rcache *c, size_t want);
+void af_rcache_repay(struct af_rcache *c, size_t n);
+/* One parse's loan from c (af_loan_more as af_ylimits.more / af_io.yaml_more, then
+ * af_loan_end once the parse's documents are freed). */
+struct af_loan af_rcache_loan(struct af_rcache *c);
 /* Keep the known sizes in dirfd/name (atomic replace), and read them back into an
  * empty cache at the next mount (returns the count; a missing or foreign file: 0). */
 int af_rcache_save(struct af_rcache *c, int dirfd, const char *name);

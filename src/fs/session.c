@@ -47,7 +47,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->cache_bytes = cache_bytes;
 	fs->errors = af_errlog_new(64);
-	fs->folders = af_folders_new(cache_bytes);
+	fs->folders = af_folders_new(cache_bytes, fs->cache);
 	fs->dsizes = af_dsizes_new();
 	fs->prefetch = af_prefetch_new(af_view_render);
 	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch || !fs->dsizes) {
@@ -200,7 +200,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	fs.max_unsaved = o->unsaved_bytes;
 	if (o->scratch_bytes)
 		fs.scratch_quota = (long long)o->scratch_bytes;
-	if (o->split && !(fs.splits = af_splits_new(af_view_render, o->split_over, o->cache_bytes))) {
+	if (o->split && !(fs.splits = af_splits_new(af_view_render, o->split_over, fs.cache))) {
 		fprintf(stderr, "animfs mount: out of memory\n");
 		goto out;
 	}

@@ -50,12 +50,12 @@ struct af_splits {
 	pthread_mutex_t build; /* one cut at a time: a big one is made once */
 	af_split_render_fn render;
 	size_t over;
-	size_t cache_bytes;
+	struct af_rcache *cache; /* lends the cuts' parses their trees' memory */
 	unsigned long clock;
 	struct cut *kept[KEPT];
 };
 
-struct af_splits *af_splits_new(af_split_render_fn render, size_t over, size_t cache_bytes)
+struct af_splits *af_splits_new(af_split_render_fn render, size_t over, struct af_rcache *cache)
 {
 	struct af_splits *s = af_alloc_zeroed(1, sizeof(*s));
 	if (!s)
@@ -64,7 +64,7 @@ struct af_splits *af_splits_new(af_split_render_fn render, size_t over, size_t c
 	pthread_mutex_init(&s->build, NULL);
 	s->render = render;
 	s->over = over;
-	s->cache_bytes = cache_bytes;
+	s->cache = cache;
 	return s;
 }
 
@@ -135,12 +135,14 @@ static int by_name(const void *a, const void *b)
 
 /* Cut whole (the view of bin_rel, codec c) into a new cut: 0 or -errno. */
 static int make_cut(const struct af_codec *c, struct af_text *whole, const char *bin_rel,
-		    size_t cache_bytes, struct cut **out)
+		    struct af_rcache *cache, struct cut **out)
 {
 	struct cut *x = af_alloc_zeroed(1, sizeof(*x));
 	struct named *sorted = NULL;
 	struct af_buf dir = AF_BUF_INIT;
 	struct af_diag d;
+	struct af_loan loan = af_rcache_loan(cache);
+	struct af_ylimits lim = {0};
 	int rc = -ENOMEM;
 	*out = NULL;
 	af_diag_init(&d);
@@ -157,8 +159,13 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	af_buf_putc(&dir, 0);
 	if (dir.failed)
 		goto out;
-	if (af_split_view(c, whole->data, whole->len, (const char *)dir.data,
-			  af_ytree_budget(cache_bytes, whole->len), &x->s, &d)) {
+	/* the memory bound: the tree's own share, and the texts' lent when it needs more */
+	lim.max_bytes = af_ytree_budget(0, whole->len);
+	lim.more = af_loan_more;
+	lim.more_ctx = &loan;
+	int cut = af_split_view(c, whole->data, whole->len, (const char *)dir.data, &lim, &x->s, &d);
+	af_loan_end(&loan); /* the tree is freed */
+	if (cut) {
 		rc = d.code == AF_ENOMEM ? -ENOMEM : -EIO;
 		if (rc == -EIO)
 			af_fs_log(LOG_WARNING, "%s: its view does not cut into parts: %s", bin_rel,
@@ -244,7 +251,7 @@ static int cut_of(struct af_splits *s, const struct af_codec *c, struct af_text 
 	if (!*out) /* room for the new one first */
 		drop_over_budget_locked(s, NULL, 2 * whole->len);
 	pthread_mutex_unlock(&s->lock);
-	if (!*out && !(rc = make_cut(c, whole, bin_rel, s->cache_bytes, out))) {
+	if (!*out && !(rc = make_cut(c, whole, bin_rel, s->cache, out))) {
 		int oldest = 0; /* a free place, else the least recently used */
 		pthread_mutex_lock(&s->lock);
 		for (int i = 0; i < KEPT; i++) /* an earlier text of the same binary */

@@ -20,9 +20,9 @@ struct af_splits;
 typedef int (*af_split_render_fn)(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 				  struct af_text **out);
 /* over: views whose text is longer than over bytes are shown split (0: every view a
- * codec can split); keeps the cuts of the last few texts. cache_bytes: --cache-mb, whose
- * bound the cut's parse keeps (af_ytree_budget). */
-struct af_splits *af_splits_new(af_split_render_fn render, size_t over, size_t cache_bytes);
+ * codec can split); keeps the cuts of the last few texts. A cut's parse keeps the memory
+ * bound: its own share (af_ytree_budget), and what cache lends (af_rcache_lend). */
+struct af_splits *af_splits_new(af_split_render_fn render, size_t over, struct af_rcache *cache);
 void af_splits_free(struct af_splits *s);
 /* Whether a view of codec c whose text is size bytes long is shown as a folder (size
  * unknown: (size_t)-1, then only when every splittable view is). */

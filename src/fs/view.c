@@ -495,8 +495,9 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		af_rcache_stats(fs->cache, &s);
 		n = snprintf(line, sizeof(line), "renders %lu\nhits %lu\nspill_writes %lu\n"
 			     "spill_reads %lu\nspill_lost %lu\ntext_bytes %zu\nspill_bytes %zu\n"
-			     "archive_opens %lu\n", s.renders, s.hits, s.spill_writes, s.spill_reads,
-			     s.spill_lost, s.text_bytes, s.spill_bytes, s.archive_opens);
+			     "archive_opens %lu\nlent_bytes %zu\nlent_max %zu\n", s.renders, s.hits,
+			     s.spill_writes, s.spill_reads, s.spill_lost, s.text_bytes, s.spill_bytes,
+			     s.archive_opens, s.lent_bytes, s.lent_max);
 	} else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5) {
 		n = snprintf(line, sizeof(line), "%s\n", fs->scratch_path);
 	} else { /* the caller's own tree: <scratch>/users/<uid> beside <scratch>/tree */

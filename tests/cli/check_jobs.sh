@@ -3,7 +3,8 @@
 # the same for every N, byte for byte (each file's lines in the order of the walk, the
 # counts summed), and so is the exit status. On files made here from the examples, some
 # of them damaged (so that FAIL lines come from files checked at the same time), and on
-# the samples when they are there. Bad counts are usage errors.
+# the samples when they are there. Bad counts are usage errors. The encodes of all
+# threads share one memory bound (--cache-mb + 64 MiB).
 set -u
 fails=0
 bad() { echo "FAIL: $*"; fails=$((fails+1)); }
@@ -46,8 +47,26 @@ if [ -d "$S" ]; then
   A=$ANIMFS ANIMFS=$PLAIN
   echo "the samples checked by $ANIMFS"
   run s1 -j1 "$S"; run s3 -j3 "$S"
-  ANIMFS=$A
   cmp -s "$tmp/s1" "$tmp/s3" || bad "the samples: -j3 differs from -j1: $(diff "$tmp/s1" "$tmp/s3" | head -5)"
+  # the threads' encodes share one bound (--cache-mb + 64 MiB): two motion banks, each
+  # of whose encodes takes about 120 MB, pass under --cache-mb=72 (136 MiB) one after
+  # the other, and under --cache-mb=40 neither fits: refused, each by name and line
+  bank=$S/shenmue/dashgl_motion.bin
+  if [ -f "$bank" ]; then
+    mkdir -p "$tmp/banks"
+    cp "$bank" "$tmp/banks/a.bin"; cp "$bank" "$tmp/banks/b.bin"
+    run b72 -j2 --cache-mb=72 "$tmp/banks"
+    [ "$(cat "$tmp/b72.rc")" = 0 ] && grep -q "2 of 2 decoded files identical" "$tmp/b72" ||
+      bad "two banks under --cache-mb=72: exit $(cat "$tmp/b72.rc"): $(head -5 "$tmp/b72")"
+    run b40 -j2 --cache-mb=40 "$tmp/banks"
+    [ "$(cat "$tmp/b40.rc")" = 1 ] || bad "two banks under --cache-mb=40: exit $(cat "$tmp/b40.rc")"
+    for f in a b; do
+      grep -q "$f.bin.*the document needs more than [0-9]* MiB to encode: raise --cache-mb" "$tmp/b40" ||
+        bad "--cache-mb=40: no refusal for $f.bin: $(head -5 "$tmp/b40")"
+    done
+    echo "two banks: checked one at a time under --cache-mb=72, refused under 40"
+  fi
+  ANIMFS=$A
 else
   echo "the samples are missing: checked on the examples only"
 fi
@@ -56,5 +75,9 @@ for j in 0 -1 x 1025 ""; do
   [ $rc = 2 ] && grep -q -- "-j wants a number" "$tmp/err" || bad "-j '$j': exit $rc: $(cat "$tmp/err")"
 done
 "$ANIMFS" check -j 2 >/dev/null 2>&1; [ $? = 2 ] || bad "-j 2 with no PATH is no usage error"
+for m in 0 x -5 ""; do
+  "$ANIMFS" check --cache-mb="$m" "$tmp/set" >/dev/null 2>"$tmp/err"; rc=$?
+  [ $rc = 2 ] && grep -q -- "--cache-mb wants a number of MiB" "$tmp/err" || bad "--cache-mb='$m': exit $rc: $(cat "$tmp/err")"
+done
 [ $fails = 0 ] && echo "check_jobs: ok"
 exit $((fails > 0))

@@ -79,7 +79,7 @@ static int split_step(const struct job *j, struct af_buf *trace, struct af_diag 
 	char where[AF_SPLIT_NAME_MAX];
 	int rc = j->codec->to_yaml(j->in->data, j->in->len, &io, &yaml, d);
 	memset(&s, 0, sizeof(s));
-	if (!rc && !(rc = af_split_view(j->codec, yaml.data, yaml.len, "schema", 0, &s, d))) {
+	if (!rc && !(rc = af_split_view(j->codec, yaml.data, yaml.len, "schema", NULL, &s, d))) {
 		af_buf_append(trace, s.index.data, s.index.len);
 		for (size_t i = 0; i < s.n; i++)
 			af_buf_append(trace, s.parts[i].text.data, s.parts[i].text.len);

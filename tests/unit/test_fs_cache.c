@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <unistd.h>
 
 #include "../../src/fs/fs_int.h"
@@ -268,6 +269,115 @@ static void test_spill(void **state)
 	af_rcache_free(c);
 }
 
+/* One bound for texts and what parses and containers borrow: a loan makes texts leave
+ * memory (to the spill file), is never more than the bound, and ends. */
+static void test_lend(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/animfs-test-lend.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	struct af_rcache *c = af_rcache_new(100);
+	struct af_rcache_stats s;
+	af_rcache_spill(c, fd, 1000);
+	put(c, 1, 'a', 30);
+	put(c, 2, 'b', 30);
+	put(c, 3, 'c', 30);
+	assert_int_equal(af_rcache_text_bytes(c), 90);
+	assert_int_equal(af_rcache_lend(c, 50), 50); /* a and b leave: 30 + 50 <= 100 */
+	assert_int_equal(af_rcache_text_bytes(c), 30);
+	put(c, 4, 'd', 30); /* c leaves: the loan holds */
+	assert_int_equal(af_rcache_text_bytes(c), 30);
+	assert_int_equal(holds(c, 1, 'a', 30), 1); /* read back from the file */
+	assert_int_equal(af_rcache_text_bytes(c), 30);
+	/* a loan through af_loan_more grows to what is asked, never past the bound */
+	struct af_loan loan = af_rcache_loan(c);
+	assert_int_equal(af_loan_more(&loan, 20), 20);
+	assert_int_equal(af_loan_more(&loan, 10), 20); /* asked less: what it has */
+	assert_int_equal(af_loan_more(&loan, 80), 50); /* 50 + 50: all there is */
+	assert_int_equal(af_rcache_text_bytes(c), 0);
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.lent_bytes, 100);
+	assert_int_equal(s.lent_max, 100);
+	put(c, 5, 'e', 30); /* no room at all: spilled at once */
+	assert_int_equal(af_rcache_text_bytes(c), 0);
+	assert_int_equal(holds(c, 5, 'e', 30), 1);
+	af_loan_end(&loan);
+	assert_int_equal(loan.lent, 0);
+	af_rcache_repay(c, 50);
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.lent_bytes, 0);
+	put(c, 6, 'f', 30);
+	put(c, 7, 'g', 30);
+	put(c, 8, 'h', 30);
+	assert_int_equal(af_rcache_text_bytes(c), 90); /* all of the bound again */
+	af_rcache_free(c);
+}
+
+/* Spill writes happen without the cache's lock, in the order the ring placed them:
+ * threads that put, read and borrow at once over a small ring that wraps all the time
+ * get each text back whole or not at all, never another's bytes. */
+struct racer {
+	struct af_rcache *c;
+	int id;
+	unsigned long wrong;
+};
+
+static void *race(void *arg)
+{
+	struct racer *r = arg;
+	for (int i = 0; i < 16000; i++) {
+		ino_t ino = (ino_t)(1 + r->id * 8 + i % 8);
+		char fill = (char)('a' + (ino + (ino_t)(i / 8)) % 26);
+		size_t len = 8 + (size_t)((i * 7 + r->id) % 40);
+		/* a new text of the same file is a new identity (its size changes) */
+		char text[64];
+		struct stat st = ident(ino, (off_t)(10 + i / 8), 0);
+		memset(text, fill, len);
+		struct af_text *t = af_text_new(text, len), *got;
+		struct af_rinfo info;
+		af_rcache_put_text(r->c, &st, &fake, t);
+		af_text_unref(t);
+		if (i % 5 == 0)
+			af_rcache_repay(r->c, af_rcache_lend(r->c, 30));
+		if (af_rcache_get(r->c, &st, &info, &got) == 1 && got) {
+			for (size_t k = 0; k < got->len; k++)
+				r->wrong += got->data[k] != fill;
+			r->wrong += got->len != len;
+			af_text_unref(got);
+		}
+	}
+	return NULL;
+}
+
+static void test_spill_race(void **state)
+{
+	(void)state;
+	char path[] = "/tmp/animfs-test-race.XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	unlink(path);
+	struct af_rcache *c = af_rcache_new(60);
+	af_rcache_spill(c, fd, 150);
+	struct racer r[4];
+	pthread_t th[4];
+	for (int i = 0; i < 4; i++) {
+		r[i] = (struct racer){c, i, 0};
+		assert_int_equal(pthread_create(&th[i], NULL, race, &r[i]), 0);
+	}
+	for (int i = 0; i < 4; i++) /* all joined before any check can end the test */
+		pthread_join(th[i], NULL);
+	for (int i = 0; i < 4; i++)
+		assert_int_equal(r[i].wrong, 0);
+	struct af_rcache_stats s;
+	af_rcache_stats(c, &s);
+	assert_true(s.spill_writes > 1000);
+	assert_true(s.spill_reads > 100);
+	assert_int_equal(s.lent_bytes, 0);
+	af_rcache_free(c);
+}
+
 /* A container's members: one entry each (sub), apart from the file's own. */
 static void test_members(void **state)
 {
@@ -370,6 +480,8 @@ int main(void)
 		cmocka_unit_test(test_names_dep),
 		cmocka_unit_test(test_many_entries),
 		cmocka_unit_test(test_spill),
+		cmocka_unit_test(test_lend),
+		cmocka_unit_test(test_spill_race),
 		cmocka_unit_test(test_members),
 		cmocka_unit_test(test_member_names),
 		cmocka_unit_test(test_errlog_ring),
