@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include "animfs/bytes.h"
+#include "animfs/fileio.h"
 #include "animfs/yamlio.h"
 #include "ipac.h"
 #include "shm.h"
@@ -139,6 +140,22 @@ void ipac_free(struct ipac_block *b)
 	free(b->e);
 	b->e = NULL;
 	af_buf_free(&b->dirbytes);
+}
+
+int ipac_check_fd(int fd, uint64_t size, uint64_t base, struct af_diag *d)
+{
+	struct ipac_block b;
+	struct af_src src = {NULL, fd, size, 0};
+	if (size > AF_MAX_FILE)
+		return af_diag_error(d, AF_EUNSUP, "%llu bytes: larger than animfs reads",
+				     (unsigned long long)size);
+	if (base > size || size - base < IPAC_HEADER)
+		return af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
+	int rc = ipac_parse_src(&b, &src, base, d);
+	if (rc && d->offset >= 0)
+		d->offset += (int64_t)base;
+	ipac_free(&b);
+	return rc;
 }
 
 static int region_cmp(const void *x, const void *y)
@@ -666,7 +683,7 @@ extern const struct af_container af_container_ipac;
 
 static int bare_check(int fd, uint64_t size, struct af_diag *d)
 {
-	return shm_check_open(fd, size, &af_container_ipac, d);
+	return ipac_check_fd(fd, size, 0, d);
 }
 
 static int bare_layer(void *st, struct af_buf *out)

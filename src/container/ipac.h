@@ -40,6 +40,11 @@ int ipac_parse(struct ipac_block *b, const uint8_t *p, size_t len, struct af_dia
  * (src's bytes or descriptor must outlive b). */
 int ipac_parse_src(struct ipac_block *b, const struct af_src *src, uint64_t base, struct af_diag *d);
 void ipac_free(struct ipac_block *b);
+/* A container's check (struct af_container.check) of the block at base of the file fd of
+ * size bytes: its header and directory parsed as ipac_parse_src does, nothing else (what
+ * an open adds, the members' names, first bytes and codecs, cannot refuse a block that
+ * parses: a check of 1 M entries takes the directory's read, not the members'). */
+int ipac_check_fd(int fd, uint64_t size, uint64_t base, struct af_diag *d);
 /* "canonical-32", "packed" or "irregular" (spec 5.5): reads the bytes between entries. */
 const char *ipac_layout(const struct ipac_block *b);
 /* The block anew with entry i's bytes replaced (i < 0: none) as pieces of src (copies

@@ -30,23 +30,33 @@ static int pks_open(const uint8_t *data, size_t n, const struct af_container_env
 	return ipac_st_open(data, n, at, env, st, d);
 }
 
-static int pks_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
-			struct af_diag *d)
+/* The PAKS header of src, and where its IPAC block starts. */
+static int paks_head(const struct af_src *src, uint32_t *at, struct af_diag *d)
 {
 	uint8_t h[PAKS_HEADER];
 	if (src->size < 2 * PAKS_HEADER || af_src_read(src, 0, h, sizeof(h), d) || memcmp(h, "PAKS", 4))
 		return af_diag_clear(d), af_diag_at_offset(d, AF_EINVAL, 0, "not a PAKS file");
-	uint32_t at = af_le32(h + 4);
-	if (at < PAKS_HEADER || at > src->size - IPAC_HEADER)
-		return af_diag_at_offset(d, AF_EINVAL, 4, "PAKS: IPAC offset 0x%X out of range", at);
-	return ipac_st_open_src(src, at, env, st, d);
+	*at = af_le32(h + 4);
+	if (*at < PAKS_HEADER || *at > src->size - IPAC_HEADER)
+		return af_diag_at_offset(d, AF_EINVAL, 4, "PAKS: IPAC offset 0x%X out of range", *at);
+	return 0;
 }
 
-extern const struct af_container af_container_pks;
+static int pks_open_src(const struct af_src *src, const struct af_container_env *env, void **st,
+			struct af_diag *d)
+{
+	uint32_t at;
+	int rc = paks_head(src, &at, d);
+	return rc ? rc : ipac_st_open_src(src, at, env, st, d);
+}
 
+/* The header and the block's directory only (ipac_check_fd). */
 static int pks_check(int fd, uint64_t size, struct af_diag *d)
 {
-	return shm_check_open(fd, size, &af_container_pks, d);
+	struct af_src src = {NULL, fd, size, 0};
+	uint32_t at;
+	int rc = paks_head(&src, &at, d);
+	return rc ? rc : ipac_check_fd(fd, size, at, d);
 }
 
 static int pks_layer(void *st, struct af_buf *out)

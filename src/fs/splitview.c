@@ -314,8 +314,13 @@ int af_split_file(struct af_fs *fs, struct af_text *whole, const char *bin_rel, 
 		*out = NULL;
 	if (!c)
 		return -ENOENT;
-	if ((rc = cut_of(fs->splits, c, whole, bin_rel, &x)))
-		return rc;
+	if ((rc = cut_of(fs->splits, c, whole, bin_rel, &x))) {
+		if (rc != -EIO || strcmp(name, AF_SPLIT_INDEX))
+			return rc;
+		if (out) /* not cut (the log says why): the whole view, as its index */
+			*out = af_text_ref(whole);
+		return 0;
+	}
 	t = file_in(x, name);
 	if (t && out)
 		*out = af_text_ref(t);
@@ -332,8 +337,12 @@ int af_split_names(struct af_fs *fs, struct af_text *whole, const char *bin_rel,
 	int rc;
 	if (!c)
 		return -ENOENT;
-	if ((rc = cut_of(fs->splits, c, whole, bin_rel, &x)))
-		return rc;
+	if ((rc = cut_of(fs->splits, c, whole, bin_rel, &x))) {
+		if (rc != -EIO)
+			return rc;
+		cb(ctx, AF_SPLIT_INDEX); /* not cut: the whole view alone (af_split_file) */
+		return 0;
+	}
 	cb(ctx, AF_SPLIT_INDEX);
 	for (size_t i = 0; i < x->s.n; i++)
 		cb(ctx, x->s.parts[i].name);
@@ -402,8 +411,15 @@ int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part
 	if (!c)
 		return -ENOENT;
 	/* the other parts as they are now (another part saved meanwhile included) */
-	if ((rc = s->render(fs, to->bin_rel, &st, &whole)) || (rc = cut_of(s, c, whole, to->bin_rel, &x)))
+	if ((rc = s->render(fs, to->bin_rel, &st, &whole)))
 		goto out;
+	if ((rc = cut_of(s, c, whole, to->bin_rel, &x))) {
+		/* not cut: its folder holds the whole view as index.yaml, saved as a view is */
+		if (rc == -EIO && !strcmp(name, AF_SPLIT_INDEX))
+			rc = whole->len == n && !memcmp(whole->data, text, n)
+				     ? 0 : af_commit_to(fs, to, part_rel, text, n);
+		goto out;
+	}
 	if (strcmp(name, AF_SPLIT_INDEX) && !file_in(x, name)) {
 		/* a save renamed it (a name value it carries changed), or the index no longer
 		 * lists it: the join would not read it, and the edit would be lost unsaid */

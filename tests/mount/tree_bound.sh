@@ -43,16 +43,24 @@ fi
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 
-# the cut of a split view parses the whole text too
+# the cut of a split view parses the whole text too: not cut, its folder holds the whole
+# view as index.yaml (readable, and saved as the view is: refused here too)
 mount_view_fg --cache-mb=16 --split-over=1M
-if ls "$VIEW/$b.yaml/" > "$T/ls" 2>&1 && [ -s "$T/ls" ]; then
-  fail "the view was cut under --cache-mb=16: $(head -3 "$T/ls")"
-fi
+ls "$VIEW/$b.yaml/" > "$T/ls" 2>&1 || fail "listing the uncut split view: $(cat "$T/ls")"
+[ "$(cat "$T/ls")" = index.yaml ] || fail "the view was cut under --cache-mb=16, or lists more: $(head -3 "$T/ls")"
+cmp -s "$VIEW/$b.yaml/index.yaml" "$T/a.yaml" || fail "the uncut folder's index.yaml is not the whole view"
+[ "$(stat -c %s "$VIEW/$b.yaml/index.yaml")" = "$(stat -c %s "$T/a.yaml")" ] || fail "index.yaml's size is not the view's"
 grep -q "$b: its view does not cut into parts: the document needs more than [0-9]* MiB" "$T/daemon.log" ||
   fail "the daemon did not say why the view is not cut: $(cat "$T/daemon.log")"
+if cp "$T/b.yaml" "$VIEW/$b.yaml/index.yaml" 2> "$T/cp.err"; then
+  fail "the uncut index.yaml saved under --cache-mb=16"
+fi
+grep -q "index.yaml:[0-9]*:[0-9]*: the document needs more than [0-9]* MiB to encode" "$VIEW/.animfs/errors" ||
+  fail "no line for the uncut index.yaml in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
+cmp -s "$GAME/$b" "$big" || fail "the refused save of the uncut index.yaml changed the binary"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
-echo "the split view is not cut under --cache-mb=16, and the log says why"
+echo "the split view is not cut under --cache-mb=16: index.yaml is the whole view, the log says why"
 
 others=$ANIMFS_SAMPLES/shenmue/dashgl_motion_alt.bin
 [ -f "$others" ] || others=$big
