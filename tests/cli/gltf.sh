@@ -1,19 +1,8 @@
 #!/usr/bin/env bash
 # Issue 31: `animfs gltf` on the examples of every format with a skeleton or animation: the
 # Khronos glTF-Validator reports 0 errors (GLB and .gltf), the counts are those the YAML holds,
-# an edit of one keyframe changes that node's sampler output at that time and nothing else,
-# MOTN blocks with rig bit 15: a baked angle and a node block's track sample
-edit "$ex/MOTION.BIN.yaml" "$tmp/baked2.yaml" '^          rz: \[-16384, -15000, -13000' "-13000" "-12500" || fail "edit baked"
-"$ANIMFS" gltf "$tmp/baked2.yaml" -o "$tmp/baked2.glb" || fail "gltf of the baked edit"
-d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/baked2.glb")
-[ "$d" = "DEMO_WAVE_BAKED: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
-edit "$ex/MOTION.BIN.yaml" "$tmp/nodes2.yaml" '^          ry: \[0, 1000, 2000, 1000\]' "2000" "2500" || fail "edit nodes"
-"$ANIMFS" gltf "$tmp/nodes2.yaml" -o "$tmp/nodes2.glb" || fail "gltf of the node edit"
-d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/nodes2.glb")
-[ "$d" = "DEMO_FLAG_NODES: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
-	fail "a node track edit changed: '$d'"
-edit "$ex/MOTION.BIN.yaml" "$tmp/short.yaml" '^          rz: \[-16384, -15000, -13000, -12000\]' ", -12000]" "]" || fail "edit short"
-refused "a baked list shorter than its frames" "rz has 3 values, one a frame wants 4" "$tmp/short.yaml"
+# an edit of one keyframe changes that node's sampler output at that time and nothing else
+# (MOTN blocks with rig bit 15 too: a baked angle and a node block's track sample),
 # --anim keeps one animation, and hostile input (a bone list that loops, absurd counts, an
 # unknown animation, a format with no skeleton) is a clear error with no output file; a CLIP
 # in a package (or a folder) previews on the rig beside it that fits it best, or on none;
@@ -27,15 +16,27 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0; n=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ex=$src/examples
-check() { # check FILE.glb YAML: 0 validator errors, the counts of the YAML
-	local got want
-	got=$(node "$src/tests/tools/gltf_check.js" "$1") || { fail "checker on $1"; return; }
-	want=$(python3 "$src/tests/tools/gltf_expect.py" "$2") || { fail "counting $2"; return; }
-	python3 - "$got" "$want" <<'PY' && n=$((n + 1)) || fail "$(basename "$2"): $got, want $want"
-import json, sys
-got, want = json.loads(sys.argv[1]), json.loads(sys.argv[2])
-sys.exit(0 if got["errors"] == 0 and all(got[k] == want[k] for k in want) else 1)
+# check FILE.glb YAML: 0 validator errors, the counts of the YAML; queued, and judged by
+# check_all in one validator run and one count (a node and a Python start each)
+: > "$tmp/checks"
+check() { printf '%s\t%s\n' "$1" "$2" >> "$tmp/checks"; }
+check_all() {
+	cut -f1 "$tmp/checks" | xargs -d '\n' node "$src/tests/tools/gltf_check.js" > "$tmp/got" ||
+		fail "the checker failed"
+	cut -f2 "$tmp/checks" | xargs -d '\n' python3 "$src/tests/tools/gltf_expect.py" > "$tmp/want" ||
+		fail "the counting failed"
+	python3 - "$tmp/got" "$tmp/want" "$tmp/checks" > "$tmp/verdicts" <<'PY' || fail "the comparison failed"
+import json, os, sys
+got, want, checks = (open(p).read().splitlines() for p in sys.argv[1:])
+if not len(got) == len(want) == len(checks):
+    sys.exit(f"{len(checks)} previews, {len(got)} checked, {len(want)} counted")
+for g, w, c in zip(got, want, checks):
+    g, w = json.loads(g), json.loads(w)
+    ok = g["errors"] == 0 and all(g[k] == w[k] for k in w)
+    print("ok" if ok else f"FAIL: {os.path.basename(c.split(chr(9))[1])}: {g}, want {w}")
 PY
+	n=$((n + $(grep -c '^ok$' "$tmp/verdicts")))
+	grep '^FAIL' "$tmp/verdicts" && fails=$((fails + $(grep -c '^FAIL' "$tmp/verdicts")))
 }
 refused() { # refused WHAT PATTERN ARGS...: exit 1, the message, no output file
 	local what=$1 pat=$2 out; shift 2
@@ -50,11 +51,11 @@ for y in walk.animation.yaml re3_tiny.PLD.yaml MOTION.BIN.yaml clip_tiny.animati
 	"$ANIMFS" gltf "$ex/$y" -o "$tmp/$y.gltf" || { fail "gltf $y as .gltf"; continue; }
 	check "$tmp/$y.gltf" "$ex/$y"
 done
+check_all
 # the line scans cli/gltf_samples counts big views with (MOTN, CLIP) agree with the full YAML
-for y in MOTION.BIN.yaml clip_tiny.animation.yaml; do
-	a=$(python3 "$src/tests/tools/gltf_expect.py" "$ex/$y") b=$(python3 "$src/tests/tools/gltf_expect.py" --yaml "$ex/$y")
-	[ -n "$a" ] && [ "$a" = "$b" ] && n=$((n + 1)) || fail "$y: line scan $a, YAML $b"
-done
+a=$(python3 "$src/tests/tools/gltf_expect.py" "$ex/MOTION.BIN.yaml" "$ex/clip_tiny.animation.yaml")
+b=$(python3 "$src/tests/tools/gltf_expect.py" --yaml "$ex/MOTION.BIN.yaml" "$ex/clip_tiny.animation.yaml")
+[ "$(echo "$a" | wc -l)" = 2 ] && [ "$a" = "$b" ] && n=$((n + 1)) || fail "line scans $a, YAML $b"
 # the binary previews as its view does
 "$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/walk.animation" >/dev/null 2>&1
 "$ANIMFS" decode "$tmp/walk.animation" > "$tmp/walk-dec.yaml" && "$ANIMFS" gltf "$tmp/walk-dec.yaml" -o "$tmp/walk-dec.glb" &&
@@ -86,6 +87,17 @@ edit "$ex/clip_tiny.animation.yaml" "$tmp/clip2.yaml" '^      2: \[0\.01953602' 
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/clip_tiny.animation.yaml.glb" "$tmp/clip2.glb")
 [[ $d == *": "*" rotation: key 2 at 0.0667 s" ]] && [ "$(echo "$d" | wc -l)" = 1 ] && n=$((n + 1)) ||
 	fail "a CLIP key edit changed: '$d'"
+edit "$ex/MOTION.BIN.yaml" "$tmp/baked2.yaml" '^          rz: \[-16384, -15000, -13000' "-13000" "-12500" || fail "edit baked"
+"$ANIMFS" gltf "$tmp/baked2.yaml" -o "$tmp/baked2.glb" || fail "gltf of the baked edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/baked2.glb")
+[ "$d" = "DEMO_WAVE_BAKED: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
+edit "$ex/MOTION.BIN.yaml" "$tmp/nodes2.yaml" '^          ry: \[0, 1000, 2000, 1000\]' "2000" "2500" || fail "edit nodes"
+"$ANIMFS" gltf "$tmp/nodes2.yaml" -o "$tmp/nodes2.glb" || fail "gltf of the node edit"
+d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/nodes2.glb")
+[ "$d" = "DEMO_FLAG_NODES: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
+	fail "a node track edit changed: '$d'"
+edit "$ex/MOTION.BIN.yaml" "$tmp/short.yaml" '^          rz: \[-16384, -15000, -13000, -12000\]' ", -12000]" "]" || fail "edit short"
+refused "a baked list shorter than its frames" "rz has 3 values, one a frame wants 4" "$tmp/short.yaml"
 # --anim keeps one animation
 "$ANIMFS" gltf "$ex/MOTION.BIN.yaml" --anim "$(python3 -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); print([b for b in d["blocks"] if "bones" in b][0]["names"][0])' "$ex/MOTION.BIN.yaml")" -o "$tmp/one.glb" &&
 	[ "$(node "$src/tests/tools/gltf_check.js" "$tmp/one.glb" | python3 -c 'import json,sys; print(json.load(sys.stdin)["animations"])')" = 1 ] &&

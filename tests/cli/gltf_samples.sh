@@ -33,7 +33,9 @@ for f in "${files[@]}"; do
 		variants=$((variants + 1)); continue
 	fi
 	i=$((i + 1))
-	"$ANIMFS" decode --schema-ref none "$f" > "$tmp/$i.yaml" 2>/dev/null || { fail "decode $f"; continue; }
+	# the view by $PLAIN (samples.inc: the *_samples tests decode every sample under ASan);
+	# the preview, what is under test here, by the sanitized animfs
+	"$PLAIN" decode --schema-ref none "$f" > "$tmp/$i.yaml" 2>/dev/null || { fail "decode $f"; continue; }
 	"$ANIMFS" gltf "$tmp/$i.yaml" -o "$tmp/$i.glb" || { fail "gltf $f"; continue; } # its view: one decode
 	printf '%s\t%s\n' "$i" "$f" >> "$tmp/names"
 done

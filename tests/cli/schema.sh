@@ -70,13 +70,13 @@ fi
 for f in $formats; do
 	[ -s "$tmp/list.$f" ] || fail "no view of $f was validated"
 done
-validate $formats
 
-# Mistakes the codec refuses are refused by the schema as well (each format's mistakes
-# in one validator run, after they are all made).
+# Mistakes the codec refuses are refused by the schema as well, by each engine (validated
+# with the views, in one run, after they are all made).
 mkdir "$tmp/m"
 mistake() { # mistake NAME FORMAT VIEW SED-EXPRESSION
 	local name=$1 fmt=$2 from=$3 expr=$4 y="$tmp/m/$1.yaml"
+	[ -s "$from" ] || { fail "$name: no view $from to make it from"; return; }
 	sed -e "$expr" "$from" > "$y"
 	cmp -s "$y" "$from" && { fail "$name: the edit changed nothing"; return; }
 	"$ANIMFS" encode "$y" -o "$tmp/encoded_$name" >/dev/null 2>&1 && fail "$name: the codec took it" # no extension: the format is the document's
@@ -95,9 +95,7 @@ if cmp -s "$tmp/we.yaml" "$tmp/euler.yaml"; then
 elif ! "$ANIMFS" encode "$tmp/euler.yaml" -o "$tmp/encoded_euler" >/dev/null 2>&1; then
 	fail "euler: the codec refused an Euler key under euler: xyz"
 else
-	$check --engine=$([ "$engines" = jsonschema ] && echo jsonschema || echo both) \
-		"$tmp/schema/diesel-animation.json" "$tmp/euler.yaml" > "$tmp/euler.out" && ok ||
-		fail "euler: the schema refuses an Euler key under euler: xyz: $(cat "$tmp/euler.out")"
+	echo "$tmp/euler.yaml" >> "$tmp/list.diesel-animation" # a view that must validate
 fi
 mistake euler2 diesel-animation "$tmp/euler.yaml" '0,/^        - \[0.5, 0, 0, 2.0\]/s//        - [0.5, 0, 2.0]/'
 mistake unknownkey diesel-animation "$w" '0,/^    position:/s//    positon:/'
@@ -118,21 +116,22 @@ mistake reflag re-model "$tmp/v/re3_tiny.PLD.yaml" '0,/\[1, footfall\]/s//[1, fo
 mistake reangle re-model "$tmp/v/re3_tiny.PLD.yaml" '0,/- \[0, 5, 0\]/s//- [0, 5]/'
 mistake rigkey sims3-rig "$tmp/v/hand_prop.rig.yaml" '0,/^    parent:/s//    parnt:/'
 mistake rigref sims3-rig "$tmp/v/hand_prop.rig.yaml" 's/^    info_nodes: \[lid, null, /    info_nodes: [lid, /'
+validate $formats
+# each engine must refuse each mistake: with both engines, a refusal by one alone is the
+# verdict "the validators disagree"; a document yaml2json reads otherwise than Python is
+# no refusal either
 for f in $formats; do
 	[ -s "$tmp/mistakes.$f" ] || continue
-	for e in $engines; do # each engine must refuse each mistake
-		xargs -d '\n' $check --engine=$e "$tmp/schema/$f.json" < "$tmp/mistakes.$f" > "$tmp/mistakes.out"
-		while IFS= read -r y; do
-			name="$(basename "$y" .yaml) ($e)"
-			if grep -q "^$y: ok\$" "$tmp/mistakes.out"; then
-				fail "$name: the schema took it"
-			elif grep -q "^$y: INVALID" "$tmp/mistakes.out"; then
-				ok; echo "$name: $(grep -m1 "^$y: INVALID" "$tmp/mistakes.out" | sed 's/^[^:]*: //')"
-			else
-				fail "$name: no verdict from the validator: $(cat "$tmp/mistakes.out")"
-			fi
-		done < "$tmp/mistakes.$f"
-	done
+	while IFS= read -r y; do
+		name=$(basename "$y" .yaml)
+		v=$(grep -m1 -F "$y: " "$tmp/out.all" | sed 's/^[^:]*: //')
+		case $v in
+		ok) fail "$name: the schema took it" ;;
+		*"the validators disagree"* | *"differs from the loader"*) fail "$name: $v" ;;
+		INVALID*) ok; echo "$name: $v" ;;
+		*) fail "$name: no verdict from the validator" ;;
+		esac
+	done < "$tmp/mistakes.$f"
 done
 
 # The installed schemas, and an installed binary's decode points at them.

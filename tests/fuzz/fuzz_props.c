@@ -35,17 +35,23 @@ static int differ(const char *what, const struct af_codec *c, const struct af_bu
 	return -1;
 }
 
-int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n)
+int af_fuzz_binary_refusal(const struct af_codec *c, const uint8_t *data, size_t n,
+			   struct af_diag *refusal)
 {
 	struct af_buf yaml = AF_BUF_INIT, back = AF_BUF_INIT;
 	struct af_diag d;
 	struct orig o = { data, n };
 	const struct af_io io = { .name = "fuzz.bin", .read_sibling = orig_read, .ctx = &o };
 	int rc = 0;
+	af_diag_init(refusal);
 	af_diag_init(&d);
 	(void)c->bid("fuzz.bin", data, n < AF_BID_HEAD ? n : AF_BID_HEAD);
-	if (c->to_yaml(data, n, &io, &yaml, &d))
+	if ((rc = c->to_yaml(data, n, &io, &yaml, refusal))) {
+		if (!refusal->code)
+			refusal->code = rc;
+		rc = 0;
 		goto out; /* refused: fine, as long as it did not crash */
+	}
 	if (c->from_yaml(yaml.data, yaml.len, &io, &back, &d)) {
 		fprintf(stderr, "%s: decoded, but its own YAML does not encode: %s (line %u)\n",
 			c->name, d.msg, d.line);
@@ -60,6 +66,14 @@ out:
 	af_buf_free(&yaml);
 	af_buf_free(&back);
 	af_diag_free(&d);
+	return rc;
+}
+
+int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n)
+{
+	struct af_diag refusal;
+	int rc = af_fuzz_binary_refusal(c, data, n, &refusal);
+	af_diag_free(&refusal);
 	return rc;
 }
 

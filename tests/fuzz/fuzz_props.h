@@ -16,6 +16,10 @@
 
 /* Each returns 0 when the property holds, -1 (with a message on stderr) when not. */
 int af_fuzz_binary(const struct af_codec *c, const uint8_t *data, size_t n);
+/* The same, with the decoder's refusal in *refusal (code 0 when it decoded; initialised
+ * here, the caller frees it): a caller that counts refusals needs no second decode. */
+int af_fuzz_binary_refusal(const struct af_codec *c, const uint8_t *data, size_t n,
+			   struct af_diag *refusal);
 int af_fuzz_yaml(const struct af_codec *c, const uint8_t *data, size_t n);
 /* Containers: opens without error  =>  index.yaml renders; every member's own YAML
  * commits as "unchanged"; replacing a member by its own bytes gives a container that

@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Validate YAML documents against a JSON Schema the way an editor reads them (YAML 1.2
 core schema, as yaml-language-server does): schema_check.py [--engine=E] SCHEMA FILE...
+or schema_check.py [--engine=E] --list LIST, LIST a file of lines "SCHEMA<TAB>FILE" (each
+file against its own schema, in one process: a validator each, one node for Ajv; a
+Python start with jsonschema costs half a CPU second, a node one about as much).
 Prints 'FILE: ok' or 'FILE: INVALID at PATH: message' per file; exit 1 if any is invalid.
 The engine validates the loaded document: jsonschema (python-jsonschema, the default),
 ajv (Ajv in node, tests/tools/schema_ajv.js: 40x faster on a 14 MB view; a document
@@ -8,6 +11,9 @@ JSON cannot hold, such as one with .nan, goes to jsonschema), or both (each docu
 through both; a verdict they disagree on is INVALID).
 SCHEMA_CHECK_COMPARE=1: also load each file with the full loader and fail when the two
 documents differ (the check of load_fast).
+--jsonschema-max=BYTES (with both): a file larger than that is still loaded here and
+compared with yaml2json's document, but judged by Ajv alone (python-jsonschema takes
+~1.2 CPU s a MB, Ajv a tenth of it).
 ANIMFS_YAML2JSON=PROGRAM (the tests' tests/tools/yaml2json, 7x faster than load_fast):
 with --engine=ajv the documents go from it straight to Ajv, unloaded here (a file it
 does not convert is loaded here); with --engine=both each document it converts must
@@ -144,17 +150,24 @@ def load(path):
 
 
 class Ajv:
-    """One node process running tests/tools/schema_ajv.js for SCHEMA."""
+    """One node process running tests/tools/schema_ajv.js, for any number of schemas:
+    use() selects the one the documents after it are checked against."""
 
-    def __init__(self, schema_path):
+    def __init__(self):
         import subprocess
         here = os.path.dirname(os.path.abspath(__file__))
         env = dict(os.environ)
         env.setdefault("NODE_MODULES", os.path.join(here, "..", "..", ".tools", "node",
                                                     "node_modules"))
-        self.proc = subprocess.Popen(["node", os.path.join(here, "schema_ajv.js"), schema_path],
+        self.proc = subprocess.Popen(["node", os.path.join(here, "schema_ajv.js")],
                                      stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env,
                                      text=True)
+        self.schema = None
+
+    def use(self, schema_path):
+        if schema_path != self.schema:
+            self.proc.stdin.write(json.dumps({"schema": os.path.abspath(schema_path)}) + "\n")
+            self.schema = schema_path
 
     def check(self, path, doc):
         """'ok' or 'INVALID at PATH: message'; None when JSON cannot hold the document."""
@@ -220,22 +233,51 @@ def jsonschema_verdict(v, doc):
                                    e.message[:300]) for e in errs[:3]]
 
 
+def jobs_of(args):
+    """[(schema, file)] from the command line: SCHEMA FILE... or --list LIST."""
+    if args[0] == "--list" and len(args) == 2:
+        jobs = []
+        with open(args[1]) as f:
+            for line in f:
+                line = line.rstrip("\n")
+                if line:
+                    schema, sep, path = line.partition("\t")
+                    if not sep:
+                        sys.exit(f"{args[1]}: not SCHEMA<TAB>FILE: {line}")
+                    jobs.append((schema, path))
+        return jobs
+    if len(args) < 2:
+        sys.exit(__doc__)
+    return [(args[0], path) for path in args[1:]]
+
+
 def main():
     args = sys.argv[1:]
-    engine = "jsonschema"
-    if args and args[0].startswith("--engine="):
-        engine = args.pop(0).split("=", 1)[1]
-    if len(args) < 2 or engine not in ("jsonschema", "ajv", "both"):
+    engine, js_max = "jsonschema", None
+    while args and args[0].startswith(("--engine=", "--jsonschema-max=")):
+        opt, val = args.pop(0).split("=", 1)
+        if opt == "--engine":
+            engine = val
+        else:
+            js_max = int(val)
+    if not args or engine not in ("jsonschema", "ajv", "both"):
         sys.exit(__doc__)
-    with open(args[0]) as f:
-        schema = json.load(f)
-    cls = jsonschema.validators.validator_for(schema)
-    cls.check_schema(schema)
-    v = cls(schema)
-    ajv = Ajv(args[0]) if engine != "jsonschema" else None
-    converted = converter(args[1:]) if engine != "jsonschema" else {}
+    jobs = jobs_of(args)
+    validators = {}
+    for schema_path, _ in jobs:
+        if schema_path not in validators:
+            with open(schema_path) as f:
+                schema = json.load(f)
+            cls = jsonschema.validators.validator_for(schema)
+            cls.check_schema(schema)
+            validators[schema_path] = cls(schema)
+    ajv = Ajv() if engine != "jsonschema" and jobs else None
+    converted = converter([path for _, path in jobs]) if engine != "jsonschema" else {}
     bad = 0
-    for path in args[1:]:
+    for schema_path, path in jobs:
+        v = validators[schema_path]
+        if ajv:
+            ajv.use(schema_path)
         line = converted.get(path)
         if engine == "ajv" and line is not None:
             a = ajv.check_json(line)
@@ -255,7 +297,8 @@ def main():
                 bad += 1
                 continue
         a = ajv.check(path, doc) if ajv else None
-        if a is not None and engine == "ajv":
+        if a is not None and (engine == "ajv" or
+                              (js_max is not None and os.path.getsize(path) > js_max)):
             verdict = [a]
         else:
             verdict = jsonschema_verdict(v, doc)
