@@ -238,7 +238,8 @@ int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_
  * inflated bytes), n in *n; NULL when it does not (read them with af_archive_body). */
 const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n);
 /* The bytes an open archive holds in memory for its members (what its container lends:
- * a layer's inflated bytes), for a cache's count; its tables are not counted. */
+ * a layer's inflated bytes) and its own member table (names, indexes), for a cache's
+ * count; the container's own tables are not counted (an IPAC's: ~80 bytes an entry). */
 size_t af_archive_held(const struct af_archive *a);
 /* Whether member i of a and of b (archives of the same container) hold the same bytes,
  * told without holding either whole where the container can (digest, each; the other
