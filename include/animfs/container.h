@@ -101,6 +101,9 @@ struct af_container {
 	 * bytes), lent to the archive opened inside it for as long as the state is open; NULL
 	 * (or a NULL return): the member is read with body. */
 	const uint8_t *(*lend)(void *st, size_t i, size_t *n);
+	/* Optional: the bytes the state holds for its tables (directory, names), counted
+	 * against the memory bound while it is open (af_archive_held). */
+	size_t (*tables)(void *st);
 	/* Optional: member i's bytes as a descriptor of the state's own (a large layer
 	 * inflated into a temporary file), valid while the state is open: 1 with *src, 0
 	 * when it holds none (then lend or body), AF_E* on failure. An archive inside is
@@ -238,7 +241,8 @@ int af_archive_span(const struct af_archive *a, size_t i, uint64_t *off, uint64_
  * inflated bytes), n in *n; NULL when it does not (read them with af_archive_body). */
 const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n);
 /* The bytes an open archive holds in memory for its members (what its container lends:
- * a layer's inflated bytes), for a cache's count; its tables are not counted. */
+ * a layer's inflated bytes), its own member table (names, indexes) and the state's
+ * tables (struct af_container.tables), for a cache's count. */
 size_t af_archive_held(const struct af_archive *a);
 /* Whether member i of a and of b (archives of the same container) hold the same bytes,
  * told without holding either whole where the container can (digest, each; the other

@@ -262,6 +262,13 @@ static int name_members(struct afs *a, const struct af_container_env *env, struc
 	return shm_dedupe(a->names, a->n, &a->arena) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
 
+static size_t afs_tables(void *st)
+{
+	const struct afs *a = st;
+	size_t per = sizeof(*a->live) + sizeof(*a->names) + sizeof(*a->codec) + sizeof(*a->ext);
+	return a->n * per + a->head.cap + a->recs.cap + a->arena.used_total;
+}
+
 static void afs_close(void *st)
 {
 	struct afs *a = st;
@@ -650,6 +657,7 @@ const struct af_container af_container_afs = {
 	.close = afs_close,
 	.count = afs_count,
 	.member = afs_member,
+	.tables = afs_tables,
 	.body = afs_body,
 	.member_io = afs_member_io,
 	.index_yaml = afs_members,

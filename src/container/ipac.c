@@ -606,6 +606,13 @@ size_t ipac_st_count(void *st)
 	return ((struct ipac_view *)st)->blk.count;
 }
 
+size_t ipac_st_tables(void *st)
+{
+	const struct ipac_view *v = st;
+	size_t per = sizeof(*v->blk.e) + sizeof(*v->names) + sizeof(*v->codec) + 1 + sizeof(*v->motn);
+	return v->blk.count * per + v->blk.dirbytes.cap + v->arena.used_total;
+}
+
 void ipac_st_member(void *st, size_t i, struct af_member *m)
 {
 	ipac_view_member(st, i, m);

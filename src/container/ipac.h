@@ -100,6 +100,7 @@ int ipac_st_open_src(const struct af_src *src, size_t base, const struct af_cont
 void ipac_st_close(void *st);
 size_t ipac_st_count(void *st);
 void ipac_st_member(void *st, size_t i, struct af_member *m);
+size_t ipac_st_tables(void *st);
 int ipac_st_body(void *st, size_t i, struct af_buf *out, struct af_diag *d);
 void ipac_st_member_io(void *st, size_t i, struct af_io *io);
 int ipac_st_members(void *st, const char *name, struct af_buf *out);
@@ -116,6 +117,6 @@ int ipac_st_head(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct
 	.count = ipac_st_count, .member = ipac_st_member, .body = ipac_st_body,           \
 	.member_io = ipac_st_member_io, .index_yaml = ipac_st_members,                    \
 	.replace = ipac_st_replace, .rebuild = ipac_st_rebuild, .plan = ipac_st_plan,        \
-	.span = ipac_st_span, .head = ipac_st_head
+	.span = ipac_st_span, .head = ipac_st_head, .tables = ipac_st_tables
 
 #endif

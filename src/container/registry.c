@@ -376,7 +376,11 @@ const uint8_t *af_archive_lent(const struct af_archive *a, size_t i, size_t *n)
 
 size_t af_archive_held(const struct af_archive *a)
 {
-	size_t sum = 0, n;
+	/* its member table, the names and their indexes */
+	size_t sum = a->n * (sizeof(*a->m) + sizeof(*a->sub) + 1) + a->names.used_total +
+		     a->by_name.slots.cap + a->by_alias.slots.cap, n;
+	if (a->c->tables)
+		sum += a->c->tables(a->st);
 	for (size_t i = 0; a->c->lend && i < a->n; i++)
 		if (af_archive_lent(a, i, &n))
 			sum += n;

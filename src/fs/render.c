@@ -307,6 +307,23 @@ static void spill_write(struct af_rcache *c, struct rc_entry *e)
 
 static struct rc_entry *find_key(struct af_rcache *c, dev_t dev, ino_t ino, uint64_t sub);
 
+/* len bytes at off of the spill file read into p (write: written from p), as far as
+ * it goes: the count done (len unless the disk refused). */
+static size_t spill_io(int fd, uint8_t *p, size_t len, uint64_t off, int write)
+{
+	size_t done = 0;
+	while (done < len) {
+		ssize_t r = write ? pwrite(fd, p + done, len - done, (off_t)(off + done))
+				  : pread(fd, p + done, len - done, (off_t)(off + done));
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		done += (size_t)r;
+	}
+	return done;
+}
+
 /* Write what the ring queued, in order, without the cache's lock (call without it):
  * a reader of another text never waits for the disk. A write that fails turns
  * spilling off. */
@@ -322,15 +339,7 @@ static void flush(struct af_rcache *c)
 		pthread_mutex_unlock(&c->lock);
 		if (!j)
 			break;
-		size_t done = 0, len = j->text->len;
-		while (fd >= 0 && done < len) {
-			ssize_t w = pwrite(fd, j->text->data + done, len - done, (off_t)(j->off + done));
-			if (w < 0 && errno == EINTR)
-				continue;
-			if (w <= 0)
-				break;
-			done += (size_t)w;
-		}
+		size_t len = j->text->len, done = fd < 0 ? 0 : spill_io(fd, j->text->data, len, j->off, 1);
 		pthread_mutex_lock(&c->lock);
 		struct rc_entry *e = find_key(c, j->dev, j->ino, j->sub);
 		if (done == len && e && e->spill_seq == j->seq) { /* on disk: read from there */
@@ -531,14 +540,7 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 	t->refs = 1;
 	t->len = len;
 	t->data[len] = 0;
-	while (done < len) {
-		ssize_t r = pread(fd, t->data + done, len - done, (off_t)(off + done));
-		if (r < 0 && errno == EINTR)
-			continue;
-		if (r <= 0)
-			break;
-		done += (size_t)r;
-	}
+	done = spill_io(fd, t->data, len, off, 0);
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = current(c, st, sub, names);
 	if (done != len || c->spill_fd != fd || !e || e->spill_seq != seq) {

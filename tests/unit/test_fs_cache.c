@@ -214,16 +214,25 @@ static int holds(struct af_rcache *c, ino_t ino, char fill, size_t len)
 	return same ? 1 : -1;
 }
 
-static void test_spill(void **state)
+/* A cache of mem bytes of text whose evicted texts go to a spill file of cap bytes (an
+ * unlinked temporary file). */
+static struct af_rcache *spilling(size_t mem, uint64_t cap)
 {
-	(void)state;
 	char path[] = "/tmp/animfs-test-spill.XXXXXX";
 	int fd = mkstemp(path);
 	assert_true(fd >= 0);
 	unlink(path);
-	struct af_rcache *c = af_rcache_new(50);
+	struct af_rcache *c = af_rcache_new(mem);
+	assert_non_null(c);
+	af_rcache_spill(c, fd, cap);
+	return c;
+}
+
+static void test_spill(void **state)
+{
+	(void)state;
+	struct af_rcache *c = spilling(50, 100);
 	struct af_rcache_stats s;
-	af_rcache_spill(c, fd, 100);
 	put(c, 1, 'a', 30);
 	put(c, 2, 'b', 30); /* a leaves memory: spilled at 0 */
 	put(c, 3, 'c', 30); /* b: spilled at 30 */
@@ -274,13 +283,8 @@ static void test_spill(void **state)
 static void test_lend(void **state)
 {
 	(void)state;
-	char path[] = "/tmp/animfs-test-lend.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	unlink(path);
-	struct af_rcache *c = af_rcache_new(100);
+	struct af_rcache *c = spilling(100, 1000);
 	struct af_rcache_stats s;
-	af_rcache_spill(c, fd, 1000);
 	put(c, 1, 'a', 30);
 	put(c, 2, 'b', 30);
 	put(c, 3, 'c', 30);
@@ -354,12 +358,7 @@ static void *race(void *arg)
 static void test_spill_race(void **state)
 {
 	(void)state;
-	char path[] = "/tmp/animfs-test-race.XXXXXX";
-	int fd = mkstemp(path);
-	assert_true(fd >= 0);
-	unlink(path);
-	struct af_rcache *c = af_rcache_new(60);
-	af_rcache_spill(c, fd, 150);
+	struct af_rcache *c = spilling(60, 150);
 	struct racer r[4];
 	pthread_t th[4];
 	for (int i = 0; i < 4; i++) {
