@@ -45,14 +45,20 @@ struct seen_text {
 	char *t;
 };
 static struct seen_text *seen;
-static size_t seen_cap, seen_n;
+static size_t seen_cap, seen_n, seen_bytes;
+static int seen_full;
+/* a long run by hand (ANIMFS_MUTATIONS) stops remembering past this, and checks the rest */
+#define SEEN_MAX_BYTES ((size_t)64 << 20)
 
 static void seen_clear(void)
 {
 	for (size_t i = 0; i < seen_cap; i++)
 		free(seen[i].t);
 	free(seen);
-	seen = NULL, seen_cap = seen_n = 0;
+	if (seen_full)
+		print_message("note: over %zu MiB of texts; later repeats were checked again\n",
+			      SEEN_MAX_BYTES >> 20);
+	seen = NULL, seen_cap = seen_n = seen_bytes = 0, seen_full = 0;
 }
 
 /* 1 when t was checked before in this test; else remembers it and returns 0. */
@@ -80,6 +86,11 @@ static int seen_before(const char *t, size_t n)
 	for (; seen[k].t; k = (k + 1) & (seen_cap - 1))
 		if (seen[k].h == h && seen[k].len == n && !memcmp(seen[k].t, t, n))
 			return 1;
+	if (seen_bytes + n > SEEN_MAX_BYTES) {
+		seen_full = 1;
+		return 0;
+	}
+	seen_bytes += n;
 	seen[k].t = malloc(n + 1);
 	assert_non_null(seen[k].t);
 	memcpy(seen[k].t, t, n);
