@@ -86,27 +86,43 @@ static int parse_with(enum af_yreader r, const uint8_t *t, size_t n, struct af_y
 	return af_ydoc_parse(doc, t, n, &lim, d);
 }
 
-/* 0 when the trees are equal; else -1 and the first difference on stderr. */
-static int tree_diff(const struct af_ynode *a, const struct af_ynode *b, const char *path)
+/* 0 when the trees are equal; else -1 and the first difference on stderr. The node's
+ * path is written only when the trees differ (one snprintf a node cost more than the
+ * comparison: a motion bank's view is millions of nodes): the first difference prints
+ * its node, and each caller on the way back prepends its item's index. */
+static int tree_diff_at(const struct af_ynode *a, const struct af_ynode *b, char *path,
+			size_t cap)
 {
-	char sub[512];
 	if (a->type != b->type || a->line != b->line || a->col != b->col || a->plain != b->plain ||
 	    a->n != b->n || a->len != b->len || (!a->tag) != (!b->tag) ||
 	    (a->tag && strcmp(a->tag, b->tag)) ||
 	    (a->type == AF_YSCALAR && (memcmp(a->str, b->str, a->len) || a->str[a->len]))) {
-		fprintf(stderr, "node %s: fast {type %d, %u:%u, plain %d, n %zu, '%.40s'} libyaml "
-			"{type %d, %u:%u, plain %d, n %zu, '%.40s'}\n", path[0] ? path : "/", a->type,
+		fprintf(stderr, "node: fast {type %d, %u:%u, plain %d, n %zu, '%.40s'} libyaml "
+			"{type %d, %u:%u, plain %d, n %zu, '%.40s'}\n", a->type,
 			a->line, a->col, a->plain, (size_t)a->n, a->type == AF_YSCALAR ? a->str : "", b->type,
 			b->line, b->col, b->plain, (size_t)b->n, b->type == AF_YSCALAR ? b->str : "");
+		path[0] = 0;
 		return -1;
 	}
 	size_t items = a->type == AF_YSCALAR ? 0 : a->type == AF_YMAP ? 2 * a->n : a->n;
 	for (size_t i = 0; i < items; i++) {
-		snprintf(sub, sizeof(sub), "%.400s/%zu", path, i);
-		if (tree_diff(&a->items[i], &b->items[i], sub))
+		if (tree_diff_at(&a->items[i], &b->items[i], path, cap)) {
+			char sub[512];
+			snprintf(sub, sizeof(sub), "/%zu%.400s", i, path);
+			snprintf(path, cap, "%s", sub);
 			return -1;
+		}
 	}
 	return 0;
+}
+
+static int tree_diff(const struct af_ynode *a, const struct af_ynode *b)
+{
+	char path[512];
+	if (!tree_diff_at(a, b, path, sizeof(path)))
+		return 0;
+	fprintf(stderr, "  at node %s\n", path[0] ? path : "/");
+	return -1;
 }
 
 int af_fuzz_yaml_readers(const uint8_t *data, size_t n, int *fast)
@@ -123,7 +139,7 @@ int af_fuzz_yaml_readers(const uint8_t *data, size_t n, int *fast)
 		fprintf(stderr, "yaml: the fast scanner took a text libyaml refuses (%u:%u %s)\n",
 			ld.line, ld.col, ld.msg);
 		rc = -1;
-	} else if (frc == 0 && tree_diff(f.root, l.root, "")) {
+	} else if (frc == 0 && tree_diff(f.root, l.root)) {
 		fprintf(stderr, "yaml: the fast scanner reads the text otherwise than libyaml\n");
 		rc = -1;
 	} else if (arc != lrc || (lrc && (strcmp(ad.msg, ld.msg) || ad.line != ld.line ||
@@ -131,7 +147,7 @@ int af_fuzz_yaml_readers(const uint8_t *data, size_t n, int *fast)
 		fprintf(stderr, "yaml: af_ydoc_parse answers %d '%s' at %u:%u, libyaml %d '%s' at %u:%u\n",
 			arc, ad.msg, ad.line, ad.col, lrc, ld.msg, ld.line, ld.col);
 		rc = -1;
-	} else if (!lrc && tree_diff(a.root, l.root, "")) {
+	} else if (!lrc && tree_diff(a.root, l.root)) {
 		fprintf(stderr, "yaml: af_ydoc_parse builds another tree than libyaml\n");
 		rc = -1;
 	}

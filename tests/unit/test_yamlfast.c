@@ -35,6 +35,70 @@ static int check_text(const char *t, size_t n, const char *what)
 	return fast;
 }
 
+/* The generators below repeat themselves (a small grammar gives the same short document
+ * many times; a mutation may undo itself): each distinct text is checked once, so the
+ * readers see every distinct input they saw before, and none twice. Texts are kept and
+ * compared whole, so no distinct one is ever skipped. */
+struct seen_text {
+	uint64_t h;
+	size_t len;
+	char *t;
+};
+static struct seen_text *seen;
+static size_t seen_cap, seen_n, seen_bytes;
+static int seen_full;
+/* a long run by hand (ANIMFS_MUTATIONS) stops remembering past this, and checks the rest */
+#define SEEN_MAX_BYTES ((size_t)64 << 20)
+
+static void seen_clear(void)
+{
+	for (size_t i = 0; i < seen_cap; i++)
+		free(seen[i].t);
+	free(seen);
+	if (seen_full)
+		print_message("note: over %zu MiB of texts; later repeats were checked again\n",
+			      SEEN_MAX_BYTES >> 20);
+	seen = NULL, seen_cap = seen_n = seen_bytes = 0, seen_full = 0;
+}
+
+/* 1 when t was checked before in this test; else remembers it and returns 0. */
+static int seen_before(const char *t, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)t[i]) * 0x100000001b3ull;
+	if (2 * (seen_n + 1) > seen_cap) { /* grow: rehash into twice the slots */
+		size_t cap = seen_cap ? 2 * seen_cap : 1024;
+		struct seen_text *e = calloc(cap, sizeof(*e));
+		assert_non_null(e);
+		for (size_t i = 0; i < seen_cap; i++) {
+			if (!seen[i].t)
+				continue;
+			size_t k = seen[i].h & (cap - 1);
+			while (e[k].t)
+				k = (k + 1) & (cap - 1);
+			e[k] = seen[i];
+		}
+		free(seen);
+		seen = e, seen_cap = cap;
+	}
+	size_t k = h & (seen_cap - 1);
+	for (; seen[k].t; k = (k + 1) & (seen_cap - 1))
+		if (seen[k].h == h && seen[k].len == n && !memcmp(seen[k].t, t, n))
+			return 1;
+	if (seen_bytes + n > SEEN_MAX_BYTES) {
+		seen_full = 1;
+		return 0;
+	}
+	seen_bytes += n;
+	seen[k].t = malloc(n + 1);
+	assert_non_null(seen[k].t);
+	memcpy(seen[k].t, t, n);
+	seen[k].h = h, seen[k].len = n;
+	seen_n++;
+	return 0;
+}
+
 static char *read_all(const char *path, size_t *n)
 {
 	struct af_buf b = AF_BUF_INIT;
@@ -262,7 +326,7 @@ static void test_mutations(void **state)
 					      " #", "[", "]", ",", ", ", "\"", "'", "|", "a", "1",
 					      ".", "\t", "&a ", "*a", "!", "?", "{", "}", "\\", "~",
 					      "\n\n", "x: ", "\n- ", "0", "e", "-1.5", "''" };
-	size_t total = 0, fast = 0;
+	size_t total = 0, fast = 0, made = 0;
 	/* ANIMFS_MUTATIONS=N (per example) and ANIMFS_SEED=S for longer runs by hand */
 	int per = getenv("ANIMFS_MUTATIONS") ? atoi(getenv("ANIMFS_MUTATIONS"))
 					      : (int)(32000 / NEXAMPLES); /* 32,000 in all */
@@ -308,14 +372,18 @@ static void test_mutations(void **state)
 						m[at] = p[0];
 				}
 			}
+			made++;
+			if (seen_before(m, len))
+				continue;
 			total++;
 			fast += (size_t)check_text(m, len, examples[e]);
 		}
 		free(m);
 		free(t);
 	}
-	print_message("%zu mutated documents: %zu read by the fast scanner, all as libyaml reads "
-		      "them; the rest answered by libyaml\n", total, fast);
+	seen_clear();
+	print_message("%zu mutated documents, %zu distinct: %zu read by the fast scanner, all as "
+		      "libyaml reads them; the rest answered by libyaml\n", made, total, fast);
 	/* both paths must have been exercised for the check to mean anything */
 	assert_true(fast > total / 10);
 	assert_true(fast < total);
@@ -330,7 +398,7 @@ static void test_literal_blocks(void **state)
 	static const char *const texts[] = { "ab", "a b", "#x", "x: y", "- z", "'q'", ":", "" };
 	static const char *const parents[] = { "", "m:\n  ", "- ", "s:\n- " };
 	char doc[1024];
-	size_t fast = 0, total = 0;
+	size_t fast = 0, total = 0, made = 0;
 	(void)state;
 	for (int k = 0; k < 20000; k++) {
 		size_t n = 0;
@@ -356,11 +424,15 @@ static void test_literal_blocks(void **state)
 		case 2: if (n && doc[n - 1] == '\n') n--; break; /* no final newline */
 		default: break;
 		}
+		made++;
+		if (seen_before(doc, n))
+			continue;
 		total++;
 		fast += (size_t)check_text(doc, n, "literal block");
 	}
-	print_message("%zu random literal blocks: %zu read by the fast scanner, all as libyaml "
-		      "reads them\n", total, fast);
+	seen_clear();
+	print_message("%zu random literal blocks, %zu distinct: %zu read by the fast scanner, all "
+		      "as libyaml reads them\n", made, total, fast);
 	assert_true(fast > total / 20);
 }
 
@@ -474,18 +546,22 @@ static void block(struct gen *g, int ind, int depth, int in_item)
 static void test_random_documents(void **state)
 {
 	char buf[4096];
-	size_t fast = 0, total = 0;
+	size_t fast = 0, total = 0, made = 0;
 	(void)state;
 	for (int k = 0; k < 30000; k++) {
 		struct gen g = { buf, 0, sizeof(buf) };
 		block(&g, (int)rnd(3) == 0 ? 1 : 0, 0, 0);
 		if (!rnd(5) && g.n)
 			g.n--; /* no final newline */
+		made++;
+		if (seen_before(buf, g.n))
+			continue;
 		total++;
 		fast += (size_t)check_text(buf, g.n, "random document");
 	}
-	print_message("%zu random documents: %zu read by the fast scanner, all as libyaml reads "
-		      "them\n", total, fast);
+	seen_clear();
+	print_message("%zu random documents, %zu distinct: %zu read by the fast scanner, all as "
+		      "libyaml reads them\n", made, total, fast);
 	assert_true(fast > total / 10);
 	assert_true(fast < total);
 }
