@@ -81,7 +81,7 @@ struct rc_entry {
 };
 
 /* A text to write to the spill file, in the order the ring placed it (queued under the
- * cache's lock, written without it: af_rcache_flush). */
+ * cache's lock, written without it: flush). */
 struct spill_job {
 	struct spill_job *next;
 	struct af_text *text;
@@ -269,7 +269,7 @@ static int overlaps(const struct rc_entry *e, uint64_t from, uint64_t to)
 
 /* Keep e's text in the spill file (it is leaving memory): the oldest texts in the
  * bytes it takes are forgotten first. Here the ring only places it and queues its
- * write (af_rcache_flush writes it once the lock is let go); until then readers get
+ * write (flush writes it once the lock is let go); until then readers get
  * it from e->pend. */
 static void spill_write(struct af_rcache *c, struct rc_entry *e)
 {
