@@ -151,7 +151,10 @@ static char *put_key(char *p, const struct diesel_track *t, const struct diesel_
 		} else if ((n = diesel_fmt_quat(p, k->u))) {
 			pq->code = k->u;
 			pq->len = n < sizeof(pq->txt) ? (uint8_t)n : 0;
-			memcpy(pq->txt, p, sizeof(pq->txt)); /* the bytes past n are written over */
+			/* only the n bytes written: reading past them touches the buffer's
+			 * fresh pages first, which maps the zero page and makes the write
+			 * that follows a copy-on-write fault with a TLB flush on every core */
+			memcpy(pq->txt, p, pq->len);
 			p += n;
 		} else { /* never seen: no d <= 9 re-packs; carry the raw code as well */
 			double q[4];
