@@ -523,7 +523,9 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 	af_diag_init(&d);
 	af_rcache_note_render(fs->cache);
 	af_rcache_names_stamp(&names); /* before the render reads the dictionary */
-	int rc = af_view_modeline(codec, bin, &yaml);
+	int rc = af_text_begin(&yaml);
+	if (!rc)
+		rc = af_view_modeline(codec, bin, &yaml);
 	if (!rc)
 		rc = af_member_yaml(n->a, k, &yaml, &d);
 	af_act_resume(was);
@@ -538,7 +540,7 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 			af_fs_log(LOG_WARNING, "%s (shown as the raw member, read-only)", msg);
 			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin, &d); /* the container's, no one's text */
 		}
-	} else if ((t = af_text_take(&yaml))) {
+	} else if ((t = af_text_end(&yaml))) {
 		af_rcache_put_member_text(fs->cache, &st, sub, codec, af_archive_read_only(n->a),
 					  codec && codec->render_uses_names ? &names : NULL, t);
 	}

@@ -52,6 +52,30 @@ struct af_text *af_text_take(struct af_buf *b)
 	return t;
 }
 
+int af_text_begin(struct af_buf *b)
+{
+	static const uint8_t room[offsetof(struct af_text, data)];
+	return af_buf_append(b, room, sizeof(room)) ? AF_ENOMEM : 0;
+}
+
+struct af_text *af_text_end(struct af_buf *b)
+{
+	size_t h = offsetof(struct af_text, data);
+	if (b->failed || b->len < h || b->len == SIZE_MAX)
+		return NULL;
+	size_t len = b->len - h;
+	uint8_t *p = af_resize(b->data, b->len + 1); /* gives back what was reserved past it */
+	if (!p)
+		return NULL;
+	struct af_text *t = (struct af_text *)(void *)p;
+	t->refs = 1;
+	t->len = len;
+	t->data[len] = 0;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return t;
+}
+
 struct af_text *af_text_ref(struct af_text *t)
 {
 	if (t)

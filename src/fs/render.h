@@ -19,6 +19,13 @@ struct af_text {
 struct af_text *af_text_new(const void *data, size_t len);
 /* The text of b itself (b is left empty), or NULL on ENOMEM (b unchanged). */
 struct af_text *af_text_take(struct af_buf *b);
+/* A text rendered in place: af_text_begin gives an empty b the header's room (0 or
+ * AF_ENOMEM), the renderer appends after it, and af_text_end makes b's bytes after the
+ * room the text without moving them (b is left empty), or NULL on ENOMEM (b unchanged).
+ * What af_text_take costs a render (a second pass over every page of the text) is
+ * saved. */
+int af_text_begin(struct af_buf *b);
+struct af_text *af_text_end(struct af_buf *b);
 struct af_text *af_text_ref(struct af_text *t);
 void af_text_unref(struct af_text *t);
 

@@ -423,7 +423,9 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	}
 	af_sibio_init(&sib, fs, bin_rel);
 	af_rcache_note_render(fs->cache);
-	rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
+	rc = af_text_begin(&yaml);
+	if (!rc)
+		rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
 	if (!rc)
 		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
 	af_sibio_close(&sib);
@@ -448,7 +450,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = -EIO;
 		goto out;
 	}
-	*out = af_text_take(&yaml);
+	*out = af_text_end(&yaml);
 	if (!*out) {
 		rc = -ENOMEM;
 		goto out;
