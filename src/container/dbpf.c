@@ -743,14 +743,19 @@ static int verify_plan(const struct af_dbpf *p, const struct af_dbpf_change *ch,
 	}
 	if (af_dbpf_open_index(&q, pc->bytes.data, AF_DBPF_HEADER, pl->ix.data ? pl->ix.data : (const uint8_t *)"",
 			       pl->ix.len, (size_t)pc->len, &vd)) {
-		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not read back: %s", vd.msg);
+		rc = vd.code == AF_ENOMEM /* the check ran out of memory: no verdict on the plan */
+			     ? af_diag_error(d, AF_ENOMEM, "out of memory")
+			     : af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not read back: %s",
+					     vd.msg);
 		goto out;
 	}
 	ok = q.count == p->count - (uint32_t)ch->ndrops;
 	for (uint32_t i = 0; ok && i < p->count; i++)
 		ok = pl->order[i] == UINT32_MAX ||
 		     planned_ok(p, i, &pl->s[i], &q, pl->order[i], pc, starts, ch, &tmp, &vd);
-	if (!ok)
+	if (!ok && (vd.code == AF_ENOMEM || tmp.failed))
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	else if (!ok)
 		rc = af_diag_error(d, AF_EIO, "internal error: the rebuilt package does not hold what it should");
 out:
 	af_dbpf_close(&q);

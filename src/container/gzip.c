@@ -518,6 +518,19 @@ static int gz_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return af_src_append(&g->src, 0, g->len, image, d);
 }
 
+/* The stored bytes as they are (gz_rebuild's), in chunks. */
+static int gz_rebuild_each(void *st,
+			   int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
+			   void *ctx, struct af_diag *d)
+{
+	const struct gz *g = st;
+	struct af_pieces p = AF_PIECES_INIT;
+	int rc = af_pieces_copy(&p, 0, g->len) ? af_diag_error(d, AF_ENOMEM, "out of memory")
+					       : af_pieces_each(&p, &g->src, put, ctx, d);
+	af_pieces_free(&p);
+	return rc;
+}
+
 /* Whether inner stands for the inflated bytes as they are: every copy at its own
  * offset, the new bytes and zeros equal to the old ones there (read where the layer
  * holds them; a layer not inflated yet: not told, 0). */
@@ -671,6 +684,7 @@ const struct af_container af_container_gzip = {
 	.index_yaml = gz_members,
 	.replace = gz_replace,
 	.rebuild = gz_rebuild,
+	.rebuild_each = gz_rebuild_each,
 	.layer = 1,
 	.layer_yaml = gz_layer,
 };

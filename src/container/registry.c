@@ -392,6 +392,22 @@ int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, st
 	return a->c->body(a->st, i, out, d);
 }
 
+int af_archive_rebuild_each(const struct af_archive *a,
+			    int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
+			    void *ctx, struct af_diag *d)
+{
+	struct af_buf image = AF_BUF_INIT;
+	int rc;
+	if (a->c->rebuild_each)
+		return a->c->rebuild_each(a->st, put, ctx, d);
+	if (!a->c->rebuild)
+		return af_diag_error(d, AF_EUNSUP, "a %s is not rebuilt", a->c->noun);
+	if (!(rc = a->c->rebuild(a->st, &image, d)))
+		rc = put(ctx, image.data, image.len, d);
+	af_buf_free(&image);
+	return rc;
+}
+
 int af_archive_replace(const struct af_archive *a, size_t i, const uint8_t *body, size_t n,
 		       struct af_buf *image, struct af_diag *d)
 {
