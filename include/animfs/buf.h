@@ -65,8 +65,12 @@ uint8_t *af_buf_steal(struct af_buf *b, size_t *len);
  *                  next file's buffers reuse those pages instead of faulting in fresh
  *                  ones;
  *  AF_HEAP_DAEMON  many FUSE threads: one arena, large blocks mmapped and given back
- *                  at once, so freed renders do not stay resident beyond --cache-mb. */
-enum af_heap_kind { AF_HEAP_BATCH, AF_HEAP_DAEMON };
+ *                  at once, so freed renders do not stay resident beyond --cache-mb;
+ *  AF_HEAP_THREADS after AF_HEAP_BATCH, threads that share one memory bound (`animfs
+ *                  check -j N`): each thread's heap gives back what is free at its top
+ *                  past 1 MiB, else each kept what its last file freed (up to 64 MiB
+ *                  each) beside what another thread's file takes. */
+enum af_heap_kind { AF_HEAP_BATCH, AF_HEAP_DAEMON, AF_HEAP_THREADS };
 void af_heap_policy(enum af_heap_kind kind);
 
 /* Tests: the allocation-failure hook (as zlib's test allocators let tests force every

@@ -538,7 +538,8 @@ out:
 	af_diag_free(&d);
 }
 
-void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
+void af_cli_arc_check(const char *path, const struct af_cli_arc_bound *bound,
+		      struct af_cli_arc_stats *st, size_t max,
 		      void (*fail)(const char *path, const char *what),
 		      void (*member)(const char *codec, unsigned long long bytes, int ok))
 {
@@ -559,6 +560,11 @@ void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
 			st[t].refused++;
 		}
 		goto out;
+	}
+	if (bound) {
+		o.a.yaml_max = bound->yaml_max;
+		o.a.yaml_more = bound->yaml_more;
+		o.a.yaml_more_ctx = bound->yaml_more_ctx;
 	}
 	check_archive(&ck, &o.a, path, &o.src);
 out:

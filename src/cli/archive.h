@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 
+#include "animfs/yamlio.h"
+
 /* The container that path (a regular file) is, or NULL. */
 struct af_container;
 const struct af_container *af_cli_arc_of(const char *path);
@@ -52,7 +54,15 @@ struct af_cli_arc_stats {
 	unsigned long archives, rebuilt, failed_archives, members;
 	unsigned long refused; /* archives that do not open (counted in archives) */
 };
-void af_cli_arc_check(const char *path, struct af_cli_arc_stats *st, size_t max,
+/* The bound of the members' encodes (their YAML trees): what a tree may take, and who
+ * lends it more (struct af_io's yaml_max, yaml_more, yaml_more_ctx); NULL: none. */
+struct af_cli_arc_bound {
+	size_t yaml_max;
+	af_ymore_fn *yaml_more;
+	void *yaml_more_ctx;
+};
+void af_cli_arc_check(const char *path, const struct af_cli_arc_bound *bound,
+		      struct af_cli_arc_stats *st, size_t max,
 		      void (*fail)(const char *path, const char *what),
 		      void (*member)(const char *codec, unsigned long long bytes, int ok));
 

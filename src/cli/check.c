@@ -4,7 +4,7 @@
  * editable fields and how many are carried opaque. The files are checked by N threads
  * (default: one per core); what each file prints is kept and printed in the order of
  * the walk, and the counts are summed at the end, so the output does not depend on N.
- * The threads' encodes share one memory bound, --cache-mb + 64 MiB (pool.h). */
+ * The threads' checks share one memory bound, --cache-mb + 64 MiB (pool.h). */
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
@@ -43,7 +43,7 @@ struct sink {
 static _Thread_local struct sink *me;
 static _Thread_local struct af_buf *said;
 static int progress, coverage;
-static struct af_cli_pool pool; /* the memory bound of every thread's encodes */
+static struct af_cli_pool pool; /* the memory bound of every thread's checks */
 static double last_progress;
 
 static double now(void)
@@ -54,37 +54,52 @@ static double now(void)
 }
 
 /* What a tree takes a byte of its text, about (a real motion bank: 6): what an encode
- * takes of the pool at once, past which its tree borrows. */
+ * tops its share up to at once, past which its tree borrows. */
 #define TREE_PER_BYTE 8
+/* What a check takes a byte of the binary before its tree, about: the binary, the
+ * decode's own (an inflated stream, its model) and the text, then the texts the encode
+ * holds (the binary and twice the text). The real samples peak at 13-15x in the decode
+ * (the motion bank: 1.8 MB -> 29 MB; a package 0.9 -> 15 MB; a Diesel file 0.2 -> 3 MB)
+ * and the bank's texts are 17x: the share a check takes before it reads the file. */
+#define DECODE_PER_BYTE 20
 
-/* c's encode of yaml (the view of in) into back, within the pool (pool.h): its texts
- * and a likely tree taken at once (waiting for them, holding nothing), more borrowed
- * as the tree grows; refused for want of what others held, it is done again alone,
- * with the whole pool. */
+/* A container is checked a member at a time, holding its tables and never the whole
+ * file (archive.c): its share is that of a binary of this size (real members are a few
+ * MB at most; a larger one borrows as it goes). */
+#define ARC_MEMBER_GUESS ((size_t)4 << 20)
+
+/* What one file's check holds of the pool, and whether it ran short of it. */
+struct share {
+	size_t held;
+	int alone; /* held is the whole pool */
+	int short_of; /* a tree wanted more than was free while others held the rest */
+};
+
+/* c's encode of yaml (the view of in) into back within the share (pool.h): topped up to
+ * its texts and a likely tree without waiting, more borrowed as the tree grows. A tree
+ * refused for want of what others held sets sh->short_of: the check is done again
+ * alone. */
 static int encode_bounded(const struct af_codec *c, const struct af_buf *in, const struct af_buf *yaml,
-			  struct af_cli_io *io, struct af_buf *back, struct af_diag *d)
+			  struct af_cli_io *io, struct af_buf *back, struct share *sh, struct af_diag *d)
 {
 	size_t texts = in->len + 2 * yaml->len, mib = (size_t)1 << 20;
 	size_t tree = yaml->len < pool.cap / TREE_PER_BYTE ? TREE_PER_BYTE * yaml->len : pool.cap;
-	size_t held = af_cli_pool_take(&pool, texts + mib + tree);
-	int rc;
-	for (;;) {
-		struct af_loan loan = af_cli_pool_loan(&pool);
-		io->d.io.yaml_max = held > texts + mib ? held - texts : mib;
-		io->d.io.yaml_more = af_loan_more;
-		io->d.io.yaml_more_ctx = &loan;
-		rc = c->from_yaml(yaml->data, yaml->len, &io->d.io, back, d);
-		af_loan_end(&loan);
-		if (!rc || !loan.short_of || held == pool.cap)
-			break;
-		af_cli_pool_give(&pool, held); /* again, alone */
-		af_diag_free(d);
-		af_diag_init(d);
-		af_buf_reset(back);
-		held = af_cli_pool_take(&pool, pool.cap);
+	size_t want = texts + mib + tree;
+	if (want > sh->held)
+		sh->held += af_cli_pool_lend(&pool, want - sh->held);
+	if (sh->held < texts + mib && !sh->alone) { /* its texts are more than its share */
+		sh->short_of = 1;
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
-	af_cli_pool_give(&pool, held);
+	struct af_loan loan = af_cli_pool_loan(&pool);
+	io->d.io.yaml_max = sh->held > texts + mib ? sh->held - texts : mib;
+	io->d.io.yaml_more = af_loan_more;
+	io->d.io.yaml_more_ctx = &loan;
+	int rc = c->from_yaml(yaml->data, yaml->len, &io->d.io, back, d);
+	af_loan_end(&loan);
 	io->d.io.yaml_more = NULL;
+	if (rc && loan.short_of && !sh->alone)
+		sh->short_of = 1;
 	return rc;
 }
 
@@ -172,7 +187,8 @@ static void print_coverage(const struct stats *per)
 	}
 }
 
-static void check_one(const char *path)
+/* One attempt at path's check within the share sh. */
+static void check_file(const char *path, struct share *sh)
 {
 	uint8_t head[AF_BID_HEAD];
 	size_t got = 0;
@@ -186,7 +202,15 @@ static void check_one(const char *path)
 		return;
 	const struct af_container *arc = af_cli_arc_of(path);
 	if (arc) {
-		af_cli_arc_check(path, me->arcs, MAX_CONTAINERS, fail, count_member);
+		struct af_loan loan = af_cli_pool_loan(&pool);
+		/* half the share for a member's tree (its tables, the member's bytes and
+		 * texts take the rest), more borrowed as it grows */
+		size_t half = sh->held / 2 > ((size_t)1 << 20) ? sh->held / 2 : (size_t)1 << 20;
+		struct af_cli_arc_bound b = {half, af_loan_more, &loan};
+		af_cli_arc_check(path, &b, me->arcs, MAX_CONTAINERS, fail, count_member);
+		af_loan_end(&loan);
+		if (loan.short_of && !sh->alone)
+			sh->short_of = 1;
 		return;
 	}
 	const struct af_codec *c = af_codec_bid(base, head, got);
@@ -215,7 +239,7 @@ static void check_one(const char *path)
 			s->refused++;
 		goto out;
 	}
-	if (encode_bounded(c, &in, &yaml, &io, &back, &d)) {
+	if (encode_bounded(c, &in, &yaml, &io, &back, sh, &d)) {
 		af_diag_format(&d, "encode of its own YAML", msg, sizeof(msg));
 		fail(path, msg);
 		s->failed++;
@@ -240,6 +264,34 @@ out:
 	af_buf_free(&yaml);
 	af_buf_free(&back);
 	af_diag_free(&d);
+}
+
+/* path's check within the pool: a share for its decode taken before the file is read
+ * (the whole pool when that is all of it), and when a tree ran short of what others held,
+ * everything it counted and said forgotten and the check done again alone. */
+static void check_one(const char *path)
+{
+	struct stat st;
+	size_t mib = (size_t)1 << 20, size = stat(path, &st) == 0 ? (size_t)st.st_size : 0;
+	if (af_cli_arc_of(path) && size > ARC_MEMBER_GUESS)
+		size = ARC_MEMBER_GUESS; /* its tables, and one member at a time */
+	size_t est = size < (pool.cap - mib) / DECODE_PER_BYTE ? DECODE_PER_BYTE * size + mib : pool.cap;
+	struct share sh = {0, est >= pool.cap, 0};
+	struct sink before = *me;
+	size_t said_before = said->len;
+	sh.held = sh.alone ? af_cli_pool_take_all(&pool) : af_cli_pool_take(&pool, est);
+	check_file(path, &sh);
+	if (sh.short_of) {
+		*me = before;
+		said->len = said_before;
+		af_cli_pool_give(&pool, sh.held);
+		sh = (struct share){af_cli_pool_take_all(&pool), 1, 0};
+		check_file(path, &sh);
+	}
+	if (sh.alone)
+		af_cli_pool_give_all(&pool, sh.held);
+	else
+		af_cli_pool_give(&pool, sh.held);
 }
 
 /* The files of the walk, in its order, each with what its check printed. */
@@ -388,6 +440,8 @@ int af_cli_check(int argc, char **argv)
 	}
 	af_cli_pool_init(&pool, cache_bytes);
 	pooled = 1;
+	if (nthreads > 1)
+		af_heap_policy(AF_HEAP_THREADS);
 	/* the other threads start with every signal the main one has; this one checks too */
 	for (started = 1; started < nthreads; started++)
 		if (pthread_create(&tids[started], NULL, worker, &sinks[started]))

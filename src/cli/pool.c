@@ -6,11 +6,14 @@ void af_cli_pool_init(struct af_cli_pool *p, size_t cache_bytes)
 {
 	pthread_mutex_init(&p->lock, NULL);
 	pthread_cond_init(&p->freed, NULL);
+	pthread_mutex_init(&p->alone, NULL);
 	p->cap = p->avail = cache_bytes + AF_BOUND_EXTRA - AF_YTREE_RESERVE;
+	p->all_waiting = 0;
 }
 
 void af_cli_pool_destroy(struct af_cli_pool *p)
 {
+	pthread_mutex_destroy(&p->alone);
 	pthread_cond_destroy(&p->freed);
 	pthread_mutex_destroy(&p->lock);
 }
@@ -20,11 +23,20 @@ size_t af_cli_pool_take(struct af_cli_pool *p, size_t want)
 	if (want > p->cap)
 		want = p->cap;
 	pthread_mutex_lock(&p->lock);
-	while (p->avail < want)
+	while (p->avail < want || p->all_waiting)
 		pthread_cond_wait(&p->freed, &p->lock);
 	p->avail -= want;
 	pthread_mutex_unlock(&p->lock);
 	return want;
+}
+
+size_t af_cli_pool_lend(struct af_cli_pool *p, size_t want)
+{
+	pthread_mutex_lock(&p->lock);
+	size_t n = want < p->avail ? want : p->avail;
+	p->avail -= n;
+	pthread_mutex_unlock(&p->lock);
+	return n;
 }
 
 void af_cli_pool_give(struct af_cli_pool *p, size_t n)
@@ -37,14 +49,31 @@ void af_cli_pool_give(struct af_cli_pool *p, size_t n)
 	pthread_mutex_unlock(&p->lock);
 }
 
+size_t af_cli_pool_take_all(struct af_cli_pool *p)
+{
+	pthread_mutex_lock(&p->alone);
+	pthread_mutex_lock(&p->lock);
+	p->all_waiting++;
+	while (p->avail < p->cap)
+		pthread_cond_wait(&p->freed, &p->lock);
+	p->all_waiting--;
+	p->avail = 0;
+	pthread_mutex_unlock(&p->lock);
+	return p->cap;
+}
+
+void af_cli_pool_give_all(struct af_cli_pool *p, size_t n)
+{
+	af_cli_pool_give(p, n);
+	pthread_mutex_lock(&p->lock); /* the takes that waited behind it go on */
+	pthread_cond_broadcast(&p->freed);
+	pthread_mutex_unlock(&p->lock);
+	pthread_mutex_unlock(&p->alone);
+}
+
 static size_t lend_now(void *pool, size_t want)
 {
-	struct af_cli_pool *p = pool;
-	pthread_mutex_lock(&p->lock);
-	size_t n = want < p->avail ? want : p->avail;
-	p->avail -= n;
-	pthread_mutex_unlock(&p->lock);
-	return n;
+	return af_cli_pool_lend(pool, want);
 }
 
 static void repay(void *pool, size_t n)

@@ -900,6 +900,7 @@ int af_member_roundtrip(const struct af_archive *a, size_t i, struct af_diag *d)
 	c = codec_of(a, i, d);
 	rc = c ? 0 : AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
+	yaml_max_of(a, &io); /* the encode's tree: within the outermost archive's bound */
 	if (rc || (rc = a->c->body(a->st, i, &body, d)) ||
 	    (rc = c->to_yaml(body.data, body.len, &io, &yaml, d)) ||
 	    (rc = c->from_yaml(yaml.data, yaml.len, &io, &back, d)))

@@ -20,6 +20,12 @@ void af_heap_policy(enum af_heap_kind kind)
 	 * 24,000 page faults -> 800, 1.1-1.2x faster; the 6 MOTN samples x5 59,000 ->
 	 * 6,700, 1.44x faster; the peak the same. Not for the daemon: a top pad there made
 	 * a first read 1.08x faster but its peak 15-24 MiB higher. */
+	if (kind == AF_HEAP_THREADS) {
+		/* two banks checked by two threads: 140-171 MiB -> 119 MiB (--cache-mb=72,
+		 * bound 136), no slower (docs/benchmark.md) */
+		mallopt(M_TRIM_THRESHOLD, 1 << 20);
+		return;
+	}
 	if (kind == AF_HEAP_BATCH) {
 		mallopt(M_MMAP_THRESHOLD, 32 << 20);
 		mallopt(M_TRIM_THRESHOLD, 64 << 20);

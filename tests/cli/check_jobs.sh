@@ -24,9 +24,17 @@ for y in "$src"/examples/*.yaml; do
   done
 done
 [ "$n" -ge 24 ] || bad "only $n files made from the examples"
-run() { # run LABEL ARGS...: output in $tmp/LABEL, exit status in $tmp/LABEL.rc
+run() { # run LABEL ARGS...: output in $tmp/LABEL, exit status in $tmp/LABEL.rc, max RSS (KiB) in $tmp/LABEL.kb
   local label=$1; shift
-  "$ANIMFS" check "$@" >"$tmp/$label" 2>"$tmp/$label.err"; echo $? >"$tmp/$label.rc"
+  /usr/bin/time -f %M -o "$tmp/$label.kb" "$ANIMFS" check "$@" >"$tmp/$label" 2>"$tmp/$label.err"
+  echo $? >"$tmp/$label.rc"
+}
+# under_bound LABEL MB: its max RSS within --cache-mb=MB + 64 MiB (an unsanitized animfs only)
+under_bound() {
+  local mib=$(( $(tail -1 "$tmp/$1.kb") / 1024 ))
+  [ "$ANIMFS" != "$A" ] || return 0
+  if [ "$mib" -le $(($2 + 64)) ]; then echo "$1: max RSS $mib MiB (bound $(($2 + 64)) MiB)"
+  else bad "$1: max RSS $mib MiB, over --cache-mb=$2 + 64 MiB"; fi
 }
 run one -j1 "$tmp/set"
 grep -q '^FAIL ' "$tmp/one" || bad "no FAIL line from the damaged files: $(cat "$tmp/one")"
@@ -48,9 +56,11 @@ if [ -d "$S" ]; then
   echo "the samples checked by $ANIMFS"
   run s1 -j1 "$S"; run s3 -j3 "$S"
   cmp -s "$tmp/s1" "$tmp/s3" || bad "the samples: -j3 differs from -j1: $(diff "$tmp/s1" "$tmp/s3" | head -5)"
-  # the threads' encodes share one bound (--cache-mb + 64 MiB): two motion banks, each
+  # the threads' checks share one bound (--cache-mb + 64 MiB): two motion banks, each
   # of whose encodes takes about 120 MB, pass under --cache-mb=72 (136 MiB) one after
-  # the other, and under --cache-mb=40 neither fits: refused, each by name and line
+  # the other, and under --cache-mb=40 neither fits: refused, each by name and line; the
+  # process stays within the bound (140-171 MiB under 72 when the decodes were not
+  # counted and each thread's heap kept what its file freed)
   bank=$S/shenmue/dashgl_motion.bin
   if [ -f "$bank" ]; then
     mkdir -p "$tmp/banks"
@@ -58,12 +68,14 @@ if [ -d "$S" ]; then
     run b72 -j2 --cache-mb=72 "$tmp/banks"
     [ "$(cat "$tmp/b72.rc")" = 0 ] && grep -q "2 of 2 decoded files identical" "$tmp/b72" ||
       bad "two banks under --cache-mb=72: exit $(cat "$tmp/b72.rc"): $(head -5 "$tmp/b72")"
+    under_bound b72 72
     run b40 -j2 --cache-mb=40 "$tmp/banks"
     [ "$(cat "$tmp/b40.rc")" = 1 ] || bad "two banks under --cache-mb=40: exit $(cat "$tmp/b40.rc")"
     for f in a b; do
       grep -q "$f.bin.*the document needs more than [0-9]* MiB to encode: raise --cache-mb" "$tmp/b40" ||
         bad "--cache-mb=40: no refusal for $f.bin: $(head -5 "$tmp/b40")"
     done
+    under_bound b40 40
     echo "two banks: checked one at a time under --cache-mb=72, refused under 40"
   fi
   ANIMFS=$A
