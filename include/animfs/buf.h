@@ -6,20 +6,38 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* A bound on a buffer's growth (a view's text as the mount renders it): max bytes, and
+ * past them more(more_ctx, want) is asked to let it take want bytes over max in all
+ * (what it granted before included: af_loan_more of yamlio.h is one) and returns what
+ * it lets it take over max now, in all (kept in granted). more NULL: nothing more. */
+struct af_buf_bound {
+	size_t max;
+	size_t (*more)(void *ctx, size_t want);
+	void *more_ctx;
+	size_t granted;
+};
+
 struct af_buf {
 	uint8_t *data;
 	size_t len;
 	size_t cap;
 	int failed; /* sticky: an allocation failed; later appends are no-ops */
+	struct af_buf_bound *bound; /* NULL: grows as memory allows */
+	int over; /* failed because the bound refused the growth, not the allocator */
 };
 
-#define AF_BUF_INIT { NULL, 0, 0, 0 }
+#define AF_BUF_INIT { NULL, 0, 0, 0, NULL, 0 }
 
 void af_buf_init(struct af_buf *b);
 void af_buf_free(struct af_buf *b);
 void af_buf_reset(struct af_buf *b);
-/* Make room for n more bytes; 0 or AF_ENOMEM (and b->failed set). */
+/* Make room for n more bytes; 0 or AF_ENOMEM (and b->failed set; b->over too when
+ * the bound refused it). */
 int af_buf_reserve(struct af_buf *b, size_t n);
+/* Room for about n more bytes when that is cheap to have (a codec's guess of its whole
+ * text, made once): within the bound and what memory gives, else nothing; never fails
+ * the buffer (the appends then grow it). */
+void af_buf_hint(struct af_buf *b, size_t n);
 int af_buf_append(struct af_buf *b, const void *p, size_t n);
 int af_buf_puts(struct af_buf *b, const char *s);
 int af_buf_putc(struct af_buf *b, char c);

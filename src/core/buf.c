@@ -110,6 +110,18 @@ void af_buf_reset(struct af_buf *b)
 	b->failed = 0;
 }
 
+/* The bound's room for want bytes in all: asked for more in steps of 8 MiB past max. */
+#define BOUND_STEP ((size_t)8 << 20)
+static size_t bound_room(struct af_buf_bound *bd, size_t want)
+{
+	if (want > bd->max + bd->granted && bd->more) {
+		size_t over = want - bd->max;
+		over = over > SIZE_MAX - BOUND_STEP ? over : (over + BOUND_STEP - 1) / BOUND_STEP * BOUND_STEP;
+		bd->granted = bd->more(bd->more_ctx, over);
+	}
+	return bd->max + bd->granted;
+}
+
 int af_buf_reserve(struct af_buf *b, size_t n)
 {
 	if (b->failed)
@@ -120,10 +132,16 @@ int af_buf_reserve(struct af_buf *b, size_t n)
 		b->failed = 1;
 		return AF_ENOMEM;
 	}
-	size_t want = b->len + n;
+	size_t want = b->len + n, room = SIZE_MAX;
+	if (b->bound && want > (room = bound_room(b->bound, want))) {
+		b->failed = b->over = 1;
+		return AF_ENOMEM;
+	}
 	size_t cap = b->cap ? b->cap : 256;
 	while (cap < want)
 		cap *= 2;
+	if (cap > room)
+		cap = room;
 	uint8_t *p = af_resize(b->data, cap);
 	if (!p) {
 		b->failed = 1;
@@ -132,6 +150,22 @@ int af_buf_reserve(struct af_buf *b, size_t n)
 	b->data = p;
 	b->cap = cap;
 	return 0;
+}
+
+void af_buf_hint(struct af_buf *b, size_t n)
+{
+	if (b->failed || n <= b->cap - b->len || n > SIZE_MAX / 2 - b->len)
+		return;
+	size_t want = b->len + n;
+	if (b->bound && want > b->bound->max + b->bound->granted)
+		want = b->bound->max + b->bound->granted;
+	if (want <= b->cap)
+		return;
+	uint8_t *p = af_resize(b->data, want);
+	if (p) {
+		b->data = p;
+		b->cap = want;
+	}
 }
 
 int af_buf_append(struct af_buf *b, const void *p, size_t n)

@@ -147,3 +147,16 @@ void af_sibio_close(struct af_sibio *s)
 		close(s->d.dirfd);
 	s->d.dirfd = -1;
 }
+
+void af_render_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
+		       const char *bin_rel)
+{
+	af_diag_clear(d);
+	af_diag_error(d, AF_ENOMEM,
+		      "its view would be more than %zu MiB of text, what one view may take under "
+		      "--cache-mb=%zu (the texts held for other views lent it what they could): "
+		      "raise --cache-mb",
+		      (rb->b.max + rb->b.granted) >> 20, fs->cache_bytes >> 20);
+	af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, d); /* the file's, no one's text */
+	af_fs_log(LOG_WARNING, "%s: %s (shown as the plain binary)", bin_rel, d->msg);
+}

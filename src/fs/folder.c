@@ -520,7 +520,10 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 		return t;
 	}
 	struct af_fid names;
+	struct af_render_bound rb;
 	af_diag_init(&d);
+	af_render_bound_init(&rb, fs->cache);
+	yaml.bound = &rb.b;
 	af_rcache_note_render(fs->cache);
 	af_rcache_names_stamp(&names); /* before the render reads the dictionary */
 	int rc = af_text_begin(&yaml);
@@ -529,7 +532,11 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 	if (!rc)
 		rc = af_member_yaml(n->a, k, &yaml, &d);
 	af_act_resume(was);
-	if (rc || yaml.failed) {
+	if (yaml.over) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
+		af_render_too_big(fs, &d, &rb, bin);
+		n->broken[k] = 1;
+		af_rcache_put_member_failed(fs->cache, &st, sub, codec);
+	} else if (rc || yaml.failed) {
 		char msg[1200];
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
@@ -544,6 +551,7 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 		af_rcache_put_member_text(fs->cache, &st, sub, codec, af_archive_read_only(n->a),
 					  codec && codec->render_uses_names ? &names : NULL, t);
 	}
+	af_render_bound_end(&rb); /* the text is the cache's now, counted as its own */
 	af_buf_free(&yaml);
 	af_diag_free(&d);
 	return t;

@@ -550,6 +550,23 @@ struct af_loan af_rcache_loan(struct af_rcache *c)
 	return (struct af_loan){lend_fn, repay_fn, c, 0, 0};
 }
 
+static size_t render_more(void *ctx, size_t want)
+{
+	struct af_render_bound *rb = ctx;
+	return af_loan_more(&rb->loan, want > SIZE_MAX / 2 ? SIZE_MAX : 2 * want) / 2;
+}
+
+void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c)
+{
+	rb->loan = af_rcache_loan(c);
+	rb->b = (struct af_buf_bound){AF_RENDER_OWN, render_more, rb, 0};
+}
+
+void af_render_bound_end(struct af_render_bound *rb)
+{
+	af_loan_end(&rb->loan);
+}
+
 /* The spilled text of st's entry read back (no lock held while reading; the ring
  * may overwrite it meanwhile, which the check after the read sees), and kept in
  * memory again; NULL when it is gone. */

@@ -104,6 +104,19 @@ void af_rcache_repay(struct af_rcache *c, size_t n);
 /* One parse's loan from c (af_loan_more as af_ylimits.more / af_io.yaml_more, then
  * af_loan_end once the parse's documents are freed). */
 struct af_loan af_rcache_loan(struct af_rcache *c);
+/* A render's bound on its text (yaml.bound = &rb.b): AF_RENDER_OWN bytes of its own
+ * (the 64 MiB beside --cache-mb hold the renders in flight: the text, the binary and
+ * the codec's model, about 2.5x the text), more borrowed from the texts' share as it
+ * grows, counted twice (what the render holds beside the text grows with it); past
+ * what the cache can lend, the render fails with yaml.over. af_render_bound_end once
+ * the text is in the cache (which then counts it) or dropped. */
+#define AF_RENDER_OWN ((size_t)16 << 20)
+struct af_render_bound {
+	struct af_buf_bound b;
+	struct af_loan loan;
+};
+void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c);
+void af_render_bound_end(struct af_render_bound *rb);
 /* Keep the known sizes in dirfd/name (atomic replace), and read them back into an
  * empty cache at the next mount (returns the count; a missing or foreign file: 0). */
 int af_rcache_save(struct af_rcache *c, int dirfd, const char *name);

@@ -390,6 +390,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	struct af_diag d;
 	struct af_rinfo info;
 	struct af_sibio sib;
+	struct af_render_bound rb;
 	struct stat st = *st0;
 	int rc = 0;
 
@@ -397,6 +398,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	if (af_folder_member(fs, bin_rel))
 		return af_folder_render(fs, bin_rel, 0, out);
 	af_diag_init(&d);
+	af_render_bound_init(&rb, fs->cache);
 	for (int attempt = 0;; attempt++) {
 		rc = 0; /* a re-read (AF_BN_CHANGED) may find the new identity rendered */
 		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
@@ -423,6 +425,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	}
 	af_sibio_init(&sib, fs, bin_rel);
 	af_rcache_note_render(fs->cache);
+	yaml.bound = &rb.b;
 	rc = af_text_begin(&yaml);
 	if (!rc)
 		rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
@@ -436,6 +439,12 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		af_fs_log(LOG_NOTICE, "%s (shown read-only)", msg);
 		af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
 		rc = 0;
+	}
+	if (yaml.over) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
+		af_render_too_big(fs, &d, &rb, bin_rel);
+		af_rcache_put_failed(fs->cache, &st, info.codec);
+		rc = -EIO;
+		goto out;
 	}
 	if (rc || yaml.failed) {
 		char msg[1200];
@@ -459,6 +468,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	if (read_only)
 		af_rcache_mark_read_only(fs->cache, &st);
 out:
+	af_render_bound_end(&rb); /* the text is the cache's now, counted as its own */
 	af_buf_free(&in);
 	af_buf_free(&yaml);
 	af_diag_free(&d);

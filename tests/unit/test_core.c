@@ -49,6 +49,48 @@ static void test_buf(void **state)
 	af_buf_free(&b);
 }
 
+/* A lender that grants at most 8 MiB over the bound in all, and counts the asks. */
+static size_t granted_at_most(void *ctx, size_t want)
+{
+	unsigned *asks = ctx;
+	(*asks)++;
+	return want < ((size_t)8 << 20) ? want : (size_t)8 << 20;
+}
+
+/* A bound on a buffer: growth within max, then what more grants (in 8 MiB steps), then
+ * refused with over set; a hint never passes the bound nor fails the buffer. */
+static void test_buf_bound(void **state)
+{
+	(void)state;
+	unsigned asks = 0;
+	struct af_buf_bound bd = {4096, NULL, NULL, 0};
+	struct af_buf b = AF_BUF_INIT;
+	b.bound = &bd;
+	af_buf_hint(&b, 1 << 20);
+	assert_int_equal(b.cap, 4096); /* clamped to the bound */
+	assert_int_equal(af_buf_fill(&b, 'a', 4096), 0);
+	assert_int_equal(b.failed, 0);
+	assert_int_equal(af_buf_putc(&b, 'b'), AF_ENOMEM); /* no lender: refused */
+	assert_int_equal(b.failed, 1);
+	assert_int_equal(b.over, 1);
+	af_buf_free(&b);
+	assert_null(b.bound);
+
+	bd = (struct af_buf_bound){4096, granted_at_most, &asks, 0};
+	b.bound = &bd;
+	assert_int_equal(af_buf_fill(&b, 'a', 4096 + 1), 0); /* asks: 8 MiB granted at once */
+	assert_int_equal(asks, 1);
+	assert_int_equal(bd.granted, (size_t)8 << 20);
+	assert_int_equal(af_buf_fill(&b, 'a', ((size_t)8 << 20) - 1), 0);
+	assert_int_equal(b.len, 4096 + ((size_t)8 << 20));
+	assert_true(b.cap <= 4096 + ((size_t)8 << 20)); /* never allocated past it */
+	assert_int_equal(asks, 1);
+	assert_int_equal(af_buf_putc(&b, 'b'), AF_ENOMEM); /* the lender is out */
+	assert_int_equal(asks, 2);
+	assert_int_equal(b.over, 1);
+	af_buf_free(&b);
+}
+
 static void test_grow_and_hex(void **state)
 {
 	(void)state;
@@ -338,7 +380,8 @@ static void test_replace(void **state)
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-		cmocka_unit_test(test_buf),    cmocka_unit_test(test_grow_and_hex),
+		cmocka_unit_test(test_buf),    cmocka_unit_test(test_buf_bound),
+		cmocka_unit_test(test_grow_and_hex),
 		cmocka_unit_test(test_reader),
 		cmocka_unit_test(test_arena),  cmocka_unit_test(test_arena_mixed),  cmocka_unit_test(test_zframe),
 		cmocka_unit_test(test_adler32),

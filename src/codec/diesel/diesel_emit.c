@@ -266,8 +266,7 @@ static void emit_readonly(const struct diesel_anim *m, const struct af_diag *ro,
 
 int diesel_emit_yaml(const struct diesel_anim *m, const struct af_diag *ro, int euler, struct af_buf *b)
 {
-	if (af_buf_reserve(b, size_guess(m)))
-		return AF_ENOMEM;
+	af_buf_hint(b, size_guess(m));
 	af_buf_puts(b, "# Diesel engine animation (PAYDAY 2 / RAID), decoded by animfs; see "
 		       "docs/diesel-animation.md\n"
 		       "# Key times in seconds, positions in centimetres [t, x, y, z], rotations as "

@@ -16,8 +16,8 @@ static int motn_view(const uint8_t *bin, size_t n, const struct af_io *io, struc
 	int rc;
 	af_arena_init(&a);
 	rc = motn_decode(bin, n, &a, &f, d);
-	if (!rc && af_buf_reserve(out, n * 8 + 4096)) /* the text is about 8x the binary */
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (!rc)
+		af_buf_hint(out, n * 8 + 4096); /* the text is about 8x the binary */
 	if (!rc)
 		rc = motn_emit(&f, io && io->name ? io->name : NULL, out, d);
 	af_arena_free(&a);

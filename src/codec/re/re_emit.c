@@ -261,7 +261,7 @@ static void emit_keyframes(struct af_buf *b, const struct re_emr *m, unsigned ga
 	struct bone_notes bn = { 0 }; /* 6.4 KB: bone_count is at most 256 (re_emr.c) */
 	make_notes(&bn, names, m->nbones);
 	/* one growth for the whole pool, not a copy at every doubling */
-	af_buf_reserve(b, m->nposes * (100 + (size_t)m->nbones * (12 + 20 + 2 + 16)));
+	af_buf_hint(b, m->nposes * (100 + (size_t)m->nbones * (12 + 20 + 2 + 16)));
 	for (size_t i = 0; i < m->nposes; i++)
 		emit_pose(b, &m->poses[i], i, game, m->nbones, &bn);
 }
