@@ -50,6 +50,12 @@ struct af_io {
 	size_t yaml_max;
 	af_ymore_fn *yaml_more;
 	void *yaml_more_ctx;
+	/* to_yaml: asked, before a codec builds a model that may be far larger than the
+	 * file (its decompressed data and what it parses out of them), whether want bytes
+	 * of it fit the caller's memory bound: 1, or 0 (then refuse with AF_ENOMEM and say
+	 * how much). NULL: no bound but the codec's own limits. */
+	int (*mem_room)(void *ctx, size_t want);
+	void *mem_ctx;
 };
 
 /* The siblings of a file in the folder dirfd (which stays the caller's): plain files

@@ -152,11 +152,18 @@ void af_render_too_big(struct af_fs *fs, struct af_diag *d, const struct af_rend
 		       const char *bin_rel)
 {
 	af_diag_clear(d);
-	af_diag_error(d, AF_ENOMEM,
-		      "its view would be more than %zu MiB of text, what one view may take under "
-		      "--cache-mb=%zu (the texts held for other views lent it what they could): "
-		      "raise --cache-mb",
-		      (rb->b.max + rb->b.granted) >> 20, fs->cache_bytes >> 20);
+	if (rb->refused)
+		af_diag_error(d, AF_ENOMEM,
+			      "showing it would take about %zu MiB (the file and the codec's model "
+			      "of it), more than one view may take under --cache-mb=%zu (the texts "
+			      "held for other views lent it what they could): raise --cache-mb",
+			      rb->model_want >> 20, fs->cache_bytes >> 20);
+	else
+		af_diag_error(d, AF_ENOMEM,
+			      "its view would be more than %zu MiB of text, what one view may take "
+			      "under --cache-mb=%zu (the texts held for other views lent it what "
+			      "they could): raise --cache-mb",
+			      (rb->b.max + rb->b.granted) >> 20, fs->cache_bytes >> 20);
 	af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, d); /* the file's, no one's text */
 	af_fs_log(LOG_WARNING, "%s: %s (shown as the plain binary)", bin_rel, d->msg);
 }

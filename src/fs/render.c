@@ -550,14 +550,36 @@ struct af_loan af_rcache_loan(struct af_rcache *c)
 	return (struct af_loan){lend_fn, repay_fn, c, 0, 0};
 }
 
+/* The loan both borrow from: the text's part counted twice, and the model's. */
 static size_t render_more(void *ctx, size_t want)
 {
 	struct af_render_bound *rb = ctx;
-	return af_loan_more(&rb->loan, want > SIZE_MAX / 2 ? SIZE_MAX : 2 * want) / 2;
+	size_t need = want > (SIZE_MAX - rb->model_over) / 2 ? SIZE_MAX : 2 * want + rb->model_over;
+	size_t got = af_loan_more(&rb->loan, need);
+	size_t text = got > rb->model_over ? (got - rb->model_over) / 2 : 0;
+	rb->text_over = text < want ? text : want;
+	return rb->text_over;
+}
+
+int af_render_mem_room(void *ctx, size_t want)
+{
+	struct af_render_bound *rb = ctx;
+	size_t over = want > AF_RENDER_MODEL_OWN ? want - AF_RENDER_MODEL_OWN : 0;
+	if (over <= rb->model_over)
+		return 1;
+	size_t need = over > SIZE_MAX / 4 ? SIZE_MAX : 2 * rb->text_over + over;
+	if (af_loan_more(&rb->loan, need) < need) {
+		rb->refused = 1;
+		rb->model_want = want;
+		return 0;
+	}
+	rb->model_over = over;
+	return 1;
 }
 
 void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c)
 {
+	memset(rb, 0, sizeof(*rb));
 	rb->loan = af_rcache_loan(c);
 	rb->b = (struct af_buf_bound){AF_RENDER_OWN, render_more, rb, 0};
 }

@@ -104,18 +104,26 @@ void af_rcache_repay(struct af_rcache *c, size_t n);
 /* One parse's loan from c (af_loan_more as af_ylimits.more / af_io.yaml_more, then
  * af_loan_end once the parse's documents are freed). */
 struct af_loan af_rcache_loan(struct af_rcache *c);
-/* A render's bound on its text (yaml.bound = &rb.b): AF_RENDER_OWN bytes of its own
- * (the 64 MiB beside --cache-mb hold the renders in flight: the text, the binary and
- * the codec's model, about 2.5x the text), more borrowed from the texts' share as it
- * grows, counted twice (what the render holds beside the text grows with it); past
- * what the cache can lend, the render fails with yaml.over. af_render_bound_end once
- * the text is in the cache (which then counts it) or dropped. */
+/* A render's memory bound (the 64 MiB beside --cache-mb hold the renders in flight):
+ * its text (yaml.bound = &rb.b) takes AF_RENDER_OWN bytes of its own, then borrows from
+ * the texts' share as it grows, counted twice (the binary and the codec's model grow
+ * with it), and fails with yaml.over past what the cache can lend; the codec's model
+ * (af_io.mem_room = af_render_mem_room, and the render's own guess from the binary's
+ * size) takes AF_RENDER_MODEL_OWN of its own, then borrows the same way, and is refused
+ * (rb.refused) past it. af_render_bound_end once the text is in the cache (which then
+ * counts it) or dropped. */
 #define AF_RENDER_OWN ((size_t)16 << 20)
+#define AF_RENDER_MODEL_OWN ((size_t)32 << 20)
 struct af_render_bound {
 	struct af_buf_bound b;
 	struct af_loan loan;
+	size_t text_over, model_over; /* what each borrowed (the text's counted twice) */
+	size_t model_want;            /* the model refused, when refused */
+	int refused;
 };
 void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c);
+/* af_io.mem_room over a struct af_render_bound. */
+int af_render_mem_room(void *ctx, size_t want);
 void af_render_bound_end(struct af_render_bound *rb);
 /* Keep the known sizes in dirfd/name (atomic replace), and read them back into an
  * empty cache at the next mount (returns the count; a missing or foreign file: 0). */

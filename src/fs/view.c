@@ -383,6 +383,22 @@ ghosts:
 	return 0;
 }
 
+/* What a render holds beside its text, a byte of the binary, about (the binary, and a
+ * model of it: the real samples' decodes peak at 13-15x the binary, text included). A
+ * codec whose model may be far larger than its file (a compressed one) asks for itself
+ * (af_io.mem_room). */
+#define RENDER_PER_BYTE 8
+
+/* A render past its bound: said, and the file shown as its plain binary for the rest
+ * of the mount (the verdict is not kept on disk: another --cache-mb may show it). */
+static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
+			  const char *bin_rel, const struct stat *st, const struct af_codec *codec)
+{
+	af_render_too_big(fs, d, rb, bin_rel);
+	af_rcache_put_failed(fs->cache, st, codec);
+	return -EIO;
+}
+
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 		       struct af_text **out)
 {
@@ -410,6 +426,11 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		}
 		af_buf_reset(&in);
 		af_diag_clear(&d);
+		/* the binary and a model of it: within the bound before the file is read */
+		if (!af_render_mem_room(&rb, RENDER_PER_BYTE * (size_t)st.st_size)) {
+			rc = refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
+			goto out;
+		}
 		/* A file replaced while we read it is read again under its new identity. */
 		rc = af_bn_read_stable(af_ov_at(fs, bin_rel), bin_rel, AF_MAX_FILE, &st, &in, &d);
 		if (rc < 0) {
@@ -424,6 +445,8 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		}
 	}
 	af_sibio_init(&sib, fs, bin_rel);
+	sib.d.io.mem_room = af_render_mem_room;
+	sib.d.io.mem_ctx = &rb;
 	af_rcache_note_render(fs->cache);
 	yaml.bound = &rb.b;
 	rc = af_text_begin(&yaml);
@@ -440,10 +463,8 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
 		rc = 0;
 	}
-	if (yaml.over) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
-		af_render_too_big(fs, &d, &rb, bin_rel);
-		af_rcache_put_failed(fs->cache, &st, info.codec);
-		rc = -EIO;
+	if (yaml.over || rb.refused) {
+		rc = refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
 		goto out;
 	}
 	if (rc || yaml.failed) {

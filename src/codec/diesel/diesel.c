@@ -24,6 +24,8 @@ static int diesel_bid(const char *name, const uint8_t *head, size_t n)
 	return ext ? 10 : 0; /* claim it so that a broken .animation gets a message */
 }
 
+#define MODEL_PER_BLOB_BYTE 4
+
 static int diesel_view(const uint8_t *bin, size_t n, const struct af_io *io,
 		       struct af_buf *out, struct af_diag *d)
 {
@@ -31,7 +33,15 @@ static int diesel_view(const uint8_t *bin, size_t n, const struct af_io *io,
 	struct af_buf blob = AF_BUF_INIT;
 	struct diesel_anim m;
 	int rc, view, euler = io && af_opts_on(io->opts, DSL_OPT_EULER);
+	/* the inflated data and the keys parsed from them: about 3.3x the data (1.6 M keys:
+	 * 26 MB inflated, a model of 60 MB), from a file up to ~1000x smaller */
+	size_t blob_size = diesel_blob_size(bin, n), model = MODEL_PER_BLOB_BYTE * blob_size;
 	af_arena_init(&a);
+	if (io && io->mem_room && blob_size <= DSL_MAX_BLOB && !io->mem_room(io->mem_ctx, model)) {
+		rc = af_diag_error(d, AF_ENOMEM, "its %zu bytes of animation data take about %zu MiB to show",
+				   blob_size, model >> 20);
+		goto out;
+	}
 	if ((rc = diesel_read(bin, n, &a, &m, &blob, d)) < 0)
 		goto out;
 	view = rc;

@@ -399,6 +399,13 @@ static int zlib_header_ok(const uint8_t *p, size_t n)
 	return n >= 2 && p[0] == 0x78 && (p[0] * 256 + p[1]) % 31 == 0 && !(p[1] & 0x20);
 }
 
+size_t diesel_blob_size(const uint8_t *bin, size_t n)
+{
+	if (!zlib_header_ok(bin, n))
+		return n;
+	return n >= 6 ? af_le32(bin + n - 4) : 0;
+}
+
 static int magic_ok(const uint8_t *p, size_t n)
 {
 	static const uint8_t le[4] = { 0x85, 0xCC, 0x83, 0x08 }, sw[4] = { 0x08, 0x83, 0xCC, 0x85 };
