@@ -286,6 +286,13 @@ int af_archive_index(struct af_archive *a, const char *name, struct af_buf *out)
 int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, struct af_diag *d);
 int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_opts *opts,
 			struct af_buf *yaml, struct af_diag *d);
+/* The same within the caller's memory bound (struct af_io.mem_room): once the member's
+ * bytes are read, AF_MEMBER_PER_BYTE times their size is asked for (the member and a
+ * model of it) and the codec may ask for more; AF_ENOMEM with d saying how much when it
+ * is refused. */
+#define AF_MEMBER_PER_BYTE 8
+int af_member_yaml_room(const struct af_archive *a, size_t i, int (*mem_room)(void *ctx, size_t want),
+			void *mem_ctx, struct af_buf *yaml, struct af_diag *d);
 /* Encode yaml for member i (the one rule: its format must be the member's codec).
  * When it gives the member's current bytes *changed is 0 and image stays empty;
  * otherwise image is the whole new outermost file (af_archive_replace). Nothing is

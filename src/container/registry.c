@@ -759,8 +759,9 @@ int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, st
 	return af_member_yaml_opts(a, i, NULL, yaml, d);
 }
 
-int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_opts *opts,
-			struct af_buf *yaml, struct af_diag *d)
+static int member_yaml(const struct af_archive *a, size_t i, const struct af_opts *opts,
+		       int (*mem_room)(void *ctx, size_t want), void *mem_ctx, struct af_buf *yaml,
+		       struct af_diag *d)
 {
 	struct af_buf body = AF_BUF_INIT;
 	struct af_io io;
@@ -768,10 +769,30 @@ int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_op
 	int rc = c ? 0 : AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
 	io.opts = opts;
-	if (!rc && !(rc = a->c->body(a->st, i, &body, d)))
-		rc = c->to_yaml(body.data, body.len, &io, yaml, d);
+	io.mem_room = mem_room;
+	io.mem_ctx = mem_ctx;
+	if (!rc && !(rc = a->c->body(a->st, i, &body, d))) {
+		size_t want = body.len < SIZE_MAX / AF_MEMBER_PER_BYTE ? AF_MEMBER_PER_BYTE * body.len : SIZE_MAX;
+		if (mem_room && !mem_room(mem_ctx, want))
+			rc = af_diag_error(d, AF_ENOMEM, "its %zu bytes take about %zu MiB to show",
+					   body.len, want >> 20);
+		else
+			rc = c->to_yaml(body.data, body.len, &io, yaml, d);
+	}
 	af_buf_free(&body);
 	return rc;
+}
+
+int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_opts *opts,
+			struct af_buf *yaml, struct af_diag *d)
+{
+	return member_yaml(a, i, opts, NULL, NULL, yaml, d);
+}
+
+int af_member_yaml_room(const struct af_archive *a, size_t i, int (*mem_room)(void *ctx, size_t want),
+			void *mem_ctx, struct af_buf *yaml, struct af_diag *d)
+{
+	return member_yaml(a, i, NULL, mem_room, mem_ctx, yaml, d);
 }
 
 /* The caller's bound on a member's YAML tree: the outermost archive's. */

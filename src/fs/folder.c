@@ -530,9 +530,9 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 	if (!rc)
 		rc = af_view_modeline(codec, bin, &yaml);
 	if (!rc)
-		rc = af_member_yaml(n->a, k, &yaml, &d);
+		rc = af_member_yaml_room(n->a, k, af_render_mem_room, &rb, &yaml, &d);
 	af_act_resume(was);
-	if (yaml.over) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
+	if (yaml.over || rb.refused) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
 		af_render_too_big(fs, &d, &rb, bin);
 		n->broken[k] = 1;
 		af_rcache_put_member_failed(fs->cache, &st, sub, codec);

@@ -599,6 +599,12 @@ static void test_pkgview_synthetic(void **state)
 	af_diag_free(&d);
 }
 
+/* A caller's memory bound for af_member_yaml_room: grants up to *limit bytes. */
+static int room_upto(void *ctx, size_t want)
+{
+	return want <= *(size_t *)ctx;
+}
+
 static void test_pkgview_sample(void **state)
 {
 	(void)state;
@@ -622,6 +628,22 @@ static void test_pkgview_sample(void **state)
 	assert_ptr_equal(af_pkgview_find(v, "petgardening.jazz"), it);
 	assert_int_equal(af_member_roundtrip(&a, (size_t)(it - v->items), &d), 0);
 	assert_int_equal(af_member_yaml(&a, (size_t)(it - v->items), &yaml, &d), 0);
+	{ /* within a caller's bound: the same text when it grants 8x the member, else
+	   * refused before the codec runs, saying how much */
+		struct af_buf yr = AF_BUF_INIT;
+		size_t limit = SIZE_MAX;
+		assert_int_equal(af_member_yaml_room(&a, (size_t)(it - v->items), room_upto, &limit, &yr, &d), 0);
+		assert_int_equal(yr.len, yaml.len);
+		assert_memory_equal(yr.data, yaml.data, yaml.len);
+		af_buf_reset(&yr);
+		limit = 1024;
+		assert_int_equal(af_member_yaml_room(&a, (size_t)(it - v->items), room_upto, &limit, &yr, &d),
+				 AF_ENOMEM);
+		assert_non_null(strstr(d.msg, "bytes take about"));
+		assert_int_equal(yr.len, 0);
+		af_buf_free(&yr);
+		af_diag_clear(&d);
+	}
 	af_buf_putc(&yaml, 0);
 	/* the package's _KEY map reached the codec: names, not hashes */
 	assert_non_null(strstr((const char *)yaml.data, "\nname: petgardening\n"));
