@@ -58,6 +58,11 @@ for f in model raw; do
     "$VIEW/.animfs/errors" || fail "no line for $f.animation in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
 done
 sed 's/^/under --cache-mb=1: /' "$VIEW/.animfs/errors"
+peak=$(awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status")
+echo "daemon VmHWM under --cache-mb=1: $((peak / 1024)) MiB (bound 65 MiB)"
+if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then # an unsanitized daemon: its peak means something
+  [ "$peak" -le $((65 * 1024)) ] || fail "the daemon peaked at $((peak / 1024)) MiB, over the 65 MiB bound"
+fi
 fusermount3 -u "$VIEW"
 check_daemon
 
