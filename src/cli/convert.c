@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "animfs/path.h"
@@ -57,7 +58,7 @@ struct args {
 	char how[160];              /* why in layout to when no --to chose it ("": --to did) */
 	const char *on[MAX_OPTS]; /* the rendering options asked for (--NAME) */
 	struct af_opts opts;
-	size_t cache_bytes;       /* encode --cache-mb=N: the memory bound is it + 64 MiB */
+	size_t cache_bytes;       /* --cache-mb=N: the memory bound is it + 64 MiB */
 };
 
 /* Whether arg is `--NAME` of a rendering option some codec offers (codec.h); then it is
@@ -104,7 +105,7 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->to = argv[++i];
 		else if (!allow_format && !strcmp(argv[i], "--overlay-layout") && i + 1 < argc)
 			a->layout = argv[++i];
-		else if (!allow_format && !strncmp(argv[i], "--cache-mb=", 11)) {
+		else if (!strncmp(argv[i], "--cache-mb=", 11)) {
 			if (af_cli_parse_mb(argv[0], "--cache-mb", argv[i] + 11, 1, &a->cache_bytes))
 				return -1;
 		}
@@ -215,6 +216,46 @@ static int relayout(const struct args *a, const struct af_codec *c, struct af_bu
 	return rc == AF_ENOMEM ? -1 : 0;
 }
 
+/* A decode's memory bound: half of --cache-mb + 64 MiB (less what the process keeps)
+ * for the text, half for the binary and the codec's model of it (asked for before it is
+ * made: 8x the binary, and by a codec whose data may be far larger, af_io.mem_room). */
+struct decode_bound {
+	struct af_buf_bound text;
+	size_t model_max, model_want;
+	int refused;
+};
+
+static int decode_room(void *ctx, size_t want)
+{
+	struct decode_bound *b = ctx;
+	if (want <= b->model_max)
+		return 1;
+	b->refused = 1;
+	b->model_want = want;
+	return 0;
+}
+
+static void decode_bound_init(struct decode_bound *b, size_t cache_bytes)
+{
+	size_t half = (cache_bytes + AF_BOUND_EXTRA - AF_YTREE_RESERVE) / 2;
+	*b = (struct decode_bound){{half, NULL, NULL, 0}, half, 0, 0};
+}
+
+/* What a decode past its bound says (d), naming --cache-mb. */
+static void decode_too_big(const struct decode_bound *b, size_t cache_bytes, struct af_diag *d)
+{
+	af_diag_clear(d);
+	if (b->refused)
+		af_diag_error(d, AF_ENOMEM,
+			      "decoding it would take about %zu MiB (the file and the codec's model of "
+			      "it), more than --cache-mb=%zu lets it take: raise --cache-mb",
+			      b->model_want >> 20, cache_bytes >> 20);
+	else
+		af_diag_error(d, AF_ENOMEM,
+			      "its YAML would be more than %zu MiB, more than --cache-mb=%zu lets it "
+			      "take: raise --cache-mb", b->text.max >> 20, cache_bytes >> 20);
+}
+
 /* What decode and encode share: read a->in, run it through the codec one way, write a->out.
  * Siblings are looked up beside the binary side (the input to decode, the output of encode). */
 static int convert(const struct args *a, int decode)
@@ -222,14 +263,27 @@ static int convert(const struct args *a, int decode)
 	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_cli_io io;
+	struct decode_bound bound;
 	const struct af_codec *c;
 	int rc = AF_EXIT_FAIL;
 
 	af_diag_init(&d);
+	decode_bound_init(&bound, a->cache_bytes);
 	af_cli_io_init(&io, decode ? a->in : a->out, !decode); /* !decode: names typed are kept */
-	if (decode)
+	if (decode) {
 		io.d.io.opts = &a->opts;
-	if (read_input(a->in, decode ? AF_MAX_FILE : AF_MAX_YAML, &in, &d))
+		io.d.io.mem_room = decode_room;
+		io.d.io.mem_ctx = &bound;
+		out.bound = &bound.text;
+	}
+	struct stat st;
+	if (decode && strcmp(a->in, "-") && stat(a->in, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (uint64_t)st.st_size > bound.model_max / 8) { /* not read: the binary and its model */
+		decode_room(&bound, (uint64_t)st.st_size < SIZE_MAX / 8 ? 8 * (size_t)st.st_size : SIZE_MAX);
+		decode_too_big(&bound, a->cache_bytes, &d);
+		goto out;
+	}
+	if (read_input(a->in, decode ? bound.model_max / 8 : AF_MAX_YAML, &in, &d))
 		goto out;
 	c = decode ? pick_decoder(a, &io.d.io, &in, &d, &rc) : encoder(a, &in, &d);
 	if (!c)
@@ -241,6 +295,10 @@ static int convert(const struct args *a, int decode)
 	if (!decode)
 		io.d.io.yaml_max = af_ytree_budget(a->cache_bytes, in.len);
 	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.d.io, &out, &d);
+	if (decode && (out.over || bound.refused)) {
+		decode_too_big(&bound, a->cache_bytes, &d);
+		goto out;
+	}
 	if (decode && crc == AF_VIEW_READONLY) {
 		/* a view all the same: the text says it is read-only, and why */
 		char msg[1200];

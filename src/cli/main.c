@@ -76,7 +76,8 @@ static const struct command commands[] = {
 	 "what a mod folder changes over GAME (mount --overlay): each new\n"
 	 "and changed file and container member, or (diff) its YAML diff", NULL, NULL},
 	{"decode", NULL, af_cli_decode,
-	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]",
+	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]\n"
+	 "        [--cache-mb=N]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
 	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
@@ -88,7 +89,9 @@ static const struct command commands[] = {
 	 "  --format NAME          decode with the codec NAME (see 'animfs formats')\n"
 	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
-	 "                         none: no such line)\n",
+	 "                         none: no such line)\n"
+	 "  --cache-mb=N           memory stays within N + 64 MiB, as in mount (default\n"
+	 "                         256): half for the YAML, half for the file's model\n",
 	 af_cli_decode_options_help},
 	{"encode", NULL, af_cli_encode,
 	 "encode FILE.yaml|DIR [-o OUT] [--cache-mb=N]\n"

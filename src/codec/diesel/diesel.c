@@ -37,7 +37,7 @@ static int diesel_view(const uint8_t *bin, size_t n, const struct af_io *io,
 	 * 26 MB inflated, a model of 60 MB), from a file up to ~1000x smaller */
 	size_t blob_size = diesel_blob_size(bin, n), model = MODEL_PER_BLOB_BYTE * blob_size;
 	af_arena_init(&a);
-	if (io && io->mem_room && blob_size <= DSL_MAX_BLOB && !io->mem_room(io->mem_ctx, model)) {
+	if (io && io->mem_room && !io->mem_room(io->mem_ctx, model)) {
 		rc = af_diag_error(d, AF_ENOMEM, "its %zu bytes of animation data take about %zu MiB to show",
 				   blob_size, model >> 20);
 		goto out;

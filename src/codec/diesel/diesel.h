@@ -138,7 +138,8 @@ int diesel_convert(struct diesel_anim *m, int width, int style, const char **why
 
 /* diesel_bin.c: bytes <-> model */
 /* The bytes the data of bin take once inflated (its size trailer's word: the file's own
- * size when it is not zlib, 0 when it is too short to say): what its model grows with. */
+ * size when it is not zlib; 0 when it is too short to say or the trailer is one no
+ * stream of that size can keep): what its model grows with. */
 size_t diesel_blob_size(const uint8_t *bin, size_t n);
 /* 0, DSL_READONLY (m complete, d says why) or AF_E* */
 int diesel_read(const uint8_t *bin, size_t n, struct af_arena *a, struct diesel_anim *m,

@@ -403,7 +403,9 @@ size_t diesel_blob_size(const uint8_t *bin, size_t n)
 {
 	if (!zlib_header_ok(bin, n))
 		return n;
-	return n >= 6 ? af_le32(bin + n - 4) : 0;
+	uint32_t want = n >= 6 ? af_le32(bin + n - 4) : 0;
+	/* a trailer no zlib stream of this size can keep: the decode says why by itself */
+	return want <= DSL_MAX_BLOB && (uint64_t)want <= (uint64_t)(n - 4) * DSL_MAX_RATIO ? want : 0;
 }
 
 static int magic_ok(const uint8_t *p, size_t n)

@@ -1,0 +1,53 @@
+#!/usr/bin/env bash
+# Issue 28: `animfs decode --cache-mb=N` stays within N + 64 MiB: half of it for the
+# YAML, half for the binary and the codec's model of it. Two Diesel files (zlib level 6,
+# made here) under --cache-mb=1, each refused naming what it would take and --cache-mb,
+# exit 1, nothing written, a small peak; both decode under the default:
+#  - model.animation: 600 000 float position keys, about 1 MB whose 9.6 MB of inflated
+#    data and the keys parsed from them (about 4x) are more than the model's half: the
+#    codec asks before it inflates them (af_io.mem_room);
+#  - text.animation: 750 000 packed rotation keys, a small model (6 MB inflated) whose
+#    YAML (31 MB) is more than the text's half: the decode stops at its bound.
+set -u
+src=${ANIMFS_SOURCE_DIR:?}
+. "$src/tests/samples.inc"
+A=$PLAIN # the unsanitized build when scripts/test made one: its peak means something
+command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
+python3 - "$tmp" <<'PY' || { echo "cannot write the documents"; exit 1; }
+import sys
+head = ["format: diesel-animation", "length: 1.0", "binary:", "  layout: 32-bit",
+        "  container: zlib", "  zlib_level: 6", "objects:", "  - name: root_point"]
+rot = ["    rotation:", "      type: rot_packed", "      keys:"]
+pos = ["    position:", "      type: pos_f32", "      keys:"]
+model = head + pos + ["        - [%r, 0.0, %r, 0.0]" % (i / 2**20, (i % 512) / 4)
+                      for i in range(600_000)] + rot + ["        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
+text = head + pos + ["        - [0.0, 0.0, 0.0, 0.0]"] + rot
+text += ["        - [%r, 0.000, 0.000, 0.000, 1.000]" % (i / 2**20) for i in range(750_000)]
+for name, lines in (("model", model), ("text", text)):
+    open("%s/%s.yaml" % (sys.argv[1], name), "w").write("\n".join(lines) + "\n")
+PY
+for f in model text; do
+  "$A" encode --cache-mb=1024 "$tmp/$f.yaml" -o "$tmp/$f.animation" || { echo "cannot encode $f"; exit 1; }
+done
+want_model="model.animation: decoding it would take about [0-9]* MiB (the file and the codec's model of it), more than --cache-mb=1 lets it take: raise --cache-mb"
+want_text="text.animation: its YAML would be more than [0-9]* MiB, more than --cache-mb=1 lets it take: raise --cache-mb"
+for f in model text; do
+  rc=0
+  /usr/bin/time -f %M -o "$tmp/kb" "$A" decode --cache-mb=1 "$tmp/$f.animation" -o "$tmp/$f.out" 2>"$tmp/err" || rc=$?
+  want=want_$f
+  [ "$rc" = 1 ] || bad "$f: decode --cache-mb=1: exit $rc"
+  grep -q "${!want}" "$tmp/err" || bad "$f: the message: $(cat "$tmp/err")"
+  [ -e "$tmp/$f.out" ] && bad "$f: something was written"
+  mib=$(($(tail -1 "$tmp/kb") / 1024))
+  if [ "$A" != "$ANIMFS" ] && [ "$mib" -gt 65 ]; then bad "$f: max RSS $mib MiB, over 65"; fi
+  echo "ok $f under --cache-mb=1: $(cat "$tmp/err") ($mib MiB)"
+  "$A" decode "$tmp/$f.animation" -o "$tmp/$f.out" || bad "$f: decode under the default failed"
+  echo "ok $f under the default: $(stat -c %s "$tmp/$f.out") bytes of YAML"
+done
+"$A" decode --cache-mb=0 "$tmp/text.animation" >/dev/null 2>"$tmp/err"; rc=$?
+[ $rc = 2 ] && grep -q -- "--cache-mb wants a number of MiB" "$tmp/err" || bad "--cache-mb=0: exit $rc: $(cat "$tmp/err")"
+[ $fails = 0 ] && echo "decode_bound: ok"
+exit $((fails > 0))
