@@ -64,10 +64,7 @@ size_t af_cli_pool_take_all(struct af_cli_pool *p)
 
 void af_cli_pool_give_all(struct af_cli_pool *p, size_t n)
 {
-	af_cli_pool_give(p, n);
-	pthread_mutex_lock(&p->lock); /* the takes that waited behind it go on */
-	pthread_cond_broadcast(&p->freed);
-	pthread_mutex_unlock(&p->lock);
+	af_cli_pool_give(p, n); /* wakes the takes that waited behind it too */
 	pthread_mutex_unlock(&p->alone);
 }
 

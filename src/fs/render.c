@@ -32,6 +32,19 @@ struct af_text *af_text_new(const void *data, size_t len)
 	return t;
 }
 
+/* The block p (b's, resized: the header, then len bytes of text and room for a NUL) as
+ * the text; b is left empty. */
+static struct af_text *text_of(struct af_buf *b, uint8_t *p, size_t len)
+{
+	struct af_text *t = (struct af_text *)(void *)p;
+	t->refs = 1;
+	t->len = len;
+	t->data[len] = 0;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return t;
+}
+
 struct af_text *af_text_take(struct af_buf *b)
 {
 	size_t h = offsetof(struct af_text, data), len = b->len;
@@ -43,13 +56,7 @@ struct af_text *af_text_take(struct af_buf *b)
 	if (!p)
 		return NULL;
 	memmove(p + h, p, len);
-	struct af_text *t = (struct af_text *)(void *)p;
-	t->refs = 1;
-	t->len = len;
-	t->data[len] = 0;
-	b->data = NULL;
-	b->len = b->cap = 0;
-	return t;
+	return text_of(b, p, len);
 }
 
 int af_text_begin(struct af_buf *b)
@@ -63,17 +70,8 @@ struct af_text *af_text_end(struct af_buf *b)
 	size_t h = offsetof(struct af_text, data);
 	if (b->failed || b->len < h || b->len == SIZE_MAX)
 		return NULL;
-	size_t len = b->len - h;
 	uint8_t *p = af_resize(b->data, b->len + 1); /* gives back what was reserved past it */
-	if (!p)
-		return NULL;
-	struct af_text *t = (struct af_text *)(void *)p;
-	t->refs = 1;
-	t->len = len;
-	t->data[len] = 0;
-	b->data = NULL;
-	b->len = b->cap = 0;
-	return t;
+	return p ? text_of(b, p, b->len - h) : NULL;
 }
 
 struct af_text *af_text_ref(struct af_text *t)
