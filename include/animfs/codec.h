@@ -147,6 +147,12 @@ struct af_codec {
 	 * parts put together. */
 	const struct af_split_key *split;
 	af_encode_fn *from_doc;
+	/* Optional: whether a blob of len bytes that starts with the n bytes of head can be
+	 * one of this format, for what bid cannot tell without the length (a header's size
+	 * field larger than the blob). Asked by a container's member check when only the
+	 * content made the claim (a member whose name claims it too is the format's, and a
+	 * damaged one is said so when it is decoded); NULL: any length. */
+	int (*fits)(const uint8_t *head, size_t n, uint64_t len);
 };
 
 /* Any codec's rendering option called name, or NULL. */

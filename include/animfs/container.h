@@ -21,10 +21,12 @@
 #define AF_MEMBER_NAME_MAX 128
 
 /* What a container may ask of its caller while it opens: whether a codec claims a
- * member's bytes (the content check of a typed member): > 0 yes, 0 no, < 0 this build
- * has no codec of that name (keep the member: the mount shows it raw, read-only). */
+ * member's bytes (the content check of a typed member; len: the member's length,
+ * UINT64_MAX when not known): > 0 yes, 0 no, < 0 this build has no codec of that name
+ * (keep the member: the mount shows it raw, read-only). */
 struct af_container_env {
-	int (*claims)(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n);
+	int (*claims)(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n,
+		      uint64_t len);
 	void *ctx;
 	/* The container file's siblings (an AFS reads the IDX beside it), or NULL. */
 	const struct af_io *io;

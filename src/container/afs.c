@@ -238,7 +238,7 @@ static int name_members(struct afs *a, const struct af_container_env *env, struc
 		size_t got = toc_size(a, a->live[k]) < sizeof(head) ? toc_size(a, a->live[k]) : sizeof(head);
 		if ((rc = af_src_read(&a->src, toc_off(a, a->live[k]), head, got, d)))
 			return rc;
-		a->codec[k] = shm_codec_of(env, "", head, got);
+		a->codec[k] = shm_codec_of(env, "", head, got, toc_size(a, a->live[k]));
 		a->ext[k] = ext_of(head, got);
 	}
 	if (!a->names_off && idx_names(a, env))

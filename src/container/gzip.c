@@ -222,7 +222,7 @@ static int gz_load(struct gz *g, const struct af_container_env *env, struct af_d
 	if (rc)
 		return rc;
 	member_name(g);
-	g->codec = shm_codec_of(env, g->name, g->head, g->head_n);
+	g->codec = shm_codec_of(env, g->name, g->head, g->head_n, g->isize);
 	return 0;
 }
 

@@ -348,7 +348,7 @@ static int read_firsts(struct ipac_view *v, const struct af_container_env *env, 
 		if (!rc) { /* its codec, from its name and first bytes; then 8 of them kept */
 			const uint8_t *first = w + (off - wlo);
 			uint32_t i = s[k].i;
-			v->codec[i] = shm_codec_of(env, v->names[i], first, (size_t)got);
+			v->codec[i] = shm_codec_of(env, v->names[i], first, (size_t)got, s[k].size);
 			if (got > 0xC)
 				memcpy(v->motn[i], first + 0xC, got - 0xC < 8 ? (size_t)(got - 0xC) : 8);
 		}

@@ -76,13 +76,22 @@ const struct af_container *af_container_bid(const char *name, const uint8_t *hea
 
 /* The content check of a typed member: its codec's bid; -1 when this build has no
  * such codec (the member is kept and shown raw). */
-static int claims(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n)
+static int claims(void *ctx, const char *codec, const char *name, const uint8_t *head, size_t n,
+		  uint64_t len)
 {
 	const struct af_codec *c = af_codec_by_name(codec);
 	(void)ctx;
 	if (!c)
 		return -1;
-	return c->bid(name, head, n < AF_BID_HEAD ? n : AF_BID_HEAD) > 0;
+	n = n < AF_BID_HEAD ? n : AF_BID_HEAD;
+	int s = c->bid(name, head, n);
+	if (s <= 0)
+		return 0;
+	/* claimed by its bytes alone (the name adds nothing): the length must fit too, else
+	 * a member of random bytes (a texture, a sound) passes a header check by chance */
+	if (len != UINT64_MAX && c->fits && c->bid(NULL, head, n) >= s)
+		return c->fits(head, n, len);
+	return 1;
 }
 
 static const char *name_at(const void *ctx, size_t i)

@@ -105,9 +105,9 @@ int shm_dedupe(const char **names, size_t n, struct af_arena *arena)
 }
 
 const char *shm_codec_of(const struct af_container_env *env, const char *name, const uint8_t *p,
-			 size_t n)
+			 size_t n, uint64_t len)
 {
-	if (env && env->claims && env->claims(env->ctx, SHM_MOTN_CODEC, name, p, n))
+	if (env && env->claims && env->claims(env->ctx, SHM_MOTN_CODEC, name, p, n, len))
 		return SHM_MOTN_CODEC;
 	return NULL;
 }

@@ -30,9 +30,10 @@ int shm_dedupe(const char **names, size_t n, struct af_arena *arena);
 /* s (at most AF_MEMBER_NAME_MAX - 1 bytes of it) in arena, or NULL. */
 const char *shm_keep(struct af_arena *arena, const char *s);
 
-/* The codec that claims a member's bytes (MOTN), or NULL: a raw member. */
+/* The codec that claims a member's bytes (MOTN; p: its first n bytes, len: its length),
+ * or NULL: a raw member. */
 const char *shm_codec_of(const struct af_container_env *env, const char *name, const uint8_t *p,
-			 size_t n);
+			 size_t n, uint64_t len);
 
 /* One region of an archive in physical order (a member, a directory, a name table). */
 struct shm_region {

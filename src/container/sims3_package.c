@@ -356,7 +356,7 @@ static int add_item(struct af_pkgview *v, uint32_t i, const struct af_pkg_type *
 	}
 	/* a codec this build lacks (< 0): a member all the same, shown raw by the caller */
 	if (env && env->claims &&
-	    !env->claims(env->ctx, sh->codec, it->s3pe, head, got)) {
+	    !env->claims(env->ctx, sh->codec, it->s3pe, head, got, UINT64_MAX)) {
 		char msg[160];
 		snprintf(msg, sizeof(msg), "not %s (fails the content check)", sh->what);
 		rc = set_note(v, i, msg);

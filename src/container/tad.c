@@ -146,7 +146,7 @@ static int tad_open(const uint8_t *data, size_t n, const struct af_container_env
 		uint64_t o = af_le64(e + 0x10), s = af_le64(e + 0x18);
 		const uint8_t *p = s ? t->tac.data + o : NULL; /* an empty TAC has no data */
 		snprintf(t->names[i], sizeof(t->names[i]), "%05u_%08X.%s", i, af_le32(e), ext_of(p, s));
-		t->codec[i] = shm_codec_of(env, t->names[i], p, s);
+		t->codec[i] = shm_codec_of(env, t->names[i], p, s, s);
 	}
 	*st = t;
 out:

@@ -84,6 +84,7 @@ const struct af_codec af_codec_motn = {
 	.extensions = "bin BIN MOTN",
 	.version = 2, /* 2: rig-bit-15 blocks as baked: and nodes:, rotations named in turns */
 	.bid = motn_bid,
+	.fits = motn_fits,
 	.to_yaml = motn_to_yaml,
 	.from_yaml = motn_from_yaml,
 	.schema = &motn_schema,

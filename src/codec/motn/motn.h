@@ -166,6 +166,7 @@ int motn_decode(const uint8_t *bin, size_t n, struct af_arena *a, struct motn_fi
 		struct af_diag *d);
 int motn_encode(const struct motn_file *f, struct af_buf *out, struct af_diag *d);
 int motn_bid(const char *name, const uint8_t *head, size_t n);
+int motn_fits(const uint8_t *head, size_t n, uint64_t len);
 
 /* motn_emit.c / motn_parse.c */
 int motn_name_ascii(const struct motn_entry *en); /* printable ASCII: shown as text */

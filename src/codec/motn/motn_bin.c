@@ -30,6 +30,13 @@ static int header_ok(const uint8_t *p, uint64_t limit, struct hdr *h)
 	       h->data_off <= h->size && h->size <= limit ? 0 : -1;
 }
 
+int motn_fits(const uint8_t *head, size_t n, uint64_t len)
+{
+	struct hdr h;
+	/* spec 2, rule 5: data_off <= size_field <= L (the bid sees no L) */
+	return n < 0x20 || len > UINT32_MAX || header_ok(head, len, &h) == 0;
+}
+
 int motn_bid(const char *name, const uint8_t *head, size_t n)
 {
 	struct hdr h;
