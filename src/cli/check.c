@@ -44,6 +44,7 @@ static _Thread_local struct sink *me;
 static _Thread_local struct af_buf *said;
 static int progress, coverage;
 static struct af_cli_pool pool; /* the memory bound of every thread's checks */
+static size_t cache_mb; /* --cache-mb, in bytes */
 static double last_progress;
 
 static double now(void)
@@ -73,7 +74,46 @@ struct share {
 	size_t held;
 	int alone; /* held is the whole pool */
 	int short_of; /* a tree wanted more than was free while others held the rest */
+	size_t in, model;  /* of held: the binary, and the model its decode asked for */
+	size_t model_want; /* a decode's model refused (af_io.mem_room), when refused alone */
 };
+
+/* Whether the share holds need bytes, topped up with what is free without waiting;
+ * when it cannot, and others hold the rest, the check is to be done again alone. */
+static int share_has(struct share *sh, size_t need)
+{
+	if (need > sh->held)
+		sh->held += af_cli_pool_lend(&pool, need - sh->held);
+	if (need <= sh->held)
+		return 1;
+	if (!sh->alone)
+		sh->short_of = 1;
+	return 0;
+}
+
+/* A decode's ask for its model (af_io.mem_room), beside the binary in the share;
+ * refused alone, the file is more than the bound lets a check take. */
+static int check_room(void *ctx, size_t want)
+{
+	struct share *sh = ctx;
+	if (share_has(sh, sh->in + want)) {
+		sh->model = want;
+		return 1;
+	}
+	if (sh->alone)
+		sh->model_want = want;
+	return 0;
+}
+
+/* The decode's text (its buffer's bound, max 0: all of it asked here): what the share
+ * holds beside the binary and the model. */
+static size_t text_room(void *ctx, size_t want)
+{
+	struct share *sh = ctx;
+	size_t beside = sh->in + sh->model;
+	share_has(sh, beside + want);
+	return sh->held > beside ? sh->held - beside : 0;
+}
 
 /* c's encode of yaml (the view of in) into back within the share (pool.h): topped up to
  * its texts and a likely tree without waiting, more borrowed as the tree grows. A tree
@@ -219,8 +259,12 @@ static void check_file(const char *path, struct share *sh)
 		return;
 	}
 	struct stats *s = &me->per[codec_index(c)];
+	struct af_buf_bound text = {0, text_room, sh, 0};
 	af_diag_init(&d);
 	af_cli_io_init(&io, path, 0);
+	io.d.io.mem_room = check_room;
+	io.d.io.mem_ctx = sh;
+	yaml.bound = &text;
 	s->files++;
 	if (af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &in, &d)) {
 		af_diag_format(&d, "read", msg, sizeof(msg));
@@ -229,7 +273,23 @@ static void check_file(const char *path, struct share *sh)
 		goto out;
 	}
 	s->bytes += in.len;
+	sh->in = in.len;
 	int rc = c->to_yaml(in.data, in.len, &io.d.io, &yaml, &d);
+	if (sh->short_of)
+		goto out; /* done again alone */
+	if (yaml.over || sh->model_want) {
+		if (yaml.over)
+			snprintf(msg, sizeof(msg), "decode: its YAML would be more than %zu MiB, more than "
+				 "--cache-mb=%zu lets a check hold: raise --cache-mb", text.granted >> 20,
+				 cache_mb >> 20);
+		else
+			snprintf(msg, sizeof(msg), "decode: it would take about %zu MiB (the file and the "
+				 "codec's model of it), more than --cache-mb=%zu lets a check hold: raise "
+				 "--cache-mb", sh->model_want >> 20, cache_mb >> 20);
+		fail(path, msg);
+		s->failed++;
+		goto out;
+	}
 	if (rc) {
 		af_diag_format(&d, rc == AF_VIEW_READONLY ? "read-only view" : "decode", msg, sizeof(msg));
 		fail(path, msg);
@@ -276,7 +336,7 @@ static void check_one(const char *path)
 	if (af_cli_arc_of(path) && size > ARC_MEMBER_GUESS)
 		size = ARC_MEMBER_GUESS; /* its tables, and one member at a time */
 	size_t est = size < (pool.cap - mib) / DECODE_PER_BYTE ? DECODE_PER_BYTE * size + mib : pool.cap;
-	struct share sh = {0, est >= pool.cap, 0};
+	struct share sh = {0, est >= pool.cap, 0, 0, 0, 0};
 	struct sink before = *me;
 	size_t said_before = said->len;
 	sh.held = sh.alone ? af_cli_pool_take_all(&pool) : af_cli_pool_take(&pool, est);
@@ -285,7 +345,7 @@ static void check_one(const char *path)
 		*me = before;
 		said->len = said_before;
 		af_cli_pool_give(&pool, sh.held);
-		sh = (struct share){af_cli_pool_take_all(&pool), 1, 0};
+		sh = (struct share){af_cli_pool_take_all(&pool), 1, 0, 0, 0, 0};
 		check_file(path, &sh);
 	}
 	if (sh.alone)
@@ -439,6 +499,7 @@ int af_cli_check(int argc, char **argv)
 		goto out;
 	}
 	af_cli_pool_init(&pool, cache_bytes);
+	cache_mb = cache_bytes;
 	pooled = 1;
 	if (nthreads > 1)
 		af_heap_policy(AF_HEAP_THREADS);

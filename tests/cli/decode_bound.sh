@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Issue 28: `animfs decode --cache-mb=N` stays within N + 64 MiB: half of it for the
-# YAML, half for the binary and the codec's model of it. Two Diesel files (zlib level 6,
+# YAML, half for the binary and the codec's model of it; `animfs check --cache-mb=N`
+# asks the same of its pool. Two Diesel files (zlib level 6,
 # made here) under --cache-mb=1, each refused naming what it would take and --cache-mb,
 # exit 1, nothing written, a small peak; both decode under the default:
 #  - model.animation: 600 000 float position keys, about 1 MB whose 9.6 MB of inflated
@@ -26,10 +27,12 @@ model = head + pos + ["        - [%r, 0.0, %r, 0.0]" % (i / 2**20, (i % 512) / 4
                       for i in range(600_000)] + rot + ["        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
 text = head + pos + ["        - [0.0, 0.0, 0.0, 0.0]"] + rot
 text += ["        - [%r, 0.000, 0.000, 0.000, 1.000]" % (i / 2**20) for i in range(750_000)]
-for name, lines in (("model", model), ("text", text)):
+huge = head + pos + ["        - [%r, 0.0, %r, 0.0]" % (i / 2**21, (i % 512) / 4)
+                     for i in range(900_000)] + rot + ["        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
+for name, lines in (("model", model), ("text", text), ("huge", huge)):
     open("%s/%s.yaml" % (sys.argv[1], name), "w").write("\n".join(lines) + "\n")
 PY
-for f in model text; do
+for f in model text huge; do
   "$A" encode --cache-mb=1024 "$tmp/$f.yaml" -o "$tmp/$f.animation" || { echo "cannot encode $f"; exit 1; }
 done
 want_model="model.animation: decoding it would take about [0-9]* MiB (the file and the codec's model of it), more than --cache-mb=1 lets it take: raise --cache-mb"
@@ -47,6 +50,23 @@ for f in model text; do
   "$A" decode "$tmp/$f.animation" -o "$tmp/$f.out" || bad "$f: decode under the default failed"
   echo "ok $f under the default: $(stat -c %s "$tmp/$f.out") bytes of YAML"
 done
+# animfs check asks the same within its pool: each file refused with its reason, the
+# walk goes on, a small peak
+mkdir -p "$tmp/set" && cp "$tmp/model.animation" "$tmp/text.animation" "$tmp/huge.animation" "$tmp/set/"
+rc=0
+/usr/bin/time -f %M -o "$tmp/kb" "$A" check --cache-mb=1 "$tmp/set" >"$tmp/out" 2>&1 || rc=$?
+[ "$rc" = 1 ] || bad "check --cache-mb=1: exit $rc"
+# (a check holds the whole bound for one file, 49 MiB: the model's 36 MiB fit it, its
+# YAML then does not; huge.animation, 900 000 keys, asks 55 MiB for its model)
+grep -q "FAIL $tmp/set/huge.animation: decode: it would take about [0-9]* MiB (the file and the codec's model of it), more than --cache-mb=1 lets a check hold: raise --cache-mb" "$tmp/out" ||
+  bad "check: no line for huge.animation: $(cat "$tmp/out")"
+for f in model text; do
+  grep -q "FAIL $tmp/set/$f.animation: decode: its YAML would be more than [0-9]* MiB, more than --cache-mb=1 lets a check hold: raise --cache-mb" "$tmp/out" ||
+    bad "check: no line for $f.animation: $(cat "$tmp/out")"
+done
+mib=$(($(tail -1 "$tmp/kb") / 1024))
+if [ "$A" != "$ANIMFS" ] && [ "$mib" -gt 65 ]; then bad "check: max RSS $mib MiB, over 65"; fi
+echo "ok check --cache-mb=1: the three refused ($mib MiB)"
 "$A" decode --cache-mb=0 "$tmp/text.animation" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q -- "--cache-mb wants a number of MiB" "$tmp/err" || bad "--cache-mb=0: exit $rc: $(cat "$tmp/err")"
 [ $fails = 0 ] && echo "decode_bound: ok"
