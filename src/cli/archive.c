@@ -322,15 +322,25 @@ int af_cli_arc_render_with(const char *path, const char *arc, const char *member
 }
 
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
-		      const char *schema_ref, const struct af_opts *opts)
+		      const char *schema_ref, const struct af_opts *opts, size_t cache_bytes)
 {
 	struct af_buf yaml = AF_BUF_INIT;
 	struct af_diag d;
 	const char *where = arc;
 	int rc = AF_EXIT_FAIL;
+	/* the document within half the bound, as a file's (convert.c) */
+	struct af_buf_bound text = {(cache_bytes + AF_BOUND_EXTRA - AF_YTREE_RESERVE) / 2, NULL, NULL, 0};
 	af_diag_init(&d);
-	if (af_cli_arc_render(path, arc, member, schema_ref, opts, &yaml, &where, &d))
+	yaml.bound = &text;
+	if (af_cli_arc_render(path, arc, member, schema_ref, opts, &yaml, &where, &d) || yaml.over) {
+		if (yaml.over) {
+			af_diag_clear(&d);
+			af_diag_error(&d, AF_ENOMEM, "its YAML would be more than %zu MiB, more than "
+				      "--cache-mb=%zu lets it take: raise --cache-mb", text.max >> 20,
+				      cache_bytes >> 20);
+		}
 		goto out;
+	}
 	if (emit(&yaml, out, &d)) {
 		where = out ? out : "stdout";
 		goto out;

@@ -17,10 +17,11 @@ int af_cli_arc_split(const char *path, char *arc, size_t size, const char **memb
 /* decode: member's YAML (or index.yaml; member NULL: the whole container as one
  * document, its index and every member) to stdout or to out. A member's YAML starts with
  * the modeline of schema_ref (af_codec_modeline); the members render with opts (io.h;
- * NULL: the defaults). Returns an exit code. */
+ * NULL: the defaults). The document stays within half of cache_bytes (--cache-mb) + 64
+ * MiB, as a file's decode. Returns an exit code. */
 struct af_opts;
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
-		      const char *schema_ref, const struct af_opts *opts);
+		      const char *schema_ref, const struct af_opts *opts, size_t cache_bytes);
 /* What decode writes for path (arc, member as af_cli_arc_split gave them), appended to
  * out instead: for `animfs plot` and the like. 0, or AF_E* with d set (or, for a member
  * that is not there, with the reason already on stderr and d clear); *where is the

@@ -351,9 +351,9 @@ int af_cli_decode(int argc, char **argv)
 		return AF_EXIT_USAGE;
 	}
 	if (af_cli_arc_split(a.in, pkg, sizeof(pkg), &member)) /* members name their codec */
-		return af_cli_arc_decode(a.in, pkg, member, a.out, a.schema_ref, &a.opts);
+		return af_cli_arc_decode(a.in, pkg, member, a.out, a.schema_ref, &a.opts, a.cache_bytes);
 	if (!a.format && strcmp(a.in, "-") && af_cli_arc_of(a.in)) /* a whole container, for diffs */
-		return af_cli_arc_decode(a.in, a.in, NULL, a.out, NULL, &a.opts);
+		return af_cli_arc_decode(a.in, a.in, NULL, a.out, NULL, &a.opts, a.cache_bytes);
 	return convert(&a, 1);
 }
 

@@ -67,6 +67,32 @@ done
 mib=$(($(tail -1 "$tmp/kb") / 1024))
 if [ "$A" != "$ANIMFS" ] && [ "$mib" -gt 65 ]; then bad "check: max RSS $mib MiB, over 65"; fi
 echo "ok check --cache-mb=1: the three refused ($mib MiB)"
+# a container decoded whole: its document (every member's YAML) within the same half;
+# a PKS of the Shenmue motion bank twice (29 MB of YAML) under --cache-mb=1
+bank=${ANIMFS_SAMPLES:-$src/../shared/samples}/shenmue/dashgl_motion.bin
+if [ -f "$bank" ]; then
+  python3 - "$bank" "$tmp/TWO.PKS" <<'PY' || { echo "cannot build TWO.PKS"; exit 1; }
+import struct, sys
+b = open(sys.argv[1], "rb").read()
+pad = bytes((-len(b)) % 32)
+body = b + pad + b + pad
+dir_off = 16 + len(body)
+ipac = b"IPAC" + struct.pack("<III", dir_off, 2, dir_off)
+ipac += body + struct.pack("<8s4sII", b"BANK_A", b"MOTN", 16, len(b))
+ipac += struct.pack("<8s4sII", b"BANK_B", b"MOTN", 16 + len(b) + len(pad), len(b))
+open(sys.argv[2], "wb").write(b"PAKS" + struct.pack("<III", 16, 0, 1) + ipac)
+PY
+  rc=0
+  "$A" decode --cache-mb=1 "$tmp/TWO.PKS" -o "$tmp/two.yaml" 2>"$tmp/err" || rc=$?
+  [ "$rc" = 1 ] && grep -q "TWO.PKS: its YAML would be more than [0-9]* MiB, more than --cache-mb=1 lets it take: raise --cache-mb" "$tmp/err" ||
+    bad "TWO.PKS under --cache-mb=1: exit $rc: $(cat "$tmp/err")"
+  [ -e "$tmp/two.yaml" ] && bad "TWO.PKS: something was written under --cache-mb=1"
+  "$A" decode "$tmp/TWO.PKS" -o "$tmp/two.yaml" 2>"$tmp/err" || bad "TWO.PKS under the default: $(cat "$tmp/err")"
+  n=$(grep -c "^  BANK_[AB].MOTN:" "$tmp/two.yaml")
+  echo "ok TWO.PKS: refused under --cache-mb=1, $(stat -c %s "$tmp/two.yaml") bytes under the default ($n members shown)"
+else
+  echo "the samples are missing: no container decoded whole"
+fi
 "$A" decode --cache-mb=0 "$tmp/text.animation" >/dev/null 2>"$tmp/err"; rc=$?
 [ $rc = 2 ] && grep -q -- "--cache-mb wants a number of MiB" "$tmp/err" || bad "--cache-mb=0: exit $rc: $(cat "$tmp/err")"
 [ $fails = 0 ] && echo "decode_bound: ok"
