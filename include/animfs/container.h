@@ -127,13 +127,12 @@ struct af_container {
 		    struct af_diag *d);
 	/* A rebuild with nothing changed (for `animfs check`); NULL: the file itself. */
 	int (*rebuild)(void *st, struct af_buf *image, struct af_diag *d);
-	/* Optional: the same bytes handed to put in order, in chunks, never held whole (the
-	 * plan of no change, pieces of the bytes it was opened from, through
-	 * af_pieces_each): what `animfs check` compares with the file, in memory that does
-	 * not grow with it. 0, or put's error / AF_E*. NULL: rebuild's image. */
-	int (*rebuild_each)(void *st,
-			    int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
-			    void *ctx, struct af_diag *d);
+	/* Optional: the same bytes as pieces (appended to out) of the bytes it was opened
+	 * from (*src): the plan of no change, which `animfs check` compares with the file as
+	 * af_pieces_each hands it over, in memory that does not grow with it. NULL:
+	 * rebuild's image. */
+	int (*rebuild_plan)(void *st, struct af_pieces *out, const struct af_src **src,
+			    struct af_diag *d);
 	/* Optional (NULL: members are never added): the whole container anew with a new
 	 * member called name ("x.jazz": the container picks its kind and key from the name)
 	 * of the codec named codec, holding body, every other member byte for byte (any
@@ -260,8 +259,8 @@ int af_archive_same_member(const struct af_archive *a, const struct af_archive *
 			   struct af_diag *d);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
-/* A rebuild of a without changes handed to put in order (the container's rebuild_each,
- * else its rebuild's image in one call): 0, put's error or AF_E* with d; AF_EUNSUP when
+/* A rebuild of a without changes handed to put in order (the container's rebuild_plan
+ * through af_pieces_each, else its rebuild's image in one call): 0, put's error or AF_E* with d; AF_EUNSUP when
  * the container rebuilds nothing. */
 int af_archive_rebuild_each(const struct af_archive *a,
 			    int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),

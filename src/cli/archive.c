@@ -515,7 +515,7 @@ static void check_archive(const struct checker *ck, struct af_archive *a, const 
 	}
 	af_buf_free(&body);
 	af_diag_clear(&d);
-	if (!a->c->rebuild && !a->c->rebuild_each) { /* the file itself */
+	if (!a->c->rebuild && !a->c->rebuild_plan) { /* the file itself */
 		st->rebuilt++;
 		goto out;
 	}

@@ -600,17 +600,12 @@ static int afs_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return afs_rebuild_with(st, -1, NULL, 0, image, d);
 }
 
-static int afs_rebuild_each(void *st,
-			    int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
-			    void *ctx, struct af_diag *d)
+static int afs_rebuild_plan(void *st, struct af_pieces *out, const struct af_src **src,
+			    struct af_diag *d)
 {
 	const struct afs *a = st;
-	struct af_pieces p = AF_PIECES_INIT;
-	int rc = afs_plan_with(a, -1, NULL, 0, NULL, &p, d);
-	if (!rc)
-		rc = af_pieces_each(&p, &a->src, put, ctx, d);
-	af_pieces_free(&p);
-	return rc;
+	*src = &a->src;
+	return afs_plan_with(a, -1, NULL, 0, NULL, out, d);
 }
 
 static int afs_layer(void *st, struct af_buf *out)
@@ -681,6 +676,6 @@ const struct af_container af_container_afs = {
 	.span = afs_span,
 	.head = afs_head,
 	.rebuild = afs_rebuild,
-	.rebuild_each = afs_rebuild_each,
+	.rebuild_plan = afs_rebuild_plan,
 	.layer_yaml = afs_layer,
 };

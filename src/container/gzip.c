@@ -518,17 +518,13 @@ static int gz_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return af_src_append(&g->src, 0, g->len, image, d);
 }
 
-/* The stored bytes as they are (gz_rebuild's), in chunks. */
-static int gz_rebuild_each(void *st,
-			   int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
-			   void *ctx, struct af_diag *d)
+/* The stored bytes as they are (gz_rebuild's), as one copy. */
+static int gz_rebuild_plan(void *st, struct af_pieces *out, const struct af_src **src,
+			   struct af_diag *d)
 {
 	const struct gz *g = st;
-	struct af_pieces p = AF_PIECES_INIT;
-	int rc = af_pieces_copy(&p, 0, g->len) ? af_diag_error(d, AF_ENOMEM, "out of memory")
-					       : af_pieces_each(&p, &g->src, put, ctx, d);
-	af_pieces_free(&p);
-	return rc;
+	*src = &g->src;
+	return af_pieces_copy(out, 0, g->len) ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 }
 
 /* Whether inner stands for the inflated bytes as they are: every copy at its own
@@ -684,7 +680,7 @@ const struct af_container af_container_gzip = {
 	.index_yaml = gz_members,
 	.replace = gz_replace,
 	.rebuild = gz_rebuild,
-	.rebuild_each = gz_rebuild_each,
+	.rebuild_plan = gz_rebuild_plan,
 	.layer = 1,
 	.layer_yaml = gz_layer,
 };

@@ -648,17 +648,12 @@ int ipac_st_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return ipac_view_rebuild(st, -1, NULL, 0, image, d);
 }
 
-int ipac_st_rebuild_each(void *st,
-			 int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
-			 void *ctx, struct af_diag *d)
+int ipac_st_rebuild_plan(void *st, struct af_pieces *out, const struct af_src **src,
+			 struct af_diag *d)
 {
 	const struct ipac_view *v = st;
-	struct af_pieces p = AF_PIECES_INIT;
-	int rc = ipac_view_plan(v, -1, NULL, 0, &p, d);
-	if (!rc)
-		rc = af_pieces_each(&p, &v->blk.src, put, ctx, d);
-	af_pieces_free(&p);
-	return rc;
+	*src = &v->blk.src;
+	return ipac_view_plan(v, -1, NULL, 0, out, d);
 }
 
 int ipac_st_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,

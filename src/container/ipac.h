@@ -107,9 +107,8 @@ int ipac_st_members(void *st, const char *name, struct af_buf *out);
 int ipac_st_replace(void *st, size_t i, const uint8_t *body, size_t n, struct af_buf *image,
 		    struct af_diag *d);
 int ipac_st_rebuild(void *st, struct af_buf *image, struct af_diag *d);
-int ipac_st_rebuild_each(void *st,
-			 int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
-			 void *ctx, struct af_diag *d);
+int ipac_st_rebuild_plan(void *st, struct af_pieces *out, const struct af_src **src,
+			 struct af_diag *d);
 int ipac_st_plan(void *st, size_t i, const uint8_t *body, size_t n, struct af_pieces *out,
 		 struct af_diag *d);
 int ipac_st_span(void *st, size_t i, uint64_t *off, uint64_t *len);
@@ -120,7 +119,7 @@ int ipac_st_head(void *st, size_t i, uint8_t *buf, size_t n, size_t *got, struct
 	.count = ipac_st_count, .member = ipac_st_member, .body = ipac_st_body,           \
 	.member_io = ipac_st_member_io, .index_yaml = ipac_st_members,                    \
 	.replace = ipac_st_replace, .rebuild = ipac_st_rebuild,                            \
-	.rebuild_each = ipac_st_rebuild_each, .plan = ipac_st_plan, .span = ipac_st_span, \
+	.rebuild_plan = ipac_st_rebuild_plan, .plan = ipac_st_plan, .span = ipac_st_span, \
 	.head = ipac_st_head, .tables = ipac_st_tables
 
 #endif

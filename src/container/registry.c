@@ -407,8 +407,14 @@ int af_archive_rebuild_each(const struct af_archive *a,
 {
 	struct af_buf image = AF_BUF_INIT;
 	int rc;
-	if (a->c->rebuild_each)
-		return a->c->rebuild_each(a->st, put, ctx, d);
+	if (a->c->rebuild_plan) {
+		struct af_pieces p = AF_PIECES_INIT;
+		const struct af_src *src = NULL;
+		if (!(rc = a->c->rebuild_plan(a->st, &p, &src, d)))
+			rc = af_pieces_each(&p, src, put, ctx, d);
+		af_pieces_free(&p);
+		return rc;
+	}
 	if (!a->c->rebuild)
 		return af_diag_error(d, AF_EUNSUP, "a %s is not rebuilt", a->c->noun);
 	if (!(rc = a->c->rebuild(a->st, &image, d)))

@@ -716,17 +716,12 @@ static int pkg_rebuild(void *st, struct af_buf *image, struct af_diag *d)
 	return af_dbpf_rebuild(&((struct af_pkgview *)st)->pkg, NULL, 0, image, d);
 }
 
-static int pkg_rebuild_each(void *st,
-			    int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
-			    void *ctx, struct af_diag *d)
+static int pkg_rebuild_plan(void *st, struct af_pieces *out, const struct af_src **src,
+			    struct af_diag *d)
 {
 	const struct af_dbpf *pkg = &((struct af_pkgview *)st)->pkg;
-	struct af_pieces p = AF_PIECES_INIT;
-	int rc = af_dbpf_plan(pkg, NULL, 0, &p, d);
-	if (!rc)
-		rc = af_pieces_each(&p, &pkg->src, put, ctx, d);
-	af_pieces_free(&p);
-	return rc;
+	*src = &pkg->src;
+	return af_dbpf_plan(pkg, NULL, 0, out, d);
 }
 
 static int pkg_add(void *st, const char *name, const char *codec, const uint8_t *body, size_t n,
@@ -764,7 +759,7 @@ const struct af_container af_container_sims3_package = {
 	.span = pkg_span,
 	.head = pkg_head,
 	.rebuild = pkg_rebuild,
-	.rebuild_each = pkg_rebuild_each,
+	.rebuild_plan = pkg_rebuild_plan,
 	.add = pkg_add,
 	.remove = pkg_remove,
 	.overlay_merge = af_pkg_overlay_merge,

@@ -152,7 +152,7 @@ static int container_step(const struct job *j, struct af_buf *trace, struct af_d
 	if (!rc && a.c->rebuild && !(rc = a.c->rebuild(a.st, &img, d)))
 		af_buf_append(trace, img.data, img.len);
 	/* the rebuild handed in pieces (what `animfs check` compares): the same bytes */
-	if (!rc && a.c->rebuild_each && !(rc = af_archive_rebuild_each(&a, collect, &each, d)) &&
+	if (!rc && a.c->rebuild_plan && !(rc = af_archive_rebuild_each(&a, collect, &each, d)) &&
 	    !img.failed) {
 		assert_int_equal(each.len, img.len);
 		assert_memory_equal(each.data, img.data, img.len);
