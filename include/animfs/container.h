@@ -288,10 +288,8 @@ int af_member_yaml(const struct af_archive *a, size_t i, struct af_buf *yaml, st
 int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_opts *opts,
 			struct af_buf *yaml, struct af_diag *d);
 /* The same within the caller's memory bound (struct af_io.mem_room): once the member's
- * bytes are read, AF_MEMBER_PER_BYTE times their size is asked for (the member and a
- * model of it) and the codec may ask for more; AF_ENOMEM with d saying how much when it
- * is refused. */
-#define AF_MEMBER_PER_BYTE 8
+ * bytes are read, af_model_of their size is asked for (io.h) and the codec may ask for
+ * more; AF_ENOMEM with d saying how much when it is refused. */
 int af_member_yaml_room(const struct af_archive *a, size_t i, int (*mem_room)(void *ctx, size_t want),
 			void *mem_ctx, struct af_buf *yaml, struct af_diag *d);
 /* Encode yaml for member i (the one rule: its format must be the member's codec).

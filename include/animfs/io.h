@@ -28,6 +28,16 @@ static inline int af_opts_on(const struct af_opts *o, const char *name)
 	return 0;
 }
 
+/* What a caller asks af_io.mem_room for before a decode, a byte of the binary: the
+ * binary and a model of it (the real samples' decodes peak at 13-15x the binary, text
+ * included); a codec whose model may be far larger (compressed data) asks for itself.
+ * Saturates instead of wrapping. */
+#define AF_MODEL_PER_BYTE 8
+static inline size_t af_model_of(uint64_t n)
+{
+	return n < SIZE_MAX / AF_MODEL_PER_BYTE ? AF_MODEL_PER_BYTE * (size_t)n : SIZE_MAX;
+}
+
 /* Where the bytes come from. Codecs that need companion files (a name map
  * next to a state machine) ask through this; all members may be NULL. */
 struct af_io {

@@ -328,17 +328,13 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 	struct af_diag d;
 	const char *where = arc;
 	int rc = AF_EXIT_FAIL;
-	/* the document within half the bound, as a file's (convert.c) */
-	struct af_buf_bound text = {(cache_bytes + AF_BOUND_EXTRA - AF_YTREE_RESERVE) / 2, NULL, NULL, 0};
+	struct af_cli_bound bound; /* the document within the text half, as a file's */
+	af_cli_bound_init(&bound, cache_bytes);
 	af_diag_init(&d);
-	yaml.bound = &text;
+	yaml.bound = &bound.text;
 	if (af_cli_arc_render(path, arc, member, schema_ref, opts, &yaml, &where, &d) || yaml.over) {
-		if (yaml.over) {
-			af_diag_clear(&d);
-			af_diag_error(&d, AF_ENOMEM, "its YAML would be more than %zu MiB, more than "
-				      "--cache-mb=%zu lets it take: raise --cache-mb", text.max >> 20,
-				      cache_bytes >> 20);
-		}
+		if (yaml.over)
+			af_cli_bound_refusal(&bound, 1, &d);
 		goto out;
 	}
 	if (emit(&yaml, out, &d)) {

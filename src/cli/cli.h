@@ -97,6 +97,21 @@ void af_cli_io_close(struct af_cli_io *c);
  * error on stderr naming them and -1. */
 int af_cli_parse_mb(const char *cmd, const char *opt, const char *v, size_t min_mb, size_t *bytes);
 
+/* A decode's memory bound (`animfs decode --cache-mb=N`, a file's or a container's): half
+ * of N + 64 MiB (less what the process keeps) for the YAML (text: the output buffer's
+ * bound), half for the binary and the codec's model of it (af_cli_bound_room as
+ * af_io.mem_room, and asked with af_model_of the binary before it is read). */
+struct af_cli_bound {
+	struct af_buf_bound text;
+	size_t cache_bytes, model_max, model_want;
+	int refused;
+};
+void af_cli_bound_init(struct af_cli_bound *b, size_t cache_bytes);
+int af_cli_bound_room(void *bound, size_t want);
+/* What a decode past it says (d): the model refused, or (over) its YAML; names
+ * --cache-mb. */
+void af_cli_bound_refusal(const struct af_cli_bound *b, int over, struct af_diag *d);
+
 /* Where decodes point their modeline: the installed schemas, as a file:// URI. */
 void af_cli_schema_ref(char *out, size_t size);
 

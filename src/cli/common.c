@@ -96,6 +96,36 @@ int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, stru
 	return write_in_place(path, data, n, d);
 }
 
+void af_cli_bound_init(struct af_cli_bound *b, size_t cache_bytes)
+{
+	size_t half = (cache_bytes + AF_BOUND_EXTRA - AF_YTREE_RESERVE) / 2;
+	*b = (struct af_cli_bound){{half, NULL, NULL, 0}, cache_bytes, half, 0, 0};
+}
+
+int af_cli_bound_room(void *bound, size_t want)
+{
+	struct af_cli_bound *b = bound;
+	if (want <= b->model_max)
+		return 1;
+	b->refused = 1;
+	b->model_want = want;
+	return 0;
+}
+
+void af_cli_bound_refusal(const struct af_cli_bound *b, int over, struct af_diag *d)
+{
+	af_diag_clear(d);
+	if (!over)
+		af_diag_error(d, AF_ENOMEM,
+			      "decoding it would take about %zu MiB (the file and the codec's model of "
+			      "it), more than --cache-mb=%zu lets it take: raise --cache-mb",
+			      b->model_want >> 20, b->cache_bytes >> 20);
+	else
+		af_diag_error(d, AF_ENOMEM,
+			      "its YAML would be more than %zu MiB, more than --cache-mb=%zu lets it "
+			      "take: raise --cache-mb", b->text.max >> 20, b->cache_bytes >> 20);
+}
+
 int af_cli_parse_mb(const char *cmd, const char *opt, const char *v, size_t min_mb, size_t *bytes)
 {
 	char *end;

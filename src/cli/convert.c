@@ -216,46 +216,6 @@ static int relayout(const struct args *a, const struct af_codec *c, struct af_bu
 	return rc == AF_ENOMEM ? -1 : 0;
 }
 
-/* A decode's memory bound: half of --cache-mb + 64 MiB (less what the process keeps)
- * for the text, half for the binary and the codec's model of it (asked for before it is
- * made: 8x the binary, and by a codec whose data may be far larger, af_io.mem_room). */
-struct decode_bound {
-	struct af_buf_bound text;
-	size_t model_max, model_want;
-	int refused;
-};
-
-static int decode_room(void *ctx, size_t want)
-{
-	struct decode_bound *b = ctx;
-	if (want <= b->model_max)
-		return 1;
-	b->refused = 1;
-	b->model_want = want;
-	return 0;
-}
-
-static void decode_bound_init(struct decode_bound *b, size_t cache_bytes)
-{
-	size_t half = (cache_bytes + AF_BOUND_EXTRA - AF_YTREE_RESERVE) / 2;
-	*b = (struct decode_bound){{half, NULL, NULL, 0}, half, 0, 0};
-}
-
-/* What a decode past its bound says (d), naming --cache-mb. */
-static void decode_too_big(const struct decode_bound *b, size_t cache_bytes, struct af_diag *d)
-{
-	af_diag_clear(d);
-	if (b->refused)
-		af_diag_error(d, AF_ENOMEM,
-			      "decoding it would take about %zu MiB (the file and the codec's model of "
-			      "it), more than --cache-mb=%zu lets it take: raise --cache-mb",
-			      b->model_want >> 20, cache_bytes >> 20);
-	else
-		af_diag_error(d, AF_ENOMEM,
-			      "its YAML would be more than %zu MiB, more than --cache-mb=%zu lets it "
-			      "take: raise --cache-mb", b->text.max >> 20, cache_bytes >> 20);
-}
-
 /* What decode and encode share: read a->in, run it through the codec one way, write a->out.
  * Siblings are looked up beside the binary side (the input to decode, the output of encode). */
 static int convert(const struct args *a, int decode)
@@ -263,27 +223,26 @@ static int convert(const struct args *a, int decode)
 	struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_cli_io io;
-	struct decode_bound bound;
+	struct af_cli_bound bound;
 	const struct af_codec *c;
 	int rc = AF_EXIT_FAIL;
 
 	af_diag_init(&d);
-	decode_bound_init(&bound, a->cache_bytes);
+	af_cli_bound_init(&bound, a->cache_bytes);
 	af_cli_io_init(&io, decode ? a->in : a->out, !decode); /* !decode: names typed are kept */
 	if (decode) {
 		io.d.io.opts = &a->opts;
-		io.d.io.mem_room = decode_room;
+		io.d.io.mem_room = af_cli_bound_room;
 		io.d.io.mem_ctx = &bound;
 		out.bound = &bound.text;
 	}
 	struct stat st;
 	if (decode && strcmp(a->in, "-") && stat(a->in, &st) == 0 && S_ISREG(st.st_mode) &&
-	    (uint64_t)st.st_size > bound.model_max / 8) { /* not read: the binary and its model */
-		decode_room(&bound, (uint64_t)st.st_size < SIZE_MAX / 8 ? 8 * (size_t)st.st_size : SIZE_MAX);
-		decode_too_big(&bound, a->cache_bytes, &d);
+	    !af_cli_bound_room(&bound, af_model_of((uint64_t)st.st_size))) { /* not read */
+		af_cli_bound_refusal(&bound, 0, &d);
 		goto out;
 	}
-	if (read_input(a->in, decode ? bound.model_max / 8 : AF_MAX_YAML, &in, &d))
+	if (read_input(a->in, decode ? bound.model_max / AF_MODEL_PER_BYTE : AF_MAX_YAML, &in, &d))
 		goto out;
 	c = decode ? pick_decoder(a, &io.d.io, &in, &d, &rc) : encoder(a, &in, &d);
 	if (!c)
@@ -296,7 +255,7 @@ static int convert(const struct args *a, int decode)
 		io.d.io.yaml_max = af_ytree_budget(a->cache_bytes, in.len);
 	int crc = (decode ? c->to_yaml : c->from_yaml)(in.data, in.len, &io.d.io, &out, &d);
 	if (decode && (out.over || bound.refused)) {
-		decode_too_big(&bound, a->cache_bytes, &d);
+		af_cli_bound_refusal(&bound, out.over, &d);
 		goto out;
 	}
 	if (decode && crc == AF_VIEW_READONLY) {

@@ -787,7 +787,7 @@ static int member_yaml(const struct af_archive *a, size_t i, const struct af_opt
 	io.mem_room = mem_room;
 	io.mem_ctx = mem_ctx;
 	if (!rc && !(rc = a->c->body(a->st, i, &body, d))) {
-		size_t want = body.len < SIZE_MAX / AF_MEMBER_PER_BYTE ? AF_MEMBER_PER_BYTE * body.len : SIZE_MAX;
+		size_t want = af_model_of(body.len);
 		if (mem_room && !mem_room(mem_ctx, want))
 			rc = af_diag_error(d, AF_ENOMEM, "its %zu bytes take about %zu MiB to show",
 					   body.len, want >> 20);

@@ -383,12 +383,6 @@ ghosts:
 	return 0;
 }
 
-/* What a render holds beside its text, a byte of the binary, about (the binary, and a
- * model of it: the real samples' decodes peak at 13-15x the binary, text included). A
- * codec whose model may be far larger than its file (a compressed one) asks for itself
- * (af_io.mem_room). */
-#define RENDER_PER_BYTE 8
-
 /* A render past its bound: said, and the file shown as its plain binary for the rest
  * of the mount (the verdict is not kept on disk: another --cache-mb may show it). */
 static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
@@ -427,7 +421,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		af_buf_reset(&in);
 		af_diag_clear(&d);
 		/* the binary and a model of it: within the bound before the file is read */
-		if (!af_render_mem_room(&rb, RENDER_PER_BYTE * (size_t)st.st_size)) {
+		if (!af_render_mem_room(&rb, af_model_of((uint64_t)st.st_size))) {
 			rc = refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
 			goto out;
 		}
