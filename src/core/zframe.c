@@ -5,6 +5,7 @@
 #include <zlib.h>
 
 #include "animfs/bytes.h"
+#include "animfs/inflate.h"
 #include "animfs/zframe.h"
 
 #define INFLATE_ROOM_ONCE (8u << 20)
@@ -35,6 +36,28 @@ static int feed(z_stream *zs, const struct af_src *src, uint64_t off, size_t n, 
 	return 0;
 }
 
+/* The stream whole in memory into the room made for all of it: af_inflate_fast, zlib
+ * framing checked here (the header zlib takes with a 32 KiB window and no dictionary,
+ * the Adler-32 trailer). 0: done, exactly as zlib would have; else zlib decides. */
+static int inflate_in_memory(int raw, const uint8_t *in, size_t n, size_t max_out,
+			     struct af_buf *out, size_t *consumed)
+{
+	size_t hdr = raw ? 0 : 2, used, len;
+	if (!raw && (n < 6 || (in[0] & 15) != 8 || in[0] >> 4 != 7 || (in[1] & 0x20) ||
+		     (in[0] << 8 | in[1]) % 31))
+		return -1;
+	if (af_inflate_fast(in + hdr, n - hdr, out->data + out->len, max_out - out->len,
+			    out->cap - out->len, &used, &len))
+		return -1;
+	used += hdr;
+	if (!raw && (n - used < 4 || af_be32(in + used) != af_adler32(1, out->data + out->len, len)))
+		return -1;
+	out->len += len;
+	if (consumed)
+		*consumed = raw ? used : used + 4;
+	return 0;
+}
+
 /* One bounded inflate of the n bytes at off of src; raw: a raw deflate stream
  * (windowBits -15), else zlib framing. out NULL: count the bytes only (*counted),
  * through a small scratch buffer. */
@@ -62,6 +85,9 @@ static int inflate_bits(int raw, const struct af_src *src, uint64_t off, size_t 
 	else if (max_out > out->len && max_out - out->len <= INFLATE_ROOM_ONCE &&
 		 af_buf_reserve(out, max_out - out->len + 1))
 		return af_diag_error(d, AF_ENOMEM, "out of memory while inflating");
+	if (out != &scratch && src->mem && out->cap - out->len > max_out - out->len &&
+	    !inflate_in_memory(raw, src->mem + off, n, max_out, out, consumed))
+		return AF_OK;
 	if (inflateInit2(&zs, raw ? -15 : 15) != Z_OK)
 		return af_diag_error(d, AF_ENOMEM, "zlib: cannot initialise inflate");
 	/* zlib framing: the Adler-32 trailer is compared below, with af_adler32 (zlib
