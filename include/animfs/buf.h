@@ -56,6 +56,11 @@ void *af_alloc(size_t n);
 void *af_alloc_zeroed(size_t count, size_t size);
 void *af_resize(void *p, size_t n);
 char *af_strcopy(const char *s);
+/* A block of at least n bytes (*got: its size) that may be one freed before, its pages
+ * still mapped (the daemon keeps up to 8 MiB of such blocks: the arenas of renders);
+ * give it back with af_free_warm(p, *got), never free(). */
+void *af_alloc_warm(size_t n, size_t *got);
+void af_free_warm(void *p, size_t size);
 
 /* Room for element n of a heap array (af_alloc) of *cap elements of `size` bytes: the
  * array itself while n < *cap, else the array grown to twice *cap (`first` when empty)

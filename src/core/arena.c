@@ -23,7 +23,7 @@ void af_arena_free(struct af_arena *a)
 	struct af_arena_block *b = a->head;
 	while (b) {
 		struct af_arena_block *next = b->next;
-		free(b);
+		af_free_warm(b, sizeof(*b) + b->size);
 		b = next;
 	}
 	a->head = NULL;
@@ -52,10 +52,11 @@ static void *take(struct af_arena *a, size_t size, size_t al, int zero)
 			bs = 64 * 1024;
 		if (bs < size)
 			bs = size;
-		struct af_arena_block *nb = af_alloc(sizeof(*nb) + bs);
+		size_t got;
+		struct af_arena_block *nb = af_alloc_warm(sizeof(*nb) + bs, &got);
 		if (!nb)
 			return NULL;
-		nb->size = bs;
+		nb->size = got - sizeof(*nb); /* a kept block may be larger */
 		nb->used = 0;
 		/* keep a partly used head in front when the new block is a one-off */
 		if (b && size > b->size && b->size - b->used > 4096) {

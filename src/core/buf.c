@@ -1,4 +1,5 @@
 /* Growable byte buffer with a sticky failure flag, and little-endian writers. */
+#include <pthread.h>
 #include <stdarg.h>
 #include <stdio.h>
 #ifdef __GLIBC__
@@ -9,6 +10,31 @@
 
 #include "animfs/buf.h"
 #include "animfs/diag.h"
+
+/* Warm blocks (af_alloc_warm): a few freed blocks kept for the next render, whose
+ * pages are then already mapped. Off (0) but in the daemon, where the mmap threshold
+ * makes every block past 256 KiB fresh pages, faulted in one by one: the arenas of
+ * 1,015 Diesel renders cost ~5,800 page faults of 45,000 (docs/benchmark.md). */
+#define WARM_DAEMON (8u << 20) /* bytes kept at most, in all */
+#define WARM_BLOCK (2u << 20)  /* the largest block kept */
+#define WARM_SLOTS 16
+#define WARM_MIN (256u << 10) /* af_buf: the daemon's mmap threshold */
+static struct {
+	pthread_mutex_t lock;
+	size_t max, bytes;
+	unsigned n;
+	struct {
+		void *p;
+		size_t size;
+	} slot[WARM_SLOTS];
+} warm = { .lock = PTHREAD_MUTEX_INITIALIZER };
+
+static void warm_set_max(size_t max)
+{
+	pthread_mutex_lock(&warm.lock);
+	warm.max = max;
+	pthread_mutex_unlock(&warm.lock);
+}
 
 void af_heap_policy(enum af_heap_kind kind)
 {
@@ -39,6 +65,7 @@ void af_heap_policy(enum af_heap_kind kind)
 	 * listing or read measured slower (docs/benchmark.md). */
 	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
 	mallopt(M_ARENA_MAX, 1);
+	warm_set_max(WARM_DAEMON);
 #else
 	(void)kind;
 #endif
@@ -59,6 +86,52 @@ static int alloc_fails(void)
 {
 	alloc_count++;
 	return alloc_fail_at && alloc_count >= alloc_fail_at;
+}
+
+/* A block of at least n bytes (*got: how many), a kept one when one fits (at most 2x
+ * the size asked, so a small ask does not hold a big block). */
+void *af_alloc_warm(size_t n, size_t *got)
+{
+	void *p = NULL;
+	if (alloc_fails())
+		return NULL;
+	*got = n;
+	if (!__atomic_load_n(&warm.n, __ATOMIC_RELAXED))
+		return malloc(n);
+	pthread_mutex_lock(&warm.lock);
+	unsigned best = WARM_SLOTS;
+	for (unsigned i = 0; i < warm.n; i++)
+		if (warm.slot[i].size >= n && warm.slot[i].size / 2 <= n &&
+		    (best == WARM_SLOTS || warm.slot[i].size < warm.slot[best].size))
+			best = i;
+	if (best < WARM_SLOTS) {
+		p = warm.slot[best].p;
+		*got = warm.slot[best].size;
+		warm.bytes -= *got;
+		warm.slot[best] = warm.slot[--warm.n];
+	}
+	pthread_mutex_unlock(&warm.lock);
+	return p ? p : malloc(n);
+}
+
+/* Give back a block of af_alloc_warm (size: its *got): kept while there is room. */
+void af_free_warm(void *p, size_t size)
+{
+	if (!p)
+		return;
+	if (size <= WARM_BLOCK && __atomic_load_n(&warm.max, __ATOMIC_RELAXED)) {
+		pthread_mutex_lock(&warm.lock);
+		int kept = warm.n < WARM_SLOTS && warm.bytes + size <= warm.max;
+		if (kept) {
+			warm.slot[warm.n].p = p;
+			warm.slot[warm.n++].size = size;
+			warm.bytes += size;
+		}
+		pthread_mutex_unlock(&warm.lock);
+		if (kept)
+			return;
+	}
+	free(p);
 }
 
 void *af_alloc(size_t n)
@@ -100,7 +173,10 @@ void af_buf_init(struct af_buf *b)
 
 void af_buf_free(struct af_buf *b)
 {
-	free(b->data);
+	if (b->cap >= WARM_MIN)
+		af_free_warm(b->data, b->cap);
+	else
+		free(b->data);
 	af_buf_init(b);
 }
 
@@ -142,7 +218,10 @@ int af_buf_reserve(struct af_buf *b, size_t n)
 		cap *= 2;
 	if (cap > room)
 		cap = room;
-	uint8_t *p = af_resize(b->data, cap);
+	/* a first block of a short-lived size (not a bounded text's) may be a warm one */
+	uint8_t *p = !b->data && !b->bound && cap >= WARM_MIN && cap <= WARM_BLOCK
+			     ? af_alloc_warm(cap, &cap)
+			     : af_resize(b->data, cap);
 	if (!p) {
 		b->failed = 1;
 		return AF_ENOMEM;
