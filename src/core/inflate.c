@@ -70,12 +70,14 @@ static uint32_t entry_of(enum kind k, unsigned s)
 	return s < 29 ? (uint32_t)len_base[s] << 16 | (uint32_t)len_extra[s] << 12 : E_BAD;
 }
 
+/* the len low bits of code in reverse order (1 <= len <= 15) */
 static unsigned reverse(unsigned code, unsigned len)
 {
-	unsigned r = 0;
-	for (unsigned i = 0; i < len; i++, code >>= 1)
-		r = r << 1 | (code & 1);
-	return r;
+	code = (code & 0x5555) << 1 | (code >> 1 & 0x5555);
+	code = (code & 0x3333) << 2 | (code >> 2 & 0x3333);
+	code = (code & 0x0F0F) << 4 | (code >> 4 & 0x0F0F);
+	code = (code & 0x00FF) << 8 | (code >> 8 & 0x00FF);
+	return code >> (16 - len);
 }
 
 /* The decoding table of the n code lengths in lens (first level tb bits, room for
@@ -304,6 +306,72 @@ static int codes(struct bits *bits, const struct tables *t, uint8_t *out, size_t
 	uint8_t *p = out + *o, *lim = out + limit, *capend = out + cap;
 	const uint32_t *lt = t->lit, *dt = t->dist;
 	int rc = -1;
+	/* the fast loop, while a refill can read 8 bytes and the room holds a whole match:
+	 * up to three literals a refill (56 bits hold three codes of 15) */
+	while (b->end - b->in >= 8 && (size_t)(lim - p) >= 258) {
+		b->bb |= load64(b->in) << b->bc;
+		b->in += (63 - b->bc) >> 3;
+		b->bc |= 56;
+		uint32_t e = lt[b->bb & ((1u << LB) - 1)];
+		if (e & E_LIT) {
+			take(b, E_BITS(e));
+			*p++ = (uint8_t)E_VAL(e);
+			e = lt[b->bb & ((1u << LB) - 1)];
+			if ((e & E_LIT) && (size_t)(lim - p) >= 258) {
+				take(b, E_BITS(e));
+				*p++ = (uint8_t)E_VAL(e);
+				e = lt[b->bb & ((1u << LB) - 1)];
+				if ((e & E_LIT) && (size_t)(lim - p) >= 258) {
+					take(b, E_BITS(e));
+					*p++ = (uint8_t)E_VAL(e);
+				}
+			}
+			continue;
+		}
+		if (e & E_SUB) {
+			take(b, LB);
+			e = lt[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
+		}
+		take(b, E_BITS(e));
+		if (e & E_LIT) {
+			*p++ = (uint8_t)E_VAL(e);
+			continue;
+		}
+		if (e & (E_EOB | E_BAD)) {
+			rc = e & E_BAD ? -1 : 0;
+			goto out;
+		}
+		unsigned len = E_VAL(e) + take(b, E_EXTRA(e));
+		e = dt[b->bb & ((1u << DB) - 1)];
+		if (e & E_SUB) {
+			take(b, DB);
+			e = dt[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
+		}
+		take(b, E_BITS(e));
+		if (e & E_BAD)
+			goto out;
+		size_t dist = E_VAL(e) + take(b, E_EXTRA(e));
+		if (dist > (size_t)(p - out))
+			goto out;
+		const uint8_t *s = p - dist;
+		if (dist >= 8 && (size_t)(capend - p) >= (size_t)len + 8) {
+			uint8_t *end = p + len;
+			do {
+				memcpy(p, s, 8); /* s + 8 <= p: bytes already made */
+				p += 8;
+				s += 8;
+			} while (p < end);
+			p = end;
+		} else if (dist == 1) {
+			memset(p, p[-1], len);
+			p += len;
+		} else {
+			for (unsigned i = 0; i < len; i++)
+				p[i] = s[i];
+			p += len;
+		}
+	}
+	/* the rest, every step checked */
 	for (;;) {
 		if (b->bc < 48 && refill(b))
 			goto out;
