@@ -290,8 +290,9 @@ int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_op
 /* The same within the caller's memory bound (struct af_io.mem_room): once the member's
  * bytes are read, af_model_of their size is asked for (io.h) and the codec may ask for
  * more; AF_ENOMEM with d saying how much when it is refused. */
-int af_member_yaml_room(const struct af_archive *a, size_t i, int (*mem_room)(void *ctx, size_t want),
-			void *mem_ctx, struct af_buf *yaml, struct af_diag *d);
+int af_member_yaml_room(const struct af_archive *a, size_t i, const struct af_opts *opts,
+			int (*mem_room)(void *ctx, size_t want), void *mem_ctx, struct af_buf *yaml,
+			struct af_diag *d);
 /* Encode yaml for member i (the one rule: its format must be the member's codec).
  * When it gives the member's current bytes *changed is 0 and image stays empty;
  * otherwise image is the whole new outermost file (af_archive_replace). Nothing is

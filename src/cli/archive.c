@@ -192,7 +192,7 @@ static void put_indented(struct af_buf *out, const struct af_buf *text, int inde
  * nested container: its own whole document), or a comment saying why a member is not
  * shown. */
 static int whole(struct af_archive *a, const char *name, const struct af_opts *opts,
-		 struct af_buf *out)
+		 struct af_cli_bound *bound, struct af_buf *out)
 {
 	struct af_buf one = AF_BUF_INIT;
 	struct af_diag d;
@@ -204,8 +204,9 @@ static int whole(struct af_archive *a, const char *name, const struct af_opts *o
 		struct af_archive *sub = af_archive_sub(a, k);
 		af_buf_reset(&one);
 		af_diag_init(&d);
-		int mrc = sub ? whole(af_archive_shown(sub), a->m[k].name, opts, &one)
-			      : af_member_yaml_opts(a, k, opts, &one, &d);
+		int mrc = sub ? whole(af_archive_shown(sub), a->m[k].name, opts, bound, &one)
+			      : af_member_yaml_room(a, k, opts, bound ? af_cli_bound_room : NULL,
+						    bound, &one, &d);
 		if (!a->m[k].codec && !sub) {
 			af_buf_printf(out, "  # %s: raw (its bytes are shown as they are)\n", a->m[k].name);
 		} else if ((mrc && mrc != AF_VIEW_READONLY) || one.failed) {
@@ -248,18 +249,19 @@ static struct af_archive *member_of(struct opened *o, const char *arc, const cha
 
 /* One member of h: a nested container whole, a raw member's bytes, or its view. */
 static int member_doc(struct af_archive *h, size_t k, const char *path, const char *schema_ref,
-		      const struct af_opts *opts, struct af_buf *out, struct af_diag *d)
+		      const struct af_opts *opts, struct af_cli_bound *bound, struct af_buf *out,
+		      struct af_diag *d)
 {
 	struct af_archive *sub = af_archive_sub(h, k);
 	if (sub)
-		return whole(af_archive_shown(sub), h->m[k].name, opts, out)
+		return whole(af_archive_shown(sub), h->m[k].name, opts, bound, out)
 			       ? af_diag_error(d, AF_ENOMEM, "out of memory")
 			       : 0;
 	if (!h->m[k].codec)
 		return af_archive_body(h, k, out, d);
 	if (af_codec_modeline(af_codec_by_name(h->m[k].codec), schema_ref, out))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	int mrc = af_member_yaml_opts(h, k, opts, out, d);
+	int mrc = af_member_yaml_room(h, k, opts, bound ? af_cli_bound_room : NULL, bound, out, d);
 	if (mrc == AF_VIEW_READONLY) {
 		char msg[1200];
 		af_diag_format(d, path, msg, sizeof(msg));
@@ -271,7 +273,8 @@ static int member_doc(struct af_archive *h, size_t k, const char *path, const ch
 }
 
 static int render(const char *path, const char *arc, const char *member, const char *schema_ref,
-		  const struct af_opts *opts, struct af_buf *out, const char **where, struct af_diag *d,
+		  const struct af_opts *opts, struct af_cli_bound *bound, struct af_buf *out,
+		  const char **where, struct af_diag *d,
 		  int (*with)(void *ctx, const struct af_buf *yaml, const struct af_io *io, struct af_diag *d),
 		  void *ctx)
 {
@@ -284,7 +287,7 @@ static int render(const char *path, const char *arc, const char *member, const c
 	if ((rc = load(arc, &o, d)))
 		goto out;
 	if (!member) {
-		if (whole(af_archive_shown(&o.a), af_base(arc), opts, out))
+		if (whole(af_archive_shown(&o.a), af_base(arc), opts, bound, out))
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	} else if (!(h = member_of(&o, arc, member, 0, &k))) {
 		rc = AF_EINVAL; /* no_such said why, d stays clear */
@@ -293,7 +296,7 @@ static int render(const char *path, const char *arc, const char *member, const c
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	} else {
 		*where = path;
-		rc = member_doc(h, (size_t)k, path, schema_ref, opts, out, d);
+		rc = member_doc(h, (size_t)k, path, schema_ref, opts, bound, out, d);
 		if (!rc && with && h->m[k].codec && !af_archive_sub(h, (size_t)k)) {
 			struct af_io io;
 			h->c->member_io(h->st, (size_t)k, &io);
@@ -309,7 +312,7 @@ int af_cli_arc_render(const char *path, const char *arc, const char *member,
 		      const char *schema_ref, const struct af_opts *opts, struct af_buf *out,
 		      const char **where, struct af_diag *d)
 {
-	return render(path, arc, member, schema_ref, opts, out, where, d, NULL, NULL);
+	return render(path, arc, member, schema_ref, opts, NULL, out, where, d, NULL, NULL);
 }
 
 int af_cli_arc_render_with(const char *path, const char *arc, const char *member,
@@ -318,7 +321,7 @@ int af_cli_arc_render_with(const char *path, const char *arc, const char *member
 				       struct af_diag *d),
 			   void *ctx)
 {
-	return render(path, arc, member, NULL, NULL, out, where, d, with, ctx);
+	return render(path, arc, member, NULL, NULL, NULL, out, where, d, with, ctx);
 }
 
 int af_cli_arc_decode(const char *path, const char *arc, const char *member, const char *out,
@@ -332,9 +335,11 @@ int af_cli_arc_decode(const char *path, const char *arc, const char *member, con
 	af_cli_bound_init(&bound, cache_bytes);
 	af_diag_init(&d);
 	yaml.bound = &bound.text;
-	if (af_cli_arc_render(path, arc, member, schema_ref, opts, &yaml, &where, &d) || yaml.over) {
-		if (yaml.over)
-			af_cli_bound_refusal(&bound, 1, &d);
+	/* the members' models within the other half (af_member_yaml_room), as a file's */
+	if (render(path, arc, member, schema_ref, opts, &bound, &yaml, &where, &d, NULL, NULL) ||
+	    yaml.over || bound.refused) {
+		if (yaml.over || bound.refused)
+			af_cli_bound_refusal(&bound, yaml.over, &d);
 		goto out;
 	}
 	if (emit(&yaml, out, &d)) {

@@ -804,10 +804,11 @@ int af_member_yaml_opts(const struct af_archive *a, size_t i, const struct af_op
 	return member_yaml(a, i, opts, NULL, NULL, yaml, d);
 }
 
-int af_member_yaml_room(const struct af_archive *a, size_t i, int (*mem_room)(void *ctx, size_t want),
-			void *mem_ctx, struct af_buf *yaml, struct af_diag *d)
+int af_member_yaml_room(const struct af_archive *a, size_t i, const struct af_opts *opts,
+			int (*mem_room)(void *ctx, size_t want), void *mem_ctx, struct af_buf *yaml,
+			struct af_diag *d)
 {
-	return member_yaml(a, i, NULL, mem_room, mem_ctx, yaml, d);
+	return member_yaml(a, i, opts, mem_room, mem_ctx, yaml, d);
 }
 
 /* The caller's bound on a member's YAML tree: the outermost archive's. */

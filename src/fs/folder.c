@@ -551,7 +551,7 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 	if (!rc)
 		rc = af_view_modeline(codec, bin, &yaml);
 	if (!rc)
-		rc = af_member_yaml_room(n->a, k, af_render_mem_room, &rb, &yaml, &d);
+		rc = af_member_yaml_room(n->a, k, NULL, af_render_mem_room, &rb, &yaml, &d);
 	af_act_resume(was);
 	if (yaml.over || rb.refused) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
 		af_render_too_big(fs, &d, &rb, bin);

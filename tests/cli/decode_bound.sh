@@ -68,7 +68,8 @@ mib=$(($(tail -1 "$tmp/kb") / 1024))
 if [ "$A" != "$ANIMFS" ] && [ "$mib" -gt 65 ]; then bad "check: max RSS $mib MiB, over 65"; fi
 echo "ok check --cache-mb=1: the three refused ($mib MiB)"
 # a container decoded whole: its document (every member's YAML) within the same half;
-# a PKS of the Shenmue motion bank twice (29 MB of YAML) under --cache-mb=1
+# a PKS of the Shenmue motion bank twice (29 MB of YAML) under --cache-mb=1; a member's
+# model within the other half
 bank=${ANIMFS_SAMPLES:-$src/../shared/samples}/shenmue/dashgl_motion.bin
 if [ -f "$bank" ]; then
   python3 - "$bank" "$tmp/TWO.PKS" <<'PY' || { echo "cannot build TWO.PKS"; exit 1; }
@@ -90,6 +91,27 @@ PY
   "$A" decode "$tmp/TWO.PKS" -o "$tmp/two.yaml" 2>"$tmp/err" || bad "TWO.PKS under the default: $(cat "$tmp/err")"
   n=$(grep -c "^  BANK_[AB].MOTN:" "$tmp/two.yaml")
   echo "ok TWO.PKS: refused under --cache-mb=1, $(stat -c %s "$tmp/two.yaml") bytes under the default ($n members shown)"
+  # a member's model asked for as a file's: the bank with 2 MiB after it (a MOTN by its
+  # header; 3.7 MB whose model, about 8x, is more than the model's half of
+  # --cache-mb=1), refused by name and whole, under both; shown under the default
+  python3 - "$bank" "$tmp/BIG.PKS" <<'PY' || { echo "cannot build BIG.PKS"; exit 1; }
+import struct, sys
+b = open(sys.argv[1], "rb").read() + bytes(2 << 20)
+dir_off = 16 + len(b)
+ipac = b"IPAC" + struct.pack("<III", dir_off, 1, dir_off) + b
+ipac += struct.pack("<8s4sII", b"BANK_C", b"MOTN", 16, len(b))
+open(sys.argv[2], "wb").write(b"PAKS" + struct.pack("<III", 16, 0, 1) + ipac)
+PY
+  for what in BIG.PKS/BANK_C.MOTN BIG.PKS; do
+    rc=0
+    "$A" decode --cache-mb=1 "$tmp/$what" -o "$tmp/big.yaml" 2>"$tmp/err" || rc=$?
+    [ "$rc" = 1 ] && grep -q "decoding it would take about [0-9]* MiB (the file and the codec's model of it), more than --cache-mb=1 lets it take: raise --cache-mb" "$tmp/err" ||
+      bad "$what under --cache-mb=1: exit $rc: $(cat "$tmp/err")"
+    [ -e "$tmp/big.yaml" ] && bad "$what: something was written under --cache-mb=1"
+    "$A" decode "$tmp/$what" -o "$tmp/big.yaml" 2>"$tmp/err" || bad "$what under the default: $(cat "$tmp/err")"
+    echo "ok $what: its model refused under --cache-mb=1, $(stat -c %s "$tmp/big.yaml") bytes under the default"
+    rm -f "$tmp/big.yaml"
+  done
 else
   echo "the samples are missing: no container decoded whole"
 fi

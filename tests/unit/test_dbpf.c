@@ -632,12 +632,12 @@ static void test_pkgview_sample(void **state)
 	   * refused before the codec runs, saying how much */
 		struct af_buf yr = AF_BUF_INIT;
 		size_t limit = SIZE_MAX;
-		assert_int_equal(af_member_yaml_room(&a, (size_t)(it - v->items), room_upto, &limit, &yr, &d), 0);
+		assert_int_equal(af_member_yaml_room(&a, (size_t)(it - v->items), NULL, room_upto, &limit, &yr, &d), 0);
 		assert_int_equal(yr.len, yaml.len);
 		assert_memory_equal(yr.data, yaml.data, yaml.len);
 		af_buf_reset(&yr);
 		limit = 1024;
-		assert_int_equal(af_member_yaml_room(&a, (size_t)(it - v->items), room_upto, &limit, &yr, &d),
+		assert_int_equal(af_member_yaml_room(&a, (size_t)(it - v->items), NULL, room_upto, &limit, &yr, &d),
 				 AF_ENOMEM);
 		assert_non_null(strstr(d.msg, "bytes take about"));
 		assert_int_equal(yr.len, 0);
