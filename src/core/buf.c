@@ -11,14 +11,25 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 
+/* The daemon's mmap threshold: a block from it up is mapped on its own and given back
+ * to the system when freed. Below it blocks are the heap's, where texts the render
+ * cache keeps, evicts in LRU order and replaces leave holes: with 256 KiB, scripts/bench
+ * 3000 (--cache-mb=64, the samples beside) peaked at 133-147 MiB, over the bound of 128;
+ * with 128 KiB at 98-101 (a text's buffer is reserved from its codec's upper-bound guess,
+ * mostly past this), renders ~4% slower (docs/benchmark.md). */
+#define DAEMON_MMAP (128u << 10)
+
 /* Warm blocks (af_alloc_warm): a few freed blocks kept for the next render, whose
  * pages are then already mapped. Off (0) but in the daemon, where the mmap threshold
- * makes every block past 256 KiB fresh pages, faulted in one by one: the arenas of
+ * makes every block past it fresh pages, faulted in one by one: the arenas of
  * 1,015 Diesel renders cost ~5,800 page faults of 45,000 (docs/benchmark.md). */
 #define WARM_DAEMON (8u << 20) /* bytes kept at most, in all */
 #define WARM_BLOCK (2u << 20)  /* the largest block kept */
 #define WARM_SLOTS 16
-#define WARM_MIN (256u << 10) /* af_buf: the daemon's mmap threshold */
+#define WARM_MIN (256u << 10) /* smaller ones are not kept: below DAEMON_MMAP they are
+				  the heap's, which reuses them (kept here they would pin
+				  it), and keeping those between measured worse (45,000
+				  faults for the 1,015 renders against 39,000) */
 static struct {
 	pthread_mutex_t lock;
 	size_t max, bytes;
@@ -61,9 +72,9 @@ void af_heap_policy(enum af_heap_kind kind)
 	/* with glibc's defaults (an arena per thread, a mmap threshold that grows to the
 	 * largest block freed) freed renders stay resident and the daemon's peak far
 	 * exceeds --cache-mb. One arena: with two, scripts/bench 3000 (--cache-mb=64)
-	 * peaked at 130-136 MiB, over the bound of 128; with one at 123-125, and no
-	 * listing or read measured slower (docs/benchmark.md). */
-	mallopt(M_MMAP_THRESHOLD, 256 * 1024);
+	 * peaked at 130-136 MiB, over the bound of 128, and no listing or read measured
+	 * slower with one (docs/benchmark.md). The threshold: DAEMON_MMAP above. */
+	mallopt(M_MMAP_THRESHOLD, DAEMON_MMAP);
 	mallopt(M_ARENA_MAX, 1);
 	warm_set_max(WARM_DAEMON);
 #else
@@ -114,12 +125,14 @@ void *af_alloc_warm(size_t n, size_t *got)
 	return p ? p : malloc(n);
 }
 
-/* Give back a block of af_alloc_warm (size: its *got): kept while there is room. */
+/* Give back a block of af_alloc_warm (size: its *got): kept while there is room, when
+ * it is one of the mmapped sizes. */
 void af_free_warm(void *p, size_t size)
 {
 	if (!p)
 		return;
-	if (size <= WARM_BLOCK && __atomic_load_n(&warm.max, __ATOMIC_RELAXED)) {
+	if (size >= WARM_MIN && size <= WARM_BLOCK &&
+	    __atomic_load_n(&warm.max, __ATOMIC_RELAXED)) {
 		pthread_mutex_lock(&warm.lock);
 		int kept = warm.n < WARM_SLOTS && warm.bytes + size <= warm.max;
 		if (kept) {
