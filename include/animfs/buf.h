@@ -57,7 +57,7 @@ void *af_alloc_zeroed(size_t count, size_t size);
 void *af_resize(void *p, size_t n);
 char *af_strcopy(const char *s);
 /* A block of at least n bytes (*got: its size) that may be one freed before, its pages
- * still mapped (the daemon keeps up to 8 MiB of such blocks: the arenas of renders);
+ * still mapped (the daemon keeps up to 4 MiB of such blocks: the arenas of renders);
  * give it back with af_free_warm(p, *got), never free(). */
 void *af_alloc_warm(size_t n, size_t *got);
 void af_free_warm(void *p, size_t size);

@@ -23,7 +23,7 @@
  * pages are then already mapped. Off (0) but in the daemon, where the mmap threshold
  * makes every block past it fresh pages, faulted in one by one: the arenas of
  * 1,015 Diesel renders cost ~5,800 page faults of 45,000 (docs/benchmark.md). */
-#define WARM_DAEMON (8u << 20) /* bytes kept at most, in all */
+#define WARM_DAEMON (4u << 20) /* bytes kept at most, in all */
 #define WARM_BLOCK (2u << 20)  /* the largest block kept */
 #define WARM_SLOTS 16
 #define WARM_MIN (256u << 10) /* smaller ones are not kept: below DAEMON_MMAP they are
