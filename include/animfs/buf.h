@@ -15,6 +15,7 @@ struct af_buf_bound {
 	size_t (*more)(void *ctx, size_t want);
 	void *more_ctx;
 	size_t granted;
+	int hint_asks; /* af_buf_hint asks `more` for its guess (else it stops at the room) */
 };
 
 struct af_buf {

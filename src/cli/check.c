@@ -259,7 +259,7 @@ static void check_file(const char *path, struct share *sh)
 		return;
 	}
 	struct stats *s = &me->per[codec_index(c)];
-	struct af_buf_bound text = {0, text_room, sh, 0};
+	struct af_buf_bound text = {0, text_room, sh, 0, 0};
 	af_diag_init(&d);
 	af_cli_io_init(&io, path, 0);
 	io.d.io.mem_room = check_room;

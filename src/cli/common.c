@@ -99,7 +99,7 @@ int af_cli_write(const char *path, const void *data, size_t n, mode_t mode, stru
 void af_cli_bound_init(struct af_cli_bound *b, size_t cache_bytes)
 {
 	size_t half = (cache_bytes + AF_BOUND_EXTRA - AF_YTREE_RESERVE) / 2;
-	*b = (struct af_cli_bound){{half, NULL, NULL, 0}, cache_bytes, half, 0, 0};
+	*b = (struct af_cli_bound){{half, NULL, NULL, 0, 0}, cache_bytes, half, 0, 0};
 }
 
 int af_cli_bound_room(void *bound, size_t want)

@@ -199,13 +199,20 @@ void af_buf_reset(struct af_buf *b)
 	b->failed = 0;
 }
 
-/* The bound's room for want bytes in all: asked for more in steps of 8 MiB past max. */
+/* The bound's room for want bytes in all: asked for more past max, in powers of two
+ * from 64 KiB up to 8 MiB, then in steps of 8 MiB (a small text asks little). */
 #define BOUND_STEP ((size_t)8 << 20)
 static size_t bound_room(struct af_buf_bound *bd, size_t want)
 {
 	if (want > bd->max + bd->granted && bd->more) {
-		size_t over = want - bd->max;
-		over = over > SIZE_MAX - BOUND_STEP ? over : (over + BOUND_STEP - 1) / BOUND_STEP * BOUND_STEP;
+		size_t over = want - bd->max, step = 64 << 10;
+		if (over < BOUND_STEP) {
+			while (step < over)
+				step <<= 1;
+			over = step;
+		} else if (over <= SIZE_MAX - BOUND_STEP) {
+			over = (over + BOUND_STEP - 1) / BOUND_STEP * BOUND_STEP;
+		}
 		bd->granted = bd->more(bd->more_ctx, over);
 	}
 	return bd->max + bd->granted;
@@ -248,9 +255,11 @@ void af_buf_hint(struct af_buf *b, size_t n)
 {
 	if (b->failed || n <= b->cap - b->len || n > SIZE_MAX / 2 - b->len)
 		return;
-	size_t want = b->len + n;
-	if (b->bound && want > b->bound->max + b->bound->granted)
-		want = b->bound->max + b->bound->granted;
+	size_t want = b->len + n, room;
+	if (b->bound && want > b->bound->max + b->bound->granted) {
+		room = b->bound->hint_asks ? bound_room(b->bound, want) : b->bound->max + b->bound->granted;
+		want = want < room ? want : room;
+	}
 	if (want <= b->cap)
 		return;
 	uint8_t *p = af_resize(b->data, want);

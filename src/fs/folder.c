@@ -542,16 +542,25 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 	}
 	struct af_fid names;
 	struct af_render_bound rb;
+	int rc;
 	af_diag_init(&d);
-	af_render_bound_init(&rb, fs->cache);
-	yaml.bound = &rb.b;
-	af_rcache_note_render(fs->cache);
-	af_rcache_names_stamp(&names); /* before the render reads the dictionary */
-	int rc = af_text_begin(&yaml);
-	if (!rc)
-		rc = af_view_modeline(codec, bin, &yaml);
-	if (!rc)
-		rc = af_member_yaml_room(n->a, k, NULL, af_render_mem_room, &rb, &yaml, &d);
+	/* refused while other renders shared their memory: done again alone (render.h) */
+	for (int alone = 0;; alone = 1) {
+		af_render_bound_init(&rb, fs->cache, alone);
+		yaml.bound = &rb.b;
+		af_rcache_note_render(fs->cache);
+		af_rcache_names_stamp(&names); /* before the render reads the dictionary */
+		rc = af_text_begin(&yaml);
+		if (!rc)
+			rc = af_view_modeline(codec, bin, &yaml);
+		if (!rc)
+			rc = af_member_yaml_room(n->a, k, NULL, af_render_mem_room, &rb, &yaml, &d);
+		if (alone || !(yaml.over || rb.refused))
+			break;
+		af_render_bound_end(&rb);
+		af_buf_free(&yaml);
+		af_diag_clear(&d);
+	}
 	af_act_resume(was);
 	if (yaml.over || rb.refused) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
 		af_render_too_big(fs, &d, &rb, bin);

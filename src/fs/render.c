@@ -123,6 +123,9 @@ struct af_rcache {
 	struct rc_entry *lru_head, *lru_tail; /* head = most recent */
 	size_t text_bytes, max_text_bytes;
 	size_t lent; /* of max_text_bytes, what parses borrow (af_rcache_lend) */
+	size_t pool_free; /* of AF_RENDER_POOL, what no render in flight holds */
+	pthread_rwlock_t solo; /* renders in flight hold it shared, one done again alone
+				  holds it alone (writers first: it is not starved) */
 	/* the spill file: texts written at spill_head, wrapping at spill_cap; the ring's
 	 * entries in write order (spill_old: the oldest, overwritten first) */
 	int spill_fd;
@@ -148,6 +151,12 @@ struct af_rcache *af_rcache_new(size_t max_text_bytes)
 		return NULL;
 	}
 	c->max_text_bytes = max_text_bytes;
+	c->pool_free = AF_RENDER_POOL;
+	pthread_rwlockattr_t ra;
+	pthread_rwlockattr_init(&ra);
+	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
+	pthread_rwlock_init(&c->solo, &ra);
+	pthread_rwlockattr_destroy(&ra);
 	c->spill_fd = -1;
 	c->jobs_tail = &c->jobs;
 	pthread_mutex_init(&c->lock, NULL);
@@ -198,6 +207,7 @@ void af_rcache_free(struct af_rcache *c)
 		close(c->spill_fd);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->writer);
+	pthread_rwlock_destroy(&c->solo);
 	free(c);
 }
 
@@ -548,21 +558,41 @@ struct af_loan af_rcache_loan(struct af_rcache *c)
 	return (struct af_loan){lend_fn, repay_fn, c, 0, 0};
 }
 
-/* The loan both borrow from: the text's part counted twice, and the model's. */
+/* More of the renders' pool for *held (up to cap in all), toward want in all. */
+static void pool_take(struct af_render_bound *rb, size_t *held, size_t cap, size_t want)
+{
+	struct af_rcache *c = rb->cache;
+	size_t to = want < cap ? want : cap;
+	if (to <= *held)
+		return;
+	pthread_mutex_lock(&c->lock);
+	size_t n = to - *held < c->pool_free ? to - *held : c->pool_free;
+	c->pool_free -= n;
+	pthread_mutex_unlock(&c->lock);
+	*held += n;
+}
+
+/* The text's room (want bytes past none of its own): the pool first, then the loan
+ * both borrow from, the text's part counted twice, and the model's. */
 static size_t render_more(void *ctx, size_t want)
 {
 	struct af_render_bound *rb = ctx;
-	size_t need = want > (SIZE_MAX - rb->model_over) / 2 ? SIZE_MAX : 2 * want + rb->model_over;
-	size_t got = af_loan_more(&rb->loan, need);
-	size_t text = got > rb->model_over ? (got - rb->model_over) / 2 : 0;
-	rb->text_over = text < want ? text : want;
-	return rb->text_over;
+	pool_take(rb, &rb->text_pool, AF_RENDER_OWN, want);
+	size_t over = want > rb->text_pool ? want - rb->text_pool : 0;
+	if (over > rb->text_over) {
+		size_t need = over > (SIZE_MAX - rb->model_over) / 2 ? SIZE_MAX : 2 * over + rb->model_over;
+		size_t got = af_loan_more(&rb->loan, need);
+		size_t text = got > rb->model_over ? (got - rb->model_over) / 2 : 0;
+		rb->text_over = text < over ? text : over;
+	}
+	return rb->text_pool + rb->text_over;
 }
 
 int af_render_mem_room(void *ctx, size_t want)
 {
 	struct af_render_bound *rb = ctx;
-	size_t over = want > AF_RENDER_MODEL_OWN ? want - AF_RENDER_MODEL_OWN : 0;
+	pool_take(rb, &rb->model_pool, AF_RENDER_MODEL_OWN, want);
+	size_t over = want > rb->model_pool ? want - rb->model_pool : 0;
 	if (over <= rb->model_over)
 		return 1;
 	size_t need = over > SIZE_MAX / 4 ? SIZE_MAX : 2 * rb->text_over + over;
@@ -575,16 +605,33 @@ int af_render_mem_room(void *ctx, size_t want)
 	return 1;
 }
 
-void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c)
+void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone)
 {
 	memset(rb, 0, sizeof(*rb));
+	rb->cache = c;
+	rb->alone = alone;
+	if (alone)
+		pthread_rwlock_wrlock(&c->solo);
+	else
+		pthread_rwlock_rdlock(&c->solo);
 	rb->loan = af_rcache_loan(c);
-	rb->b = (struct af_buf_bound){AF_RENDER_OWN, render_more, rb, 0};
+	/* nothing of its own: its text takes from the pool as it grows, its guess too */
+	rb->b = (struct af_buf_bound){0, render_more, rb, 0, 1};
 }
 
 void af_render_bound_end(struct af_render_bound *rb)
 {
 	af_loan_end(&rb->loan);
+	if (!rb->cache)
+		return;
+	if (rb->text_pool + rb->model_pool) {
+		pthread_mutex_lock(&rb->cache->lock);
+		rb->cache->pool_free += rb->text_pool + rb->model_pool;
+		pthread_mutex_unlock(&rb->cache->lock);
+	}
+	pthread_rwlock_unlock(&rb->cache->solo);
+	rb->text_pool = rb->model_pool = 0;
+	rb->cache = NULL;
 }
 
 /* The spilled text of st's entry read back (no lock held while reading; the ring

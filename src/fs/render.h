@@ -105,23 +105,34 @@ void af_rcache_repay(struct af_rcache *c, size_t n);
  * af_loan_end once the parse's documents are freed). */
 struct af_loan af_rcache_loan(struct af_rcache *c);
 /* A render's memory bound (the 64 MiB beside --cache-mb hold the renders in flight):
- * its text (yaml.bound = &rb.b) takes AF_RENDER_OWN bytes of its own, then borrows from
- * the texts' share as it grows, counted twice (the binary and the codec's model grow
- * with it), and fails with yaml.over past what the cache can lend; the codec's model
- * (af_io.mem_room = af_render_mem_room, and the render's own guess from the binary's
- * size) takes AF_RENDER_MODEL_OWN of its own, then borrows the same way, and is refused
- * (rb.refused) past it. af_render_bound_end once the text is in the cache (which then
- * counts it) or dropped. */
+ * its text (yaml.bound = &rb.b) takes up to AF_RENDER_OWN bytes from the renders' pool
+ * as it grows, then borrows from the texts' share, counted twice (the binary and the
+ * codec's model grow with it), and fails with yaml.over past what the cache can lend;
+ * the codec's model (af_io.mem_room = af_render_mem_room, and the render's own guess
+ * from the binary's size) takes up to AF_RENDER_MODEL_OWN from the pool, then borrows
+ * the same way, and is refused (rb.refused) past it. The pool (AF_RENDER_POOL) is the
+ * mount's, shared by every render in flight: one render alone has what it always had,
+ * several at once (a listing's workers, readers) share it and then the cache's loans,
+ * so their sum stays within the bound (4 views of 12 MB rendered by 2 workers under
+ * --cache-mb=16 peaked at 84 MiB with an allowance each, bound 80). A render refused
+ * while others shared the pool is no verdict: the caller does it again alone (alone: it
+ * waits for the renders in flight and holds back new ones, so it has the pool and the
+ * loans as a render alone always had). af_render_bound_end once the text is in the
+ * cache (which then counts it) or dropped. */
 #define AF_RENDER_OWN ((size_t)16 << 20)
 #define AF_RENDER_MODEL_OWN ((size_t)32 << 20)
+#define AF_RENDER_POOL (AF_RENDER_OWN + AF_RENDER_MODEL_OWN)
 struct af_render_bound {
 	struct af_buf_bound b;
 	struct af_loan loan;
-	size_t text_over, model_over; /* what each borrowed (the text's counted twice) */
+	struct af_rcache *cache;
+	size_t text_pool, model_pool; /* what each took from the pool */
+	size_t text_over, model_over; /* what each borrowed past it (the text's counted twice) */
 	size_t model_want;            /* the model refused, when refused */
 	int refused;
+	int alone;
 };
-void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c);
+void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone);
 /* af_io.mem_room over a struct af_render_bound. */
 int af_render_mem_room(void *ctx, size_t want);
 void af_render_bound_end(struct af_render_bound *rb);

@@ -393,8 +393,9 @@ static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_r
 	return -EIO;
 }
 
+/* 1: refused for room while other renders shared the pool: to be done again alone. */
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		       struct af_text **out)
+		       struct af_text **out, int alone)
 {
 	struct af_buf in = AF_BUF_INIT, yaml = AF_BUF_INIT;
 	struct af_diag d;
@@ -408,7 +409,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	if (af_folder_member(fs, bin_rel))
 		return af_folder_render(fs, bin_rel, 0, out);
 	af_diag_init(&d);
-	af_render_bound_init(&rb, fs->cache);
+	af_render_bound_init(&rb, fs->cache, alone);
 	for (int attempt = 0;; attempt++) {
 		rc = 0; /* a re-read (AF_BN_CHANGED) may find the new identity rendered */
 		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
@@ -422,7 +423,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		af_diag_clear(&d);
 		/* the binary and a model of it: within the bound before the file is read */
 		if (!af_render_mem_room(&rb, af_model_of((uint64_t)st.st_size))) {
-			rc = refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
+			rc = alone ? refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec) : 1;
 			goto out;
 		}
 		/* A file replaced while we read it is read again under its new identity. */
@@ -458,7 +459,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = 0;
 	}
 	if (yaml.over || rb.refused) {
-		rc = refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
+		rc = alone ? refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec) : 1;
 		goto out;
 	}
 	if (rc || yaml.failed) {
@@ -679,13 +680,14 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 	 * right to read it is proven before it is handed out: af_view_may) */
 	int was = af_act_pause(), rc;
 	af_prefetch_claim(fs, st0); /* a worker may have it, or be at it */
-	if (st0->st_size < (off_t)BIG_RENDER) {
-		rc = render_once(fs, bin_rel, st0, out);
-	} else {
+	int big = st0->st_size >= (off_t)BIG_RENDER;
+	if (big)
 		pthread_mutex_lock(&big_render);
-		rc = render_once(fs, bin_rel, st0, out);
+	rc = render_once(fs, bin_rel, st0, out, 0);
+	if (rc == 1) /* refused while others shared the renders' memory: alone, the verdict */
+		rc = render_once(fs, bin_rel, st0, out, 1);
+	if (big)
 		pthread_mutex_unlock(&big_render);
-	}
 	af_act_resume(was);
 	return rc;
 }

@@ -12,7 +12,7 @@
 #  - raw.animation: the same keys without zlib, 9.6 MB whose model (about 8x the file)
 #    is refused before the file is read.
 # Mounted with the default --cache-mb both are their views, the texts `animfs decode`
-# gives.
+# gives. Last, renders at once share the renders' pool (below).
 . "$(dirname "$0")/common.inc"
 # the daemon too is the unsanitized build when scripts/test built one (tests/samples.inc):
 # rendering 19 MB under ASan is most of a minute; the render paths are checked under
@@ -71,6 +71,36 @@ for f in text model raw; do
   cmp -s "$VIEW/$f.animation.yaml" "$T/$f.expect" || fail "$f's view under the default --cache-mb is not the decode"
 done
 echo "under the default --cache-mb: the views, $size bytes of text.animation's"
+fusermount3 -u "$VIEW"
+check_daemon
+
+# Renders at once share one pool: 8 files whose views (12 MB) and models (~19 MB) each
+# fit what one render may take, listed cold by 8 prefetch workers under --cache-mb=16.
+# With an allowance each the daemon peaked at 179 MiB (bound 80); every view is shown
+# (a render refused while others held the pool is done again alone, no verdict).
+rm -f "$GAME"/*.animation
+python3 - "$T/mid.yaml" <<'PY' || fail "cannot write mid.yaml"
+import sys
+lines = ["format: diesel-animation", "length: 1.0", "binary:", "  layout: 32-bit",
+         "  container: zlib", "  zlib_level: 6", "objects:", "  - name: root_point",
+         "    position:", "      type: pos_f32", "      keys:"]
+lines += ["        - [%r, 0.5, %r, 0.0]" % (i / 2**20, (i % 512) / 4) for i in range(300_000)]
+lines += ["    rotation:", "      type: rot_packed", "      keys:", "        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+"$EXPECT_ANIMFS" encode "$T/mid.yaml" -o "$GAME/m0.animation" || fail "encode mid.yaml"
+for i in 1 2 3 4 5 6 7; do cp "$GAME/m0.animation" "$GAME/m$i.animation"; done
+"$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/m0.animation" > "$T/mid.expect" || fail "decode mid"
+ANIMFS_PREFETCH=8 ANIMFS_SIZE_CACHE=0 mount_view_fg --cache-mb=16
+ls -l "$VIEW" > "$T/ls" || fail "ls -l"
+for i in 0 1 2 3 4 5 6 7; do
+  cmp -s "$VIEW/m$i.animation.yaml" "$T/mid.expect" || fail "m$i's view under --cache-mb=16 is not the decode: $(cat "$VIEW/.animfs/errors")"
+done
+peak=$(awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status")
+echo "8 views of $(stat -c %s "$T/mid.expect") bytes rendered by 8 workers under --cache-mb=16: daemon VmHWM $((peak / 1024)) MiB (bound 80 MiB)"
+if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
+  [ "$peak" -le $((80 * 1024)) ] || fail "the daemon peaked at $((peak / 1024)) MiB, over the 80 MiB bound"
+fi
 fusermount3 -u "$VIEW"
 check_daemon
 echo "ok: view_bound"

@@ -57,13 +57,14 @@ static size_t granted_at_most(void *ctx, size_t want)
 	return want < ((size_t)8 << 20) ? want : (size_t)8 << 20;
 }
 
-/* A bound on a buffer: growth within max, then what more grants (in 8 MiB steps), then
- * refused with over set; a hint never passes the bound nor fails the buffer. */
+/* A bound on a buffer: growth within max, then what more grants (asked in powers of two
+ * from 64 KiB, then 8 MiB steps), then refused with over set; a hint never passes the
+ * bound nor fails the buffer. */
 static void test_buf_bound(void **state)
 {
 	(void)state;
 	unsigned asks = 0;
-	struct af_buf_bound bd = {4096, NULL, NULL, 0};
+	struct af_buf_bound bd = {4096, NULL, NULL, 0, 0};
 	struct af_buf b = AF_BUF_INIT;
 	b.bound = &bd;
 	af_buf_hint(&b, 1 << 20);
@@ -76,18 +77,34 @@ static void test_buf_bound(void **state)
 	af_buf_free(&b);
 	assert_null(b.bound);
 
-	bd = (struct af_buf_bound){4096, granted_at_most, &asks, 0};
+	bd = (struct af_buf_bound){4096, granted_at_most, &asks, 0, 0};
 	b.bound = &bd;
-	assert_int_equal(af_buf_fill(&b, 'a', 4096 + 1), 0); /* asks: 8 MiB granted at once */
+	assert_int_equal(af_buf_fill(&b, 'a', 4096 + 1), 0); /* a byte past max: 64 KiB asked */
 	assert_int_equal(asks, 1);
+	assert_int_equal(bd.granted, (size_t)64 << 10);
+	assert_int_equal(af_buf_fill(&b, 'a', ((size_t)8 << 20) - 1), 0); /* 8 MiB past: asked */
+	assert_int_equal(asks, 2);
 	assert_int_equal(bd.granted, (size_t)8 << 20);
-	assert_int_equal(af_buf_fill(&b, 'a', ((size_t)8 << 20) - 1), 0);
 	assert_int_equal(b.len, 4096 + ((size_t)8 << 20));
 	assert_true(b.cap <= 4096 + ((size_t)8 << 20)); /* never allocated past it */
-	assert_int_equal(asks, 1);
 	assert_int_equal(af_buf_putc(&b, 'b'), AF_ENOMEM); /* the lender is out */
-	assert_int_equal(asks, 2);
+	assert_int_equal(asks, 3);
 	assert_int_equal(b.over, 1);
+	af_buf_free(&b);
+
+	/* growth asks in powers of two (a small text asks little), a guess asks too when
+	 * the bound says so (hint_asks), and is then made room for at once */
+	asks = 0;
+	bd = (struct af_buf_bound){0, granted_at_most, &asks, 0, 1};
+	b.bound = &bd;
+	assert_int_equal(af_buf_fill(&b, 'a', 100), 0);
+	assert_int_equal(bd.granted, (size_t)64 << 10);
+	assert_int_equal(af_buf_fill(&b, 'a', 70000), 0);
+	assert_int_equal(bd.granted, (size_t)128 << 10);
+	af_buf_hint(&b, (size_t)3 << 20);
+	assert_int_equal(asks, 3);
+	assert_int_equal(bd.granted, (size_t)4 << 20);
+	assert_int_equal(b.cap, 70100 + ((size_t)3 << 20));
 	af_buf_free(&b);
 }
 
