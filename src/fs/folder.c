@@ -1259,10 +1259,6 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
 	}
-	/* the memory bound: the tree's own share, and the texts' lent when it needs more */
-	v.yaml_max = af_ytree_budget(0, n);
-	v.yaml_more = af_loan_more;
-	v.yaml_more_ctx = &loan;
 	if (!ov) /* with --overlay GAME's own is the pristine copy */
 		af_pristine_keep(fs, pkg, &st, &file);
 	/* the member listed as name (escaped names, af_member_shown), or a new one of that name */
@@ -1271,15 +1267,33 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_EINVAL, "'%s' names no member (too long)", name);
 		goto out;
 	}
-	if (k < 0 || strcmp(h->m[k].name, raw)) {
-		/* a new name in the folder: a new member, when the container takes one */
-		rc = add_member(h, base, raw, yaml, n, &image, d);
-		changed = 1;
-	} else {
-		rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
-			: af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d);
+	/* the memory bound: the tree's own share from the renders' pool, and the texts'
+	 * lent when it needs more; refused with less than a save alone has: again, alone */
+	for (int alone = 0;; alone = 1) {
+		size_t want = af_ytree_budget(0, n);
+		size_t held = af_rcache_tree_begin(fs->cache, want, alone);
+		v.yaml_max = held ? held : 1;
+		v.yaml_more = af_loan_more;
+		v.yaml_more_ctx = &loan;
+		if (k < 0 || strcmp(h->m[k].name, raw)) {
+			/* a new name in the folder: a new member, when the container takes one */
+			rc = add_member(h, base, raw, yaml, n, &image, d);
+			changed = 1;
+		} else {
+			rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
+				: af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d);
+		}
+		int short_of = loan.short_of;
+		af_loan_end(&loan); /* the member's tree is freed */
+		af_rcache_tree_end(fs->cache, held);
+		if (alone || !rc || held >= want || !short_of)
+			break;
+		af_buf_reset(&image);
+		af_pieces_free(&plan);
+		af_diag_clear(d);
+		changed = 0;
+		loan = af_rcache_loan(fs->cache);
 	}
-	af_loan_end(&loan); /* the member's tree is freed */
 	if (rc || !changed)
 		goto out;
 	if (ov) { /* read back in memory, then only what differs from GAME's, or nothing */

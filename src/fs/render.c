@@ -619,6 +619,27 @@ void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int a
 	rb->b = (struct af_buf_bound){0, render_more, rb, 0, 1};
 }
 
+size_t af_rcache_tree_begin(struct af_rcache *c, size_t want, int alone)
+{
+	if (alone)
+		pthread_rwlock_wrlock(&c->solo);
+	else
+		pthread_rwlock_rdlock(&c->solo);
+	pthread_mutex_lock(&c->lock);
+	size_t n = want < c->pool_free ? want : c->pool_free;
+	c->pool_free -= n;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+void af_rcache_tree_end(struct af_rcache *c, size_t held)
+{
+	pthread_mutex_lock(&c->lock);
+	c->pool_free += held;
+	pthread_mutex_unlock(&c->lock);
+	pthread_rwlock_unlock(&c->solo);
+}
+
 void af_render_bound_end(struct af_render_bound *rb)
 {
 	af_loan_end(&rb->loan);

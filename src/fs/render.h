@@ -133,6 +133,13 @@ struct af_render_bound {
 	int alone;
 };
 void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone);
+/* A YAML tree's own share (a save's, a split view's cut: af_ytree_budget) from the same
+ * pool: what is free of want now, beside the renders in flight (alone: all of it, once
+ * they are done; new ones wait), until af_rcache_tree_end. The tree borrows from the
+ * cache past it; one refused with less than want is done again alone. A tree share of
+ * 0 is no limit to af_ylimits: pass at least 1. */
+size_t af_rcache_tree_begin(struct af_rcache *c, size_t want, int alone);
+void af_rcache_tree_end(struct af_rcache *c, size_t held);
 /* af_io.mem_room over a struct af_render_bound. */
 int af_render_mem_room(void *ctx, size_t want);
 void af_render_bound_end(struct af_render_bound *rb);
