@@ -296,6 +296,79 @@ static int fixed(struct tables *t)
 	       build(t->dist, DB, D_ENOUGH, d, 32, K_DISTS) ? -1 : 0;
 }
 
+/* One code's entry from its first-level entry e (tb bits), through its second-level
+ * table if it has one, its bits taken. */
+static inline __attribute__((always_inline)) uint32_t decode_from(struct bits *b, const uint32_t *tab,
+								   unsigned tb, uint32_t e)
+{
+	if (e & E_SUB) {
+		take(b, tb);
+		e = tab[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
+	}
+	take(b, E_BITS(e));
+	return e;
+}
+
+static inline __attribute__((always_inline)) uint32_t decode(struct bits *b, const uint32_t *tab,
+							      unsigned tb)
+{
+	return decode_from(b, tab, tb, tab[b->bb & ((1u << tb) - 1)]);
+}
+
+/* The length of the length code e and the distance after it (-1: a bad distance code). */
+static inline __attribute__((always_inline)) int length_distance(struct bits *b, const uint32_t *dt,
+								  uint32_t e, unsigned *len, size_t *dist)
+{
+	*len = E_VAL(e) + take(b, E_EXTRA(e));
+	e = decode(b, dt, DB);
+	if (e & E_BAD)
+		return -1;
+	*dist = E_VAL(e) + take(b, E_EXTRA(e));
+	return 0;
+}
+
+/* A match of len bytes from dist back (both checked) at p; up to 8 bytes past it may be
+ * written where the room allows (capend). */
+static inline __attribute__((always_inline)) uint8_t *copy_match(uint8_t *p, size_t dist, unsigned len,
+								  const uint8_t *capend)
+{
+	const uint8_t *s = p - dist;
+	if (dist >= 8 && (size_t)(capend - p) >= (size_t)len + 8) {
+		uint8_t *end = p + len;
+		do {
+			memcpy(p, s, 8); /* s + 8 <= p: bytes already made */
+			p += 8;
+			s += 8;
+		} while (p < end);
+		return end;
+	}
+	if (dist == 1) {
+		memset(p, p[-1], len);
+		return p + len;
+	}
+	for (unsigned i = 0; i < len; i++)
+		p[i] = s[i];
+	return p + len;
+}
+
+/* The entry e that is not a literal, at *p: its match copied (0), the block's end (1),
+ * or a bad code, distance (before the output) or length (past the limit) (-1). */
+static inline __attribute__((always_inline)) int not_literal(struct bits *b, const uint32_t *dt,
+							      uint32_t e, const uint8_t *out,
+							      uint8_t **p, const uint8_t *lim,
+							      const uint8_t *capend)
+{
+	unsigned len;
+	size_t dist;
+	if (e & (E_EOB | E_BAD))
+		return e & E_BAD ? -1 : 1;
+	if (length_distance(b, dt, e, &len, &dist) || dist > (size_t)(*p - out) ||
+	    len > (size_t)(lim - *p))
+		return -1;
+	*p = copy_match(*p, dist, len, capend);
+	return 0;
+}
+
 /* One block's codes, to its end-of-block code. */
 static int codes(struct bits *bits, const struct tables *t, uint8_t *out, size_t limit,
 		 size_t cap, size_t *o)
@@ -328,97 +401,32 @@ static int codes(struct bits *bits, const struct tables *t, uint8_t *out, size_t
 			}
 			continue;
 		}
-		if (e & E_SUB) {
-			take(b, LB);
-			e = lt[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
-		}
-		take(b, E_BITS(e));
+		e = decode_from(b, lt, LB, e);
 		if (e & E_LIT) {
 			*p++ = (uint8_t)E_VAL(e);
 			continue;
 		}
-		if (e & (E_EOB | E_BAD)) {
-			rc = e & E_BAD ? -1 : 0;
+		int r = not_literal(b, dt, e, out, &p, lim, capend);
+		if (r) {
+			rc = r > 0 ? 0 : -1;
 			goto out;
-		}
-		unsigned len = E_VAL(e) + take(b, E_EXTRA(e));
-		e = dt[b->bb & ((1u << DB) - 1)];
-		if (e & E_SUB) {
-			take(b, DB);
-			e = dt[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
-		}
-		take(b, E_BITS(e));
-		if (e & E_BAD)
-			goto out;
-		size_t dist = E_VAL(e) + take(b, E_EXTRA(e));
-		if (dist > (size_t)(p - out))
-			goto out;
-		const uint8_t *s = p - dist;
-		if (dist >= 8 && (size_t)(capend - p) >= (size_t)len + 8) {
-			uint8_t *end = p + len;
-			do {
-				memcpy(p, s, 8); /* s + 8 <= p: bytes already made */
-				p += 8;
-				s += 8;
-			} while (p < end);
-			p = end;
-		} else if (dist == 1) {
-			memset(p, p[-1], len);
-			p += len;
-		} else {
-			for (unsigned i = 0; i < len; i++)
-				p[i] = s[i];
-			p += len;
 		}
 	}
 	/* the rest, every step checked */
 	for (;;) {
 		if (b->bc < 48 && refill(b))
 			goto out;
-		uint32_t e = lt[b->bb & ((1u << LB) - 1)];
-		if (e & E_SUB) {
-			take(b, LB);
-			e = lt[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
-		}
-		take(b, E_BITS(e));
+		uint32_t e = decode(b, lt, LB);
 		if (e & E_LIT) {
 			if (p == lim)
 				goto out;
 			*p++ = (uint8_t)E_VAL(e);
 			continue;
 		}
-		if (e & (E_EOB | E_BAD)) {
-			rc = e & E_BAD ? -1 : 0;
+		int r = not_literal(b, dt, e, out, &p, lim, capend);
+		if (r) {
+			rc = r > 0 ? 0 : -1;
 			goto out;
-		}
-		unsigned len = E_VAL(e) + take(b, E_EXTRA(e));
-		e = dt[b->bb & ((1u << DB) - 1)];
-		if (e & E_SUB) {
-			take(b, DB);
-			e = dt[E_VAL(e) + (b->bb & ((1u << E_EXTRA(e)) - 1))];
-		}
-		take(b, E_BITS(e));
-		if (e & E_BAD)
-			goto out;
-		size_t dist = E_VAL(e) + take(b, E_EXTRA(e));
-		if (dist > (size_t)(p - out) || len > (size_t)(lim - p))
-			goto out;
-		const uint8_t *s = p - dist;
-		if (dist >= 8 && (size_t)(capend - p) >= (size_t)len + 8) {
-			uint8_t *end = p + len;
-			do {
-				memcpy(p, s, 8); /* s + 8 <= p: bytes already made */
-				p += 8;
-				s += 8;
-			} while (p < end);
-			p = end;
-		} else if (dist == 1) {
-			memset(p, p[-1], len);
-			p += len;
-		} else {
-			for (unsigned i = 0; i < len; i++)
-				p[i] = s[i];
-			p += len;
 		}
 	}
 out:

@@ -558,18 +558,31 @@ struct af_loan af_rcache_loan(struct af_rcache *c)
 	return (struct af_loan){lend_fn, repay_fn, c, 0, 0};
 }
 
+/* Up to want of the renders' pool (what is free of it), and back. */
+static size_t pool_grab(struct af_rcache *c, size_t want)
+{
+	pthread_mutex_lock(&c->lock);
+	size_t n = want < c->pool_free ? want : c->pool_free;
+	c->pool_free -= n;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+static void pool_return(struct af_rcache *c, size_t n)
+{
+	if (!n)
+		return;
+	pthread_mutex_lock(&c->lock);
+	c->pool_free += n;
+	pthread_mutex_unlock(&c->lock);
+}
+
 /* More of the renders' pool for *held (up to cap in all), toward want in all. */
 static void pool_take(struct af_render_bound *rb, size_t *held, size_t cap, size_t want)
 {
-	struct af_rcache *c = rb->cache;
 	size_t to = want < cap ? want : cap;
-	if (to <= *held)
-		return;
-	pthread_mutex_lock(&c->lock);
-	size_t n = to - *held < c->pool_free ? to - *held : c->pool_free;
-	c->pool_free -= n;
-	pthread_mutex_unlock(&c->lock);
-	*held += n;
+	if (to > *held)
+		*held += pool_grab(rb->cache, to - *held);
 }
 
 /* The text's room (want bytes past none of its own): the pool first, then the loan
@@ -610,10 +623,7 @@ void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int a
 	memset(rb, 0, sizeof(*rb));
 	rb->cache = c;
 	rb->alone = alone;
-	if (alone)
-		pthread_rwlock_wrlock(&c->solo);
-	else
-		pthread_rwlock_rdlock(&c->solo);
+	af_rcache_tree_begin(c, 0, alone); /* the pool's gate; its bytes as it grows */
 	rb->loan = af_rcache_loan(c);
 	/* nothing of its own: its text takes from the pool as it grows, its guess too */
 	rb->b = (struct af_buf_bound){0, render_more, rb, 0, 1};
@@ -625,18 +635,12 @@ size_t af_rcache_tree_begin(struct af_rcache *c, size_t want, int alone)
 		pthread_rwlock_wrlock(&c->solo);
 	else
 		pthread_rwlock_rdlock(&c->solo);
-	pthread_mutex_lock(&c->lock);
-	size_t n = want < c->pool_free ? want : c->pool_free;
-	c->pool_free -= n;
-	pthread_mutex_unlock(&c->lock);
-	return n;
+	return pool_grab(c, want);
 }
 
 void af_rcache_tree_end(struct af_rcache *c, size_t held)
 {
-	pthread_mutex_lock(&c->lock);
-	c->pool_free += held;
-	pthread_mutex_unlock(&c->lock);
+	pool_return(c, held);
 	pthread_rwlock_unlock(&c->solo);
 }
 
@@ -645,12 +649,7 @@ void af_render_bound_end(struct af_render_bound *rb)
 	af_loan_end(&rb->loan);
 	if (!rb->cache)
 		return;
-	if (rb->text_pool + rb->model_pool) {
-		pthread_mutex_lock(&rb->cache->lock);
-		rb->cache->pool_free += rb->text_pool + rb->model_pool;
-		pthread_mutex_unlock(&rb->cache->lock);
-	}
-	pthread_rwlock_unlock(&rb->cache->solo);
+	af_rcache_tree_end(rb->cache, rb->text_pool + rb->model_pool);
 	rb->text_pool = rb->model_pool = 0;
 	rb->cache = NULL;
 }

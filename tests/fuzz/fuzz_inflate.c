@@ -13,24 +13,7 @@
 #include "animfs/diag.h"
 #include "animfs/inflate.h"
 #include "animfs/zframe.h"
-
-static int zlib_raw(const uint8_t *in, size_t n, uint8_t *out, size_t limit, size_t *used,
-		    size_t *len)
-{
-	z_stream zs;
-	memset(&zs, 0, sizeof(zs));
-	if (inflateInit2(&zs, -15) != Z_OK)
-		abort();
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)n;
-	zs.next_out = out;
-	zs.avail_out = (uInt)limit;
-	int rc = inflate(&zs, Z_FINISH);
-	*used = zs.total_in;
-	*len = zs.total_out;
-	inflateEnd(&zs);
-	return rc == Z_STREAM_END ? 0 : -1;
-}
+#include "../unit/zlib_ref.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 {

@@ -18,6 +18,7 @@
 #include "animfs/diag.h"
 #include "animfs/inflate.h"
 #include "animfs/zframe.h"
+#include "zlib_ref.h"
 
 static uint64_t rng = 0x9E3779B97F4A7C15ull;
 static uint32_t next(void)
@@ -70,22 +71,6 @@ static size_t deflate_raw(const uint8_t *in, size_t n, uint8_t *out, size_t cap,
 	size_t m = zs.total_out;
 	deflateEnd(&zs);
 	return m;
-}
-
-/* zlib's answer for the raw stream: 0 when it ends within limit bytes of output */
-static int zref(const uint8_t *in, size_t n, uint8_t *out, size_t limit, size_t *used, size_t *len)
-{
-	z_stream zs = { 0 };
-	assert_int_equal(inflateInit2(&zs, -15), Z_OK);
-	zs.next_in = (Bytef *)in;
-	zs.avail_in = (uInt)n;
-	zs.next_out = out;
-	zs.avail_out = (uInt)limit;
-	int rc = inflate(&zs, Z_FINISH);
-	*used = zs.total_in;
-	*len = zs.total_out;
-	inflateEnd(&zs);
-	return rc == Z_STREAM_END ? 0 : -1;
 }
 
 /* A stream zlib made: decoded here, exactly. */
@@ -145,7 +130,7 @@ static void agrees(const uint8_t *z, size_t zn, size_t limit, unsigned *declined
 	assert_non_null(a);
 	assert_non_null(b);
 	int fa = af_inflate_fast(z, zn, a, limit, limit + 64, &au, &al);
-	int fb = zref(z, zn, b, limit, &bu, &bl);
+	int fb = zlib_raw(z, zn, b, limit, &bu, &bl);
 	if (fa == 0) {
 		assert_int_equal(fb, 0);
 		assert_int_equal(al, bl);
