@@ -555,7 +555,7 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 			rc = af_view_modeline(codec, bin, &yaml);
 		if (!rc)
 			rc = af_member_yaml_room(n->a, k, NULL, af_render_mem_room, &rb, &yaml, &d);
-		if (alone || !(yaml.over || rb.refused))
+		if (alone || !(yaml.over || rb.refused) || !rb.pool_short)
 			break;
 		af_render_bound_end(&rb);
 		af_buf_free(&yaml);

@@ -581,8 +581,11 @@ static void pool_return(struct af_rcache *c, size_t n)
 static void pool_take(struct af_render_bound *rb, size_t *held, size_t cap, size_t want)
 {
 	size_t to = want < cap ? want : cap;
-	if (to > *held)
-		*held += pool_grab(rb->cache, to - *held);
+	if (to > *held) {
+		size_t got = pool_grab(rb->cache, to - *held);
+		rb->pool_short |= got < to - *held;
+		*held += got;
+	}
 }
 
 /* The text's room (want bytes past none of its own): the pool first, then the loan

@@ -131,6 +131,7 @@ struct af_render_bound {
 	size_t model_want;            /* the model refused, when refused */
 	int refused;
 	int alone;
+	int pool_short; /* the pool had less than it asked for (others held it) */
 };
 void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone);
 /* A YAML tree's own share (a save's, a split view's cut: af_ytree_budget) from the same

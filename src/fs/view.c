@@ -393,7 +393,8 @@ static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_r
 	return -EIO;
 }
 
-/* 1: refused for room while other renders shared the pool: to be done again alone. */
+/* 1: refused for room when other renders held the pool it asked for: to be done again
+ * alone (refused with the whole pool, the verdict is final at once). */
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 		       struct af_text **out, int alone)
 {
@@ -423,7 +424,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		af_diag_clear(&d);
 		/* the binary and a model of it: within the bound before the file is read */
 		if (!af_render_mem_room(&rb, af_model_of((uint64_t)st.st_size))) {
-			rc = alone ? refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec) : 1;
+			rc = !alone && rb.pool_short ? 1 : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
 			goto out;
 		}
 		/* A file replaced while we read it is read again under its new identity. */
@@ -459,7 +460,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = 0;
 	}
 	if (yaml.over || rb.refused) {
-		rc = alone ? refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec) : 1;
+		rc = !alone && rb.pool_short ? 1 : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
 		goto out;
 	}
 	if (rc || yaml.failed) {
