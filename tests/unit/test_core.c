@@ -108,6 +108,55 @@ static void test_buf_bound(void **state)
 	af_buf_free(&b);
 }
 
+/* Warm blocks: off until the daemon's heap policy; then a freed block of 256 KiB-2 MiB
+ * is kept (4 MiB in all) and handed to the next ask it fits (at most twice the ask),
+ * an af_buf's first unbounded block among them; larger, smaller and bounded ones are
+ * not kept. (Last of the tests: the policy stays for the process.) */
+static void test_warm_blocks(void **state)
+{
+	(void)state;
+	size_t got;
+	uint8_t *a = af_alloc_warm(300 << 10, &got);
+	assert_non_null(a);
+	assert_int_equal(got, 300 << 10);
+	af_free_warm(a, got); /* off: freed */
+	af_heap_policy(AF_HEAP_DAEMON);
+	a = af_alloc_warm(300 << 10, &got);
+	assert_non_null(a);
+	af_free_warm(a, got);
+	uint8_t *b = af_alloc_warm(100 << 10, &got); /* a is more than twice that: not a */
+	assert_int_equal(got, 100 << 10);
+	af_free_warm(b, got);
+	b = af_alloc_warm(280 << 10, &got); /* a, whole */
+	assert_int_equal(got, 300 << 10);
+	af_free_warm(b, got);
+	/* an af_buf's first block past 256 KiB may be that block, and goes back to it */
+	struct af_buf buf = AF_BUF_INIT;
+	assert_int_equal(af_buf_reserve(&buf, 250 << 10), 0); /* room: 256 KiB, asked warm */
+	assert_int_equal(buf.cap, 300 << 10);
+	af_buf_free(&buf);
+	b = af_alloc_warm(290 << 10, &got);
+	assert_int_equal(got, 300 << 10);
+	af_free_warm(b, got);
+	/* not kept: past 2 MiB, or past the 4 MiB in all (300 KiB + one of 2 MiB) */
+	uint8_t *big = af_alloc_warm(3 << 20, &got);
+	af_free_warm(big, got);
+	uint8_t *c[3];
+	size_t cg[3];
+	for (int i = 0; i < 3; i++)
+		c[i] = af_alloc_warm(2 << 20, &cg[i]);
+	for (int i = 0; i < 3; i++)
+		af_free_warm(c[i], cg[i]);
+	int kept = 0;
+	for (int i = 0; i < 3; i++) { /* 1.5 MiB asks: a kept 2 MiB block fits them */
+		c[i] = af_alloc_warm(3 << 19, &cg[i]);
+		kept += cg[i] == (size_t)2 << 20;
+	}
+	assert_int_equal(kept, 1);
+	for (int i = 0; i < 3; i++)
+		af_free_warm(c[i], cg[i]);
+}
+
 static void test_grow_and_hex(void **state)
 {
 	(void)state;
@@ -404,6 +453,7 @@ int main(void)
 		cmocka_unit_test(test_adler32),
 		cmocka_unit_test(test_fnv),    cmocka_unit_test(test_format_lookup),
 		cmocka_unit_test(test_replace),
+		cmocka_unit_test(test_warm_blocks), /* last: it sets the daemon's heap policy */
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
