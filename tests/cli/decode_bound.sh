@@ -83,12 +83,17 @@ ipac += body + struct.pack("<8s4sII", b"BANK_A", b"MOTN", 16, len(b))
 ipac += struct.pack("<8s4sII", b"BANK_B", b"MOTN", 16 + len(b) + len(pad), len(b))
 open(sys.argv[2], "wb").write(b"PAKS" + struct.pack("<III", 16, 0, 1) + ipac)
 PY
-  rc=0
-  "$A" decode --cache-mb=1 "$tmp/TWO.PKS" -o "$tmp/two.yaml" 2>"$tmp/err" || rc=$?
-  [ "$rc" = 1 ] && grep -q "TWO.PKS: its YAML would be more than [0-9]* MiB, more than --cache-mb=1 lets it take: raise --cache-mb" "$tmp/err" ||
-    bad "TWO.PKS under --cache-mb=1: exit $rc: $(cat "$tmp/err")"
-  [ -e "$tmp/two.yaml" ] && bad "TWO.PKS: something was written under --cache-mb=1"
-  "$A" decode "$tmp/TWO.PKS" -o "$tmp/two.yaml" 2>"$tmp/err" || bad "TWO.PKS under the default: $(cat "$tmp/err")"
+  # refused_then_shown WHAT OUT MESSAGE: refused under --cache-mb=1 with MESSAGE, exit 1,
+  # nothing written to OUT; decoded to OUT under the default
+  refused_then_shown() {
+    local rc=0
+    "$A" decode --cache-mb=1 "$tmp/$1" -o "$2" 2>"$tmp/err" || rc=$?
+    [ "$rc" = 1 ] && grep -q "$3" "$tmp/err" || bad "$1 under --cache-mb=1: exit $rc: $(cat "$tmp/err")"
+    [ -e "$2" ] && bad "$1: something was written under --cache-mb=1"
+    "$A" decode "$tmp/$1" -o "$2" 2>"$tmp/err" || bad "$1 under the default: $(cat "$tmp/err")"
+  }
+  refused_then_shown TWO.PKS "$tmp/two.yaml" \
+    "TWO.PKS: its YAML would be more than [0-9]* MiB, more than --cache-mb=1 lets it take: raise --cache-mb"
   n=$(grep -c "^  BANK_[AB].MOTN:" "$tmp/two.yaml")
   echo "ok TWO.PKS: refused under --cache-mb=1, $(stat -c %s "$tmp/two.yaml") bytes under the default ($n members shown)"
   # a member's model asked for as a file's: the bank with 2 MiB after it (a MOTN by its
@@ -103,12 +108,8 @@ ipac += struct.pack("<8s4sII", b"BANK_C", b"MOTN", 16, len(b))
 open(sys.argv[2], "wb").write(b"PAKS" + struct.pack("<III", 16, 0, 1) + ipac)
 PY
   for what in BIG.PKS/BANK_C.MOTN BIG.PKS; do
-    rc=0
-    "$A" decode --cache-mb=1 "$tmp/$what" -o "$tmp/big.yaml" 2>"$tmp/err" || rc=$?
-    [ "$rc" = 1 ] && grep -q "decoding it would take about [0-9]* MiB (the file and the codec's model of it), more than --cache-mb=1 lets it take: raise --cache-mb" "$tmp/err" ||
-      bad "$what under --cache-mb=1: exit $rc: $(cat "$tmp/err")"
-    [ -e "$tmp/big.yaml" ] && bad "$what: something was written under --cache-mb=1"
-    "$A" decode "$tmp/$what" -o "$tmp/big.yaml" 2>"$tmp/err" || bad "$what under the default: $(cat "$tmp/err")"
+    refused_then_shown "$what" "$tmp/big.yaml" \
+      "decoding it would take about [0-9]* MiB (the file and the codec's model of it), more than --cache-mb=1 lets it take: raise --cache-mb"
     echo "ok $what: its model refused under --cache-mb=1, $(stat -c %s "$tmp/big.yaml") bytes under the default"
     rm -f "$tmp/big.yaml"
   done
