@@ -720,8 +720,13 @@ int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t su
 		}
 	}
 	pthread_mutex_unlock(&c->lock);
-	if (seq)
+	if (seq) {
+		/* its copy, made before the cache makes room for it, is counted in the renders'
+		 * pool meanwhile (what of it is free: never waited for) */
+		size_t held = pool_grab(c, len);
 		*text = spill_read(c, st, sub, &names, off, len, seq, fd);
+		pool_return(c, held);
+	}
 	return known;
 }
 
