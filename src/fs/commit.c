@@ -283,22 +283,18 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	 * lent when it needs more; refused with less than a save alone has: again, alone */
 	for (int alone = 0;; alone = 1) {
 		size_t want = af_ytree_budget(0, n);
-		size_t held = af_rcache_tree_begin(fs->cache, want, alone);
+		size_t held = af_rcache_pool_begin(fs->cache, want, alone);
 		sib.d.io.yaml_max = held ? held : 1;
 		sib.d.io.yaml_more = af_loan_more;
 		sib.d.io.yaml_more_ctx = &loan;
 		rc = to->join ? to->join(to->join_ctx, t.codec, yaml, n, &sib.d.io, &bin, &d, where,
 					 sizeof(where))
 			      : t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d);
-		int short_of = loan.short_of;
-		af_loan_end(&loan); /* the tree is freed */
-		af_rcache_tree_end(fs->cache, held);
-		if (alone || !rc || held >= want || !short_of)
+		if (!af_rcache_pool_parsed(fs->cache, held, want, alone, rc, &loan))
 			break;
 		af_buf_reset(&bin);
 		af_diag_clear(&d);
 		where[0] = 0;
-		loan = af_rcache_loan(fs->cache);
 	}
 	if (rc || bin.failed) {
 		if (!d.code)

@@ -1271,7 +1271,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	 * lent when it needs more; refused with less than a save alone has: again, alone */
 	for (int alone = 0;; alone = 1) {
 		size_t want = af_ytree_budget(0, n);
-		size_t held = af_rcache_tree_begin(fs->cache, want, alone);
+		size_t held = af_rcache_pool_begin(fs->cache, want, alone);
 		v.yaml_max = held ? held : 1;
 		v.yaml_more = af_loan_more;
 		v.yaml_more_ctx = &loan;
@@ -1283,16 +1283,12 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 			rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
 				: af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d);
 		}
-		int short_of = loan.short_of;
-		af_loan_end(&loan); /* the member's tree is freed */
-		af_rcache_tree_end(fs->cache, held);
-		if (alone || !rc || held >= want || !short_of)
+		if (!af_rcache_pool_parsed(fs->cache, held, want, alone, rc, &loan))
 			break;
 		af_buf_reset(&image);
 		af_pieces_free(&plan);
 		af_diag_clear(d);
 		changed = 0;
-		loan = af_rcache_loan(fs->cache);
 	}
 	if (rc || !changed)
 		goto out;

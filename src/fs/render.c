@@ -621,18 +621,29 @@ int af_render_mem_room(void *ctx, size_t want)
 	return 1;
 }
 
+int af_rcache_pool_parsed(struct af_rcache *c, size_t held, size_t want, int alone, int rc,
+			  struct af_loan *loan)
+{
+	int short_of = loan->short_of;
+	af_loan_end(loan); /* the tree is freed */
+	af_rcache_pool_end(c, held);
+	if (alone || !rc || held >= want || !short_of)
+		return 0;
+	*loan = af_rcache_loan(c);
+	return 1;
+}
+
 void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone)
 {
 	memset(rb, 0, sizeof(*rb));
 	rb->cache = c;
-	rb->alone = alone;
-	af_rcache_tree_begin(c, 0, alone); /* the pool's gate; its bytes as it grows */
+	af_rcache_pool_begin(c, 0, alone); /* the pool's gate; its bytes as it grows */
 	rb->loan = af_rcache_loan(c);
 	/* nothing of its own: its text takes from the pool as it grows, its guess too */
 	rb->b = (struct af_buf_bound){0, render_more, rb, 0, 1};
 }
 
-size_t af_rcache_tree_begin(struct af_rcache *c, size_t want, int alone)
+size_t af_rcache_pool_begin(struct af_rcache *c, size_t want, int alone)
 {
 	if (alone)
 		pthread_rwlock_wrlock(&c->solo);
@@ -641,7 +652,7 @@ size_t af_rcache_tree_begin(struct af_rcache *c, size_t want, int alone)
 	return pool_grab(c, want);
 }
 
-void af_rcache_tree_end(struct af_rcache *c, size_t held)
+void af_rcache_pool_end(struct af_rcache *c, size_t held)
 {
 	pool_return(c, held);
 	pthread_rwlock_unlock(&c->solo);
@@ -652,7 +663,7 @@ void af_render_bound_end(struct af_render_bound *rb)
 	af_loan_end(&rb->loan);
 	if (!rb->cache)
 		return;
-	af_rcache_tree_end(rb->cache, rb->text_pool + rb->model_pool);
+	af_rcache_pool_end(rb->cache, rb->text_pool + rb->model_pool);
 	rb->text_pool = rb->model_pool = 0;
 	rb->cache = NULL;
 }

@@ -130,17 +130,21 @@ struct af_render_bound {
 	size_t text_over, model_over; /* what each borrowed past it (the text's counted twice) */
 	size_t model_want;            /* the model refused, when refused */
 	int refused;
-	int alone;
 	int pool_short; /* the pool had less than it asked for (others held it) */
 };
 void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone);
-/* A YAML tree's own share (a save's, a split view's cut: af_ytree_budget) from the same
- * pool: what is free of want now, beside the renders in flight (alone: all of it, once
- * they are done; new ones wait), until af_rcache_tree_end. The tree borrows from the
+/* A hold on the same pool (a render's gate, with want 0; a YAML tree's own share: a
+ * save's, a split view's cut's, af_ytree_budget): what is free of want now, beside the
+ * renders in flight (alone: all of it, once they are done; new ones wait), until
+ * af_rcache_pool_end. The tree borrows from the
  * cache past it; one refused with less than want is done again alone. A tree share of
  * 0 is no limit to af_ylimits: pass at least 1. */
-size_t af_rcache_tree_begin(struct af_rcache *c, size_t want, int alone);
-void af_rcache_tree_end(struct af_rcache *c, size_t held);
+size_t af_rcache_pool_begin(struct af_rcache *c, size_t want, int alone);
+void af_rcache_pool_end(struct af_rcache *c, size_t held);
+/* The end of a parse's hold (held of want, its loan ended too): 1 when it failed (rc)
+ * short of room while others held the pool, to be done again alone (*loan then new). */
+int af_rcache_pool_parsed(struct af_rcache *c, size_t held, size_t want, int alone, int rc,
+			  struct af_loan *loan);
 /* af_io.mem_room over a struct af_render_bound. */
 int af_render_mem_room(void *ctx, size_t want);
 void af_render_bound_end(struct af_render_bound *rb);

@@ -164,19 +164,15 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	int cut;
 	for (int alone = 0;; alone = 1) {
 		size_t want = af_ytree_budget(0, whole->len);
-		size_t held = af_rcache_tree_begin(cache, want, alone);
+		size_t held = af_rcache_pool_begin(cache, want, alone);
 		lim.max_bytes = held ? held : 1;
 		lim.more = af_loan_more;
 		lim.more_ctx = &loan;
 		cut = af_split_view(c, whole->data, whole->len, (const char *)dir.data, &lim, &x->s, &d);
-		int short_of = loan.short_of;
-		af_loan_end(&loan); /* the tree is freed */
-		af_rcache_tree_end(cache, held);
-		if (alone || !cut || held >= want || !short_of)
+		if (!af_rcache_pool_parsed(cache, held, want, alone, cut, &loan))
 			break;
 		af_split_free(&x->s);
 		af_diag_clear(&d);
-		loan = af_rcache_loan(cache);
 	}
 	if (cut) {
 		rc = d.code == AF_ENOMEM ? -ENOMEM : -EIO;
