@@ -12,7 +12,8 @@
 #  - raw.animation: the same keys without zlib, 9.6 MB whose model (about 8x the file)
 #    is refused before the file is read.
 # Mounted with the default --cache-mb both are their views, the texts `animfs decode`
-# gives. Last, renders at once share the renders' pool (below).
+# gives. Last, renders at once share the renders' pool, and so does a save beside them
+# (below).
 . "$(dirname "$0")/common.inc"
 # the daemon too is the unsanitized build when scripts/test built one (tests/samples.inc):
 # rendering 19 MB under ASan is most of a minute; the render paths are checked under
@@ -103,4 +104,29 @@ if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
 fi
 fusermount3 -u "$VIEW"
 check_daemon
+
+# A save during those renders: its YAML tree (about 6x the 12 MB text) takes its share of
+# the same pool and borrows the rest from the render cache while 8 workers render the
+# other views cold, under --cache-mb=64 (bound 128 MiB; the save alone peaks at ~100).
+# The edit lands, every other view is still its decode, and the daemon stays in bound.
+sed 's/, 0\.5, /, 0.25, /' "$T/mid.expect" > "$T/mid.edit"
+cmp -s "$T/mid.edit" "$T/mid.expect" && fail "the edit changed nothing"
+ANIMFS_PREFETCH=8 ANIMFS_SIZE_CACHE=0 mount_view_fg --cache-mb=64
+ls -l "$VIEW" > "$T/ls" &
+lister=$!
+cp "$T/mid.edit" "$VIEW/m7.animation.yaml" || fail "the save beside 8 renders was refused: $(cat "$VIEW/.animfs/errors")"
+wait "$lister" || fail "ls -l beside the save"
+for i in 0 1 2 3 4 5 6; do
+  cmp -s "$VIEW/m$i.animation.yaml" "$T/mid.expect" || fail "m$i's view beside the save is not the decode"
+done
+cmp -s "$VIEW/m7.animation.yaml" "$T/mid.edit" || fail "m7's view after the save is not the edit"
+peak=$(awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status")
+echo "a save of a 12 MB document beside 8 cold renders under --cache-mb=64: daemon VmHWM $((peak / 1024)) MiB (bound 128 MiB); $(tr '\n' ' ' < "$VIEW/.animfs/stats")"
+if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
+  [ "$peak" -le $((128 * 1024)) ] || fail "the daemon peaked at $((peak / 1024)) MiB, over the 128 MiB bound"
+fi
+fusermount3 -u "$VIEW"
+check_daemon
+"$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/m7.animation" | cmp -s - "$T/mid.edit" ||
+  fail "m7.animation does not decode to the edit"
 echo "ok: view_bound"
