@@ -667,12 +667,50 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 	return 0;
 }
 
-/* Big binaries (the largest motion bank renders to ~15 MB) render one at a time:
- * the kernel reads a file on several FUSE threads at once, and each would render
- * the same text before the first lands in the cache, multiplying the daemon's
- * peak memory. The ones waiting then find the text in the cache. */
-#define BIG_RENDER (1u << 20)
-static pthread_mutex_t big_render = PTHREAD_MUTEX_INITIALIZER;
+/* One render of a binary at a time: the kernel may ask for a cold view on several FUSE
+ * threads at once (a stat and a read, two readers), and each would render the same
+ * text before the first lands in the cache. Whoever asks second waits for the first
+ * and then finds its text in the cache. Different binaries render at once, on every
+ * core, within the renders' pool (render.h). The list holds one entry per render in
+ * flight: never more than the threads of the daemon. */
+struct flight {
+	dev_t dev;
+	ino_t ino;
+	const char *rel; /* the binary's path: a container's members share its identity */
+	struct flight *next;
+};
+static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t flight_landed = PTHREAD_COND_INITIALIZER;
+static struct flight *flights;
+
+static int flying(const struct flight *me)
+{
+	for (const struct flight *f = flights; f; f = f->next)
+		if (f->dev == me->dev && f->ino == me->ino && !strcmp(f->rel, me->rel))
+			return 1;
+	return 0;
+}
+
+static void flight_take(struct flight *me)
+{
+	pthread_mutex_lock(&flight_lock);
+	while (flying(me))
+		pthread_cond_wait(&flight_landed, &flight_lock);
+	me->next = flights;
+	flights = me;
+	pthread_mutex_unlock(&flight_lock);
+}
+
+static void flight_land(struct flight *me)
+{
+	pthread_mutex_lock(&flight_lock);
+	struct flight **p = &flights;
+	while (*p != me)
+		p = &(*p)->next;
+	*p = me->next;
+	pthread_cond_broadcast(&flight_landed);
+	pthread_mutex_unlock(&flight_lock);
+}
 
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 		   struct af_text **out)
@@ -680,15 +718,13 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 	/* the shared render cache is the daemon's: whoever asks, the same text (a caller's
 	 * right to read it is proven before it is handed out: af_view_may) */
 	int was = af_act_pause(), rc;
+	struct flight me = {st0->st_dev, st0->st_ino, bin_rel, NULL};
 	af_prefetch_claim(fs, st0); /* a worker may have it, or be at it */
-	int big = st0->st_size >= (off_t)BIG_RENDER;
-	if (big)
-		pthread_mutex_lock(&big_render);
+	flight_take(&me);
 	rc = render_once(fs, bin_rel, st0, out, 0);
 	if (rc == 1) /* refused while others shared the renders' memory: alone, the verdict */
 		rc = render_once(fs, bin_rel, st0, out, 1);
-	if (big)
-		pthread_mutex_unlock(&big_render);
+	flight_land(&me);
 	af_act_resume(was);
 	return rc;
 }

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The persistent size cache: a second mount lists sizes without decoding, and a
-# file changed between mounts (or a changed name) is sized anew, never from the cache.
+# file changed between mounts (or a changed name) is sized anew, never from the cache;
+# readers at once of a view the cache sized render it once.
 . "$(dirname "$0")/common.inc"
 copy_samples
 export XDG_CACHE_HOME=$T/cache
@@ -26,6 +27,39 @@ $(diff <(echo "$second") <(truth))"
 # and the texts agree with the sizes
 for f in "$VIEW"/*.yaml; do
   [ "$(stat -c %s "$f")" = "$(wc -c < "$f")" ] || fail "$f: size and text disagree"
+done
+"$ANIMFS" umount "$VIEW"; check_daemon
+
+# Readers at once of a view whose size the cache knows (so no lookup renders it): the
+# kernel asks on several threads, and the binary is rendered once (view.c's flights);
+# every reader gets the whole text.
+python3 - "$T/big.yaml" <<'PY' || fail "cannot write big.yaml"
+import sys
+lines = ["format: diesel-animation", "length: 1.0", "binary:", "  layout: 32-bit",
+         "  container: zlib", "  zlib_level: 6", "objects:", "  - name: root_point",
+         "    position:", "      type: pos_f32", "      keys:"]
+lines += ["        - [%r, 0.5, %r, 0.0]" % (i / 2**20, (i % 512) / 4) for i in range(100_000)]
+lines += ["    rotation:", "      type: rot_packed", "      keys:", "        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+"$ANIMFS" encode "$T/big.yaml" -o "$GAME/big.animation" || fail "encode big.yaml"
+"$ANIMFS" decode --schema-ref .animfs/schema "$GAME/big.animation" > "$T/big.expect" || fail "decode big"
+mount_view_fg
+ls -l "$VIEW" > /dev/null
+"$ANIMFS" umount "$VIEW"; check_daemon
+mount_view_fg
+ls -l "$VIEW" > /dev/null
+before=$(awk '/^renders / {print $2}' "$VIEW/.animfs/stats")
+readers=()
+for i in 1 2 3 4 5 6 7 8; do
+  cat "$VIEW/big.animation.yaml" > "$T/big.$i" &
+  readers+=($!)
+done
+wait "${readers[@]}" || fail "a reader failed"
+after=$(awk '/^renders / {print $2}' "$VIEW/.animfs/stats")
+[ "$((after - before))" = 1 ] || fail "8 readers at once rendered the view $((after - before)) times"
+for i in 1 2 3 4 5 6 7 8; do
+  cmp -s "$T/big.$i" "$T/big.expect" || fail "reader $i got another text"
 done
 "$ANIMFS" umount "$VIEW"; check_daemon
 echo ok
