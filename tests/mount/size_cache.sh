@@ -33,15 +33,7 @@ done
 # Readers at once of a view whose size the cache knows (so no lookup renders it): the
 # kernel asks on several threads, and the binary is rendered once (view.c's flights);
 # every reader gets the whole text.
-python3 - "$T/big.yaml" <<'PY' || fail "cannot write big.yaml"
-import sys
-lines = ["format: diesel-animation", "length: 1.0", "binary:", "  layout: 32-bit",
-         "  container: zlib", "  zlib_level: 6", "objects:", "  - name: root_point",
-         "    position:", "      type: pos_f32", "      keys:"]
-lines += ["        - [%r, 0.5, %r, 0.0]" % (i / 2**20, (i % 512) / 4) for i in range(100_000)]
-lines += ["    rotation:", "      type: rot_packed", "      keys:", "        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
-open(sys.argv[1], "w").write("\n".join(lines) + "\n")
-PY
+keys_doc "$T/big.yaml" 100000
 "$ANIMFS" encode "$T/big.yaml" -o "$GAME/big.animation" || fail "encode big.yaml"
 "$ANIMFS" decode --schema-ref .animfs/schema "$GAME/big.animation" > "$T/big.expect" || fail "decode big"
 mount_view_fg

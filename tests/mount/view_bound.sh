@@ -80,15 +80,7 @@ check_daemon
 # With an allowance each the daemon peaked at 179 MiB (bound 80); every view is shown
 # (a render refused while others held the pool is done again alone, no verdict).
 rm -f "$GAME"/*.animation
-python3 - "$T/mid.yaml" <<'PY' || fail "cannot write mid.yaml"
-import sys
-lines = ["format: diesel-animation", "length: 1.0", "binary:", "  layout: 32-bit",
-         "  container: zlib", "  zlib_level: 6", "objects:", "  - name: root_point",
-         "    position:", "      type: pos_f32", "      keys:"]
-lines += ["        - [%r, 0.5, %r, 0.0]" % (i / 2**20, (i % 512) / 4) for i in range(300_000)]
-lines += ["    rotation:", "      type: rot_packed", "      keys:", "        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
-open(sys.argv[1], "w").write("\n".join(lines) + "\n")
-PY
+keys_doc "$T/mid.yaml" 300000
 "$EXPECT_ANIMFS" encode "$T/mid.yaml" -o "$GAME/m0.animation" || fail "encode mid.yaml"
 for i in 1 2 3 4 5 6 7; do cp "$GAME/m0.animation" "$GAME/m$i.animation"; done
 "$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/m0.animation" > "$T/mid.expect" || fail "decode mid"
