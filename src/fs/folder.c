@@ -546,7 +546,7 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 	af_diag_init(&d);
 	/* refused while other renders shared their memory: done again alone (render.h) */
 	for (int alone = 0;; alone = 1) {
-		af_render_bound_init(&rb, fs->cache, alone);
+		af_render_bound_init(&rb, fs->cache, alone, 0); /* a member's size: not known here */
 		yaml.bound = &rb.b;
 		af_rcache_note_render(fs->cache);
 		af_rcache_names_stamp(&names); /* before the render reads the dictionary */

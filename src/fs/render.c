@@ -124,6 +124,9 @@ struct af_rcache {
 	size_t text_bytes, max_text_bytes;
 	size_t lent; /* of max_text_bytes, what parses borrow (af_rcache_lend) */
 	size_t pool_free; /* of AF_RENDER_POOL, what no render in flight holds */
+	unsigned pool_users;    /* renders and parses in flight (through the gate) */
+	size_t pool_guessed;    /* what the renders in flight guessed they would take */
+	pthread_cond_t pool_freed; /* a user gave bytes back or left */
 	pthread_rwlock_t solo; /* renders in flight hold it shared, one done again alone
 				  holds it alone (writers first: it is not starved) */
 	/* the spill file: texts written at spill_head, wrapping at spill_cap; the ring's
@@ -152,6 +155,7 @@ struct af_rcache *af_rcache_new(size_t max_text_bytes)
 	}
 	c->max_text_bytes = max_text_bytes;
 	c->pool_free = AF_RENDER_POOL;
+	pthread_cond_init(&c->pool_freed, NULL);
 	pthread_rwlockattr_t ra;
 	pthread_rwlockattr_init(&ra);
 	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
@@ -208,6 +212,7 @@ void af_rcache_free(struct af_rcache *c)
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->writer);
 	pthread_rwlock_destroy(&c->solo);
+	pthread_cond_destroy(&c->pool_freed);
 	free(c);
 }
 
@@ -574,6 +579,7 @@ static void pool_return(struct af_rcache *c, size_t n)
 		return;
 	pthread_mutex_lock(&c->lock);
 	c->pool_free += n;
+	pthread_cond_broadcast(&c->pool_freed);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -633,11 +639,43 @@ int af_rcache_pool_parsed(struct af_rcache *c, size_t held, size_t want, int alo
 	return 1;
 }
 
-void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone)
+/* The pool's gate: the solo lock, then, for a render that guesses what it will take,
+ * a wait while others are in and its guess and theirs are more than the pool and half
+ * of what the cache can lend (a text borrowed is counted twice): started now it would
+ * most likely be refused and done again alone, its work thrown away. The first in
+ * never waits. Then want of what is free. */
+static size_t pool_enter(struct af_rcache *c, size_t want, int alone, size_t guess)
+{
+	if (alone)
+		pthread_rwlock_wrlock(&c->solo);
+	else
+		pthread_rwlock_rdlock(&c->solo);
+	pthread_mutex_lock(&c->lock);
+	while (c->pool_users && (guess > AF_RENDER_POOL + text_cap(c) / 2 ||
+				 c->pool_guessed > AF_RENDER_POOL + text_cap(c) / 2 - guess))
+		pthread_cond_wait(&c->pool_freed, &c->lock);
+	c->pool_users++;
+	c->pool_guessed += guess;
+	size_t n = want < c->pool_free ? want : c->pool_free;
+	c->pool_free -= n;
+	pthread_mutex_unlock(&c->lock);
+	return n;
+}
+
+size_t af_render_guess(uint64_t n)
+{
+	size_t model = af_model_of(n), text = 1;
+	while (text < model && text < AF_RENDER_OWN)
+		text <<= 1;
+	return model > SIZE_MAX - text ? SIZE_MAX : model + text;
+}
+
+void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone, size_t guess)
 {
 	memset(rb, 0, sizeof(*rb));
 	rb->cache = c;
-	af_rcache_pool_begin(c, 0, alone); /* the pool's gate; its bytes as it grows */
+	rb->guess = guess;
+	pool_enter(c, 0, alone, guess); /* the pool's gate; its bytes as it grows */
 	rb->loan = af_rcache_loan(c);
 	/* nothing of its own: its text takes from the pool as it grows, its guess too */
 	rb->b = (struct af_buf_bound){0, render_more, rb, 0, 1};
@@ -645,17 +683,23 @@ void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int a
 
 size_t af_rcache_pool_begin(struct af_rcache *c, size_t want, int alone)
 {
-	if (alone)
-		pthread_rwlock_wrlock(&c->solo);
-	else
-		pthread_rwlock_rdlock(&c->solo);
-	return pool_grab(c, want);
+	return pool_enter(c, want, alone, 0);
+}
+
+static void pool_leave(struct af_rcache *c, size_t held, size_t guess)
+{
+	pthread_mutex_lock(&c->lock);
+	c->pool_free += held;
+	c->pool_users--;
+	c->pool_guessed -= guess;
+	pthread_cond_broadcast(&c->pool_freed);
+	pthread_mutex_unlock(&c->lock);
+	pthread_rwlock_unlock(&c->solo);
 }
 
 void af_rcache_pool_end(struct af_rcache *c, size_t held)
 {
-	pool_return(c, held);
-	pthread_rwlock_unlock(&c->solo);
+	pool_leave(c, held, 0);
 }
 
 void af_render_bound_end(struct af_render_bound *rb)
@@ -663,7 +707,7 @@ void af_render_bound_end(struct af_render_bound *rb)
 	af_loan_end(&rb->loan);
 	if (!rb->cache)
 		return;
-	af_rcache_pool_end(rb->cache, rb->text_pool + rb->model_pool);
+	pool_leave(rb->cache, rb->text_pool + rb->model_pool, rb->guess);
 	rb->text_pool = rb->model_pool = 0;
 	rb->cache = NULL;
 }

@@ -131,8 +131,18 @@ struct af_render_bound {
 	size_t model_want;            /* the model refused, when refused */
 	int refused;
 	int pool_short; /* the pool had less than it asked for (others held it) */
+	size_t guess;   /* what it guessed it would take (af_render_bound_init) */
 };
-void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone);
+/* guess: what the render will most likely take (a binary's: af_render_guess; 0 when
+ * not known). While other renders or parses are in and its guess and theirs are more than
+ * the pool and half of what the cache can lend, it waits for them: started then, it
+ * would most likely be refused and done again alone, its work thrown away. */
+void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone, size_t guess);
+/* What a render of a binary of n bytes will most likely take of the pool: its model
+ * (af_model_of, what it asks first) and a text as large (the samples' decodes peak at
+ * 13-15x the binary, text included), asked as the text grows: in powers of two, up to
+ * its own part of the pool. */
+size_t af_render_guess(uint64_t n);
 /* A hold on the same pool (a render's gate, with want 0; a YAML tree's own share: a
  * save's, a split view's cut's, af_ytree_budget): what is free of want now, beside the
  * renders in flight (alone: all of it, once they are done; new ones wait), until

@@ -410,7 +410,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	if (af_folder_member(fs, bin_rel))
 		return af_folder_render(fs, bin_rel, 0, out);
 	af_diag_init(&d);
-	af_render_bound_init(&rb, fs->cache, alone);
+	af_render_bound_init(&rb, fs->cache, alone, af_render_guess((uint64_t)st.st_size));
 	for (int attempt = 0;; attempt++) {
 		rc = 0; /* a re-read (AF_BN_CHANGED) may find the new identity rendered */
 		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
