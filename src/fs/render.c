@@ -126,7 +126,7 @@ struct af_rcache {
 	size_t pool_free; /* of AF_RENDER_POOL, what no render in flight holds */
 	unsigned pool_users;    /* renders and parses in flight (through the gate) */
 	size_t pool_guessed;    /* what the renders in flight guessed they would take */
-	pthread_cond_t pool_freed; /* a user gave bytes back or left */
+	pthread_cond_t pool_freed; /* a user left (pool_leave) */
 	pthread_rwlock_t solo; /* renders in flight hold it shared, one done again alone
 				  holds it alone (writers first: it is not starved) */
 	/* the spill file: texts written at spill_head, wrapping at spill_cap; the ring's
@@ -579,7 +579,6 @@ static void pool_return(struct af_rcache *c, size_t n)
 		return;
 	pthread_mutex_lock(&c->lock);
 	c->pool_free += n;
-	pthread_cond_broadcast(&c->pool_freed);
 	pthread_mutex_unlock(&c->lock);
 }
 
@@ -642,8 +641,8 @@ int af_rcache_pool_parsed(struct af_rcache *c, size_t held, size_t want, int alo
 /* The pool's gate: the solo lock, then, for a render that guesses what it will take,
  * a wait while others are in and its guess and theirs are more than the pool and half
  * of what the cache can lend (a text borrowed is counted twice): started now it would
- * most likely be refused and done again alone, its work thrown away. The first in
- * never waits. Then want of what is free. */
+ * most likely be refused and done again alone, its work thrown away. The first in and
+ * a guess of 0 (a parse) never wait. Then want of what is free. */
 static size_t pool_enter(struct af_rcache *c, size_t want, int alone, size_t guess)
 {
 	if (alone)
@@ -651,8 +650,8 @@ static size_t pool_enter(struct af_rcache *c, size_t want, int alone, size_t gue
 	else
 		pthread_rwlock_rdlock(&c->solo);
 	pthread_mutex_lock(&c->lock);
-	while (c->pool_users && (guess > AF_RENDER_POOL + text_cap(c) / 2 ||
-				 c->pool_guessed > AF_RENDER_POOL + text_cap(c) / 2 - guess))
+	while (guess && c->pool_users && (guess > AF_RENDER_POOL + text_cap(c) / 2 ||
+					  c->pool_guessed > AF_RENDER_POOL + text_cap(c) / 2 - guess))
 		pthread_cond_wait(&c->pool_freed, &c->lock);
 	c->pool_users++;
 	c->pool_guessed += guess;
