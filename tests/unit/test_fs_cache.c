@@ -377,6 +377,56 @@ static void test_spill_race(void **state)
 	af_rcache_free(c);
 }
 
+/* The renders' gate: a render whose guess with those in flight passes the pool and half
+ * of what the cache can lend waits until they leave; a smaller one and a parse (guess
+ * 0) go in at once; the first in never waits, whatever its guess. */
+struct gated {
+	struct af_rcache *c;
+	size_t guess;
+	int entered; /* read and written with __atomic */
+};
+
+static void *enter_gate(void *arg)
+{
+	struct gated *g = arg;
+	struct af_render_bound rb;
+	af_render_bound_init(&rb, g->c, 0, g->guess);
+	__atomic_store_n(&g->entered, 1, __ATOMIC_RELEASE);
+	af_render_bound_end(&rb);
+	return NULL;
+}
+
+static void test_render_gate(void **state)
+{
+	(void)state;
+	const size_t mib = (size_t)1 << 20;
+	/* the pool (48 MiB) and half of a 16 MiB cache: 56 MiB for the guesses */
+	struct af_rcache *c = af_rcache_new(16 * mib);
+	struct af_render_bound first, small, huge;
+	assert_non_null(c);
+	assert_int_equal(af_render_guess(1000), 8000 + 8192); /* the model, a text in 2^n */
+	assert_int_equal(af_render_guess(1826800), 8 * 1826800 + 16 * mib); /* the text's own cap */
+	assert_int_equal(af_render_guess(UINT64_MAX), SIZE_MAX);
+	af_render_bound_init(&first, c, 0, 40 * mib);
+	struct gated g = {c, 40 * mib, 0};
+	pthread_t th;
+	assert_int_equal(pthread_create(&th, NULL, enter_gate, &g), 0);
+	af_render_bound_init(&small, c, 0, 16 * mib); /* 40 + 16 <= 56: in at once */
+	af_render_bound_end(&small);
+	size_t held = af_rcache_pool_begin(c, 4 * mib, 0); /* a parse: in at once */
+	assert_int_equal(held, 4 * mib);
+	af_rcache_pool_end(c, held);
+	usleep(100 * 1000);
+	int early = __atomic_load_n(&g.entered, __ATOMIC_ACQUIRE); /* 40 + 40 > 56: waits */
+	af_render_bound_end(&first);
+	pthread_join(th, NULL); /* joined before any check can end the test */
+	assert_int_equal(early, 0);
+	assert_int_equal(g.entered, 1);
+	af_render_bound_init(&huge, c, 0, SIZE_MAX); /* the first in: never waits */
+	af_render_bound_end(&huge);
+	af_rcache_free(c);
+}
+
 /* A container's members: one entry each (sub), apart from the file's own. */
 static void test_members(void **state)
 {
@@ -481,6 +531,7 @@ int main(void)
 		cmocka_unit_test(test_spill),
 		cmocka_unit_test(test_lend),
 		cmocka_unit_test(test_spill_race),
+		cmocka_unit_test(test_render_gate),
 		cmocka_unit_test(test_members),
 		cmocka_unit_test(test_member_names),
 		cmocka_unit_test(test_errlog_ring),
