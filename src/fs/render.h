@@ -52,6 +52,7 @@ struct af_rcache_stats {
 	unsigned long archive_opens; /* containers read and parsed (af_rcache_note_open) */
 	size_t text_bytes, spill_bytes; /* held now, in memory and in the spill file */
 	size_t lent_bytes, lent_max;    /* lent to parses now, and the most at once */
+	unsigned long gate_waits;   /* renders that waited at the pool's gate */
 };
 
 struct af_rcache;

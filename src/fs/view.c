@@ -409,6 +409,12 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	*out = NULL;
 	if (af_folder_member(fs, bin_rel))
 		return af_folder_render(fs, bin_rel, 0, out);
+	/* in the cache, or known to fail (a read's, a stat's common case): no gate to pass */
+	af_view_classify(fs, bin_rel, &st, &info);
+	if (af_rcache_get(fs->cache, &st, &info, out) && *out)
+		return 0;
+	if (!info.codec || info.failed)
+		return -EIO;
 	af_diag_init(&d);
 	af_render_bound_init(&rb, fs->cache, alone, af_render_guess((uint64_t)st.st_size));
 	for (int attempt = 0;; attempt++) {
@@ -524,9 +530,10 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		af_rcache_stats(fs->cache, &s);
 		n = snprintf(line, sizeof(line), "renders %lu\nhits %lu\nspill_writes %lu\n"
 			     "spill_reads %lu\nspill_lost %lu\ntext_bytes %zu\nspill_bytes %zu\n"
-			     "archive_opens %lu\nlent_bytes %zu\nlent_max %zu\n", s.renders, s.hits,
-			     s.spill_writes, s.spill_reads, s.spill_lost, s.text_bytes, s.spill_bytes,
-			     s.archive_opens, s.lent_bytes, s.lent_max);
+			     "archive_opens %lu\nlent_bytes %zu\nlent_max %zu\ngate_waits %lu\n",
+			     s.renders, s.hits, s.spill_writes, s.spill_reads, s.spill_lost,
+			     s.text_bytes, s.spill_bytes, s.archive_opens, s.lent_bytes, s.lent_max,
+			     s.gate_waits);
 	} else if (af_scratch_owner(fs) == af_daemon_uid() || strlen(fs->scratch_path) < 5) {
 		n = snprintf(line, sizeof(line), "%s\n", fs->scratch_path);
 	} else { /* the caller's own tree: <scratch>/users/<uid> beside <scratch>/tree */

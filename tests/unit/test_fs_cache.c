@@ -379,11 +379,13 @@ static void test_spill_race(void **state)
 
 /* The renders' gate: a render whose guess with those in flight passes the pool and half
  * of what the cache can lend waits until they leave; a smaller one and a parse (guess
- * 0) go in at once; the first in never waits, whatever its guess. */
+ * 0) go in at once, even past one that waits; the first in never waits, whatever its
+ * guess. */
 struct gated {
 	struct af_rcache *c;
 	size_t guess;
-	int entered; /* read and written with __atomic */
+	int *order;  /* a count shared by the threads, read and written with __atomic */
+	int entered; /* its place in that count (1, 2, ...): 0 until it is in */
 };
 
 static void *enter_gate(void *arg)
@@ -391,9 +393,22 @@ static void *enter_gate(void *arg)
 	struct gated *g = arg;
 	struct af_render_bound rb;
 	af_render_bound_init(&rb, g->c, 0, g->guess);
-	__atomic_store_n(&g->entered, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&g->entered, __atomic_add_fetch(g->order, 1, __ATOMIC_ACQ_REL),
+			 __ATOMIC_RELEASE);
 	af_render_bound_end(&rb);
 	return NULL;
+}
+
+/* Until n renders waited at c's gate (a few seconds at most). */
+static void gate_waiters(struct af_rcache *c, unsigned long n)
+{
+	struct af_rcache_stats s;
+	for (int i = 0; i < 5000; i++) {
+		af_rcache_stats(c, &s);
+		if (s.gate_waits >= n)
+			return;
+		usleep(1000);
+	}
 }
 
 static void test_render_gate(void **state)
@@ -403,25 +418,34 @@ static void test_render_gate(void **state)
 	/* the pool (48 MiB) and half of a 16 MiB cache: 56 MiB for the guesses */
 	struct af_rcache *c = af_rcache_new(16 * mib);
 	struct af_render_bound first, small, huge;
+	struct af_rcache_stats s;
+	int order = 0;
 	assert_non_null(c);
 	assert_int_equal(af_render_guess(1000), 8000 + 8192); /* the model, a text in 2^n */
 	assert_int_equal(af_render_guess(1826800), 8 * 1826800 + 16 * mib); /* the text's own cap */
 	assert_int_equal(af_render_guess(UINT64_MAX), SIZE_MAX);
 	af_render_bound_init(&first, c, 0, 40 * mib);
-	struct gated g = {c, 40 * mib, 0};
-	pthread_t th;
-	assert_int_equal(pthread_create(&th, NULL, enter_gate, &g), 0);
 	af_render_bound_init(&small, c, 0, 16 * mib); /* 40 + 16 <= 56: in at once */
 	af_render_bound_end(&small);
 	size_t held = af_rcache_pool_begin(c, 4 * mib, 0); /* a parse: in at once */
 	assert_int_equal(held, 4 * mib);
 	af_rcache_pool_end(c, held);
-	usleep(100 * 1000);
-	int early = __atomic_load_n(&g.entered, __ATOMIC_ACQUIRE); /* 40 + 40 > 56: waits */
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.gate_waits, 0);
+	struct gated big = {c, 40 * mib, &order, 0}, later = {c, 8 * mib, &order, 0};
+	pthread_t tb, tl;
+	assert_int_equal(pthread_create(&tb, NULL, enter_gate, &big), 0);
+	gate_waiters(c, 1); /* 40 + 40 > 56: it waits */
+	assert_int_equal(pthread_create(&tl, NULL, enter_gate, &later), 0);
+	pthread_join(tl, NULL); /* 40 + 8 fits: in past the big one, and out */
+	int early = __atomic_load_n(&big.entered, __ATOMIC_ACQUIRE);
 	af_render_bound_end(&first);
-	pthread_join(th, NULL); /* joined before any check can end the test */
+	pthread_join(tb, NULL); /* joined before any check can end the test */
 	assert_int_equal(early, 0);
-	assert_int_equal(g.entered, 1);
+	assert_int_equal(later.entered, 1);
+	assert_int_equal(big.entered, 2);
+	af_rcache_stats(c, &s);
+	assert_int_equal(s.gate_waits, 1);
 	af_render_bound_init(&huge, c, 0, SIZE_MAX); /* the first in: never waits */
 	af_render_bound_end(&huge);
 	af_rcache_free(c);
