@@ -393,6 +393,17 @@ static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_r
 	return -EIO;
 }
 
+/* The bid for bin_rel (st: its identity, as it is now) and what the cache knows: 1 with
+ * its text in *out, -EIO when it fails (no codec, or a failed verdict), 0: to render. */
+static int known(struct af_fs *fs, const char *bin_rel, struct stat *st, struct af_rinfo *info,
+		 struct af_text **out)
+{
+	af_view_classify(fs, bin_rel, st, info);
+	if (af_rcache_get(fs->cache, st, info, out) && *out)
+		return 1;
+	return !info->codec || info->failed ? -EIO : 0;
+}
+
 /* 1: refused for room when other renders held the pool it asked for: to be done again
  * alone (refused with the whole pool, the verdict is final at once). */
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
@@ -410,22 +421,17 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	if (af_folder_member(fs, bin_rel))
 		return af_folder_render(fs, bin_rel, 0, out);
 	/* in the cache, or known to fail (a read's, a stat's common case): no gate to pass */
-	af_view_classify(fs, bin_rel, &st, &info);
-	if (af_rcache_get(fs->cache, &st, &info, out) && *out)
-		return 0;
-	if (!info.codec || info.failed)
-		return -EIO;
+	if ((rc = known(fs, bin_rel, &st, &info, out)))
+		return rc > 0 ? 0 : rc;
 	af_diag_init(&d);
 	af_render_bound_init(&rb, fs->cache, alone, af_render_guess((uint64_t)st.st_size));
 	for (int attempt = 0;; attempt++) {
-		rc = 0; /* a re-read (AF_BN_CHANGED) may find the new identity rendered */
-		af_view_classify(fs, bin_rel, &st, &info); /* the bid for this name */
-		if (af_rcache_get(fs->cache, &st, &info, out) && *out)
-			goto out;
-		if (!info.codec || info.failed) {
-			rc = -EIO;
+		/* a re-read (AF_BN_CHANGED) may find the new identity rendered */
+		if (attempt && (rc = known(fs, bin_rel, &st, &info, out))) {
+			rc = rc > 0 ? 0 : rc;
 			goto out;
 		}
+		rc = 0;
 		af_buf_reset(&in);
 		af_diag_clear(&d);
 		/* the binary and a model of it: within the bound before the file is read */
