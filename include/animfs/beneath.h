@@ -31,6 +31,9 @@ int af_bn_read_head(int root, const char *rel, uint8_t *head, size_t n, size_t *
 #define AF_BN_CHANGED 1
 int af_bn_read_stable(int root, const char *rel, size_t max, struct stat *st,
 		      struct af_buf *out, struct af_diag *d);
+/* The same for the open file fd (read from its start; fd stays open): AF_BN_CHANGED
+ * when it was written to meanwhile (the same file: read again). */
+int af_fd_read_stable(int fd, size_t max, struct stat *st, struct af_buf *out, struct af_diag *d);
 /* chmod(2) of the file or folder fd is an O_PATH descriptor of (not of a link). */
 int af_bn_fchmod(int fd, mode_t mode);
 /* unlinkat, mkdirat, symlinkat, readlinkat and renameat of rel's last component in

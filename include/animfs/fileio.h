@@ -68,6 +68,11 @@ struct af_replace_opts {
 	 * as it should: non-zero with d filled abandons the replace) or write it anew. */
 	int (*check)(void *ctx, int fd, struct af_diag *d);
 	void *check_ctx;
+	/* When not NULL (and not as_new): the existing file as the one the replace is for
+	 * proved it (its owner, group and mode are kept), not whatever the name holds by
+	 * the time of the rename: a name swapped meanwhile never hands its file's owner
+	 * to the new bytes. */
+	const struct stat *old;
 };
 int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       const struct af_replace_opts *o, struct af_diag *d);

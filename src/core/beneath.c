@@ -139,22 +139,40 @@ int af_bn_read_file(int root, const char *rel, size_t max, struct af_buf *out,
 	return af_read_fd(fd, max, out, d);
 }
 
+/* After a read of the file looked up as *st, its identity again (stat_rc: that
+ * stat's result): 0, or AF_BN_CHANGED with *st the new one. */
+static int still(int stat_rc, const struct stat *again, struct stat *st, struct af_diag *d)
+{
+	struct af_fid a, b;
+	if (stat_rc)
+		return af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
+	af_fid_of(st, &a);
+	af_fid_of(again, &b);
+	if (af_fid_same(&a, &b))
+		return 0;
+	*st = *again;
+	return AF_BN_CHANGED;
+}
+
 int af_bn_read_stable(int root, const char *rel, size_t max, struct stat *st,
 		      struct af_buf *out, struct af_diag *d)
 {
 	struct stat again;
-	struct af_fid a, b;
 	int rc = af_bn_read_file(root, rel, max, out, d);
-	if (rc)
-		return rc;
-	if (af_bn_stat(root, rel, &again))
-		return af_diag_error(d, AF_EIO, "cannot stat: %s", strerror(errno));
-	af_fid_of(st, &a);
-	af_fid_of(&again, &b);
-	if (af_fid_same(&a, &b))
-		return 0;
-	*st = again;
-	return AF_BN_CHANGED;
+	return rc ? rc : still(af_bn_stat(root, rel, &again), &again, st, d);
+}
+
+int af_fd_read_stable(int fd, size_t max, struct stat *st, struct af_buf *out, struct af_diag *d)
+{
+	struct stat again;
+	int own = dup(fd); /* read through its own descriptor, from the start */
+	if (own < 0 || lseek(own, 0, SEEK_SET) < 0) {
+		if (own >= 0)
+			close(own);
+		return af_diag_error(d, AF_EIO, "cannot read: %s", strerror(errno));
+	}
+	int rc = af_read_fd(own, max, out, d); /* closes own */
+	return rc ? rc : still(fstat(fd, &again), &again, st, d);
 }
 
 int af_bn_read_head(int root, const char *rel, uint8_t *head, size_t n, size_t *got)

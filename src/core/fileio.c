@@ -158,8 +158,14 @@ static int replace_with(int dirfd, const char *name, const struct content *c, mo
 	int fd = -1, dfd = -1, rc = 0, created = 0;
 	static unsigned counter;
 
-	int have_old = (!o || !o->as_new) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-		       S_ISREG(st.st_mode);
+	int have_old = 0;
+	if (o && o->old && !o->as_new) {
+		st = *o->old;
+		have_old = S_ISREG(st.st_mode);
+	} else {
+		have_old = (!o || !o->as_new) && fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			   S_ISREG(st.st_mode);
+	}
 	if (have_old)
 		mode = st.st_mode & 07777;
 	if (have_old && o && o->clear_setid)

@@ -70,8 +70,29 @@ int af_view_is_candidate(const char *rel)
 	return af_codec_for_ext(stem, 0) != NULL;
 }
 
-void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
-			 struct af_rinfo *info)
+/* The first n bytes of fd (at most; from its start, its offset untouched). */
+static int head_of(int fd, uint8_t *head, size_t n, size_t *got)
+{
+	size_t have = 0;
+	while (have < n) {
+		ssize_t r = pread(fd, head + have, n - have, (off_t)have);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return AF_EIO;
+		if (r == 0)
+			break;
+		have += (size_t)r;
+	}
+	*got = have;
+	return 0;
+}
+
+/* The bid of name (its base decides with its head), cached by identity: the head is
+ * read from fd when given (a readable descriptor of that identity), else name beneath
+ * dirfd. */
+static void classify(struct af_fs *fs, int dirfd, int fd, const char *name, const struct stat *st,
+		     struct af_rinfo *info)
 {
 	uint8_t head[AF_BID_HEAD];
 	size_t got = 0;
@@ -86,7 +107,11 @@ void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const st
 	memset(info, 0, sizeof(*info));
 	/* what a file is, for every user alike (the shared cache): read by the daemon; a
 	 * caller who may not read it still may not open its view */
-	int was = af_act_pause(), rc = af_bn_read_head(dirfd, name, head, sizeof(head), &got);
+	int was = af_act_pause(), rc;
+	if (fd >= 0)
+		rc = head_of(fd, head, sizeof(head), &got);
+	else
+		rc = af_bn_read_head(dirfd, name, head, sizeof(head), &got);
 	af_act_resume(was);
 	if (rc)
 		return;
@@ -95,6 +120,18 @@ void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const st
 	af_rcache_put_bid(fs->cache, st, name_hash, info->codec);
 	/* the entry may still know this identity's size (same codec, same name) */
 	af_rcache_get(fs->cache, st, info, NULL);
+}
+
+void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
+			 struct af_rinfo *info)
+{
+	classify(fs, dirfd, -1, name, st, info);
+}
+
+void af_view_classify_fd(struct af_fs *fs, int fd, const char *name, const struct stat *st,
+			 struct af_rinfo *info)
+{
+	classify(fs, -1, fd, name, st, info);
 }
 
 void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
@@ -122,6 +159,30 @@ static void sib_link(const struct af_dirio *d, const char *name)
 		  s->dir[0] ? "/" : "", name, d->io.name);
 }
 
+/* A sibling read or listed as s->as (the thread's identity is the daemon's meanwhile:
+ * af_act_with switches it for the call and back). */
+static int sib_read(void *ctx, const char *name, struct af_buf *out)
+{
+	struct af_sibio *s = ctx;
+	s->asked = 1;
+	if (!s->as)
+		return s->read0(ctx, name, out);
+	int rc = af_act_with(s->as) ? AF_EIO : s->read0(ctx, name, out);
+	af_act_back();
+	return rc;
+}
+
+static int sib_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
+{
+	struct af_sibio *s = ctx;
+	s->asked = 1;
+	if (!s->as)
+		return s->list0(ctx, cb, cbctx);
+	int rc = af_act_with(s->as) ? AF_EIO : s->list0(ctx, cb, cbctx);
+	af_act_back();
+	return rc;
+}
+
 void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
 {
 	const char *base = af_base(bin_rel);
@@ -134,6 +195,12 @@ void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const cha
 		dirfd = af_bn_parent(af_ov_at(fs, bin_rel), bin_rel, name, sizeof(name));
 	af_dirio_init(&s->d, dirfd, base, 1);
 	s->d.on_link = sib_link;
+	s->as = NULL;
+	s->asked = 0;
+	s->read0 = s->d.io.read_sibling;
+	s->list0 = s->d.io.list_siblings;
+	s->d.io.read_sibling = sib_read;
+	s->d.io.list_siblings = sib_list;
 }
 
 void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)

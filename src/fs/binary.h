@@ -11,6 +11,7 @@
 #include "animfs/codec.h"
 #include "animfs/io.h"
 #include "render.h"
+#include "who.h"
 
 struct af_fs;
 
@@ -34,6 +35,10 @@ void af_view_classify(struct af_fs *fs, const char *rel, const struct stat *st,
 /* The same for name beneath the folder descriptor dirfd. */
 void af_view_classify_at(struct af_fs *fs, int dirfd, const char *name, const struct stat *st,
 			 struct af_rinfo *info);
+/* The same with the head read from fd, a readable descriptor of st's identity (its
+ * offset untouched): a binary the caller opened (bin.h). */
+void af_view_classify_fd(struct af_fs *fs, int fd, const char *name, const struct stat *st,
+			 struct af_rinfo *info);
 /* opendir of a folder below dirfd (NULL and errno on failure). */
 DIR *af_opendir_at(int dirfd, const char *rel);
 /* An af_io giving a codec its binary's siblings through the GAME descriptor. */
@@ -42,6 +47,12 @@ struct af_sibio {
 	struct af_fs *fs;
 	int owned;         /* the folder descriptor is closed by af_sibio_close */
 	char dir[4096];    /* its path, for messages */
+	/* whose siblings: read and listed as this user (a caller the daemon renders for:
+	 * a sibling they may not read is absent), or NULL: as the thread is */
+	const struct af_who *as;
+	int asked;         /* a sibling was read or listed (the text may depend on who) */
+	int (*read0)(void *ctx, const char *name, struct af_buf *out);
+	int (*list0)(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx);
 };
 /* Siblings from the folder dirfd (the binary's, held by an open view), or with dirfd
  * -1 from bin_rel's folder resolved now. Siblings are read from that folder only, never

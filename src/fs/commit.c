@@ -169,11 +169,11 @@ static const struct af_codec *save_codec(struct af_fs *fs, const struct af_targe
 /* The saver's right to what the save does, as the saver: open the binary for writing
  * (a write into it), or make a file in its folder (a new one, or a rename onto it). */
 static int prove(const struct af_dest *to, int dirfd, const char *base, int exists,
-		 struct af_diag *d)
+		 struct stat *proven, struct af_diag *d)
 {
 	int write_into = exists && !to->as_new, rc;
 	if (write_into) {
-		rc = af_may_write_as(&to->who, dirfd, base);
+		rc = af_may_write_as(&to->who, dirfd, base, proven);
 	} else if (!(rc = af_act_with(&to->who))) {
 		rc = faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
 		af_act_back();
@@ -235,7 +235,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_target t = {.dirfd = -1};
 	struct af_loan loan = af_rcache_loan(fs->cache);
 	struct verify v;
-	struct stat st, old;
+	struct stat st, old, proven;
 	char where[AF_SPLIT_NAME_MAX] = "";
 	int rc = 0, verifying = 0, exists, found, curfd = -1;
 	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
@@ -279,6 +279,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		goto fail;
 	}
 	af_sibio_init_at(&sib, fs, t.dirfd, t.bin_rel);
+	sib.as = &to->who; /* the files a save consults: those the saver may read */
 	/* the memory bound: the tree's own share from the renders' pool, and the texts'
 	 * lent when it needs more; refused with less than a save alone has: again, alone */
 	for (int alone = 0;; alone = 1) {
@@ -307,7 +308,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		rc = -ENOMEM;
 		goto fail;
 	}
-	if ((rc = prove(to, t.dirfd, t.base, exists, &d)))
+	if ((rc = prove(to, t.dirfd, t.base, exists, &proven, &d)))
 		goto fail;
 	verify_start(&v, t.codec, &sib, t.bin_rel, &bin);
 	verifying = 1;
@@ -320,7 +321,8 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		}
 		goto out; /* unchanged: no write, the mtime stays */
 	}
-	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL};
+	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+	ro.old = exists && !to->as_new ? &proven : NULL; /* the file the saver may write */
 	if (replace(to, t.dirfd, t.base, exists, bin.data, bin.len, &ro, &d)) {
 		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 		goto fail;

@@ -150,16 +150,12 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 	struct af_text *t = NULL;
 	if (fs->read_only && (fi->flags & WRITE_FLAGS))
 		return -EROFS;
-	/* the caller may open the binary so, or is told no before any text is handed out */
-	int rc = af_view_may(fs, r->bin, (fi->flags & O_ACCMODE) == O_RDONLY && (fi->flags & O_TRUNC)
-						 ? O_WRONLY : fi->flags);
+	/* the caller may open the binary so, or is told no before any text is handed out;
+	 * the text is that file's */
+	int rc = af_view_open_text(fs, r, (fi->flags & O_ACCMODE) == O_RDONLY && (fi->flags & O_TRUNC)
+						  ? O_WRONLY : fi->flags, fi->flags & O_TRUNC ? NULL : &t);
 	if (rc)
-		return rc;
-	if (!(fi->flags & O_TRUNC)) {
-		rc = af_view_text(fs, r, &t);
-		if (rc)
-			return rc == -EIO ? -ENOENT : rc;
-	}
+		return rc == -EIO ? -ENOENT : rc;
 	if ((fi->flags & WRITE_FLAGS) && af_view_read_only(fs, r)) {
 		af_text_unref(t);
 		if (r->info.container_ro)
@@ -198,9 +194,7 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 	}
 	case AF_K_ARCFILE: {
 		struct af_text *t;
-		if ((rc = af_view_may(fs, r.bin, O_RDONLY))) /* the container's readers only */
-			return rc;
-		rc = af_folder_render(fs, r.bin, 1, &t);
+		rc = af_view_open_text(fs, &r, O_RDONLY, &t); /* the container's readers only */
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		if (fi->flags & WRITE_FLAGS) {
@@ -363,10 +357,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	int rc;
 	if (size == 0)
 		return -EINVAL; /* an empty document is never a save */
-	if ((rc = af_view_may(fs, r->bin, O_WRONLY)))
-		return rc;
-	rc = af_view_text(fs, r, &t);
-	if (rc)
+	if ((rc = af_view_open_text(fs, r, O_WRONLY, &t)))
 		return rc;
 	if (af_view_read_only(fs, r)) {
 		af_text_unref(t);

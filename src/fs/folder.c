@@ -852,7 +852,8 @@ static int ro_text(struct loaded *l, struct af_archive *h, long k, struct af_tex
 /* bin is "X/member" (nested: "X/A/member", "X/A/index.yaml") or, for the index, "X"
  * itself. With ro, the read-only file of that name: an index, or the raw body of a
  * member (raw, or that does not decode). */
-int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out)
+int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct stat *want,
+		     struct af_text **out)
 {
 	char pkg[4096];
 	const char *inner = NULL, *leaf;
@@ -872,6 +873,13 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 	} else {
 		index = ro && !strcmp(af_base(inner), AF_INDEX_NAME);
 	}
+	if (want) { /* the file the caller opened, or nothing */
+		struct af_fid a, b;
+		af_fid_of(want, &a);
+		af_fid_of(&st, &b);
+		if (!af_fid_same(&a, &b))
+			return -EAGAIN;
+	}
 	/* an index.yaml or a member's text made before for this identity (and user
 	 * dictionary): no load */
 	index = index && !af_ov_on(fs);
@@ -885,6 +893,14 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text *
 	struct loaded *l = load(fs, pkg, &d);
 	if (!l)
 		goto out;
+	if (want) { /* replaced between the caller's open and this load */
+		struct af_fid a;
+		af_fid_of(want, &a);
+		if (!af_fid_same(&a, &l->id)) {
+			rc = -EAGAIN;
+			goto out;
+		}
+	}
 	if (!inner) {
 		if (!l->index && !af_archive_index(af_archive_shown(&l->v), l->name, &body) &&
 		    (l->index = af_text_new(body.data, body.len))) {
@@ -927,8 +943,8 @@ out:
 	return rc;
 }
 
-int af_folder_with_io(struct af_fs *fs, const char *bin, int (*fn)(void *ctx, const struct af_io *io),
-		      void *ctx)
+int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want,
+		      int (*fn)(void *ctx, const struct af_io *io), void *ctx)
 {
 	char pkg[4096], raw[AF_MEMBER_NAME_MAX];
 	const char *inner = NULL, *leaf;
@@ -940,12 +956,21 @@ int af_folder_with_io(struct af_fs *fs, const char *bin, int (*fn)(void *ctx, co
 		return -EIO;
 	af_diag_init(&d);
 	struct loaded *l = load(fs, pkg, &d);
+	if (l && want) { /* only the container the caller opened */
+		struct af_fid a;
+		af_fid_of(want, &a);
+		if (!af_fid_same(&a, &l->id)) {
+			rc = -EAGAIN;
+			goto out;
+		}
+	}
 	struct af_archive *h = l ? af_archive_walk(&l->v, inner, &leaf) : NULL;
 	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
 	if (found >= 0 && !strcmp(h->m[found].name, raw)) {
 		h->c->member_io(h->st, (size_t)found, &io);
 		rc = fn(ctx, &io);
 	}
+out:
 	done(fs, l);
 	af_diag_free(&d);
 	return rc;
@@ -1010,14 +1035,26 @@ static int open_on_disk(struct af_fs *fs, struct af_sibio *sib, int dirfd, const
 	return af_archive_open_src(a, c, file, &sib->d.io, d);
 }
 
+/* Whether a and b are one file, unchanged (device, inode, size, times). */
+static int same_file(const struct stat *a, const struct stat *b)
+{
+	struct af_fid x, y;
+	af_fid_of(a, &x);
+	af_fid_of(b, &y);
+	return af_fid_same(&x, &y);
+}
+
 /* The right to rewrite the container dirfd/base, proven by opening it for writing as
- * who (the rebuild is then the daemon's, keeping its owner, group and mode). */
-static int may_write(const struct af_who *who, int dirfd, const char *base, struct af_diag *d)
+ * who (the rebuild is then the daemon's, keeping the owner, group and mode of the file
+ * proven: *proven, or st_mode 0 for a new file). */
+static int may_write(const struct af_who *who, int dirfd, const char *base, struct stat *proven,
+		     struct af_diag *d)
 {
 	struct stat st;
 	int rc = 0;
+	proven->st_mode = 0; /* none: a new file */
 	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0) {
-		rc = af_may_write_as(who, dirfd, base);
+		rc = af_may_write_as(who, dirfd, base, proven);
 	} else if (!(rc = af_act_with(who))) { /* a new file (a copy-up): the folder's right */
 		rc = faccessat(dirfd, ".", W_OK | X_OK, AT_EACCESS) ? -errno : 0;
 		af_act_back();
@@ -1031,7 +1068,8 @@ static int may_write(const struct af_who *who, int dirfd, const char *base, stru
  * copied by the kernel): its owner, group and mode kept, less the set-id bits a write by
  * who would clear; check (may be NULL) reads the new file back before it is kept. */
 static int replace_container(int dirfd, const char *base, const struct af_pieces *image,
-			     const struct af_src *file, const struct af_who *who, struct stat *now,
+			     const struct af_src *file, const struct af_who *who,
+			     const struct stat *proven, struct stat *now,
 			     int (*check)(void *ctx, int fd, struct af_diag *d), void *ctx,
 			     struct af_diag *d)
 {
@@ -1041,6 +1079,7 @@ static int replace_container(int dirfd, const char *base, const struct af_pieces
 	ro.st_out = now;
 	ro.check = check;
 	ro.check_ctx = ctx;
+	ro.old = proven && proven->st_mode ? proven : NULL; /* its owner, as proven */
 	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW) == 0)
 		return af_replace_file_pieces(dirfd, base, image, file, 0644, &ro, d);
 	/* a new file (a copy-up to the mod folder): the saver's, made as them */
@@ -1055,7 +1094,8 @@ static int replace_container(int dirfd, const char *base, const struct af_pieces
 /* Member `name` of the open container v removed: image made, re-read without it (and
  * with as many members less), then the atomic replace of dirfd/base. */
 static int remove_member(const struct af_archive *v, int dirfd, const char *base,
-			 const char *name, const struct af_who *who, struct af_diag *d)
+			 const char *name, const struct af_who *who, const struct stat *proven,
+			 struct af_diag *d)
 {
 	struct af_buf image = AF_BUF_INIT;
 	struct af_pieces all = AF_PIECES_INIT;
@@ -1079,7 +1119,7 @@ static int remove_member(const struct af_archive *v, int dirfd, const char *base
 	if (af_pieces_take(&all, &image))
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 	else
-		rc = replace_container(dirfd, base, &all, NULL, who, &now, NULL, NULL, d);
+		rc = replace_container(dirfd, base, &all, NULL, who, proven, &now, NULL, NULL, d);
 out:
 	af_archive_close(&w);
 	af_buf_free(&image);
@@ -1092,7 +1132,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	uid_t uid = who->uid;
 	char pkg[4096], base[NAME_MAX + 1];
 	const char *name;
-	struct stat st;
+	struct stat st, proven;
 	struct af_buf bytes = AF_BUF_INIT;
 	struct af_src file = {NULL, -1, 0, 0};
 	struct af_archive v;
@@ -1112,14 +1152,16 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 		af_diag_error(&d, AF_EIO, "cannot open the folder of %s: %s", pkg, strerror(errno));
 		goto out;
 	}
-	if ((rc = may_write(who, dirfd, base, &d)))
+	if ((rc = may_write(who, dirfd, base, &proven, &d)))
 		goto out; /* the container is not the caller's to rewrite */
 	int was = af_act_pause();
 	rc = -EIO;
 	struct af_sibio sib;
 	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
 	if (!open_on_disk(fs, &sib, dirfd, base, pkg, c, &bytes, &file, &st, &v, &d) &&
-	    !remove_member(&v, dirfd, base, name, who, &d))
+	    (!proven.st_mode || same_file(&proven, &st) ||
+	     af_diag_error(&d, AF_EIO, "%s was replaced meanwhile: remove it again", base) == 0) &&
+	    !remove_member(&v, dirfd, base, name, who, &proven, &d))
 		rc = 0;
 	else
 		rc = d.code == AF_EUNSUP ? -EPERM : d.code == AF_EINVAL ? -EINVAL : -EIO;
@@ -1244,7 +1286,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	struct af_archive v, *h;
 	struct af_sibio sib;
 	struct af_loan loan = af_rcache_loan(fs->cache);
-	struct stat st, now;
+	struct stat st, now, proven;
 	const struct af_container *c = t->container;
 	long k;
 	int changed = 0, rc, dirfd = t->dirfd, ov = af_ov_on(fs), gone = 0;
@@ -1252,9 +1294,13 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	/* the container's siblings, for both reads (--overlay: those of the one shown) */
 	af_sibio_init_at(&sib, fs, ov ? -1 : dirfd, pkg);
 	struct readback rb = {fs, c, &sib, pkg, inner, base, 0};
-	if ((rc = may_write(&to->who, dirfd, base, d)) ||
+	if ((rc = may_write(&to->who, dirfd, base, &proven, d)) ||
 	    (rc = open_on_disk(fs, &sib, dirfd, base, pkg, c, &bytes, &file, &st, &v, d)))
 		goto out;
+	if (proven.st_mode && !same_file(&proven, &st)) { /* swapped since the proof */
+		rc = af_diag_error(d, AF_EIO, "%s was replaced while it was being saved: save again", base);
+		goto out;
+	}
 	if (!(h = af_archive_walk(&v, inner, &name))) {
 		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
 		goto out;
@@ -1303,7 +1349,7 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		goto out;
 	}
 	af_archive_close(&v); /* the plan holds what it needs: gone before the new file is read back */
-	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &now, ov ? NULL : read_back,
+	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &proven, &now, ov ? NULL : read_back,
 				    &rb, d)))
 		goto out;
 	af_pristine_wrote(fs, pkg, &now);

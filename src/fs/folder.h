@@ -38,14 +38,18 @@ int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, cons
 		  void *ctx);
 /* The text of a member view (bin "X/<member>") or, with ro, of a read-only
  * file of the folder: the index.yaml (bin the container) or the raw body of a member
- * that does not decode. 0, or -EIO when it cannot be shown. */
-int af_folder_render(struct af_fs *fs, const char *bin, int ro, struct af_text **out);
+ * that does not decode. want: the container's identity as the caller opened it
+ * (bin.h), or NULL: the container the name holds now; a container of another identity
+ * is never read for it (-EAGAIN: to be proven again). 0, or -EIO when it cannot be
+ * shown. */
+int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct stat *want,
+		     struct af_text **out);
 /* fn(ctx, io) with io the siblings of the member view bin ("X/<member>") in its container,
  * alive during the call (the folders locked): fn's result, or -EIO when bin is no
- * member. */
+ * member (want: as af_folder_render's). */
 struct af_io;
-int af_folder_with_io(struct af_fs *fs, const char *bin, int (*fn)(void *ctx, const struct af_io *io),
-		      void *ctx);
+int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want,
+		      int (*fn)(void *ctx, const struct af_io *io), void *ctx);
 /* Where to->bin_rel lands (a member: in its container, the chain of its folders in
  * t->inner), resolved once: the folder to->dirfd the view was opened in, else the one the
  * path names now, never through a link. 0, or AF_EIO with d filled. */

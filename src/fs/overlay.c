@@ -186,15 +186,21 @@ int af_ov_copy_source(struct af_fs *fs, int dirfd, const char *rel, mode_t *mode
 	return gfd;
 }
 
-int af_ov_may(struct af_fs *fs, const char *file, int flags)
+int af_ov_open_proof(struct af_fs *fs, const char *file, int flags)
 {
 	int acc = flags & O_ACCMODE;
 	int tree = af_ov_at(fs, file);
 	if (tree == fs->rootfd && fs->modfd >= 0)
 		acc = O_RDONLY; /* GAME is only read: a save proves its right to MODDIR */
 	int fd = af_bn_open(tree, file, acc | O_NONBLOCK | O_NOCTTY, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+int af_ov_may(struct af_fs *fs, const char *file, int flags)
+{
+	int fd = af_ov_open_proof(fs, file, flags);
 	if (fd < 0)
-		return -errno;
+		return fd;
 	close(fd);
 	return 0;
 }

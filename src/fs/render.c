@@ -879,6 +879,15 @@ void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const stru
 	af_rcache_put_member_failed(c, st, 0, codec);
 }
 
+void af_rcache_mark_by_caller(struct af_rcache *c, const struct stat *st)
+{
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = current(c, st, 0, NULL);
+	if (e)
+		e->info.by_caller = 1;
+	pthread_mutex_unlock(&c->lock);
+}
+
 void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st)
 {
 	pthread_mutex_lock(&c->lock);

@@ -40,6 +40,9 @@ struct af_rinfo {
 	int have_size;
 	size_t size;                  /* rendered length when have_size */
 	uint64_t name_hash;           /* the name the bid was made for (bids read names) */
+	int by_caller;                /* its text read the binary's siblings, as the user
+					 it was rendered for: texts kept per user
+					 (af_rcache_get_member with af_who_key), not here */
 };
 
 /* What the cache has done (.animfs/stats shows it). */
@@ -92,6 +95,8 @@ void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uin
 void af_rcache_note_render(struct af_rcache *c);
 void af_rcache_note_open(struct af_rcache *c);
 void af_rcache_stats(struct af_rcache *c, struct af_rcache_stats *out);
+/* st's text read its siblings (by_caller): a caller's is kept under af_who_key. */
+void af_rcache_mark_by_caller(struct af_rcache *c, const struct stat *st);
 /* st's text (just put) is a read-only view (the codec's AF_VIEW_READONLY). */
 void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st);
 size_t af_rcache_text_bytes(struct af_rcache *c);

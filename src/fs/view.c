@@ -21,6 +21,7 @@
 #include "animfs/gltf.h"
 #include "animfs/plot.h"
 #include "animfs/split.h"
+#include "bin.h"
 #include "binary.h"
 #include "dsize.h"
 #include "errlog.h"
@@ -69,16 +70,10 @@ int af_view_is_dropping(struct af_fs *fs, const char *rel)
 
 int af_view_may(struct af_fs *fs, const char *bin, int flags)
 {
-	char file[4096];
-	if (!af_folder_file(fs, bin, file, sizeof(file)))
-		snprintf(file, sizeof(file), "%s", bin);
-	if (af_ov_on(fs))
-		return af_ov_may(fs, file, flags);
-	int fd = af_bn_open(fs->rootfd, file, (flags & O_ACCMODE) | O_NONBLOCK | O_NOCTTY, 0);
-	if (fd < 0)
-		return -errno;
-	close(fd);
-	return 0;
+	struct af_bin b;
+	int rc = af_bin_open(fs, bin, flags, &b);
+	af_bin_close(&b);
+	return rc;
 }
 
 int af_view_may_create(struct af_fs *fs, const char *bin)
@@ -191,6 +186,9 @@ static int glb_with(void *ctx, const struct af_io *io)
  * NULL is returned), and a made file's size is put there. A preview that read the
  * binary's folder (a skeleton or texture beside it) is never kept, since its siblings are
  * not in the key; a container member's siblings are in its container, whose file is. */
+static int render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
+		  const struct af_bin *b, struct af_text **out);
+
 static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err,
 				 long long *size)
 {
@@ -200,34 +198,36 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	struct af_buf svg = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_dkey key;
+	struct af_bin b;
 	size_t n = strlen(rest);
 	snprintf(path, sizeof(path), "/%.*s", (int)(n > 4 ? n - 4 : n), rest);
 	if (af_view_resolve(fs, path, &v) || (v.kind != AF_K_VIEW && v.kind != AF_K_SPLITDIR))
 		return NULL;
-	if ((*err = af_view_may(fs, v.bin, O_RDONLY))) /* derived from the binary: its readers only */
+	/* derived from the binary: its readers only, and from the file they opened */
+	if ((*err = af_bin_open(fs, v.bin, O_RDONLY, &b)))
 		return NULL;
 	/* the text is in the key when it may change with the same binary (names from beside
 	 * it); otherwise a stat needs not even the text */
-	int member = af_folder_member(fs, v.bin), by_text = !v.info.codec || v.info.codec->render_uses_names;
-	af_dkey_make(&key, rest, &v.st, NULL, 0);
+	int member = b.member, by_text = !v.info.codec || v.info.codec->render_uses_names;
+	af_dkey_make(&key, rest, &b.st, NULL, 0);
 	if (glb)
 		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
 	if (size && !by_text && af_dsizes_get(fs->dsizes, &key, size))
-		return NULL;
-	int rc = member ? af_folder_render(fs, v.bin, 0, &yaml) : af_view_render(fs, v.bin, &v.st, &yaml);
-	if (rc)
-		return NULL;
+		goto out;
+	if (render(fs, v.bin, &v.st, &b, &yaml)) {
+		*err = 0;
+		goto out;
+	}
 	if (by_text)
 		key.text = af_fnv1_64(yaml->data, yaml->len);
-	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size)) {
-		af_text_unref(yaml);
-		return NULL;
-	}
+	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size))
+		goto out;
 	struct af_plot_opts o = {.title = af_base(v.rel)};
 	struct glb_job g = {.o = {.title = af_base(v.rel)}, .yaml = yaml, .out = &svg, .d = &d};
+	int rc;
 	af_diag_init(&d);
 	if (glb && member) {
-		rc = af_folder_with_io(fs, v.bin, glb_with, &g);
+		rc = af_folder_with_io(fs, v.bin, &b.st, glb_with, &g);
 	} else if (glb) { /* its siblings: a skeleton beside it (gltf.h) */
 		struct af_sibio s;
 		af_sibio_init(&s, fs, v.bin);
@@ -241,6 +241,8 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	if (t && (member || !g.asked))
 		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
+out:
+	af_bin_close(&b);
 	af_buf_free(&svg);
 	af_text_unref(yaml);
 	return t;
@@ -393,41 +395,60 @@ static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_r
 	return -EIO;
 }
 
-/* The bid for bin_rel (st: its identity, as it is now) and what the cache knows: 1 with
- * its text in *out, -EIO when it fails (no codec, or a failed verdict), 0: to render. */
-static int known(struct af_fs *fs, const char *bin_rel, struct stat *st, struct af_rinfo *info,
-		 struct af_text **out)
+/* The bid for bin_rel (st: its identity, as it is now; rd: a readable descriptor of it,
+ * or -1 to read its name) and what the cache knows: 1 with its text in *out, -EIO when
+ * it fails (no codec, or a failed verdict), 0: to render. */
+static int known(struct af_fs *fs, const char *bin_rel, int rd, const struct af_who *as,
+		 struct stat *st, struct af_rinfo *info, struct af_text **out)
 {
-	af_view_classify(fs, bin_rel, st, info);
-	if (af_rcache_get(fs->cache, st, info, out) && *out)
+	struct af_rinfo mine;
+	if (rd >= 0)
+		af_view_classify_fd(fs, rd, bin_rel, st, info);
+	else
+		af_view_classify(fs, bin_rel, st, info);
+	*out = NULL;
+	/* a text that read its siblings is the user's it was read as (by_caller) */
+	if (as && info->by_caller) {
+		if (af_rcache_get_member(fs->cache, st, af_who_key(as), &mine, out) && *out)
+			return 1;
+	} else if (af_rcache_get(fs->cache, st, info, out) && *out) {
 		return 1;
+	}
 	return !info->codec || info->failed ? -EIO : 0;
 }
 
 /* 1: refused for room when other renders held the pool it asked for: to be done again
- * alone (refused with the whole pool, the verdict is final at once). */
+ * alone (refused with the whole pool, the verdict is final at once). b: the binary as
+ * its caller opened it (its bytes are read from there), or NULL: the daemon's own
+ * render of bin_rel (a listing's, read by name). as: the caller it renders for, whose
+ * siblings are read as that user's (NULL: the daemon's). */
 static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		       struct af_text **out, int alone)
+		       const struct af_bin *b, const struct af_who *as, struct af_text **out,
+		       int alone)
 {
 	struct af_buf in = AF_BUF_INIT, yaml = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_rinfo info;
 	struct af_sibio sib;
 	struct af_render_bound rb;
-	struct stat st = *st0;
-	int rc = 0;
+	struct stat st = b ? b->st : *st0;
+	int rc = 0, rd = -1;
 
 	*out = NULL;
 	if (af_folder_member(fs, bin_rel))
-		return af_folder_render(fs, bin_rel, 0, out);
-	/* in the cache, or known to fail (a read's, a stat's common case): no gate to pass */
-	if ((rc = known(fs, bin_rel, &st, &info, out)))
-		return rc > 0 ? 0 : rc;
+		return af_folder_render(fs, bin_rel, 0, b ? &b->st : NULL, out);
+	if (b && (rd = af_bin_reopen(b)) < 0)
+		return rd;
 	af_diag_init(&d);
+	/* in the cache, or known to fail (a read's, a stat's common case): no gate to pass */
+	if ((rc = known(fs, bin_rel, rd, as, &st, &info, out))) {
+		rc = rc > 0 ? 0 : rc;
+		goto done;
+	}
 	af_render_bound_init(&rb, fs->cache, alone, af_render_guess((uint64_t)st.st_size));
 	for (int attempt = 0;; attempt++) {
 		/* a re-read (AF_BN_CHANGED) may find the new identity rendered */
-		if (attempt && (rc = known(fs, bin_rel, &st, &info, out))) {
+		if (attempt && (rc = known(fs, bin_rel, rd, as, &st, &info, out))) {
 			rc = rc > 0 ? 0 : rc;
 			goto out;
 		}
@@ -439,8 +460,10 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 			rc = !alone && rb.pool_short ? 1 : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
 			goto out;
 		}
-		/* A file replaced while we read it is read again under its new identity. */
-		rc = af_bn_read_stable(af_ov_at(fs, bin_rel), bin_rel, AF_MAX_FILE, &st, &in, &d);
+		/* A file replaced while we read it is read again under its new identity (the
+		 * caller's: the same file, written to meanwhile). */
+		rc = rd >= 0 ? af_fd_read_stable(rd, AF_MAX_FILE, &st, &in, &d)
+			     : af_bn_read_stable(af_ov_at(fs, bin_rel), bin_rel, AF_MAX_FILE, &st, &in, &d);
 		if (rc < 0) {
 			rc = -EIO;
 			goto out;
@@ -453,6 +476,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		}
 	}
 	af_sibio_init(&sib, fs, bin_rel);
+	sib.as = as;
 	sib.d.io.mem_room = af_render_mem_room;
 	sib.d.io.mem_ctx = &rb;
 	af_rcache_note_render(fs->cache);
@@ -462,6 +486,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
 	if (!rc)
 		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
+	int by_caller = sib.asked;
 	af_sibio_close(&sib);
 	int read_only = rc == AF_VIEW_READONLY && !yaml.failed;
 	if (read_only) { /* shown, but not for saving: the reason is in its header too */
@@ -493,11 +518,19 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = -ENOMEM;
 		goto out;
 	}
-	af_rcache_put_text(fs->cache, &st, info.codec, *out);
+	if (by_caller && as) /* the caller's own: their siblings */
+		af_rcache_put_member_text(fs->cache, &st, af_who_key(as), info.codec, 0, NULL, *out);
+	else
+		af_rcache_put_text(fs->cache, &st, info.codec, *out);
+	if (by_caller)
+		af_rcache_mark_by_caller(fs->cache, &st);
 	if (read_only)
 		af_rcache_mark_read_only(fs->cache, &st);
 out:
 	af_render_bound_end(&rb); /* the text is the cache's now, counted as its own */
+done:
+	if (rd >= 0)
+		close(rd);
 	af_buf_free(&in);
 	af_buf_free(&yaml);
 	af_diag_free(&d);
@@ -589,6 +622,48 @@ static void ov_writable(struct af_fs *fs, struct af_res *r, struct stat *st)
 	af_ov_show(fs, view ? r->bin : r->rel, st);
 }
 
+/* The length a stat shows for r (a view, a part, a container's read-only file): its
+ * text's, or the binary's own size when the caller may not read the binary (nothing
+ * derived from its bytes, as a plain file system shows). A caller other than the daemon
+ * proves their read (bin.h), and the length is of the file they may open; the daemon's
+ * own user and root are shown what the cache knows. 0 or -errno. */
+static int stat_size(struct af_fs *fs, struct af_res *r, off_t *size)
+{
+	struct af_text *t = NULL;
+	struct af_rinfo info;
+	struct af_bin b;
+	int rc;
+	if (!af_act_is_caller()) {
+		if (r->kind == AF_K_VIEW && r->info.have_size) {
+			*size = (off_t)r->info.size;
+			return 0;
+		}
+		rc = r->kind == AF_K_ARCFILE ? af_folder_render(fs, r->bin, 1, NULL, &t)
+					     : af_view_text(fs, r, &t);
+	} else if ((rc = af_bin_open(fs, r->bin, O_RDONLY, &b))) {
+		if (rc != -EACCES && rc != -EPERM)
+			return rc;
+		*size = r->st.st_size; /* not theirs to read */
+		return 0;
+	} else {
+		const struct af_codec *codec = r->info.codec;
+		int known = r->kind == AF_K_VIEW && af_rcache_get(fs->cache, &b.st, &info, NULL) &&
+			    (!info.by_caller || af_rcache_get_member(fs->cache, &b.st,
+								     af_who_key(af_caller()), &info, NULL)) &&
+			    info.have_size && info.codec == codec;
+		af_bin_close(&b);
+		if (known) {
+			*size = (off_t)info.size;
+			return 0;
+		}
+		rc = af_view_open_text(fs, r, O_RDONLY, &t);
+	}
+	if (!rc)
+		*size = (off_t)t->len;
+	af_text_unref(t);
+	return rc;
+}
+
 int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *st)
 {
 	switch (r->kind) {
@@ -613,14 +688,13 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_size = 0;
 		break;
 	case AF_K_ARCFILE: {
-		struct af_text *t;
-		int rc = af_folder_render(fs, r->bin, 1, &t);
+		off_t size;
+		int rc = stat_size(fs, r, &size);
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		*st = r->st;
 		st->st_mode = S_IFREG | (r->st.st_mode & 0444);
-		st->st_size = (off_t)t->len;
-		af_text_unref(t);
+		st->st_size = size;
 		break;
 	}
 	case AF_K_SPLITDIR: /* the binary as a folder: its times and owner, as a container's */
@@ -632,15 +706,14 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_size = 0;
 		break;
 	case AF_K_SPLITPART: {
-		struct af_text *t;
-		int rc = af_view_text(fs, r, &t);
+		off_t size;
+		int rc = stat_size(fs, r, &size);
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		*st = r->st;
 		st->st_mode = S_IFREG | (r->st.st_mode & 07777);
 		st->st_nlink = 1;
-		st->st_size = (off_t)t->len;
-		af_text_unref(t);
+		st->st_size = size;
 		if (fs->handles)
 			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
 		if (af_view_read_only(fs, r))
@@ -648,17 +721,12 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		break;
 	}
 	case AF_K_VIEW: {
+		off_t size;
+		int rc = stat_size(fs, r, &size);
+		if (rc)
+			return rc == -EIO ? -ENOENT : rc;
 		*st = r->st;
-		if (r->info.have_size) {
-			st->st_size = (off_t)r->info.size;
-		} else {
-			struct af_text *t;
-			int rc = af_view_render(fs, r->bin, &r->st, &t);
-			if (rc)
-				return rc == -EIO ? -ENOENT : rc;
-			st->st_size = (off_t)t->len;
-			af_text_unref(t);
-		}
+		st->st_size = size;
 		if (fs->handles) /* open descriptors may hold other texts */
 			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
 		/* a view that is not for saving shows no write permission; one in a container
@@ -725,28 +793,43 @@ static void flight_land(struct flight *me)
 	pthread_mutex_unlock(&flight_lock);
 }
 
-int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		   struct af_text **out)
+/* A render of bin_rel (b: as its caller opened it, or NULL) in its flight, done again
+ * alone when refused while others shared the renders' memory (render.h). */
+static int render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
+		  const struct af_bin *b, struct af_text **out)
 {
 	/* the shared render cache is the daemon's: whoever asks, the same text (a caller's
-	 * right to read it is proven before it is handed out: af_view_may) */
+	 * right to read it is proven before: b, opened as the caller, is what is read) */
 	int was = af_act_pause(), rc;
-	struct flight me = {st0->st_dev, st0->st_ino, bin_rel, NULL};
-	af_prefetch_claim(fs, st0); /* a worker may have it, or be at it */
+	const struct stat *id = b ? &b->st : st0;
+	const struct af_who *as = was ? af_caller() : NULL; /* siblings: theirs */
+	struct flight me = {id->st_dev, id->st_ino, bin_rel, NULL};
+	af_prefetch_claim(fs, id); /* a worker may have it, or be at it */
 	flight_take(&me);
-	rc = render_once(fs, bin_rel, st0, out, 0);
+	rc = render_once(fs, bin_rel, st0, b, as, out, 0);
 	if (rc == 1) /* refused while others shared the renders' memory: alone, the verdict */
-		rc = render_once(fs, bin_rel, st0, out, 1);
+		rc = render_once(fs, bin_rel, st0, b, as, out, 1);
 	flight_land(&me);
 	af_act_resume(was);
 	return rc;
 }
 
-int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out)
+int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
+		   struct af_text **out)
+{
+	return render(fs, bin_rel, st0, NULL, out);
+}
+
+/* The text of r (a view or a split view's part) rendered from b. */
+static int text_of_bin(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
+		       struct af_text **out)
 {
 	struct af_text *whole;
-	int rc = af_view_render(fs, r->bin, &r->st, &whole);
+	int rc;
 	*out = NULL;
+	if (r->kind == AF_K_ARCFILE) /* a container's index.yaml, a raw member */
+		return af_folder_render(fs, r->bin, 1, b ? &b->st : NULL, out);
+	rc = render(fs, r->bin, &r->st, b, &whole);
 	if (rc || r->kind != AF_K_SPLITPART) {
 		*out = rc ? NULL : whole;
 		return rc;
@@ -754,6 +837,29 @@ int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out)
 	rc = af_split_file(fs, whole, r->bin, af_base(r->rel), out);
 	af_text_unref(whole);
 	return rc == -ENOENT ? -EIO : rc;
+}
+
+int af_view_open_text(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out)
+{
+	struct af_bin b;
+	int rc;
+	if (out)
+		*out = NULL;
+	/* a container loaded by its name after the proof that is another file than the
+	 * one proven (-EAGAIN) is proven again, from the name as it is now */
+	for (int attempt = 0;; attempt++) {
+		if ((rc = af_bin_open(fs, r->bin, flags, &b)))
+			return rc;
+		rc = out ? text_of_bin(fs, r, &b, out) : 0;
+		af_bin_close(&b);
+		if (rc != -EAGAIN || attempt >= 3)
+			return rc;
+	}
+}
+
+int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out)
+{
+	return text_of_bin(fs, r, NULL, out);
 }
 
 int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx, const char *name),

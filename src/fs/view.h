@@ -28,8 +28,13 @@ int af_view_may(struct af_fs *fs, const char *bin, int flags);
  * new member: the container's write): 0 or -errno. */
 int af_view_may_create(struct af_fs *fs, const char *bin);
 /* The text of the resolved view r (AF_K_VIEW) or part (AF_K_SPLITPART), a reference:
- * 0, or -errno (-EIO when it does not decode). */
+ * 0, or -errno (-EIO when it does not decode). The daemon's own: read by name. */
 int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out);
+/* The caller's open of r (a view, a part, or a container's read-only file), with flags'
+ * access mode: the binary opened as the caller (bin.h) and, when out is not NULL, its
+ * text rendered from what that open found, never from what the name holds later.
+ * 0, or -errno (-EIO when it does not decode). */
+int af_view_open_text(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out);
 /* The names in the split view r's folder (AF_K_SPLITDIR): index.yaml, then its parts. */
 int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx, const char *name),
 			void *ctx);

@@ -9,6 +9,7 @@
  * af_act_resume, after the caller's right to it has been proven as the caller. */
 #include <errno.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <grp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,6 +74,15 @@ struct af_who af_who_self(void)
 	w.umask = 022;
 	w.ngroups = -1; /* the daemon's own: nothing to switch */
 	return w;
+}
+
+uint64_t af_who_key(const struct af_who *w)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	uint64_t v[3] = {(uint64_t)w->uid, (uint64_t)w->gid, (uint64_t)(int64_t)w->ngroups};
+	for (int i = 0; i < 3 + (w->ngroups > 0 ? w->ngroups : 0); i++)
+		h = (h ^ (i < 3 ? v[i] : (uint64_t)w->groups[i - 3])) * 0x100000001b3ull;
+	return h | 1;
 }
 
 /* Whether w is the daemon itself, or root (who may do anything the daemon may). */
@@ -167,6 +177,11 @@ void af_act_done(void)
 	have_caller = 0;
 }
 
+int af_act_is_caller(void)
+{
+	return acting;
+}
+
 int af_act_pause(void)
 {
 	int was = acting;
@@ -195,12 +210,12 @@ int af_who_is_privileged(const struct af_who *w)
 	return w->uid == 0;
 }
 
-int af_may_write_as(const struct af_who *w, int dirfd, const char *name)
+int af_may_write_as(const struct af_who *w, int dirfd, const char *name, struct stat *proven)
 {
 	int was = af_act_pause(), fd = -1, rc = af_act_with(w);
 	if (!rc) { /* the open itself, as w: no write happens, nothing is truncated */
 		fd = openat(dirfd, name, O_WRONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-		rc = fd < 0 ? -errno : 0;
+		rc = fd < 0 ? -errno : proven && fstat(fd, proven) ? -errno : 0;
 	}
 	af_act_back();
 	af_act_resume(was);

@@ -2,6 +2,7 @@
 #ifndef ANIMFS_FS_WHO_H
 #define ANIMFS_FS_WHO_H
 
+#include <stdint.h>
 #include <sys/types.h>
 
 /* Who a request comes from (who.c). A daemon that runs as root acts as the caller:
@@ -15,6 +16,9 @@ struct af_who {
 	int ngroups;                   /* -1: the daemon's own identity (no switch) */
 	gid_t groups[AF_WHO_GROUPS];
 };
+/* A key of w's identity (uid, gid, groups), never 0: what the render cache keeps a text
+ * read as w under (one user never gets another's). */
+uint64_t af_who_key(const struct af_who *w);
 /* The daemon's own user and umask 022 (the command line, tests). */
 struct af_who af_who_self(void);
 /* The daemon's own uid, whatever identity the thread holds now. */
@@ -35,12 +39,17 @@ void af_act_done(void);
 /* Root-only work in a request: pause returns whether the thread was acting as the
  * caller; resume takes that identity again. */
 int af_act_pause(void);
+/* Whether this thread acts as a caller other than the daemon now (root and the daemon's
+ * own user are the daemon: they may read whatever it reads). */
+int af_act_is_caller(void);
 void af_act_resume(int was);
 /* Between a pause and its resume: act as w for a proof or a creation (0, or -errno),
  * then back to the daemon's identity. */
 int af_act_with(const struct af_who *w);
 void af_act_back(void);
-/* w's right to write the file name in dirfd, proven by opening it so as w: 0 or -errno. */
-int af_may_write_as(const struct af_who *w, int dirfd, const char *name);
+/* w's right to write the file name in dirfd, proven by opening it so as w: 0 or -errno;
+ * proven (may be NULL) gets the identity of the file that open found. */
+struct stat;
+int af_may_write_as(const struct af_who *w, int dirfd, const char *name, struct stat *proven);
 
 #endif

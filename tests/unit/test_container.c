@@ -213,7 +213,7 @@ static void test_container_as_folder(void **state)
 	assert_string_equal(names_seen[2], "b.animation.yaml");
 	assert_int_equal(af_view_resolve(&fs, "/x.tarc/a.animation.yaml", &r), 0);
 	assert_int_equal(r.kind, AF_K_VIEW);
-	assert_int_equal(af_folder_render(&fs, "x.tarc", 1, &t), 0);
+	assert_int_equal(af_folder_render(&fs, "x.tarc", 1, NULL, &t), 0);
 	assert_non_null(strstr((const char *)t->data, "archive: x.tarc\n"));
 	af_text_unref(t);
 
@@ -221,7 +221,7 @@ static void test_container_as_folder(void **state)
 	struct af_buf want = AF_BUF_INIT;
 	assert_int_equal(af_view_modeline(c, "x.tarc/a.animation", &want), 0);
 	assert_int_equal(c->to_yaml(walk.data, walk.len, &io, &want, &d), 0);
-	assert_int_equal(af_folder_render(&fs, "x.tarc/a.animation", 0, &t), 0);
+	assert_int_equal(af_folder_render(&fs, "x.tarc/a.animation", 0, NULL, &t), 0);
 	assert_int_equal(t->len, want.len);
 	assert_memory_equal(t->data, want.data, want.len);
 
