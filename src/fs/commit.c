@@ -226,6 +226,41 @@ static int replace(const struct af_dest *to, int dirfd, const char *base, int ex
 	return rc;
 }
 
+/* The document parsed and encoded (or joined) for a save, within the memory bound. */
+struct parse_job {
+	struct af_rcache *cache;
+	const struct af_dest *to;
+	const struct af_codec *codec;
+	const uint8_t *yaml;
+	size_t n;
+	struct af_sibio *sib;
+	struct af_buf *bin;
+	struct af_diag *d;
+	char *where;
+	size_t wsize;
+};
+
+static int parse_attempt(void *ctx, int alone)
+{
+	struct parse_job *j = ctx;
+	struct af_parse_share ps;
+	struct af_io *io = &j->sib->d.io;
+	io->yaml_max = af_parse_begin(&ps, j->cache, j->n, alone);
+	io->yaml_more = af_loan_more;
+	io->yaml_more_ctx = &ps.loan;
+	int rc = j->to->join ? j->to->join(j->to->join_ctx, j->codec, j->yaml, j->n, io, j->bin, j->d,
+					   j->where, j->wsize)
+			     : j->codec->from_yaml(j->yaml, j->n, io, j->bin, j->d);
+	io->yaml_more = NULL; /* the loan ends with the parse */
+	io->yaml_more_ctx = NULL;
+	if ((rc = af_parse_end(&ps, rc)) == AF_AGAIN_ALONE) {
+		af_buf_reset(j->bin);
+		af_diag_clear(j->d);
+		j->where[0] = 0;
+	}
+	return rc;
+}
+
 int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
 		 const uint8_t *yaml, size_t n)
 {
@@ -233,7 +268,6 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_diag d, rd;
 	struct af_sibio sib;
 	struct af_target t = {.dirfd = -1};
-	struct af_loan loan = af_rcache_loan(fs->cache);
 	struct verify v;
 	struct stat st, old, proven;
 	char where[AF_SPLIT_NAME_MAX] = "";
@@ -281,22 +315,9 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	af_sibio_init_at(&sib, fs, t.dirfd, t.bin_rel);
 	sib.as = &to->who; /* the files a save consults: those the saver may read */
 	/* the memory bound: the tree's own share from the renders' pool, and the texts'
-	 * lent when it needs more; refused with less than a save alone has: again, alone */
-	for (int alone = 0;; alone = 1) {
-		size_t want = af_ytree_budget(0, n);
-		size_t held = af_rcache_pool_begin(fs->cache, want, alone);
-		sib.d.io.yaml_max = held ? held : 1;
-		sib.d.io.yaml_more = af_loan_more;
-		sib.d.io.yaml_more_ctx = &loan;
-		rc = to->join ? to->join(to->join_ctx, t.codec, yaml, n, &sib.d.io, &bin, &d, where,
-					 sizeof(where))
-			      : t.codec->from_yaml(yaml, n, &sib.d.io, &bin, &d);
-		if (!af_rcache_pool_parsed(fs->cache, held, want, alone, rc, &loan))
-			break;
-		af_buf_reset(&bin);
-		af_diag_clear(&d);
-		where[0] = 0;
-	}
+	 * lent when it needs more (af_budget_run: again, alone, when refused short) */
+	struct parse_job job = {fs->cache, to, t.codec, yaml, n, &sib, &bin, &d, where, sizeof(where)};
+	rc = af_budget_run(parse_attempt, &job);
 	if (rc || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");

@@ -522,11 +522,44 @@ static uint64_t index_key(const char *bin)
 /* The text of member k of node n (a new reference: from the render cache, or rendered
  * and put there); NULL when it does not decode, which marks it broken, said once in
  * the log and in .animfs/errors. bin is its "X/.../member" path. Call with l->lock held. */
+/* A member's render (item_text) within the memory bound. */
+struct member_render {
+	struct af_rcache *cache;
+	const struct af_archive *a;
+	size_t k;
+	const struct af_codec *codec;
+	const char *bin;
+	struct af_render_bound rb;
+	struct af_buf yaml;
+	struct af_diag d;
+	struct af_fid names;
+	int rc;
+};
+
+static int member_render_attempt(void *ctx, int alone)
+{
+	struct member_render *j = ctx;
+	if (alone) { /* what the first attempt made goes */
+		af_render_bound_end(&j->rb);
+		af_buf_free(&j->yaml);
+		af_diag_clear(&j->d);
+	}
+	af_render_bound_init(&j->rb, j->cache, alone, 0); /* a member's size: not known here */
+	j->yaml.bound = &j->rb.b;
+	af_rcache_note_render(j->cache);
+	af_rcache_names_stamp(&j->names); /* before the render reads the dictionary */
+	int rc = af_text_begin(&j->yaml);
+	if (!rc)
+		rc = af_view_modeline(j->codec, j->bin, &j->yaml);
+	if (!rc)
+		rc = af_member_yaml_room(j->a, j->k, NULL, af_render_mem_room, &j->rb, &j->yaml, &j->d);
+	j->rc = rc;
+	return !alone && (j->yaml.over || j->rb.refused) && j->rb.pool_short ? AF_AGAIN_ALONE : 0;
+}
+
 static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node *n, size_t k,
 				 const char *bin)
 {
-	struct af_buf yaml = AF_BUF_INIT;
-	struct af_diag d;
 	struct af_rinfo info;
 	struct af_text *t = NULL;
 	struct stat st = id_stat(&l->id);
@@ -540,50 +573,34 @@ static struct af_text *item_text(struct af_fs *fs, struct loaded *l, struct node
 		n->broken[k] = !t;
 		return t;
 	}
-	struct af_fid names;
-	struct af_render_bound rb;
-	int rc;
-	af_diag_init(&d);
+	struct member_render j = {.cache = fs->cache, .a = n->a, .k = k, .codec = codec, .bin = bin,
+				  .yaml = AF_BUF_INIT};
+	af_diag_init(&j.d);
 	/* refused while other renders shared their memory: done again alone (render.h) */
-	for (int alone = 0;; alone = 1) {
-		af_render_bound_init(&rb, fs->cache, alone, 0); /* a member's size: not known here */
-		yaml.bound = &rb.b;
-		af_rcache_note_render(fs->cache);
-		af_rcache_names_stamp(&names); /* before the render reads the dictionary */
-		rc = af_text_begin(&yaml);
-		if (!rc)
-			rc = af_view_modeline(codec, bin, &yaml);
-		if (!rc)
-			rc = af_member_yaml_room(n->a, k, NULL, af_render_mem_room, &rb, &yaml, &d);
-		if (alone || !(yaml.over || rb.refused) || !rb.pool_short)
-			break;
-		af_render_bound_end(&rb);
-		af_buf_free(&yaml);
-		af_diag_clear(&d);
-	}
+	af_budget_run(member_render_attempt, &j);
 	af_act_resume(was);
-	if (yaml.over || rb.refused) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
-		af_render_too_big(fs, &d, &rb, bin);
+	if (j.yaml.over || j.rb.refused) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
+		af_render_too_big(fs, &j.d, &j.rb, bin);
 		n->broken[k] = 1;
 		af_rcache_put_member_failed(fs->cache, &st, sub, codec);
-	} else if (rc || yaml.failed) {
+	} else if (j.rc || j.yaml.failed) {
 		char msg[1200];
-		if (!d.code)
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		if (d.code != AF_ENOMEM) {
+		if (!j.d.code)
+			af_diag_error(&j.d, AF_ENOMEM, "out of memory");
+		if (j.d.code != AF_ENOMEM) {
 			n->broken[k] = 1;
 			af_rcache_put_member_failed(fs->cache, &st, sub, codec);
-			af_diag_format(&d, bin, msg, sizeof(msg));
+			af_diag_format(&j.d, bin, msg, sizeof(msg));
 			af_fs_log(LOG_WARNING, "%s (shown as the raw member, read-only)", msg);
-			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin, &d); /* the container's, no one's text */
+			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin, &j.d); /* the container's, no one's text */
 		}
-	} else if ((t = af_text_end(&yaml))) {
+	} else if ((t = af_text_end(&j.yaml))) {
 		af_rcache_put_member_text(fs->cache, &st, sub, codec, af_archive_read_only(n->a),
-					  codec && codec->render_uses_names ? &names : NULL, t);
+					  codec && codec->render_uses_names ? &j.names : NULL, t);
 	}
-	af_render_bound_end(&rb); /* the text is the cache's now, counted as its own */
-	af_buf_free(&yaml);
-	af_diag_free(&d);
+	af_render_bound_end(&j.rb); /* the text is the cache's now, counted as its own */
+	af_buf_free(&j.yaml);
+	af_diag_free(&j.d);
 	return t;
 }
 
@@ -1275,6 +1292,52 @@ static int read_back(void *ctx, int fd, struct af_diag *d)
  * back with the member decoding, then the atomic replace. With --overlay the container
  * is rebuilt in memory (GAME's merged under MODDIR's), read back there and reduced to
  * what differs from GAME's. Called under fs->commit_lock. */
+/* A member's save parsed into the new container (image, or plan: the pieces of the old
+ * file), within the memory bound. */
+struct member_save {
+	struct af_rcache *cache;
+	struct af_archive *v; /* the outermost archive (its YAML bound) */
+	struct af_archive *h; /* the one holding the member */
+	long k;           /* the member, or < 0: a new one, raw */
+	const char *base;
+	const char *raw;
+	const uint8_t *yaml;
+	size_t n;
+	int ov;
+	struct af_buf *image;
+	struct af_pieces *plan;
+	int *changed;
+	struct af_diag *d;
+};
+
+static int member_save_attempt(void *ctx, int alone)
+{
+	struct member_save *j = ctx;
+	struct af_parse_share ps;
+	struct af_archive *h = j->h;
+	int rc;
+	j->v->yaml_max = af_parse_begin(&ps, j->cache, j->n, alone);
+	j->v->yaml_more = af_loan_more;
+	j->v->yaml_more_ctx = &ps.loan;
+	if (j->k < 0 || strcmp(h->m[j->k].name, j->raw)) {
+		/* a new name in the folder: a new member, when the container takes one */
+		rc = add_member(h, j->base, j->raw, j->yaml, j->n, j->image, j->d);
+		*j->changed = 1;
+	} else {
+		rc = j->ov ? af_member_commit(h, (size_t)j->k, j->yaml, j->n, j->image, j->changed, j->d)
+			   : af_member_commit_plan(h, (size_t)j->k, j->yaml, j->n, j->plan, j->changed, j->d);
+	}
+	j->v->yaml_more = NULL; /* the loan ends with the parse */
+	j->v->yaml_more_ctx = NULL;
+	if ((rc = af_parse_end(&ps, rc)) == AF_AGAIN_ALONE) {
+		af_buf_reset(j->image);
+		af_pieces_free(j->plan);
+		af_diag_clear(j->d);
+		*j->changed = 0;
+	}
+	return rc;
+}
+
 int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
 		     const uint8_t *yaml, size_t n, struct af_diag *d)
 {
@@ -1285,7 +1348,6 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	struct af_pieces plan = AF_PIECES_INIT;
 	struct af_archive v, *h;
 	struct af_sibio sib;
-	struct af_loan loan = af_rcache_loan(fs->cache);
 	struct stat st, now, proven;
 	const struct af_container *c = t->container;
 	long k;
@@ -1314,28 +1376,9 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		goto out;
 	}
 	/* the memory bound: the tree's own share from the renders' pool, and the texts'
-	 * lent when it needs more; refused with less than a save alone has: again, alone */
-	for (int alone = 0;; alone = 1) {
-		size_t want = af_ytree_budget(0, n);
-		size_t held = af_rcache_pool_begin(fs->cache, want, alone);
-		v.yaml_max = held ? held : 1;
-		v.yaml_more = af_loan_more;
-		v.yaml_more_ctx = &loan;
-		if (k < 0 || strcmp(h->m[k].name, raw)) {
-			/* a new name in the folder: a new member, when the container takes one */
-			rc = add_member(h, base, raw, yaml, n, &image, d);
-			changed = 1;
-		} else {
-			rc = ov ? af_member_commit(h, (size_t)k, yaml, n, &image, &changed, d)
-				: af_member_commit_plan(h, (size_t)k, yaml, n, &plan, &changed, d);
-		}
-		if (!af_rcache_pool_parsed(fs->cache, held, want, alone, rc, &loan))
-			break;
-		af_buf_reset(&image);
-		af_pieces_free(&plan);
-		af_diag_clear(d);
-		changed = 0;
-	}
+	 * lent when it needs more (af_budget_run: again, alone, when refused short) */
+	struct member_save job = {fs->cache, &v, h, k, base, raw, yaml, n, ov, &image, &plan, &changed, d};
+	rc = af_budget_run(member_save_attempt, &job);
 	if (rc || !changed)
 		goto out;
 	if (ov) { /* read back in memory, then only what differs from GAME's, or nothing */
@@ -1358,7 +1401,6 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	af_fs_log(LOG_INFO, "saved %s in %s (%llu bytes%s)", inner, pkg, (unsigned long long)now.st_size,
 		  rb.revert ? ", the original bytes again" : "");
 out:
-	af_loan_end(&loan);
 	if (file.fd >= 0)
 		close(file.fd);
 	af_archive_close(&v);

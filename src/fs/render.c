@@ -17,6 +17,7 @@
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
 #include "animfs/userdict.h"
+#include "animfs/yamlio.h"
 #include "render.h"
 
 struct af_text *af_text_new(const void *data, size_t len)
@@ -636,6 +637,27 @@ int af_rcache_pool_parsed(struct af_rcache *c, size_t held, size_t want, int alo
 		return 0;
 	*loan = af_rcache_loan(c);
 	return 1;
+}
+
+int af_budget_run(int (*attempt)(void *ctx, int alone), void *ctx)
+{
+	int rc = attempt(ctx, 0);
+	return rc == AF_AGAIN_ALONE ? attempt(ctx, 1) : rc;
+}
+
+size_t af_parse_begin(struct af_parse_share *p, struct af_rcache *c, size_t n, int alone)
+{
+	p->c = c;
+	p->alone = alone;
+	p->want = af_ytree_budget(0, n);
+	p->held = af_rcache_pool_begin(c, p->want, alone);
+	p->loan = af_rcache_loan(c);
+	return p->held ? p->held : 1;
+}
+
+int af_parse_end(struct af_parse_share *p, int rc)
+{
+	return af_rcache_pool_parsed(p->c, p->held, p->want, p->alone, rc, &p->loan) ? AF_AGAIN_ALONE : rc;
 }
 
 /* Whether a render guessing guess would pass, with those in, the pool and half of what

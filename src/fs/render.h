@@ -161,6 +161,26 @@ void af_rcache_pool_end(struct af_rcache *c, size_t held);
  * short of room while others held the pool, to be done again alone (*loan then new). */
 int af_rcache_pool_parsed(struct af_rcache *c, size_t held, size_t want, int alone, int rc,
 			  struct af_loan *loan);
+/* One render or parse within the memory bound, done again alone once when it was
+ * refused short of room while others held the renders' pool: attempt(ctx, alone)
+ * returns AF_AGAIN_ALONE for that (alone 0 only; its other results are 0 or negative),
+ * and undoes what it made before it does. The one place the rule is written. */
+#define AF_AGAIN_ALONE 1
+int af_budget_run(int (*attempt)(void *ctx, int alone), void *ctx);
+/* A parse's share of the bound (a save's, a member's save's, a split view's cut): the
+ * tree's own share of the renders' pool for n bytes of YAML (af_ytree_budget(0, n)),
+ * and the texts' loan past it (af_loan_more with &p->loan as its context).
+ * af_parse_begin returns the most the tree may take (never 0: no limit to af_ylimits);
+ * af_parse_end(p, rc) ends both once the parse's trees are freed: AF_AGAIN_ALONE when rc
+ * failed short of room while others held the pool, else rc. */
+struct af_parse_share {
+	struct af_rcache *c;
+	size_t held, want;
+	int alone;
+	struct af_loan loan;
+};
+size_t af_parse_begin(struct af_parse_share *p, struct af_rcache *c, size_t n, int alone);
+int af_parse_end(struct af_parse_share *p, int rc);
 /* af_io.mem_room over a struct af_render_bound. */
 int af_render_mem_room(void *ctx, size_t want);
 void af_render_bound_end(struct af_render_bound *rb);

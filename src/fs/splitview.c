@@ -133,6 +133,32 @@ static int by_name(const void *a, const void *b)
 	return strcmp(((const struct named *)a)->name, ((const struct named *)b)->name);
 }
 
+/* A view's text cut into parts, within the memory bound. */
+struct cut_job {
+	struct af_rcache *cache;
+	const struct af_codec *c;
+	const struct af_text *whole;
+	const char *dir;
+	struct af_split *s;
+	struct af_diag *d;
+};
+
+static int cut_attempt(void *ctx, int alone)
+{
+	struct cut_job *j = ctx;
+	struct af_parse_share ps;
+	struct af_ylimits lim = {0};
+	lim.max_bytes = af_parse_begin(&ps, j->cache, j->whole->len, alone);
+	lim.more = af_loan_more;
+	lim.more_ctx = &ps.loan;
+	int rc = af_split_view(j->c, j->whole->data, j->whole->len, j->dir, &lim, j->s, j->d);
+	if ((rc = af_parse_end(&ps, rc)) == AF_AGAIN_ALONE) {
+		af_split_free(j->s);
+		af_diag_clear(j->d);
+	}
+	return rc;
+}
+
 /* Cut whole (the view of bin_rel, codec c) into a new cut: 0 or -errno. */
 static int make_cut(const struct af_codec *c, struct af_text *whole, const char *bin_rel,
 		    struct af_rcache *cache, struct cut **out)
@@ -141,8 +167,6 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	struct named *sorted = NULL;
 	struct af_buf dir = AF_BUF_INIT;
 	struct af_diag d;
-	struct af_loan loan = af_rcache_loan(cache);
-	struct af_ylimits lim = {0};
 	int rc = -ENOMEM;
 	*out = NULL;
 	af_diag_init(&d);
@@ -160,20 +184,9 @@ static int make_cut(const struct af_codec *c, struct af_text *whole, const char 
 	if (dir.failed)
 		goto out;
 	/* the memory bound: the tree's own share from the renders' pool, and the texts'
-	 * lent when it needs more; refused with less than a cut alone has: again, alone */
-	int cut;
-	for (int alone = 0;; alone = 1) {
-		size_t want = af_ytree_budget(0, whole->len);
-		size_t held = af_rcache_pool_begin(cache, want, alone);
-		lim.max_bytes = held ? held : 1;
-		lim.more = af_loan_more;
-		lim.more_ctx = &loan;
-		cut = af_split_view(c, whole->data, whole->len, (const char *)dir.data, &lim, &x->s, &d);
-		if (!af_rcache_pool_parsed(cache, held, want, alone, cut, &loan))
-			break;
-		af_split_free(&x->s);
-		af_diag_clear(&d);
-	}
+	 * lent when it needs more (af_budget_run: again, alone, when refused short) */
+	struct cut_job job = {cache, c, whole, (const char *)dir.data, &x->s, &d};
+	int cut = af_budget_run(cut_attempt, &job);
 	if (cut) {
 		rc = d.code == AF_ENOMEM ? -ENOMEM : -EIO;
 		if (rc == -EIO)

@@ -417,8 +417,8 @@ static int known(struct af_fs *fs, const char *bin_rel, int rd, const struct af_
 	return !info->codec || info->failed ? -EIO : 0;
 }
 
-/* 1: refused for room when other renders held the pool it asked for: to be done again
- * alone (refused with the whole pool, the verdict is final at once). b: the binary as
+/* AF_AGAIN_ALONE: refused for room when other renders held the pool it asked for: to be
+ * done again alone (refused with the whole pool, the verdict is final at once). b: the binary as
  * its caller opened it (its bytes are read from there), or NULL: the daemon's own
  * render of bin_rel (a listing's, read by name). as: the caller it renders for, whose
  * siblings are read as that user's (NULL: the daemon's). */
@@ -457,7 +457,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		af_diag_clear(&d);
 		/* the binary and a model of it: within the bound before the file is read */
 		if (!af_render_mem_room(&rb, af_model_of((uint64_t)st.st_size))) {
-			rc = !alone && rb.pool_short ? 1 : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
+			rc = !alone && rb.pool_short ? AF_AGAIN_ALONE : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
 			goto out;
 		}
 		/* A file replaced while we read it is read again under its new identity (the
@@ -497,7 +497,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = 0;
 	}
 	if (yaml.over || rb.refused) {
-		rc = !alone && rb.pool_short ? 1 : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
+		rc = !alone && rb.pool_short ? AF_AGAIN_ALONE : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
 		goto out;
 	}
 	if (rc || yaml.failed) {
@@ -793,6 +793,21 @@ static void flight_land(struct flight *me)
 	pthread_mutex_unlock(&flight_lock);
 }
 
+struct render_job {
+	struct af_fs *fs;
+	const char *bin_rel;
+	const struct stat *st0;
+	const struct af_bin *b;
+	const struct af_who *as;
+	struct af_text **out;
+};
+
+static int render_attempt(void *ctx, int alone)
+{
+	struct render_job *j = ctx;
+	return render_once(j->fs, j->bin_rel, j->st0, j->b, j->as, j->out, alone);
+}
+
 /* A render of bin_rel (b: as its caller opened it, or NULL) in its flight, done again
  * alone when refused while others shared the renders' memory (render.h). */
 static int render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
@@ -806,9 +821,8 @@ static int render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 	struct flight me = {id->st_dev, id->st_ino, bin_rel, NULL};
 	af_prefetch_claim(fs, id); /* a worker may have it, or be at it */
 	flight_take(&me);
-	rc = render_once(fs, bin_rel, st0, b, as, out, 0);
-	if (rc == 1) /* refused while others shared the renders' memory: alone, the verdict */
-		rc = render_once(fs, bin_rel, st0, b, as, out, 1);
+	struct render_job job = {fs, bin_rel, st0, b, as, out};
+	rc = af_budget_run(render_attempt, &job);
 	flight_land(&me);
 	af_act_resume(was);
 	return rc;
