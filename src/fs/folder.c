@@ -1176,7 +1176,7 @@ int af_folder_remove(struct af_fs *fs, const char *bin, const struct af_who *who
 	struct af_sibio sib;
 	af_sibio_init_at(&sib, fs, af_ov_on(fs) ? -1 : dirfd, pkg);
 	if (!open_on_disk(fs, &sib, dirfd, base, pkg, c, &bytes, &file, &st, &v, &d) &&
-	    (!proven.st_mode || same_file(&proven, &st) ||
+	    (af_ov_on(fs) || !proven.st_mode || same_file(&proven, &st) ||
 	     af_diag_error(&d, AF_EIO, "%s was replaced meanwhile: remove it again", base) == 0) &&
 	    !remove_member(&v, dirfd, base, name, who, &proven, &d))
 		rc = 0;
@@ -1359,7 +1359,8 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 	if ((rc = may_write(&to->who, dirfd, base, &proven, d)) ||
 	    (rc = open_on_disk(fs, &sib, dirfd, base, pkg, c, &bytes, &file, &st, &v, d)))
 		goto out;
-	if (proven.st_mode && !same_file(&proven, &st)) { /* swapped since the proof */
+	/* swapped since the proof (--overlay: st is the merge's, not the file's) */
+	if (!ov && proven.st_mode && !same_file(&proven, &st)) {
 		rc = af_diag_error(d, AF_EIO, "%s was replaced while it was being saved: save again", base);
 		goto out;
 	}
