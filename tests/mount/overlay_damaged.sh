@@ -1,10 +1,11 @@
 # --overlay over packages with damaged members on either side (issue 47): the merged
 # folder lists every member (not only index.yaml, as it did); a member whose Jazz does
 # not decode is its raw resource, read-only; one whose body does not unpack (a RefPack
-# stream that stops) its stored bytes, read-only; .animfs/errors says why for each; a save of a good
-# member lands in MODDIR's override with the damaged resources carried byte for byte.
-# The packages are made here (mkpackage.py) from the Jazz example and a stored fuzz
-# regression.
+# stream that stops) its stored bytes, read-only; .animfs/errors says why for each; a
+# save of a good member lands in MODDIR's override with the damaged resources carried
+# byte for byte. A GAME package no reader takes under MODDIR's: MODDIR's alone, with
+# the reason, and a save keeps it whole. The packages are made here (mkpackage.py) from
+# the Jazz example and a stored fuzz regression.
 . "$(dirname "$0")/common.inc"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 here=$(dirname "$0")
@@ -26,6 +27,9 @@ mk "$MOD/g.package" "$J:1111:$T/good.jazz" "$J:4444:$T/good.jazz"
 mk "$GAME/m.package" "$J:1111:$T/good.jazz" "$J:2222:$T/good.jazz"
 mk "$MOD/m.package" "$J:2222:$bad" "$J:3333:broken-refpack=$T/good.jazz"
 cp "$MOD/m.package" "$T/m.orig"
+# GAME's whole copy damaged (a header no reader takes): x.package is MODDIR's alone
+{ printf 'DBPFjunkjunk'; head -c 200 /dev/zero; } > "$GAME/x.package"
+mk "$MOD/x.package" "$J:1111:$T/good.jazz"
 chmod -R a-w "$GAME"
 sums() { (cd "$GAME" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 sums > "$T/game.sums"
@@ -58,6 +62,9 @@ for p in g m; do
   view_decode "$GAME/$p.package/$(name 1111)" |
     cmp -s - "$VIEW/$p.package/$(name 1111).yaml" || fail "$p.package's 1111 view"
 done
+[ "$(listing x.package)" = "$(name 1111).yaml index.yaml " ] || fail "x.package lists: $(listing x.package)"
+grep -q "x.package: GAME's copy does not merge under MODDIR's (DBPF version .*): MODDIR's is shown alone" \
+  "$VIEW/.animfs/errors" || fail "no reason for x.package: $(errs)"
 echo "ok: damaged members on either side: every member listed, the reasons said"
 
 # a save of a good member: MODDIR's override gains it and keeps its damaged ones
@@ -73,6 +80,11 @@ printf '%s\n' "added $J 00000000 0000000000001111" "order ok" "same $J 00000000 
 cmp -s "$T/diff" "$T/want" || fail "the override holds: $(cat "$T/diff")"
 rd body "$MOD/m.package" $J 1111 > "$T/saved.jazz" || fail "read the saved 1111"
 "$EXPECT_ANIMFS" decode "$T/saved.jazz" | grep -q 'speed: 1.5' || fail "the saved 1111 lacks the edit"
+# a save into MODDIR's package alone: kept whole there (nothing to reduce against)
+V=$VIEW/x.package/$(name 1111).yaml
+cat "$T/edit.yaml" > "$V" || fail "the save into x.package failed: $(errs)"
+rd body "$MOD/x.package" $J 1111 > "$T/saved-x.jazz" || fail "read x.package's 1111"
+"$EXPECT_ANIMFS" decode "$T/saved-x.jazz" | grep -q 'speed: 1.5' || fail "x.package's 1111 lacks the edit"
 "$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"
