@@ -70,6 +70,10 @@ struct af_container {
 	void (*member)(void *st, size_t i, struct af_member *m);
 	/* Member i's bytes (unpacked), appended to out. */
 	int (*body)(void *st, size_t i, struct af_buf *out, struct af_diag *d);
+	/* Optional: member i's bytes as the file stores them (packed), appended to out:
+	 * what the mount shows, raw and read-only, of a member whose body does not unpack
+	 * (NULL: such a member cannot be read). */
+	int (*stored)(void *st, size_t i, struct af_buf *out, struct af_diag *d);
 	/* Member i's window on the container (what its codec may read beside it). */
 	void (*member_io)(void *st, size_t i, struct af_io *io);
 	/* The read-only index.yaml of the container named name. */
@@ -259,6 +263,8 @@ int af_archive_same_member(const struct af_archive *a, const struct af_archive *
 			   struct af_diag *d);
 /* Member i's bytes, appended to out. */
 int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
+/* Member i's bytes as its file stores them (the stored hook); AF_EUNSUP without one. */
+int af_archive_stored(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d);
 /* A rebuild of a without changes handed to put in order (the container's rebuild_plan
  * through af_pieces_each, else its rebuild's image in one call): 0, put's error or AF_E* with d; AF_EUNSUP when
  * the container rebuilds nothing. */

@@ -342,18 +342,40 @@ static int pack(const uint8_t *body, size_t n, int compress, struct slot *s, str
 	return 0;
 }
 
-static int prepare_edit(const struct af_dbpf *p, const struct af_dbpf_edit *ed, struct slot *s,
-			struct af_diag *d)
+/* Stored bytes kept as they are (an edit or an addition marked stored). */
+static void keep_stored(const uint8_t *bytes, size_t n, uint32_t mem, uint16_t compressed,
+			struct slot *s)
+{
+	s->bytes = bytes;
+	s->len = (uint32_t)n;
+	s->mem = mem;
+	s->compressed = compressed;
+}
+
+static int prepare_edit(const struct af_dbpf *p, const struct af_dbpf_edit *ed,
+			const struct af_dbpf_as_stored *as, struct slot *s, struct af_diag *d)
 {
 	const struct af_dbpf_entry *e = &p->e[ed->index];
 	struct af_buf old = AF_BUF_INIT;
+	struct af_diag od;
 	int rc;
 	if (ed->n > 0x7FFFFFFF)
 		return af_diag_error(d, AF_EINVAL, "resource %zu: %zu bytes is too large for a package",
 				     ed->index, ed->n);
-	if ((rc = af_dbpf_body(p, ed->index, &old, d)))
+	if (as && as->stored) {
+		s->edited = 1;
+		keep_stored(ed->body, ed->n, as->mem, as->compressed, s);
+		return 0;
+	}
+	/* an old body that does not unpack differs from any new one */
+	af_diag_init(&od);
+	rc = af_dbpf_body(p, ed->index, &old, &od);
+	if (rc == AF_ENOMEM)
+		af_diag_error(d, AF_ENOMEM, "out of memory");
+	af_diag_free(&od);
+	if (rc == AF_ENOMEM)
 		goto out;
-	if (old.len == ed->n && (!ed->n || !memcmp(old.data, ed->body, ed->n)))
+	if (!rc && old.len == ed->n && (!ed->n || !memcmp(old.data, ed->body, ed->n)))
 		goto out; /* same body: keep the stored bytes exactly */
 	s->edited = 1;
 	/* spec 6.4 (s3pi): only an entry that was compressed is compressed again, and
@@ -489,6 +511,13 @@ static int same_body(const struct af_dbpf *q, size_t j, const uint8_t *body, siz
 	return !af_dbpf_body(q, j, tmp, d) && tmp->len == n && (!n || !memcmp(tmp->data, body, n));
 }
 
+/* Record j of q (in memory) stores these bytes, declaring mem bytes unpacked. */
+static int same_kept(const struct af_dbpf *q, size_t j, const uint8_t *bytes, size_t n, uint32_t mem)
+{
+	return af_dbpf_stored_size(&q->e[j]) == n && q->e[j].mem_size == mem &&
+	       (!n || !memcmp(af_dbpf_stored(q, j), bytes, n));
+}
+
 /* Where each kept record of p is in the rewritten index (dropped ones: UINT32_MAX). */
 static void new_positions(const struct af_dbpf *p, const struct slot *s, uint32_t *pos)
 {
@@ -527,14 +556,20 @@ static int verify_records(const struct af_dbpf *p, const struct af_dbpf_change *
 		    (a->file_size != b->file_size || !same_stored(p, i, q, pos[i], body, vd)))
 			return 0;
 	}
-	for (size_t k = 0; k < ch->nedits; k++)
-		if (!same_body(q, pos[ch->edits[k].index], ch->edits[k].body, ch->edits[k].n, body, vd))
+	for (size_t k = 0; k < ch->nedits; k++) {
+		const struct af_dbpf_edit *ed = &ch->edits[k];
+		const struct af_dbpf_as_stored *as = ch->edits_stored ? &ch->edits_stored[k] : NULL;
+		if (as && as->stored ? !same_kept(q, pos[ed->index], ed->body, ed->n, as->mem)
+				     : !same_body(q, pos[ed->index], ed->body, ed->n, body, vd))
 			return 0;
+	}
 	for (size_t k = 0; k < ch->nadds; k++) {
 		const struct af_dbpf_new *a = &ch->adds[k];
 		const struct af_dbpf_entry *b = &q->e[kept + k];
+		const struct af_dbpf_as_stored *as = ch->adds_stored ? &ch->adds_stored[k] : NULL;
 		if (a->type != b->type || a->group != b->group || a->instance != af_dbpf_instance(b) ||
-		    !same_body(q, kept + k, a->body, a->n, body, vd))
+		    (as && as->stored ? !same_kept(q, kept + k, a->body, a->n, as->mem)
+				      : !same_body(q, kept + k, a->body, a->n, body, vd)))
 			return 0;
 	}
 	return 1;
@@ -577,14 +612,18 @@ static int prepare(const struct af_dbpf *p, const struct af_dbpf_change *ch, str
 					     i, drop ? "removed" : "replaced");
 		s[i].touched = 1;
 		s[i].dropped = drop;
-		if (!drop && (rc = prepare_edit(p, &ch->edits[k], &s[i], d)))
+		if (!drop && (rc = prepare_edit(p, &ch->edits[k], ch->edits_stored ? &ch->edits_stored[k] : NULL,
+						&s[i], d)))
 			return rc;
 	}
 	for (size_t k = 0; k < ch->nadds; k++) {
 		if (ch->adds[k].n > 0x7FFFFFFF)
 			return af_diag_error(d, AF_EINVAL, "a new resource of %zu bytes is too large for a package",
 					     ch->adds[k].n);
-		if ((rc = pack(ch->adds[k].body, ch->adds[k].n, 1, &s[p->count + k], d)))
+		const struct af_dbpf_as_stored *as = ch->adds_stored ? &ch->adds_stored[k] : NULL;
+		if (as && as->stored)
+			keep_stored(ch->adds[k].body, ch->adds[k].n, as->mem, as->compressed, &s[p->count + k]);
+		else if ((rc = pack(ch->adds[k].body, ch->adds[k].n, 1, &s[p->count + k], d)))
 			return rc;
 	}
 	return 0;
@@ -664,7 +703,7 @@ int af_dbpf_rewrite(const struct af_dbpf *p, const struct af_dbpf_change *ch, st
 int af_dbpf_rebuild(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
 		    struct af_buf *out, struct af_diag *d)
 {
-	struct af_dbpf_change ch = { edits, nedits, NULL, 0, NULL, 0 };
+	struct af_dbpf_change ch = { edits, nedits, NULL, 0, NULL, 0, NULL, NULL };
 	return af_dbpf_rewrite(p, &ch, out, d);
 }
 
@@ -712,6 +751,8 @@ static int planned_ok(const struct af_dbpf *p, size_t i, const struct slot *s,
 	for (size_t e = 0; e < ch->nedits; e++) {
 		if (ch->edits[e].index != i)
 			continue;
+		if (ch->edits_stored && ch->edits_stored[e].stored) /* its stored bytes, compared above */
+			return 1;
 		af_buf_reset(tmp);
 		if (!af_dbpf_compressed(b) ? af_buf_append(tmp, s->bytes, len) != 0
 		    : af_refpack_decompress(s->bytes, len, b->mem_size, tmp, vd) != 0)
@@ -768,7 +809,7 @@ out:
 int af_dbpf_plan(const struct af_dbpf *p, const struct af_dbpf_edit *edits, size_t nedits,
 		 struct af_pieces *out, struct af_diag *d)
 {
-	struct af_dbpf_change ch = { edits, nedits, NULL, 0, NULL, 0 };
+	struct af_dbpf_change ch = { edits, nedits, NULL, 0, NULL, 0, NULL, NULL };
 	struct plan pl;
 	int rc = lay_out(p, &ch, &pl, out, d);
 	if (!rc)

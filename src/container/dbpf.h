@@ -114,8 +114,17 @@ struct af_dbpf_new {
 	const uint8_t *body;
 	size_t n;
 };
+/* An edit's or an addition's body given as stored bytes, kept as they are, with the
+ * record's size unpacked (mem) and compression flag: a resource that does not unpack,
+ * carried from another package byte for byte (an overlay's merge). */
+struct af_dbpf_as_stored {
+	int stored; /* 0: the body is a body, as usual */
+	uint32_t mem;
+	uint16_t compressed;
+};
 /* What a rewrite changes: bodies replaced, records removed (their index record and
- * their data, unless another kept record shares the blob), records added. */
+ * their data, unless another kept record shares the blob), records added;
+ * edits_stored and adds_stored: NULL, or one an edit / an addition. */
 struct af_dbpf_change {
 	const struct af_dbpf_edit *edits;
 	size_t nedits;
@@ -123,6 +132,7 @@ struct af_dbpf_change {
 	size_t ndrops;
 	const struct af_dbpf_new *adds;
 	size_t nadds;
+	const struct af_dbpf_as_stored *edits_stored, *adds_stored;
 };
 /* af_dbpf_rebuild with removals and additions: kept records keep their index order and
  * their data its file order; added ones follow, in the data (stored RefPack-compressed

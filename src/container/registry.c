@@ -401,6 +401,13 @@ int af_archive_body(const struct af_archive *a, size_t i, struct af_buf *out, st
 	return a->c->body(a->st, i, out, d);
 }
 
+int af_archive_stored(const struct af_archive *a, size_t i, struct af_buf *out, struct af_diag *d)
+{
+	if (!a->c->stored)
+		return af_diag_error(d, AF_EUNSUP, "%s keeps no member packed", a->c->name);
+	return a->c->stored(a->st, i, out, d);
+}
+
 int af_archive_rebuild_each(const struct af_archive *a,
 			    int (*put)(void *ctx, const uint8_t *data, size_t n, struct af_diag *d),
 			    void *ctx, struct af_diag *d)

@@ -217,7 +217,7 @@ int af_pkgview_remove(const struct af_pkgview *v, const struct af_pkg_item *it,
 		eds[ne] = (struct af_dbpf_edit){ k, bodies[ne].data, bodies[ne].len };
 		ne++;
 	}
-	struct af_dbpf_change ch = { eds, ne, &drop, 1, NULL, 0 };
+	struct af_dbpf_change ch = { eds, ne, &drop, 1, NULL, 0, NULL, NULL };
 	rc = af_dbpf_rewrite(&v->pkg, &ch, image, d);
 out:
 	for (size_t k = 0; bodies && k < ne; k++)

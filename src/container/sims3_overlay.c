@@ -143,6 +143,25 @@ static void bodies_free(struct bodies *bs)
 	free(bs->b);
 }
 
+/* Record i's body into out; a body that does not unpack (a damaged resource, which the
+ * view shows as its bytes) is no error: *bad says so and out is left empty. 0 or
+ * AF_ENOMEM. */
+static int unpacked(const struct af_dbpf *p, size_t i, struct af_buf *out, int *bad,
+		    struct af_diag *d)
+{
+	struct af_diag sub;
+	af_diag_init(&sub);
+	int rc = af_dbpf_body(p, i, out, &sub);
+	af_diag_free(&sub);
+	if (rc == AF_ENOMEM)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	if (rc) {
+		af_buf_reset(out);
+		*bad = 1;
+	}
+	return 0;
+}
+
 /* ---- merge: the game's package with the override on top ---- */
 
 static int not_in(const void *ctx, uint64_t inst)
@@ -158,6 +177,7 @@ int af_pkg_overlay_merge(const uint8_t *base, size_t nb, const uint8_t *over, si
 	size_t ne = 0, na = 0;
 	struct af_dbpf_edit *eds = NULL;
 	struct af_dbpf_new *adds = NULL;
+	struct af_dbpf_as_stored *eds_as = NULL, *adds_as = NULL;
 	struct bodies bs = { NULL, 0 };
 	struct af_buf cur = AF_BUF_INIT;
 	int rc = pair_open(&pr, base, nb, over, no, d);
@@ -167,9 +187,11 @@ int af_pkg_overlay_merge(const uint8_t *base, size_t nb, const uint8_t *over, si
 	size_t cap = o->count ? o->count : 1;
 	eds = af_alloc_zeroed(cap, sizeof(*eds));
 	adds = af_alloc_zeroed(cap, sizeof(*adds));
+	eds_as = af_alloc_zeroed(cap, sizeof(*eds_as));
+	adds_as = af_alloc_zeroed(cap, sizeof(*adds_as));
 	bs.b = af_alloc_zeroed(cap * 2, sizeof(*bs.b));
 	unsigned char *edited = af_alloc_zeroed(b->count ? b->count : 1, 1);
-	if (!eds || !adds || !bs.b || !edited) {
+	if (!eds || !adds || !eds_as || !adds_as || !bs.b || !edited) {
 		free(edited);
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
@@ -179,7 +201,8 @@ int af_pkg_overlay_merge(const uint8_t *base, size_t nb, const uint8_t *over, si
 		if (af_dbpf_deleted(e))
 			continue;
 		struct af_buf *body = body_slot(&bs);
-		if ((rc = af_dbpf_body(o, i, body, d)))
+		int stored = 0; /* its body does not unpack: its stored bytes, as they are */
+		if ((rc = unpacked(o, i, body, &stored, d)))
 			break;
 		long j = tgi_find(pr.ix, pr.nix, e);
 		if (j >= 0 && edited[j])
@@ -187,10 +210,11 @@ int af_pkg_overlay_merge(const uint8_t *base, size_t nb, const uint8_t *over, si
 		if (j >= 0 && e->type == AF_DBPF_TYPE_KEY) {
 			/* the game's names stay; the override's for other instances join them */
 			struct af_buf *m = body_slot(&bs);
+			int bad = stored;
 			af_buf_reset(&cur);
-			if ((rc = af_dbpf_body(b, (size_t)j, &cur, d)))
+			if ((rc = unpacked(b, (size_t)j, &cur, &bad, d)))
 				break;
-			if (!keymap_ok(cur.data, cur.len) || !keymap_ok(body->data, body->len))
+			if (bad || !keymap_ok(cur.data, cur.len) || !keymap_ok(body->data, body->len))
 				continue; /* a map that does not read whole: the game's is kept */
 			af_buf_append(m, cur.data, cur.len);
 			uint32_t more = keymap_filter(body->data, not_in, &cur, m);
@@ -201,17 +225,21 @@ int af_pkg_overlay_merge(const uint8_t *base, size_t nb, const uint8_t *over, si
 			af_buf_patch_u32le(m, 4, af_le32(cur.data + 4) + more);
 			body = m;
 		}
+		const uint8_t *bytes = stored ? af_dbpf_stored(o, i) : body->data;
+		size_t n = stored ? af_dbpf_stored_size(e) : body->len;
+		struct af_dbpf_as_stored as = { stored, e->mem_size, e->compressed };
 		if (j >= 0) {
 			edited[j] = 1;
-			eds[ne++] = (struct af_dbpf_edit){ (size_t)j, body->data, body->len };
+			eds_as[ne] = as;
+			eds[ne++] = (struct af_dbpf_edit){ (size_t)j, bytes, n };
 		} else {
-			adds[na++] = (struct af_dbpf_new){ e->type, e->group, af_dbpf_instance(e),
-							   body->data, body->len };
+			adds_as[na] = as;
+			adds[na++] = (struct af_dbpf_new){ e->type, e->group, af_dbpf_instance(e), bytes, n };
 		}
 	}
 	free(edited);
 	if (!rc) {
-		struct af_dbpf_change ch = { eds, ne, NULL, 0, adds, na };
+		struct af_dbpf_change ch = { eds, ne, NULL, 0, adds, na, eds_as, adds_as };
 		rc = af_dbpf_rewrite(b, &ch, image, d);
 	}
 out:
@@ -220,6 +248,8 @@ out:
 	af_buf_free(&cur);
 	free(eds);
 	free(adds);
+	free(eds_as);
+	free(adds_as);
 	return rc;
 }
 
@@ -233,9 +263,10 @@ static int same_resource(const struct af_dbpf *p, size_t j, const struct af_dbpf
 	if (a->file_size == b->file_size && a->mem_size == b->mem_size &&
 	    !memcmp(af_dbpf_stored(p, j), af_dbpf_stored(q, i), af_dbpf_stored_size(a)))
 		return 1;
+	int bad = 0; /* a body that does not unpack differs (its stored bytes did) */
 	af_buf_reset(x);
 	af_buf_reset(y);
-	if ((*rc = af_dbpf_body(p, j, x, d)) || (*rc = af_dbpf_body(q, i, y, d)))
+	if ((*rc = unpacked(p, j, x, &bad, d)) || (*rc = unpacked(q, i, y, &bad, d)) || bad)
 		return 0;
 	return x->len == y->len && (!x->len || !memcmp(x->data, y->data, x->len));
 }
@@ -304,10 +335,11 @@ int af_pkg_overlay_reduce(const uint8_t *base, size_t nb, const uint8_t *merged,
 		if (af_dbpf_deleted(e) || e->type != AF_DBPF_TYPE_KEY)
 			continue;
 		struct af_buf *map = body_slot(&bs);
+		int bad = 0;
 		af_buf_reset(&x);
-		if ((rc = af_dbpf_body(m, i, &x, d)))
+		if ((rc = unpacked(m, i, &x, &bad, d)))
 			goto out;
-		if (!keymap_ok(x.data, x.len)) {
+		if (bad || !keymap_ok(x.data, x.len)) {
 			drops[nd++] = i; /* a map that does not read whole names nothing kept */
 			continue;
 		}
@@ -323,7 +355,7 @@ int af_pkg_overlay_reduce(const uint8_t *base, size_t nb, const uint8_t *merged,
 		else
 			eds[ne++] = (struct af_dbpf_edit){ i, map->data, map->len };
 	}
-	struct af_dbpf_change ch = { eds, ne, drops, nd, NULL, 0 };
+	struct af_dbpf_change ch = { eds, ne, drops, nd, NULL, 0, NULL, NULL };
 	rc = af_dbpf_rewrite(m, &ch, image, d);
 out:
 	pair_close(&pr);

@@ -663,6 +663,14 @@ static int pkg_body(void *st, size_t i, struct af_buf *out, struct af_diag *d)
 	return af_dbpf_body(&v->pkg, v->items[i].entry, out, d);
 }
 
+/* A member's stored bytes (RefPack-compressed or not): shown for one that does not
+ * unpack. */
+static int pkg_stored(void *st, size_t i, struct af_buf *out, struct af_diag *d)
+{
+	const struct af_pkgview *v = st;
+	return af_dbpf_read_stored(&v->pkg, v->items[i].entry, out, d);
+}
+
 /* Where an unpacked member's bytes lie (a RefPack one is not stored as it is). */
 static int pkg_span(void *st, size_t i, uint64_t *off, uint64_t *len)
 {
@@ -757,6 +765,7 @@ const struct af_container af_container_sims3_package = {
 	.replace = pkg_replace,
 	.plan = pkg_plan,
 	.span = pkg_span,
+	.stored = pkg_stored,
 	.head = pkg_head,
 	.rebuild = pkg_rebuild,
 	.rebuild_plan = pkg_rebuild_plan,

@@ -53,6 +53,8 @@ int af_src_append(const struct af_src *s, uint64_t off, size_t n, struct af_buf 
 		return af_diag_at_offset(d, AF_EINVAL, off,
 					 "%zu bytes asked past the end (%llu bytes)", n,
 					 (unsigned long long)s->size);
+	if (!n) /* an empty member: out may have no data to offset */
+		return out->failed ? af_diag_error(d, AF_ENOMEM, "out of memory") : 0;
 	if (af_buf_reserve(out, n))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	if (!(rc = af_src_read(s, off, out->data + out->len, n, d)))

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
+#include "animfs/privdir.h"
 #include "animfs/userdict.h"
 
 static pthread_mutex_t learn_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -86,6 +87,28 @@ static void make_parent(const char *path)
 		}
 }
 
+/* The dictionary opened to append: $ANIMFS_NAMES as named; the one in the user's data
+ * folder with no link followed on the way (privdir.h; its folders 0755: every caller
+ * of a shared mount reads it). fd or -1. */
+static int open_to_append(const char *path)
+{
+	char dir[4096];
+	struct af_diag d;
+	int fd, dfd;
+	if (getenv("ANIMFS_NAMES")) {
+		make_parent(path);
+		return open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	}
+	af_diag_init(&d);
+	dfd = af_private_dir("XDG_DATA_HOME", ".local/share", "animfs", 0755, 1, dir, sizeof(dir), &d);
+	af_diag_free(&d);
+	if (dfd < 0)
+		return -1;
+	fd = openat(dfd, "names.txt", O_WRONLY | O_CREAT | O_APPEND | O_NOFOLLOW | O_CLOEXEC, 0644);
+	close(dfd);
+	return fd;
+}
+
 int af_userdict_learn(const char *const *names, size_t n)
 {
 	char path[4096];
@@ -112,8 +135,7 @@ int af_userdict_learn(const char *const *names, size_t n)
 		rc = -1;
 		goto out;
 	}
-	make_parent(path);
-	fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+	fd = open_to_append(path);
 	if (fd < 0 || write(fd, add.data, add.len) != (ssize_t)add.len)
 		rc = -1;
 out:

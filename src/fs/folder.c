@@ -849,6 +849,24 @@ int af_folder_list(struct af_fs *fs, const char *dir, void (*cb)(void *ctx, cons
 	return 0;
 }
 
+/* Member k's raw bytes: its body, or, when that does not unpack (the errors line says
+ * why), its bytes as stored. */
+static int raw_bytes(struct af_archive *h, size_t k, struct af_buf *out, struct af_diag *d)
+{
+	struct af_diag sd;
+	int rc = af_archive_body(h, k, out, d);
+	if (!rc || rc == AF_ENOMEM)
+		return rc;
+	af_diag_init(&sd);
+	af_buf_reset(out);
+	if (!af_archive_stored(h, k, out, &sd)) {
+		af_diag_clear(d);
+		rc = 0;
+	}
+	af_diag_free(&sd);
+	return rc;
+}
+
 /* The read-only text of member k of h (its raw bytes) or of its folder's index. */
 static int ro_text(struct loaded *l, struct af_archive *h, long k, struct af_text **out,
 		   struct af_diag *d)
@@ -858,7 +876,7 @@ static int ro_text(struct loaded *l, struct af_archive *h, long k, struct af_tex
 	int rc = -EIO;
 	if (k < 0 ? !af_archive_index(h, af_archive_name(h, l->name), &body)
 		  : nd && nd->broken[k] && !af_archive_sub(h, (size_t)k) &&
-			    !af_archive_body(h, (size_t)k, &body, d)) {
+			    !raw_bytes(h, (size_t)k, &body, d)) {
 		*out = af_text_new(body.data, body.len);
 		rc = *out ? 0 : -ENOMEM;
 	}

@@ -381,12 +381,32 @@ static int merge_with_game(struct af_fs *fs, const char *rel, const struct af_co
 			   struct af_buf *file, struct af_diag *d)
 {
 	struct af_buf game = AF_BUF_INIT, merged = AF_BUF_INIT;
-	int rc = af_bn_read_file(fs->rootfd, rel, AF_MAX_FILE, &game, d);
-	if (!rc && !(rc = c->overlay_merge(game.data, game.len, file->data, file->len, &merged, d))) {
+	struct af_diag md;
+	int rc = af_bn_read_file(fs->rootfd, rel, AF_MAX_FILE, &game, d), mrc;
+	if (rc)
+		goto out;
+	af_diag_init(&md);
+	mrc = c->overlay_merge(game.data, game.len, file->data, file->len, &merged, &md);
+	if (!mrc) {
 		struct af_buf t = *file;
 		*file = merged;
 		merged = t;
+	} else if (mrc == AF_ENOMEM || mrc == AF_EIO) {
+		rc = af_diag_error(d, mrc, "%s", md.msg);
+	} else {
+		/* the two do not merge (GAME's is no package this build reads, say): MODDIR's
+		 * is shown alone, saves keep it whole (af_ov_reduce), and the errors say why */
+		char why[900];
+		snprintf(why, sizeof(why), "%s", md.msg);
+		af_diag_clear(&md);
+		af_diag_error(&md, AF_EINVAL, "GAME's copy does not merge under MODDIR's (%s): "
+			      "MODDIR's is shown alone", why);
+		af_fs_log(LOG_WARNING, "%s: %s", rel, md.msg);
+		af_errlog_forget(fs->errors, rel);
+		af_errlog_add(fs->errors, AF_ERRLOG_ALL, rel, &md);
 	}
+	af_diag_free(&md);
+out:
 	af_buf_free(&game);
 	af_buf_free(&merged);
 	return rc;
@@ -423,9 +443,22 @@ int af_ov_reduce(struct af_fs *fs, const char *pkg, const struct af_container *c
 	*gone = 0;
 	if (fs->modfd < 0 || !c->overlay_reduce || !in_game(fs, pkg))
 		return 0;
-	if ((rc = af_bn_read_file(fs->rootfd, pkg, AF_MAX_FILE, &game, d)) ||
-	    (rc = c->overlay_reduce(game.data, game.len, image->data, image->len, &only, d)))
+	if ((rc = af_bn_read_file(fs->rootfd, pkg, AF_MAX_FILE, &game, d)))
 		goto out;
+	struct af_diag rd;
+	af_diag_init(&rd);
+	rc = c->overlay_reduce(game.data, game.len, image->data, image->len, &only, &rd);
+	if (rc == AF_ENOMEM || rc == AF_EIO)
+		af_diag_error(d, rc, "%s", rd.msg);
+	else if (rc) /* nothing to reduce against (GAME's does not read): the override whole */
+		af_fs_log(LOG_INFO, "%s: kept whole in the mod folder: %s", pkg, rd.msg);
+	af_diag_free(&rd);
+	if (rc == AF_ENOMEM || rc == AF_EIO)
+		goto out;
+	if (rc) {
+		rc = 0;
+		goto out;
+	}
 	if (only.len) {
 		struct af_buf t = *image;
 		*image = only;

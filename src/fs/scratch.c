@@ -22,6 +22,7 @@
 #include "animfs/beneath.h"
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
+#include "animfs/privdir.h"
 #include "errlog.h"
 #include "scratch.h"
 #include "session.h"
@@ -29,132 +30,144 @@
 
 #define WEEK (7 * 24 * 3600)
 
-/* $XDG_STATE_HOME/animfs (or ~/.local/state/animfs), made 0700; 0 or -errno. */
+#define DIRFLAGS (O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
+
+/* $XDG_STATE_HOME/animfs (or ~/.local/state/animfs), this user's, 0700, reached
+ * through no link (privdir.h): fd, its path in out; -ENOENT (no home), -EPERM (a link
+ * or another's folder on the way: why is said) or -errno. */
 static int state_dir(char *out, size_t size)
 {
-	const char *x = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
-	char dir[PATH_MAX];
-	if (x && x[0] == '/')
-		snprintf(dir, sizeof(dir), "%s", x);
-	else if (home && home[0] == '/')
-		snprintf(dir, sizeof(dir), "%s/.local/state", home);
-	else
-		return -ENOENT;
-	/* mkdir -p: ~/.local and ~/.local/state may not exist yet */
-	for (char *p = strchr(dir + 1, '/'); p; p = strchr(p + 1, '/')) {
-		*p = 0;
-		mkdir(dir, 0700);
-		*p = '/';
-	}
-	mkdir(dir, 0700);
-	if ((size_t)snprintf(out, size, "%s/animfs", dir) >= size)
-		return -ENAMETOOLONG;
-	if (mkdir(out, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
+	struct af_diag d;
+	af_diag_init(&d);
+	int e, fd = af_private_dir("XDG_STATE_HOME", ".local/state", "animfs", 0700, 1, out, size, &d);
+	e = errno;
+	if (fd == AF_EPERM)
+		fprintf(stderr, "animfs mount: %s\n", d.msg);
+	af_diag_free(&d);
+	return fd >= 0 ? fd : fd == AF_EINVAL ? -ENOENT : fd == AF_EPERM ? -EPERM : -e;
 }
 
-/* Droppings older than a week are leftovers of an editor long gone: removed at mount,
- * with the folders they leave empty. The rest is counted. */
-static unsigned sweep_count;
-static time_t sweep_now;
-static const char *sweep_root;
-
-static int sweep_one(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+/* A folder name in dfd, made with mode when missing, never through a link: fd or -errno. */
+static int sub_dir(int dfd, const char *name, mode_t mode)
 {
-	(void)ftw;
-	if (flag == FTW_DP) {
-		if (strcmp(path, sweep_root))
-			rmdir(path); /* fails (and stays) when not empty */
-	} else if (flag == FTW_F || flag == FTW_SL) {
-		if (sweep_now - st->st_mtime > WEEK && unlink(path) == 0)
-			af_fs_log(LOG_NOTICE, "removed %s, an editor file older than a week", path);
-		else
-			sweep_count++;
-	}
-	return 0;
+	if (mkdirat(dfd, name, mode) && errno != EEXIST)
+		return -errno;
+	int fd = openat(dfd, name, DIRFLAGS);
+	return fd >= 0 ? fd : -errno;
 }
 
-static pthread_mutex_t sweep_lock = PTHREAD_MUTEX_INITIALIZER;
+/* A walk of a tree from descriptor to descriptor, never through a link (a tree its
+ * user may change meanwhile): what is in it (files and links: their count and bytes),
+ * and with sweep, droppings older than a week, leftovers of an editor long gone,
+ * removed at mount with the folders they leave empty. */
+struct walk {
+	int sweep;
+	time_t now;
+	unsigned left;
+	long long bytes;
+};
 
-unsigned af_scratch_sweep(const char *tree)
-{
-	unsigned n;
-	pthread_mutex_lock(&sweep_lock);
-	sweep_count = 0;
-	sweep_now = time(NULL);
-	sweep_root = tree;
-	nftw(tree, sweep_one, 16, FTW_DEPTH | FTW_PHYS);
-	n = sweep_count;
-	pthread_mutex_unlock(&sweep_lock);
-	return n;
-}
-
-/* The folder of GAME's droppings: <state>/scratch-<hash of GAME's path>/tree, with
- * a file `game` beside tree naming GAME for whoever looks. */
-static int persistent_dir(struct af_fs *fs, const char *game)
-{
-	char base[PATH_MAX], note[PATH_MAX + 16];
-	int rc = state_dir(base, sizeof(base));
-	if (rc)
-		return rc;
-	size_t bl = strlen(base);
-	snprintf(base + bl, sizeof(base) - bl, "/scratch-%016llx",
-		 (unsigned long long)af_fnv1_64(game, strlen(game)));
-	if (mkdir(base, 0700) && errno != EEXIST)
-		return -errno;
-	snprintf(note, sizeof(note), "%s/game", base);
-	int nfd = open(note, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (nfd >= 0) {
-		dprintf(nfd, "%s\n", game);
-		close(nfd);
-	}
-	snprintf(note, sizeof(note), "%s/users", base);
-	if (mkdir(note, 0711) && errno != EEXIST)
-		return -errno;
-	fs->usersfd = open(note, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	snprintf(note, sizeof(note), "%s/pristine", base);
-	if (mkdir(note, 0700) == 0 || errno == EEXIST)
-		fs->pristinefd = open(note, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if ((size_t)snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/tree", base) >=
-	    sizeof(fs->scratch_path))
-		return -ENAMETOOLONG;
-	if (mkdir(fs->scratch_path, 0700) && errno != EEXIST)
-		return -errno;
-	return 0;
-}
-
-/* The bytes in a tree (files and links), walked through descriptors only, one
- * component at a time and never through a link, so the daemon can count a tree its
- * user may change meanwhile. */
-static long long tree_bytes(int dfd, int depth)
+static void walk(int dfd, const char *path, int depth, struct walk *w)
 {
 	int fd = openat(dfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-	long long n = 0;
+	char sub[PATH_MAX];
 	if (!d) {
 		if (fd >= 0)
 			close(fd);
-		return 0;
+		return;
 	}
 	for (struct dirent *e; (e = readdir(d));) {
 		struct stat st;
 		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, "..") ||
 		    fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW))
 			continue;
-		if (S_ISDIR(st.st_mode) && depth < 64) {
-			int sub = openat(dirfd(d), e->d_name,
-					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-			if (sub >= 0) {
-				n += tree_bytes(sub, depth + 1);
-				close(sub);
+		snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+		if (S_ISDIR(st.st_mode)) {
+			int c = depth < 64 ? openat(dirfd(d), e->d_name, DIRFLAGS) : -1;
+			if (c >= 0) {
+				walk(c, sub, depth + 1, w);
+				close(c);
 			}
-		} else if (!S_ISDIR(st.st_mode)) {
-			n += st.st_size;
+			if (w->sweep) /* fails (and stays) when not empty */
+				unlinkat(dirfd(d), e->d_name, AT_REMOVEDIR);
+		} else if (w->sweep && w->now - st.st_mtime > WEEK &&
+			   unlinkat(dirfd(d), e->d_name, 0) == 0) {
+			af_fs_log(LOG_NOTICE, "removed %s, an editor file older than a week", sub);
+		} else {
+			w->left++;
+			w->bytes += st.st_size;
 		}
 	}
 	closedir(d);
+}
+
+static unsigned sweep_fd(int dfd, const char *path)
+{
+	struct walk w = { 1, time(NULL), 0, 0 };
+	walk(dfd, path, 0, &w);
+	return w.left;
+}
+
+static long long tree_bytes(int dfd)
+{
+	struct walk w = { 0, 0, 0, 0 };
+	walk(dfd, ".", 0, &w);
+	return w.bytes;
+}
+
+unsigned af_scratch_sweep(const char *tree)
+{
+	int fd = open(tree, DIRFLAGS);
+	unsigned n = fd >= 0 ? sweep_fd(fd, tree) : 0;
+	if (fd >= 0)
+		close(fd);
 	return n;
+}
+
+/* The folder of GAME's droppings: <state>/scratch-<hash of GAME's path>/tree, with
+ * a file `game` beside tree naming GAME for whoever looks; each made and opened from
+ * the one before. 0 with fs->scratchfd open, or -errno. */
+static int persistent_dir(struct af_fs *fs, const char *game)
+{
+	char base[PATH_MAX], name[32];
+	int rc, statefd = -1, basefd = -1;
+	if ((rc = statefd = state_dir(base, sizeof(base))) < 0)
+		goto out;
+	snprintf(name, sizeof(name), "scratch-%016llx",
+		 (unsigned long long)af_fnv1_64(game, strlen(game)));
+	if ((rc = basefd = sub_dir(statefd, name, 0700)) < 0)
+		goto out;
+	int nfd = openat(basefd, "game", O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (nfd >= 0) {
+		dprintf(nfd, "%s\n", game);
+		close(nfd);
+	}
+	if ((rc = fs->usersfd = sub_dir(basefd, "users", 0711)) < 0)
+		goto out;
+	fs->pristinefd = sub_dir(basefd, "pristine", 0700);
+	if (fs->pristinefd < 0)
+		fs->pristinefd = -1;
+	if ((size_t)snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/%s/tree", base, name) >=
+	    sizeof(fs->scratch_path)) {
+		rc = -ENAMETOOLONG;
+		goto out;
+	}
+	if ((rc = fs->scratchfd = sub_dir(basefd, "tree", 0700)) < 0)
+		goto out;
+	rc = 0;
+out:
+	if (rc < 0 && fs->usersfd >= 0)
+		close(fs->usersfd);
+	if (rc < 0 && fs->pristinefd >= 0)
+		close(fs->pristinefd);
+	if (rc < 0)
+		fs->usersfd = fs->pristinefd = fs->scratchfd = -1;
+	if (basefd >= 0)
+		close(basefd);
+	if (statefd >= 0)
+		close(statefd);
+	return rc;
 }
 
 static int has_entries(int dfd)
@@ -174,33 +187,37 @@ int af_scratch_open_dir(struct af_fs *fs, const char *game)
 {
 	int rc = 0;
 	fs->scratch_private = !game;
-	if (game) {
-		rc = persistent_dir(fs, game);
-	} else {
+	if (game && (rc = persistent_dir(fs, game)) == -EPERM) {
+		/* a link or another's folder where the state goes: a folder of this mount's */
+		fprintf(stderr, "animfs mount: editor files of this mount go to a temporary "
+			"folder, removed at unmount\n");
+		fs->scratch_private = 1;
+		rc = 0;
+	}
+	if (rc)
+		return rc;
+	if (fs->scratch_private) {
 		const char *tmp = getenv("TMPDIR");
 		if (!tmp || !*tmp)
 			tmp = "/tmp";
 		snprintf(fs->scratch_path, sizeof(fs->scratch_path), "%s/animfs-scratch-XXXXXX", tmp);
 		if (!mkdtemp(fs->scratch_path))
-			rc = -errno;
-	}
-	if (rc)
-		return rc;
-	/* absolute: the daemon leaves its working folder */
-	char abs[PATH_MAX];
-	if (realpath(fs->scratch_path, abs) && strlen(abs) < sizeof(fs->scratch_path))
-		memcpy(fs->scratch_path, abs, strlen(abs) + 1);
-	fs->scratchfd = open(fs->scratch_path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (fs->scratchfd < 0) {
-		int e = errno;
-		if (fs->scratch_private)
+			return -errno;
+		/* absolute: the daemon leaves its working folder */
+		char abs[PATH_MAX];
+		if (realpath(fs->scratch_path, abs) && strlen(abs) < sizeof(fs->scratch_path))
+			memcpy(fs->scratch_path, abs, strlen(abs) + 1);
+		fs->scratchfd = open(fs->scratch_path, DIRFLAGS);
+		if (fs->scratchfd < 0) {
+			int e = errno;
 			rmdir(fs->scratch_path);
-		return -e;
+			return -e;
+		}
 	}
-	fs->nscratch = game ? af_scratch_sweep(fs->scratch_path) : 0;
+	fs->nscratch = fs->scratch_private ? 0 : sweep_fd(fs->scratchfd, fs->scratch_path);
 	fs->own.uid = af_daemon_uid();
 	fs->own.fd = fs->scratchfd;
-	fs->own.bytes = tree_bytes(fs->scratchfd, 0);
+	fs->own.bytes = tree_bytes(fs->scratchfd);
 	if (fs->usersfd >= 0 && has_entries(fs->usersfd))
 		fs->nscratch++; /* other users' droppings of earlier mounts: look them up */
 	return 0;
@@ -230,13 +247,13 @@ void af_scratch_remove(struct af_fs *fs)
 	if (fs->pristinefd >= 0)
 		close(fs->pristinefd);
 	fs->pristinefd = -1;
+	if (fs->scratch_path[0] && fs->scratch_private)
+		nftw(fs->scratch_path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	else if (fs->scratchfd >= 0)
+		sweep_fd(fs->scratchfd, fs->scratch_path); /* only the empty folders go */
 	if (fs->scratchfd >= 0)
 		close(fs->scratchfd);
 	fs->scratchfd = -1;
-	if (fs->scratch_path[0] && fs->scratch_private)
-		nftw(fs->scratch_path, rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	else if (fs->scratch_path[0])
-		af_scratch_sweep(fs->scratch_path); /* only the empty folders go */
 	fs->scratch_path[0] = 0;
 }
 
@@ -293,7 +310,7 @@ static int tree_of(struct af_fs *fs, int make, uid_t *owner)
 		return fd;
 	int was = af_act_pause();
 	fd = open_user_dir(fs, w->uid, w->gid, make);
-	long long bytes = fd >= 0 ? tree_bytes(fd, 0) : 0;
+	long long bytes = fd >= 0 ? tree_bytes(fd) : 0;
 	af_act_resume(was);
 	if (fd < 0)
 		return fd;

@@ -16,6 +16,7 @@
 
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
+#include "animfs/privdir.h"
 
 #include "ops.h"
 #include "dsize.h"
@@ -113,36 +114,34 @@ static int build_args(const struct af_fs_opts *o, const char *game, struct fuse_
  * ANIMFS_SIZE_CACHE=0 turns it off) and the file name in name. */
 static int sizes_dir(const char *game, char *name, size_t n)
 {
-	const char *x = getenv("XDG_CACHE_HOME"), *home = getenv("HOME"), *off = getenv("ANIMFS_SIZE_CACHE");
+	const char *off = getenv("ANIMFS_SIZE_CACHE");
 	char dir[PATH_MAX], prefix[32];
 	struct stat exe;
+	struct af_diag d;
+	int fd;
 	if (off && !strcmp(off, "0"))
-		return -1;
-	if (x && x[0] == '/')
-		snprintf(dir, sizeof(dir), "%s/animfs", x);
-	else if (home && home[0] == '/')
-		snprintf(dir, sizeof(dir), "%s/.cache/animfs", home);
-	else
 		return -1;
 	if (stat("/proc/self/exe", &exe))
 		return -1;
 	uint64_t id[4] = { (uint64_t)exe.st_ino, (uint64_t)exe.st_size, (uint64_t)exe.st_mtim.tv_sec,
 			   (uint64_t)exe.st_mtim.tv_nsec };
-	char *slash = strrchr(dir, '/');
-	*slash = 0;
-	mkdir(dir, 0700);
-	*slash = '/';
-	mkdir(dir, 0700);
+	/* never through a link: a HOME another user controls sends nothing elsewhere */
+	af_diag_init(&d);
+	fd = af_private_dir("XDG_CACHE_HOME", ".cache", "animfs", 0700, 1, dir, sizeof(dir), &d);
+	if (fd < 0 && d.code != AF_EINVAL)
+		fprintf(stderr, "animfs mount: no size cache: %s\n", d.msg);
+	af_diag_free(&d);
+	if (fd < 0)
+		return -1;
 	snprintf(prefix, sizeof(prefix), "sizes-%016llx-",
 		 (unsigned long long)af_fnv1_64(game, strlen(game)));
 	snprintf(name, n, "%s%016llx", prefix, (unsigned long long)af_fnv1_64(id, sizeof(id)));
-	int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	DIR *d = fd >= 0 ? fdopendir(dup(fd)) : NULL;
-	for (struct dirent *e; d && (e = readdir(d));)
+	DIR *dp = fdopendir(dup(fd));
+	for (struct dirent *e; dp && (e = readdir(dp));)
 		if (!strncmp(e->d_name, prefix, strlen(prefix)) && strcmp(e->d_name, name))
 			unlinkat(fd, e->d_name, 0);
-	if (d)
-		closedir(d);
+	if (dp)
+		closedir(dp);
 	return fd;
 }
 

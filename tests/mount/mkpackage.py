@@ -4,6 +4,10 @@ shared/formats/sims3-jazz.md: a 96-byte header, the resources stored raw, then a
 index of type 0 (no shared fields), 32 bytes an entry.
 
     mkpackage.py OUT TYPE:INSTANCE:FILE ...   (TYPE and INSTANCE in hex)
+
+FILE "broken-refpack=PATH" stores a resource marked RefPack-compressed that declares
+PATH's length but stops after its first 112 bytes (one literal run): its head reads
+(a listing takes it for a member), its body does not unpack.
 """
 import struct
 import sys
@@ -14,10 +18,16 @@ def main(argv):
     body, index = bytearray(), bytearray(struct.pack("<I", 0))
     for spec in specs:
         rtype, inst, path = spec.split(":", 2)
-        data = open(path, "rb").read()
+        if path.startswith("broken-refpack="):  # flags, magic, size, 112 literals, stop
+            whole = open(path.split("=", 1)[1], "rb").read()
+            data = b"\x10\xfb" + len(whole).to_bytes(3, "big") + b"\xfb" + whole[:112] + b"\xfc"
+            mem, comp = len(whole), 0xFFFF
+        else:
+            data = open(path, "rb").read()
+            mem, comp = len(data), 0
         inst = int(inst, 16)
         index += struct.pack("<IIIIIIIHH", int(rtype, 16), 0, inst >> 32, inst & 0xFFFFFFFF,
-                             96 + len(body), len(data) | 0x80000000, len(data), 0, 1)
+                             96 + len(body), len(data) | 0x80000000, mem, comp, 1)
         body += data
     ioff = 96 + len(body)
     head = bytearray(96)

@@ -473,12 +473,21 @@ static void test_bad_packages(void **state)
 		 boff);
 	if (!strstr(msg, want))
 		fail_msg("'%s' lacks '%s'", msg, want);
-	/* a rebuild that would have to read it fails cleanly too */
+	/* a new body for it: the old one, which does not unpack, differs (an overlay's
+	 * merge puts a mod's resource over a damaged one of the game's) */
 	af_diag_clear(&d);
 	struct af_dbpf_edit ed = { 1, (const uint8_t *)"x", 1 };
 	struct af_buf img = AF_BUF_INIT;
-	assert_int_equal(af_dbpf_rebuild(&p, &ed, 1, &img, &d), AF_EINVAL);
-	assert_int_equal(img.len, 0);
+	struct af_dbpf q;
+	assert_int_equal(af_dbpf_rebuild(&p, &ed, 1, &img, &d), 0);
+	assert_int_equal(d.code, 0);
+	assert_int_equal(af_dbpf_open(&q, img.data, img.len, &d), 0);
+	af_buf_reset(&body);
+	assert_int_equal(af_dbpf_body(&q, 1, &body, &d), 0);
+	assert_int_equal(body.len, 1);
+	assert_int_equal(body.data[0], 'x');
+	af_dbpf_close(&q);
+	af_buf_free(&img);
 	af_dbpf_close(&p);
 	af_diag_clear(&d);
 
@@ -792,6 +801,79 @@ static void expect_body(const struct af_buf *img, uint32_t type, uint64_t inst, 
 	free(got);
 }
 
+/* The record of type and instance in the image stores exactly these bytes, declaring
+ * mem bytes unpacked, compressed. */
+static void expect_stored(const struct af_buf *img, uint32_t type, uint64_t inst, const uint8_t *want,
+			  size_t n, uint32_t mem)
+{
+	struct af_dbpf p;
+	struct af_diag d;
+	int found = 0;
+	af_diag_init(&d);
+	assert_int_equal(af_dbpf_open(&p, img->data, img->len, &d), 0);
+	for (uint32_t i = 0; i < p.count; i++)
+		if (p.e[i].type == type && af_dbpf_instance(&p.e[i]) == inst) {
+			found = 1;
+			assert_int_equal(af_dbpf_stored_size(&p.e[i]), n);
+			assert_memory_equal(af_dbpf_stored(&p, i), want, n);
+			assert_int_equal(p.e[i].mem_size, mem);
+			assert_true(af_dbpf_compressed(&p.e[i]));
+		}
+	assert_true(found);
+	af_dbpf_close(&p);
+	af_diag_free(&d);
+}
+
+/* Damaged resources on either side (issue 47): a game's body that does not unpack is
+ * replaced by the override's; an override's is carried as its stored bytes, and its
+ * _KEY map that does not unpack leaves the game's names; the reduce keeps it. */
+static void test_overlay_damaged(void **state)
+{
+	(void)state;
+	struct af_buf game = AF_BUF_INIT, over = AF_BUF_INIT, merged = AF_BUF_INIT, only = AF_BUF_INIT;
+	struct af_buf k1 = AF_BUF_INIT;
+	struct af_diag d;
+	size_t count;
+	/* RefPack: flags, magic, 16 bytes declared, then the stop command at once */
+	static const uint8_t broken[] = { 0x10, 0xFB, 0x00, 0x00, 0x10, 0xFC };
+	af_diag_init(&d);
+	const uint64_t gi[] = { 1, 2 };
+	const char *const gn[] = { "one", "two" };
+	keymap(&k1, gi, gn, 2);
+	const struct res g[] = {
+		{ AF_DBPF_TYPE_KEY, 0, 0, 0, k1.data, (uint32_t)k1.len, (uint32_t)k1.len, 0, 0, 0 },
+		{ 0x11, 0, 0, 1, (const uint8_t *)"alpha", 5, 5, 0, 0, 0 },
+		{ 0x11, 0, 0, 2, broken, sizeof(broken), 16, 0xFFFF, 0, 0 },
+	};
+	const struct res o[] = {
+		{ 0x11, 0, 0, 2, (const uint8_t *)"BETA!", 5, 5, 0, 0, 0 },
+		{ 0x11, 0, 0, 4, broken, sizeof(broken), 16, 0xFFFF, 0, 0 },
+		{ AF_DBPF_TYPE_KEY, 0, 0, 0, broken, sizeof(broken), 16, 0xFFFF, 0, 0 },
+	};
+	build(&game, 0, g, 3);
+	build(&over, 0, o, 3);
+	assert_int_equal(af_pkg_overlay_merge(game.data, game.len, over.data, over.len, &merged, &d), 0);
+	assert_int_equal(d.code, 0);
+	free(body_of(&merged, 0x11, 1, &count));
+	assert_int_equal(count, 4);
+	expect_body(&merged, 0x11, 1, "alpha", 5);
+	expect_body(&merged, 0x11, 2, "BETA!", 5);
+	expect_stored(&merged, 0x11, 4, broken, sizeof(broken), 16);
+	expect_body(&merged, AF_DBPF_TYPE_KEY, 0, (const char *)k1.data, k1.len);
+	/* reduced: B and the damaged D stay, byte for byte; A goes */
+	assert_int_equal(af_pkg_overlay_reduce(game.data, game.len, merged.data, merged.len, &only, &d), 0);
+	assert_int_equal(d.code, 0);
+	expect_body(&only, 0x11, 1, NULL, 0);
+	expect_body(&only, 0x11, 2, "BETA!", 5);
+	expect_stored(&only, 0x11, 4, broken, sizeof(broken), 16);
+	af_buf_free(&game);
+	af_buf_free(&over);
+	af_buf_free(&merged);
+	af_buf_free(&only);
+	af_buf_free(&k1);
+	af_diag_free(&d);
+}
+
 static void test_overlay_merge_reduce(void **state)
 {
 	(void)state;
@@ -871,6 +953,7 @@ int main(void)
 		cmocka_unit_test(test_pkgview_sample),
 		cmocka_unit_test(test_pkgview_sample_damaged),
 		cmocka_unit_test(test_overlay_merge_reduce),
+		cmocka_unit_test(test_overlay_damaged),
 	};
 	return cmocka_run_group_tests(tests, NULL, teardown);
 }

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include <cmocka.h>
 
@@ -101,11 +102,46 @@ static void test_learn(void **state)
 	free(t);
 }
 
+/* The dictionary in the data folder: learnt there (a 0755 folder: every caller of a
+ * shared mount reads it), and never through a link planted at that folder. */
+static void test_data_folder(void **state)
+{
+	char data[600], folder[700], elsewhere[700], file[800];
+	struct stat st;
+	const char *a[] = { "Enter" };
+	(void)state;
+	unsetenv("ANIMFS_NAMES");
+	snprintf(data, sizeof(data), "%s/data", dir);
+	snprintf(folder, sizeof(folder), "%s/animfs", data);
+	snprintf(elsewhere, sizeof(elsewhere), "%s/elsewhere", dir);
+	snprintf(file, sizeof(file), "%s/names.txt", folder);
+	setenv("XDG_DATA_HOME", data, 1);
+	assert_int_equal(mkdir(data, 0700), 0);
+	assert_int_equal(af_userdict_learn(a, 1), 0);
+	assert_int_equal(stat(folder, &st), 0);
+	assert_int_equal(st.st_mode & 07777, 0755);
+	assert_int_equal(stat(file, &st), 0);
+	assert_int_equal(unlink(file), 0);
+	assert_int_equal(rmdir(folder), 0);
+	/* the folder a link: nothing learnt, nothing made where it points */
+	assert_int_equal(mkdir(elsewhere, 0700), 0);
+	assert_int_equal(symlink(elsewhere, folder), 0);
+	assert_int_equal(af_userdict_learn(a, 1), -1);
+	snprintf(file, sizeof(file), "%s/names.txt", elsewhere);
+	assert_int_equal(stat(file, &st), -1);
+	assert_int_equal(unlink(folder), 0);
+	assert_int_equal(rmdir(elsewhere), 0);
+	assert_int_equal(rmdir(data), 0);
+	unsetenv("XDG_DATA_HOME");
+	setenv("ANIMFS_NAMES", path, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_path),
 		cmocka_unit_test(test_learn),
+		cmocka_unit_test(test_data_folder),
 	};
 	return cmocka_run_group_tests(tests, setup, teardown);
 }
