@@ -161,18 +161,20 @@ static int token_before(const uint8_t *text, size_t n, yaml_mark_t at, struct to
 
 /* Contexts whose mark is where something was opened that the problem found unclosed:
  * the mistake is there, not where libyaml gave up looking for its end. A simple key
- * is on one line, so its ':' was lost on that line. */
-static int opened_here(const char *context)
+ * is on one line, so its ':' was lost on that line; a quoted scalar's other problems
+ * (a bad escape) are where libyaml says. */
+static int opened_here(const char *context, const char *problem)
 {
 	static const char *const opened[] = {
-		"while scanning a simple key",	 "while parsing a flow sequence",
-		"while parsing a flow mapping",	 "while scanning a quoted scalar",
-		"while scanning a block scalar", "while parsing a flow node",
+		"while scanning a simple key",
+		"while parsing a flow sequence",
+		"while parsing a flow mapping",
 	};
 	for (size_t i = 0; i < sizeof(opened) / sizeof(opened[0]); i++)
 		if (!strcmp(context, opened[i]))
 			return 1;
-	return 0;
+	return !strcmp(context, "while scanning a quoted scalar") &&
+	       (strstr(problem, "end of stream") || strstr(problem, "document indicator"));
 }
 
 int af_yerr_report(const uint8_t *text, size_t n, const yaml_parser_t *p, struct af_diag *d)
@@ -186,7 +188,7 @@ int af_yerr_report(const uint8_t *text, size_t n, const yaml_parser_t *p, struct
 
 	if (p->error == YAML_READER_ERROR)
 		return reader_error(text, n, p, d);
-	if (ctx && opened_here(ctx) && cm.line < pm.line)
+	if (ctx && opened_here(ctx, prob) && cm.line < pm.line)
 		return af_diag_at_mark(d, AF_EINVAL, (unsigned)cm.line + 1, (unsigned)cm.column + 1,
 				       "%s (%s from here to %u:%u)", prob, ctx, pl, pc);
 
