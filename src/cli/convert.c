@@ -372,6 +372,13 @@ int af_cli_encode(int argc, char **argv)
 			a.game ? "--game" : a.to ? "--to" : "--overlay-layout");
 		return AF_EXIT_USAGE;
 	}
+	/* --overlay: GAME named (never guessed from the current folder: OUT's path below it
+	 * is where the result lands in MODDIR) */
+	if (a.overlay && !a.game) {
+		fprintf(stderr, "animfs encode: --overlay needs --game GAME, the game folder OUT is "
+			"in (the result goes to MODDIR at OUT's path below GAME)\n");
+		return AF_EXIT_USAGE;
+	}
 	/* --overlay: the mod folder's layout checked, and the one its copy-ups are written in */
 	int rc = a.overlay ? af_cli_ov_layout("encode", a.overlay, a.layout, &a.to, a.how,
 					      sizeof(a.how)) : 0;
@@ -379,13 +386,13 @@ int af_cli_encode(int argc, char **argv)
 		return rc;
 	if (af_cli_arc_split(a.out, pkg, sizeof(pkg), &member)) { /* containers go whole */
 		struct af_cli_ov ov;
-		if (a.overlay && af_cli_ov_target(a.game ? a.game : ".", a.overlay, pkg, &ov))
+		if (a.overlay && af_cli_ov_target(a.game, a.overlay, pkg, &ov))
 			return AF_EXIT_FAIL;
 		return af_cli_arc_encode(a.in, a.out, pkg, member, a.overlay ? &ov : NULL, a.cache_bytes);
 	}
 	static struct af_cli_ov ov;
 	if (a.overlay) { /* the binary lands in MODDIR at its GAME path, in its layout */
-		if (af_cli_ov_target(a.game ? a.game : ".", a.overlay, a.out, &ov))
+		if (af_cli_ov_target(a.game, a.overlay, a.out, &ov))
 			return AF_EXIT_FAIL;
 		a.out = ov.mod;
 	}

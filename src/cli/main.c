@@ -95,7 +95,7 @@ static const struct command commands[] = {
 	 af_cli_decode_options_help},
 	{"encode", NULL, af_cli_encode,
 	 "encode FILE.yaml|DIR [-o OUT] [--cache-mb=N]\n"
-	 "        [--overlay MODDIR [--game GAME] [--overlay-layout NAME] [--to LAYOUT]]",
+	 "        [--overlay MODDIR --game GAME [--overlay-layout NAME] [--to LAYOUT]]",
 	 NULL,
 	 "YAML to binary, replacing OUT atomically (OUT may be\n"
 	 "CONTAINER/MEMBER; DIR: a split view, see decode --split)",
@@ -104,7 +104,7 @@ static const struct command commands[] = {
 	 "                         " STR(AF_DEFAULT_CACHE_MB) "): a document whose tree needs more is refused\n"
 	 "  --overlay MODDIR       leave OUT (a path in GAME) as it is: write the result to\n"
 	 "                         MODDIR at OUT's path in GAME, as mount --overlay saves\n"
-	 "  --game GAME            the game folder OUT is in (default: the current one)\n"
+	 "  --game GAME            with --overlay: the game folder OUT is in\n"
 	 "  --overlay-layout NAME  MODDIR is a mod folder of a game, written in the\n"
 	 "                         layout it loads, as mount --overlay-layout NAME\n"
 	 "                         (animfs help mount lists them)\n"

@@ -27,32 +27,70 @@ static int below(const char *in, const char *outer)
 	return !strncmp(in, outer, n) && (in[n] == 0 || in[n] == '/');
 }
 
+/* The mod folder layout (the table's overlay_layouts) whose parent folder m (resolved)
+ * sits in, or NULL: MODDIR is then a game's own mod folder. */
+static const struct af_overlay_layout *layout_of_parent(const char *m)
+{
+	const char *base = strrchr(m, '/'), *up = base;
+	while (up && up > m && up[-1] != '/')
+		up--;
+	if (!up || up == base)
+		return NULL;
+	for (size_t i = 0; af_codecs[i]; i++)
+		for (const struct af_overlay_layout *o = af_codecs[i]->convert ? af_codecs[i]->overlay_layouts : NULL;
+		     o && o->name; o++)
+			if (strlen(o->parent) == (size_t)(base - up) &&
+			    !strncasecmp(up, o->parent, (size_t)(base - up)))
+				return o;
+	return NULL;
+}
+
 int af_cli_open_moddir(const char *cmd, const char *game, const char *view, const char *moddir)
 {
 	char g[PATH_MAX], m[PATH_MAX], v[PATH_MAX];
+	/* the option that names GAME: mount takes it as an argument, encode as --game */
+	const char *game_opt = strcmp(cmd, "encode") ? "GAME" : "--game";
+	const struct af_overlay_layout *o;
 	int fd = open(moddir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
-		fprintf(stderr, "animfs %s: cannot open the mod folder '%s': %s%s\n", cmd, moddir,
-			strerror(errno), errno == ENOENT ? " (make it first)" : "");
+		fprintf(stderr, "animfs %s: cannot open the mod folder '%s': %s (%s--overlay names "
+			"the folder the changes go to)\n", cmd, moddir, strerror(errno),
+			errno == ENOENT ? "make it first; " : "");
 		return -1;
 	}
-	if (!realpath(moddir, m) || !realpath(game, g) || (view && !realpath(view, v))) {
+	if (!realpath(game, g)) {
+		fprintf(stderr, "animfs %s: GAME '%s': %s (%s names the game folder)\n", cmd, game,
+			strerror(errno), game_opt);
+		goto fail;
+	}
+	if (!realpath(moddir, m) || (view && !realpath(view, v))) {
 		fprintf(stderr, "animfs %s: cannot resolve paths: %s\n", cmd, strerror(errno));
+		goto fail;
+	}
+	if (below(m, g) && (o = layout_of_parent(m))) {
+		/* a game's own mod folder (PAYDAY 2's assets/mod_overrides/<mod>) in the
+		 * game folder given as GAME: GAME should be what the mod changes */
+		fprintf(stderr, "animfs %s: GAME '%s' holds the mod folder '%s', but GAME is "
+			"never written: give as %s what the mod changes, the game's assets unpacked "
+			"(a copy outside the game folder) or another mod's folder, and keep --overlay "
+			"'%s'%s\n", cmd, game, moddir, game_opt, moddir,
+			strcmp(cmd, "encode") ? "" : " (-o then names the file in that GAME)");
 		goto fail;
 	}
 	if (below(m, g) || below(g, m)) {
 		fprintf(stderr, "animfs %s: the mod folder '%s' and GAME '%s' must not hold one "
-			"another (GAME is never written)\n", cmd, moddir, game);
+			"another (GAME is never written): give --overlay a folder outside GAME%s\n",
+			cmd, moddir, game, below(g, m) ? ", or a GAME outside the mod folder" : "");
 		goto fail;
 	}
 	if (view && (below(m, v) || below(v, m))) {
 		fprintf(stderr, "animfs %s: the mod folder '%s' and VIEW '%s' must not hold one "
-			"another\n", cmd, moddir, view);
+			"another: give --overlay a folder outside VIEW\n", cmd, moddir, view);
 		goto fail;
 	}
 	if (faccessat(fd, ".", W_OK | X_OK, AT_EACCESS)) {
-		fprintf(stderr, "animfs %s: the mod folder '%s' is not writable: %s\n", cmd, moddir,
-			strerror(errno));
+		fprintf(stderr, "animfs %s: the mod folder '%s' is not writable: %s (give --overlay "
+			"a folder you may write)\n", cmd, moddir, strerror(errno));
 		goto fail;
 	}
 	return fd;
@@ -79,8 +117,8 @@ int af_cli_ov_target(const char *game, const char *moddir, const char *path, str
 	}
 	size_t gl = strlen(g);
 	if (strncmp(d, g, gl) || (d[gl] && d[gl] != '/') || !*base) {
-		fprintf(stderr, "animfs encode: %s is not a file in GAME '%s' (--game names it)\n", path,
-			game);
+		fprintf(stderr, "animfs encode: %s is not a file in GAME '%s': give -o a path in GAME, "
+			"or --game the game folder it is in\n", path, game);
 		return -1;
 	}
 	const char *rel = d + gl + (d[gl] == '/');
@@ -96,8 +134,8 @@ int af_cli_ov_target(const char *game, const char *moddir, const char *path, str
 		int bad = mkdir(ov->mod, mode) && errno != EEXIST;
 		*p = '/';
 		if (bad) {
-			fprintf(stderr, "animfs encode: cannot make a folder for %s: %s\n", ov->mod,
-				strerror(errno));
+			fprintf(stderr, "animfs encode: cannot make a folder for %s: %s (give --overlay "
+				"a folder you may write)\n", ov->mod, strerror(errno));
 			return -1;
 		}
 	}
@@ -209,9 +247,11 @@ int af_cli_ov_layout(const char *cmd, const char *moddir, const char *name, cons
 	}
 	if (o && !in_parent(m, o->parent, &self, where, sizeof(where))) {
 		fprintf(stderr, "animfs %s: --overlay-layout %s: the mod folder must be a mod's own "
-			"folder in a '%s' folder (%s/<mod>), and '%s' is %s%s%s\n", cmd, name, o->parent,
-			o->parent, moddir, self ? "that folder itself" : "in '", self ? "" : where,
-			self ? "" : "'");
+			"folder in a '%s' folder (%s/<mod>), and '%s' is %s%s%s: give --overlay %s%s%s, "
+			"or leave out --overlay-layout\n", cmd, name, o->parent, o->parent, moddir,
+			self ? "that folder itself" : "in '", self ? "" : where, self ? "" : "'",
+			self ? "'" : "a mod's own folder in ", self ? moddir : o->parent,
+			self ? "/<mod>'" : "");
 		return AF_EXIT_FAIL;
 	}
 	if (*to)

@@ -1,48 +1,17 @@
 /* Reading a YAML document into a bounded tree whose nodes remember line:column:
  * aliases refused, depth and value count limited, duplicate keys rejected.
  * The fast scanner (yamlfast.c) reads the subset animfs writes; anything else,
- * and every malformed document, is read by libyaml, whose messages we report. Both
- * feed the tree builder (ytree.c). */
+ * and every malformed document, is read by libyaml, whose messages we report at the
+ * mistake (yamlerr.c). Both feed the tree builder (ytree.c). */
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
 
 #include "animfs/yamlio.h"
+#include "yamlerr.h"
 #include "ytree.h"
 
 /* ---------------------------------------------------------------- libyaml */
-
-/* libyaml's reader (bad UTF-8, control characters) reports a byte offset, not a
- * mark: turn it into line:column (columns count characters) for the message. */
-static int reader_error(const uint8_t *text, size_t n, const yaml_parser_t *p,
-			struct af_diag *d)
-{
-	size_t off = p->problem_offset < n ? p->problem_offset : n;
-	unsigned line = 1, col = 1;
-	for (size_t i = 0; i < off; i++) {
-		if (text[i] == '\n') {
-			line++;
-			col = 1;
-		} else if ((text[i] & 0xC0) != 0x80) {
-			col++;
-		}
-	}
-	if (p->problem_value >= 0)
-		return af_diag_at_mark(d, AF_EINVAL, line, col, "%s (byte 0x%02x at offset %zu)",
-				       p->problem, (unsigned)p->problem_value, off);
-	return af_diag_at_mark(d, AF_EINVAL, line, col, "%s (at offset %zu)", p->problem, off);
-}
-
-static int parse_error(const uint8_t *text, size_t n, const yaml_parser_t *p, struct af_diag *d)
-{
-	const char *prob = p->problem ? p->problem : "malformed YAML";
-	unsigned line = (unsigned)p->problem_mark.line + 1, col = (unsigned)p->problem_mark.column + 1;
-	if (p->error == YAML_READER_ERROR)
-		return reader_error(text, n, p, d);
-	if (p->context)
-		return af_diag_at_mark(d, AF_EINVAL, line, col, "%s %s", p->context, prob);
-	return af_diag_at_mark(d, AF_EINVAL, line, col, "%s", prob);
-}
 
 static int libyaml_parse(struct af_ytree *t, const uint8_t *text, size_t n)
 {
@@ -55,7 +24,7 @@ static int libyaml_parse(struct af_ytree *t, const uint8_t *text, size_t n)
 	yaml_parser_set_input_string(&parser, text, n);
 	for (;;) {
 		if (!yaml_parser_parse(&parser, &ev)) {
-			rc = parse_error(text, n, &parser, t->d);
+			rc = af_yerr_report(text, n, &parser, t->d);
 			goto out;
 		}
 		have_ev = 1;

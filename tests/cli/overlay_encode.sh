@@ -3,7 +3,8 @@
 # with --overlay does. GAME (read-only) is never written: a loose binary lands in MODDIR
 # at its GAME path, a package member as MODDIR's package of only the changed resources
 # (the independent reader pkgread.py checks), which goes again when the edit is undone;
-# `animfs overlay status` names each change. No samples needed (examples/).
+# `animfs overlay status` names each change; --overlay needs --game, and each refusal
+# names the option that fixes it. No samples needed (examples/).
 set -u
 A=${ANIMFS:?set ANIMFS to the animfs binary}
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
@@ -19,9 +20,43 @@ python3 "$mnt/mkpackage.py" "$G/p.package" "02D5DF13:1:$tmp/wave.jazz" "02D5DF13
 chmod -R a-w "$G"
 sums() { (cd "$G" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }
 sums > "$tmp/game.sums"
-# a loose file, from inside GAME (GAME: the current folder)
 "$A" decode "$G/anims/walk.animation" | sed 's/^length: *[^ #]*/length: 2.5/' > "$tmp/w.yaml"
-(cd "$G" && "$A" encode "$tmp/w.yaml" -o anims/walk.animation --overlay "$M") || fail "encode --overlay"
+# refused (issue 46): each refusal names the option that fixes it, and writes nothing
+refused() { # refused WANTED-EXIT TEXT CMD...: exit WANTED-EXIT, TEXT in the message
+	local want=$1 text=$2 out rc; shift 2
+	out=$("$@" 2>&1); rc=$?
+	[ "$rc" = "$want" ] || fail "exit $rc, not $want: $*: $out"
+	case "$out" in *"$text"*) ;; *) fail "'$text' not in: $out" ;; esac
+}
+# GAME is never guessed from the current folder
+(cd "$G" && refused 2 "--overlay needs --game GAME" "$A" encode "$tmp/w.yaml" -o anims/walk.animation --overlay "$M")
+refused 1 "give -o a path in GAME, or --game the game folder it is in" \
+	"$A" encode "$tmp/w.yaml" -o "$tmp/walk.animation" --overlay "$M" --game "$G"
+refused 1 "(--game names the game folder)" \
+	"$A" encode "$tmp/w.yaml" -o "$G/anims/walk.animation" --overlay "$M" --game "$tmp/nogame"
+refused 1 "make it first; --overlay names the folder the changes go to" \
+	"$A" encode "$tmp/w.yaml" -o "$G/anims/walk.animation" --overlay "$tmp/nomod" --game "$G"
+refused 1 "give --overlay a folder outside GAME, or a GAME outside the mod folder" \
+	"$A" encode "$tmp/w.yaml" -o "$G/anims/walk.animation" --overlay "$tmp" --game "$G"
+refused 2 "--game goes with --overlay MODDIR" "$A" encode "$tmp/w.yaml" -o "$tmp/x.animation" --game "$G"
+# a game's own mod folder inside the GAME given (PAYDAY 2: mounting assets/ with
+# assets/mod_overrides/<mod> in it): GAME should be the unpacked assets; mount says so too
+P=$tmp/PAYDAY2/assets O=$tmp/mods/mod_overrides
+mkdir -p "$P/mod_overrides/My Mod" "$O" "$tmp/view"
+cp "$G/anims/walk.animation" "$P/walk.animation"
+refused 1 "give as --game what the mod changes, the game's assets unpacked (a copy outside the game folder)" \
+	"$A" encode "$tmp/w.yaml" -o "$P/walk.animation" --game "$P" --overlay "$P/mod_overrides/My Mod"
+refused 1 "give as GAME what the mod changes, the game's assets unpacked (a copy outside the game folder)" \
+	"$A" mount "$P" "$tmp/view" --overlay "$P/mod_overrides/My Mod"
+# --overlay-layout pd2 with the mod_overrides folder itself as MODDIR
+refused 1 "give --overlay '$O/<mod>', or leave out --overlay-layout" \
+	"$A" encode "$tmp/w.yaml" -o "$G/anims/walk.animation" --game "$G" --overlay "$O" --overlay-layout pd2
+refused 1 "give --overlay '$O/<mod>', or leave out --overlay-layout" \
+	"$A" mount "$G" "$tmp/view" --overlay "$O" --overlay-layout pd2
+[ -z "$(find "$P/mod_overrides/My Mod" "$O" "$M" -mindepth 1)" ] || fail "a refused encode wrote: $(find "$P" "$O" "$M")"
+mountpoint -q "$tmp/view" && fail "a refused mount mounted"
+# a loose file
+"$A" encode "$tmp/w.yaml" -o "$G/anims/walk.animation" --overlay "$M" --game "$G" || fail "encode --overlay"
 [ "$("$A" decode "$M/anims/walk.animation" | sed -n 's/^length: *\([^ ]*\).*/\1/p')" = 2.5 ] ||
   fail "MODDIR's walk.animation is not the edit"
 # a member of a package: the override holds that resource only
