@@ -81,7 +81,7 @@ edit "$ex/walk.animation.yaml" "$tmp/walk2.yaml" '^        - \[0\.5, 0\.0, 60\.0
 "$ANIMFS" gltf "$tmp/walk2.yaml" -o "$tmp/walk2.glb" || fail "gltf of the edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/walk.animation.yaml.glb" "$tmp/walk2.glb")
 obj=$(python3 -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); print([o["name"] for o in d["objects"] if [0.5,0.0,60.0,0.0] in (o.get("position") or {}).get("keys",[])][0])' "$ex/walk.animation.yaml")
-[ "$d" = "animation: $obj translation: key 1 at 0.5000 s" ] && n=$((n + 1)) || fail "a Diesel key edit changed: '$d'"
+[ "$d" = "animation @30fps: $obj translation: key 1 at 0.5000 s" ] && n=$((n + 1)) || fail "a Diesel key edit changed: '$d'"
 edit "$ex/clip_tiny.animation.yaml" "$tmp/clip2.yaml" '^      2: \[0\.01953602' "0.01953602" "0.25" || fail "edit clip"
 "$ANIMFS" gltf "$tmp/clip2.yaml" -o "$tmp/clip2.glb" || fail "gltf of the clip edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/clip_tiny.animation.yaml.glb" "$tmp/clip2.glb")
@@ -90,11 +90,11 @@ d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/clip_tiny.animation.yaml.
 edit "$ex/MOTION.BIN.yaml" "$tmp/baked2.yaml" '^          rz: \[-16384, -15000, -13000' "-13000" "-12500" || fail "edit baked"
 "$ANIMFS" gltf "$tmp/baked2.yaml" -o "$tmp/baked2.glb" || fail "gltf of the baked edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/baked2.glb")
-[ "$d" = "DEMO_WAVE_BAKED: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
+[ "$d" = "DEMO_WAVE_BAKED @30fps: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
 edit "$ex/MOTION.BIN.yaml" "$tmp/nodes2.yaml" '^          ry: \[0, 1000, 2000, 1000\]' "2000" "2500" || fail "edit nodes"
 "$ANIMFS" gltf "$tmp/nodes2.yaml" -o "$tmp/nodes2.glb" || fail "gltf of the node edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/nodes2.glb")
-[ "$d" = "DEMO_FLAG_NODES: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
+[ "$d" = "DEMO_FLAG_NODES @30fps: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
 	fail "a node track edit changed: '$d'"
 edit "$ex/MOTION.BIN.yaml" "$tmp/short.yaml" '^          rz: \[-16384, -15000, -13000, -12000\]' ", -12000]" "]" || fail "edit short"
 refused "a baked list shorter than its frames" "rz has 3 values, one a frame wants 4" "$tmp/short.yaml"
@@ -152,7 +152,7 @@ m1=S3_6B20C4F3_00000000_00000000000000C1.clip
 node "$src/tests/tools/gltf_check.js" "$tmp/auto.glb" | grep -q '"errors":0,.*"nodes":6,"added":0,"animations":1,"keys":9,' &&
 	n=$((n + 1)) || fail "validator on the clip with its rig: $(node "$src/tests/tools/gltf_check.js" "$tmp/auto.glb")"
 "$ANIMFS" gltf "$pk/p.package/$m1" --rig "$pk/p.package/S3_8EAF13DE_00000000_000000000000000B.rig" -o "$tmp/rigb.glb" &&
-	[ "$(glb_json "$tmp/rigb.glb")" = "- b__ROOT__,offsetBone,transformBone,lidB,_handle_L_,_handle_R_,lid lid,transformBone" ] &&
+	[ "$(glb_json "$tmp/rigb.glb")" = "- b__ROOT__,offsetBone,transformBone,lidB,_handle_L_,_handle_R_,lid,skeleton root lid,transformBone" ] &&
 	n=$((n + 1)) || fail "--rig over the rig beside: $(glb_json "$tmp/rigb.glb")"
 "$ANIMFS" gltf "$pk/p.package/S3_6B20C4F3_00000000_00000000000000C2.clip" -o "$tmp/norig.glb" &&
 	[ "$(glb_json "$tmp/norig.glb")" = "- b__ROOT_bind__ b__ROOT_bind__,b__ROOT_bind__" ] &&
@@ -163,5 +163,18 @@ cp "$pk/a.rig" "$pk/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig"
 "$ANIMFS" gltf "$pk/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation" -o "$tmp/loose.glb" &&
 	[ "$(glb_json "$tmp/loose.glb")" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ lid,transformBone" ] &&
 	n=$((n + 1)) || fail "a loose clip's rig beside it: $(glb_json "$tmp/loose.glb")"
+# issue 45: one skin whose joints are every node but the added root, whose roots are one
+# node; each animation named with its frame rate, its timing and source in its extras
+skin() { python3 -c 'import json, struct, sys
+b = open(sys.argv[1], "rb").read(); n = struct.unpack_from("<I", b, 12)[0]; j = json.loads(b[20:20 + n])
+add = j["asset"]["extras"]["animfs"]["added_nodes"]; nodes = len(j["nodes"]) - add
+roots = j["scenes"][0]["nodes"]; a = j["animations"][0]; x = a["extras"]["animfs"]
+print(len(j["skins"]), j["skins"][0]["joints"] == list(range(nodes)), len(roots),
+      a["name"], x["frame_rate"], x["frames"], x["duration"], x["source"])' "$1"; }
+"$ANIMFS" gltf "$ex/re3_tiny.PLD.yaml" -o "$tmp/tiny.glb" &&
+	[ "$(skin "$tmp/tiny.glb")" = "1 True 1 bank 0 sequence 0 @30fps 30 4 0.1 re3_tiny.PLD.yaml: bank 0 sequence 0" ] &&
+	n=$((n + 1)) || fail "the RE skin and timing: $(skin "$tmp/tiny.glb")"
+[ "$(skin "$tmp/walk.animation.yaml.glb")" = "1 True 1 animation @30fps 30 30 1 walk.animation.yaml: the clip" ] &&
+	n=$((n + 1)) || fail "the Diesel skin and timing: $(skin "$tmp/walk.animation.yaml.glb")"
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]

@@ -109,16 +109,20 @@ int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 {
 	const struct af_ynode *chans = af_ymap_get(root, "channels");
 	const char *name = af_cv_str(af_ymap_get(root, "clip"));
-	double tick = 1 / 30.0;
+	double tick = 1 / 30.0, ticks;
 	int rigged = sc->nnode != 0;
 	af_cv_num(af_ymap_get(root, "tick_length"), &tick);
 	af_scene_extra(sc, 0, "format", "sims3-clip", 0);
 	af_scene_extra(sc, 0, "note", rigged ? "the bones of the rig given or found beside the clip; a target it lacks is a root node"
-					     : "no rig: one root node per channel target, at the origin", 0);
+					     : "no rig: one node per channel target, at the origin (all under one root node)", 0);
 	if (!af_scene_wanted(sc, name ? name : "clip"))
 		return 0;
 	if (af_scene_anim(sc, name ? name : "clip"))
 		return AF_ENOMEM;
+	if (af_cv_num(af_ymap_get(root, "num_ticks"), &ticks) || ticks < 1)
+		ticks = 1;
+	if (tick > 0)
+		af_scene_timing(sc, 1 / tick, ticks, (ticks - 1) * tick, "the clip");
 	extras(sc, root);
 	for (size_t i = 0; i < af_cv_count(chans); i++) {
 		int rc = channel(sc, af_cv_item(chans, i), tick, d);

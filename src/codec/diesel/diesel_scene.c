@@ -32,6 +32,7 @@ int diesel_scene(const struct af_ynode *root, struct af_scene *sc, struct af_dia
 {
 	const struct af_ynode *objs = af_ymap_get(root, "objects");
 	int anim = af_scene_wanted(sc, "animation");
+	double length;
 	sc->scale = 0.01; /* cm */
 	sc->axes[0] = -sqrt(0.5), sc->axes[3] = sqrt(0.5); /* Z up -> Y up */
 	snprintf(sc->root_name, sizeof(sc->root_name), "Z up, cm");
@@ -39,6 +40,8 @@ int diesel_scene(const struct af_ynode *root, struct af_scene *sc, struct af_dia
 	af_scene_extra(sc, 0, "note", "one root node per object track: the file names no parents and no rest pose", 0);
 	if (anim && af_scene_anim(sc, "animation"))
 		return AF_ENOMEM;
+	if (anim && !af_cv_num(af_ymap_get(root, "length"), &length) && length >= 0) /* 30 a second: spec 5.6 */
+		af_scene_timing(sc, 30, floor(length * 30 + 0.5), length, "the clip");
 	for (size_t i = 0; i < af_cv_count(objs); i++) {
 		const struct af_ynode *ob = af_cv_item(objs, i);
 		const char *name = af_cv_str(af_ymap_get(ob, "name"));

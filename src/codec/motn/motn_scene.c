@@ -309,18 +309,25 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 		const struct af_ynode *bl = af_cv_item(blocks, b), *bones = af_ymap_get(bl, "bones");
 		const char *name = af_cv_str(af_cv_item(af_ymap_get(bl, "names"), 0)), *id = af_cv_str(af_ymap_get(bl, "block"));
 		double frames;
-		char an[160];
+		char an[160], src[64];
 		const struct af_ynode *bk = af_ymap_get(bl, "baked"), *nb = af_ymap_get(bl, "nodes");
 		if (!bk && !nb && (!bones || af_cv_num(af_ymap_get(bl, "frames"), &frames)))
 			continue; /* a raw block: nothing to show */
 		snprintf(an, sizeof(an), "%s", name ? name : id ? id : "?");
+		snprintf(src, sizeof(src), "block %.40s", id ? id : "?");
 		if (!af_scene_wanted(sc, an) && !af_scene_wanted(sc, id))
 			continue;
 		if (bk || nb) {
+			double f = 0;
 			if (af_scene_anim(sc, an)) {
 				rc = AF_ENOMEM;
 				break;
 			}
+			af_cv_num(af_ymap_get(bk ? bk : nb, "frames"), &f);
+			if (bk)
+				af_scene_timing(sc, 30, f, (f - 1) / 30, src);
+			else /* frames + 1 keys, 0 .. frames */
+				af_scene_timing(sc, 30, f + 1, f / 30, src);
 			rc = bk ? baked(sc, nodes, bk, &hinges, d) : node_block(sc, an, nb, d);
 			nodeblocks |= !!nb;
 			continue;
@@ -334,6 +341,7 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 			rc = AF_ENOMEM;
 			break;
 		}
+		af_scene_timing(sc, 30, frames, (frames - 1) / 30, src);
 		for (size_t i = 0; i < af_cv_count(bones) && !rc; i++) {
 			const struct af_ynode *bn = af_cv_item(bones, i);
 			double bone;
