@@ -583,6 +583,54 @@ static int sibling_base(const struct af_codec *c, const struct af_ynode *root, c
 	return rc;
 }
 
+/* The parents a skeleton text gives (gltf.h: "CHILD -> PARENT" a line) set in sc, over the
+ * codec's; a CHILD the scene lacks is passed over (the text may name a whole skeleton), a
+ * PARENT it lacks is an error. A loop is af_scene_check's to find. The count of lines used
+ * and of lines with a pair goes to asset.extras. */
+static int skeleton_text(struct af_scene *sc, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	size_t used = 0, pairs = 0, line = 0;
+	char note[96];
+	for (size_t at = 0; at < n;) {
+		const uint8_t *eol = memchr(p + at, '\n', n - at);
+		size_t len = eol ? (size_t)(eol - (p + at)) : n - at;
+		char buf[600], *s = buf, *arrow, *child, *parent;
+		long c, pa = -1;
+		line++;
+		if (len >= sizeof(buf))
+			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: longer than %zu bytes", line, sizeof(buf) - 1);
+		memcpy(buf, p + at, len);
+		buf[len] = 0;
+		at += len + 1;
+		if ((arrow = strchr(s, '#')))
+			*arrow = 0;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		for (char *e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r');)
+			*--e = 0;
+		if (!*s)
+			continue;
+		if (!(arrow = strstr(s, " -> ")))
+			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: want 'CHILD -> PARENT' (PARENT '-': a root)",
+					     line);
+		*arrow = 0;
+		child = s, parent = arrow + 4;
+		while (*parent == ' ')
+			parent++;
+		pairs++;
+		if ((c = af_scene_find(sc, child)) < 0)
+			continue;
+		if (strcmp(parent, "-") && (pa = af_scene_find(sc, parent)) < 0)
+			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: parent '%s' of '%s' is no node of the preview",
+					     line, parent, child);
+		sc->node[c].parent = pa;
+		used++;
+	}
+	snprintf(note, sizeof(note), "%zu of its %zu lines name a node of this preview", used, pairs);
+	af_scene_extra(sc, 0, "skeleton_text", note, 0);
+	return 0;
+}
+
 int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *o, struct af_buf *out,
 		      struct af_diag *d)
 {
@@ -591,7 +639,7 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 	struct af_buf why = AF_BUF_INIT;
 	const struct af_codec *c;
 	char name[1024];
-	int rc, parsed = 0, found = 0;
+	int rc, parsed = 0, found = 0, from_dir = 0;
 	if (af_scene_init(&sc, o ? o->anims : NULL, o ? o->nanims : 0))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	if (o && o->base && (rc = base_nodes(o->base, o->nbase, &sc, d))) /* the skeleton first */
@@ -603,8 +651,12 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		rc = d->code;
 		goto out;
 	}
-	if (o && !o->base && o->io &&
-	    (found = sibling_base(c, doc.root, o->io, &sc, name, sizeof(name), &why)) == AF_ENOMEM) {
+	if (o && !o->base && o->io)
+		found = sibling_base(c, doc.root, o->io, &sc, name, sizeof(name), &why);
+	if (o && !o->base && o->rig_dir && !found && (found = sibling_base(c, doc.root, o->rig_dir, &sc, name,
+									     sizeof(name), &why)) > 0)
+		from_dir = 1;
+	if (found == AF_ENOMEM) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -613,10 +665,14 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		goto out;
 	if (found == 1) {
 		af_scene_extra(&sc, 0, "skeleton_from", name, 0);
+		if (from_dir)
+			af_scene_extra(&sc, 0, "skeleton_in", "the --rig-dir folder", 0);
 		af_scene_extra(&sc, 0, "skeleton_rule", (const char *)why.data, 0);
 	} else if (found == 2) {
 		af_scene_extra(&sc, 0, "skeleton_unread", name, 0);
 	}
+	if (o && o->skeleton && (rc = skeleton_text(&sc, o->skeleton, o->nskeleton, d)))
+		goto out;
 	if ((rc = af_scene_check(&sc, d)))
 		goto out;
 	if (af_gltf_write(&sc, o && o->json, o ? o->title : NULL, out))

@@ -163,6 +163,15 @@ cp "$pk/a.rig" "$pk/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig"
 "$ANIMFS" gltf "$pk/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation" -o "$tmp/loose.glb" &&
 	[ "$(glb_json "$tmp/loose.glb")" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ lid,transformBone" ] &&
 	n=$((n + 1)) || fail "a loose clip's rig beside it: $(glb_json "$tmp/loose.glb")"
+# --rig-dir: a loose clip with no rig beside it previews on the best rig of a folder of rigs
+mkdir -p "$pk/solo" "$pk/rigs"
+cp "$pk/two.clip" "$pk/solo/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation"
+cp "$pk/a.rig" "$pk/rigs/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig"
+cp "$pk/b.rig" "$pk/rigs/S3_8EAF13DE_00000000_000000000000000B%%+_RIG.grannyrig"
+"$ANIMFS" gltf "$pk/solo/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation" --rig-dir "$pk/rigs" -o "$tmp/rigdir.glb" &&
+	[ "$(glb_json "$tmp/rigdir.glb")" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ lid,transformBone" ] &&
+	n=$((n + 1)) || fail "--rig-dir: $(glb_json "$tmp/rigdir.glb")"
+"$ANIMFS" gltf "$ex/walk.animation.yaml" --rig-dir "$pk/absent" -o "$tmp/x.glb" 2>/dev/null && fail "--rig-dir of no folder"
 # issue 45: one skin whose joints are every node but the added root, whose roots are one
 # node; each animation named with its frame rate, its timing and source in its extras
 skin() { python3 -c 'import json, struct, sys
@@ -176,5 +185,16 @@ print(len(j["skins"]), j["skins"][0]["joints"] == list(range(nodes)), len(roots)
 	n=$((n + 1)) || fail "the RE skin and timing: $(skin "$tmp/tiny.glb")"
 [ "$(skin "$tmp/walk.animation.yaml.glb")" = "1 True 1 animation @30fps 30 30 1 walk.animation.yaml: the clip" ] &&
 	n=$((n + 1)) || fail "the Diesel skin and timing: $(skin "$tmp/walk.animation.yaml.glb")"
+# --skeleton FILE: "CHILD -> PARENT" lines over the codec's parents; a line whose child the
+# preview lacks passed over; an unknown parent, a loop, a line of no arrow refused
+printf '# lid on offsetBone\nlid -> offsetBone\n  absent -> lid  \n\n' > "$tmp/sk.txt"
+"$ANIMFS" gltf "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk.txt" -o "$tmp/sk.gltf" &&
+	[ "$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
+print(j["asset"]["extras"]["animfs"]["skeleton_text"], j["nodes"][1]["children"])' "$tmp/sk.gltf")" = "1 of its 2 lines name a node of this preview [2, 3]" ] &&
+	n=$((n + 1)) || fail "--skeleton: $(cat "$tmp/sk.gltf" | head -c 600)"
+printf 'lid -> nope\n' > "$tmp/sk1.txt"; printf 'b__ROOT__ -> lid\n' > "$tmp/sk2.txt"; printf 'lid offsetBone\n' > "$tmp/sk3.txt"
+refused "a skeleton's unknown parent" "skeleton line 1: parent 'nope' of 'lid' is no node" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk1.txt"
+refused "a skeleton's loop" "its parents loop back" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk2.txt"
+refused "a skeleton line of no arrow" "skeleton line 1: want 'CHILD -> PARENT'" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk3.txt"
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]

@@ -31,6 +31,23 @@ static int moves(const struct af_ynode *ch)
 	       : !strcmp(sub, "Translation") ? AF_SC_TRANSLATION : -1;
 }
 
+static int target_hash(const char *t, uint32_t *h);
+
+/* The node a channel's target moves: the one so named, or, for a target the view shows as
+ * its hash (no rig beside the clip named it: a rig from --rig-dir), the one whose name
+ * hashes to it; -1. */
+static long find_target(const struct af_scene *sc, const char *t)
+{
+	long k = af_scene_find(sc, t);
+	uint32_t h;
+	if (k >= 0 || !t || t[0] != '0' || (t[1] | 32) != 'x' || target_hash(t, &h))
+		return k;
+	for (size_t i = 0; i < sc->nnode; i++)
+		if (af_fnv1_32_lower(sc->node[i].name, strlen(sc->node[i].name)) == h)
+			return (long)i;
+	return -1;
+}
+
 static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, struct af_diag *d)
 {
 	const struct af_ynode *frames = af_ymap_get(ch, "frames");
@@ -40,7 +57,7 @@ static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, 
 	size_t c;
 	if (path < 0)
 		return 0;
-	if ((node = af_scene_find(sc, target)) < 0) {
+	if ((node = find_target(sc, target)) < 0) {
 		size_t k = af_scene_node(sc, target, -1, ch->line);
 		if (k == SIZE_MAX)
 			return AF_ENOMEM;
