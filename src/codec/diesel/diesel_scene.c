@@ -32,9 +32,11 @@ static int track(struct af_scene *sc, size_t node, const struct af_ynode *keys, 
 }
 
 /* The standard PAYDAY 2 biped (every human sample names these objects, in this depth-first
- * order): child, parent. Fingers and sides are made from the names below. */
+ * order): child, parent. Fingers and sides are made from the names below. Hips is a root,
+ * beside root_point (the unit's motion, in a frame of its own: under it the figures of the
+ * stock clips would lie on their backs; scripts/skeleton-evidence). */
 static const char *const biped[][2] = {
-	{ "Hips", "root_point" }, { "Spine", "Hips" }, { "Spine1", "Spine" }, { "Spine2", "Spine1" },
+	{ "Spine", "Hips" }, { "Spine1", "Spine" }, { "Spine2", "Spine1" },
 	{ "Neck", "Spine2" }, { "Head", "Neck" }, { "eyeAim", "Head" },
 	{ "aim", "Spine2" }, { "e_taser", "Spine2" }, { "BackPack1", "Spine2" },
 };
