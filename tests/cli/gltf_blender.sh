@@ -18,23 +18,26 @@ fi
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-# one of each format, small: a PAYDAY 2 biped clip whose keys span its length, an RE3 enemy
+# one of each format, small: a PAYDAY 2 biped clip whose keys span its length, standing at
+# its first frame (the head over 1.5 m above the toes: the biped's tree, Hips beside
+# root_point, the right way up), an RE3 enemy
 # (meshes, texture, 36 sequences), three Shenmue blocks (a sequence, a baked block, a node
 # block), the smallest Sims 3 clip (no rig beside it: its targets under one root)
-d=$S/diesel/phys808__shared_special_e_so_kate.animation
+d=$S/diesel/phys808__shared_unarmed_neutral_cm_so_croupier_win.animation
 r=$S/re3/biohazard-utils_re3_emd_leon_em50.emd
 m=$S/shenmue/dashgl_motion.bin
 c=$(ls -S "$S"/sims3-clip/*/*CLIP.animation 2>/dev/null | tail -1)
 glbs=()
-make() { # OUT FILE [gltf options]: the preview, by the sanitized animfs
-	local out=$1; shift
+make() { # OUT[::CHECK] FILE [gltf options]: the preview, by the sanitized animfs
+	local out=${1%%::*} check=${1#*::}; shift
+	[ "$check" = "$out" ] && check="" || check="::$check"
 	if [ -f "$1" ]; then
-		"$ANIMFS" gltf "$@" -o "$tmp/$out.glb" && glbs+=("$tmp/$out.glb") || fail "gltf $*"
+		"$ANIMFS" gltf "$@" -o "$tmp/$out.glb" && glbs+=("$tmp/$out.glb$check") || fail "gltf $*"
 	else
 		echo "not in the samples: ${1#"$S"/}"
 	fi
 }
-make diesel "$d"
+make diesel::Head:LeftToeBase:1.5 "$d"
 make re "$r"
 make motn "$m" --anim A_WALK_L_02 --anim AKI_AKI_YS00_RH_ST --anim TMN_A_MEMO
 make clip "$c"
@@ -42,6 +45,7 @@ make clip "$c"
 blender -b --factory-startup --python-exit-code 1 --python "$src/tests/tools/blender_check.py" -- \
 	"${glbs[@]}" > "$tmp/out" 2> "$tmp/err" || fail "blender_check: $(grep -v '^{' "$tmp/out" | tail -3) $(tail -3 "$tmp/err")"
 grep '^{' "$tmp/out" | sed "s|$tmp/||"
+grep -q '"stands": "Head 1\.[5-9][0-9] m above LeftToeBase"' "$tmp/out" || fail "the PAYDAY 2 figure does not stand"
 [ "$(grep -c '"bad": \[\]' "$tmp/out")" = ${#glbs[@]} ] || fail "$(grep -vc '"bad": \[\]' "$tmp/out") previews with findings"
 echo "${#glbs[@]} previews imported, $fails failed"
 [ $fails -eq 0 ]

@@ -5,6 +5,9 @@ one the preview's extras give, as docs/gltf.md says to import). Run as
 
     blender -b --factory-startup --python tests/tools/blender_check.py -- A.glb [B.glb ...]
 
+A file given as A.glb::UPPER:LOWER:METRES also wants bone UPPER's head at least METRES above
+bone LOWER's at frame 0 (a standing figure stands: its tree is connected the right way up).
+
 One JSON line per file on stdout ({"file", "armatures", "bones", "actions", "animations",
 "bad": [...]}), then "blender_check: N files, M bad"; exit status 1 when any is bad."""
 import json
@@ -41,7 +44,8 @@ def expected(j):
     return out
 
 
-def check(path):
+def check(arg):
+    path, _, stands = arg.partition("::")
     j = gltf_json(path)
     want = expected(j)
     bad = []
@@ -82,7 +86,16 @@ def check(path):
         if w["duration"] is not None and abs(span - w["duration"] * rate) > 0.01:
             bad.append(f"{w['name']}: {span:g} frames long, the sequence {w['duration'] * rate:g} "
                        f"({w['frames']:g} frames at {rate:g} a second)")
-    return {"file": path, "armatures": len(arms), "bones": len(arms[0].data.bones) if arms else 0,
+    if stands and arms:
+        upper, lower, metres = stands.split(":")
+        scene.frame_set(0)
+        arm = arms[0]
+        z = {b: (arm.matrix_world @ arm.pose.bones[b].head).z for b in (upper, lower) if b in arm.pose.bones}
+        if len(z) != 2 or z[upper] - z[lower] < float(metres):
+            bad.append(f"{upper} not {metres} m above {lower} at frame 0: {z}")
+        else:
+            stands = f"{upper} {z[upper] - z[lower]:.2f} m above {lower}"
+    return {"file": path, "stands": stands or None, "armatures": len(arms), "bones": len(arms[0].data.bones) if arms else 0,
             "actions": len(actions), "animations": len(want), "bad": bad}
 
 
