@@ -28,8 +28,9 @@ struct af_gltf_opts {
 	 * when the siblings give none, the scene_base hook picks from these by the same rule. */
 	const struct af_io *rig_dir;
 	/* A skeleton text (`--skeleton FILE`, docs/gltf.md), or NULL: one "CHILD -> PARENT"
-	 * a line (PARENT "-": a root; "#" starts a comment), node names as the preview names
-	 * them; each line whose CHILD the scene has sets that node's parent, over the codec's. */
+	 * a line (PARENT "-": a root; "#" starts a comment; " @ X Y Z" after PARENT: the
+	 * child's rest offset), node names as the preview names them; each line whose CHILD
+	 * the scene has sets that node's parent (and offset), over the codec's. */
 	const uint8_t *skeleton;
 	size_t nskeleton;
 };

@@ -144,7 +144,8 @@ static const struct command commands[] = {
 	 "  --rig-dir DIR          when none is beside it, the best-fitting rig in DIR\n"
 	 "                         (rigs extracted from the game)\n"
 	 "  --skeleton FILE        parents for the preview's nodes: 'CHILD -> PARENT' a line\n"
-	 "                         (PARENT '-': a root; docs/gltf.md)\n",
+	 "                         (PARENT '-': a root; ' @ X Y Z' after it: the child's\n"
+	 "                         rest offset; docs/gltf.md)\n",
 	 NULL},
 	{"formats", NULL, cmd_formats, "formats", NULL, "list the supported formats", NULL, NULL},
 	{"schema", NULL, af_cli_schema, "schema FORMAT | schema --all DIR", NULL,

@@ -583,10 +583,11 @@ static int sibling_base(const struct af_codec *c, const struct af_ynode *root, c
 	return rc;
 }
 
-/* The parents a skeleton text gives (gltf.h: "CHILD -> PARENT" a line) set in sc, over the
- * codec's; a CHILD the scene lacks is passed over (the text may name a whole skeleton), a
- * PARENT it lacks is an error. A loop is af_scene_check's to find. The count of lines used
- * and of lines with a pair goes to asset.extras. */
+/* The parents a skeleton text gives (gltf.h: "CHILD -> PARENT [@ X Y Z]" a line) set in sc,
+ * over the codec's, with the rest offset when given; a CHILD the scene lacks is passed
+ * over (the text may name a whole skeleton), a PARENT it lacks is an error. A loop is
+ * af_scene_check's to find. The count of lines used and of lines with a pair goes to
+ * asset.extras. */
 static int skeleton_text(struct af_scene *sc, const uint8_t *p, size_t n, struct af_diag *d)
 {
 	size_t used = 0, pairs = 0, line = 0;
@@ -594,8 +595,9 @@ static int skeleton_text(struct af_scene *sc, const uint8_t *p, size_t n, struct
 	for (size_t at = 0; at < n;) {
 		const uint8_t *eol = memchr(p + at, '\n', n - at);
 		size_t len = eol ? (size_t)(eol - (p + at)) : n - at;
-		char buf[600], *s = buf, *arrow, *child, *parent;
+		char buf[600], *s = buf, *arrow, *child, *parent, *at_sign;
 		long c, pa = -1;
+		double t[3];
 		line++;
 		if (len >= sizeof(buf))
 			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: longer than %zu bytes", line, sizeof(buf) - 1);
@@ -617,6 +619,20 @@ static int skeleton_text(struct af_scene *sc, const uint8_t *p, size_t n, struct
 		child = s, parent = arrow + 4;
 		while (*parent == ' ')
 			parent++;
+		if ((at_sign = strstr(parent, " @ "))) { /* the rest offset: three numbers */
+			char *p = at_sign + 3, *end;
+			*at_sign = 0;
+			for (int k = 0; k < 3; k++, p = end) {
+				t[k] = strtod(p, &end);
+				if (end == p || !isfinite(t[k]))
+					return af_diag_error(d, AF_EINVAL, "skeleton line %zu: want '@ X Y Z', three numbers",
+							     line);
+			}
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p)
+				return af_diag_error(d, AF_EINVAL, "skeleton line %zu: '%s' after '@ X Y Z'", line, p);
+		}
 		pairs++;
 		if ((c = af_scene_find(sc, child)) < 0)
 			continue;
@@ -624,6 +640,8 @@ static int skeleton_text(struct af_scene *sc, const uint8_t *p, size_t n, struct
 			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: parent '%s' of '%s' is no node of the preview",
 					     line, parent, child);
 		sc->node[c].parent = pa;
+		if (at_sign)
+			memcpy(sc->node[c].t, t, sizeof(t));
 		used++;
 	}
 	snprintf(note, sizeof(note), "%zu of its %zu lines name a node of this preview", used, pairs);

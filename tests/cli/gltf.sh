@@ -196,5 +196,15 @@ printf 'lid -> nope\n' > "$tmp/sk1.txt"; printf 'b__ROOT__ -> lid\n' > "$tmp/sk2
 refused "a skeleton's unknown parent" "skeleton line 1: parent 'nope' of 'lid' is no node" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk1.txt"
 refused "a skeleton's loop" "its parents loop back" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk2.txt"
 refused "a skeleton line of no arrow" "skeleton line 1: want 'CHILD -> PARENT'" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk3.txt"
+# " @ X Y Z": the child's rest offset too (bone lengths the MOTN file lacks)
+printf 'bone 1 -> bone 0 @ 0 0.1 0\n' > "$tmp/sk4.txt"; printf 'bone 1 -> bone 0 @ 0 nan 0\n' > "$tmp/sk5.txt"
+printf 'bone 1 -> bone 0 @ 0 1 0 9\n' > "$tmp/sk6.txt"
+"$ANIMFS" gltf "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk4.txt" -o "$tmp/sk4.gltf" &&
+	[ "$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
+n = [x for x in j["nodes"] if x["name"] == "bone 1"][0]
+print(n["translation"], [x["name"] for x in j["nodes"] if j["nodes"].index(n) in x.get("children", [])])' "$tmp/sk4.gltf")" = "[0, 0.1, 0] ['bone 0']" ] &&
+	n=$((n + 1)) || fail "--skeleton with an offset"
+refused "a skeleton offset not a number" "skeleton line 1: want '@ X Y Z', three numbers" "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk5.txt"
+refused "a skeleton offset of four numbers" "skeleton line 1: '9' after '@ X Y Z'" "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk6.txt"
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]
