@@ -42,6 +42,10 @@ make re "$r"
 make motn "$m" --anim A_WALK_L_02 --anim AKI_AKI_YS00_RH_ST --anim TMN_A_MEMO
 make clip "$c"
 [ ${#glbs[@]} -gt 0 ] || { echo "SKIP: none of the chosen samples is there"; exit 77; }
+# Blender's Python takes its prefix from the first python3 on PATH: another one there first
+# (pyenv's, a venv's) lacks Debian's numpy, and the importer fails. Blender's own folder
+# (/usr/bin) holds the Python it was built with.
+PATH="$(dirname "$(command -v blender)"):$PATH" \
 blender -b --factory-startup --python-exit-code 1 --python "$src/tests/tools/blender_check.py" -- \
 	"${glbs[@]}" > "$tmp/out" 2> "$tmp/err" || fail "blender_check: $(grep -v '^{' "$tmp/out" | tail -3) $(tail -3 "$tmp/err")"
 grep '^{' "$tmp/out" | sed "s|$tmp/||"
