@@ -173,38 +173,48 @@ cp "$pk/b.rig" "$pk/rigs/S3_8EAF13DE_00000000_000000000000000B%%+_RIG.grannyrig"
 	n=$((n + 1)) || fail "--rig-dir: $(glb_json "$tmp/rigdir.glb")"
 "$ANIMFS" gltf "$ex/walk.animation.yaml" --rig-dir "$pk/absent" -o "$tmp/x.glb" 2>/dev/null && fail "--rig-dir of no folder"
 # issue 45: one skin whose joints are every node but the added root, whose roots are one
-# node; each animation named with its frame rate, its timing and source in its extras
-skin() { python3 -c 'import json, struct, sys
-b = open(sys.argv[1], "rb").read(); n = struct.unpack_from("<I", b, 12)[0]; j = json.loads(b[20:20 + n])
-add = j["asset"]["extras"]["animfs"]["added_nodes"]; nodes = len(j["nodes"]) - add
-roots = j["scenes"][0]["nodes"]; a = j["animations"][0]; x = a["extras"]["animfs"]
-print(len(j["skins"]), j["skins"][0]["joints"] == list(range(nodes)), len(roots),
-      a["name"], x["frame_rate"], x["frames"], x["duration"], x["source"])' "$1"; }
-"$ANIMFS" gltf "$ex/re3_tiny.PLD.yaml" -o "$tmp/tiny.glb" &&
-	[ "$(skin "$tmp/tiny.glb")" = "1 True 1 bank 0 sequence 0 @30fps 30 4 0.1 re3_tiny.PLD.yaml: bank 0 sequence 0" ] &&
-	n=$((n + 1)) || fail "the RE skin and timing: $(skin "$tmp/tiny.glb")"
-[ "$(skin "$tmp/walk.animation.yaml.glb")" = "1 True 1 animation @30fps 30 30 1 walk.animation.yaml: the clip" ] &&
-	n=$((n + 1)) || fail "the Diesel skin and timing: $(skin "$tmp/walk.animation.yaml.glb")"
-# --skeleton FILE: "CHILD -> PARENT" lines over the codec's parents; a line whose child the
-# preview lacks passed over; an unknown parent, a loop, a line of no arrow refused
+# node; each animation named with its frame rate, its timing and source in its extras.
+# --skeleton FILE: "CHILD -> PARENT [@ X Y Z]" lines over the codec's parents (and rest
+# offsets); a line whose child the preview lacks passed over; an unknown parent, a loop, a
+# line of no arrow, an offset not of three numbers refused
 printf '# lid on offsetBone\nlid -> offsetBone\n  absent -> lid  \n\n' > "$tmp/sk.txt"
+printf 'bone 1 -> bone 0 @ 0 0.1 0\n' > "$tmp/sk4.txt"
 "$ANIMFS" gltf "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk.txt" -o "$tmp/sk.gltf" &&
-	[ "$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
-print(j["asset"]["extras"]["animfs"]["skeleton_text"], j["nodes"][1]["children"])' "$tmp/sk.gltf")" = "1 of its 2 lines name a node of this preview [2, 3]" ] &&
-	n=$((n + 1)) || fail "--skeleton: $(cat "$tmp/sk.gltf" | head -c 600)"
+	"$ANIMFS" gltf "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk4.txt" -o "$tmp/sk4.gltf" || fail "--skeleton"
+python3 - "$tmp" > "$tmp/facts" <<'PY' || fail "reading the previews"
+import json, struct, sys
+def load(p):
+    b = open(p, "rb").read()
+    if b[:4] != b"glTF":
+        return json.loads(b)
+    return json.loads(b[20:20 + struct.unpack_from("<I", b, 12)[0]])
+for f in ("re3_tiny.PLD.yaml.glb", "walk.animation.yaml.glb"):
+    j = load(sys.argv[1] + "/" + f)
+    nodes = len(j["nodes"]) - j["asset"]["extras"]["animfs"]["added_nodes"]
+    a = j["animations"][0]; x = a["extras"]["animfs"]
+    print(len(j["skins"]), j["skins"][0]["joints"] == list(range(nodes)), len(j["scenes"][0]["nodes"]),
+          a["name"], x["frame_rate"], x["frames"], x["duration"], x["source"])
+j = load(sys.argv[1] + "/sk.gltf")
+print(j["asset"]["extras"]["animfs"]["skeleton_text"], j["nodes"][1]["children"])
+j = load(sys.argv[1] + "/sk4.gltf")
+k = [i for i, x in enumerate(j["nodes"]) if x["name"] == "bone 1"][0]
+print(j["nodes"][k]["translation"], [x["name"] for x in j["nodes"] if k in x.get("children", [])])
+PY
+want=("1 True 1 bank 0 sequence 0 @30fps 30 4 0.1 re3_tiny.PLD.yaml: bank 0 sequence 0"
+	"1 True 1 animation @30fps 30 30 1 walk.animation.yaml: the clip"
+	"1 of its 2 lines name a node of this preview [2, 3]"
+	"[0, 0.1, 0] ['bone 0']")
+what=("the RE skin and timing" "the Diesel skin and timing" "--skeleton" "--skeleton with an offset")
+for i in 0 1 2 3; do
+	got=$(sed -n "$((i + 1))p" "$tmp/facts")
+	[ "$got" = "${want[$i]}" ] && n=$((n + 1)) || fail "${what[$i]}: '$got'"
+done
 printf 'lid -> nope\n' > "$tmp/sk1.txt"; printf 'b__ROOT__ -> lid\n' > "$tmp/sk2.txt"; printf 'lid offsetBone\n' > "$tmp/sk3.txt"
+printf 'bone 1 -> bone 0 @ 0 nan 0\n' > "$tmp/sk5.txt"; printf 'bone 1 -> bone 0 @ 0 1 0 9\n' > "$tmp/sk6.txt"
 refused "a skeleton's unknown parent" "skeleton line 1: parent 'nope' of 'lid' is no node" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk1.txt"
 refused "a skeleton's loop" "its parents loop back" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk2.txt"
 refused "a skeleton line of no arrow" "skeleton line 1: want 'CHILD -> PARENT'" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk3.txt"
-# " @ X Y Z": the child's rest offset too (bone lengths the MOTN file lacks)
-printf 'bone 1 -> bone 0 @ 0 0.1 0\n' > "$tmp/sk4.txt"; printf 'bone 1 -> bone 0 @ 0 nan 0\n' > "$tmp/sk5.txt"
-printf 'bone 1 -> bone 0 @ 0 1 0 9\n' > "$tmp/sk6.txt"
-"$ANIMFS" gltf "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk4.txt" -o "$tmp/sk4.gltf" &&
-	[ "$(python3 -c 'import json, sys; j = json.load(open(sys.argv[1]))
-n = [x for x in j["nodes"] if x["name"] == "bone 1"][0]
-print(n["translation"], [x["name"] for x in j["nodes"] if j["nodes"].index(n) in x.get("children", [])])' "$tmp/sk4.gltf")" = "[0, 0.1, 0] ['bone 0']" ] &&
-	n=$((n + 1)) || fail "--skeleton with an offset"
-refused "a skeleton offset not a number" "skeleton line 1: want '@ X Y Z', three numbers" "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk5.txt"
-refused "a skeleton offset of four numbers" "skeleton line 1: '9' after '@ X Y Z'" "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk6.txt"
+refused "a skeleton offset not a number" "skeleton line 1: want '@ X Y Z', three numbers" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk5.txt"
+refused "a skeleton offset of four numbers" "skeleton line 1: '9' after '@ X Y Z'" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk6.txt"
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]
