@@ -24,12 +24,22 @@ struct af_gltf_opts {
 	 * sibling decoded by the codec that bids for it); asset.extras.animfs names it. The
 	 * scene hook may read what its format keeps beside the file (scene.h's io). */
 	const struct af_io *io;
+	/* A folder of skeletons (`--rig-dir`: rigs a user extracted from the game), or NULL:
+	 * when the siblings give none, the scene_base hook picks from these by the same rule. */
+	const struct af_io *rig_dir;
+	/* A skeleton text (`--skeleton FILE`, docs/gltf.md), or NULL: one "CHILD -> PARENT"
+	 * a line (PARENT "-": a root; "#" starts a comment; " @ X Y Z" after PARENT: the
+	 * child's rest offset), node names as the preview names them; each line whose CHILD
+	 * the scene has sets that node's parent (and offset), over the codec's. */
+	const uint8_t *skeleton;
+	size_t nskeleton;
 };
 
 /* The glTF of the YAML document (yaml, n) appended to out. 0; AF_EUNSUP (d says why) for
  * a format without a scene hook or a document of no known format; AF_EINVAL with d for
- * text that is no YAML, a model that is not sound (af_scene_check: the place named), or
- * an --anim name the document lacks. After a failure out holds what it held before. */
+ * text that is no YAML, a model that is not sound (af_scene_check: the place named), an
+ * --anim name the document lacks, or a skeleton text's line that is not "CHILD -> PARENT"
+ * or names a PARENT the scene lacks. After a failure out holds what it held before. */
 int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *o,
 		      struct af_buf *out, struct af_diag *d);
 

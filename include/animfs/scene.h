@@ -54,6 +54,11 @@ struct af_scene_anim {
 	char name[160];
 	size_t first, count; /* its channels */
 	struct af_buf extras; /* JSON object members ("\"k\": v, ...") for its extras, or empty */
+	/* Its timing as the format counts it (af_scene_timing; rate 0: none given): frames a
+	 * second, the frames of the sequence, the seconds from its first frame to its last,
+	 * and where in the file it comes from (the glTF name says rate, extras all four). */
+	double rate, frames, duration;
+	char source[160];
 };
 
 struct af_scene {
@@ -99,6 +104,9 @@ size_t af_scene_mesh(struct af_scene *sc, const char *name, size_t nv, int norma
 int af_scene_wanted(struct af_scene *sc, const char *name);
 /* A new animation, which the channels added next belong to. 0 or AF_ENOMEM. */
 int af_scene_anim(struct af_scene *sc, const char *name);
+/* The timing of the last animation: rate frames a second, frames of the sequence, duration
+ * seconds from its first frame to its last, and source, where in the file it is. */
+void af_scene_timing(struct af_scene *sc, double rate, double frames, double duration, const char *source);
 /* A new channel of the last animation moving node's path, as its index; SIZE_MAX when out
  * of memory. */
 size_t af_scene_channel(struct af_scene *sc, size_t node, enum af_scene_path path, unsigned line);

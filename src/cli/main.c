@@ -132,14 +132,20 @@ static const struct command commands[] = {
 	 "CONTAINER/MEMBER as decode takes it)",
 	 "  --object NAME          draw the object NAME (repeatable; default: the first 24)\n"
 	 "  -o OUT.svg             write OUT.svg instead of standard output\n", NULL},
-	{"gltf", NULL, af_cli_gltf, "gltf FILE [-o OUT.glb|OUT.gltf] [--anim NAME]... [--rig FILE]", NULL,
+	{"gltf", NULL, af_cli_gltf, "gltf FILE [-o OUT.glb|OUT.gltf] [--anim NAME]... [--rig FILE | --rig-dir DIR]\n"
+	 "        [--skeleton FILE]", NULL,
 	 "a glTF 2.0 preview of the skeleton, meshes and animations (a\n"
 	 "view, a binary, or CONTAINER/MEMBER as decode takes it)",
 	 "  -o OUT.glb|OUT.gltf    write a GLB, or glTF JSON with the buffer inline\n"
 	 "                         (default: a GLB on standard output)\n"
 	 "  --anim NAME            keep only the animation NAME (repeatable)\n"
 	 "  --rig FILE             the skeleton the animation moves (a file with bones;\n"
-	 "                         default: a clip's rig found beside it, docs/gltf.md)\n",
+	 "                         default: a clip's rig found beside it, docs/gltf.md)\n"
+	 "  --rig-dir DIR          when none is beside it, the best-fitting rig in DIR\n"
+	 "                         (rigs extracted from the game)\n"
+	 "  --skeleton FILE        parents for the preview's nodes: 'CHILD -> PARENT' a line\n"
+	 "                         (PARENT '-': a root; ' @ X Y Z' after it: the child's\n"
+	 "                         rest offset; docs/gltf.md)\n",
 	 NULL},
 	{"formats", NULL, cmd_formats, "formats", NULL, "list the supported formats", NULL, NULL},
 	{"schema", NULL, af_cli_schema, "schema FORMAT | schema --all DIR", NULL,

@@ -127,6 +127,18 @@ int af_scene_anim(struct af_scene *sc, const char *name)
 	return 0;
 }
 
+void af_scene_timing(struct af_scene *sc, double rate, double frames, double duration, const char *source)
+{
+	struct af_scene_anim *a;
+	if (!sc->nanim)
+		return;
+	a = &sc->anim[sc->nanim - 1];
+	a->rate = rate;
+	a->frames = frames;
+	a->duration = duration;
+	snprintf(a->source, sizeof(a->source), "%s", source ? source : "");
+}
+
 size_t af_scene_channel(struct af_scene *sc, size_t node, enum af_scene_path path, unsigned line)
 {
 	struct af_scene_channel *c;

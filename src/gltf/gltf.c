@@ -109,6 +109,15 @@ static size_t floats(struct gw *g, const float *p, size_t count, int w, unsigned
 	return g->nacc++;
 }
 
+/* An accessor of count column-major 4x4 matrices (a skin's inverse bind matrices). */
+static size_t mat4s(struct gw *g, const float *p, size_t count)
+{
+	size_t v = view(g, p, count * 16 * sizeof(float), 0);
+	af_buf_printf(&g->acc, "%s{\"bufferView\": %zu, \"componentType\": 5126, \"count\": %zu, \"type\": \"MAT4\"}",
+		      g->nacc ? ", " : "", v, count);
+	return g->nacc++;
+}
+
 static size_t indices(struct gw *g, const uint32_t *p, size_t count)
 {
 	size_t v = view(g, p, count * sizeof(uint32_t), 34963);
@@ -192,6 +201,104 @@ static void meshes(const struct af_scene *sc, struct gw *g, struct af_buf *j, lo
 		af_buf_puts(j, "]");
 }
 
+/* ------------------------------------------------------------ the skin */
+
+/* m = the affine matrix (column-major) of translation t, rotation r (unit or not) and scale s. */
+static void trs_matrix(const double t[3], const double r[4], const double s[3], double m[16])
+{
+	double l = sqrt(r[0] * r[0] + r[1] * r[1] + r[2] * r[2] + r[3] * r[3]);
+	double x = l > 0 ? r[0] / l : 0, y = l > 0 ? r[1] / l : 0, z = l > 0 ? r[2] / l : 0, w = l > 0 ? r[3] / l : 1;
+	double R[9] = { 1 - 2 * (y * y + z * z), 2 * (x * y + z * w), 2 * (x * z - y * w),
+			2 * (x * y - z * w), 1 - 2 * (x * x + z * z), 2 * (y * z + x * w),
+			2 * (x * z + y * w), 2 * (y * z - x * w), 1 - 2 * (x * x + y * y) };
+	for (int c = 0; c < 3; c++) {
+		for (int e = 0; e < 3; e++)
+			m[c * 4 + e] = R[c * 3 + e] * s[c];
+		m[c * 4 + 3] = 0;
+	}
+	m[12] = t[0], m[13] = t[1], m[14] = t[2], m[15] = 1;
+}
+
+static void mat_mul(const double a[16], const double b[16], double o[16])
+{
+	double r[16];
+	for (int c = 0; c < 4; c++)
+		for (int e = 0; e < 4; e++)
+			r[c * 4 + e] = a[e] * b[c * 4] + a[4 + e] * b[c * 4 + 1] + a[8 + e] * b[c * 4 + 2] +
+				       a[12 + e] * b[c * 4 + 3];
+	memcpy(o, r, sizeof(r));
+}
+
+/* The inverse of an affine matrix (column-major) into f; the identity when it has none. */
+static void affine_inverse(const double m[16], float *f)
+{
+	double a = m[0], b = m[4], c = m[8], d = m[1], e = m[5], g = m[9], h = m[2], i = m[6], k = m[10];
+	double A = e * k - g * i, B = -(d * k - g * h), C = d * i - e * h, det = a * A + b * B + c * C;
+	double inv[9], o[16];
+	if (!isfinite(det) || fabs(det) < 1e-30) {
+		for (int n = 0; n < 16; n++)
+			f[n] = n % 5 == 0;
+		return;
+	}
+	/* the 3x3 part's inverse (row-major): its adjugate over det */
+	inv[0] = A / det, inv[1] = -(b * k - c * i) / det, inv[2] = (b * g - c * e) / det;
+	inv[3] = B / det, inv[4] = (a * k - c * h) / det, inv[5] = -(a * g - c * d) / det;
+	inv[6] = C / det, inv[7] = -(a * i - b * h) / det, inv[8] = (a * e - b * d) / det;
+	for (int r = 0; r < 3; r++) {
+		for (int col = 0; col < 3; col++)
+			o[col * 4 + r] = inv[r * 3 + col];
+		o[12 + r] = -(inv[r * 3] * m[12] + inv[r * 3 + 1] * m[13] + inv[r * 3 + 2] * m[14]);
+		o[r * 4 + 3] = 0;
+	}
+	o[15] = 1;
+	for (int n = 0; n < 16; n++)
+		f[n] = (float)o[n];
+}
+
+/* The skin: every node of the model a joint, so that an importer (Blender's) makes one
+ * armature of them and one action of each animation, each joint's bind matrix the inverse
+ * of its rest transform in the model (under the root node, when there is one). A parent may
+ * follow its child: each node's chain is walked up to a node already placed, then placed
+ * downwards (af_scene_check proved there is no loop). */
+static void skin(const struct af_scene *sc, struct gw *g, struct af_buf *j)
+{
+	double *world = af_alloc(sc->nnode * 16 * sizeof(double));
+	float *ibm = af_alloc(sc->nnode * 16 * sizeof(float));
+	size_t *chain = af_alloc(sc->nnode * sizeof(size_t)), acc;
+	unsigned char *done = af_alloc_zeroed(sc->nnode, 1);
+	if (!world || !ibm || !chain || !done) {
+		g->bin.failed = 1;
+		goto out;
+	}
+	for (size_t i = 0; i < sc->nnode; i++) {
+		size_t n = 0;
+		for (long k = (long)i; k >= 0 && !done[k]; k = sc->node[k].parent)
+			chain[n++] = (size_t)k;
+		while (n--) {
+			const struct af_scene_node *nd = &sc->node[chain[n]];
+			double local[16];
+			trs_matrix(nd->t, nd->r, nd->s, local);
+			if (nd->parent >= 0)
+				mat_mul(world + (size_t)nd->parent * 16, local, world + chain[n] * 16);
+			else
+				memcpy(world + chain[n] * 16, local, sizeof(local));
+			done[chain[n]] = 1;
+		}
+	}
+	for (size_t i = 0; i < sc->nnode; i++)
+		affine_inverse(world + i * 16, ibm + i * 16);
+	acc = mat4s(g, ibm, sc->nnode);
+	af_buf_printf(j, ", \"skins\": [{\"name\": \"skeleton\", \"inverseBindMatrices\": %zu, \"joints\": [", acc);
+	for (size_t i = 0; i < sc->nnode; i++)
+		af_buf_printf(j, "%s%zu", i ? ", " : "", i);
+	af_buf_puts(j, "]}]");
+out:
+	free(world);
+	free(ibm);
+	free(chain);
+	free(done);
+}
+
 static void nodes(const struct af_scene *sc, struct af_buf *j, const long *map, int wrap)
 {
 	size_t roots = 0;
@@ -215,7 +322,7 @@ static void nodes(const struct af_scene *sc, struct af_buf *j, const long *map, 
 	if (wrap) {
 		double t[3] = { 0 }, s[3] = { sc->scale, sc->scale, sc->scale };
 		af_buf_puts(j, sc->nnode ? ", {\"name\": " : "{\"name\": ");
-		af_scene_jstr(j, sc->root_name[0] ? sc->root_name : "animfs axes");
+		af_scene_jstr(j, sc->root_name[0] ? sc->root_name : "skeleton root");
 		trs(j, t, sc->axes, s);
 		for (size_t i = 0; i < sc->nnode; i++)
 			if (sc->node[i].parent < 0)
@@ -233,13 +340,43 @@ static void nodes(const struct af_scene *sc, struct af_buf *j, const long *map, 
 	af_buf_puts(j, "]}]");
 }
 
-static void animations(const struct af_scene *sc, struct gw *g, struct af_buf *j)
+/* Whether an animation's timing was given (af_scene_timing), as numbers JSON can hold. */
+static int timed(const struct af_scene_anim *an)
+{
+	return an->rate > 0 && an->rate < 1e6 && isfinite(an->frames) && isfinite(an->duration);
+}
+
+/* An animation's extras: its timing and source (the file's title, then the codec's words),
+ * then what the codec added. */
+static void anim_extras(const struct af_scene_anim *an, const char *title, struct af_buf *j)
+{
+	af_buf_puts(j, ", \"extras\": {\"animfs\": {");
+	if (timed(an)) {
+		char src[512];
+		snprintf(src, sizeof(src), "%s%s%s", title ? title : "", title && an->source[0] ? ": " : "", an->source);
+		af_buf_printf(j, "\"frame_rate\": %.6g, \"frames\": %.9g, \"duration\": %.9g, \"source\": ", an->rate,
+			      an->frames, an->duration);
+		af_scene_jstr(j, src);
+		if (an->extras.len)
+			af_buf_puts(j, ", ");
+	}
+	af_buf_append(j, an->extras.data, an->extras.len);
+	af_buf_puts(j, "}}");
+}
+
+static void animations(const struct af_scene *sc, struct gw *g, struct af_buf *j, const char *title)
 {
 	static const char *const path[] = { "translation", "rotation", "scale" };
 	for (size_t a = 0; a < sc->nanim; a++) {
 		const struct af_scene_anim *an = &sc->anim[a];
 		af_buf_puts(j, a ? ", {\"name\": " : ", \"animations\": [{\"name\": ");
-		af_scene_jstr(j, an->name);
+		if (timed(an)) { /* "<name> @30fps": the rate an importer's scene wants */
+			char name[200];
+			snprintf(name, sizeof(name), "%s @%.6gfps", an->name, an->rate);
+			af_scene_jstr(j, name);
+		} else {
+			af_scene_jstr(j, an->name);
+		}
 		af_buf_puts(j, ", \"samplers\": [");
 		for (size_t i = 0; i < an->count; i++) {
 			const struct af_scene_channel *c = &sc->ch[an->first + i];
@@ -255,11 +392,8 @@ static void animations(const struct af_scene *sc, struct gw *g, struct af_buf *j
 				      c->node, path[c->path]);
 		}
 		af_buf_puts(j, "]");
-		if (an->extras.len) {
-			af_buf_puts(j, ", \"extras\": {\"animfs\": {");
-			af_buf_append(j, an->extras.data, an->extras.len);
-			af_buf_puts(j, "}}");
-		}
+		if (an->extras.len || timed(an))
+			anim_extras(an, title, j);
 		af_buf_puts(j, "}");
 	}
 	if (sc->nanim)
@@ -272,10 +406,13 @@ int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct
 	struct af_buf j = AF_BUF_INIT;
 	long *map = af_alloc_zeroed(sc->nmesh ? sc->nmesh : 1, sizeof(long));
 	int wrap = sc->scale != 1 || sc->axes[0] || sc->axes[1] || sc->axes[2];
-	size_t start = out->len;
+	size_t start = out->len, roots = 0;
 	int rc = AF_ENOMEM;
 	if (!map)
 		goto out;
+	for (size_t i = 0; i < sc->nnode; i++)
+		roots += sc->node[i].parent < 0;
+	wrap |= roots > 1; /* one root node holds the skeleton's roots: one armature */
 	af_buf_puts(&j, "{\"asset\": {\"version\": \"2.0\", \"generator\": \"animfs\", \"extras\": {\"animfs\": {");
 	af_buf_printf(&j, "\"added_nodes\": %d", wrap);
 	if (title) {
@@ -290,7 +427,9 @@ int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct
 	meshes(sc, &g, &j, map);
 	if (sc->nnode || wrap)
 		nodes(sc, &j, map, wrap);
-	animations(sc, &g, &j);
+	if (sc->nnode)
+		skin(sc, &g, &j);
+	animations(sc, &g, &j, title);
 	af_buf_align(&g.bin, 4);
 	if (g.nacc)
 		af_buf_printf(&j, ", \"accessors\": [%.*s]", (int)g.acc.len, (const char *)g.acc.data);
@@ -444,6 +583,72 @@ static int sibling_base(const struct af_codec *c, const struct af_ynode *root, c
 	return rc;
 }
 
+/* The parents a skeleton text gives (gltf.h: "CHILD -> PARENT [@ X Y Z]" a line) set in sc,
+ * over the codec's, with the rest offset when given; a CHILD the scene lacks is passed
+ * over (the text may name a whole skeleton), a PARENT it lacks is an error. A loop is
+ * af_scene_check's to find. The count of lines used and of lines with a pair goes to
+ * asset.extras. */
+static int skeleton_text(struct af_scene *sc, const uint8_t *p, size_t n, struct af_diag *d)
+{
+	size_t used = 0, pairs = 0, line = 0;
+	char note[96];
+	for (size_t at = 0; at < n;) {
+		const uint8_t *eol = memchr(p + at, '\n', n - at);
+		size_t len = eol ? (size_t)(eol - (p + at)) : n - at;
+		char buf[600], *s = buf, *arrow, *child, *parent, *at_sign;
+		long c, pa = -1;
+		double t[3];
+		line++;
+		if (len >= sizeof(buf))
+			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: longer than %zu bytes", line, sizeof(buf) - 1);
+		memcpy(buf, p + at, len);
+		buf[len] = 0;
+		at += len + 1;
+		if ((arrow = strchr(s, '#')))
+			*arrow = 0;
+		while (*s == ' ' || *s == '\t')
+			s++;
+		for (char *e = s + strlen(s); e > s && (e[-1] == ' ' || e[-1] == '\t' || e[-1] == '\r');)
+			*--e = 0;
+		if (!*s)
+			continue;
+		if (!(arrow = strstr(s, " -> ")))
+			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: want 'CHILD -> PARENT' (PARENT '-': a root)",
+					     line);
+		*arrow = 0;
+		child = s, parent = arrow + 4;
+		while (*parent == ' ')
+			parent++;
+		if ((at_sign = strstr(parent, " @ "))) { /* the rest offset: three numbers */
+			char *p = at_sign + 3, *end;
+			*at_sign = 0;
+			for (int k = 0; k < 3; k++, p = end) {
+				t[k] = strtod(p, &end);
+				if (end == p || !isfinite(t[k]))
+					return af_diag_error(d, AF_EINVAL, "skeleton line %zu: want '@ X Y Z', three numbers",
+							     line);
+			}
+			while (*p == ' ' || *p == '\t')
+				p++;
+			if (*p)
+				return af_diag_error(d, AF_EINVAL, "skeleton line %zu: '%s' after '@ X Y Z'", line, p);
+		}
+		pairs++;
+		if ((c = af_scene_find(sc, child)) < 0)
+			continue;
+		if (strcmp(parent, "-") && (pa = af_scene_find(sc, parent)) < 0)
+			return af_diag_error(d, AF_EINVAL, "skeleton line %zu: parent '%s' of '%s' is no node of the preview",
+					     line, parent, child);
+		sc->node[c].parent = pa;
+		if (at_sign)
+			memcpy(sc->node[c].t, t, sizeof(t));
+		used++;
+	}
+	snprintf(note, sizeof(note), "%zu of its %zu lines name a node of this preview", used, pairs);
+	af_scene_extra(sc, 0, "skeleton_text", note, 0);
+	return 0;
+}
+
 int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *o, struct af_buf *out,
 		      struct af_diag *d)
 {
@@ -452,7 +657,7 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 	struct af_buf why = AF_BUF_INIT;
 	const struct af_codec *c;
 	char name[1024];
-	int rc, parsed = 0, found = 0;
+	int rc, parsed = 0, found = 0, from_dir = 0;
 	if (af_scene_init(&sc, o ? o->anims : NULL, o ? o->nanims : 0))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	if (o && o->base && (rc = base_nodes(o->base, o->nbase, &sc, d))) /* the skeleton first */
@@ -464,8 +669,12 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		rc = d->code;
 		goto out;
 	}
-	if (o && !o->base && o->io &&
-	    (found = sibling_base(c, doc.root, o->io, &sc, name, sizeof(name), &why)) == AF_ENOMEM) {
+	if (o && !o->base && o->io)
+		found = sibling_base(c, doc.root, o->io, &sc, name, sizeof(name), &why);
+	if (o && !o->base && o->rig_dir && !found && (found = sibling_base(c, doc.root, o->rig_dir, &sc, name,
+									     sizeof(name), &why)) > 0)
+		from_dir = 1;
+	if (found == AF_ENOMEM) {
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
@@ -474,10 +683,14 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		goto out;
 	if (found == 1) {
 		af_scene_extra(&sc, 0, "skeleton_from", name, 0);
+		if (from_dir)
+			af_scene_extra(&sc, 0, "skeleton_in", "the --rig-dir folder", 0);
 		af_scene_extra(&sc, 0, "skeleton_rule", (const char *)why.data, 0);
 	} else if (found == 2) {
 		af_scene_extra(&sc, 0, "skeleton_unread", name, 0);
 	}
+	if (o && o->skeleton && (rc = skeleton_text(&sc, o->skeleton, o->nskeleton, d)))
+		goto out;
 	if ((rc = af_scene_check(&sc, d)))
 		goto out;
 	if (af_gltf_write(&sc, o && o->json, o ? o->title : NULL, out))

@@ -81,7 +81,7 @@ edit "$ex/walk.animation.yaml" "$tmp/walk2.yaml" '^        - \[0\.5, 0\.0, 60\.0
 "$ANIMFS" gltf "$tmp/walk2.yaml" -o "$tmp/walk2.glb" || fail "gltf of the edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/walk.animation.yaml.glb" "$tmp/walk2.glb")
 obj=$(python3 -c 'import yaml,sys; d=yaml.safe_load(open(sys.argv[1])); print([o["name"] for o in d["objects"] if [0.5,0.0,60.0,0.0] in (o.get("position") or {}).get("keys",[])][0])' "$ex/walk.animation.yaml")
-[ "$d" = "animation: $obj translation: key 1 at 0.5000 s" ] && n=$((n + 1)) || fail "a Diesel key edit changed: '$d'"
+[ "$d" = "animation @30fps: $obj translation: key 1 at 0.5000 s" ] && n=$((n + 1)) || fail "a Diesel key edit changed: '$d'"
 edit "$ex/clip_tiny.animation.yaml" "$tmp/clip2.yaml" '^      2: \[0\.01953602' "0.01953602" "0.25" || fail "edit clip"
 "$ANIMFS" gltf "$tmp/clip2.yaml" -o "$tmp/clip2.glb" || fail "gltf of the clip edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/clip_tiny.animation.yaml.glb" "$tmp/clip2.glb")
@@ -90,11 +90,11 @@ d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/clip_tiny.animation.yaml.
 edit "$ex/MOTION.BIN.yaml" "$tmp/baked2.yaml" '^          rz: \[-16384, -15000, -13000' "-13000" "-12500" || fail "edit baked"
 "$ANIMFS" gltf "$tmp/baked2.yaml" -o "$tmp/baked2.glb" || fail "gltf of the baked edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/baked2.glb")
-[ "$d" = "DEMO_WAVE_BAKED: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
+[ "$d" = "DEMO_WAVE_BAKED @30fps: bone 32 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) || fail "a baked angle edit changed: '$d'"
 edit "$ex/MOTION.BIN.yaml" "$tmp/nodes2.yaml" '^          ry: \[0, 1000, 2000, 1000\]' "2000" "2500" || fail "edit nodes"
 "$ANIMFS" gltf "$tmp/nodes2.yaml" -o "$tmp/nodes2.glb" || fail "gltf of the node edit"
 d=$(node "$src/tests/tools/gltf_check.js" --diff "$tmp/MOTION.BIN.yaml.glb" "$tmp/nodes2.glb")
-[ "$d" = "DEMO_FLAG_NODES: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
+[ "$d" = "DEMO_FLAG_NODES @30fps: DEMO_FLAG_NODES node 0 rotation: key 2 at 0.0667 s" ] && n=$((n + 1)) ||
 	fail "a node track edit changed: '$d'"
 edit "$ex/MOTION.BIN.yaml" "$tmp/short.yaml" '^          rz: \[-16384, -15000, -13000, -12000\]' ", -12000]" "]" || fail "edit short"
 refused "a baked list shorter than its frames" "rz has 3 values, one a frame wants 4" "$tmp/short.yaml"
@@ -152,7 +152,7 @@ m1=S3_6B20C4F3_00000000_00000000000000C1.clip
 node "$src/tests/tools/gltf_check.js" "$tmp/auto.glb" | grep -q '"errors":0,.*"nodes":6,"added":0,"animations":1,"keys":9,' &&
 	n=$((n + 1)) || fail "validator on the clip with its rig: $(node "$src/tests/tools/gltf_check.js" "$tmp/auto.glb")"
 "$ANIMFS" gltf "$pk/p.package/$m1" --rig "$pk/p.package/S3_8EAF13DE_00000000_000000000000000B.rig" -o "$tmp/rigb.glb" &&
-	[ "$(glb_json "$tmp/rigb.glb")" = "- b__ROOT__,offsetBone,transformBone,lidB,_handle_L_,_handle_R_,lid lid,transformBone" ] &&
+	[ "$(glb_json "$tmp/rigb.glb")" = "- b__ROOT__,offsetBone,transformBone,lidB,_handle_L_,_handle_R_,lid,skeleton root lid,transformBone" ] &&
 	n=$((n + 1)) || fail "--rig over the rig beside: $(glb_json "$tmp/rigb.glb")"
 "$ANIMFS" gltf "$pk/p.package/S3_6B20C4F3_00000000_00000000000000C2.clip" -o "$tmp/norig.glb" &&
 	[ "$(glb_json "$tmp/norig.glb")" = "- b__ROOT_bind__ b__ROOT_bind__,b__ROOT_bind__" ] &&
@@ -163,5 +163,58 @@ cp "$pk/a.rig" "$pk/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig"
 "$ANIMFS" gltf "$pk/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation" -o "$tmp/loose.glb" &&
 	[ "$(glb_json "$tmp/loose.glb")" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ lid,transformBone" ] &&
 	n=$((n + 1)) || fail "a loose clip's rig beside it: $(glb_json "$tmp/loose.glb")"
+# --rig-dir: a loose clip with no rig beside it previews on the best rig of a folder of rigs
+mkdir -p "$pk/solo" "$pk/rigs"
+cp "$pk/two.clip" "$pk/solo/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation"
+cp "$pk/a.rig" "$pk/rigs/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig"
+cp "$pk/b.rig" "$pk/rigs/S3_8EAF13DE_00000000_000000000000000B%%+_RIG.grannyrig"
+"$ANIMFS" gltf "$pk/solo/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation" --rig-dir "$pk/rigs" -o "$tmp/rigdir.glb" &&
+	[ "$(glb_json "$tmp/rigdir.glb")" = "S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig b__ROOT__,offsetBone,transformBone,lid,_handle_L_,_handle_R_ lid,transformBone" ] &&
+	n=$((n + 1)) || fail "--rig-dir: $(glb_json "$tmp/rigdir.glb")"
+"$ANIMFS" gltf "$ex/walk.animation.yaml" --rig-dir "$pk/absent" -o "$tmp/x.glb" 2>/dev/null && fail "--rig-dir of no folder"
+# issue 45: one skin whose joints are every node but the added root, whose roots are one
+# node; each animation named with its frame rate, its timing and source in its extras.
+# --skeleton FILE: "CHILD -> PARENT [@ X Y Z]" lines over the codec's parents (and rest
+# offsets); a line whose child the preview lacks passed over; an unknown parent, a loop, a
+# line of no arrow, an offset not of three numbers refused
+printf '# lid on offsetBone\nlid -> offsetBone\n  absent -> lid  \n\n' > "$tmp/sk.txt"
+printf 'bone 1 -> bone 0 @ 0 0.1 0\n' > "$tmp/sk4.txt"
+"$ANIMFS" gltf "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk.txt" -o "$tmp/sk.gltf" &&
+	"$ANIMFS" gltf "$ex/MOTION.BIN.yaml" --skeleton "$tmp/sk4.txt" -o "$tmp/sk4.gltf" || fail "--skeleton"
+python3 - "$tmp" > "$tmp/facts" <<'PY' || fail "reading the previews"
+import json, struct, sys
+def load(p):
+    b = open(p, "rb").read()
+    if b[:4] != b"glTF":
+        return json.loads(b)
+    return json.loads(b[20:20 + struct.unpack_from("<I", b, 12)[0]])
+for f in ("re3_tiny.PLD.yaml.glb", "walk.animation.yaml.glb"):
+    j = load(sys.argv[1] + "/" + f)
+    nodes = len(j["nodes"]) - j["asset"]["extras"]["animfs"]["added_nodes"]
+    a = j["animations"][0]; x = a["extras"]["animfs"]
+    print(len(j["skins"]), j["skins"][0]["joints"] == list(range(nodes)), len(j["scenes"][0]["nodes"]),
+          a["name"], x["frame_rate"], x["frames"], x["duration"], x["source"])
+j = load(sys.argv[1] + "/sk.gltf")
+print(j["asset"]["extras"]["animfs"]["skeleton_text"], j["nodes"][1]["children"])
+j = load(sys.argv[1] + "/sk4.gltf")
+k = [i for i, x in enumerate(j["nodes"]) if x["name"] == "bone 1"][0]
+print(j["nodes"][k]["translation"], [x["name"] for x in j["nodes"] if k in x.get("children", [])])
+PY
+want=("1 True 1 bank 0 sequence 0 @30fps 30 4 0.1 re3_tiny.PLD.yaml: bank 0 sequence 0"
+	"1 True 1 animation @30fps 30 30 1 walk.animation.yaml: the clip"
+	"1 of its 2 lines name a node of this preview [2, 3]"
+	"[0, 0.1, 0] ['bone 0']")
+what=("the RE skin and timing" "the Diesel skin and timing" "--skeleton" "--skeleton with an offset")
+for i in 0 1 2 3; do
+	got=$(sed -n "$((i + 1))p" "$tmp/facts")
+	[ "$got" = "${want[$i]}" ] && n=$((n + 1)) || fail "${what[$i]}: '$got'"
+done
+printf 'lid -> nope\n' > "$tmp/sk1.txt"; printf 'b__ROOT__ -> lid\n' > "$tmp/sk2.txt"; printf 'lid offsetBone\n' > "$tmp/sk3.txt"
+printf 'bone 1 -> bone 0 @ 0 nan 0\n' > "$tmp/sk5.txt"; printf 'bone 1 -> bone 0 @ 0 1 0 9\n' > "$tmp/sk6.txt"
+refused "a skeleton's unknown parent" "skeleton line 1: parent 'nope' of 'lid' is no node" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk1.txt"
+refused "a skeleton's loop" "its parents loop back" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk2.txt"
+refused "a skeleton line of no arrow" "skeleton line 1: want 'CHILD -> PARENT'" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk3.txt"
+refused "a skeleton offset not a number" "skeleton line 1: want '@ X Y Z', three numbers" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk5.txt"
+refused "a skeleton offset of four numbers" "skeleton line 1: '9' after '@ X Y Z'" "$ex/hand_prop.rig.yaml" --skeleton "$tmp/sk6.txt"
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]

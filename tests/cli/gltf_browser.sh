@@ -74,14 +74,14 @@ PY
 	[ "$(wc -l < "$tmp/rows.txt")" = ${#rows[@]} ] || fail "${#rows[@]} rows, $(wc -l < "$tmp/rows.txt") judged"
 }
 "$ANIMFS" gltf "$src/examples/re3_tiny.PLD.yaml" -o "$tmp/tiny.glb" || fail "gltf of the RE example"
-moves tiny "$tmp/tiny.glb" "bank 0 sequence 0" 0 0.0333
+moves tiny "$tmp/tiny.glb" "bank 0 sequence 0 @30fps" 0 0.0333
 "$ANIMFS" gltf "$src/examples/MOTION.BIN.yaml" -o "$tmp/motn.glb" || fail "gltf of the MOTN example"
 moves motn "$tmp/motn.glb" "" 0 0.4
 S=${ANIMFS_SAMPLES:-}
 pld=$(ls "$S"/re3/*.PLD 2>/dev/null | head -1)
 if [ -n "$pld" ]; then
 	"$ANIMFS" gltf "$pld" -o "$tmp/pld.glb" || fail "gltf of $pld"
-	moves pld "$tmp/pld.glb" "bank 0 sequence 0" 0 0.5
+	moves pld "$tmp/pld.glb" "bank 0 sequence 0 @30fps" 0 0.5
 fi
 shots
 echo "$n passed, $fails failed"

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Issue 31: every sample with a skeleton or an animation gives a glTF preview that the Khronos
 # glTF-Validator reports with 0 errors, and whose nodes, animations and keyframes are those
-# its YAML holds (counted by tests/tools/gltf_expect.py, independently of the C code).
+# its YAML holds (counted by tests/tools/gltf_expect.py, independently of the C code);
+# issue 45: one skin whose joints are every node, and one root node over them.
 set -u
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 S=${ANIMFS_SAMPLES:-}
@@ -57,6 +58,9 @@ for line in open(os.path.join(tmp, "got")):
     for k in ("nodes", "animations", "keys"):
         if got[k] != want[k]:
             bad.append(f"{k} {got[k]}, the YAML holds {want[k]}")
+    # issue 45: one armature in Blender: one skin of every node, under one root
+    if (got["skins"], got["joints"], got["roots"]) != (1, got["nodes"], 1):
+        bad.append(f"{got['skins']} skins of {got['joints']} joints for {got['nodes']} nodes, {got['roots']} roots")
     print(("FAIL: " + os.path.basename(names[i]) + ": " + "; ".join(bad)) if bad else "ok")
 PY
 n=$(grep -c '^ok$' "$tmp/verdicts")

@@ -1,6 +1,7 @@
 // The glTF previews' checker (tests/cli/gltf*.sh): runs the Khronos glTF-Validator on each
 // file and prints one JSON line per file with its issues and counts (nodes, the nodes the
-// writer added for units and axes, animations, keyframes per animation), or, with --diff A
+// writer added for units and axes, animations, keyframes per animation, skins, the first
+// skin's joints, the scene's root nodes), or, with --diff A
 // B, every sampler value that differs between two previews (animation, node, path, time).
 // NODE_PATH or ANIMFS_NODE names the node_modules folder that holds gltf-validator.
 'use strict';
@@ -67,6 +68,8 @@ async function check(file) {
     nodes: (g.json.nodes || []).length - (extras.added_nodes || 0), added: extras.added_nodes || 0,
     animations: (g.json.animations || []).length, keys, meshes: (g.json.meshes || []).length,
     images: (g.json.images || []).length, anims,
+    skins: (g.json.skins || []).length, joints: ((g.json.skins || [])[0] || { joints: [] }).joints.length,
+    roots: ((g.json.scenes || [])[0] || { nodes: [] }).nodes.length,
   }));
 }
 

@@ -31,6 +31,23 @@ static int moves(const struct af_ynode *ch)
 	       : !strcmp(sub, "Translation") ? AF_SC_TRANSLATION : -1;
 }
 
+static int target_hash(const char *t, uint32_t *h);
+
+/* The node a channel's target moves: the one so named, or, for a target the view shows as
+ * its hash (no rig beside the clip named it: a rig from --rig-dir), the one whose name
+ * hashes to it; -1. */
+static long find_target(const struct af_scene *sc, const char *t)
+{
+	long k = af_scene_find(sc, t);
+	uint32_t h;
+	if (k >= 0 || !t || t[0] != '0' || (t[1] | 32) != 'x' || target_hash(t, &h))
+		return k;
+	for (size_t i = 0; i < sc->nnode; i++)
+		if (af_fnv1_32_lower(sc->node[i].name, strlen(sc->node[i].name)) == h)
+			return (long)i;
+	return -1;
+}
+
 static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, struct af_diag *d)
 {
 	const struct af_ynode *frames = af_ymap_get(ch, "frames");
@@ -40,7 +57,7 @@ static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, 
 	size_t c;
 	if (path < 0)
 		return 0;
-	if ((node = af_scene_find(sc, target)) < 0) {
+	if ((node = find_target(sc, target)) < 0) {
 		size_t k = af_scene_node(sc, target, -1, ch->line);
 		if (k == SIZE_MAX)
 			return AF_ENOMEM;
@@ -109,16 +126,20 @@ int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 {
 	const struct af_ynode *chans = af_ymap_get(root, "channels");
 	const char *name = af_cv_str(af_ymap_get(root, "clip"));
-	double tick = 1 / 30.0;
+	double tick = 1 / 30.0, ticks;
 	int rigged = sc->nnode != 0;
 	af_cv_num(af_ymap_get(root, "tick_length"), &tick);
 	af_scene_extra(sc, 0, "format", "sims3-clip", 0);
 	af_scene_extra(sc, 0, "note", rigged ? "the bones of the rig given or found beside the clip; a target it lacks is a root node"
-					     : "no rig: one root node per channel target, at the origin", 0);
+					     : "no rig: one node per channel target, at the origin (all under one root node)", 0);
 	if (!af_scene_wanted(sc, name ? name : "clip"))
 		return 0;
 	if (af_scene_anim(sc, name ? name : "clip"))
 		return AF_ENOMEM;
+	if (af_cv_num(af_ymap_get(root, "num_ticks"), &ticks) || ticks < 1)
+		ticks = 1;
+	if (tick > 0)
+		af_scene_timing(sc, 1 / tick, ticks, (ticks - 1) * tick, "the clip");
 	extras(sc, root);
 	for (size_t i = 0; i < af_cv_count(chans); i++) {
 		int rc = channel(sc, af_cv_item(chans, i), tick, d);

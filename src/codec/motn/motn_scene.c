@@ -292,6 +292,48 @@ static int node_block(struct af_scene *sc, const char *an, const struct af_ynode
 	return 0;
 }
 
+/* The parent of each rig slot of the human rigs (docs/gltf.md, "Shenmue": inferred from the
+ * slots' public names, docs/shenmue-motn.md 8.1; no slot for a knee, an elbow or the head:
+ * the game's IK solver places them), or -1: a root. The IK targets (8, 15, 20, 23, 29, 33,
+ * 35) are roots: they travel with Root, not under it (scripts/motn-skeleton-evidence). */
+static int slot_parent(size_t slot)
+{
+	switch (slot) {
+	case 1: return 0;          /* Hip <- Root */
+	case 5: case 12: return 1; /* upper legs <- Hip */
+	case 9: return 5;          /* RightFoot <- RightUpperLeg */
+	case 16: return 12;        /* LeftFoot <- LeftUpperLeg */
+	case 18: return 1;         /* Torso <- Hip */
+	case 21: case 25: case 31: return 18; /* Neck, shoulders <- Torso */
+	case 26: return 25;        /* RightArm <- RightShoulder */
+	case 30: return 26;        /* RightHand <- RightArm */
+	case 32: return 31;        /* LeftArm <- LeftShoulder */
+	case 36: return 32;        /* LeftHand <- LeftArm */
+	default: return -1;
+	}
+}
+
+/* Each slot's node under the nearest of its table's ancestors the motions drive too; the
+ * rest stay roots (the glTF writer puts every root under one node). */
+static void parents(struct af_scene *sc, const long *nodes)
+{
+	size_t known = 0, shown = 0;
+	char note[160];
+	for (size_t b = 0; b < 128; b++) {
+		int p = slot_parent(b);
+		if (nodes[b] < 0)
+			continue;
+		shown++;
+		while (p >= 0 && nodes[p] < 0)
+			p = slot_parent((size_t)p);
+		if (p >= 0)
+			sc->node[nodes[b]].parent = nodes[p], known++;
+	}
+	snprintf(note, sizeof(note), "the human rig's slot tree (docs/gltf.md, inferred): %zu of %zu slots under a "
+		 "parent, the rest (Root, IK targets, other rigs' slots) roots", known, shown);
+	af_scene_extra(sc, 0, "hierarchy", note, 0);
+}
+
 int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d)
 {
 	const struct af_ynode *blocks = af_ymap_get(root, "blocks");
@@ -304,23 +346,30 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 		nodes[i] = -1;
 	af_scene_extra(sc, 0, "format", "shenmue-motn", 0);
 	af_scene_extra(sc, 0, "note", "no rest pose in the file: bones are the numbered rig slots a motion drives, "
-				      "unparented, at the origin; some slots are IK targets", 0);
+				      "each at its parent's origin; some slots are IK targets", 0);
 	for (size_t b = 0; b < af_cv_count(blocks) && !rc; b++) {
 		const struct af_ynode *bl = af_cv_item(blocks, b), *bones = af_ymap_get(bl, "bones");
 		const char *name = af_cv_str(af_cv_item(af_ymap_get(bl, "names"), 0)), *id = af_cv_str(af_ymap_get(bl, "block"));
 		double frames;
-		char an[160];
+		char an[160], src[64];
 		const struct af_ynode *bk = af_ymap_get(bl, "baked"), *nb = af_ymap_get(bl, "nodes");
 		if (!bk && !nb && (!bones || af_cv_num(af_ymap_get(bl, "frames"), &frames)))
 			continue; /* a raw block: nothing to show */
 		snprintf(an, sizeof(an), "%s", name ? name : id ? id : "?");
+		snprintf(src, sizeof(src), "block %.40s", id ? id : "?");
 		if (!af_scene_wanted(sc, an) && !af_scene_wanted(sc, id))
 			continue;
 		if (bk || nb) {
+			double f = 0;
 			if (af_scene_anim(sc, an)) {
 				rc = AF_ENOMEM;
 				break;
 			}
+			af_cv_num(af_ymap_get(bk ? bk : nb, "frames"), &f);
+			if (bk)
+				af_scene_timing(sc, 30, f, (f - 1) / 30, src);
+			else /* frames + 1 keys, 0 .. frames */
+				af_scene_timing(sc, 30, f + 1, f / 30, src);
 			rc = bk ? baked(sc, nodes, bk, &hinges, d) : node_block(sc, an, nb, d);
 			nodeblocks |= !!nb;
 			continue;
@@ -334,6 +383,7 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 			rc = AF_ENOMEM;
 			break;
 		}
+		af_scene_timing(sc, 30, frames, (frames - 1) / 30, src);
 		for (size_t i = 0; i < af_cv_count(bones) && !rc; i++) {
 			const struct af_ynode *bn = af_cv_item(bones, i);
 			double bone;
@@ -351,6 +401,8 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 				rc = trio(sc, node, bn, 1, mark, frames, d);
 		}
 	}
+	if (!rc)
+		parents(sc, nodes);
 	if (hinges)
 		af_scene_extra(sc, 0, "skipped", "the hinge bones of baked blocks (one angle a frame, about an axis "
 						  "the file does not give)", 0);

@@ -135,6 +135,7 @@ int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d
 		const struct af_ynode *bk = &banks->items[b], *sk = af_ymap_get(bk, "skeleton");
 		const struct af_ynode *seqs = af_ymap_get(bk, "sequences"), *pool = af_ymap_get(bk, "keyframes");
 		double nb = 0;
+		size_t nf;
 		struct skel s = { 0, 0 };
 		char prefix[32];
 		if (!af_cv_count(seqs) && !af_cv_count(sk))
@@ -178,6 +179,8 @@ int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d
 				continue;
 			if (af_scene_anim(sc, name))
 				return AF_ENOMEM;
+			nf = af_cv_count(af_ymap_get(&seqs->items[q], "frames"));
+			af_scene_timing(sc, 30, (double)nf, (double)(nf - 1) / 30, name);
 			rc = sequence(sc, &seqs->items[q], pool, re2, &s, d);
 		}
 	}
