@@ -7,16 +7,24 @@
 #include <stdint.h>
 #include "animfs/buf.h"
 
+/* The core's result codes: 0, or one of these, each distinct from every -errno (Linux's
+ * errno values are below 200; a face's, below 1000), so that a code handed on as an
+ * errno, or an errno taken for a code, shows at once. A face turns a code into its own
+ * errors in one place (af_code_errno for the POSIX ones). */
 enum {
 	AF_OK = 0,
-	AF_EINVAL = -1,  /* the content is wrong (bad binary, bad YAML, bad value) */
-	AF_ENOMEM = -2,  /* allocation failed */
-	AF_EIO = -3,     /* reading or writing failed */
-	AF_EUNSUP = -4,  /* valid, but a variant this codec cannot handle */
-	AF_EROFS = -5,   /* read-only: a container that is never rewritten */
-	AF_EACCES = -6,  /* the user it is done for may not (a permission the kernel checked) */
-	AF_EPERM = -7,   /* the same, refused by ownership (a sticky folder, another's file) */
+	AF_EINVAL = -1001, /* the content is wrong (bad binary, bad YAML, bad value) */
+	AF_ENOMEM = -1002, /* allocation failed */
+	AF_EIO = -1003,    /* reading or writing failed */
+	AF_EUNSUP = -1004, /* valid, but a variant this codec cannot handle */
+	AF_EROFS = -1005,  /* read-only: a container that is never rewritten */
+	AF_EACCES = -1006, /* the user it is done for may not (a permission the kernel checked) */
+	AF_EPERM = -1007,  /* the same, refused by ownership (a sticky folder, another's file) */
 };
+
+/* The -errno of a result code (AF_EUNSUP: -EINVAL); 0 stays 0, and any other value is
+ * -EIO. */
+int af_code_errno(int code);
 
 struct af_diag {
 	int code;          /* AF_E* of the first error, 0 when none */

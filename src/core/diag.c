@@ -1,4 +1,5 @@
 /* Diagnostics: first error wins; warnings accumulate as lines. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -158,5 +159,26 @@ const char *af_strerror(int code)
 	case AF_EUNSUP: return "unsupported variant";
 	case AF_EROFS: return "read-only";
 	default: return "unknown error";
+	}
+}
+
+int af_code_errno(int code)
+{
+	switch (code) {
+	case AF_OK:
+		return 0;
+	case AF_EINVAL:
+	case AF_EUNSUP:
+		return -EINVAL;
+	case AF_ENOMEM:
+		return -ENOMEM;
+	case AF_EROFS:
+		return -EROFS;
+	case AF_EACCES:
+		return -EACCES;
+	case AF_EPERM:
+		return -EPERM;
+	default:
+		return -EIO;
 	}
 }

@@ -31,25 +31,6 @@
 #include "session.h"
 #include "who.h"
 
-static int errno_of(int code)
-{
-	switch (code) {
-	case AF_EINVAL:
-	case AF_EUNSUP:
-		return -EINVAL;
-	case AF_ENOMEM:
-		return -ENOMEM;
-	case AF_EROFS:
-		return -EROFS;
-	case AF_EACCES:
-		return -EACCES;
-	case AF_EPERM:
-		return -EPERM;
-	default:
-		return -EIO;
-	}
-}
-
 /* where: a split view's file the mistake is in, beside view_rel (a file of its folder),
  * or "" for view_rel itself. */
 static void report(struct af_fs *fs, uid_t uid, const char *view_rel, const char *where,
@@ -290,7 +271,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	if (t.container) { /* a member of a container */
 		if (af_folder_commit(fs, to, &t, yaml, n, &d)) {
-			rc = errno_of(d.code);
+			rc = af_code_errno(d.code);
 			goto fail;
 		}
 		goto out;
@@ -321,7 +302,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	if (rc || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		rc = errno_of(d.code);
+		rc = af_code_errno(d.code);
 		goto fail;
 	}
 	where[0] = 0; /* what fails from here is the save's, not a file's */
@@ -345,7 +326,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
 	ro.old = exists && !to->as_new ? &proven : NULL; /* the file the saver may write */
 	if (replace(to, t.dirfd, t.base, exists, bin.data, bin.len, &ro, &d)) {
-		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
+		rc = af_code_errno(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 		goto fail;
 	}
 	seed_cache(fs, &v, t.base, &st);
@@ -400,7 +381,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 		af_diag_error(&d, AF_EIO, "cannot open its folder: %s", strerror(errno));
 		rc = -EIO;
 	} else if (replace(&to, dirfd, base, 0, data, n, &ro, &d)) {
-		rc = errno_of(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
+		rc = af_code_errno(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
 	}
 	if (rc)
 		report(fs, who->uid, rel, "", &d);
