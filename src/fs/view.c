@@ -542,6 +542,19 @@ static int may_read(void *ctx, const char *bin)
 	return af_view_may(ctx, bin, O_RDONLY) == 0;
 }
 
+/* .animfs/stats is the mount's owner's: its counters move with every user's reads, of
+ * their 0600 views too (issue 47), so it is a 0400 file of the daemon's user, which
+ * root reads as well (a per-caller count would still show the shared cache's state). */
+static int is_stats(const char *rel)
+{
+	return !strcmp(rel + sizeof(AF_CTL_DIR), AF_CTL_STATS);
+}
+
+static int stats_reader(uid_t caller)
+{
+	return caller == 0 || caller == af_daemon_uid();
+}
+
 struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int *err)
 {
 	const char *f = rel + sizeof(AF_CTL_DIR);
@@ -564,8 +577,12 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err, NULL);
 	if (!strcmp(f, AF_CTL_PID)) {
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	} else if (!strcmp(f, AF_CTL_STATS)) { /* counters, no names: anyone's to read */
+	} else if (!strcmp(f, AF_CTL_STATS)) { /* counters, no names: the owner's */
 		struct af_rcache_stats s;
+		if (!stats_reader(caller)) {
+			*err = -EACCES;
+			return NULL;
+		}
 		af_rcache_stats(fs->cache, &s);
 		n = snprintf(line, sizeof(line), "renders %lu\nhits %lu\nspill_writes %lu\n"
 			     "spill_reads %lu\nspill_lost %lu\ntext_bytes %zu\nspill_bytes %zu\n"
@@ -676,6 +693,16 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 			return -errno;
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
 		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
+		if (r->kind == AF_K_CTLFILE && is_stats(r->rel)) { /* the owner's 0400 file */
+			st->st_mode = S_IFREG | 0400;
+			st->st_uid = af_daemon_uid();
+			st->st_gid = af_who_self().gid;
+			if (!stats_reader(caller)) {
+				st->st_size = 0;
+				st->st_ino = 0;
+				break;
+			}
+		}
 		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel, caller);
 		if (st->st_size < 0) /* a view with no plot (no curves), out of memory, or a */
 			return (int)st->st_size; /* binary the caller may not read */
