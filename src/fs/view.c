@@ -131,19 +131,27 @@ static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
 
 /* ".animfs/plot/<path>" and ".animfs/gltf/<path>": a folder for each folder of the view,
  * "<view>.svg" (".glb") for each view (made when read; never listed, so listings of GAME
- * cost nothing for it). ext: ".svg" or ".glb". */
-static enum af_kind plot_kind(struct af_fs *fs, const char *rest, const char *ext)
+ * cost nothing for it). ext: ".svg" or ".glb". *kind set; 0, or -EACCES where the
+ * caller may not look the view's name up (in a folder they may not search): a stat and
+ * an open of its plot are refused as those of the binary are, whatever is there. */
+static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind)
 {
 	char path[4200];
 	struct af_res v;
+	struct stat st;
 	size_t n = strlen(rest);
 	int file = n > 4 && !strcmp(rest + n - 4, ext);
 	snprintf(path, sizeof(path), "/%.*s", (int)(file ? n - 4 : n), rest);
+	*kind = AF_K_NONE;
 	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
-		return AF_K_NONE;
+		return 0;
+	if (v.kind == AF_K_NONE && af_ov_stat(fs, v.rel, &st) && errno == EACCES)
+		return -EACCES;
 	if (file)
-		return v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
-	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
+		*kind = v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
+	else
+		*kind = v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
+	return 0;
 }
 
 struct glb_job {
@@ -321,9 +329,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
 			r->kind = schema_named(fs, f + sizeof(AF_CTL_SCHEMA), NULL) ? AF_K_NONE : AF_K_CTLFILE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-			r->kind = plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg");
+			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind);
 		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-			r->kind = plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb");
+			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind);
 		return 0;
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
