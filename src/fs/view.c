@@ -131,19 +131,27 @@ static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
 
 /* ".animfs/plot/<path>" and ".animfs/gltf/<path>": a folder for each folder of the view,
  * "<view>.svg" (".glb") for each view (made when read; never listed, so listings of GAME
- * cost nothing for it). ext: ".svg" or ".glb". */
-static enum af_kind plot_kind(struct af_fs *fs, const char *rest, const char *ext)
+ * cost nothing for it). ext: ".svg" or ".glb". *kind set; 0, or -EACCES where the
+ * caller may not look the view's name up (in a folder they may not search): a stat and
+ * an open of its plot are refused as those of the binary are, whatever is there. */
+static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind)
 {
 	char path[4200];
 	struct af_res v;
+	struct stat st;
 	size_t n = strlen(rest);
 	int file = n > 4 && !strcmp(rest + n - 4, ext);
 	snprintf(path, sizeof(path), "/%.*s", (int)(file ? n - 4 : n), rest);
+	*kind = AF_K_NONE;
 	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
-		return AF_K_NONE;
+		return 0;
+	if (v.kind == AF_K_NONE && af_ov_stat(fs, v.rel, &st) && errno == EACCES)
+		return -EACCES;
 	if (file)
-		return v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
-	return v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
+		*kind = v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
+	else
+		*kind = v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
+	return 0;
 }
 
 struct glb_job {
@@ -321,9 +329,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
 			r->kind = schema_named(fs, f + sizeof(AF_CTL_SCHEMA), NULL) ? AF_K_NONE : AF_K_CTLFILE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-			r->kind = plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg");
+			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind);
 		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-			r->kind = plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb");
+			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind);
 		return 0;
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
@@ -542,6 +550,19 @@ static int may_read(void *ctx, const char *bin)
 	return af_view_may(ctx, bin, O_RDONLY) == 0;
 }
 
+/* .animfs/stats is the mount's owner's: its counters move with every user's reads, of
+ * their 0600 views too (issue 47), so it is a 0400 file of the daemon's user, which
+ * root reads as well (a per-caller count would still show the shared cache's state). */
+static int is_stats(const char *rel)
+{
+	return !strcmp(rel + sizeof(AF_CTL_DIR), AF_CTL_STATS);
+}
+
+static int stats_reader(uid_t caller)
+{
+	return caller == 0 || caller == af_daemon_uid();
+}
+
 struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int *err)
 {
 	const char *f = rel + sizeof(AF_CTL_DIR);
@@ -564,8 +585,12 @@ struct af_text *af_ctl_text(struct af_fs *fs, const char *rel, uid_t caller, int
 		return plot_text(fs, f + sizeof(AF_CTL_GLTF), 1, err, NULL);
 	if (!strcmp(f, AF_CTL_PID)) {
 		n = snprintf(line, sizeof(line), "%ld\n", (long)getpid());
-	} else if (!strcmp(f, AF_CTL_STATS)) { /* counters, no names: anyone's to read */
+	} else if (!strcmp(f, AF_CTL_STATS)) { /* counters, no names: the owner's */
 		struct af_rcache_stats s;
+		if (!stats_reader(caller)) {
+			*err = -EACCES;
+			return NULL;
+		}
 		af_rcache_stats(fs->cache, &s);
 		n = snprintf(line, sizeof(line), "renders %lu\nhits %lu\nspill_writes %lu\n"
 			     "spill_reads %lu\nspill_lost %lu\ntext_bytes %zu\nspill_bytes %zu\n"
@@ -676,6 +701,16 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 			return -errno;
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
 		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
+		if (r->kind == AF_K_CTLFILE && is_stats(r->rel)) { /* the owner's 0400 file */
+			st->st_mode = S_IFREG | 0400;
+			st->st_uid = af_daemon_uid();
+			st->st_gid = af_who_self().gid;
+			if (!stats_reader(caller)) {
+				st->st_size = 0;
+				st->st_ino = 0;
+				break;
+			}
+		}
 		st->st_size = r->kind == AF_K_CTLDIR ? 0 : (off_t)ctl_size(fs, r->rel, caller);
 		if (st->st_size < 0) /* a view with no plot (no curves), out of memory, or a */
 			return (int)st->st_size; /* binary the caller may not read */

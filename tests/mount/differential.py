@@ -5,6 +5,10 @@ end state (names, types, owners, groups, modes, contents, link targets, and who 
 and B may read each file) must be the same on both sides; binaries are compared as
 bytes (the view side saves YAML that encodes to them).
 
+Then derived outputs of files a user may not read (views, their stat sizes, plots,
+previews, .animfs/errors and .animfs/stats: DERIVED below), each against what the
+plain folder shows of the binary.
+
 One documented difference: an editor dropping (x~, sedXXXXXX) is kept in its user's
 own 0700 scratch folder, so another user never sees it; for those the view may only
 be stricter than the plain folder (nobody reads it there who could not before).
@@ -13,9 +17,11 @@ be stricter than the plain folder (nobody reads it there who could not before).
     differential.py --child JSON                            (one operation, as a user)
     differential.py --serve                                 (operations as JSON lines, as a user)
 """
+import contextlib
 import errno
 import grp
 import hashlib
+import io
 import json
 import os
 import pwd
@@ -53,6 +59,18 @@ def child(spec):
             os.truncate(a[0], a[1])
         elif op == "unlink":
             os.unlink(a[0])
+        elif op == "stat":  # what a stat shows: size, mode, owner
+            s = os.stat(a[0])
+            print("ok %d %o %d" % (s.st_size, stat.S_IMODE(s.st_mode), s.st_uid))
+            return
+        elif op == "cat":  # what a read gives: its length and bytes (hex)
+            with open(a[0], "rb") as f:
+                data = f.read()
+            print("ok %d %s" % (len(data), data.hex()))
+            return
+        elif op == "ls":
+            print("ok " + json.dumps(sorted(os.listdir(a[0]))))
+            return
         else:
             raise SystemExit("unknown op " + op)
         print("ok")
@@ -149,24 +167,29 @@ STEPS = [
 ]
 
 
+def mk(root, p, mode, uid, gid):
+    os.mkdir(os.path.join(root, p))
+    os.chown(os.path.join(root, p), uid, gid)
+    os.chmod(os.path.join(root, p), mode)
+
+
+def putf(root, p, data, uid, gid, mode):
+    with open(os.path.join(root, p), "wb") as f:
+        f.write(data)
+    os.chown(os.path.join(root, p), uid, gid)
+    os.chmod(os.path.join(root, p), mode)
+
+
 def build(root, bins, ids):
     A, B, G, users = ids
-    def mk(p, mode, uid, gid):
-        os.mkdir(os.path.join(root, p))
-        os.chown(os.path.join(root, p), uid, gid)
-        os.chmod(os.path.join(root, p), mode)
-
     def put(p, data, uid, gid, mode):
-        with open(os.path.join(root, p), "wb") as f:
-            f.write(data)
-        os.chown(os.path.join(root, p), uid, gid)
-        os.chmod(os.path.join(root, p), mode)
+        putf(root, p, data, uid, gid, mode)
 
     os.chmod(root, 0o755)
-    mk("pub", 0o777, 0, 0)
-    mk("sticky", 0o1777, 0, 0)
-    mk("grp", 0o2775, 0, G)
-    mk("aonly", 0o700, A, users)
+    mk(root, "pub", 0o777, 0, 0)
+    mk(root, "sticky", 0o1777, 0, 0)
+    mk(root, "grp", 0o2775, 0, G)
+    mk(root, "aonly", 0o700, A, users)
     put("pub/a.animation", bins[0], A, users, 0o644)
     put("pub/b.animation", bins[0], B, users, 0o600)
     put("pub/b.txt", b"b secret\n", B, users, 0o600)
@@ -176,6 +199,141 @@ def build(root, bins, ids):
     put("sticky/b.txt", b"b\n", B, users, 0o666)
     put("grp/x.txt", b"x\n", A, G, 0o640)
     put("aonly/a.animation", bins[0], A, users, 0o644)
+
+
+# Derived outputs of files a caller may not read (issue 42): B's 0600 binary, one in
+# B's 0700 folder and a member of B's 0600 package, and the daemon's counters. What A
+# is shown of them is what the plain folder shows of the binary: the open of its view,
+# plot (.animfs/plot/V.svg) and preview (.animfs/gltf/V.glb) is refused as the open of
+# the binary is (EACCES); the stat of its view shows the binary's own size (or EACCES
+# where the binary's stat is refused: in a folder A may not search, and a member, whose
+# package is a folder of the package's mode); the stat of a plot or a preview says what
+# its open says (EACCES: its size, or whether the format has curves, is derived from
+# the bytes); no line of .animfs/errors names the file. .animfs/stats is the mount's
+# owner's, as a 0400 file of the daemon's user is (the plain side has one: der/stats).
+# B and root get the real outputs, the same bytes, and stats whose size is the text's.
+DERIVED = [  # (what, the binary on the plain side, its view)
+    ("B's 0600 file", "der/b.animation", "der/b.animation.yaml"),
+    ("in B's 0700 folder", "der/bonly/x.animation", "der/bonly/x.animation.yaml"),
+    ("a member of B's 0600 package", "der/b.package", None),  # the member: listed by B
+]
+
+
+def build_derived(root, bins, pkg, ids, plain):
+    A, B, G, users = ids
+    mk(root, "der", 0o777, 0, 0)
+    mk(root, "der/bonly", 0o700, B, users)
+    putf(root, "der/b.animation", bins[0], B, users, 0o600)
+    putf(root, "der/bonly/x.animation", bins[0], B, users, 0o644)
+    putf(root, "der/b.package", pkg, B, users, 0o600)
+    if plain:  # what .animfs/stats is: a 0400 file of the daemon's user
+        putf(root, "der/stats", b"renders 0\n", os.getuid(), os.getgid(), 0o400)
+
+
+def as_root(spec):
+    """One operation as the test itself (root: the daemon's user)."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        child(spec)
+    return out.getvalue().strip()
+
+
+def derived(animfs, example, plain, game, view, ids, user, bins):
+    here = os.path.dirname(os.path.abspath(__file__))
+    ex = os.path.dirname(os.path.abspath(example))
+    bad = []
+    with tempfile.TemporaryDirectory() as tmp:  # a package of a clip and a broken Jazz
+        subprocess.run([animfs, "encode", os.path.join(ex, "clip_tiny.animation.yaml"),
+                        "-o", os.path.join(tmp, "c.clip")], check=True)
+        subprocess.run([animfs, "encode", os.path.join(ex, "wave_hello.jazz.yaml"),
+                        "-o", os.path.join(tmp, "w.jazz")], check=True)
+        with open(os.path.join(tmp, "w.jazz"), "rb") as f:  # a member that does not decode
+            junk = f.read()[:120]
+        with open(os.path.join(tmp, "junk.jazz"), "wb") as f:
+            f.write(junk)
+        subprocess.run([sys.executable, os.path.join(here, "mkpackage.py"),
+                        os.path.join(tmp, "b.package"),
+                        "6B20C4F3:1:" + os.path.join(tmp, "c.clip"),
+                        "02D5DF13:2:" + os.path.join(tmp, "junk.jazz")], check=True)
+        with open(os.path.join(tmp, "b.package"), "rb") as f:
+            pkg = f.read()
+    build_derived(plain, bins, pkg, ids, True)
+    build_derived(game, bins, pkg, ids, False)
+    os.sync()
+
+    def run(who, op, path):
+        spec = {"umask": 0o022, "op": op, "args": [path]}
+        return as_root(spec) if who == "root" else run_as(user[who], spec)
+
+    def code(out):
+        return out.split()[0]
+
+    def data(out):  # the bytes a "cat" gave
+        w = out.split()
+        return bytes.fromhex(w[2]) if w[0] == "ok" and len(w) > 2 else b""
+
+    def check(ok, what):
+        line = "%-3s %s" % ("ok" if ok else "BAD", what)
+        print(line)
+        if not ok:
+            bad.append(line)
+
+    members = run("B", "ls", os.path.join(view, "der/b.package"))
+    clips = [m for m in json.loads(members[3:]) if m.endswith(".clip.yaml")] if code(members) == "ok" else []
+    check(len(clips) == 1, "B lists its package: %s" % members)
+    cases = [(w, b, v if v else "der/b.package/" + (clips[0] if clips else "none.clip.yaml"))
+             for w, b, v in DERIVED]
+    texts = {}
+    for who in ("A", "B", "root", "A"):  # A again: with the texts in the cache
+        for what, b, v in cases:
+            pr, ps = run(who, "cat", os.path.join(plain, b)), run(who, "stat", os.path.join(plain, b))
+            refused = code(pr) != "ok"
+            vr = run(who, "cat", os.path.join(view, v))
+            check(code(vr) == code(pr), "%s reads the view %s (%s): plain %s, view %s" %
+                  (who, v, what, code(pr), code(vr)))
+            vs = run(who, "stat", os.path.join(view, v))
+            if refused:  # the binary's own size, or refused as the binary's stat
+                want = code(pr) if b.endswith(".package") else code(ps)
+                ok = code(vs) == want and (want != "ok" or vs.split()[1] == ps.split()[1])
+                check(ok, "%s stats the view %s: %s (the binary: %s)" % (who, v, vs, ps))
+            else:  # the text's size
+                ok = code(vs) == "ok" and code(vr) == "ok" and vs.split()[1] == vr.split()[1]
+                check(ok, "%s stats the view %s: %s (its text: %s bytes)" %
+                      (who, v, vs, vr.split()[1] if code(vr) == "ok" else "-"))
+            for kind, ext, magic in (("plot", ".svg", b"<svg"), ("gltf", ".glb", b"glTF")):
+                d = os.path.join(view, ".animfs", kind, v + ext)
+                dr, ds = run(who, "cat", d), run(who, "stat", d)
+                if refused:  # as the binary's open, stat too: nothing derived
+                    check(code(dr) == code(pr) and code(ds) == code(pr),
+                          "%s's %s of %s: open %s, stat %s (the binary's open: %s)" %
+                          (who, kind, v, code(dr), code(ds), code(pr)))
+                    continue
+                got = data(dr)
+                ok = magic in got[:256] and code(ds) == "ok" and ds.split()[1] == str(len(got))
+                check(ok, "%s's %s of %s: %s, %d bytes, stat %s" % (who, kind, v, code(dr),
+                                                                   len(got), ds))
+                if ok:
+                    texts.setdefault((kind, v), set()).add(got)
+            if not refused and code(vr) == "ok":
+                texts.setdefault(("view", v), set()).add(vr.split()[2])
+        # the lines about B's files: only for who may read them (the package's member
+        # that does not decode has one once B listed it)
+        er = run(who, "cat", os.path.join(view, ".animfs/errors"))
+        lines = data(er).decode()
+        about = [x for x in lines.splitlines() if "der/" in x]
+        check(code(er) == "ok" and bool(about) == (who != "A"),
+              "%s reads .animfs/errors: %s, %d lines about B's files" % (who, code(er), len(about)))
+        # the counters: as the daemon's 0400 file
+        pr, ps = run(who, "cat", os.path.join(plain, "der/stats")), run(who, "stat", os.path.join(plain, "der/stats"))
+        vr, vs = run(who, "cat", os.path.join(view, ".animfs/stats")), run(who, "stat", os.path.join(view, ".animfs/stats"))
+        ok = code(vr) == code(pr) and code(vs) == code(ps) == "ok" and vs.split()[2:] == ps.split()[2:]
+        if ok and code(vr) == "ok":
+            ok = b"renders " in data(vr) and vs.split()[1] == vr.split()[1]
+        check(ok, "%s and .animfs/stats: read %s, stat %s (plain: read %s, stat %s)" %
+              (who, code(vr), vs, code(pr), ps))
+    for (kind, v), seen in sorted(texts.items()):
+        check(len(seen) == 1, "B and root read the same %s of %s" % (kind, v))
+    return bad
 
 
 def serve():
@@ -305,6 +463,7 @@ def main(animfs, example, plain, game, view):
             if r[0] != r[1]:
                 bad.append("%s reads %s: plain %s, view %s" % (who, k, r[0], r[1]))
                 print(bad[-1])
+    bad += derived(animfs, example, plain, game, view, ids, user, bins)
     stop_servers()
     print("%d steps, %d entries compared, %d differences" % (len(STEPS), len(sp), len(bad)))
     return 1 if bad else 0

@@ -1,7 +1,10 @@
 # Acting as the caller, differentially (-o allow_other, the daemon as root): users A
 # and B run one table of operations (tests/mount/differential.py) on a plain folder
 # (a tmpfs where one can be mounted) and on the view of a copy of it; every outcome,
-# owner, mode, content and who-may-read must be the same on both sides.
+# owner, mode, content and who-may-read must be the same on both sides. Then what A is
+# shown of B's files A may not read (views and their sizes, plots, previews, error
+# lines, the daemon's stats) is what the plain folder shows of the binary (EACCES where
+# its open is refused), and B and root get the real outputs.
 . "$(dirname "$0")/common.inc"
 . "$(dirname "$0")/users.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
