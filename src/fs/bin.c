@@ -6,7 +6,6 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "animfs/fileio.h"
 #include "bin.h"
 #include "folder.h"
 #include "overlay.h"
@@ -47,12 +46,4 @@ int af_bin_reopen(const struct af_bin *b)
 	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", b->fd);
 	int fd = open(proc, O_RDONLY | O_NOCTTY | O_NONBLOCK | O_CLOEXEC);
 	return fd < 0 ? -errno : fd;
-}
-
-int af_bin_same(const struct af_bin *b, const struct stat *st)
-{
-	struct af_fid a, c;
-	af_fid_of(&b->st, &a);
-	af_fid_of(st, &c);
-	return af_fid_same(&a, &c);
 }

@@ -30,7 +30,5 @@ void af_bin_close(struct af_bin *b);
  * caller's descriptor (its inode, whatever its name is now): fd or -errno. The thread
  * must hold the daemon's identity (af_act_pause). */
 int af_bin_reopen(const struct af_bin *b);
-/* Whether b's identity is still what st was (device, inode, size, times). */
-int af_bin_same(const struct af_bin *b, const struct stat *st);
 
 #endif

@@ -196,15 +196,6 @@ int af_ov_open_proof(struct af_fs *fs, const char *file, int flags)
 	return fd < 0 ? -errno : fd;
 }
 
-int af_ov_may(struct af_fs *fs, const char *file, int flags)
-{
-	int fd = af_ov_open_proof(fs, file, flags);
-	if (fd < 0)
-		return fd;
-	close(fd);
-	return 0;
-}
-
 int af_ov_may_create(struct af_fs *fs, const char *rel)
 {
 	char path[4096];

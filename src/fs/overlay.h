@@ -45,10 +45,8 @@ int af_ov_parent_w(struct af_fs *fs, const char *rel, char *base, size_t size,
  * the copy. fd, or -1 when the save is no copy-up. */
 int af_ov_copy_source(struct af_fs *fs, int dirfd, const char *rel, mode_t *mode);
 /* The caller's right to open file with flags' access (a write: MODDIR's copy, else the
- * read of GAME's; the save proves the rest): 0 or -errno. */
-int af_ov_may(struct af_fs *fs, const char *file, int flags);
-/* The same proof kept: the descriptor the thread's identity opened file with (the
- * tree a read shows: MODDIR's copy, else GAME's; without an overlay GAME's), or -errno. */
+ * read of GAME's; the save proves the rest), kept: the descriptor the thread's identity
+ * opened file with (the tree a read shows; without an overlay GAME's), or -errno. */
 int af_ov_open_proof(struct af_fs *fs, const char *file, int flags);
 /* The caller's right to make rel in MODDIR (write and search on the folder that will
  * hold it, or the nearest one MODDIR has). 0 or -errno. */

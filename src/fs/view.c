@@ -652,6 +652,9 @@ static void ov_writable(struct af_fs *fs, struct af_res *r, struct stat *st)
  * derived from its bytes, as a plain file system shows). A caller other than the daemon
  * proves their read (bin.h), and the length is of the file they may open; the daemon's
  * own user and root are shown what the cache knows. 0 or -errno. */
+static int text_of_bin(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
+		       struct af_text **out);
+
 static int stat_size(struct af_fs *fs, struct af_res *r, off_t *size)
 {
 	struct af_text *t = NULL;
@@ -676,12 +679,14 @@ static int stat_size(struct af_fs *fs, struct af_res *r, off_t *size)
 			    (!info.by_caller || af_rcache_get_member(fs->cache, &b.st,
 								     af_who_key(af_caller()), &info, NULL)) &&
 			    info.have_size && info.codec == codec;
+		rc = known ? 0 : text_of_bin(fs, r, &b, &t); /* from the proof held */
 		af_bin_close(&b);
+		if (rc == -EAGAIN) /* its container replaced since: proven again */
+			rc = af_view_open_text(fs, r, O_RDONLY, &t);
 		if (known) {
 			*size = (off_t)info.size;
 			return 0;
 		}
-		rc = af_view_open_text(fs, r, O_RDONLY, &t);
 	}
 	if (!rc)
 		*size = (off_t)t->len;
