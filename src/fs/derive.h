@@ -1,0 +1,43 @@
+/* derive.c: a view's plot or preview made within the memory bound (private to src/fs). */
+#ifndef ANIMFS_FS_DERIVE_H
+#define ANIMFS_FS_DERIVE_H
+
+#include <stdint.h>
+#include <sys/stat.h>
+
+#include "animfs/buf.h"
+#include "animfs/diag.h"
+#include "animfs/yamlio.h"
+#include "render.h"
+
+struct af_fs;
+
+/* Makes the output of ctx's view into out (given with its bound) within mem (the tree,
+ * the model; plot.h's and gltf.h's af_ybudget): 0, or an AF_ error with d. */
+typedef int af_derive_fn(void *ctx, const struct af_ybudget *mem, struct af_buf *out, struct af_diag *d);
+
+struct af_derive {
+	const char *what;           /* "plot", "preview": for the line that refuses it */
+	const char *bin_rel;        /* the view's binary: the line is about that file */
+	const struct stat *st;      /* its identity: an output kept is kept under it */
+	uint64_t key;               /* which output of it (a hash of its path and kind) */
+	const struct af_text *yaml; /* the view's text, held by the caller meanwhile */
+	af_derive_fn *make;
+	void *ctx;
+	const int *asked;           /* set by make when it read the binary's siblings (not
+				       in the key: such an output is not kept), or NULL */
+};
+
+/* The output q names, made as a parse is, under the renders' pool (render.h): the
+ * view's text counted twice, its tree, the model read out of it and the file made all
+ * share the parse's own part of the pool and borrow the texts' share past it; one
+ * refused while others held the pool is made again alone. One output of one binary is
+ * made at a time (others asking for it meanwhile wait, then find it), and kept in the
+ * render cache (within --cache-mb, spilled as a text is) unless it read siblings.
+ * 0 with *out; -EFBIG when it would take more than the bound lets one output take (the
+ * line in .animfs/errors says how much, and --cache-mb; the verdict is kept under the
+ * key: asked again, it is refused at once); -EIO when it cannot be made (d says why);
+ * -ENOMEM. */
+int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out, struct af_diag *d);
+
+#endif
