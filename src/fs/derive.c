@@ -5,6 +5,7 @@
  * time and kept in the render cache, so that callers asking for it together share one. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <syslog.h>
 
 #include "derive.h"
@@ -182,4 +183,30 @@ int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out,
 	}
 	af_flight_land(&outputs, &me);
 	return rc;
+}
+
+/* ------------------------------------------------------------ a container's tables */
+
+int af_table_room(void *ctx, size_t want)
+{
+	struct af_table_room *r = ctx;
+	size_t all = sum3(r->base, want, 0);
+	if (all > r->lent)
+		r->lent += af_rcache_lend(r->c, all - r->lent);
+	if (r->lent >= all)
+		return 1;
+	r->refused = 1;
+	r->want = all;
+	return 0;
+}
+
+void af_table_refused(struct af_fs *fs, const char *rel, struct af_diag *d)
+{
+	char msg[1200];
+	snprintf(msg, sizeof(msg), "%s (under --cache-mb=%zu a container's tables borrow the texts' "
+		 "share: raise --cache-mb)", d->msg, fs->cache_bytes >> 20);
+	af_diag_clear(d);
+	af_diag_error(d, AF_ENOMEM, "%s", msg);
+	af_errlog_add(fs->errors, AF_ERRLOG_ALL, rel, d); /* the file's, no one's text */
+	af_fs_log(LOG_WARNING, "%s: %s (not shown as a folder)", rel, d->msg);
 }

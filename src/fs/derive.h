@@ -40,4 +40,18 @@ struct af_derive {
  * -ENOMEM. */
 int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out, struct af_diag *d);
 
+/* A container's tables (its member table, names and indexes; base: the file's bytes when
+ * it is held whole) lent from the texts' share as they grow (af_io.mem_room while the
+ * container opens, af_table_room over this): a container whose tables pass what the
+ * texts can lend is not opened. lent: what it borrowed (the container's charge, or
+ * repaid when it does not open); refused: it did not fit, want what it asked for. */
+struct af_table_room {
+	struct af_rcache *c;
+	size_t base, lent, want;
+	int refused;
+};
+int af_table_room(void *ctx, size_t want);
+/* The line for a container refused so (d: the registry's why): .animfs/errors and the log. */
+void af_table_refused(struct af_fs *fs, const char *rel, struct af_diag *d);
+
 #endif
