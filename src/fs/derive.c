@@ -119,7 +119,7 @@ static int attempt(void *ctx, int alone)
 	/* the tree and the model are freed: the file is the cache's or the caller's now */
 	if ((rc = af_parse_end(&a.ps, rc)) == AF_AGAIN_ALONE)
 		return rc;
-	if (rc && (a.refused || out.over)) {
+	if (rc && a.refused) { /* the tree's, the model's or the file's room (file_more) */
 		j->over = 1;
 		j->asked = a.asked;
 	}
@@ -176,7 +176,8 @@ int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out,
 			af_rcache_put_member_text(fs->cache, q->st, q->key, NULL, 0, NULL, j.t);
 	} else if (j.over) { /* decided alone or with the pool it asked for: the verdict */
 		refuse(fs, q, j.asked, d);
-		af_rcache_put_member_failed(fs->cache, q->st, q->key, NULL);
+		if (!q->asked || !*q->asked) /* kept as an output would be */
+			af_rcache_put_member_failed(fs->cache, q->st, q->key, NULL);
 		rc = -EFBIG;
 	} else {
 		rc = d->code == AF_ENOMEM ? -ENOMEM : -EIO;
@@ -190,10 +191,10 @@ int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out,
 int af_table_room(void *ctx, size_t want)
 {
 	struct af_table_room *r = ctx;
-	size_t all = sum3(r->base, want, 0);
-	if (all > r->lent)
-		r->lent += af_rcache_lend(r->c, all - r->lent);
-	if (r->lent >= all)
+	size_t all = sum3(r->base, want, 0), over = all > AF_TABLE_OWN ? all - AF_TABLE_OWN : 0;
+	if (over > r->lent)
+		r->lent += af_rcache_lend(r->c, over - r->lent);
+	if (r->lent >= over)
 		return 1;
 	r->refused = 1;
 	r->want = all;

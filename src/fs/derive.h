@@ -42,9 +42,12 @@ int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out,
 
 /* A container's tables (its member table, names and indexes; base: the file's bytes when
  * it is held whole) lent from the texts' share as they grow (af_io.mem_room while the
- * container opens, af_table_room over this): a container whose tables pass what the
- * texts can lend is not opened. lent: what it borrowed (the container's charge, or
+ * container opens, af_table_room over this) past its own first MiB: a container whose
+ * tables pass what the texts can lend is not opened. lent: what it borrowed (the container's charge, or
  * repaid when it does not open); refused: it did not fit, want what it asked for. */
+#define AF_TABLE_OWN ((size_t)1 << 20) /* a container's first MiB of tables is its own:
+					  at most LOADED (4) of them, within the 16 MiB the
+					  process keeps beside the pool */
 struct af_table_room {
 	struct af_rcache *c;
 	size_t base, lent, want;
