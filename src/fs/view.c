@@ -23,7 +23,9 @@
 #include "animfs/split.h"
 #include "bin.h"
 #include "binary.h"
+#include "derive.h"
 #include "dsize.h"
+#include "flight.h"
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
@@ -189,6 +191,38 @@ static int glb_with(void *ctx, const struct af_io *io)
 	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
 }
 
+/* A plot's or preview's making, handed to af_derive (derive.h): the view's text into
+ * out within mem. asked: a preview read the binary's folder (a member's siblings are in
+ * its container, whose identity is the key's). */
+struct out_job {
+	struct af_fs *fs;
+	const struct af_res *v;
+	const struct af_bin *b;
+	const struct af_text *yaml;
+	int glb, asked;
+};
+
+static int out_make(void *ctx, const struct af_ybudget *mem, struct af_buf *out, struct af_diag *d)
+{
+	struct out_job *j = ctx;
+	if (!j->glb) {
+		struct af_plot_opts o = {.title = af_base(j->v->rel), .mem = mem};
+		return af_plot_svg(j->yaml->data, j->yaml->len, &o, out, d);
+	}
+	struct glb_job g = {.o = {.title = af_base(j->v->rel), .mem = mem}, .yaml = j->yaml, .out = out, .d = d};
+	int rc;
+	if (j->b->member) {
+		rc = af_folder_with_io(j->fs, j->v->bin, &j->b->st, glb_with, &g);
+	} else { /* its siblings: a skeleton beside it (gltf.h) */
+		struct af_sibio s;
+		af_sibio_init(&s, j->fs, j->v->bin);
+		rc = glb_with(&g, &s.d.io);
+		af_sibio_close(&s);
+		j->asked = g.asked;
+	}
+	return rc;
+}
+
 /* The SVG plot (glb: the glTF preview) of the view at rest ("<view path>.svg", ".glb"),
  * or NULL. With size (a stat), *size is set instead when the sizes table knows it (then
  * NULL is returned), and a made file's size is put there. A preview that read the
@@ -203,7 +237,6 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	char path[4200];
 	struct af_res v;
 	struct af_text *yaml = NULL, *t = NULL;
-	struct af_buf svg = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_dkey key;
 	struct af_bin b;
@@ -230,28 +263,18 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 		key.text = af_fnv1_64(yaml->data, yaml->len);
 	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size))
 		goto out;
-	struct af_plot_opts o = {.title = af_base(v.rel)};
-	struct glb_job g = {.o = {.title = af_base(v.rel)}, .yaml = yaml, .out = &svg, .d = &d};
-	int rc;
+	/* made within the memory bound, one at a time, kept in the render cache (derive.h) */
+	struct out_job oj = {fs, &v, &b, yaml, glb, 0};
+	uint64_t k = af_fnv1_64(rest, n) ^ key.text ^ (glb ? 0x676c62 : 0x737667);
+	struct af_derive q = {glb ? "preview" : "plot", v.bin, &b.st, k ? k : 1, yaml, out_make, &oj, &oj.asked};
 	af_diag_init(&d);
-	if (glb && member) {
-		rc = af_folder_with_io(fs, v.bin, &b.st, glb_with, &g);
-	} else if (glb) { /* its siblings: a skeleton beside it (gltf.h) */
-		struct af_sibio s;
-		af_sibio_init(&s, fs, v.bin);
-		rc = glb_with(&g, &s.d.io);
-		af_sibio_close(&s);
-	} else {
-		rc = af_plot_svg(yaml->data, yaml->len, &o, &svg, &d);
-	}
-	if (!rc && !svg.failed)
-		t = af_text_take(&svg);
-	if (t && (member || !g.asked))
+	if (af_derive(fs, &q, &t, &d) == -EFBIG)
+		*err = -EFBIG; /* past the memory bound: the line in .animfs/errors says so */
+	if (t && (member || !oj.asked))
 		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 out:
 	af_bin_close(&b);
-	af_buf_free(&svg);
 	af_text_unref(yaml);
 	return t;
 }
@@ -794,44 +817,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
  * and then finds its text in the cache. Different binaries render at once, on every
  * core, within the renders' pool (render.h). The list holds one entry per render in
  * flight: never more than the threads of the daemon. */
-struct flight {
-	dev_t dev;
-	ino_t ino;
-	const char *rel; /* the binary's path: a container's members share its identity */
-	struct flight *next;
-};
-static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t flight_landed = PTHREAD_COND_INITIALIZER;
-static struct flight *flights;
-
-static int flying(const struct flight *me)
-{
-	for (const struct flight *f = flights; f; f = f->next)
-		if (f->dev == me->dev && f->ino == me->ino && !strcmp(f->rel, me->rel))
-			return 1;
-	return 0;
-}
-
-static void flight_take(struct flight *me)
-{
-	pthread_mutex_lock(&flight_lock);
-	while (flying(me))
-		pthread_cond_wait(&flight_landed, &flight_lock);
-	me->next = flights;
-	flights = me;
-	pthread_mutex_unlock(&flight_lock);
-}
-
-static void flight_land(struct flight *me)
-{
-	pthread_mutex_lock(&flight_lock);
-	struct flight **p = &flights;
-	while (*p != me)
-		p = &(*p)->next;
-	*p = me->next;
-	pthread_cond_broadcast(&flight_landed);
-	pthread_mutex_unlock(&flight_lock);
-}
+static struct af_flights renders = AF_FLIGHTS_INIT;
 
 struct render_job {
 	struct af_fs *fs;
@@ -858,12 +844,12 @@ static int render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 	int was = af_act_pause(), rc;
 	const struct stat *id = b ? &b->st : st0;
 	const struct af_who *as = was ? af_caller() : NULL; /* siblings: theirs */
-	struct flight me = {id->st_dev, id->st_ino, bin_rel, NULL};
+	struct af_flight me = {id->st_dev, id->st_ino, af_fnv1_64(bin_rel, strlen(bin_rel)), NULL};
 	af_prefetch_claim(fs, id); /* a worker may have it, or be at it */
-	flight_take(&me);
+	af_flight_take(&renders, &me);
 	struct render_job job = {fs, bin_rel, st0, b, as, out};
 	rc = af_budget_run(render_attempt, &job);
-	flight_land(&me);
+	af_flight_land(&renders, &me);
 	af_act_resume(was);
 	return rc;
 }
