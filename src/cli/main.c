@@ -69,9 +69,10 @@ static const struct command commands[] = {
 	 af_cli_ov_layouts_help},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},
-	{"errors", NULL, af_cli_errors, "errors [VIEW]", NULL,
-	 "the mount's refused saves, newest last, as path:line:col: message\n"
-	 "(VIEW: the mount the current folder is in)", NULL, NULL},
+	{"errors", NULL, af_cli_errors, "errors [VIEW] | errors --clear [PATH]", NULL,
+	 "the mount's refused saves, newest first, as path:line:col: message\n"
+	 "(VIEW: the mount the current folder is in); --clear: forget your lines\n"
+	 "about PATH (a folder: beneath it; none: the whole mount)", NULL, NULL},
 	{"overlay", NULL, af_cli_overlay, "overlay status|diff GAME MODDIR", NULL,
 	 "what a mod folder changes over GAME (mount --overlay): each new\n"
 	 "and changed file and container member, or (diff) its YAML diff", NULL, NULL},
