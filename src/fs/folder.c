@@ -155,6 +155,10 @@ static const struct af_container *check_file(struct af_fs *fs, const char *rel,
 			af_diag_error(&d, AF_EIO, "cannot open: %s", strerror(errno));
 		af_diag_format(&d, rel, msg, sizeof(msg));
 		af_fs_log(LOG_WARNING, "%s (shown as the plain file)", msg);
+		/* said where a user looks: the file's line, no one's text (once: a check
+		 * made again after its verdict left the table replaces it) */
+		af_errlog_forget(fs->errors, rel);
+		af_errlog_add(fs->errors, AF_ERRLOG_ALL, rel, &d);
 		c = NULL;
 	}
 	if (fd >= 0)
