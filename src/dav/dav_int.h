@@ -7,7 +7,7 @@
 #include <stdint.h>
 
 #include "animfs/buf.h"
-#include "dav.h"
+#include "animfs/dav.h"
 #include "href.h"
 #include "locks.h"
 #include "props.h"

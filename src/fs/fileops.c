@@ -32,6 +32,8 @@
 /* The process of the request (its thread group: FUSE names the thread), or 0. */
 static long caller_process(void)
 {
+	if (af_who_faceless_fs()) /* animfs serve: its own requests */
+		return (long)getpid();
 	long tid = (long)fuse_get_context()->pid, tgid = 0;
 	char path[64], line[128];
 	if (tid <= 0)

@@ -13,7 +13,7 @@
 
 #include "animfs/beneath.h"
 #include "animfs/buf.h"
-#include "../../src/dav/dav.h"
+#include "animfs/dav.h"
 
 static int root;
 
