@@ -22,7 +22,7 @@ unsigned dav_status(int err)
 {
 	switch (-err) {
 	case ENOENT: return MHD_HTTP_NOT_FOUND;
-	case EACCES: case EPERM: case EROFS: return MHD_HTTP_FORBIDDEN;
+	case EACCES: case EPERM: case EROFS: case ELOOP: return MHD_HTTP_FORBIDDEN;
 	case EEXIST: return MHD_HTTP_METHOD_NOT_ALLOWED;
 	case ENOTDIR: case ENOTEMPTY: case EISDIR: return MHD_HTTP_CONFLICT;
 	case ENOSPC: case EDQUOT: return MHD_HTTP_INSUFFICIENT_STORAGE;
