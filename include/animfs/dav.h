@@ -56,6 +56,7 @@ struct af_dav_opts {
 	unsigned max_locks;         /* locks held at once; 0: 4096 */
 	size_t max_dead_props;      /* bytes of dead properties kept; 0: 4 MiB */
 	int quiet;
+	int log_requests;           /* each request's method, path and status on stderr */
 };
 
 struct af_dav;

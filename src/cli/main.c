@@ -68,7 +68,7 @@ static const struct command commands[] = {
 	 "                         files are in, else the --overlay-layout's)\n",
 	 af_cli_ov_layouts_help},
 	{"serve", NULL, af_cli_serve,
-	 "serve GAME [--listen ADDR:PORT] [-o ro] [--cache-mb=N] [--spill-mb=N]\n"
+	 "serve GAME [--listen ADDR:PORT] [-d] [-o ro] [--cache-mb=N] [--spill-mb=N]\n"
 	 "        [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "the same views as mount, over WebDAV (Windows Explorer, macOS\n"
@@ -76,6 +76,7 @@ static const struct command commands[] = {
 	 "  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080; a loopback\n"
 	 "                         address only: docs/serve.md says how to reach it\n"
 	 "                         from Windows or another machine)\n"
+	 "  -d                     each request on stderr: method, path, status\n"
 	 "  -o ro, --cache-mb ...  as in mount (animfs help mount)\n", NULL},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},

@@ -18,10 +18,12 @@ int af_cli_serve(int argc, char **argv)
 	memset(&d, 0, sizeof(d));
 	if (af_cli_fs_parse("serve", argc, argv, &o, &layout, &d.listen))
 		return af_cli_usage("serve");
-	if (o.allow_other || o.debug || o.foreground) {
+	/* -d: each request on stderr (method, path, status) */
+	d.log_requests = o.debug;
+	if (o.allow_other || (o.foreground && !o.debug)) {
 		fprintf(stderr, "animfs serve: %s is an option of mount; serve stays in the "
 			"foreground and acts as the user who runs it\n",
-			o.allow_other ? "-o allow_other" : o.debug ? "-d" : "-f");
+			o.allow_other ? "-o allow_other" : "-f");
 		return AF_EXIT_USAGE;
 	}
 	fd = af_cli_open_game("serve", o.game);

@@ -39,11 +39,15 @@ struct dav_rq {
 	int created;
 	uint64_t put_off;
 	int put_rc;                /* the first write's failure */
-	int answered;              /* a response was queued before the body came */
+	int answered;              /* a response was queued */
+	unsigned status;           /* its status */
+	char method[16];           /* as sent (cut), for the request log */
 };
 
 /* Queues a response (text/plain body, or none) and says so to MHD. */
 enum MHD_Result dav_reply(struct dav_rq *r, unsigned status, const char *text);
+/* Queues resp (destroyed here) with status: the one way a response leaves. */
+enum MHD_Result dav_queue(struct dav_rq *r, unsigned status, struct MHD_Response *resp);
 /* Queues body (XML, taken over: freed here) with status. */
 enum MHD_Result dav_reply_xml(struct dav_rq *r, unsigned status, struct af_buf *body);
 /* The DAV:error body of a precondition (RFC 4918 section 16), e.g. "lock-token-submitted"

@@ -54,10 +54,7 @@ static enum MHD_Result lock_reply(struct dav_rq *r, unsigned status, const char 
 	if (with_header)
 		MHD_add_response_header(resp, "Lock-Token", hv);
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/xml; charset=utf-8");
-	enum MHD_Result res = MHD_queue_response(r->c, status, resp);
-	MHD_destroy_response(resp);
-	r->answered = 1;
-	return res;
+	return dav_queue(r, status, resp);
 }
 
 /* A refresh: the lock whose token the If header names, on this resource. */

@@ -26,10 +26,7 @@ enum MHD_Result dav_options(struct dav_rq *r)
 	MHD_add_response_header(resp, "Allow", allow);
 	MHD_add_response_header(resp, "MS-Author-Via", "DAV");
 	MHD_add_response_header(resp, "Accept-Ranges", "bytes");
-	enum MHD_Result res = MHD_queue_response(r->c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	r->answered = 1;
-	return res;
+	return dav_queue(r, MHD_HTTP_OK, resp);
 }
 
 /* Whether a list of etags (If-Match, If-None-Match) names etag ("*": any). */
@@ -166,10 +163,7 @@ static enum MHD_Result get_index(struct dav_rq *r)
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "text/html; charset=utf-8");
-	enum MHD_Result res = MHD_queue_response(r->c, MHD_HTTP_OK, resp);
-	MHD_destroy_response(resp);
-	r->answered = 1;
-	return res;
+	return dav_queue(r, MHD_HTTP_OK, resp);
 }
 
 static const char *content_type(const char *rel)
@@ -222,10 +216,7 @@ enum MHD_Result dav_get(struct dav_rq *r, int head)
 		if (!resp)
 			return MHD_NO;
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_ETAG, etag);
-		enum MHD_Result res = MHD_queue_response(r->c, status, resp);
-		MHD_destroy_response(resp);
-		r->answered = 1;
-		return res;
+		return dav_queue(r, status, resp);
 	}
 	uint64_t size = (uint64_t)st.st_size, a = 0, b = size ? size - 1 : 0;
 	const char *ifr = dav_header(r, "If-Range");
@@ -239,10 +230,7 @@ enum MHD_Result dav_get(struct dav_rq *r, int head)
 		if (!resp)
 			return MHD_NO;
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
-		enum MHD_Result res = MHD_queue_response(r->c, MHD_HTTP_RANGE_NOT_SATISFIABLE, resp);
-		MHD_destroy_response(resp);
-		r->answered = 1;
-		return res;
+		return dav_queue(r, MHD_HTTP_RANGE_NOT_SATISFIABLE, resp);
 	}
 	g->start = ranged ? a : 0;
 	uint64_t len = ranged ? b - a + 1 : size;
@@ -261,11 +249,7 @@ enum MHD_Result dav_get(struct dav_rq *r, int head)
 		snprintf(cr, sizeof cr, "bytes %" PRIu64 "-%" PRIu64 "/%" PRIu64, a, b, size);
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_RANGE, cr);
 	}
-	enum MHD_Result res = MHD_queue_response(r->c, ranged ? MHD_HTTP_PARTIAL_CONTENT : MHD_HTTP_OK,
-						 resp);
-	MHD_destroy_response(resp);
-	r->answered = 1;
-	return res;
+	return dav_queue(r, ranged ? MHD_HTTP_PARTIAL_CONTENT : MHD_HTTP_OK, resp);
 }
 
 /* Whether rel's parent is a folder: 0, or a 409 queued. */

@@ -281,10 +281,7 @@ enum MHD_Result dav_propfind(struct dav_rq *r)
 		return MHD_NO;
 	}
 	MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, "application/xml; charset=utf-8");
-	enum MHD_Result res = MHD_queue_response(r->c, MHD_HTTP_MULTI_STATUS, resp);
-	MHD_destroy_response(resp);
-	r->answered = 1;
-	return res;
+	return dav_queue(r, MHD_HTTP_MULTI_STATUS, resp);
 }
 
 enum MHD_Result dav_proppatch(struct dav_rq *r)

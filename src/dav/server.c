@@ -45,9 +45,15 @@ static enum MHD_Result queue(struct dav_rq *r, unsigned status, struct MHD_Respo
 		MHD_add_response_header(resp, MHD_HTTP_HEADER_CONTENT_TYPE, type);
 	if (r->m == M_LOCK || r->m == M_OPTIONS)
 		MHD_add_response_header(resp, "DAV", "1, 2");
+	return dav_queue(r, status, resp);
+}
+
+enum MHD_Result dav_queue(struct dav_rq *r, unsigned status, struct MHD_Response *resp)
+{
 	enum MHD_Result res = MHD_queue_response(r->c, status, resp);
 	MHD_destroy_response(resp);
 	r->answered = 1;
+	r->status = status;
 	return res;
 }
 
@@ -165,6 +171,7 @@ static enum MHD_Result begin(struct af_dav *d, struct MHD_Connection *c, const c
 	r->d = d;
 	r->c = c;
 	af_buf_init(&r->body);
+	snprintf(r->method, sizeof r->method, "%s", method);
 	for (size_t i = 0; i < sizeof methods / sizeof methods[0]; i++)
 		if (!strcmp(method, methods[i].name))
 			r->m = methods[i].m;
@@ -247,12 +254,16 @@ static enum MHD_Result on_request(void *cls, struct MHD_Connection *c, const cha
 static void on_done(void *cls, struct MHD_Connection *c, void **con_cls,
 		    enum MHD_RequestTerminationCode why)
 {
-	(void)cls, (void)c, (void)why;
+	(void)cls, (void)c;
 	struct dav_rq *r = *con_cls;
 	if (!r)
 		return;
 	if (r->w) /* the client went away mid-body: the old file stays */
 		r->d->ns.close_write(r->w, 0, NULL, 0);
+	if (r->d->o.log_requests)
+		fprintf(stderr, "animfs serve: %s /%s%s %u%s\n", r->method, r->rel,
+			r->dir && r->rel[0] ? "/" : "", r->status,
+			why == MHD_REQUEST_TERMINATED_COMPLETED_OK ? "" : " (not completed)");
 	af_buf_free(&r->body);
 	free(r);
 	*con_cls = NULL;
