@@ -55,6 +55,8 @@ struct af_dav_opts {
 	size_t header_bytes;        /* memory for a request's headers; 0: 32 KiB */
 	unsigned max_locks;         /* locks held at once; 0: 4096 */
 	size_t max_dead_props;      /* bytes of dead properties kept; 0: 4 MiB */
+	const char *auth;           /* --auth FILE: user:crypt-hash lines (HTTP Basic) */
+	const char *tls_cert, *tls_key; /* PEM files: HTTPS */
 	int quiet;
 	int log_requests;           /* each request's method, path and status on stderr */
 };

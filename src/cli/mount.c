@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "animfs/fileio.h"
+#include "animfs/dav.h"
 #include "animfs/fs.h"
 
 static int usage(void)
@@ -66,8 +67,21 @@ static int parse_size(const char *cmd, const char *v, size_t *bytes)
 	return 0;
 }
 
+/* The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"), or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=' && argv[*i][n + 1])
+		return argv[*i] + n + 1;
+	if (argv[*i][n] == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
 int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o,
-		    const char **layout, const char **listen)
+		    const char **layout, struct af_dav_opts *dav)
 {
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
@@ -75,7 +89,7 @@ int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o
 	o->spill_bytes = SIZE_MAX;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v;
 		if (!strcmp(a, "-f")) {
 			o->foreground = 1;
 		} else if (!strcmp(a, "-d")) {
@@ -113,23 +127,27 @@ int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o
 			o->overlay_to = argv[++i];
 		} else if (!strcmp(a, "--overlay-layout") && i + 1 < argc) {
 			*layout = argv[++i];
-		} else if (listen && !strcmp(a, "--listen") && i + 1 < argc) {
-			*listen = argv[++i];
-		} else if (listen && !strncmp(a, "--listen=", 9)) {
-			*listen = a + 9;
+		} else if (dav && (v = opt_value(argc, argv, &i, "--listen"))) {
+			dav->listen = v;
+		} else if (dav && (v = opt_value(argc, argv, &i, "--auth"))) {
+			dav->auth = v;
+		} else if (dav && (v = opt_value(argc, argv, &i, "--tls-cert"))) {
+			dav->tls_cert = v;
+		} else if (dav && (v = opt_value(argc, argv, &i, "--tls-key"))) {
+			dav->tls_key = v;
 		} else if (a[0] == '-' && a[1]) {
 			fprintf(stderr, "animfs %s: unknown option '%s'\n", cmd, a);
 			return -1;
 		} else if (!o->game) {
 			o->game = a;
-		} else if (!listen && !o->view) {
+		} else if (!dav && !o->view) {
 			o->view = a;
 		} else {
 			fprintf(stderr, "animfs %s: too many arguments ('%s')\n", cmd, a);
 			return -1;
 		}
 	}
-	return o->game && (listen || o->view) ? 0 : -1;
+	return o->game && (dav || o->view) ? 0 : -1;
 }
 
 int af_cli_open_game(const char *cmd, const char *game)

@@ -16,7 +16,7 @@ int af_cli_serve(int argc, char **argv)
 	const char *layout = NULL;
 	int fd, rc;
 	memset(&d, 0, sizeof(d));
-	if (af_cli_fs_parse("serve", argc, argv, &o, &layout, &d.listen))
+	if (af_cli_fs_parse("serve", argc, argv, &o, &layout, &d))
 		return af_cli_usage("serve");
 	/* -d: each request on stderr (method, path, status) */
 	d.log_requests = o.debug;

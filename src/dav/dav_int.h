@@ -8,6 +8,7 @@
 
 #include "animfs/buf.h"
 #include "animfs/dav.h"
+#include "auth.h"
 #include "href.h"
 #include "locks.h"
 #include "props.h"
@@ -19,6 +20,8 @@ struct af_dav {
 	struct dav_locks locks;
 	struct dav_props props;
 	unsigned port;
+	struct dav_auth *auth;     /* NULL: no password asked (loopback only) */
+	char *cert, *key;          /* TLS: the PEM texts, or NULL */
 };
 
 enum dav_method { M_OTHER, M_OPTIONS, M_GET, M_HEAD, M_PUT, M_DELETE, M_MKCOL, M_COPY,
@@ -58,6 +61,8 @@ enum MHD_Result dav_reply_cond(struct dav_rq *r, unsigned status, const char *co
 unsigned dav_status(int err);
 /* A header's value or NULL. */
 const char *dav_header(struct dav_rq *r, const char *name);
+/* Whether a list of etags (If-Match, If-None-Match) names etag ("*": any). */
+int dav_etag_listed(const char *list, const char *etag);
 /* The resource's etag, quoted, in out ("" when it has none). */
 void dav_etag(const struct stat *st, char *out, size_t n);
 void dav_etag_of(void *d, const char *rel, char *out, size_t n);

@@ -29,8 +29,7 @@ enum MHD_Result dav_options(struct dav_rq *r)
 	return dav_queue(r, MHD_HTTP_OK, resp);
 }
 
-/* Whether a list of etags (If-Match, If-None-Match) names etag ("*": any). */
-static int etag_listed(const char *list, const char *etag)
+int dav_etag_listed(const char *list, const char *etag)
 {
 	if (!strcmp(list, "*"))
 		return 1;
@@ -205,9 +204,9 @@ enum MHD_Result dav_get(struct dav_rq *r, int head)
 	dav_etag(&st, etag, sizeof etag);
 	const char *inm = dav_header(r, "If-None-Match"), *im = dav_header(r, "If-Match");
 	unsigned status = MHD_HTTP_OK;
-	if (im && !etag_listed(im, etag))
+	if (im && !dav_etag_listed(im, etag))
 		status = MHD_HTTP_PRECONDITION_FAILED;
-	else if (inm && etag_listed(inm, etag))
+	else if (inm && dav_etag_listed(inm, etag))
 		status = MHD_HTTP_NOT_MODIFIED;
 	if (status != MHD_HTTP_OK) {
 		get_free(g);
@@ -289,8 +288,20 @@ int dav_put_begin(struct dav_rq *r, enum MHD_Result *res)
 	dav_if_free(&h);
 	if (rc || parent_ok(r, r->rel, res))
 		return -1;
-	if (!d->ns.stat(d->ns.ctx, r->rel, &st) && S_ISDIR(st.st_mode)) {
+	int exists = !d->ns.stat(d->ns.ctx, r->rel, &st);
+	if (exists && S_ISDIR(st.st_mode)) {
 		*res = dav_reply(r, MHD_HTTP_METHOD_NOT_ALLOWED, "a folder takes no PUT\n");
+		return -1;
+	}
+	/* If-Match / If-None-Match: a client's guard against a lost update (RFC 7232) */
+	const char *im = dav_header(r, "If-Match"), *inm = dav_header(r, "If-None-Match");
+	char etag[96] = "";
+	if (exists)
+		dav_etag(&st, etag, sizeof etag);
+	if ((im && (!exists || !dav_etag_listed(im, etag))) ||
+	    (inm && exists && dav_etag_listed(inm, etag))) {
+		*res = dav_reply(r, MHD_HTTP_PRECONDITION_FAILED, "the file is not the one the "
+				 "request's If-Match or If-None-Match names\n");
 		return -1;
 	}
 	rc = d->ns.open_write(d->ns.ctx, r->rel, &r->w, &r->created);

@@ -161,6 +161,19 @@ int dav_lock_gate(struct dav_rq *r, const struct dav_if *h, const char *rel, int
 	return 0;
 }
 
+static int authorized(struct af_dav *d, struct MHD_Connection *c)
+{
+	char *pass = NULL, *user = MHD_basic_auth_get_username_password(c, &pass);
+	int ok = user && pass && dav_auth_check(d->auth, user, pass);
+	if (pass) {
+		memset(pass, 0, strlen(pass));
+		MHD_free(pass);
+	}
+	if (user)
+		MHD_free(user);
+	return ok;
+}
+
 /* The request's first call: its method and path, a PUT's file opened for the body. */
 static enum MHD_Result begin(struct af_dav *d, struct MHD_Connection *c, const char *url,
 			     const char *method, void **con_cls)
@@ -177,6 +190,17 @@ static enum MHD_Result begin(struct af_dav *d, struct MHD_Connection *c, const c
 			r->m = methods[i].m;
 	r->path_rc = dav_path_decode(url, 0, r->rel, &r->dir);
 	*con_cls = r;
+	if (d->auth && !authorized(d, c)) {
+		struct MHD_Response *resp = MHD_create_response_from_buffer(
+			14, (void *)"who are you?\n\n", MHD_RESPMEM_PERSISTENT);
+		if (!resp)
+			return MHD_NO;
+		enum MHD_Result res = MHD_queue_basic_auth_fail_response(c, "animfs", resp);
+		MHD_destroy_response(resp);
+		r->answered = 1;
+		r->status = MHD_HTTP_UNAUTHORIZED;
+		return res;
+	}
 	if (r->m == M_OTHER)
 		return dav_reply(r, MHD_HTTP_NOT_IMPLEMENTED, "unknown method\n");
 	if (r->path_rc)
@@ -348,10 +372,23 @@ struct af_dav *af_dav_start(const struct af_dav_opts *o, const struct af_dav_ns 
 			 d->o.listen);
 		goto fail;
 	}
-	if (!loopback) {
-		snprintf(err, errlen, "--listen %s: only a loopback address (127.0.0.0/8, [::1]) is "
-			 "served: nothing authenticates or encrypts the requests. Reach it from "
-			 "another machine through an SSH tunnel (docs/serve.md)", d->o.listen);
+	if (!loopback && (!o->auth || !o->tls_cert)) {
+		snprintf(err, errlen, "--listen %s: an address other than loopback (127.0.0.0/8, "
+			 "[::1]) needs --auth FILE and --tls-cert/--tls-key: the requests would "
+			 "be neither authenticated nor encrypted (docs/serve.md)", d->o.listen);
+		goto fail;
+	}
+	if (!o->tls_cert != !o->tls_key) {
+		snprintf(err, errlen, "--tls-cert and --tls-key go together");
+		goto fail;
+	}
+	if (o->auth && !(d->auth = dav_auth_load(o->auth, err, errlen)))
+		goto fail;
+	size_t len;
+	int rc;
+	if (o->tls_cert && ((rc = dav_read_small(o->tls_cert, 1u << 20, &d->cert, &len)) ||
+			    (rc = dav_read_small(o->tls_key, 1u << 20, &d->key, &len)))) {
+		snprintf(err, errlen, "%s: %s", d->cert ? o->tls_key : o->tls_cert, strerror(-rc));
 		goto fail;
 	}
 	if (dav_locks_init(&d->locks, d->o.max_locks) ||
@@ -360,7 +397,9 @@ struct af_dav *af_dav_start(const struct af_dav_opts *o, const struct af_dav_ns 
 		goto fail;
 	}
 	unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_THREAD_PER_CONNECTION |
-			 (v6 ? MHD_USE_IPv6 : 0) | (o->quiet ? 0 : MHD_USE_ERROR_LOG);
+			 (v6 ? MHD_USE_IPv6 : 0) | (o->quiet ? 0 : MHD_USE_ERROR_LOG) |
+			 (d->cert ? MHD_USE_TLS : 0);
+	/* the TLS options last: without TLS, the list ends before them */
 	d->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, d,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_LIMIT, d->o.max_connections,
@@ -368,9 +407,11 @@ struct af_dav *af_dav_start(const struct af_dav_opts *o, const struct af_dav_ns 
 				  MHD_OPTION_CONNECTION_MEMORY_LIMIT, d->o.header_bytes,
 				  MHD_OPTION_NOTIFY_COMPLETED, on_done, d,
 				  MHD_OPTION_UNESCAPE_CALLBACK, keep_escaped, d,
-				  MHD_OPTION_END);
+				  d->cert ? MHD_OPTION_HTTPS_MEM_CERT : MHD_OPTION_END, d->cert,
+				  MHD_OPTION_HTTPS_MEM_KEY, d->key, MHD_OPTION_END);
 	if (!d->mhd) {
-		snprintf(err, errlen, "cannot listen on %s: %s", d->o.listen, strerror(errno));
+		snprintf(err, errlen, "cannot listen on %s: %s%s", d->o.listen, strerror(errno),
+			 d->cert ? " (or the TLS certificate and key do not go together)" : "");
 		dav_locks_free(&d->locks);
 		dav_props_free(&d->props);
 		goto fail;
@@ -379,6 +420,9 @@ struct af_dav *af_dav_start(const struct af_dav_opts *o, const struct af_dav_ns 
 	d->port = info ? info->port : 0;
 	return d;
 fail:
+	dav_auth_free(d->auth);
+	free(d->cert);
+	free(d->key);
 	free(d);
 	return NULL;
 }
@@ -395,5 +439,8 @@ void af_dav_stop(struct af_dav *d)
 	MHD_stop_daemon(d->mhd);
 	dav_locks_free(&d->locks);
 	dav_props_free(&d->props);
+	dav_auth_free(d->auth);
+	free(d->cert);
+	free(d->key);
 	free(d);
 }

@@ -53,8 +53,9 @@ int af_fs_serve(int rootfd, const struct af_fs_opts *o, const struct af_dav_opts
 	}
 	const char *l = dopts->listen ? dopts->listen : "127.0.0.1:8080";
 	const char *colon = strrchr(l, ':');
-	printf("animfs serve: %s at http://%.*s:%u/ (Ctrl-C stops it)\n", st.game,
-	       (int)(colon ? colon - l : 0), l, af_dav_port(dav));
+	printf("animfs serve: %s at %s://%.*s:%u/ (Ctrl-C stops it)\n", st.game,
+	       dopts->tls_cert ? "https" : "http", (int)(colon ? colon - l : 0), l,
+	       af_dav_port(dav));
 	fflush(stdout);
 	af_fs_log(LOG_INFO, "serving %s over WebDAV on port %u", st.game, af_dav_port(dav));
 	sigwait(&set, &sig);
