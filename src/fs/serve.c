@@ -29,6 +29,14 @@ int af_fs_serve(int rootfd, const struct af_fs_opts *o, const struct af_dav_opts
 	int sig, rc = 1, served = 0;
 
 	af_fs_log_init(0);
+	/* the signals that stop it: blocked in every thread (all start after this, the
+	 * state's workers too), taken by sigwait below */
+	sigemptyset(&set);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
 	if (af_fs_open(&st, rootfd, o, "serve"))
 		return 1;
 	/* the namespace makes files with the serving user's umask (who.c) */
@@ -36,14 +44,6 @@ int af_fs_serve(int rootfd, const struct af_fs_opts *o, const struct af_dav_opts
 	af_who_faceless(&st.fs, um);
 	af_act_init();
 	af_heap_policy(AF_HEAP_DAEMON);
-	/* the signals that stop it: blocked in every thread (the server's start after
-	 * this), taken by sigwait below */
-	sigemptyset(&set);
-	sigaddset(&set, SIGINT);
-	sigaddset(&set, SIGTERM);
-	sigaddset(&set, SIGHUP);
-	pthread_sigmask(SIG_BLOCK, &set, NULL);
-	signal(SIGPIPE, SIG_IGN);
 	af_sweep_start(&st.fs);
 	af_fs_dav_ns(&st.fs, &ns);
 	dav = af_dav_start(dopts, &ns, err, sizeof(err));
