@@ -37,6 +37,10 @@ struct af_fs_opts {
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.
  * rootfd is GAME opened by the caller. Returns a process exit code. */
 int af_fs_run(int rootfd, const struct af_fs_opts *opts);
+/* Serve GAME's views over WebDAV (animfs serve, dav.h's options) until SIGINT or
+ * SIGTERM, as the user who runs it. Returns a process exit code. */
+struct af_dav_opts;
+int af_fs_serve(int rootfd, const struct af_fs_opts *opts, const struct af_dav_opts *dav);
 /* In the scratch folder tree (VIEW/.animfs/scratch names it): remove week-old editor
  * files and empty folders; the count of files left. */
 unsigned af_scratch_sweep(const char *tree);

@@ -32,6 +32,8 @@
 /* The process of the request (its thread group: FUSE names the thread), or 0. */
 static long caller_process(void)
 {
+	if (af_who_faceless_fs()) /* animfs serve: its own requests */
+		return (long)getpid();
 	long tid = (long)fuse_get_context()->pid, tgid = 0;
 	char path[64], line[128];
 	if (tid <= 0)
@@ -278,7 +280,9 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 			af_ghost_del(fs, r.rel);
 		return rc;
 	}
-	if ((r.ghost && r.ghost_of == AF_K_VIEW) || af_view_is_candidate(r.rel)) {
+	/* (Finder's ._X of a view X is a view's name too: its dropping, kept aside) */
+	if ((r.ghost && r.ghost_of == AF_K_VIEW) ||
+	    (af_view_is_candidate(r.rel) && !af_view_is_dropping(fs, r.rel))) {
 		char bin[4096];
 		bin_of(r.rel, bin, sizeof(bin));
 		/* a new binary will be the caller's: that they may make one there is known now,

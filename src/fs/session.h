@@ -60,4 +60,19 @@ struct af_name {
 int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only);
 void af_fs_destroy(struct af_fs *fs);
 
+/* A face's whole state: the file system and what outlives it (the size cache file). */
+struct af_fs_opts;
+struct af_fs_state {
+	struct af_fs fs;
+	int have_fs;
+	int sizesfd;            /* the size cache's folder, or -1 */
+	char sizes_name[80];
+	char game[4096];        /* GAME's real path */
+};
+/* Sets up the state of a face over o->game (rootfd: GAME opened by the caller); says
+ * why on stderr as "animfs CMD: ..." and answers -1 when it cannot. */
+int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, const char *cmd);
+/* Tears it down; served: it served requests (its size cache is kept). */
+void af_fs_close(struct af_fs_state *s, int served);
+
 #endif

@@ -29,6 +29,9 @@ static gid_t daemon_gid;
 static int daemon_ngroups;
 static gid_t daemon_groups[AF_WHO_GROUPS];
 
+static struct af_fs *faceless;   /* a face with no FUSE requests (animfs serve): its state */
+static mode_t faceless_umask;
+
 static __thread int acting;       /* this thread holds another identity now */
 static __thread struct af_who caller; /* the caller of the request being served */
 static __thread int have_caller;
@@ -91,8 +94,24 @@ static int is_daemon(const struct af_who *w)
 	return !can_act || w->ngroups < 0 || w->uid == 0;
 }
 
+void af_who_faceless(struct af_fs *fs, mode_t umask)
+{
+	faceless = fs;
+	faceless_umask = umask;
+}
+
+struct af_fs *af_who_faceless_fs(void)
+{
+	return faceless;
+}
+
 int af_who_of_request(struct af_who *w)
 {
+	if (faceless) { /* every request is the serving user's own */
+		*w = af_who_self();
+		w->umask = faceless_umask;
+		return 0;
+	}
 	struct fuse_context *c = fuse_get_context();
 	memset(w, 0, sizeof(*w));
 	w->uid = c->uid;
