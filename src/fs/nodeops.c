@@ -25,6 +25,7 @@
 #include "dirlist.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "kcache.h"
 #include "overlay.h"
 #include "prefetch.h"
 #include "render.h"
@@ -477,6 +478,8 @@ int af_op_unlink(const char *path)
 	if (fs->read_only)
 		return -EROFS;
 	rc = unlink_kind(fs, &r);
+	if (rc == 0)
+		af_kc_forget(r.rel);
 	if (rc == 0 && !r.in_split) { /* gone: so are the lines about it */
 		af_errlog_forget(fs->errors, r.rel);
 		if (r.bin[0])

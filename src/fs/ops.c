@@ -1,6 +1,9 @@
 /* The fuse_operations table of the view: it only dispatches, each request as its
- * caller (who.c). Timeouts are zero so
- * every stat reaches the daemon (exact YAML sizes, outside changes seen at once). */
+ * caller (who.c). Timeouts are zero so every lookup and stat reaches the daemon:
+ * exact YAML sizes, outside changes seen at once, and each caller's own answer (a
+ * caller who may not read a binary is shown its size, not its view's: the kernel keeps
+ * one size per inode, not one per caller). The kernel's pages are kept between opens
+ * while their text is unchanged (fileops.c, kcache.h). */
 #include <string.h>
 
 #include "ops.h"
@@ -21,6 +24,10 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * check reads its tables: ~1 s for 1 M entries) keeps the other names of its
 	 * folder waiting (issue 28). libfuse passes it to the kernel from 3.16 on only
 	 * (3.14 drops it: docs/benchmark.md). */
+	/* Pages are dropped at an open whose text is another (fileops.c), and when a
+	 * lookup or stat finds another size; not at every read whose stat shows another
+	 * mtime: with attributes never cached that stat would be a round trip per read. */
+	conn->want &= ~(unsigned)FUSE_CAP_AUTO_INVAL_DATA;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
 	cfg->use_ino = 0;
