@@ -83,6 +83,8 @@ static void cache_pages(struct fuse_file_info *fi, const char *rel, uint64_t id)
 	fi->direct_io = 0;
 	fi->keep_cache = af_kc_open(rel, id);
 	fi->noflush = (fi->flags & (O_ACCMODE | O_TRUNC)) == O_RDONLY;
+	if (!fi->keep_cache && af_ctx_fs()->attr_cache > 0)
+		af_kc_notify(rel); /* its size too: a read stops at the kernel's (ops.c) */
 }
 
 /* A GAME file opened for reading keeps the kernel's pages while it is the file they
@@ -484,8 +486,15 @@ static int commit(struct af_fs *fs, struct af_handle *h)
 {
 	int saving = h->kind == AF_H_TEXT && h->is_view && __atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) >= 0;
 	int rc = af_handle_commit(fs, h);
-	if (saving)
+	if (saving) {
 		af_kc_invalidate(h->rel);
+		if (af_folder_member(fs, h->bin)) { /* its container's index.yaml changed too */
+			char idx[4200];
+			const char *base = af_base(h->rel);
+			snprintf(idx, sizeof(idx), "%.*sindex.yaml", (int)(base - h->rel), h->rel);
+			af_kc_notify(idx);
+		}
+	}
 	return rc;
 }
 

@@ -107,6 +107,11 @@ void af_kc_forget_all(void)
 void af_kc_invalidate(const char *path)
 {
 	af_kc_forget(path);
+	af_kc_notify(path);
+}
+
+void af_kc_notify(const char *path)
+{
 	struct fuse_context *cx = fuse_get_context();
 	if (cx && cx->fuse)
 		fuse_invalidate_path(cx->fuse, path); /* -ENOENT: the kernel holds nothing of it */

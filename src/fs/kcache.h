@@ -24,6 +24,10 @@ int af_kc_open(const char *path, uint64_t id);
 void af_kc_forget(const char *path);
 /* A folder renamed or removed: every path forgotten (the table keeps no names). */
 void af_kc_forget_all(void);
+/* The kernel is told to drop its attributes (and pages) of path now: an open that
+ * finds another text while attributes are cached (-o attr_cache), so no read stops at
+ * the old size. */
+void af_kc_notify(const char *path);
 /* As af_kc_forget, and the kernel is told now to drop path's pages and attributes (a
  * save through the mount: a process with the file open and mapped sees it at once).
  * Never from an operation the kernel holds path's inode for (the kernel's own

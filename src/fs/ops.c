@@ -36,10 +36,18 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * name, so its descriptors keep working (fstat of `tail -f` across a save);
 	 * such names are aliases that never reach GAME (hidden.c). */
 	cfg->hard_remove = 0;
-	cfg->attr_timeout = 0;
-	cfg->entry_timeout = 0;
+	/* -o attr_cache=S: names and attributes kept S seconds (a single-user mount's
+	 * choice: see session.c). A change through the mount tells the kernel at once
+	 * (fileops.c: a save; the kernel's own replies: the rest); an open that finds
+	 * another text drops the attributes with the pages, so a read never stops at a
+	 * stale size; a stat may show a change made behind the mount's back (a size, a
+	 * name gone, a view turned into a folder or back) up to S seconds late. A name
+	 * that is not there is always asked again (new files show at once). */
+	struct af_fs *fs = af_ctx_fs();
+	cfg->attr_timeout = fs->attr_cache;
+	cfg->entry_timeout = fs->attr_cache;
 	cfg->negative_timeout = 0;
-	return af_ctx_fs();
+	return fs;
 }
 
 /* Every request runs as its caller (who.c); the daemon's identity comes back at the end. */

@@ -6,7 +6,9 @@
 #  - a rename onto the view's name (sed -i);
 #  - a GAME file written in place, through the mount and behind its back;
 #  - with --overlay, a save and a write copied up to MODDIR;
-# and a view's mmap reads the bytes its read(2) does. No samples needed.
+# and a view's mmap reads the bytes its read(2) does. All of it again with -o
+# attr_cache=60 (the kernel keeps sizes: an open that finds another text drops them).
+# No samples needed.
 . "$(dirname "$0")/common.inc"
 copy_samples
 name=$(pick_small)
@@ -28,7 +30,9 @@ check_view() { # check_view VIEW BINARY WHAT: VIEW read by a new process is BINA
   cmp -s "$1" <(view_decode "$2") || fail "$3: the view shows $(diff <(view_decode "$2") "$1" | head -4)"
 }
 
-mount_view_fg
+round() { # round [MOUNT OPTIONS]
+mount_view_fg "$@"
+echo "mount $*"
 check_view "$v" "$bin" "before any change"
 # a save through the mount, read at once by another process
 warm "$v"
@@ -50,6 +54,13 @@ warm "$v"
 same_size_edit "$v" "$T/edit3.yaml"
 "$ANIMFS" encode "$T/edit3.yaml" -o "$T/new3.animation" 2> "$T/enc.log" && mv "$T/new3.animation" "$bin" || fail "mv into GAME"
 check_view "$v" "$bin" "after a mv in GAME"
+# and by another size (with attributes cached, the open drops the kernel's size)
+warm "$v"
+keys_doc "$T/long.yaml" 3000
+"$ANIMFS" encode "$T/long.yaml" -o "$T/long.animation" 2> "$T/enc.log" && cp "$T/long.animation" "$bin" ||
+  fail "encode: $(cat "$T/enc.log")"
+check_view "$v" "$bin" "after a longer cp into GAME"
+[ "$(stat -c %s "$v")" = "$(view_decode "$bin" | wc -c)" ] || fail "after the open, stat shows $(stat -c %s "$v") bytes"
 echo "ok: a binary changed in GAME is read at the next open"
 
 # a rename onto the view's name: sed -i writes a file beside it and renames it onto it
@@ -84,8 +95,8 @@ check_daemon
 
 # --overlay: a save and a write land in MODDIR (copied up): read at once
 MOD=$T/mod
-mkdir -p "$MOD"
-mount_view_fg --overlay "$MOD"
+rm -rf "$MOD" && mkdir -p "$MOD"
+mount_view_fg --overlay "$MOD" "$@"
 warm "$v"
 same_size_edit "$v" "$T/edit4.yaml"
 cp "$T/edit4.yaml" "$v" || fail "the save with --overlay: $(cat "$VIEW/.animfs/errors")"
@@ -99,4 +110,8 @@ printf '4' | dd of="$VIEW/notes.txt" bs=1 seek=14 conv=notrunc status=none || fa
 echo "ok: a copy-up is read at once"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
+printf 'plain file %04d\n' 1 > "$GAME/notes.txt"
+}
+round
+round -o attr_cache=60
 echo "page_cache: ok"
