@@ -110,6 +110,7 @@ static void cache_view(struct fuse_file_info *fi, const struct af_res *r, const 
 	if (!t || (fi->flags & (WRITE_FLAGS | O_ACCMODE)) || by_caller || !c || c->render_uses_names)
 		return;
 	cache_pages(fi, r->rel, af_kc_id(from, c, c->version, t->len, r->kind));
+	af_fi_handle(fi)->cached = 1;
 }
 
 /* A descriptor of rel beneath dfd (never through a link), opened as the caller: with

@@ -40,6 +40,11 @@ struct af_handle {
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 	size_t charged;        /* own's length as counted in fs->unsaved */
+	int cached;            /* AF_H_TEXT view read through the kernel's page cache
+				  (fileops.c): its text never changes */
+	unsigned long seen_gen; /* cached: seen (its fstat) is of this generation of the
+				   mount's changes (kcache.h), 0: none yet */
+	struct stat seen;
 };
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,

@@ -96,6 +96,18 @@ void af_kc_forget(const char *path)
 	pthread_mutex_unlock(&kc_lock);
 }
 
+static unsigned long generation = 1;
+
+void af_kc_changed(void)
+{
+	__atomic_add_fetch(&generation, 1, __ATOMIC_ACQ_REL);
+}
+
+unsigned long af_kc_generation(void)
+{
+	return __atomic_load_n(&generation, __ATOMIC_ACQUIRE);
+}
+
 void af_kc_forget_all(void)
 {
 	pthread_mutex_lock(&kc_lock);

@@ -34,4 +34,9 @@ void af_kc_notify(const char *path);
  * setattr, rename): their replies already update it. */
 void af_kc_invalidate(const char *path);
 
+/* A request that may change what a stat shows is done (ops.c): a stat remembered
+ * before it (af_kc_generation) is not shown again. */
+void af_kc_changed(void);
+unsigned long af_kc_generation(void);
+
 #endif

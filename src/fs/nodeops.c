@@ -62,6 +62,19 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		return fstat(h->fd, st) ? -errno : 0;
 	if (!path && !h)
 		return -ENOENT;
+	/* The kernel asks a page-cached view's handle again at each read that reaches its
+	 * size (attributes not kept: ops.c): what its first fstat found is the answer
+	 * while nothing changed through the mount since (a changed stat: the generation). */
+	unsigned long gen = h && h->cached ? af_kc_generation() : 0;
+	if (gen) {
+		pthread_mutex_lock(&h->lock);
+		int seen = h->seen_gen == gen;
+		if (seen)
+			*st = h->seen;
+		pthread_mutex_unlock(&h->lock);
+		if (seen)
+			return 0;
+	}
 	rc = af_view_resolve(fs, path ? path : h->rel, &r);
 	if (rc)
 		return rc;
@@ -72,6 +85,12 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		/* fstat of an open view: its own buffer's size, not the saved text's */
 		st->st_size = (off_t)af_handle_size(h);
 		st->st_blocks = (st->st_size + 511) / 512;
+		if (gen) {
+			pthread_mutex_lock(&h->lock);
+			h->seen = *st;
+			h->seen_gen = gen;
+			pthread_mutex_unlock(&h->lock);
+		}
 	}
 	return rc;
 }
