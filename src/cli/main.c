@@ -36,7 +36,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
-	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
+	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [-o attr_cache=S] [--cache-mb=N]\n"
 	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"

@@ -11,7 +11,16 @@
  * caller (a Jazz's _KEY maps: another caller's text differs, and the kernel's pages
  * are one per inode) or whose codec takes names from elsewhere (the user dictionary).
  * The size the kernel reads up to is the lookup's (attributes are never cached,
- * ops.c): a read past it asks again. */
+ * ops.c): a read past it asks again.
+ *
+ * The kernel's pages and size are one per inode, while each open of a view reads the
+ * text it opened (a reader during a save reads the old text or the new, never a mix):
+ * so a view is read through the page cache only while every handle of it open is
+ * such a reader of the same text (af_handle_cache_claim), and never again once it was
+ * opened for writing through the mount (af_kc_written: a writer's truncation and
+ * writes change the size every reader's reads stop at). A reader open through the
+ * page cache when a view is first opened for writing may see that size (a short
+ * read): the one window left, once per view and mount. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -103,13 +112,20 @@ static void cache_pass(struct fuse_file_info *fi, const char *rel)
 
 /* A view's handle just opened (t its text, from the binary whose identity is from):
  * through the page cache when its text is the binary's alone (see the top). */
-static void cache_view(struct fuse_file_info *fi, const struct af_res *r, const struct af_text *t,
-		       const struct stat *from, int by_caller)
+static void cache_view(struct af_fs *fs, struct fuse_file_info *fi, const struct af_res *r,
+		       const struct af_text *t, const struct stat *from, int by_caller)
 {
 	const struct af_codec *c = r->info.codec;
-	if (!t || (fi->flags & (WRITE_FLAGS | O_ACCMODE)) || by_caller || !c || c->render_uses_names)
+	if (!t || (fi->flags & (WRITE_FLAGS | O_ACCMODE))) {
+		af_kc_written(r->rel); /* a writer: direct_io for every reader from now on */
 		return;
-	cache_pages(fi, r->rel, af_kc_id(from, c, c->version, t->len, r->kind));
+	}
+	if (by_caller || !c || c->render_uses_names || af_kc_is_written(r->rel))
+		return;
+	uint64_t id = af_kc_id(from, c, c->version, t->len, r->kind);
+	if (!af_handle_cache_claim(fs, af_fi_handle(fi), id))
+		return; /* open with another text, or for writing: direct_io, as they are */
+	cache_pages(fi, r->rel, id);
 	af_fi_handle(fi)->cached = 1;
 }
 
@@ -219,7 +235,7 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 	}
 	rc = view_handle(fs, fi, r->rel, r->bin, t, r->kind == AF_K_SPLITPART);
 	if (!rc)
-		cache_view(fi, r, t, &from, by_caller);
+		cache_view(fs, fi, r, t, &from, by_caller);
 	af_text_unref(t);
 	return rc;
 }
@@ -321,6 +337,7 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		/* an editor writing back a part it renamed away (vim, emacs): that part */
 		if ((rc = af_view_may(fs, r.bin, O_WRONLY)))
 			return rc;
+		af_kc_written(r.rel);
 		return view_handle(fs, fi, r.rel, r.bin, NULL, 1);
 	}
 	if (r.in_split && !af_split_aside(af_base(r.rel)) && !af_view_is_dropping(fs, r.rel))
@@ -343,6 +360,7 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		 * not only at the close */
 		if ((rc = af_view_may_create(fs, bin)))
 			return rc;
+		af_kc_written(r.rel);
 		rc = view_handle(fs, fi, r.rel, bin, NULL, 0);
 		if (rc == 0)
 			af_fi_handle(fi)->mode = mode & 07777;
@@ -430,7 +448,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	rc = af_handle_truncate(h, size);
 	if (rc == 0)
 		rc = af_handle_commit(fs, h);
-	af_kc_forget(r->rel); /* the kernel truncates its own pages: the rest may be stale */
+	af_kc_written(r->rel); /* the kernel truncates its own pages: the rest may be stale */
 	af_handle_free(fs, h);
 	return rc;
 }

@@ -14,6 +14,7 @@
 
 struct slot {
 	uint64_t path, id; /* path 0: free */
+	int written;       /* af_kc_written */
 };
 static struct slot table[KC_SLOTS];
 static unsigned used;
@@ -70,6 +71,7 @@ static struct slot *find(uint64_t path, int add)
 			used++;
 			table[i].path = path;
 			table[i].id = 0;
+			table[i].written = 0;
 			return &table[i];
 		}
 	}
@@ -84,6 +86,26 @@ int af_kc_open(const char *path, uint64_t id)
 	s->id = id;
 	pthread_mutex_unlock(&kc_lock);
 	return keep;
+}
+
+void af_kc_written(const char *path)
+{
+	uint64_t p = path_hash(path);
+	pthread_mutex_lock(&kc_lock);
+	struct slot *s = find(p, 1);
+	s->written = 1;
+	s->id = 0;
+	pthread_mutex_unlock(&kc_lock);
+}
+
+int af_kc_is_written(const char *path)
+{
+	uint64_t p = path_hash(path);
+	pthread_mutex_lock(&kc_lock);
+	struct slot *s = find(p, 0);
+	int w = s && s->written;
+	pthread_mutex_unlock(&kc_lock);
+	return w;
 }
 
 void af_kc_forget(const char *path)

@@ -18,6 +18,11 @@ uint64_t af_kc_id(const struct stat *src, const void *maker, unsigned version, u
 /* An open of path whose pages will come from id: 1 when the kernel's pages of path
  * came from id too (keep them), else 0 (the kernel drops them); id is remembered. */
 int af_kc_open(const char *path, uint64_t id);
+/* A view written in place through the mount (opened for writing): its readers are
+ * served with direct_io from then on (fileops.c; until the table forgets it), since a
+ * writer's truncation and writes change the size the kernel keeps for every reader. */
+void af_kc_written(const char *path);
+int af_kc_is_written(const char *path);
 /* The kernel's pages of path (and of every name below it) come from nothing known any
  * more (a rename onto it, its removal, a save through a descriptor that writes): the
  * next open drops them. */
