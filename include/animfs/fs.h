@@ -32,6 +32,8 @@ struct af_fs_opts {
 	const char *overlay_to; /* --to LAYOUT: saves into MODDIR in that layout (codec.h convert) */
 	int split;            /* --split or --split-over=SIZE: big views shown as folders */
 	size_t split_over;    /* ... whose text is longer than this (0: every view that splits) */
+	double attr_cache;    /* -o attr_cache=S: the kernel keeps names and attributes S
+				 seconds (0: every lookup and stat asks; never with allow_other) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.

@@ -36,7 +36,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
-	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
+	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [-o attr_cache=S] [--cache-mb=N]\n"
 	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
@@ -46,6 +46,10 @@ static const struct command commands[] = {
 	 "  -o ro                  a read-only view\n"
 	 "  -o allow_other         let other users use the mount (root only: each request\n"
 	 "                         runs as its caller)\n"
+	 "  -o attr_cache=S        the kernel keeps names and sizes S seconds: faster ls -l\n"
+	 "                         and find; a change made behind the mount's back shows in\n"
+	 "                         a stat up to S seconds late (an open sees it at once);\n"
+	 "                         not with allow_other (sizes differ by caller)\n"
 	 "  --cache-mb=N           memory for rendered views, in MiB (default "
 	 STR(AF_DEFAULT_CACHE_MB) ")\n"
 	 "  --spill-mb=N           disk for rendered views past the cache, in MiB (default\n"

@@ -38,8 +38,16 @@ static int parse_o(const char *cmd, const char *list, struct af_fs_opts *o)
 			o->read_only = 0;
 		else if (!strcmp(t, "allow_other"))
 			o->allow_other = 1;
-		else {
-			fprintf(stderr, "animfs %s: unknown option -o %s (known: ro, allow_other)\n", cmd, t);
+		else if (!strncmp(t, "attr_cache=", 11)) {
+			char *end;
+			o->attr_cache = strtod(t + 11, &end);
+			if (*end || end == t + 11 || !(o->attr_cache >= 0 && o->attr_cache <= 3600)) {
+				fprintf(stderr, "animfs %s: -o attr_cache wants seconds (0 to 3600)\n", cmd);
+				return -1;
+			}
+		} else {
+			fprintf(stderr, "animfs %s: unknown option -o %s (known: ro, allow_other, "
+				"attr_cache=S)\n", cmd, t);
 			return -1;
 		}
 	}

@@ -31,6 +31,8 @@ struct af_fs {
 	int scratch_private; /* a temporary one (no GAME path given): removed at the end */
 	char scratch_path[4096];
 	int read_only;
+	double attr_cache;           /* -o attr_cache: seconds the kernel keeps names and
+					attributes (0: none; ops.c) */
 	struct af_rcache *cache;
 	size_t cache_bytes;          /* --cache-mb: the memory bound is it + 64 MiB */
 	struct af_errlog *errors;
