@@ -32,6 +32,8 @@ struct af_fs_opts {
 	const char *overlay_to; /* --to LAYOUT: saves into MODDIR in that layout (codec.h convert) */
 	int split;            /* --split or --split-over=SIZE: big views shown as folders */
 	size_t split_over;    /* ... whose text is longer than this (0: every view that splits) */
+	const char *rig_dir;  /* --rig-dir DIR: rigs the previews may take (docs/gltf.md) */
+	int rig_dir_fd;       /* DIR opened by the caller (-1: none) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.

@@ -38,7 +38,7 @@ static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
 	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
-	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
+	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]] [--rig-dir DIR]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
 	 "  -f                     stay in the foreground\n"
@@ -65,7 +65,9 @@ static const struct command commands[] = {
 	 "                         below) and saves into it are in the layout it loads\n"
 	 "  --to LAYOUT            with --overlay: saves into MODDIR are written in LAYOUT\n"
 	 "                         (a layout of animfs convert; default: the one MODDIR's\n"
-	 "                         files are in, else the --overlay-layout's)\n",
+	 "                         files are in, else the --overlay-layout's)\n"
+	 "  --rig-dir DIR          the previews of .animfs/gltf take a clip's rig from DIR\n"
+	 "                         when none is beside it (as animfs gltf --rig-dir)\n",
 	 af_cli_ov_layouts_help},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},

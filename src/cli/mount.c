@@ -70,6 +70,7 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 {
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
+	o->rig_dir_fd = -1;
 	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
 	o->spill_bytes = SIZE_MAX;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
@@ -108,6 +109,10 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 			o->overlay = argv[++i];
 		} else if (!strncmp(a, "--overlay=", 10) && a[10]) {
 			o->overlay = a + 10;
+		} else if (!strcmp(a, "--rig-dir") && i + 1 < argc) {
+			o->rig_dir = argv[++i];
+		} else if (!strncmp(a, "--rig-dir=", 10) && a[10]) {
+			o->rig_dir = a + 10;
 		} else if (!strcmp(a, "--to") && i + 1 < argc) {
 			o->overlay_to = argv[++i];
 		} else if (!strcmp(a, "--overlay-layout") && i + 1 < argc) {
@@ -331,8 +336,17 @@ int af_cli_mount(int argc, char **argv)
 	if (how[0])
 		fprintf(stderr, "animfs mount: saves into %s are written in the %s layout, %s "
 			"(--to LAYOUT chooses another)\n", o.overlay, o.overlay_to, how);
+	if (o.rig_dir && (o.rig_dir_fd = open(o.rig_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "animfs mount: --rig-dir %s: %s\n", o.rig_dir, strerror(errno));
+		if (o.overlay_fd >= 0)
+			close(o.overlay_fd);
+		close(fd);
+		return AF_EXIT_FAIL;
+	}
 	rc = af_fs_run(fd, &o);
 	close(fd);
+	if (o.rig_dir_fd >= 0)
+		close(o.rig_dir_fd);
 	if (o.overlay_fd >= 0)
 		close(o.overlay_fd);
 	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;

@@ -154,38 +154,50 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 	return 0;
 }
 
+/* Files a preview may read (its siblings, --rig-dir's rigs), telling when it does. */
+struct asked {
+	struct af_io io;
+	const struct af_io *of;
+	int *asked;
+};
+
 struct glb_job {
 	struct af_gltf_opts o;
 	const struct af_text *yaml;
 	struct af_buf *out;
 	struct af_diag *d;
-	struct af_io io;          /* the siblings, telling when they are asked for */
-	const struct af_io *sib;
-	int asked;
+	struct asked sib, rigs;
+	int asked, asked_rigs;
 };
 
 static int ask_read(void *ctx, const char *name, struct af_buf *out)
 {
-	struct glb_job *g = ctx;
-	g->asked = 1;
-	return g->sib->read_sibling(g->sib->ctx, name, out);
+	struct asked *a = ctx;
+	*a->asked = 1;
+	return a->of->read_sibling(a->of->ctx, name, out);
 }
 
 static int ask_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
 {
-	struct glb_job *g = ctx;
-	g->asked = 1;
-	return g->sib->list_siblings(g->sib->ctx, cb, cbctx);
+	struct asked *a = ctx;
+	*a->asked = 1;
+	return a->of->list_siblings(a->of->ctx, cb, cbctx);
+}
+
+static const struct af_io *ask_of(struct asked *a, const struct af_io *io, int *asked)
+{
+	a->of = io;
+	a->asked = asked;
+	a->io = (struct af_io){.name = io->name, .ctx = a, .read_sibling = io->read_sibling ? ask_read : NULL,
+			       .list_siblings = io->list_siblings ? ask_list : NULL};
+	return &a->io;
 }
 
 /* The glTF preview of the job's view, io its siblings (g->asked: whether it read them). */
 static int glb_with(void *ctx, const struct af_io *io)
 {
 	struct glb_job *g = ctx;
-	g->sib = io;
-	g->io = (struct af_io){.name = io->name, .ctx = g, .read_sibling = io->read_sibling ? ask_read : NULL,
-			       .list_siblings = io->list_siblings ? ask_list : NULL};
-	g->o.io = &g->io;
+	g->o.io = ask_of(&g->sib, io, &g->asked);
 	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
 }
 
@@ -232,8 +244,13 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 		goto out;
 	struct af_plot_opts o = {.title = af_base(v.rel)};
 	struct glb_job g = {.o = {.title = af_base(v.rel)}, .yaml = yaml, .out = &svg, .d = &d};
+	struct af_dirio rd;
 	int rc;
 	af_diag_init(&d);
+	if (glb && fs->rigdirfd >= 0) { /* --rig-dir: read as the caller, never kept */
+		af_dirio_init(&rd, fs->rigdirfd, "", 0);
+		g.o.rig_dir = ask_of(&g.rigs, &rd.io, &g.asked_rigs);
+	}
 	if (glb && member) {
 		rc = af_folder_with_io(fs, v.bin, &b.st, glb_with, &g);
 	} else if (glb) { /* its siblings: a skeleton beside it (gltf.h) */
@@ -246,7 +263,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	}
 	if (!rc && !svg.failed)
 		t = af_text_take(&svg);
-	if (t && (member || !g.asked))
+	if (t && (member || !g.asked) && !g.asked_rigs)
 		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 out:
