@@ -28,6 +28,7 @@ int af_cli_schema(int argc, char **argv);
 int af_cli_errors(int argc, char **argv);
 int af_cli_plot(int argc, char **argv);
 int af_cli_gltf(int argc, char **argv);
+int af_cli_import(int argc, char **argv);
 /* The YAML of the file in (plot.c): a view as it is, a binary decoded, CONTAINER/MEMBER as
  * decode takes it; *where: the name errors give. 0, or nonzero with d set. */
 struct af_buf;
