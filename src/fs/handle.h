@@ -10,6 +10,8 @@
 #include "render.h"
 #include "who.h"
 
+struct af_dest;
+
 struct af_fs;
 
 
@@ -40,6 +42,10 @@ struct af_handle {
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 	size_t charged;        /* own's length as counted in fs->unsaved */
+	/* AF_H_TEXT view: what its save is, when not af_commit_to (a glTF preview's:
+	 * previews.c), set by whoever opened it */
+	int (*save)(struct af_fs *fs, const struct af_dest *to, const char *rel, const uint8_t *text,
+		    size_t n);
 };
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,

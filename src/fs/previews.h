@@ -24,4 +24,14 @@ int af_previews_mirror(const char *rel, char *path, size_t size);
 int af_previews_fill(void *buf, const char *name, const struct stat *st, off_t off,
 		     enum fuse_fill_dir_flags flags);
 
+/* 1 with the view's path ("/a/b.animation.yaml") in view when rel is a preview's file
+ * (.animfs/gltf/a/b.animation.yaml.glb), else 0. */
+int af_previews_view(const char *rel, char *view, size_t size);
+/* A glTF written to the preview rel, saved into its view's binary (a struct af_handle's
+ * save): the import's result, when it changed anything, committed as that file's view
+ * (to: where, by whom); each changed channel a note in .animfs/errors (and a refusal
+ * there too). 0 or -errno. */
+struct af_dest;
+int af_previews_save(struct af_fs *fs, const struct af_dest *to, const char *rel, const uint8_t *gl, size_t n);
+
 #endif

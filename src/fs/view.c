@@ -134,7 +134,8 @@ static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
  * cost nothing for it). ext: ".svg" or ".glb". *kind set; 0, or -EACCES where the
  * caller may not look the view's name up (in a folder they may not search): a stat and
  * an open of its plot are refused as those of the binary are, whatever is there. */
-static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind)
+static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind,
+		     int *writable)
 {
 	char path[4200];
 	struct af_res v;
@@ -149,6 +150,9 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 		return -EACCES;
 	if (file)
 		*kind = v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
+	if (file && writable) /* a preview a glTF may be saved to (previews.c) */
+		*writable = v.kind == AF_K_VIEW && v.info.codec && v.info.codec->scene_import &&
+				 !strcmp(ext, ".glb") && !v.info.read_only;
 	else
 		*kind = v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
 	return 0;
@@ -325,6 +329,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	r->ghost = 0;
 	r->unlisted = 0;
 	r->in_split = 0;
+	r->writable = 0;
 	if (rc)
 		return rc;
 	base = af_base(r->rel);
@@ -346,9 +351,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
 			r->kind = schema_named(fs, f + sizeof(AF_CTL_SCHEMA), NULL) ? AF_K_NONE : AF_K_CTLFILE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind);
+			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind, NULL);
 		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind);
+			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind, &r->writable);
 		return 0;
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
@@ -722,7 +727,8 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		if (fstatat(fs->rootfd, ".", st, 0))
 			return -errno;
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
-		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
+		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : r->writable && !fs->read_only
+										? S_IFREG | 0644 : S_IFREG | 0444;
 		if (r->kind == AF_K_CTLFILE && is_stats(r->rel)) { /* the owner's 0400 file */
 			st->st_mode = S_IFREG | 0400;
 			st->st_uid = af_daemon_uid();
