@@ -135,7 +135,7 @@ static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
  * caller may not look the view's name up (in a folder they may not search): a stat and
  * an open of its plot are refused as those of the binary are, whatever is there. */
 static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind,
-		     int *writable)
+		     int *writable) /* writable: NULL, or set for a glTF preview (res.h) */
 {
 	char path[4200];
 	struct af_res v;
@@ -150,11 +150,10 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 		return -EACCES;
 	if (file)
 		*kind = v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
-	if (file && writable) /* a preview a glTF may be saved to (previews.c) */
-		*writable = v.kind == AF_K_VIEW && v.info.codec && v.info.codec->scene_import &&
-				 !strcmp(ext, ".glb") && !v.info.read_only;
 	else
 		*kind = v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
+	if (file && writable) /* a preview a glTF may be saved to (previews.c) */
+		*writable = v.kind == AF_K_VIEW && v.info.codec && v.info.codec->scene_import && !v.info.read_only;
 	return 0;
 }
 
