@@ -135,7 +135,8 @@ static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
  * caller may not look the view's name up (in a folder they may not search): a stat and
  * an open of its plot are refused as those of the binary are, whatever is there. */
 static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind,
-		     int *writable) /* writable: NULL, or set for a glTF preview (res.h) */
+		     int *writable, struct stat *bst) /* writable: NULL, or set for a glTF preview
+							(res.h), bst then its binary's */
 {
 	char path[4200];
 	struct af_res v;
@@ -154,6 +155,8 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 		*kind = v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
 	if (file && writable) /* a preview a glTF may be saved to (previews.c) */
 		*writable = v.kind == AF_K_VIEW && v.info.codec && v.info.codec->scene_import && !v.info.read_only;
+	if (file && writable && *writable)
+		*bst = v.st; /* its binary's */
 	return 0;
 }
 
@@ -350,9 +353,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
 			r->kind = schema_named(fs, f + sizeof(AF_CTL_SCHEMA), NULL) ? AF_K_NONE : AF_K_CTLFILE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind, NULL);
+			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind, NULL, NULL);
 		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind, &r->writable);
+			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind, &r->writable, &r->st);
 		return 0;
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
@@ -726,8 +729,13 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		if (fstatat(fs->rootfd, ".", st, 0))
 			return -errno;
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
-		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : r->writable && !fs->read_only
-										? S_IFREG | 0644 : S_IFREG | 0444;
+		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
+		if (r->writable && !fs->read_only) { /* a glTF preview: its binary's owner and
+							write bits (allow_other's kernel check) */
+			st->st_mode = S_IFREG | 0444 | (r->st.st_mode & 0222);
+			st->st_uid = r->st.st_uid;
+			st->st_gid = r->st.st_gid;
+		}
 		if (r->kind == AF_K_CTLFILE && is_stats(r->rel)) { /* the owner's 0400 file */
 			st->st_mode = S_IFREG | 0400;
 			st->st_uid = af_daemon_uid();

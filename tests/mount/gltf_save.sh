@@ -15,6 +15,9 @@ cp "$GAME/anims/walk.animation" "$T/orig.animation"
 mount_view_fg
 P=$VIEW/.animfs/gltf/anims/walk.animation.yaml.glb
 [ "$(stat -c %a "$P")" = 644 ] || fail "a Diesel preview is not writable: $(stat -c %a "$P")"
+chmod 660 "$GAME/anims/walk.animation" # the binary's owner and write bits (allow_other's check)
+[ "$(stat -c %a:%u "$P")" = "664:$(stat -c %u "$GAME/anims/walk.animation")" ] || fail "the preview's mode: $(stat -c %a:%u "$P")"
+chmod 644 "$GAME/anims/walk.animation"
 [ "$(stat -c %a "$VIEW/.animfs/gltf/anims/tiny.PLD.yaml.glb")" = 444 ] || fail "an RE preview is shown writable"
 cp "$P" "$T/w.glb" || fail "read the preview"
 # no edit: the binary stays as it was
