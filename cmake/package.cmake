@@ -19,7 +19,7 @@ set(CPACK_PACKAGING_INSTALL_PREFIX ${CMAKE_INSTALL_PREFIX})
 set(CPACK_DEBIAN_FILE_NAME DEB-DEFAULT) # animfs_<version>_<arch>.deb
 set(CPACK_DEBIAN_PACKAGE_SECTION utils)
 set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
-# the shared libraries, found by dpkg-shlibdeps (libc6, libfuse3-3, zlib1g, libyaml-0-2),
+# the shared libraries, found by dpkg-shlibdeps (libc6, libfuse3-3, zlib1g, libyaml-0-2, libjson-c5),
 # and fusermount3, which a FUSE mount of a user needs
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
 set(CPACK_DEBIAN_PACKAGE_DEPENDS "fuse3")

@@ -14,6 +14,7 @@ struct af_sch;
 struct af_ynode;
 struct af_curves;
 struct af_scene;
+struct af_scene_edit;
 
 #define AF_BID_HEAD 64 /* bytes of the file's start passed to bid() */
 
@@ -135,6 +136,15 @@ struct af_codec {
 	 * fits. Reads siblings through io only; never an error. */
 	int (*scene_base)(const struct af_ynode *root, const struct af_io *io, char *name,
 			  size_t size, struct af_buf *why);
+	/* Optional (with scene; NULL: a glTF cannot come back into this format): the binary
+	 * of the document root with the channels of the edits (scene.h, named as the scene
+	 * hook names them) re-keyed, quantised in the format's own form and put in place of
+	 * the document's, everything else as the document says, appended to out (io: the
+	 * document's, as for from_yaml); each edit's report filled. What cannot map (a node
+	 * or channel the file has no place for, a value out of its range, keys past the
+	 * animation's length) is AF_EINVAL with d saying which. `animfs import`. */
+	int (*scene_import)(const struct af_ynode *root, struct af_scene_edit *ed, size_t ned,
+			    const struct af_io *io, struct af_buf *out, struct af_diag *d);
 	/* Optional (NULL): of the file's animation data, how many bytes to_yaml shows as
 	 * named, editable fields (*decoded) and how many it carries as opaque bytes or in
 	 * fields it names unknown (*opaque); meshes, textures and other data count in

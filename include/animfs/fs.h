@@ -34,6 +34,8 @@ struct af_fs_opts {
 	size_t split_over;    /* ... whose text is longer than this (0: every view that splits) */
 	double attr_cache;    /* -o attr_cache=S: the kernel keeps names and attributes S
 				 seconds (0: every lookup and stat asks; never with allow_other) */
+	const char *rig_dir;  /* --rig-dir DIR: rigs the previews may take (docs/gltf.md) */
+	int rig_dir_fd;       /* DIR opened by the caller (-1: none) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.

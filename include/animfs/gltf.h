@@ -55,6 +55,28 @@ int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct
 int af_gltf_write_room(const struct af_scene *sc, int json, const char *title, const struct af_ybudget *mem,
 		       struct af_buf *out);
 
+/* `animfs import`: a glTF brought back into a game file. */
+struct af_gltf_import_opts {
+	const char *const *anims; /* the file's animations to take from the glTF (NULL: all) */
+	size_t nanims;
+	const struct af_io *io;   /* the original's siblings (as for from_yaml), or NULL */
+};
+
+/* The glTF (gl, ngl: GLB, or JSON with data: URI buffers) merged into the game file bin
+ * (nbin bytes) whose view is yaml (nyaml), appended to out: the animations matched by
+ * name (the file's own or the preview's "<name> @<rate>fps"), their channels by node name
+ * and path; a channel whose curve agrees with the file's within one stored step at every
+ * key of either stays as it is (none changed: out gets bin itself); the others go to the
+ * codec's scene_import hook (codec.h). What the glTF moves that the file has no place for
+ * (an animation, a joint, a channel; a channel that holds its rest value is passed over)
+ * is AF_EINVAL, a format without the hook AF_EUNSUP, a hostile glTF (counts, ranges,
+ * NaN, a loop in the nodes, buffers missing or shorter than said) AF_EINVAL, with d
+ * saying what; then out is as it was. report (may be NULL) gets a line per changed
+ * channel (keys in and out, the largest error in steps) and a summary line. */
+int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t nyaml, const uint8_t *bin,
+		   size_t nbin, const struct af_gltf_import_opts *o, struct af_buf *out, struct af_buf *report,
+		   struct af_diag *d);
+
 /* A PNG (RGBA, 8 bits, zlib) of w x h pixels appended to out. 0 or AF_ENOMEM. */
 int af_png_rgba(const uint8_t *rgba, unsigned w, unsigned h, struct af_buf *out);
 

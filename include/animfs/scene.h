@@ -48,6 +48,25 @@ struct af_scene_channel {
 	float *t;         /* n times, seconds, increasing */
 	float *v;         /* n * 3 (translation, scale) or n * 4 (rotation x, y, z, w) */
 	unsigned line;
+	/* One stored step of its values (the file's quantisation, in the values' units), or 0
+	 * when the file stores floats: a glTF brought back (af_gltf_import) whose keys agree
+	 * with these within it leaves the channel as it is. */
+	double quantum;
+};
+
+/* A channel of a glTF brought back that differs from the file's (af_gltf_import): the
+ * animation, node and path as the scene hook named them, and its keys as the glTF gives
+ * them (times in seconds, increasing; n * 3 or n * 4 values), for a codec's
+ * scene_import hook (codec.h), which says what it made of them. */
+struct af_scene_edit {
+	const char *anim, *node;
+	enum af_scene_path path;
+	size_t n;
+	const float *t, *v;
+	/* set by the hook: the keys the file held and holds now, and the largest distance of
+	 * the new keys' curve from the glTF's keys, in stored steps */
+	size_t keys_before, keys_after;
+	double max_steps;
 };
 
 struct af_scene_anim {

@@ -167,6 +167,9 @@ int af_y_get_str(struct af_diag *d, const struct af_ynode *n, const char **s, si
 int af_y_get_hex(struct af_diag *d, const struct af_ynode *n, struct af_buf *out, const char *what);
 int af_y_get_base64(struct af_diag *d, const struct af_ynode *n, struct af_buf *out,
 		    const char *what);
+/* Base64 text (s, n; whitespace ignored) appended to out: 0, -1 for a character not of
+ * base64, -2 out of memory, -3 more than two '=' of padding. */
+int af_base64_decode(const char *s, size_t n, struct af_buf *out);
 /* Required key of a map: error "what: missing key 'k'" when absent. */
 const struct af_ynode *af_y_need(struct af_diag *d, const struct af_ynode *m, const char *key,
 				 const char *what);

@@ -28,6 +28,7 @@ int af_cli_schema(int argc, char **argv);
 int af_cli_errors(int argc, char **argv);
 int af_cli_plot(int argc, char **argv);
 int af_cli_gltf(int argc, char **argv);
+int af_cli_import(int argc, char **argv);
 /* The YAML of the file in (plot.c): a view as it is, a binary decoded, CONTAINER/MEMBER as
  * decode takes it; *where: the name errors give. 0, or nonzero with d set. */
 struct af_buf;
@@ -67,6 +68,8 @@ int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o
 		    const char **layout, struct af_dav_opts *dav);
 int af_cli_open_game(const char *cmd, const char *game);
 int af_cli_fs_overlay(const char *cmd, struct af_fs_opts *o, const char *layout);
+/* --rig-dir DIR opened as the caller: 0, or an exit code (said why). */
+int af_cli_fs_rigdir(const char *cmd, struct af_fs_opts *o);
 /* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks
  * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
  * fd, or -1 with the reason printed. */

@@ -38,7 +38,7 @@ static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
 	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [-o attr_cache=S] [--cache-mb=N]\n"
 	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
-	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
+	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]] [--rig-dir DIR]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
 	 "mounted already",
 	 "  -f                     stay in the foreground\n"
@@ -69,7 +69,9 @@ static const struct command commands[] = {
 	 "                         below) and saves into it are in the layout it loads\n"
 	 "  --to LAYOUT            with --overlay: saves into MODDIR are written in LAYOUT\n"
 	 "                         (a layout of animfs convert; default: the one MODDIR's\n"
-	 "                         files are in, else the --overlay-layout's)\n",
+	 "                         files are in, else the --overlay-layout's)\n"
+	 "  --rig-dir DIR          the previews of .animfs/gltf take a clip's rig from DIR\n"
+	 "                         when none is beside it (as animfs gltf --rig-dir)\n",
 	 af_cli_ov_layouts_help},
 	{"serve", NULL, af_cli_serve,
 	 "serve GAME [--listen ADDR:PORT] [--auth FILE] [--tls-cert PEM --tls-key PEM]\n"
@@ -167,6 +169,14 @@ static const struct command commands[] = {
 	 "  --skeleton FILE        parents for the preview's nodes: 'CHILD -> PARENT' a line\n"
 	 "                         (PARENT '-': a root; ' @ X Y Z' after it: the child's\n"
 	 "                         rest offset; docs/gltf.md)\n",
+	 NULL},
+	{"import", NULL, af_cli_import, "import FILE.glb|FILE.gltf --into GAMEFILE [-o OUT] [--anim NAME]...", NULL,
+	 "a glTF (a preview, edited) back into the game file, as a merge into\n"
+	 "it: changed channels re-keyed in the format, the rest as it was\n"
+	 "(docs/gltf.md)",
+	 "  --into GAMEFILE        the file the preview was made of (replaced atomically)\n"
+	 "  -o OUT                 write the result to OUT instead\n"
+	 "  --anim NAME            take only the animation NAME from the glTF (repeatable)\n",
 	 NULL},
 	{"formats", NULL, cmd_formats, "formats", NULL, "list the supported formats", NULL, NULL},
 	{"schema", NULL, af_cli_schema, "schema FORMAT | schema --all DIR", NULL,

@@ -93,6 +93,7 @@ int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o
 {
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
+	o->rig_dir_fd = -1;
 	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
 	o->spill_bytes = SIZE_MAX;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
@@ -131,6 +132,10 @@ int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o
 			o->overlay = argv[++i];
 		} else if (!strncmp(a, "--overlay=", 10) && a[10]) {
 			o->overlay = a + 10;
+		} else if (!strcmp(a, "--rig-dir") && i + 1 < argc) {
+			o->rig_dir = argv[++i];
+		} else if (!strncmp(a, "--rig-dir=", 10) && a[10]) {
+			o->rig_dir = a + 10;
 		} else if (!strcmp(a, "--to") && i + 1 < argc) {
 			o->overlay_to = argv[++i];
 		} else if (!strcmp(a, "--overlay-layout") && i + 1 < argc) {
@@ -347,6 +352,15 @@ int af_cli_fs_overlay(const char *cmd, struct af_fs_opts *o, const char *layout)
 	return 0;
 }
 
+int af_cli_fs_rigdir(const char *cmd, struct af_fs_opts *o)
+{
+	if (o->rig_dir && (o->rig_dir_fd = open(o->rig_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+		fprintf(stderr, "animfs %s: --rig-dir %s: %s\n", cmd, o->rig_dir, strerror(errno));
+		return AF_EXIT_FAIL;
+	}
+	return 0;
+}
+
 int af_cli_mount(int argc, char **argv)
 {
 	struct af_fs_opts o;
@@ -370,8 +384,16 @@ int af_cli_mount(int argc, char **argv)
 		close(fd);
 		return rc;
 	}
+	if ((rc = af_cli_fs_rigdir("mount", &o))) {
+		if (o.overlay_fd >= 0)
+			close(o.overlay_fd);
+		close(fd);
+		return rc;
+	}
 	rc = af_fs_run(fd, &o);
 	close(fd);
+	if (o.rig_dir_fd >= 0)
+		close(o.rig_dir_fd);
 	if (o.overlay_fd >= 0)
 		close(o.overlay_fd);
 	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;

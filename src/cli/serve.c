@@ -33,8 +33,16 @@ int af_cli_serve(int argc, char **argv)
 		close(fd);
 		return rc;
 	}
+	if ((rc = af_cli_fs_rigdir("serve", &o))) {
+		if (o.overlay_fd >= 0)
+			close(o.overlay_fd);
+		close(fd);
+		return rc;
+	}
 	rc = af_fs_serve(fd, &o, &d);
 	close(fd);
+	if (o.rig_dir_fd >= 0)
+		close(o.rig_dir_fd);
 	if (o.overlay_fd >= 0)
 		close(o.overlay_fd);
 	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;

@@ -362,16 +362,12 @@ int af_y_get_hex(struct af_diag *d, const struct af_ynode *n, struct af_buf *out
 	return 0;
 }
 
-int af_y_get_base64(struct af_diag *d, const struct af_ynode *n, struct af_buf *out,
-		    const char *what)
+int af_base64_decode(const char *s, size_t n, struct af_buf *out)
 {
-	int rc = scalar(d, n, what);
 	uint32_t acc = 0;
 	int bits = 0, pad = 0;
-	if (rc)
-		return rc;
-	for (size_t i = 0; i < n->len; i++) {
-		char c = n->str[i];
+	for (size_t i = 0; i < n; i++) {
+		char c = s[i];
 		const char *p;
 		if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
 			continue;
@@ -380,17 +376,29 @@ int af_y_get_base64(struct af_diag *d, const struct af_ynode *n, struct af_buf *
 			continue;
 		}
 		if (pad || !(p = memchr(b64, c, 64)) || !c)
-			return af_y_error(d, n, "%s: invalid base64 text", what);
+			return -1;
 		acc = acc << 6 | (uint32_t)(p - b64);
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
 			if (af_buf_put_u8(out, (uint8_t)(acc >> bits)))
-				return af_diag_error(d, AF_ENOMEM, "out of memory");
+				return -2;
 		}
 	}
-	if (pad > 2)
-		return af_y_error(d, n, "%s: invalid base64 padding", what);
+	return pad > 2 ? -3 : 0;
+}
+
+int af_y_get_base64(struct af_diag *d, const struct af_ynode *n, struct af_buf *out,
+		    const char *what)
+{
+	int rc = scalar(d, n, what);
+	if (rc)
+		return rc;
+	switch (af_base64_decode(n->str, n->len, out)) {
+	case -1: return af_y_error(d, n, "%s: invalid base64 text", what);
+	case -2: return af_diag_error(d, AF_ENOMEM, "out of memory");
+	case -3: return af_y_error(d, n, "%s: invalid base64 padding", what);
+	}
 	return 0;
 }
 

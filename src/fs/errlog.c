@@ -137,6 +137,15 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const 
 	pthread_mutex_unlock(&e->lock);
 }
 
+void af_errlog_note(struct af_errlog *e, uid_t uid, const char *view_path, const char *text)
+{
+	struct af_diag d;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_EINVAL, "note: %s", text);
+	af_errlog_add(e, uid, view_path, &d);
+	af_diag_free(&d);
+}
+
 void af_errlog_forget(struct af_errlog *e, const char *path)
 {
 	pthread_mutex_lock(&e->lock);

@@ -16,6 +16,8 @@ void af_errlog_free(struct af_errlog *e);
  * control characters in it are escaped (\n, \xNN), so one line is one refused save. */
 void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,
 		   const struct af_diag *d);
+/* A note (not a refusal) on a save by uid: "time view_path: note: text". */
+void af_errlog_note(struct af_errlog *e, uid_t uid, const char *view_path, const char *text);
 /* AF_ERRLOG_ALL: a line about a file itself (no one's text; view_path its GAME path),
  * shown to every user who may read that file (root too: a file gone is not shown). */
 #define AF_ERRLOG_ALL ((uid_t)-1)

@@ -41,6 +41,7 @@
 #include "hidden.h"
 #include "kcache.h"
 #include "overlay.h"
+#include "previews.h"
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
@@ -161,8 +162,13 @@ static int open_ro_text(struct af_fs *fs, struct fuse_file_info *fi, const char 
 	return put_handle(fi, h, 1);
 }
 
+static int open_preview_save(struct af_fs *fs, const char *view, const char *rel, struct fuse_file_info *fi);
+
 static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
+	char view[4200];
+	if ((fi->flags & WRITE_FLAGS) && af_previews_view(r->rel, view, sizeof(view)))
+		return open_preview_save(fs, view, r->rel, fi);
 	if (fi->flags & WRITE_FLAGS)
 		return -EACCES;
 	int err;
@@ -195,6 +201,33 @@ static int view_handle(struct af_fs *fs, struct fuse_file_info *fi, const char *
 	if (rc) {
 		if (h)
 			af_handle_free(fs, h);
+		return rc;
+	}
+	return put_handle(fi, h, 1);
+}
+
+/* A glTF preview opened for writing (previews.c): a buffer whose save brings the glTF
+ * back into the view's binary, for those who may write that binary; a format that
+ * cannot take a glTF back, a read-only view or a container's member: EACCES. */
+static int open_preview_save(struct af_fs *fs, const char *view, const char *rel, struct fuse_file_info *fi)
+{
+	struct af_res v;
+	int rc;
+	if (fs->read_only)
+		return -EROFS;
+	if ((rc = af_view_resolve(fs, view, &v)))
+		return rc;
+	if (v.kind != AF_K_VIEW || !v.info.codec || !v.info.codec->scene_import || af_view_read_only(fs, &v) ||
+	    af_folder_member(fs, v.bin))
+		return -EACCES;
+	if ((rc = af_view_open_text(fs, &v, O_WRONLY, NULL))) /* the binary's writers only */
+		return rc == -EIO ? -ENOENT : rc;
+	struct af_handle *h = af_handle_new_text(fs, rel, v.bin, NULL, 1);
+	if (!h)
+		return -ENOMEM;
+	h->save = af_previews_save;
+	if ((rc = pin_folder(fs, h))) {
+		af_handle_free(fs, h);
 		return rc;
 	}
 	return put_handle(fi, h, 1);

@@ -244,7 +244,7 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 		tried = 1;
 		struct af_dest to = {h->dirfd, h->bin, h->who,
 				     h->mode ? h->mode : 0666 & ~h->who.umask, 0, NULL, NULL, NULL, 0};
-		rc = (h->part ? af_split_commit : af_commit_to)(
+		rc = (h->save ? h->save : h->part ? af_split_commit : af_commit_to)(
 			fs, &to, h->rel, h->own.data ? h->own.data : (const uint8_t *)"", h->own.len);
 		h->dirty = 0;
 		__atomic_store_n(&h->pending, -1LL, __ATOMIC_RELEASE);

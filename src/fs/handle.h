@@ -10,6 +10,8 @@
 #include "render.h"
 #include "who.h"
 
+struct af_dest;
+
 struct af_fs;
 
 
@@ -46,6 +48,10 @@ struct af_handle {
 	unsigned long seen_gen; /* cached: seen (its fstat) is of this generation of the
 				   mount's changes (kcache.h), 0: none yet */
 	struct stat seen;
+	/* AF_H_TEXT view: what its save is, when not af_commit_to (a glTF preview's:
+	 * previews.c), set by whoever opened it */
+	int (*save)(struct af_fs *fs, const struct af_dest *to, const char *rel, const uint8_t *text,
+		    size_t n);
 };
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,

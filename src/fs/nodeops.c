@@ -28,6 +28,7 @@
 #include "kcache.h"
 #include "overlay.h"
 #include "prefetch.h"
+#include "previews.h"
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
@@ -291,6 +292,8 @@ static void fill_name(void *ctx, const char *name)
 		l->filler(l->buf, name, NULL, 0, 0);
 }
 
+static int list_previews(struct af_fs *fs, const char *mirror, void *buf, fuse_fill_dir_t filler);
+
 /* The whole listing of path, given to filler (the open directory's af_dirlist). */
 static int list_dir(const char *path, void *buf, fuse_fill_dir_t filler)
 {
@@ -326,6 +329,9 @@ static int list_dir(const char *path, void *buf, fuse_fill_dir_t filler)
 		return 0;
 	}
 	if (r.kind == AF_K_CTLDIR) {
+		char mirror[4200];
+		if (af_previews_mirror(r.rel, mirror, sizeof(mirror)))
+			return list_previews(fs, mirror, buf, filler);
 		if (!strcmp(r.rel, AF_CTL_DIR)) {
 			static const char *const names[] = {AF_CTL_ERRORS, AF_CTL_PID, AF_CTL_SCRATCH,
 							    AF_CTL_SCHEMA, AF_CTL_PLOT, AF_CTL_GLTF};
@@ -360,6 +366,21 @@ static int list_dir(const char *path, void *buf, fuse_fill_dir_t filler)
 	if (!strcmp(r.rel, "."))
 		filler(buf, AF_CTL_DIR, NULL, 0, 0);
 	return 0;
+}
+
+/* A folder of .animfs/gltf/: the folder it mirrors listed first (as its caller may),
+ * then each name resolved (previews.c), no lock held. */
+static int list_previews(struct af_fs *fs, const char *mirror, void *buf, fuse_fill_dir_t filler)
+{
+	struct af_dirlist *names = af_dirlist_new();
+	struct af_previews p = {fs, mirror, buf, filler};
+	int rc = names ? list_dir(mirror, names, af_dirlist_add) : -ENOMEM;
+	if (!rc && af_dirlist_failed(names))
+		rc = -ENOMEM;
+	if (!rc)
+		af_dirlist_serve(names, 0, &p, af_previews_fill);
+	af_dirlist_free(names);
+	return rc;
 }
 
 int af_op_opendir(const char *path, struct fuse_file_info *fi)

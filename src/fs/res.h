@@ -35,6 +35,9 @@ struct af_res {
 	int unlisted;       /* AF_K_PASS: a claimed binary's own name (its view is listed) */
 	int in_split;       /* the name is in a split view's folder (bin: its binary, st and
 			       info its) */
+	int writable;       /* AF_K_CTLFILE: a glTF preview a glTF may be saved to
+			       (previews.c): shown with its binary's owner and write bits
+			       (st: the binary's) */
 	enum af_kind ghost_of;
 };
 

@@ -37,6 +37,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	memset(fs, 0, sizeof(*fs));
 	fs->rootfd = rootfd;
 	fs->modfd = -1;
+	fs->rigdirfd = -1;
 	fs->scratchfd = -1;
 	fs->usersfd = -1;
 	fs->pristinefd = -1;
@@ -190,6 +191,7 @@ int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, co
 	}
 	s->have_fs = 1;
 	fs->modfd = o->overlay_fd;
+	fs->rigdirfd = o->rig_dir_fd;
 	fs->mod_layout = o->overlay_to;
 	fs->max_unsaved = o->unsaved_bytes;
 	fs->attr_cache = o->allow_other ? 0 : o->attr_cache;

@@ -15,6 +15,7 @@ struct af_handle;
 struct af_fs {
 	int rootfd;    /* GAME, opened once before daemonizing */
 	int modfd;     /* --overlay MODDIR (overlay.c: every change lands there), or -1 */
+	int rigdirfd;  /* --rig-dir DIR: rigs for the glTF previews (view.c), or -1 */
 	const char *mod_layout; /* --to LAYOUT: what a save into MODDIR is written in, or NULL */
 	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c): the
 			  daemon's user's tree */

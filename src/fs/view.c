@@ -136,7 +136,9 @@ static int schema_named(struct af_fs *fs, const char *name, struct af_buf *out)
  * cost nothing for it). ext: ".svg" or ".glb". *kind set; 0, or -EACCES where the
  * caller may not look the view's name up (in a folder they may not search): a stat and
  * an open of its plot are refused as those of the binary are, whatever is there. */
-static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind)
+static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum af_kind *kind,
+		     int *writable, struct stat *bst) /* writable: NULL, or set for a glTF preview
+							(res.h), bst then its binary's */
 {
 	char path[4200];
 	struct af_res v;
@@ -153,41 +155,57 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 		*kind = v.kind == AF_K_VIEW || v.kind == AF_K_SPLITDIR ? AF_K_CTLFILE : AF_K_NONE;
 	else
 		*kind = v.kind == AF_K_DIR || v.kind == AF_K_ARCDIR ? AF_K_CTLDIR : AF_K_NONE;
+	if (file && writable) /* a preview a glTF may be saved to (previews.c) */
+		*writable = v.kind == AF_K_VIEW && v.info.codec && v.info.codec->scene_import && !v.info.read_only;
+	if (file && writable && *writable)
+		*bst = v.st; /* its binary's */
 	return 0;
 }
+
+/* Files a preview may read (its siblings, --rig-dir's rigs), telling when it does. */
+struct asked {
+	struct af_io io;
+	const struct af_io *of;
+	int *asked;
+};
 
 struct glb_job {
 	struct af_gltf_opts o;
 	const struct af_text *yaml;
 	struct af_buf *out;
 	struct af_diag *d;
-	struct af_io io;          /* the siblings, telling when they are asked for */
-	const struct af_io *sib;
-	int asked;
+	struct asked sib, rigs;
+	int asked, asked_rigs;
 };
 
 static int ask_read(void *ctx, const char *name, struct af_buf *out)
 {
-	struct glb_job *g = ctx;
-	g->asked = 1;
-	return g->sib->read_sibling(g->sib->ctx, name, out);
+	struct asked *a = ctx;
+	*a->asked = 1;
+	return a->of->read_sibling(a->of->ctx, name, out);
 }
 
 static int ask_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
 {
-	struct glb_job *g = ctx;
-	g->asked = 1;
-	return g->sib->list_siblings(g->sib->ctx, cb, cbctx);
+	struct asked *a = ctx;
+	*a->asked = 1;
+	return a->of->list_siblings(a->of->ctx, cb, cbctx);
+}
+
+static const struct af_io *ask_of(struct asked *a, const struct af_io *io, int *asked)
+{
+	a->of = io;
+	a->asked = asked;
+	a->io = (struct af_io){.name = io->name, .ctx = a, .read_sibling = io->read_sibling ? ask_read : NULL,
+			       .list_siblings = io->list_siblings ? ask_list : NULL};
+	return &a->io;
 }
 
 /* The glTF preview of the job's view, io its siblings (g->asked: whether it read them). */
 static int glb_with(void *ctx, const struct af_io *io)
 {
 	struct glb_job *g = ctx;
-	g->sib = io;
-	g->io = (struct af_io){.name = io->name, .ctx = g, .read_sibling = io->read_sibling ? ask_read : NULL,
-			       .list_siblings = io->list_siblings ? ask_list : NULL};
-	g->o.io = &g->io;
+	g->o.io = ask_of(&g->sib, io, &g->asked);
 	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
 }
 
@@ -200,6 +218,7 @@ struct out_job {
 	const struct af_bin *b;
 	const struct af_text *yaml;
 	int glb, asked;
+	int rigs; /* a preview read --rig-dir (as its caller): never kept */
 };
 
 static int out_make(void *ctx, const struct af_ybudget *mem, struct af_buf *out, struct af_diag *d)
@@ -210,7 +229,12 @@ static int out_make(void *ctx, const struct af_ybudget *mem, struct af_buf *out,
 		return af_plot_svg(j->yaml->data, j->yaml->len, &o, out, d);
 	}
 	struct glb_job g = {.o = {.title = af_base(j->v->rel), .mem = mem}, .yaml = j->yaml, .out = out, .d = d};
+	struct af_dirio rd;
 	int rc;
+	if (j->fs->rigdirfd >= 0) { /* --rig-dir: read as the caller, never kept */
+		af_dirio_init(&rd, j->fs->rigdirfd, "", 0);
+		g.o.rig_dir = ask_of(&g.rigs, &rd.io, &g.asked_rigs);
+	}
 	if (j->b->member) {
 		rc = af_folder_with_io(j->fs, j->v->bin, &j->b->st, glb_with, &g);
 	} else { /* its siblings: a skeleton beside it (gltf.h) */
@@ -220,6 +244,8 @@ static int out_make(void *ctx, const struct af_ybudget *mem, struct af_buf *out,
 		af_sibio_close(&s);
 		j->asked = g.asked;
 	}
+	j->rigs = g.asked_rigs;
+	j->asked |= g.asked_rigs;
 	return rc;
 }
 
@@ -264,13 +290,13 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size))
 		goto out;
 	/* made within the memory bound, one at a time, kept in the render cache (derive.h) */
-	struct out_job oj = {fs, &v, &b, yaml, glb, 0};
+	struct out_job oj = {fs, &v, &b, yaml, glb, 0, 0};
 	uint64_t k = af_fnv1_64(rest, n) ^ key.text ^ (glb ? 0x676c62 : 0x737667);
 	struct af_derive q = {glb ? "preview" : "plot", v.bin, &b.st, k ? k : 1, yaml, out_make, &oj, &oj.asked};
 	af_diag_init(&d);
 	if (af_derive(fs, &q, &t, &d) == -EFBIG)
 		*err = -EFBIG; /* past the memory bound: the line in .animfs/errors says so */
-	if (t && (member || !oj.asked))
+	if (t && (member || !oj.asked) && !oj.rigs)
 		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 out:
@@ -331,6 +357,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	r->ghost = 0;
 	r->unlisted = 0;
 	r->in_split = 0;
+	r->writable = 0;
 	if (rc)
 		return rc;
 	base = af_base(r->rel);
@@ -352,9 +379,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		else if (!strncmp(f, AF_CTL_SCHEMA "/", sizeof(AF_CTL_SCHEMA)))
 			r->kind = schema_named(fs, f + sizeof(AF_CTL_SCHEMA), NULL) ? AF_K_NONE : AF_K_CTLFILE;
 		else if (!strncmp(f, AF_CTL_PLOT "/", sizeof(AF_CTL_PLOT)))
-			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind);
+			return plot_kind(fs, f + sizeof(AF_CTL_PLOT), ".svg", &r->kind, NULL, NULL);
 		else if (!strncmp(f, AF_CTL_GLTF "/", sizeof(AF_CTL_GLTF)))
-			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind);
+			return plot_kind(fs, f + sizeof(AF_CTL_GLTF), ".glb", &r->kind, &r->writable, &r->st);
 		return 0;
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
@@ -729,6 +756,12 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 			return -errno;
 		st->st_nlink = r->kind == AF_K_CTLDIR ? 2 : 1;
 		st->st_mode = r->kind == AF_K_CTLDIR ? S_IFDIR | 0555 : S_IFREG | 0444;
+		if (r->writable && !fs->read_only) { /* a glTF preview: its binary's owner and
+							write bits (allow_other's kernel check) */
+			st->st_mode = S_IFREG | 0444 | (r->st.st_mode & 0222);
+			st->st_uid = r->st.st_uid;
+			st->st_gid = r->st.st_gid;
+		}
 		if (r->kind == AF_K_CTLFILE && is_stats(r->rel)) { /* the owner's 0400 file */
 			st->st_mode = S_IFREG | 0400;
 			st->st_uid = af_daemon_uid();

@@ -1,8 +1,10 @@
 # Issue 31 in the mount: VIEW/.animfs/gltf/<view path>.glb is the view's glTF preview, made
-# when read: the same file as `animfs gltf` of the view, read-only, never listed, absent for a
-# format with nothing to preview, new after every save, and readable only by those who may
-# read the binary; a clip in a package moves the rig beside it, and follows that rig's
-# saves. No samples needed.
+# when read: the same file as `animfs gltf` of the view, read-only, absent for a format with
+# nothing to preview, new after every save, and readable only by those who may read the
+# binary; a clip in a package moves the rig beside it, and follows that rig's saves. Issue
+# 45: each folder of .animfs/gltf lists its folders and the previews of its views (with the
+# sizes a read gives), none of a format with nothing to preview; --rig-dir gives a loose
+# clip its rig. No samples needed.
 . "$(dirname "$0")/common.inc"
 . "$(dirname "$0")/multiuser.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
@@ -12,6 +14,7 @@ mkdir -p "$GAME/anims/deep" "$GAME/priv"
 "$ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode"
 "$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
 cp "$GAME/anims/deep/walk.animation" "$GAME/priv/walk.animation" && chmod 600 "$GAME/priv/walk.animation"
+echo "not an animation" > "$GAME/anims/notes.txt"
 chmod -R a+rX "$GAME/anims"
 # a package with two rigs and a clip that moves bones of the second (tests/cli/gltf.sh)
 pk=$T/pk; mkdir -p "$pk" "$GAME/pkg"
@@ -22,7 +25,12 @@ sed 's/\blid\b/lidB/g' "$src/examples/hand_prop.rig.yaml" > "$pk/b.rig.yaml"
 	"$ANIMFS" encode "$pk/b.rig.yaml" -o "$pk/b.rig" &&
 	python3 "$src/tests/mount/mkpackage.py" "$GAME/pkg/p.package" 8EAF13DE:B:"$pk/b.rig" 6B20C4F3:C1:"$pk/two.clip" \
 		8EAF13DE:A:"$pk/a.rig" || fail "making the package"
-mount_view_fg -o allow_other
+# --rig-dir: a loose clip with no rig beside it (tests/cli/gltf.sh)
+mkdir -p "$GAME/cc" "$T/rigs"
+cp "$pk/two.clip" "$GAME/cc/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation"
+cp "$pk/a.rig" "$T/rigs/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig"
+chmod -R a+rX "$T/rigs" "$GAME/cc"
+mount_view_fg -o allow_other --rig-dir "$T/rigs"
 G=$VIEW/.animfs/gltf
 for v in anims/deep/walk.animation.yaml anims/tiny.PLD.yaml; do
 	[ -s "$G/$v.glb" ] || fail "no preview of $v"
@@ -36,7 +44,28 @@ if [ -d "$mods/gltf-validator" ]; then
 fi
 [ -e "$G/wave.jazz.yaml.glb" ] && fail "a Jazz view has a preview"
 [ -e "$G/anims/nope.animation.yaml.glb" ] && fail "a preview of no view"
-[ -z "$(ls -A "$G")" ] || fail "previews are listed"
+# the listings: folders and previews, nothing else (no Jazz preview, no plain file)
+[ "$(ls "$G" | tr '\n' ' ')" = "anims cc pkg priv " ] || fail "the root's previews: $(ls "$G")"
+[ "$(ls "$G/anims" | tr '\n' ' ')" = "deep tiny.PLD.yaml.glb " ] || fail "anims' previews: $(ls "$G/anims")"
+[ "$(ls "$G/anims/deep")" = walk.animation.yaml.glb ] || fail "deep's previews: $(ls "$G/anims/deep")"
+[ "$(ls "$G/pkg/p.package" | wc -l)" = 3 ] && ls "$G/pkg/p.package" | grep -qx 'S3_6B20C4F3_00000000_00000000000000C1.clip.yaml.glb' ||
+	fail "the package's previews: $(ls "$G/pkg/p.package")"
+[ "$(ls -A "$G/pkg/p.package" | grep -c yaml.glb)" = 3 ] || fail "ls -A of the package"
+ls "$G/nope" > /dev/null 2>&1 && fail "a preview folder of no folder"
+ls "$G/anims/tiny.PLD.yaml.glb/" > /dev/null 2>&1 && fail "a preview listed as a folder"
+# each listed preview's size is the one a read gives
+find "$G" -name '*.glb' ! -path '*/priv/*' | while read -r f; do
+	[ "$(stat -c %s "$f")" = "$(wc -c < "$f")" ] || echo "$f"
+done | grep -q . && fail "a listed preview's size is not its read's"
+[ "$(find "$G" -name '*.glb' | wc -l)" = 7 ] || fail "find in the previews: $(find "$G" -name '*.glb')"
+as_nobody ls "$G/anims" | grep -qx tiny.PLD.yaml.glb || fail "nobody cannot list public previews"
+# --rig-dir: the loose clip's preview moves the rig of that folder
+cv=cc/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation.yaml
+[ "$(ls "$G/cc")" = "S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation.yaml.glb" ] || fail "cc's previews: $(ls "$G/cc")"
+"$ANIMFS" gltf "$VIEW/$cv" --rig-dir "$T/rigs" -o "$T/rigdir.glb" ||
+	fail "animfs gltf --rig-dir"
+cmp -s "$G/$cv.glb" "$T/rigdir.glb" || fail "the mount's --rig-dir preview differs from animfs gltf --rig-dir"
+grep -q 'skeleton_in' "$G/$cv.glb" || fail "the mount's preview took no rig of --rig-dir"
 ls "$VIEW/.animfs" | grep -qx gltf || fail ".animfs lists no gltf folder"
 { echo x > "$G/anims/tiny.PLD.yaml.glb"; } 2>/dev/null && fail "a preview is writable"
 # a save: the preview follows (the Hips position key at 0.5 s)

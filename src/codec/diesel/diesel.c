@@ -230,6 +230,7 @@ const struct af_codec af_codec_diesel = {
 	.schema = &diesel_schema,
 	.curves = diesel_curves,
 	.scene = diesel_scene,
+	.scene_import = diesel_scene_import,
 	.coverage = diesel_coverage,
 	.split = diesel_split,
 	.from_doc = diesel_from_doc,

@@ -179,6 +179,13 @@ int diesel_curves(const struct af_ynode *root, struct af_curves *cv);
 /* diesel_scene.c: the descriptor's scene hook (codec.h) */
 struct af_scene;
 int diesel_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
+/* diesel_import.c: the descriptor's scene_import hook (codec.h), and the stored step of a
+ * track type's values (cm or quaternion components; 0: floats) */
+struct af_scene_edit;
+struct af_io;
+int diesel_scene_import(const struct af_ynode *root, struct af_scene_edit *ed, size_t ned,
+			const struct af_io *io, struct af_buf *out, struct af_diag *d);
+double diesel_step(int type);
 
 /* diesel_quant.c: the quantisation rules of spec 5.2, 5.5 and 6.5 */
 double diesel_u16_to_cm(uint16_t code);

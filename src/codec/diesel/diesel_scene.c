@@ -13,13 +13,16 @@
 #include "animfs/scene.h"
 #include "diesel.h"
 
-static int track(struct af_scene *sc, size_t node, const struct af_ynode *keys, int rot, struct af_diag *d)
+static int track(struct af_scene *sc, size_t node, const struct af_ynode *tr, int rot, struct af_diag *d)
 {
+	const struct af_ynode *keys = af_ymap_get(tr, "keys"), *ty = af_ymap_get(tr, "type");
 	size_t ch;
+	int type = ty && ty->type == AF_YSCALAR ? diesel_type_by_name(ty->str, ty->len) : -1;
 	if (!af_cv_count(keys))
 		return 0;
 	if ((ch = af_scene_channel(sc, node, rot ? AF_SC_ROTATION : AF_SC_TRANSLATION, keys->line)) == SIZE_MAX)
 		return AF_ENOMEM;
+	sc->ch[ch].quantum = type >= 0 ? diesel_step(type) : 0;
 	for (size_t k = 0; k < keys->n; k++) {
 		double v[5];
 		int rc = af_scene_nums(&keys->items[k], 0, rot ? 5 : 4, v, rot ? "rotation key [t, x, y, z, w]"
@@ -138,7 +141,7 @@ int diesel_scene(const struct af_ynode *root, struct af_scene *sc, struct af_dia
 		if (!anim)
 			continue;
 		for (int rot = 0; rot < 2; rot++)
-			if ((rc = track(sc, node, af_ymap_get(af_ymap_get(ob, rot ? "rotation" : "position"), "keys"), rot, d)))
+			if ((rc = track(sc, node, af_ymap_get(ob, rot ? "rotation" : "position"), rot, d)))
 				return rc;
 	}
 	parents(sc, first);

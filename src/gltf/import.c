@@ -1,0 +1,254 @@
+/* glTF back into a game file (gltf.h: af_gltf_import), as a merge into the original: the
+ * original's scene (its codec's scene hook, as the preview made it) is matched with the
+ * glTF's animations by name and its channels by joint name and path; a channel whose
+ * curve agrees with the original's within one stored step at every key of either is left
+ * as it is, each other one is handed to the codec's scene_import hook, which re-keys it
+ * in the format's own form and writes the file by its encoder. Nothing changed: the
+ * original bytes. Names no format. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "animfs/codec.h"
+#include "animfs/curves.h"
+#include "animfs/gltf.h"
+#include "animfs/yamlio.h"
+#include "gltf_in.h"
+
+/* The value of a curve (t, v: n keys of w values) at time x: linear between keys, held
+ * past its ends; a quaternion's next key sign-aligned with the one before. */
+static void curve_at(const float *t, const float *v, size_t n, size_t w, double x, double *out)
+{
+	size_t lo = 0, hi = n;
+	while (hi - lo > 1) { /* the last key at or before x */
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const float *a = v + lo * w, *b = lo + 1 < n ? v + (lo + 1) * w : a;
+	double f = lo + 1 < n && x > t[lo] ? (x - t[lo]) / (t[lo + 1] - t[lo]) : 0, dot = 0;
+	for (size_t j = 0; j < w; j++)
+		dot += (double)a[j] * b[j];
+	for (size_t j = 0; j < w; j++)
+		out[j] = a[j] + ((w == 4 && dot < 0 ? -b[j] : b[j]) - a[j]) * f;
+}
+
+/* The largest distance between the values p and q (w of them; a quaternion or its
+ * negation, the same rotation) over the tolerance of step. */
+static double apart(const double *p, const double *q, size_t w, double step)
+{
+	double best = INFINITY;
+	for (int s = 1; s >= (w == 4 ? -1 : 1); s -= 2) {
+		double m = 0;
+		for (size_t j = 0; j < w; j++) {
+			double tol = step > 0 ? step : 1e-5 * (1 + fabs(q[j]));
+			double e = fabs(s * p[j] - q[j]) / tol;
+			m = e > m ? e : m;
+		}
+		best = m < best ? m : best;
+	}
+	return best;
+}
+
+/* Whether the curves of a (the file's) and b (the glTF's) agree within one step (and a
+ * float's rounding) at each key of either. */
+static int same(const struct af_scene_channel *a, const struct af_gin_chan *b, size_t w)
+{
+	double p[4], q[4];
+	for (size_t k = 0; k < b->n; k++) {
+		curve_at(a->t, a->v, a->n, w, b->t[k], p);
+		for (size_t j = 0; j < w; j++)
+			q[j] = b->v[k * w + j];
+		if (apart(q, p, w, a->quantum) > 1 + 1e-6)
+			return 0;
+	}
+	for (size_t k = 0; k < a->n; k++) {
+		curve_at(b->t, b->v, b->n, w, a->t[k], q);
+		for (size_t j = 0; j < w; j++)
+			p[j] = a->v[k * w + j];
+		if (apart(q, p, w, a->quantum) > 1 + 1e-6)
+			return 0;
+	}
+	return 1;
+}
+
+/* Whether every key of c holds the value rest (a channel that moves nothing). */
+static int holds(const struct af_gin_chan *c, const double *rest, size_t w)
+{
+	double q[4];
+	for (size_t k = 0; k < c->n; k++) {
+		for (size_t j = 0; j < w; j++)
+			q[j] = c->v[k * w + j];
+		if (apart(q, rest, w, 1e-4) > 1)
+			return 0;
+	}
+	return 1;
+}
+
+/* The file's animation the glTF's name gives: its own name, or the preview's
+ * "<name> @<rate>fps"; -1 when none. */
+static long anim_of(const struct af_scene *sc, const char *name)
+{
+	for (size_t k = 0; k < sc->nanim; k++) {
+		size_t n = strlen(sc->anim[k].name);
+		if (!strncmp(name, sc->anim[k].name, n) && (!name[n] || !strncmp(name + n, " @", 2)))
+			return (long)k;
+	}
+	return -1;
+}
+
+static int asked(const struct af_gltf_import_opts *o, const char *name)
+{
+	if (!o || !o->nanims)
+		return 1;
+	for (size_t i = 0; i < o->nanims; i++)
+		if (!strcmp(o->anims[i], name))
+			return 1;
+	return 0;
+}
+
+static const char *const path_name[] = { "translation", "rotation", "scale" };
+
+/* Each glTF channel matched with the file's; the ones that differ into ed (*ned), their
+ * file channels in which[]. */
+static int match(const struct af_gin *g, const struct af_scene *sc, const struct af_gltf_import_opts *o,
+		 struct af_scene_edit *ed, size_t *which, size_t *ned, size_t *kept, struct af_diag *d)
+{
+	unsigned char *seen = af_alloc_zeroed(sc->nch ? sc->nch : 1, 1);
+	int rc = 0;
+	if (!seen)
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	for (size_t i = 0; i < g->nanim && !rc; i++) {
+		const struct af_gin_anim *ga = &g->anim[i];
+		long k = anim_of(sc, ga->name);
+		if (k < 0) {
+			rc = af_diag_error(d, AF_EINVAL, "animation '%s': the file has none of that name (the glTF's "
+					   "animations must keep the names the preview gave them)", ga->name);
+			break;
+		}
+		const struct af_scene_anim *sa = &sc->anim[k];
+		if (!asked(o, sa->name))
+			continue;
+		for (size_t c = ga->first; c < ga->first + ga->count && !rc; c++) {
+			const struct af_gin_chan *gc = &g->ch[c];
+			const char *node = g->name[gc->node];
+			long nd = af_scene_find(sc, node);
+			size_t w = gc->path == AF_SC_ROTATION ? 4 : 3, j;
+			double rest[4] = { 0, 0, 0, 1 };
+			for (j = sa->first; j < sa->first + sa->count; j++)
+				if ((long)sc->ch[j].node == nd && sc->ch[j].path == gc->path)
+					break;
+			if (nd >= 0 && j == sa->first + sa->count) { /* a channel the file lacks: at rest? */
+				const struct af_scene_node *sn = &sc->node[nd];
+				memcpy(rest, gc->path == AF_SC_TRANSLATION ? sn->t : gc->path == AF_SC_SCALE ? sn->s : sn->r,
+				       w * sizeof(double));
+			} else if (nd < 0) { /* a node the preview added (the units' root) or Blender's */
+				const float *v0 = gc->v;
+				for (size_t q = 0; q < w; q++)
+					rest[q] = v0[q];
+			}
+			if ((nd < 0 || j == sa->first + sa->count) && holds(gc, rest, w))
+				continue; /* moves nothing */
+			if (nd < 0) {
+				rc = af_diag_error(d, AF_EINVAL, "animation '%s': node '%s' moves, but the file has no joint of "
+						   "that name", ga->name, node);
+			} else if (j == sa->first + sa->count) {
+				rc = af_diag_error(d, AF_EINVAL, "animation '%s': node '%s' has a %s that moves, which the file "
+						   "does not store for it", ga->name, node, path_name[gc->path]);
+			} else if (seen[j]) {
+				rc = af_diag_error(d, AF_EINVAL, "animation '%s': two channels move the %s of node '%s'",
+						   ga->name, path_name[gc->path], node);
+			} else if ((seen[j] = 1) && same(&sc->ch[j], gc, w)) {
+				(*kept)++;
+			} else {
+				ed[*ned] = (struct af_scene_edit){ .anim = sa->name, .node = sc->node[nd].name,
+								   .path = gc->path, .n = gc->n, .t = gc->t, .v = gc->v };
+				which[(*ned)++] = j;
+			}
+		}
+	}
+	free(seen);
+	return rc;
+}
+
+int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t nyaml, const uint8_t *bin,
+		   size_t nbin, const struct af_gltf_import_opts *o, struct af_buf *out, struct af_buf *report,
+		   struct af_diag *d)
+{
+	struct af_gin g;
+	struct af_scene sc;
+	struct af_ydoc doc;
+	struct af_scene_edit *ed = NULL;
+	size_t *which = NULL, ned = 0, kept = 0, start = out->len;
+	const struct af_codec *c;
+	const char *format;
+	int rc, parsed = 0;
+	if ((rc = af_gltf_read(gl, ngl, &g, d)))
+		return rc;
+	if (af_scene_init(&sc, NULL, 0)) {
+		af_gin_free(&g);
+		return af_diag_error(d, AF_ENOMEM, "out of memory");
+	}
+	if ((rc = af_ydoc_parse(&doc, yaml, nyaml, NULL, d)))
+		goto out;
+	parsed = 1;
+	format = af_cv_str(af_ymap_get(doc.root, "format"));
+	if (!format || !(c = af_codec_by_name(format)) || !c->scene || !c->scene_import) {
+		rc = af_diag_error(d, AF_EUNSUP, "%s files cannot take a glTF back (yet): docs/gltf.md says which can",
+				   format ? format : "these");
+		goto out;
+	}
+	sc.io = o ? o->io : NULL;
+	if ((rc = c->scene(doc.root, &sc, d)) || (sc.oom && (rc = af_diag_error(d, AF_ENOMEM, "out of memory"))) ||
+	    (rc = af_scene_check(&sc, d)))
+		goto out;
+	for (size_t i = 0; o && i < o->nanims; i++)
+		if (anim_of(&sc, o->anims[i]) < 0) {
+			rc = af_diag_error(d, AF_EINVAL, "--anim %s: the file has no animation of that name", o->anims[i]);
+			goto out;
+		}
+	ed = af_alloc_zeroed(g.nch ? g.nch : 1, sizeof(*ed));
+	which = af_alloc_zeroed(g.nch ? g.nch : 1, sizeof(*which));
+	if (!ed || !which) {
+		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		goto out;
+	}
+	if ((rc = match(&g, &sc, o, ed, which, &ned, &kept, d)))
+		goto out;
+	if (!ned) {
+		if (af_buf_append(out, bin, nbin))
+			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+	} else {
+		rc = c->scene_import(doc.root, ed, ned, o ? o->io : NULL, out, d);
+	}
+	if (rc)
+		goto out;
+	for (size_t i = 0; i < ned && report; i++) {
+		const struct af_scene_edit *e = &ed[i];
+		const struct af_scene_channel *sch = &sc.ch[which[i]];
+		char line[600];
+		int k = snprintf(line, sizeof(line), "changed: %s: %s %s: %zu keys in the glTF, %zu before, %zu now; "
+				 "largest error %.3g %s\n", e->anim, e->node, path_name[e->path], e->n, e->keys_before,
+				 e->keys_after, e->max_steps, sch->quantum > 0 ? "steps" : "(float rounding units)");
+		af_buf_append(report, line, (size_t)k < sizeof(line) ? (size_t)k : sizeof(line) - 1);
+	}
+	if (report) {
+		char line[200];
+		int k = snprintf(line, sizeof(line), "%zu channel%s changed, %zu as they were%s\n", ned, ned == 1 ? "" : "s",
+				 kept, ned ? "" : ": the file is unchanged");
+		af_buf_append(report, line, (size_t)k);
+	}
+out:
+	if (rc)
+		out->len = start;
+	free(ed);
+	free(which);
+	if (parsed)
+		af_ydoc_free(&doc);
+	af_scene_free(&sc);
+	af_gin_free(&g);
+	return rc;
+}

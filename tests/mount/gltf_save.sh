@@ -1,0 +1,49 @@
+# Issue 45 (item 3) in the mount: a glTF written to a preview's own path
+# (VIEW/.animfs/gltf/<view>.glb, where Blender's export can save it) is brought back into the
+# view's binary as `animfs import` does, through the same atomic save as a YAML save; each
+# changed channel a note in .animfs/errors. No edit: the binary unchanged. A hostile glTF
+# or one that cannot map: the save fails, the binary as it was, the reason in
+# .animfs/errors. A format that cannot take a glTF back (RE): its preview read-only (0444),
+# a write refused. No samples needed.
+. "$(dirname "$0")/common.inc"
+src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
+edit() { python3 "$src/tests/tools/glb_edit.py" "$@"; }
+mkdir -p "$GAME/anims"
+"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
+"$ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode"
+cp "$GAME/anims/walk.animation" "$T/orig.animation"
+mount_view_fg
+P=$VIEW/.animfs/gltf/anims/walk.animation.yaml.glb
+[ "$(stat -c %a "$P")" = 644 ] || fail "a Diesel preview is not writable: $(stat -c %a "$P")"
+chmod 660 "$GAME/anims/walk.animation" # the binary's owner and write bits (allow_other's check)
+[ "$(stat -c %a:%u "$P")" = "664:$(stat -c %u "$GAME/anims/walk.animation")" ] || fail "the preview's mode: $(stat -c %a:%u "$P")"
+chmod 644 "$GAME/anims/walk.animation"
+[ "$(stat -c %a "$VIEW/.animfs/gltf/anims/tiny.PLD.yaml.glb")" = 444 ] || fail "an RE preview is shown writable"
+cp "$P" "$T/w.glb" || fail "read the preview"
+# no edit: the binary stays as it was
+cp "$T/w.glb" "$P" || fail "save of the unedited preview"
+cmp -s "$GAME/anims/walk.animation" "$T/orig.animation" || fail "an unedited preview changed the binary"
+grep -q 'walk.animation.yaml.glb: note: 0 channels changed, 8 as they were' "$VIEW/.animfs/errors" ||
+	fail "no note of no change: $(cat "$VIEW/.animfs/errors")"
+# one key: the binary is what animfs import makes of it, a note per changed channel
+edit "$T/w.glb" "$T/e.glb" set Hips rotation 1 0 0 -0.2 0.98 || fail "glb_edit"
+"$ANIMFS" import "$T/e.glb" --into "$T/orig.animation" -o "$T/cli.animation" > /dev/null || fail "animfs import"
+cp "$T/e.glb" "$P" || fail "save of the edited preview"
+cmp -s "$GAME/anims/walk.animation" "$T/cli.animation" || fail "the mount's save differs from animfs import"
+grep -q 'note: changed: animation: Hips rotation: 3 keys in the glTF, 3 before, 3 now' "$VIEW/.animfs/errors" ||
+	fail "no note of the changed channel: $(cat "$VIEW/.animfs/errors")"
+grep -q -- '-0.201, 0.980\]' "$VIEW/anims/walk.animation.yaml" || fail "the view does not show the edit"
+cmp -s "$P" "$T/e.glb" && fail "the preview is the file written, not made anew from the binary"
+# refused: nothing changes, the reason in the errors
+cp "$GAME/anims/walk.animation" "$T/before.animation"
+for k in nan:"not a finite number" nojoint:"no joint of that name"; do
+	edit "$T/w.glb" "$T/h.glb" "${k%%:*}" || fail "glb_edit ${k%%:*}"
+	cp "$T/h.glb" "$P" 2> /dev/null && fail "${k%%:*}: the save succeeded"
+	cmp -s "$GAME/anims/walk.animation" "$T/before.animation" || fail "${k%%:*}: the binary changed"
+	grep -q "walk.animation.yaml.glb: .*${k#*:}" "$VIEW/.animfs/errors" || fail "${k%%:*}: not in the errors: $(cat "$VIEW/.animfs/errors")"
+done
+{ cat "$T/w.glb" > "$VIEW/.animfs/gltf/anims/tiny.PLD.yaml.glb"; } 2> /dev/null && fail "an RE preview took a write"
+cat "$VIEW/.animfs/errors"
+"$ANIMFS" umount "$VIEW" || fail "umount"
+check_daemon
+echo "ok: glTF saved to a preview's path in the mount"

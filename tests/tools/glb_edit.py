@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""Edits of a GLB for the import tests (tests/cli/gltf_import.sh), made as a glTF editor
+would make them, or as a hostile file would be:
+  glb_edit.py IN OUT set NODE PATH KEY V...   key KEY of NODE's PATH channel (every
+                                              animation) gets the values V...
+  glb_edit.py IN OUT add NODE PATH T V...     a key at time T (seconds) inserted
+  glb_edit.py IN OUT KIND                      a hostile file: count (an output accessor one
+      value longer than its times), nan (a NaN value), loop (two joints each the other's
+      child), buflen (a buffer said to be 2 GiB), nobuf (no buffers), noanim (an
+      animation renamed to one the file lacks), nojoint (a joint renamed), trunc (the
+      file cut in its JSON)."""
+import json
+import math
+import struct
+import sys
+
+
+def read(path):
+    b = open(path, "rb").read()
+    n = struct.unpack_from("<I", b, 12)[0]
+    j = json.loads(b[20:20 + n])
+    binc = b[20 + n + 8:] if len(b) > 20 + n else b""
+    return j, bytearray(binc)
+
+
+def write(path, j, binc):
+    js = json.dumps(j, separators=(",", ":")).encode()
+    js += b" " * (-len(js) % 4)
+    binc = bytes(binc) + b"\0" * (-len(binc) % 4)
+    out = struct.pack("<4sII", b"glTF", 2, 12 + 8 + len(js) + (8 + len(binc) if binc else 0))
+    out += struct.pack("<I4s", len(js), b"JSON") + js
+    if binc:
+        out += struct.pack("<I4s", len(binc), b"BIN\0") + binc
+    open(path, "wb").write(out)
+
+
+def channels(j, node, path):
+    idx = [i for i, n in enumerate(j["nodes"]) if n.get("name") == node]
+    for a in j.get("animations", []):
+        for c in a["channels"]:
+            if c["target"]["node"] in idx and c["target"]["path"] == path:
+                yield a["samplers"][c["sampler"]]
+
+
+def where(j, acc):
+    a = j["accessors"][acc]
+    v = j["bufferViews"][a["bufferView"]]
+    return v.get("byteOffset", 0) + a.get("byteOffset", 0), a["count"]
+
+
+def main():
+    src, dst, kind = sys.argv[1:4]
+    j, binc = read(src)
+    if kind == "set":
+        node, path, key = sys.argv[4], sys.argv[5], int(sys.argv[6])
+        vals = [float(x) for x in sys.argv[7:]]
+        for s in channels(j, node, path):
+            off, _ = where(j, s["output"])
+            struct.pack_into("<%df" % len(vals), binc, off + key * 4 * len(vals), *vals)
+    elif kind == "add":  # new accessors at the buffer's end
+        node, path, t = sys.argv[4], sys.argv[5], float(sys.argv[6])
+        vals = [float(x) for x in sys.argv[7:]]
+        w = len(vals)
+        for s in channels(j, node, path):
+            (toff, n), (voff, _) = where(j, s["input"]), where(j, s["output"])
+            ts = list(struct.unpack_from("<%df" % n, binc, toff))
+            vs = list(struct.unpack_from("<%df" % (n * w), binc, voff))
+            k = sum(1 for x in ts if x < t)
+            ts.insert(k, t)
+            vs[k * w:k * w] = vals
+            for data, acc, typ in ((ts, "input", "SCALAR"), (vs, "output", "VEC%d" % w)):
+                start = len(binc)
+                binc += struct.pack("<%df" % len(data), *data)
+                j["bufferViews"].append({"buffer": 0, "byteOffset": start, "byteLength": 4 * len(data)})
+                a = {"bufferView": len(j["bufferViews"]) - 1, "componentType": 5126, "count": n + 1, "type": typ}
+                if acc == "input":
+                    a["min"], a["max"] = [min(ts)], [max(ts)]
+                j["accessors"].append(a)
+                s[acc] = len(j["accessors"]) - 1
+        j["buffers"][0]["byteLength"] = len(binc)
+    elif kind == "count":
+        s = j["animations"][0]["samplers"][0]
+        j["accessors"][s["output"]]["count"] += 1
+    elif kind == "nan":
+        s = j["animations"][0]["samplers"][0]
+        off, _ = where(j, s["output"])
+        struct.pack_into("<f", binc, off, math.nan)
+    elif kind == "loop":
+        a, b = j["animations"][0]["channels"][0]["target"]["node"], j["animations"][0]["channels"][-1]["target"]["node"]
+        for n in j["nodes"]:
+            n["children"] = [c for c in n.get("children", []) if c not in (a, b)]
+        j["nodes"][a]["children"] = j["nodes"][a].get("children", []) + [b]
+        j["nodes"][b]["children"] = j["nodes"][b].get("children", []) + [a]
+    elif kind == "buflen":
+        j["buffers"][0]["byteLength"] = 2 ** 31
+    elif kind == "nobuf":
+        del j["buffers"]
+        binc = bytearray()
+    elif kind == "noanim":
+        j["animations"][0]["name"] = "nothing of the file"
+    elif kind == "nojoint":
+        j["nodes"][j["animations"][0]["channels"][0]["target"]["node"]]["name"] = "no such bone"
+    elif kind == "trunc":
+        write(dst, j, binc)
+        b = open(dst, "rb").read()
+        n = struct.unpack_from("<I", b, 12)[0]
+        open(dst, "wb").write(b[:20 + n // 2])
+        return
+    else:
+        sys.exit("unknown edit " + kind)
+    write(dst, j, binc)
+
+
+main()
