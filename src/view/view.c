@@ -27,8 +27,6 @@
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
-#include "handle.h"
-#include "hidden.h"
 #include "overlay.h"
 #include "prefetch.h"
 #include "render.h"
@@ -41,6 +39,21 @@
 #include "animfs/userdict.h"
 
 #include "dropping.h"
+
+/* Whether rel is a name the face keeps an open file under (struct af_face). */
+static int is_alias(struct af_fs *fs, const char *rel)
+{
+	return fs->face && fs->face->is_alias && fs->face->is_alias(rel);
+}
+
+/* The size a stat shows for the view rel whose saved text is saved bytes long: the
+ * face's open files may hold other texts (struct af_face). */
+static off_t view_size(struct af_fs *fs, const char *rel, off_t saved)
+{
+	if (!fs->face || !fs->face->view_size)
+		return saved;
+	return (off_t)fs->face->view_size(fs, rel, (size_t)saved);
+}
 
 /* X of a dropping is "a name in that folder": anything the view shows there, a name
  * an editor renamed away, a new view being written or about to be. */
@@ -59,7 +72,8 @@ static int name_in_folder(void *ctx, const char *x)
 	if (af_view_resolve(f->fs, path, &r))
 		return 0;
 	return r.kind != AF_K_NONE || r.ghost || af_view_is_candidate(r.rel) ||
-	       af_handle_pending_size(f->fs, r.rel) >= 0;
+	       (f->fs->face && f->fs->face->pending_size &&
+		f->fs->face->pending_size(f->fs, r.rel) >= 0);
 }
 
 int af_view_is_dropping(struct af_fs *fs, const char *rel)
@@ -143,7 +157,7 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 	int file = n > 4 && !strcmp(rest + n - 4, ext);
 	snprintf(path, sizeof(path), "/%.*s", (int)(file ? n - 4 : n), rest);
 	*kind = AF_K_NONE;
-	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
+	if (is_alias(fs, path) || af_view_resolve(fs, path, &v))
 		return 0;
 	if (v.kind == AF_K_NONE && af_ov_stat(fs, v.rel, &st) && errno == EACCES)
 		return -EACCES;
@@ -336,8 +350,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
 		return 0; /* our own commit in flight */
-	if (af_alias_is_hidden(r->rel)) { /* a removed or replaced open file: its own name */
-		if (!af_alias_orig(fs, r->rel, r->rel, sizeof(r->rel)))
+	if (is_alias(fs, r->rel)) { /* a removed or replaced open file: its own name */
+		if (!fs->face->alias_orig || !fs->face->alias_orig(fs, r->rel, r->rel, sizeof(r->rel)))
 			return 0;
 		base = af_base(r->rel);
 		alias = 1;
@@ -754,8 +768,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_mode = S_IFREG | (r->st.st_mode & 07777);
 		st->st_nlink = 1;
 		st->st_size = size;
-		if (fs->handles)
-			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
+		st->st_size = view_size(fs, r->rel, st->st_size);
 		if (af_view_read_only(fs, r))
 			st->st_mode &= ~(mode_t)0222;
 		break;
@@ -767,8 +780,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 			return rc == -EIO ? -ENOENT : rc;
 		*st = r->st;
 		st->st_size = size;
-		if (fs->handles) /* open descriptors may hold other texts */
-			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
+		st->st_size = view_size(fs, r->rel, st->st_size); /* open ones may hold others */
 		/* a view that is not for saving shows no write permission; one in a container
 		 * that is never rewritten keeps the container's, as files on a read-only
 		 * mount do: a write then gets EROFS and a line that says why, whoever tries */
@@ -788,7 +800,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 	return 0;
 }
 
-/* One render of a binary at a time: the kernel may ask for a cold view on several FUSE
+/* One render of a binary at a time: the kernel may ask for a cold view on several request
  * threads at once (a stat and a read, two readers), and each would render the same
  * text before the first lands in the cache. Whoever asks second waits for the first
  * and then finds its text in the cache. Different binaries render at once, on every
