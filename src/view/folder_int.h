@@ -45,7 +45,8 @@ struct loaded {
 				   texts are the render cache's); p->lock */
 	size_t charged;         /* of bytes, what the render cache lent (one memory bound
 				   for texts and containers: af_rcache_lend); p->lock */
-	pthread_mutex_t lock;   /* all below */
+	pthread_mutex_t lock;   /* L5 (docs/HACKING.md): all below; held by whoever opens
+				   it, lists it or renders or saves a member of it */
 	struct af_archive v;
 	struct af_text *index;
 	struct node *nodes;     /* the archives whose members were asked for */
@@ -54,10 +55,10 @@ struct loaded {
 };
 
 struct af_folders {
-	pthread_mutex_t lock;  /* the table of loaded containers and their counts: never held
+	pthread_mutex_t lock;  /* L9: the table of loaded containers and their counts: never held
 				  across a read, a render or an open of a container */
-	pthread_mutex_t vlock; /* the verdicts only: never held across a read, so a lookup of
-				  any other file never waits for a big container being read */
+	pthread_mutex_t vlock; /* L9: the verdicts only: never held across a read, so a lookup
+				  of any other file never waits for a big container being read */
 	struct verdict verdicts[VERDICTS];
 	struct loaded *loaded[LOADED];
 	unsigned long tick;

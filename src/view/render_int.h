@@ -40,7 +40,9 @@ struct spill_job {
 #define RC_MAX_ENTRIES (1u << 18)
 
 struct af_rcache {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;   /* L8 (docs/HACKING.md): the table, the LRU, the ring's
+				   places, the pool's counts; never held across a pread,
+				   a pwrite or a render */
 	struct rc_entry **buckets;
 	size_t nbuckets, count;
 	struct rc_entry *lru_head, *lru_tail; /* head = most recent */
@@ -49,9 +51,10 @@ struct af_rcache {
 	size_t pool_free; /* of AF_RENDER_POOL, what no render in flight holds */
 	unsigned pool_users;    /* renders and parses in flight (through the gate) */
 	size_t pool_guessed;    /* what the renders in flight guessed they would take */
-	pthread_cond_t pool_freed; /* a user left (pool_leave) */
-	pthread_rwlock_t solo; /* renders in flight hold it shared, one done again alone
-				  holds it alone (writers first: it is not starved) */
+	pthread_cond_t pool_freed; /* a user left (pool_leave); waited for under lock */
+	pthread_rwlock_t solo; /* L6: renders in flight hold it shared, one done again alone
+				  holds it alone (writers first: it is not starved); taken
+				  after a flight and a container's lock, once per thread */
 	/* the spill file: texts written at spill_head, wrapping at spill_cap; the ring's
 	 * entries in write order (spill_old: the oldest, overwritten first) */
 	int spill_fd;
@@ -61,7 +64,8 @@ struct af_rcache {
 	 * time writes them (writer), in order, so that a place the ring gives again is
 	 * written last by its newest text */
 	struct spill_job *jobs, **jobs_tail;
-	pthread_mutex_t writer;
+	pthread_mutex_t writer; /* L7: one spill writer, in the ring's order; taken with
+				   lock let go, and takes lock only between writes */
 	struct af_rcache_stats stats;
 };
 

@@ -12,6 +12,7 @@ struct af_folders;
 struct af_alias;
 struct af_prefetch;
 struct af_handle;
+struct af_flight;
 struct af_fs;
 
 /* What only the face knows of a path, asked by the core: the face's open files and the
@@ -52,8 +53,20 @@ struct af_fs {
 	struct af_rcache *cache;
 	size_t cache_bytes;          /* --cache-mb: the memory bound is it + 64 MiB */
 	struct af_errlog *errors;
-	pthread_mutex_t lock;        /* handles, ghosts, scratch bookkeeping */
-	pthread_mutex_t commit_lock; /* one commit at a time */
+	/* Locks (docs/HACKING.md, "Locks of the mount", gives the whole table and their
+	 * order: a lock is taken only while holding locks listed above it there). */
+	pthread_mutex_t lock;        /* L1: the face's open files and aliases, ghosts, the
+					scratch bookkeeping; short, never across I/O; held
+					while taking a handle's lock (a stat's view size) */
+	pthread_mutex_t commit_lock; /* L3: one save at a time (a save's parse, rebuild,
+					verify and replace; a member's removal); held
+					across all of it; no read, listing or render takes it */
+	pthread_mutex_t flight_lock; /* L9: the list `flights` only (vrender.c); never
+					held while taking any other lock */
+	pthread_cond_t flight_landed; /* a render in flight ended (under flight_lock) */
+	struct af_flight *flights;   /* renders in flight, one per binary (vrender.c): a
+					render holds its flight (not a lock: a wait for it
+					holds none of L3-L8) across L5-L9 */
 	struct af_handle *handles;   /* the face's open files (src/fs/handle.c, a list) */
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	struct af_alias *aliases;    /* the face's aliases of open files (src/fs/hidden.c) */

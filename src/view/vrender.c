@@ -198,45 +198,43 @@ done:
  * threads at once (a stat and a read, two readers), and each would render the same
  * text before the first lands in the cache. Whoever asks second waits for the first
  * and then finds its text in the cache. Different binaries render at once, on every
- * core, within the renders' pool (render.h). The list holds one entry per render in
- * flight: never more than the threads of the daemon. */
-struct flight {
+ * core, within the renders' pool (render.h). The mount's list (fs->flights, under
+ * fs->flight_lock) holds one entry per render in flight: never more than the threads of
+ * the daemon. */
+struct af_flight {
 	dev_t dev;
 	ino_t ino;
 	const char *rel; /* the binary's path: a container's members share its identity */
-	struct flight *next;
+	struct af_flight *next;
 };
-static pthread_mutex_t flight_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t flight_landed = PTHREAD_COND_INITIALIZER;
-static struct flight *flights;
 
-static int flying(const struct flight *me)
+static int flying(const struct af_fs *fs, const struct af_flight *me)
 {
-	for (const struct flight *f = flights; f; f = f->next)
+	for (const struct af_flight *f = fs->flights; f; f = f->next)
 		if (f->dev == me->dev && f->ino == me->ino && !strcmp(f->rel, me->rel))
 			return 1;
 	return 0;
 }
 
-static void flight_take(struct flight *me)
+static void flight_take(struct af_fs *fs, struct af_flight *me)
 {
-	pthread_mutex_lock(&flight_lock);
-	while (flying(me))
-		pthread_cond_wait(&flight_landed, &flight_lock);
-	me->next = flights;
-	flights = me;
-	pthread_mutex_unlock(&flight_lock);
+	pthread_mutex_lock(&fs->flight_lock);
+	while (flying(fs, me))
+		pthread_cond_wait(&fs->flight_landed, &fs->flight_lock);
+	me->next = fs->flights;
+	fs->flights = me;
+	pthread_mutex_unlock(&fs->flight_lock);
 }
 
-static void flight_land(struct flight *me)
+static void flight_land(struct af_fs *fs, struct af_flight *me)
 {
-	pthread_mutex_lock(&flight_lock);
-	struct flight **p = &flights;
+	pthread_mutex_lock(&fs->flight_lock);
+	struct af_flight **p = &fs->flights;
 	while (*p != me)
 		p = &(*p)->next;
 	*p = me->next;
-	pthread_cond_broadcast(&flight_landed);
-	pthread_mutex_unlock(&flight_lock);
+	pthread_cond_broadcast(&fs->flight_landed);
+	pthread_mutex_unlock(&fs->flight_lock);
 }
 
 struct render_job {
@@ -264,12 +262,12 @@ int af_view_render_bin(struct af_fs *fs, const char *bin_rel, const struct stat 
 	int was = af_act_pause(), rc;
 	const struct stat *id = b ? &b->st : st0;
 	const struct af_who *as = was ? af_caller() : NULL; /* siblings: theirs */
-	struct flight me = {id->st_dev, id->st_ino, bin_rel, NULL};
+	struct af_flight me = {id->st_dev, id->st_ino, bin_rel, NULL};
 	af_prefetch_claim(fs, id); /* a worker may have it, or be at it */
-	flight_take(&me);
+	flight_take(fs, &me);
 	struct render_job job = {fs, bin_rel, st0, b, as, out};
 	rc = af_budget_run(render_attempt, &job);
-	flight_land(&me);
+	flight_land(fs, &me);
 	af_act_resume(was);
 	return rc;
 }
