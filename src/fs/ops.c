@@ -35,14 +35,16 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return af_ctx_fs();
 }
 
-/* Every request runs as its caller (who.c); the daemon's identity comes back at the end. */
+/* Every request runs as its caller (caller.c); the daemon's identity comes back at the
+ * end, and what the core said becomes errno here (af_code_errno: an AF_E* result code
+ * its -errno, a -errno as it is). */
 #define AS_CALLER(call)                                                              \
 	do {                                                                         \
 		int rc_ = af_act_caller();                                           \
 		if (!rc_)                                                            \
 			rc_ = (call);                                                \
 		af_act_done();                                                       \
-		return rc_;                                                          \
+		return rc_ < 0 ? af_code_errno(rc_) : rc_;                           \
 	} while (0)
 
 typedef struct fuse_file_info ffi;
