@@ -34,18 +34,14 @@
 
 /* ---- members gained and lost (container.h add, remove) ---- */
 
-/* The new member name of v holding yaml, into image: the container's add, which says
- * why when it takes no such member (its d), or that it gains none at all. */
-static int add_member(const struct af_archive *v, const char *cname, const char *name,
-		      const uint8_t *yaml, size_t n, struct af_buf *image, struct af_diag *d)
+/* A member the container gains none of said as the view says it (the container's add
+ * said AF_EUNSUP: it takes no such member, or none at all). */
+static int no_new_member(const struct af_archive *v, const char *cname, const char *name,
+			 struct af_diag *d)
 {
-	int rc = af_member_add(v, name, yaml, n, image, d);
-	if (rc == AF_EUNSUP) {
-		af_diag_clear(d);
-		rc = af_diag_error(d, AF_EINVAL, "%s holds no member '%s', and a %s gains none through the view",
-				   cname, name, v->c->noun);
-	}
-	return rc;
+	af_diag_clear(d);
+	return af_diag_error(d, AF_EINVAL, "%s holds no member '%s', and a %s gains none through the view",
+			     cname, name, v->c->noun);
 }
 
 /* The container pkg (base in its folder dirfd) opened afresh (never the cache: the file
@@ -314,15 +310,15 @@ static int read_back(void *ctx, int fd, struct af_diag *d)
 /* A member's save parsed into the new container (image, or plan: the pieces of the old
  * file), within the memory bound. */
 struct member_save {
-	struct af_rcache *cache;
+	struct af_rcache *cache; /* NULL: no render cache (the command line) */
+	size_t tree_max;         /* then the tree's bound */
 	struct af_archive *v; /* the outermost archive (its YAML bound) */
 	struct af_archive *h; /* the one holding the member */
 	long k;           /* the member, or < 0: a new one, raw */
-	const char *base;
 	const char *raw;
 	const uint8_t *yaml;
 	size_t n;
-	int ov;
+	int whole;
 	struct af_buf *image;
 	struct af_pieces *plan;
 	int *changed;
@@ -335,17 +331,23 @@ static int member_save_attempt(void *ctx, int alone)
 	struct af_parse_share ps;
 	struct af_archive *h = j->h;
 	int rc;
-	j->v->yaml_max = af_parse_begin(&ps, j->cache, j->n, alone);
-	j->v->yaml_more = af_loan_more;
-	j->v->yaml_more_ctx = &ps.loan;
+	if (j->cache) {
+		j->v->yaml_max = af_parse_begin(&ps, j->cache, j->n, alone);
+		j->v->yaml_more = af_loan_more;
+		j->v->yaml_more_ctx = &ps.loan;
+	} else {
+		j->v->yaml_max = j->tree_max;
+	}
 	if (j->k < 0 || strcmp(h->m[j->k].name, j->raw)) {
 		/* a new name in the folder: a new member, when the container takes one */
-		rc = add_member(h, j->base, j->raw, j->yaml, j->n, j->image, j->d);
+		rc = af_member_add(h, j->raw, j->yaml, j->n, j->image, j->d);
 		*j->changed = 1;
 	} else {
-		rc = j->ov ? af_member_commit(h, (size_t)j->k, j->yaml, j->n, j->image, j->changed, j->d)
-			   : af_member_commit_plan(h, (size_t)j->k, j->yaml, j->n, j->plan, j->changed, j->d);
+		rc = j->whole ? af_member_commit(h, (size_t)j->k, j->yaml, j->n, j->image, j->changed, j->d)
+			      : af_member_commit_plan(h, (size_t)j->k, j->yaml, j->n, j->plan, j->changed, j->d);
 	}
+	if (!j->cache)
+		return rc;
 	j->v->yaml_more = NULL; /* the loan ends with the parse */
 	j->v->yaml_more_ctx = NULL;
 	if ((rc = af_parse_end(&ps, rc)) == AF_AGAIN_ALONE) {
@@ -355,6 +357,17 @@ static int member_save_attempt(void *ctx, int alone)
 		*j->changed = 0;
 	}
 	return rc;
+}
+
+int af_member_save_encode(struct af_rcache *cache, size_t tree_max, struct af_archive *v,
+			  struct af_archive *h, long k, const char *raw, const uint8_t *yaml, size_t n,
+			  int whole, struct af_buf *image, struct af_pieces *plan, int *changed,
+			  struct af_diag *d)
+{
+	/* the memory bound: the tree's own share from the renders' pool, and the texts'
+	 * lent when it needs more (af_budget_run: again, alone, when refused short) */
+	struct member_save job = {cache, tree_max, v, h, k, raw, yaml, n, whole, image, plan, changed, d};
+	return af_budget_run(member_save_attempt, &job);
 }
 
 int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
@@ -395,10 +408,9 @@ int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af
 		rc = af_diag_error(d, AF_EINVAL, "'%s' names no member (too long)", name);
 		goto out;
 	}
-	/* the memory bound: the tree's own share from the renders' pool, and the texts'
-	 * lent when it needs more (af_budget_run: again, alone, when refused short) */
-	struct member_save job = {fs->cache, &v, h, k, base, raw, yaml, n, ov, &image, &plan, &changed, d};
-	rc = af_budget_run(member_save_attempt, &job);
+	rc = af_member_save_encode(fs->cache, 0, &v, h, k, raw, yaml, n, ov, &image, &plan, &changed, d);
+	if (rc == AF_EUNSUP && (k < 0 || strcmp(h->m[k].name, raw)))
+		rc = no_new_member(h, base, raw, d);
 	if (rc || !changed)
 		goto out;
 	if (ov) { /* read back in memory, then only what differs from GAME's, or nothing */
