@@ -1,5 +1,6 @@
-/* The mount's public face (src/fs/): its options and defaults, the control files a
- * command may read, and the call that mounts and serves. The rest of src/fs/ is
+/* The mount's public face (its core src/view/ and its FUSE face src/fs/): its options and
+ * defaults, the control files a command may read, the call that mounts and serves, and
+ * the member save's encode the command line shares with it. The rest of both folders is
  * private (a header per module; docs/HACKING.md gives their order). */
 #ifndef ANIMFS_FS_H
 #define ANIMFS_FS_H
