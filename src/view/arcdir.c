@@ -2,34 +2,24 @@
  * one (af_folder_resolve), its listing and index.yaml (af_folder_list), and what is
  * refused in its folder (af_folder_refuse). This names no format. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
-#include <unistd.h>
 
 #include "animfs/yamlio.h"
 #include "animfs/fs.h"
 #include "animfs/path.h"
-#include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "animfs/fnv.h"
-#include "animfs/pieces.h"
 #include "binary.h"
-#include "dest.h"
 #include "errlog.h"
 #include "folder.h"
 #include "overlay.h"
-#include "pristine.h"
 #include "render.h"
 #include "res.h"
 #include "session.h"
-#include "who.h"
 #include "folder_int.h"
 
 /* The archive shown as the folder "inner" of l ("" or NULL: the file's own folder). */

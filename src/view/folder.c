@@ -17,7 +17,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -28,14 +27,11 @@
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/fnv.h"
-#include "animfs/pieces.h"
 #include "binary.h"
-#include "dest.h"
 #include "errlog.h"
 #include "folder.h"
 #include "folder_int.h"
 #include "overlay.h"
-#include "pristine.h"
 #include "render.h"
 #include "res.h"
 #include "session.h"

@@ -3,32 +3,22 @@
  * a member's bytes for a render that proved its container by descriptor
  * (af_folder_render, af_folder_with_io). This names no format. */
 #include <errno.h>
-#include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
-#include <unistd.h>
 
 #include "animfs/yamlio.h"
 #include "animfs/fs.h"
 #include "animfs/path.h"
-#include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "animfs/fnv.h"
-#include "animfs/pieces.h"
 #include "binary.h"
-#include "dest.h"
 #include "errlog.h"
 #include "folder.h"
 #include "overlay.h"
-#include "pristine.h"
 #include "render.h"
-#include "res.h"
 #include "session.h"
 #include "who.h"
 #include "folder_int.h"

@@ -4,11 +4,9 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
 #include <unistd.h>
 
@@ -18,7 +16,6 @@
 #include "animfs/beneath.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
-#include "animfs/fnv.h"
 #include "animfs/pieces.h"
 #include "binary.h"
 #include "dest.h"
@@ -27,7 +24,6 @@
 #include "overlay.h"
 #include "pristine.h"
 #include "render.h"
-#include "res.h"
 #include "session.h"
 #include "who.h"
 #include "folder_int.h"

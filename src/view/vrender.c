@@ -2,44 +2,30 @@
  * render cache knows asked first, the render under the renders' memory bound (done again
  * alone when refused short: af_budget_run), its verdict and its text put in the cache;
  * a view's text for a caller who proved their read by descriptor (af_view_open_text). */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <syslog.h>
 #include <unistd.h>
 
-#include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
-#include "animfs/fileio.h"
-#include "animfs/fnv.h"
-#include "animfs/gltf.h"
-#include "animfs/plot.h"
 #include "animfs/split.h"
 #include "bin.h"
 #include "binary.h"
-#include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
-#include "ghost.h"
 #include "overlay.h"
 #include "prefetch.h"
 #include "render.h"
 #include "res.h"
-#include "scratch.h"
 #include "session.h"
 #include "splitview.h"
 #include "view.h"
 #include "who.h"
-#include "animfs/userdict.h"
-
-#include "dropping.h"
 
 /* A render past its bound: said, and the file shown as its plain binary for the rest
  * of the mount (the verdict is not kept on disk: another --cache-mb may show it). */
