@@ -42,6 +42,12 @@ struct af_curves {
 	unsigned max_objects;
 	unsigned char *hit;          /* which of select were found */
 	int oom;
+	/* The model's bytes as it grows, told to room (af_ybudget's; NULL: no bound): past
+	 * what it lets the model take, oom and over are set. */
+	size_t bytes;
+	int (*room)(void *ctx, size_t bytes);
+	void *room_ctx;
+	int over;
 };
 
 /* An empty model that keeps the objects named in select (nselect of them), or, with

@@ -50,6 +50,11 @@ int af_diag_at_mark(struct af_diag *d, int code, unsigned line, unsigned col,
 void af_diag_warn(struct af_diag *d, unsigned line, unsigned col, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 
+/* A note among the warnings ("line:col: note: text"): what the encoder did that the
+ * text does not say, such as a value stored as the nearest step it can hold. */
+void af_diag_note(struct af_diag *d, unsigned line, unsigned col, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+
 /* Drop the warnings of d whose text (its place aside) known also has: what a file
  * already held is no news when an edit of it is encoded. */
 void af_diag_drop_known(struct af_diag *d, const struct af_diag *known);

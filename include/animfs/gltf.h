@@ -11,6 +11,7 @@
 #include "animfs/diag.h"
 #include "animfs/io.h"
 #include "animfs/scene.h"
+#include "animfs/yamlio.h"
 
 struct af_gltf_opts {
 	const char *const *anims; /* animations to keep (NULL: all) */
@@ -33,6 +34,9 @@ struct af_gltf_opts {
 	 * the scene has sets that node's parent (and offset), over the codec's. */
 	const uint8_t *skeleton;
 	size_t nskeleton;
+	/* The memory it may take (the mount's bound: the documents' trees, the scene, the JSON
+	 * beside the file), or NULL. The document's tree is freed once the scene is read. */
+	const struct af_ybudget *mem;
 };
 
 /* The glTF of the YAML document (yaml, n) appended to out. 0; AF_EUNSUP (d says why) for
@@ -43,8 +47,13 @@ struct af_gltf_opts {
 int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *o,
 		      struct af_buf *out, struct af_diag *d);
 
-/* The glTF of a checked scene appended to out (json as in the options). 0 or AF_ENOMEM. */
+/* The glTF of a checked scene appended to out (json as in the options). 0 or AF_ENOMEM. A
+ * GLB's binary chunk is written in its place in out and the head put in front of it (no
+ * second copy); mem (or NULL): the JSON's parts are counted with the scene (out->over set
+ * when refused). */
 int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct af_buf *out);
+int af_gltf_write_room(const struct af_scene *sc, int json, const char *title, const struct af_ybudget *mem,
+		       struct af_buf *out);
 
 /* A PNG (RGBA, 8 bits, zlib) of w x h pixels appended to out. 0 or AF_ENOMEM. */
 int af_png_rgba(const uint8_t *rgba, unsigned w, unsigned h, struct af_buf *out);

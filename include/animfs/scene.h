@@ -84,6 +84,12 @@ struct af_scene {
 	size_t nselect;
 	unsigned char *hit;
 	int oom;
+	/* The model's bytes as it grows, told to room (af_ybudget's; NULL: no bound): past
+	 * what it lets the scene take, oom and over are set. */
+	size_t bytes;
+	int (*room)(void *ctx, size_t bytes);
+	void *room_ctx;
+	int over;
 };
 
 /* An empty scene that keeps the animations named in select (nselect; none: all). 0 or

@@ -94,6 +94,18 @@ struct af_ylimits {
 	void *more_ctx;
 };
 
+/* A derived output's memory (a plot's, a preview's: the mount makes them within its
+ * bound): the document's tree within lim (NULL: none), then the model read out of it,
+ * whose size in all is told to room as it grows (0: refused; the model then stops as
+ * out of memory, with over set), and freed(ctx) once the tree is freed (its share then
+ * goes to the model and the file). room and freed may be NULL. */
+struct af_ybudget {
+	const struct af_ylimits *lim;
+	int (*room)(void *ctx, size_t bytes);
+	void (*freed)(void *ctx);
+	void *ctx;
+};
+
 /* No real document comes near this (the largest samples render to a few MiB); a
  * larger one is refused before parsing, by the command line, the mount (EFBIG)
  * and af_ydoc_parse itself, so memory stays bounded by a small multiple of it. */

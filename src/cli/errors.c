@@ -1,17 +1,21 @@
-/* `animfs errors [VIEW]`: the refused saves of a mount, newest last, as
+/* `animfs errors [VIEW]`: the refused saves of a mount, newest first, as
  * `path:line:col: message` with the path as an editor started here opens it, for vim's
- * quickfix (`:cexpr system('animfs errors view')`) and emacs' compilation-mode. */
+ * quickfix (`:cexpr system('animfs errors view')` lands on the save just refused) and
+ * emacs' compilation-mode. `animfs errors --clear [PATH]`: the caller's lines about PATH
+ * (a folder: beneath it; none: the whole mount the current folder is in) go. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/xattr.h>
 
 #include "cli.h"
 #include "animfs/fileio.h"
 
 #define ERRLOG "/.animfs/errors"
+#define XATTR_ERRORS "user.animfs.errors" /* src/fs/ops.h: AF_XATTR_ERRORS */
 
 static int has_errlog(const char *view)
 {
@@ -57,12 +61,37 @@ static void print_line(const char *view, const char *line, size_t n)
 		printf("%.*s\n", (int)rn, rest);
 }
 
+static int clear(const char *path)
+{
+	char view[PATH_MAX];
+	if (!path) {
+		if (find_view(view, sizeof(view))) {
+			fputs("animfs errors --clear: not inside an animfs mount; name a PATH in one\n",
+			      stderr);
+			return AF_EXIT_USAGE;
+		}
+		path = view;
+	}
+	if (removexattr(path, XATTR_ERRORS) == 0)
+		return AF_EXIT_OK;
+	if (errno == ENOTSUP || errno == ENODATA || errno == ENOSYS)
+		fprintf(stderr, "animfs errors --clear: %s is not in an animfs mount\n", path);
+	else
+		fprintf(stderr, "animfs errors --clear: %s: %s\n", path, strerror(errno));
+	return AF_EXIT_FAIL;
+}
+
 int af_cli_errors(int argc, char **argv)
 {
 	char view[PATH_MAX], path[PATH_MAX + 32];
 	struct af_buf b = AF_BUF_INIT;
 	struct af_diag d;
 	int rc = AF_EXIT_OK;
+	if (argc >= 2 && !strcmp(argv[1], "--clear")) {
+		if (argc > 3 || (argc == 3 && argv[2][0] == '-' && argv[2][1]))
+			return af_cli_usage("errors");
+		return clear(argc == 3 ? argv[2] : NULL);
+	}
 	if (argc > 2 || (argc == 2 && argv[1][0] == '-' && argv[1][1])) {
 		return af_cli_usage("errors");
 	}
@@ -87,13 +116,17 @@ int af_cli_errors(int argc, char **argv)
 		rc = AF_EXIT_FAIL;
 		goto out;
 	}
-	for (size_t off = 0; off < b.len;) {
-		const char *p = (const char *)b.data + off;
-		const char *eol = memchr(p, '\n', b.len - off);
-		size_t n = eol ? (size_t)(eol - p) : b.len - off;
-		if (n)
-			print_line(view, p, n);
-		off += n + 1;
+	/* the log is oldest first: newest first here, from the end back */
+	for (size_t end = b.len; end > 0;) {
+		const char *s = (const char *)b.data;
+		size_t start = end;
+		if (s[end - 1] == '\n')
+			end--, start--;
+		while (start > 0 && s[start - 1] != '\n')
+			start--;
+		if (end > start)
+			print_line(view, s + start, end - start);
+		end = start;
 	}
 	if (fflush(stdout)) {
 		perror("animfs: writing the output");

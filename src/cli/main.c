@@ -69,12 +69,15 @@ static const struct command commands[] = {
 	 af_cli_ov_layouts_help},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},
-	{"errors", NULL, af_cli_errors, "errors [VIEW]", NULL,
-	 "the mount's refused saves, newest last, as path:line:col: message\n"
-	 "(VIEW: the mount the current folder is in)", NULL, NULL},
-	{"overlay", NULL, af_cli_overlay, "overlay status|diff GAME MODDIR", NULL,
+	{"errors", NULL, af_cli_errors, "errors [VIEW] | errors --clear [PATH]", NULL,
+	 "the mount's refused saves, newest first, as path:line:col: message\n"
+	 "(VIEW: the mount the current folder is in); --clear: forget your lines\n"
+	 "about PATH (a folder: beneath it; none: the whole mount)", NULL, NULL},
+	{"overlay", NULL, af_cli_overlay, "overlay status|diff [--layout] GAME MODDIR", NULL,
 	 "what a mod folder changes over GAME (mount --overlay): each new\n"
-	 "and changed file and container member, or (diff) its YAML diff", NULL, NULL},
+	 "and changed file and container member, or (diff) its YAML diff; a file\n"
+	 "in another layout than GAME's (PAYDAY 2 x64) is compared in its layout,\n"
+	 "with one line saying so (--layout: the lines the layout changes too)", NULL, NULL},
 	{"decode", NULL, af_cli_decode,
 	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]\n"
 	 "        [--cache-mb=N]",

@@ -15,6 +15,7 @@
 
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/path.h"
 #include "archive.h"
 #include "cli.h"
 
@@ -150,6 +151,26 @@ int af_cli_layout_known(const char *name)
 	return 0;
 }
 
+/* The layout (of c's layouts) the file bin is in: the one c's convert finds it in
+ * already; NULL when none. */
+static const char *layout_of(const struct af_codec *c, const struct af_buf *bin)
+{
+	struct af_buf out = AF_BUF_INIT;
+	struct af_diag dg;
+	const char *found = NULL;
+	af_diag_init(&dg);
+	for (const struct af_layout *l = c->convert ? c->layouts : NULL; !found && l && l->name; l++) {
+		struct af_convert cv = { l->name, NULL, NULL };
+		af_buf_reset(&out);
+		if (c->convert(bin->data, bin->len, &cv, &out, &dg) == AF_CONVERT_ALREADY)
+			found = l->name;
+		af_diag_clear(&dg);
+	}
+	af_buf_free(&out);
+	af_diag_free(&dg);
+	return found;
+}
+
 /* The layout of the first file below dir (depth-first, at most *budget files looked
  * at) that a codec with layouts (only want, unless NULL) claims: the layout its convert
  * finds it in already. */
@@ -178,19 +199,12 @@ static const char *layout_in(const char *dir, const struct af_codec *want, int d
 		const struct af_codec *c = af_codec_bid(e->d_name, head, got);
 		if (!c || !c->convert || !c->layouts || (want && c != want))
 			continue;
-		struct af_buf in = AF_BUF_INIT, out = AF_BUF_INIT;
+		struct af_buf in = AF_BUF_INIT;
 		struct af_diag dg;
 		af_diag_init(&dg);
 		if (!af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &in, &dg))
-			for (const struct af_layout *l = c->layouts; !found && l->name; l++) {
-				struct af_convert cv = { l->name, NULL, NULL };
-				af_buf_reset(&out);
-				if (c->convert(in.data, in.len, &cv, &out, &dg) == AF_CONVERT_ALREADY)
-					found = l->name;
-				af_diag_clear(&dg);
-			}
+			found = layout_of(c, &in);
 		af_buf_free(&in);
-		af_buf_free(&out);
 		af_diag_free(&dg);
 	}
 	if (d)
@@ -269,6 +283,7 @@ int af_cli_ov_layout(const char *cmd, const char *moddir, const char *name, cons
 struct walk {
 	const char *game, *mod;
 	int diff;        /* print the YAML diff of each change, not only its line */
+	int layout;      /* diff --layout: GAME's file as it is, not in MODDIR's layout */
 	int failed;
 };
 
@@ -323,6 +338,30 @@ out:
 		unlink(tb);
 	}
 	return rc;
+}
+
+/* GAME's file g in the layout of MODDIR's m (a PAYDAY 2 x64 copy-up of a 32-bit file):
+ * its diff then shows the values changed, and one line says the layout changed. */
+static void same_layout(const char *rel, const char *mp, const struct af_buf *m, struct af_buf *g)
+{
+	const struct af_codec *c = af_codec_bid(af_base(mp), m->data, m->len < AF_BID_HEAD ? m->len : AF_BID_HEAD);
+	const char *ml = c && c->convert ? layout_of(c, m) : NULL, *gl = ml ? layout_of(c, g) : NULL;
+	if (!ml || !gl || !strcmp(ml, gl))
+		return;
+	struct af_buf as = AF_BUF_INIT;
+	struct af_diag d;
+	const char *why = NULL;
+	af_diag_init(&d);
+	if (!af_buf_append(&as, g->data, g->len) && !as.failed &&
+	    af_codec_relayout(c, ml, &as, &why, &d) == 0) {
+		printf("%-8s %s: %s -> %s (the lines it changes: overlay diff --layout)\n", "layout",
+		       rel, gl, ml);
+		af_buf_free(g);
+		*g = as;
+		as = (struct af_buf)AF_BUF_INIT;
+	}
+	af_buf_free(&as);
+	af_diag_free(&d);
 }
 
 static void say(struct walk *w, const char *what, const char *rel)
@@ -428,6 +467,8 @@ static void one_file(struct walk *w, const char *rel)
 	if (in_game && g.len == m.len && (!g.len || !memcmp(g.data, m.data, g.len)))
 		goto out;
 	say(w, in_game ? "changed" : "new", rel);
+	if (w->diff && in_game && !w->layout)
+		same_layout(rel, mp, &m, &g);
 	if (w->diff && !loose_yaml(mp, &m, &my) && (!in_game || !loose_yaml(gp, &g, &gy)) &&
 	    print_diff(rel, in_game ? &gy : NULL, &my))
 		w->failed = 1;
@@ -492,6 +533,11 @@ static void walk_dir(struct walk *w, const char *rel)
 int af_cli_overlay(int argc, char **argv)
 {
 	struct walk w = {0};
+	if (argc == 5 && !strcmp(argv[1], "diff") && !strcmp(argv[2], "--layout")) {
+		w.layout = 1;
+		argv[2] = argv[1]; /* "diff" in --layout's place: the rest as without it */
+		argv++, argc--;
+	}
 	if (argc != 4 || (strcmp(argv[1], "status") && strcmp(argv[1], "diff")))
 		return af_cli_usage("overlay");
 	w.diff = !strcmp(argv[1], "diff");

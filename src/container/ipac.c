@@ -384,6 +384,29 @@ static int view_members(struct ipac_view *v, const struct af_container_env *env,
 							    : 0;
 }
 
+/* Before a block's tables are made, whether its caller's memory bound (env's io
+ * mem_room) lets them be: what the directory, the entries, names, codecs and first bytes
+ * of count members take (a name's arena about 16 bytes). 0, or AF_ENOMEM with d. A count
+ * the block cannot hold is the parse's to refuse. */
+static int view_room(const struct af_src *src, size_t base, const struct af_container_env *env,
+		     struct af_diag *d)
+{
+	const struct af_io *io = env ? env->io : NULL;
+	const struct ipac_view *v = NULL;
+	uint8_t h[IPAC_HEADER];
+	size_t per = IPAC_ENTRY + sizeof(struct ipac_entry) + sizeof(*v->names) + sizeof(*v->codec) + 1 +
+		     sizeof(*v->motn) + 16;
+	if (!io || !io->mem_room || af_src_read(src, base, h, IPAC_HEADER, d)) {
+		af_diag_clear(d);
+		return 0;
+	}
+	size_t count = af_le32(h + 8);
+	if (count > (src->size - base - IPAC_HEADER) / IPAC_ENTRY || io->mem_room(io->mem_ctx, count * per))
+		return 0;
+	return af_diag_error(d, AF_ENOMEM, "its table of %zu members would take more than %zu MiB, more than "
+			     "the memory bound lets one container hold", count, (count * per >> 20) + 1);
+}
+
 /* The block at base of src, into v (whose file or descriptor src is). */
 static int view_open(struct ipac_view *v, const struct af_src *src, size_t base,
 		     const struct af_container_env *env, struct af_diag *d)
@@ -394,6 +417,8 @@ static int view_open(struct ipac_view *v, const struct af_src *src, size_t base,
 		return af_diag_at_offset(d, AF_EINVAL, 0, "not an IPAC block");
 	if (af_src_read(src, 0, v->lead, src->size < sizeof(v->lead) ? (size_t)src->size : sizeof(v->lead), d))
 		return d->code;
+	if ((rc = view_room(src, base, env, d)))
+		return rc;
 	if ((rc = ipac_parse_src(&v->blk, src, base, d))) {
 		d->offset = d->offset >= 0 ? d->offset + (int64_t)base : d->offset;
 		return rc;

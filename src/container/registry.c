@@ -126,7 +126,7 @@ static int index_names(struct af_archive *a)
 	return 0;
 }
 
-static int members_of(struct af_archive *a, struct af_diag *d);
+static int members_of(struct af_archive *a, const struct af_io *io, struct af_diag *d);
 
 int af_archive_open_io(struct af_archive *a, const struct af_container *c, const uint8_t *data,
 		       size_t n, const struct af_io *io, struct af_diag *d)
@@ -138,15 +138,33 @@ int af_archive_open_io(struct af_archive *a, const struct af_container *c, const
 	a->size = n;
 	if ((rc = c->open(data, n, &env, &a->st, d)))
 		return rc;
-	return members_of(a, d);
+	return members_of(a, io, d);
 }
 
-/* a->st open: its member table and the name indexes. */
-static int members_of(struct af_archive *a, struct af_diag *d)
+/* Whether the member table may take want bytes in all (the caller's bound: io's
+ * mem_room); else a closes and d says how much it would take. */
+static int table_room(struct af_archive *a, const struct af_io *io, size_t want, struct af_diag *d)
+{
+	if (!io || !io->mem_room || io->mem_room(io->mem_ctx, want))
+		return 0;
+	af_archive_close(a);
+	return af_diag_error(d, AF_ENOMEM, "its table of members and their names would take more than %zu MiB, "
+			     "more than the memory bound lets one container hold", (want + ((size_t)1 << 20) - 1) >> 20);
+}
+
+/* Members whose names are read between two asks of the table's room. */
+#define TABLE_STEP 65536
+
+/* a->st open: its member table and the name indexes, within io's mem_room (asked before
+ * the table is made, as its names grow and once the indexes are made). */
+static int members_of(struct af_archive *a, const struct af_io *io, struct af_diag *d)
 {
 	const struct af_container *c = a->c;
 	int rc;
 	a->n = c->count(a->st);
+	size_t fixed = a->n * (sizeof(*a->m) + sizeof(*a->sub) + 1) + (c->tables ? c->tables(a->st) : 0);
+	if ((rc = table_room(a, io, fixed, d)))
+		return rc;
 	a->m = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->m));
 	a->sub = af_alloc_zeroed(a->n ? a->n : 1, sizeof(*a->sub));
 	a->probed = af_alloc_zeroed(a->n ? a->n : 1, 1);
@@ -157,6 +175,8 @@ static int members_of(struct af_archive *a, struct af_diag *d)
 	af_arena_init(&a->names);
 	for (size_t i = 0; i < a->n; i++) {
 		struct af_member m;
+		if (i % TABLE_STEP == TABLE_STEP - 1 && (rc = table_room(a, io, fixed + a->names.used_total, d)))
+			return rc;
 		memset(&m, 0, sizeof(m));
 		c->member(a->st, i, &m);
 		m.name[sizeof(m.name) - 1] = m.alias[sizeof(m.alias) - 1] = 0;
@@ -172,7 +192,7 @@ static int members_of(struct af_archive *a, struct af_diag *d)
 		af_archive_close(a);
 		return af_diag_error(d, rc, "out of memory");
 	}
-	return 0;
+	return table_room(a, io, af_archive_held(a), d);
 }
 
 int af_archive_open_src(struct af_archive *a, const struct af_container *c,
@@ -197,7 +217,7 @@ int af_archive_open_src(struct af_archive *a, const struct af_container *c,
 	a->size = (size_t)src->size;
 	if ((rc = c->open_src(src, &env, &a->st, d)))
 		return rc;
-	return members_of(a, d);
+	return members_of(a, io, d);
 }
 
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,
@@ -253,7 +273,7 @@ static int open_borrowed(struct af_archive *s, const struct af_container *c, con
 	s->size = n;
 	if ((rc = c->open_src(&src, &env, &s->st, d)))
 		return rc;
-	return members_of(s, d);
+	return members_of(s, NULL, d);
 }
 
 /* Member i as a nested archive, or NULL when it is none. *nomem: it could not be told

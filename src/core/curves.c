@@ -63,9 +63,22 @@ int af_curves_wanted(struct af_curves *cv, const char *name, const char *alias)
 	return 1;
 }
 
+/* n more bytes of the model, within its room (curves.h): 0, or -1 with oom and over. */
+static int charge(struct af_curves *cv, size_t n)
+{
+	cv->bytes += n;
+	if (cv->room && !cv->room(cv->room_ctx, cv->bytes)) {
+		cv->oom = cv->over = 1;
+		return -1;
+	}
+	return 0;
+}
+
 /* Room for one more element of a growing array, zeroed; NULL (and cv->oom) when none. */
 static void *push(struct af_curves *cv, void **array, size_t *cap, size_t *n, size_t size)
 {
+	if (*n == *cap && charge(cv, (*cap ? *cap : 16) * size))
+		return NULL;
 	char *a = af_grow(*array, cap, *n, size, 16);
 	if (!a) {
 		cv->oom = 1;
@@ -121,6 +134,8 @@ static int grow_keys(struct af_curve *c)
 void af_curves_key(struct af_curves *cv, size_t ch, double t, double v, double in, double out)
 {
 	struct af_curve *c = &cv->c[ch];
+	if (c->n == c->cap && charge(cv, (c->cap ? c->cap : 16) * (c->tangents ? 4 : 2) * sizeof(double)))
+		return;
 	if (c->n == c->cap && grow_keys(c)) {
 		cv->oom = 1;
 		return;

@@ -68,26 +68,46 @@ int af_diag_at_mark(struct af_diag *d, int code, unsigned line, unsigned col, co
 	return code;
 }
 
-void af_diag_warn(struct af_diag *d, unsigned line, unsigned col, const char *fmt, ...)
+/* A line of d's warnings: "line:col: kind: text" (or "kind: text" with no place). */
+static void add_line(struct af_diag *d, unsigned line, unsigned col, const char *kind,
+		     const char *fmt, va_list ap)
 {
 	char msg[512];
+	vsnprintf(msg, sizeof(msg), fmt, ap);
+	if (line)
+		af_buf_printf(&d->warnings, "%u:%u: %s: %s\n", line, col, kind, msg);
+	else
+		af_buf_printf(&d->warnings, "%s: %s\n", kind, msg);
+	d->nwarnings++;
+}
+
+void af_diag_warn(struct af_diag *d, unsigned line, unsigned col, const char *fmt, ...)
+{
 	va_list ap;
 	if (!d)
 		return;
 	va_start(ap, fmt);
-	vsnprintf(msg, sizeof(msg), fmt, ap);
+	add_line(d, line, col, "warning", fmt, ap);
 	va_end(ap);
-	if (line)
-		af_buf_printf(&d->warnings, "%u:%u: warning: %s\n", line, col, msg);
-	else
-		af_buf_printf(&d->warnings, "warning: %s\n", msg);
-	d->nwarnings++;
 }
 
-/* The text of a warning line after its "line:col: warning: " or "warning: ". */
+void af_diag_note(struct af_diag *d, unsigned line, unsigned col, const char *fmt, ...)
+{
+	va_list ap;
+	if (!d)
+		return;
+	va_start(ap, fmt);
+	add_line(d, line, col, "note", fmt, ap);
+	va_end(ap);
+}
+
+/* The text of a warning line after its "line:col: warning: " or "warning: " (a
+ * note's after "note: "). */
 static void warn_text(const char *line, size_t n, const char **t, size_t *tn)
 {
 	const char *w = memmem(line, n, "warning: ", 9);
+	if (!w && (w = memmem(line, n, "note: ", 6)))
+		w -= 3; /* "note: " is 3 shorter than "warning: " */
 	*t = w ? w + 9 : line;
 	*tn = n - (size_t)(*t - line);
 }

@@ -47,9 +47,22 @@ void af_scene_free(struct af_scene *sc)
 	memset(sc, 0, sizeof(*sc));
 }
 
+/* n more bytes of the model, within its room (scene.h): 0, or -1 with oom and over. */
+static int charge(struct af_scene *sc, size_t n)
+{
+	sc->bytes += n;
+	if (sc->room && !sc->room(sc->room_ctx, sc->bytes)) {
+		sc->oom = sc->over = 1;
+		return -1;
+	}
+	return 0;
+}
+
 /* Room for one more element of a growing array, zeroed; NULL (and sc->oom) when none. */
 static void *push(struct af_scene *sc, void **array, size_t *cap, size_t *n, size_t size)
 {
+	if (*n == *cap && charge(sc, (*cap ? *cap : 16) * size))
+		return NULL;
 	char *a = af_grow(*array, cap, *n, size, 16);
 	if (!a) {
 		sc->oom = 1;
@@ -95,6 +108,8 @@ size_t af_scene_mesh(struct af_scene *sc, const char *name, size_t nv, int norma
 	m->nv = nv;
 	m->ni = ni;
 	m->line = line;
+	if (charge(sc, ((size_t)(3 + (normals ? 3 : 0) + (uvs ? 2 : 0)) * nv + ni) * sizeof(float)))
+		return SIZE_MAX;
 	m->pos = af_alloc_zeroed(nv ? nv * 3 : 1, sizeof(float));
 	m->nrm = normals ? af_alloc_zeroed(nv ? nv * 3 : 1, sizeof(float)) : NULL;
 	m->uv = uvs ? af_alloc_zeroed(nv ? nv * 2 : 1, sizeof(float)) : NULL;
@@ -160,6 +175,8 @@ void af_scene_key(struct af_scene *sc, size_t ch, double t, const double *v)
 	size_t w = c->path == AF_SC_ROTATION ? 4 : 3;
 	if (c->n == c->cap) {
 		size_t cap = c->cap ? 2 * c->cap : 16;
+		if (charge(sc, (cap - c->cap) * (1 + w) * sizeof(float)))
+			return;
 		float *nt = af_resize(c->t, cap * sizeof(float)), *nv;
 		if (!nt) {
 			sc->oom = 1;
@@ -184,6 +201,9 @@ uint8_t *af_scene_image(struct af_scene *sc, unsigned w, unsigned h)
 	if (!w || !h || w > AF_SCENE_MAX_IMAGE || h > AF_SCENE_MAX_IMAGE)
 		return NULL;
 	free(sc->img);
+	sc->img = NULL;
+	if (charge(sc, (size_t)w * h * 4))
+		return NULL;
 	if (!(sc->img = af_alloc_zeroed((size_t)w * h, 4))) {
 		sc->oom = 1;
 		return NULL;

@@ -649,6 +649,24 @@ int af_op_statfs(const char *path, struct statvfs *st)
 	return fstatvfs(af_ov_top(af_ctx_fs()), st) ? -errno : 0;
 }
 
+int af_op_removexattr(const char *path, const char *name)
+{
+	struct af_fs *fs = af_ctx_fs();
+	struct af_res r;
+	if (strcmp(name, AF_XATTR_ERRORS))
+		return -ENODATA; /* the only one there is */
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	uid_t uid = af_caller()->uid;
+	int all = uid == 0 || uid == af_daemon_uid(); /* the lines about files: the owner's */
+	const char *rel = !strcmp(r.rel, ".") ? "" : r.rel;
+	af_errlog_clear(fs->errors, uid, all, rel);
+	if (r.bin[0] && strcmp(r.bin, rel))
+		af_errlog_clear(fs->errors, uid, all, r.bin);
+	return 0;
+}
+
 /* A link is the user's like any file (GAME), unless it is an editor's lock link
  * (emacs' `.#x`): that lives in the scratch area. */
 int af_op_symlink(const char *target, const char *path)

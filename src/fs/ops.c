@@ -63,6 +63,7 @@ static int chmod_(const char *p, mode_t m, ffi *fi) { AS_CALLER(af_op_chmod(p, m
 static int chown_(const char *p, uid_t u, gid_t g, ffi *fi) { AS_CALLER(af_op_chown(p, u, g, fi)); }
 static int utimens_(const char *p, const struct timespec tv[2], ffi *fi) { AS_CALLER(af_op_utimens(p, tv, fi)); }
 static int statfs_(const char *p, struct statvfs *st) { AS_CALLER(af_op_statfs(p, st)); }
+static int removexattr_(const char *p, const char *n) { AS_CALLER(af_op_removexattr(p, n)); }
 static int open_(const char *p, ffi *fi) { AS_CALLER(af_op_open(p, fi)); }
 static int create_(const char *p, mode_t m, ffi *fi) { AS_CALLER(af_op_create(p, m, fi)); }
 static int read_(const char *p, char *b, size_t n, off_t o, ffi *fi) { AS_CALLER(af_op_read(p, b, n, o, fi)); }
@@ -88,6 +89,7 @@ static const struct fuse_operations ops = {
 	.chown = chown_,
 	.utimens = utimens_,
 	.statfs = statfs_,
+	.removexattr = removexattr_,
 	.open = open_,
 	.create = create_,
 	.read = read_,

@@ -41,6 +41,10 @@ int af_op_chmod(const char *path, mode_t mode, struct fuse_file_info *fi);
 int af_op_chown(const char *path, uid_t uid, gid_t gid, struct fuse_file_info *fi);
 int af_op_utimens(const char *path, const struct timespec tv[2], struct fuse_file_info *fi);
 int af_op_statfs(const char *path, struct statvfs *st);
+/* removexattr(PATH, "user.animfs.errors"): the caller's lines of .animfs/errors about
+ * PATH (a folder: beneath it; the mount's root: all) go (`animfs errors --clear`). */
+#define AF_XATTR_ERRORS "user.animfs.errors"
+int af_op_removexattr(const char *path, const char *name);
 
 int af_op_open(const char *path, struct fuse_file_info *fi);
 int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi);

@@ -64,21 +64,35 @@ out:
 
 /* ------------------------------------------------------------ glTF */
 
+/* The writer: the binary chunk goes straight into its place in the output (bin, from
+ * bin0: a GLB's; the buffer own for JSON, which inlines it as base64), the JSON's parts
+ * beside it; a GLB's head and JSON are put in front of it at the end. */
 struct gw {
-	struct af_buf bin, views, acc;
-	size_t nviews, nacc;
+	struct af_buf *bin, own, views, acc;
+	size_t bin0, nviews, nacc;
 };
+
+static size_t bin_len(const struct gw *g)
+{
+	return g->bin->len - g->bin0;
+}
+
+static void bin_align(struct gw *g)
+{
+	while (bin_len(g) & 3 && !g->bin->failed)
+		af_buf_putc(g->bin, 0);
+}
 
 /* A bufferView of the bytes (target 0: none) as its index. */
 static size_t view(struct gw *g, const void *p, size_t n, unsigned target)
 {
-	af_buf_align(&g->bin, 4);
+	bin_align(g);
 	af_buf_printf(&g->views, "%s{\"buffer\": 0, \"byteOffset\": %zu, \"byteLength\": %zu", g->nviews ? ", " : "",
-		      g->bin.len, n);
+		      bin_len(g), n);
 	if (target)
 		af_buf_printf(&g->views, ", \"target\": %u", target);
 	af_buf_puts(&g->views, "}");
-	af_buf_append(&g->bin, p, n);
+	af_buf_append(g->bin, p, n);
 	return g->nviews++;
 }
 
@@ -158,7 +172,7 @@ static void meshes(const struct af_scene *sc, struct gw *g, struct af_buf *j, lo
 		size_t v;
 		af_png_rgba(sc->img, sc->img_w, sc->img_h, &png);
 		if (png.failed) {
-			g->bin.failed = 1;
+			g->bin->failed = 1;
 			af_buf_free(&png);
 			return;
 		}
@@ -267,7 +281,7 @@ static void skin(const struct af_scene *sc, struct gw *g, struct af_buf *j)
 	size_t *chain = af_alloc(sc->nnode * sizeof(size_t)), acc;
 	unsigned char *done = af_alloc_zeroed(sc->nnode, 1);
 	if (!world || !ibm || !chain || !done) {
-		g->bin.failed = 1;
+		g->bin->failed = 1;
 		goto out;
 	}
 	for (size_t i = 0; i < sc->nnode; i++) {
@@ -400,14 +414,51 @@ static void animations(const struct af_scene *sc, struct gw *g, struct af_buf *j
 		af_buf_puts(j, "]");
 }
 
+static void put_le32(uint8_t *p, uint32_t v)
+{
+	p[0] = (uint8_t)v, p[1] = (uint8_t)(v >> 8), p[2] = (uint8_t)(v >> 16), p[3] = (uint8_t)(v >> 24);
+}
+
+/* The GLB's head, JSON chunk and the binary chunk's head put in front of the binary chunk
+ * (at start of out, bin bytes long), which moves up in place: 0, or -1. */
+static int glb_front(struct af_buf *out, size_t start, size_t bin, const struct af_buf *j)
+{
+	size_t jl = (j->len + 3) & ~(size_t)3, head = 12 + 8 + jl + (bin ? 8 : 0), total = head + bin;
+	if (total > UINT32_MAX || af_buf_reserve(out, head))
+		return -1;
+	uint8_t *p = out->data + start;
+	memmove(p + head, p, bin);
+	out->len += head;
+	put_le32(p, 0x46546C67); /* "glTF" */
+	put_le32(p + 4, 2);
+	put_le32(p + 8, (uint32_t)total);
+	put_le32(p + 12, (uint32_t)jl);
+	put_le32(p + 16, 0x4E4F534A); /* "JSON" */
+	memcpy(p + 20, j->data, j->len);
+	memset(p + 20 + j->len, ' ', jl - j->len);
+	if (bin) {
+		put_le32(p + 20 + jl, (uint32_t)bin);
+		put_le32(p + 24 + jl, 0x004E4942); /* "BIN\0" */
+	}
+	return 0;
+}
+
 int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct af_buf *out)
 {
-	struct gw g = { AF_BUF_INIT, AF_BUF_INIT, AF_BUF_INIT, 0, 0 };
+	return af_gltf_write_room(sc, json, title, NULL, out);
+}
+
+int af_gltf_write_room(const struct af_scene *sc, int json, const char *title, const struct af_ybudget *mem,
+		       struct af_buf *out)
+{
+	struct gw g = { NULL, AF_BUF_INIT, AF_BUF_INIT, AF_BUF_INIT, 0, 0, 0 };
 	struct af_buf j = AF_BUF_INIT;
 	long *map = af_alloc_zeroed(sc->nmesh ? sc->nmesh : 1, sizeof(long));
 	int wrap = sc->scale != 1 || sc->axes[0] || sc->axes[1] || sc->axes[2];
 	size_t start = out->len, roots = 0;
 	int rc = AF_ENOMEM;
+	g.bin = json ? &g.own : out;
+	g.bin0 = json ? 0 : start;
 	if (!map)
 		goto out;
 	for (size_t i = 0; i < sc->nnode; i++)
@@ -430,48 +481,43 @@ int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct
 	if (sc->nnode)
 		skin(sc, &g, &j);
 	animations(sc, &g, &j, title);
-	af_buf_align(&g.bin, 4);
+	bin_align(&g);
+	/* the JSON's parts beside the model and the file: counted once made (a few percent
+	 * of the binary chunk: an accessor's line per channel of keys) */
+	if (mem && mem->room && !mem->room(mem->ctx, sc->bytes + 2 * (j.cap + g.views.cap + g.acc.cap) + g.own.cap)) {
+		out->over = 1;
+		goto out;
+	}
 	if (g.nacc)
 		af_buf_printf(&j, ", \"accessors\": [%.*s]", (int)g.acc.len, (const char *)g.acc.data);
 	if (g.nviews)
 		af_buf_printf(&j, ", \"bufferViews\": [%.*s]", (int)g.views.len, (const char *)g.views.data);
-	if (g.bin.len) {
-		af_buf_printf(&j, ", \"buffers\": [{\"byteLength\": %zu", g.bin.len);
+	af_buf_free(&g.acc);
+	af_buf_free(&g.views);
+	if (bin_len(&g)) {
+		af_buf_printf(&j, ", \"buffers\": [{\"byteLength\": %zu", bin_len(&g));
 		if (json) {
 			af_buf_puts(&j, ", \"uri\": \"data:application/octet-stream;base64,");
-			base64(&j, g.bin.data, g.bin.len);
+			base64(&j, g.own.data, g.own.len);
 			af_buf_puts(&j, "\"");
 		}
 		af_buf_puts(&j, "}]");
 	}
 	af_buf_puts(&j, "}\n");
-	if (json) {
+	if (j.failed || g.bin->failed || g.views.failed || g.acc.failed)
+		goto out;
+	if (json)
 		af_buf_append(out, j.data, j.len);
-	} else {
-		size_t jl = (j.len + 3) & ~(size_t)3, total = 12 + 8 + jl + (g.bin.len ? 8 + g.bin.len : 0);
-		if (total > UINT32_MAX)
-			goto out;
-		af_buf_put_u32le(out, 0x46546C67); /* "glTF" */
-		af_buf_put_u32le(out, 2);
-		af_buf_put_u32le(out, (uint32_t)total);
-		af_buf_put_u32le(out, (uint32_t)jl);
-		af_buf_put_u32le(out, 0x4E4F534A); /* "JSON" */
-		af_buf_append(out, j.data, j.len);
-		af_buf_fill(out, ' ', jl - j.len);
-		if (g.bin.len) {
-			af_buf_put_u32le(out, (uint32_t)g.bin.len);
-			af_buf_put_u32le(out, 0x004E4942); /* "BIN\0" */
-			af_buf_append(out, g.bin.data, g.bin.len);
-		}
-	}
-	if (!out->failed && !j.failed && !g.bin.failed && !g.views.failed && !g.acc.failed)
+	else if (glb_front(out, start, bin_len(&g), &j))
+		goto out;
+	if (!out->failed)
 		rc = 0;
 out:
 	if (rc)
 		out->len = start;
 	free(map);
 	af_buf_free(&j);
-	af_buf_free(&g.bin);
+	af_buf_free(&g.own);
 	af_buf_free(&g.views);
 	af_buf_free(&g.acc);
 	return rc;
@@ -505,7 +551,8 @@ static int scene_doc(const struct af_codec *c, const struct af_ynode *root, stru
 
 /* The nodes of the document (yaml, n), none of its animations, added to sc first: the
  * skeleton an animation moves. */
-static int base_nodes(const uint8_t *yaml, size_t n, struct af_scene *sc, struct af_diag *d)
+static int base_nodes(const uint8_t *yaml, size_t n, const struct af_ybudget *mem, struct af_scene *sc,
+		      struct af_diag *d)
 {
 	static const char *const none[] = { "" };
 	struct af_scene base;
@@ -514,7 +561,10 @@ static int base_nodes(const uint8_t *yaml, size_t n, struct af_scene *sc, struct
 	int rc;
 	if (af_scene_init(&base, none, 1))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if (!(rc = af_ydoc_parse(&doc, yaml, n, NULL, d))) {
+	base.room = sc->room;
+	base.room_ctx = sc->room_ctx;
+	base.bytes = sc->bytes; /* counted with the scene it goes into */
+	if (!(rc = af_ydoc_parse(&doc, yaml, n, mem ? mem->lim : NULL, d))) {
 		rc = (c = codec_of(doc.root, d)) ? scene_doc(c, doc.root, &base, d) : d->code;
 		base.nselect = 0; /* none wanted, none there */
 		if (!rc)
@@ -562,7 +612,8 @@ out:
  * that sibling made no skeleton (the preview goes on without); 0 when none was found;
  * AF_ENOMEM. */
 static int sibling_base(const struct af_codec *c, const struct af_ynode *root, const struct af_io *io,
-			struct af_scene *sc, char *name, size_t size, struct af_buf *why)
+			const struct af_ybudget *mem, struct af_scene *sc, char *name, size_t size,
+			struct af_buf *why)
 {
 	struct af_buf yaml = AF_BUF_INIT;
 	struct af_diag q;
@@ -572,9 +623,9 @@ static int sibling_base(const struct af_codec *c, const struct af_ynode *root, c
 		return 0;
 	af_diag_init(&q);
 	af_buf_putc(why, 0);
-	if (sibling_yaml(io, name, &yaml) || base_nodes(yaml.data, yaml.len, sc, &q)) {
+	if (sibling_yaml(io, name, &yaml) || base_nodes(yaml.data, yaml.len, mem, sc, &q)) {
 		sc->nnode = 0; /* a half-made skeleton goes */
-		rc = q.code == AF_ENOMEM ? AF_ENOMEM : 2;
+		rc = q.code == AF_ENOMEM || sc->over ? AF_ENOMEM : 2;
 	}
 	if (why->failed)
 		rc = AF_ENOMEM;
@@ -656,13 +707,18 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 	struct af_ydoc doc;
 	struct af_buf why = AF_BUF_INIT;
 	const struct af_codec *c;
+	const struct af_ybudget *mem = o ? o->mem : NULL;
 	char name[1024];
 	int rc, parsed = 0, found = 0, from_dir = 0;
 	if (af_scene_init(&sc, o ? o->anims : NULL, o ? o->nanims : 0))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if (o && o->base && (rc = base_nodes(o->base, o->nbase, &sc, d))) /* the skeleton first */
+	if (mem) {
+		sc.room = mem->room;
+		sc.room_ctx = mem->ctx;
+	}
+	if (o && o->base && (rc = base_nodes(o->base, o->nbase, mem, &sc, d))) /* the skeleton first */
 		goto out;
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d)))
+	if ((rc = af_ydoc_parse(&doc, yaml, n, mem ? mem->lim : NULL, d)))
 		goto out;
 	parsed = 1;
 	if (!(c = codec_of(doc.root, d))) {
@@ -670,17 +726,22 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		goto out;
 	}
 	if (o && !o->base && o->io)
-		found = sibling_base(c, doc.root, o->io, &sc, name, sizeof(name), &why);
-	if (o && !o->base && o->rig_dir && !found && (found = sibling_base(c, doc.root, o->rig_dir, &sc, name,
+		found = sibling_base(c, doc.root, o->io, mem, &sc, name, sizeof(name), &why);
+	if (o && !o->base && o->rig_dir && !found && (found = sibling_base(c, doc.root, o->rig_dir, mem, &sc, name,
 									     sizeof(name), &why)) > 0)
 		from_dir = 1;
 	if (found == AF_ENOMEM) {
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		rc = af_diag_error(d, AF_ENOMEM, sc.over ? "the scene needs more memory than the preview may take"
+							 : "out of memory");
 		goto out;
 	}
 	sc.io = o ? o->io : NULL;
 	if ((rc = scene_doc(c, doc.root, &sc, d)))
 		goto out;
+	af_ydoc_free(&doc); /* the scene holds what the preview needs: the tree's room is the file's */
+	parsed = 0;
+	if (mem && mem->freed)
+		mem->freed(mem->ctx);
 	if (found == 1) {
 		af_scene_extra(&sc, 0, "skeleton_from", name, 0);
 		if (from_dir)
@@ -693,8 +754,9 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 		goto out;
 	if ((rc = af_scene_check(&sc, d)))
 		goto out;
-	if (af_gltf_write(&sc, o && o->json, o ? o->title : NULL, out))
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory (or a preview past 4 GiB)");
+	if (af_gltf_write_room(&sc, o && o->json, o ? o->title : NULL, mem, out))
+		rc = af_diag_error(d, AF_ENOMEM, out->over ? "the preview is larger than it may be"
+						    : "out of memory (or a preview past 4 GiB)");
 out:
 	if (parsed)
 		af_ydoc_free(&doc);

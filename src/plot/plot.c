@@ -146,12 +146,17 @@ int af_plot_svg(const uint8_t *yaml, size_t n, const struct af_plot_opts *o, str
 	struct af_curves cv;
 	const struct af_codec *c;
 	const char *format;
+	const struct af_ybudget *mem = o ? o->mem : NULL;
 	size_t start = out->len;
-	int rc;
+	int rc, parsed = 1;
 	if (af_curves_init(&cv, o ? o->objects : NULL, o ? o->nobjects : 0,
 			   o && o->max_objects ? o->max_objects : AF_PLOT_MAX_OBJECTS))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	if ((rc = af_ydoc_parse(&doc, yaml, n, NULL, d))) {
+	if (mem) {
+		cv.room = mem->room;
+		cv.room_ctx = mem->ctx;
+	}
+	if ((rc = af_ydoc_parse(&doc, yaml, n, mem ? mem->lim : NULL, d))) {
 		af_curves_free(&cv);
 		return rc;
 	}
@@ -165,7 +170,8 @@ int af_plot_svg(const uint8_t *yaml, size_t n, const struct af_plot_opts *o, str
 		goto out;
 	}
 	if (c->curves(doc.root, &cv) || cv.oom) {
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		rc = af_diag_error(d, AF_ENOMEM, cv.over ? "the curves need more memory than the plot may take"
+							 : "out of memory");
 		goto out;
 	}
 	for (size_t i = 0; i < cv.nselect; i++)
@@ -174,13 +180,18 @@ int af_plot_svg(const uint8_t *yaml, size_t n, const struct af_plot_opts *o, str
 					   cv.select[i], format);
 			goto out;
 		}
+	af_ydoc_free(&doc); /* the curves hold what the picture needs: the tree's room is the SVG's */
+	parsed = 0;
+	if (mem && mem->freed)
+		mem->freed(mem->ctx);
 	svg(&cv, o, out);
 	if (out->failed)
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		rc = af_diag_error(d, AF_ENOMEM, out->over ? "the SVG is larger than the plot may take" : "out of memory");
 out:
 	if (rc)
 		out->len = start;
 	af_curves_free(&cv);
-	af_ydoc_free(&doc);
+	if (parsed)
+		af_ydoc_free(&doc);
 	return rc;
 }

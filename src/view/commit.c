@@ -47,6 +47,33 @@ static void report(struct af_fs *fs, uid_t uid, const char *view_rel, const char
 	af_errlog_add(fs->errors, uid, view_rel, d);
 }
 
+/* What a save that went through did differently from the text (a codec's warnings
+ * that are notes: "note: -1.27 stored as -1.28 (...)"), as lines of .animfs/errors
+ * at their place: the editor's buffer still shows what was typed. */
+static void report_notes(struct af_fs *fs, uid_t uid, const char *view_rel,
+			 const struct af_diag *d)
+{
+	const char *p = (const char *)d->warnings.data, *end = p + d->warnings.len;
+	while (p && p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		size_t n = eol ? (size_t)(eol - p) : (size_t)(end - p);
+		char line[1024];
+		unsigned l = 0, c = 0;
+		int at = 0;
+		snprintf(line, sizeof(line), "%.*s", (int)n, p);
+		if (sscanf(line, "%u:%u: %n", &l, &c, &at) < 2 || !at)
+			at = 0;
+		if (!strncmp(line + at, "note: ", 6)) { /* af_diag_note's */
+			struct af_diag nd;
+			af_diag_init(&nd);
+			af_diag_at_mark(&nd, AF_EINVAL, l, c, "%s", line + at);
+			af_errlog_add(fs->errors, uid, view_rel, &nd);
+			af_diag_free(&nd);
+		}
+		p += n + 1;
+	}
+}
+
 /* The encoder's output must decode: a codec bug must not reach the game folder.
  * The check runs on a second thread while the temp file is written and fsynced,
  * and the rename waits for it. Its YAML is what a render of the new binary would
@@ -339,6 +366,8 @@ out:
 		af_errlog_forget(fs->errors, view_rel);
 		af_errlog_forget(fs->errors, to->bin_rel);
 	}
+	if (rc == 0)
+		report_notes(fs, to->who.uid, view_rel, &d);
 	if (verifying) {
 		verify_wait(&v, &rd); /* joined on every path */
 		verify_free(&v);

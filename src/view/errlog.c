@@ -162,6 +162,22 @@ void af_errlog_forget_under(struct af_errlog *e, const char *dir,
 	pthread_mutex_unlock(&e->lock);
 }
 
+void af_errlog_clear(struct af_errlog *e, uid_t uid, int all, const char *path)
+{
+	size_t n = strlen(path);
+	pthread_mutex_lock(&e->lock);
+	for (unsigned k = 0; k < e->cap; k++) {
+		const char *p = e->paths[k];
+		if (!e->lines[k] || !p || (n && (strncmp(p, path, n) || (p[n] && p[n] != '/'))))
+			continue;
+		if (e->uids[k] == AF_ERRLOG_ALL ? all : uid == 0 || e->uids[k] == uid) {
+			free(e->lines[k]);
+			e->lines[k] = NULL;
+		}
+	}
+	pthread_mutex_unlock(&e->lock);
+}
+
 struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
 			       int (*may_read)(void *ctx, const char *path), void *ctx)
 {

@@ -31,5 +31,8 @@ void af_errlog_forget(struct af_errlog *e, const char *path);
  * those keep (NULL: none; called under the log's lock) says stay. */
 void af_errlog_forget_under(struct af_errlog *e, const char *dir,
 			    int (*keep)(void *ctx, const char *path), void *ctx);
+/* `animfs errors --clear [PATH]`: the lines of uid's saves (all: the lines for all
+ * too; uid 0: everyone's) about path or beneath it ("": every path) go. */
+void af_errlog_clear(struct af_errlog *e, uid_t uid, int all, const char *path);
 
 #endif

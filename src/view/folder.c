@@ -30,6 +30,7 @@
 #include "binary.h"
 #include "errlog.h"
 #include "folder.h"
+#include "derive.h"
 #include "folder_int.h"
 #include "overlay.h"
 #include "render.h"
@@ -100,6 +101,10 @@ static const struct af_container *check_file(struct af_fs *fs, const char *rel,
 			af_diag_error(&d, AF_EIO, "cannot open: %s", strerror(errno));
 		af_diag_format(&d, rel, msg, sizeof(msg));
 		af_fs_log(LOG_WARNING, "%s (shown as the plain file)", msg);
+		/* said where a user looks: the file's line, no one's text (once: a check
+		 * made again after its verdict left the table replaces it) */
+		af_errlog_forget(fs->errors, rel);
+		af_errlog_add(fs->errors, AF_ERRLOG_ALL, rel, &d);
 		c = NULL;
 	}
 	if (fd >= 0)
@@ -142,6 +147,18 @@ const struct af_container *af_folder_verdict(struct af_fs *fs, const char *rel,
 	v->used = 1;
 	pthread_mutex_unlock(&p->vlock);
 	return c;
+}
+
+/* st's identity is shown as its plain file from now on (its tables would pass the bound). */
+static void not_a_folder(struct af_fs *fs, const struct stat *st)
+{
+	struct af_folders *p = fs->folders;
+	struct verdict *v = &p->verdicts[(size_t)st->st_ino % VERDICTS];
+	pthread_mutex_lock(&p->vlock);
+	af_fid_of(st, &v->id);
+	v->folder = NULL;
+	v->used = 1;
+	pthread_mutex_unlock(&p->vlock);
 }
 
 const struct af_container *af_folder_of(struct af_fs *fs, const char *rel, const struct stat *st)
@@ -350,16 +367,27 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 		goto failed;
 	struct af_sibio sib; /* the files beside it, which its container may read */
 	struct af_src src = {ov ? file.data : NULL, fd, ov ? file.len : (uint64_t)st.st_size, 0};
+	struct af_table_room room = {fs->cache, held, 0, 0, 0}; /* its tables: within the bound */
 	af_sibio_init(&sib, fs, rel);
+	sib.d.io.mem_room = af_table_room;
+	sib.d.io.mem_ctx = &room;
 	int orc = af_archive_open_src(&l->v, c, &src, &sib.d.io, d);
 	af_sibio_close(&sib);
 	af_rcache_note_open(fs->cache);
-	if (orc)
+	if (orc) {
+		af_rcache_repay(fs->cache, room.lent);
+		if (room.refused) { /* shown as its plain file, as a view past the bound is */
+			af_table_refused(fs, rel, d);
+			not_a_folder(fs, &st);
+		}
 		goto failed;
+	}
 	l->ok = 1;
 	snprintf(l->name, sizeof(l->name), "%s", af_base(rel));
 	size_t bytes = ov ? file.len : held + af_archive_held(&l->v); /* + a layer's bytes */
-	size_t lent = af_rcache_lend(fs->cache, bytes); /* cached texts leave memory for it */
+	size_t lent = room.lent; /* cached texts leave memory for it */
+	if (bytes > lent)
+		lent += af_rcache_lend(fs->cache, bytes - lent);
 	pthread_mutex_lock(&p->lock);
 	l->bytes = bytes;
 	l->charged = lent;

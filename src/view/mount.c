@@ -32,8 +32,8 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->max_unsaved = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	pthread_mutex_init(&fs->lock, NULL);
 	pthread_mutex_init(&fs->commit_lock, NULL);
-	pthread_mutex_init(&fs->flight_lock, NULL);
-	pthread_cond_init(&fs->flight_landed, NULL);
+	af_flights_init(&fs->renders);
+	af_flights_init(&fs->outputs);
 	fs->cache = af_rcache_new(cache_bytes);
 	fs->cache_bytes = cache_bytes;
 	fs->errors = af_errlog_new(64);
@@ -75,6 +75,6 @@ void af_fs_destroy(struct af_fs *fs)
 	fs->errors = NULL;
 	pthread_mutex_destroy(&fs->lock);
 	pthread_mutex_destroy(&fs->commit_lock);
-	pthread_mutex_destroy(&fs->flight_lock);
-	pthread_cond_destroy(&fs->flight_landed);
+	af_flights_destroy(&fs->renders);
+	af_flights_destroy(&fs->outputs);
 }

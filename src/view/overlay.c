@@ -69,7 +69,21 @@ void af_ov_show(struct af_fs *fs, const char *rel, struct stat *st)
 			break; /* a folder of MODDIR's: rel is not in it, it is GAME's */
 		}
 	}
-	st->st_mode |= (st->st_mode & 0444) >> 1;
+	/* GAME's mode, writable by whoever may read it, and no wider: an editor that copies
+	 * the mode it sees onto its new file (vim) makes no world-writable file in MODDIR.
+	 * A reader who is not the owner sees the file as their own, as their save makes it
+	 * (the kernel checks the owner's bits under allow_other). */
+	const struct af_who *w = af_caller();
+	int cls = w->uid == st->st_uid ? 0 : w->gid == st->st_gid ? 1 : 2;
+	for (int i = 0; cls == 2 && i < w->ngroups; i++)
+		cls = w->groups[i] == st->st_gid ? 1 : 2;
+	if (w->uid != 0 && cls && (st->st_mode & (0400u >> (3 * cls)))) {
+		st->st_uid = w->uid;
+		st->st_gid = w->gid;
+	} else if (w->uid != 0 && cls) {
+		return; /* they may not read it: nor save it */
+	}
+	st->st_mode |= S_IWUSR;
 }
 
 int af_ov_top(const struct af_fs *fs)

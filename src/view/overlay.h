@@ -24,9 +24,10 @@ int af_ov_at(struct af_fs *fs, const char *rel);
 int af_ov_stat(struct af_fs *fs, const char *rel, struct stat *st);
 /* The tree changes land in (MODDIR, else GAME). */
 int af_ov_top(const struct af_fs *fs);
-/* st (of rel, read from GAME) shows write permission wherever it shows read: a change
- * lands in MODDIR. MODDIR's own files (and members of its containers: rel "X/member")
- * show their own mode. */
+/* st (of rel, read from GAME) shows GAME's mode and its owner's write permission (a
+ * change lands in MODDIR), as the caller's own file when they may read it but are not
+ * its owner. MODDIR's own files (and members of its containers: rel "X/member") show
+ * their own mode. */
 void af_ov_show(struct af_fs *fs, const char *rel, struct stat *st);
 /* Whether dfd is one of the mount's trees (GAME or MODDIR). */
 int af_ov_is_tree(const struct af_fs *fs, int dfd);

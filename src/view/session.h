@@ -6,13 +6,14 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "flight.h"
+
 struct af_rcache;
 struct af_errlog;
 struct af_folders;
 struct af_alias;
 struct af_prefetch;
 struct af_handle;
-struct af_flight;
 struct af_fs;
 
 /* What only the face knows of a path, asked by the core: the face's open files and the
@@ -61,12 +62,12 @@ struct af_fs {
 	pthread_mutex_t commit_lock; /* L3: one save at a time (a save's parse, rebuild,
 					verify and replace; a member's removal); held
 					across all of it; no read, listing or render takes it */
-	pthread_mutex_t flight_lock; /* L9: the list `flights` only (vrender.c); never
-					held while taking any other lock */
-	pthread_cond_t flight_landed; /* a render in flight ended (under flight_lock) */
-	struct af_flight *flights;   /* renders in flight, one per binary (vrender.c): a
-					render holds its flight (not a lock: a wait for it
-					holds none of L3-L8) across L5-L9 */
+	/* Work in flight, one per binary and kind (flight.h; each list's lock is L9: it
+	 * guards the list only and is never held while taking another lock). A render
+	 * or an output holds its flight (not a lock: a wait for one holds none of L3-L8)
+	 * across what it takes, L5-L9. */
+	struct af_flights renders;   /* renders of views (vrender.c) */
+	struct af_flights outputs;   /* plots and previews (derive.c) */
 	struct af_handle *handles;   /* the face's open files (src/fs/handle.c, a list) */
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	struct af_alias *aliases;    /* the face's aliases of open files (src/fs/hidden.c) */

@@ -23,6 +23,7 @@
 #include "animfs/split.h"
 #include "bin.h"
 #include "binary.h"
+#include "derive.h"
 #include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
@@ -203,6 +204,38 @@ static int glb_with(void *ctx, const struct af_io *io)
 	return af_gltf_from_yaml(g->yaml->data, g->yaml->len, &g->o, g->out, g->d);
 }
 
+/* A plot's or preview's making, handed to af_derive (derive.h): the view's text into
+ * out within mem. asked: a preview read the binary's folder (a member's siblings are in
+ * its container, whose identity is the key's). */
+struct out_job {
+	struct af_fs *fs;
+	const struct af_res *v;
+	const struct af_bin *b;
+	const struct af_text *yaml;
+	int glb, asked;
+};
+
+static int out_make(void *ctx, const struct af_ybudget *mem, struct af_buf *out, struct af_diag *d)
+{
+	struct out_job *j = ctx;
+	if (!j->glb) {
+		struct af_plot_opts o = {.title = af_base(j->v->rel), .mem = mem};
+		return af_plot_svg(j->yaml->data, j->yaml->len, &o, out, d);
+	}
+	struct glb_job g = {.o = {.title = af_base(j->v->rel), .mem = mem}, .yaml = j->yaml, .out = out, .d = d};
+	int rc;
+	if (j->b->member) {
+		rc = af_folder_with_io(j->fs, j->v->bin, &j->b->st, glb_with, &g);
+	} else { /* its siblings: a skeleton beside it (gltf.h) */
+		struct af_sibio s;
+		af_sibio_init(&s, j->fs, j->v->bin);
+		rc = glb_with(&g, &s.d.io);
+		af_sibio_close(&s);
+		j->asked = g.asked;
+	}
+	return rc;
+}
+
 /* The SVG plot (glb: the glTF preview) of the view at rest ("<view path>.svg", ".glb"),
  * or NULL. With size (a stat), *size is set instead when the sizes table knows it (then
  * NULL is returned), and a made file's size is put there. A preview that read the
@@ -214,7 +247,6 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	char path[4200];
 	struct af_res v;
 	struct af_text *yaml = NULL, *t = NULL;
-	struct af_buf svg = AF_BUF_INIT;
 	struct af_diag d;
 	struct af_dkey key;
 	struct af_bin b;
@@ -241,28 +273,18 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 		key.text = af_fnv1_64(yaml->data, yaml->len);
 	if (size && by_text && af_dsizes_get(fs->dsizes, &key, size))
 		goto out;
-	struct af_plot_opts o = {.title = af_base(v.rel)};
-	struct glb_job g = {.o = {.title = af_base(v.rel)}, .yaml = yaml, .out = &svg, .d = &d};
-	int rc;
+	/* made within the memory bound, one at a time, kept in the render cache (derive.h) */
+	struct out_job oj = {fs, &v, &b, yaml, glb, 0};
+	uint64_t k = af_fnv1_64(rest, n) ^ key.text ^ (glb ? 0x676c62 : 0x737667);
+	struct af_derive q = {glb ? "preview" : "plot", v.bin, &b.st, k ? k : 1, yaml, out_make, &oj, &oj.asked};
 	af_diag_init(&d);
-	if (glb && member) {
-		rc = af_folder_with_io(fs, v.bin, &b.st, glb_with, &g);
-	} else if (glb) { /* its siblings: a skeleton beside it (gltf.h) */
-		struct af_sibio s;
-		af_sibio_init(&s, fs, v.bin);
-		rc = glb_with(&g, &s.d.io);
-		af_sibio_close(&s);
-	} else {
-		rc = af_plot_svg(yaml->data, yaml->len, &o, &svg, &d);
-	}
-	if (!rc && !svg.failed)
-		t = af_text_take(&svg);
-	if (t && (member || !g.asked))
+	if (af_derive(fs, &q, &t, &d) == -EFBIG)
+		*err = -EFBIG; /* past the memory bound: the line in .animfs/errors says so */
+	if (t && (member || !oj.asked))
 		af_dsizes_put(fs->dsizes, &key, (long long)t->len);
 	af_diag_free(&d);
 out:
 	af_bin_close(&b);
-	af_buf_free(&svg);
 	af_text_unref(yaml);
 	return t;
 }

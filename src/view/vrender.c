@@ -13,10 +13,12 @@
 
 #include "animfs/path.h"
 #include "animfs/beneath.h"
+#include "animfs/fnv.h"
 #include "animfs/split.h"
 #include "bin.h"
 #include "binary.h"
 #include "errlog.h"
+#include "flight.h"
 #include "folder.h"
 #include "overlay.h"
 #include "prefetch.h"
@@ -184,44 +186,8 @@ done:
  * threads at once (a stat and a read, two readers), and each would render the same
  * text before the first lands in the cache. Whoever asks second waits for the first
  * and then finds its text in the cache. Different binaries render at once, on every
- * core, within the renders' pool (render.h). The mount's list (fs->flights, under
- * fs->flight_lock) holds one entry per render in flight: never more than the threads of
- * the daemon. */
-struct af_flight {
-	dev_t dev;
-	ino_t ino;
-	const char *rel; /* the binary's path: a container's members share its identity */
-	struct af_flight *next;
-};
-
-static int flying(const struct af_fs *fs, const struct af_flight *me)
-{
-	for (const struct af_flight *f = fs->flights; f; f = f->next)
-		if (f->dev == me->dev && f->ino == me->ino && !strcmp(f->rel, me->rel))
-			return 1;
-	return 0;
-}
-
-static void flight_take(struct af_fs *fs, struct af_flight *me)
-{
-	pthread_mutex_lock(&fs->flight_lock);
-	while (flying(fs, me))
-		pthread_cond_wait(&fs->flight_landed, &fs->flight_lock);
-	me->next = fs->flights;
-	fs->flights = me;
-	pthread_mutex_unlock(&fs->flight_lock);
-}
-
-static void flight_land(struct af_fs *fs, struct af_flight *me)
-{
-	pthread_mutex_lock(&fs->flight_lock);
-	struct af_flight **p = &fs->flights;
-	while (*p != me)
-		p = &(*p)->next;
-	*p = me->next;
-	pthread_cond_broadcast(&fs->flight_landed);
-	pthread_mutex_unlock(&fs->flight_lock);
-}
+ * core, within the renders' pool (render.h). The mount's list (fs->renders, flight.h)
+ * holds one entry per render in flight: never more than the threads of the daemon. */
 
 struct render_job {
 	struct af_fs *fs;
@@ -248,12 +214,12 @@ int af_view_render_bin(struct af_fs *fs, const char *bin_rel, const struct stat 
 	int was = af_act_pause(), rc;
 	const struct stat *id = b ? &b->st : st0;
 	const struct af_who *as = was ? af_caller() : NULL; /* siblings: theirs */
-	struct af_flight me = {id->st_dev, id->st_ino, bin_rel, NULL};
+	struct af_flight me = {id->st_dev, id->st_ino, af_fnv1_64(bin_rel, strlen(bin_rel)), NULL};
 	af_prefetch_claim(fs, id); /* a worker may have it, or be at it */
-	flight_take(fs, &me);
+	af_flight_take(&fs->renders, &me);
 	struct render_job job = {fs, bin_rel, st0, b, as, out};
 	rc = af_budget_run(render_attempt, &job);
-	flight_land(fs, &me);
+	af_flight_land(&fs->renders, &me);
 	af_act_resume(was);
 	return rc;
 }

@@ -4,7 +4,8 @@
 # length) and saves; the backing binary must stay byte for byte as it was.
 # A refused document is EIO at fsync (emacs ignores EINVAL there: "fsync is not
 # supported") and EINVAL at close, and every later close of that descriptor says so
-# again until it changes. A line leaves .animfs/errors when a later save of its file
+# again until it changes (emacs 28 with a backup, told only at fsync, says "Write error:
+# No such file or directory": the close must fail too). A line leaves .animfs/errors when a later save of its file
 # succeeds or the file is removed, not when an editor puts its backup back (emacs).
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
@@ -43,6 +44,35 @@ if command -v vim >/dev/null; then
     fail "vim: the line went when vim put its backup back: $(cat "$VIEW/.animfs/errors")"
 fi
 
+# ... and on screen, in tmux, as a user runs them. Outside /tmp (backupskip= here) both
+# make a backup and put it back after the refused close, so the refusal is the whole
+# message: no "Original file may be lost" (vim and neovim print that after any failed
+# write they have no backup of: under /tmp, or with 'nowritebackup'). The game file is
+# untouched either way.
+if command -v tmux >/dev/null; then
+  for ed in vim nvim; do
+    command -v $ed >/dev/null || continue
+    printf '%s -N -u NONE -i NONE -n -c "set backupskip=" "%s"\n' $ed "$f" > "$T/run-$ed"
+    tmux new-session -d -s "af$ed" -x 200 -y 50 "sh '$T/run-$ed'"
+    trap "tmux kill-session -t af$ed 2>/dev/null; cleanup" EXIT
+    wait_for "af$ed" 'walk.animation.yaml' || fail "$ed did not come up"
+    tmux send-keys -t "af$ed" ':%s/^length: .*/length: abc/' Enter
+    tmux send-keys -t "af$ed" ':w' Enter
+    wait_for "af$ed" 'E[0-9]*:' || fail "$ed (tmux) did not report the refused save"
+    screen=$(tmux capture-pane -t "af$ed" -p)
+    said=$(echo "$screen" | grep -o 'E[0-9]*:.*' | head -1)
+    echo "$ed (tmux): $said"
+    echo "$screen" | grep -q 'may be lost' && fail "$ed (tmux) warns of data loss: $screen"
+    case $ed in
+    vim) [ "$said" = "E512: Close failed" ] || fail "vim (tmux) said '$said'" ;;
+    *) [ "$said" = "E512: Close failed: invalid argument" ] || fail "nvim (tmux) said '$said'" ;;
+    esac
+    tmux kill-session -t "af$ed"
+    unchanged "$ed (tmux)"
+    rm -f "$f~"
+  done
+fi
+
 if command -v node >/dev/null; then
   out=$(node -e '
 const fs = require("fs"), p = process.argv[1];
@@ -73,6 +103,7 @@ if command -v tmux >/dev/null && command -v emacs >/dev/null; then
   for _ in $(seq 50); do [ -s "$T/emacs.out" ] && break; sleep 0.1; done
   [ "$(cat "$T/emacs.out" 2>/dev/null)" = t ] || fail "emacs: the buffer is not modified after a refused save"
   echo "emacs: $said, modified"
+  case $said in *"Invalid argument"*) ;; *) fail "emacs said '$said', not the refusal's EINVAL";; esac
   tmux kill-session -t afemacs
   unchanged emacs
   # emacs renamed the view to its backup (as it does outside /tmp) and, refused, put the

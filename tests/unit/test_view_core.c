@@ -212,7 +212,7 @@ static void test_render(void **state)
 	assert_true(asked_alias > 0); /* the core asked the face, not FUSE */
 	af_rcache_stats(e->fs.cache, &st0);
 	assert_int_equal(af_view_open_text(&e->fs, &r, O_RDONLY, &t), 0);
-	assert_null(e->fs.flights); /* landed */
+	assert_null(e->fs.renders.list); /* landed */
 	assert_int_equal(af_view_modeline(e->c, "walk.animation", &want), 0);
 	assert_int_equal(e->c->to_yaml(e->walk.data, e->walk.len, &io, &want, &d), 0);
 	assert_int_equal(t->len, want.len);

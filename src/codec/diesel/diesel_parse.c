@@ -4,6 +4,7 @@
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "animfs/num.h"
@@ -21,7 +22,7 @@ struct pctx {
 	struct af_diag *d;
 	struct af_arena *a;
 	struct diesel_anim *m;
-	struct agg late, flag, flag1, extra;
+	struct agg late, flag, flag1, extra, step; /* step: values stored as the nearest step */
 	int euler; /* `euler: xyz`: a rotation key may be [t, rx, ry, rz(, flag)] in degrees */
 };
 
@@ -44,7 +45,11 @@ static void agg_flush(struct af_diag *d, const struct agg *g, const char *what)
 {
 	if (!g->msg[0])
 		return;
-	if (g->more)
+	if (!strncmp(g->msg, "note: ", 6) && g->more) /* said as a note, not a warning */
+		af_diag_note(d, g->line, g->col, "%s (and %u more %s)", g->msg + 6, g->more, what);
+	else if (!strncmp(g->msg, "note: ", 6))
+		af_diag_note(d, g->line, g->col, "%s", g->msg + 6);
+	else if (g->more)
 		af_diag_warn(d, g->line, g->col, "%s (and %u more %s)", g->msg, g->more, what);
 	else
 		af_diag_warn(d, g->line, g->col, "%s", g->msg);
@@ -480,9 +485,17 @@ static int parse_values(struct kctx *k, const struct af_ynode *kn, struct diesel
 			double cm;
 			if ((rc = kf64(k, &it[j], &cm)))
 				break;
-			if (diesel_cm_to_u16(cm, &key->c[j]))
+			if (diesel_cm_to_u16(cm, &key->c[j])) {
 				rc = kerr(k, &it[j], "%s cm is outside -1000..+1000, which pos_u16 cannot store; use type pos_f32",
 					  it[j].str);
+				break;
+			}
+			/* the view will show the step's own text: say so when it is another number */
+			char st[AF_NUM_MAX];
+			st[diesel_fmt_cm(st, key->c[j])] = 0;
+			if (strtod(st, NULL) != cm)
+				agg_add(&k->c->step, &it[j], "note: %s stored as %s (pos_u16 step 0.0305 cm)",
+					it[j].str, st);
 		}
 		if (!rc && kn->n == 5 && !(rc = ku64(k, &it[3], 65535, "extra", &v)))
 			key->c[3] = (uint16_t)v;
@@ -746,6 +759,7 @@ int diesel_parse_yaml(const struct af_ynode *root, struct af_arena *a, struct di
 	agg_flush(d, &c.flag, "keys");
 	agg_flush(d, &c.flag1, "keys");
 	agg_flush(d, &c.extra, "keys");
+	agg_flush(d, &c.step, "values");
 	return 0;
 }
 
