@@ -33,6 +33,8 @@ struct af_fs_opts {
 	const char *overlay_to; /* --to LAYOUT: saves into MODDIR in that layout (codec.h convert) */
 	int split;            /* --split or --split-over=SIZE: big views shown as folders */
 	size_t split_over;    /* ... whose text is longer than this (0: every view that splits) */
+	double attr_cache;    /* -o attr_cache=S: the kernel keeps names and attributes S
+				 seconds (0: every lookup and stat asks; never with allow_other) */
 };
 
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.
@@ -55,6 +57,10 @@ int af_member_save_encode(struct af_rcache *cache, size_t tree_max, struct af_ar
 			  struct af_archive *h, long k, const char *raw, const unsigned char *yaml,
 			  size_t n, int whole, struct af_buf *image, struct af_pieces *plan,
 			  int *changed, struct af_diag *d);
+/* Serve GAME's views over WebDAV (animfs serve, dav.h's options) until SIGINT or
+ * SIGTERM, as the user who runs it. Returns a process exit code. */
+struct af_dav_opts;
+int af_fs_serve(int rootfd, const struct af_fs_opts *opts, const struct af_dav_opts *dav);
 /* In the scratch folder tree (VIEW/.animfs/scratch names it): remove week-old editor
  * files and empty folders; the count of files left. */
 unsigned af_scratch_sweep(const char *tree);

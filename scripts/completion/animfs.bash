@@ -38,7 +38,7 @@ _animfs() {
 	--overlay-layout)
 		COMPREPLY=($(compgen -W "$(_animfs_overlay_layouts "$animfs")" -- "$cur"))
 		return 0 ;;
-	--object | --anim | --style | --cache-mb | --spill-mb | --unsaved-mb | --scratch-mb | --split-over)
+	--object | --anim | --style | --cache-mb | --spill-mb | --unsaved-mb | --scratch-mb | --split-over | --listen)
 		return 0 ;; # a name or a number: nothing to offer
 	esac
 	case $cmd in

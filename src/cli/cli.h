@@ -58,6 +58,15 @@ int af_cli_in_out_args(const char *name, int argc, char **argv, struct af_cli_va
 		       size_t nopts, const char **in, const char **out);
 int af_cli_mount(int argc, char **argv);
 int af_cli_umount(int argc, char **argv);
+int af_cli_serve(int argc, char **argv);
+/* The options mount and serve share (serve: dav non-NULL, no VIEW), GAME opened as
+ * the caller, MODDIR and its layout for --overlay; messages name cmd. */
+struct af_fs_opts;
+struct af_dav_opts;
+int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o,
+		    const char **layout, struct af_dav_opts *dav);
+int af_cli_open_game(const char *cmd, const char *game);
+int af_cli_fs_overlay(const char *cmd, struct af_fs_opts *o, const char *layout);
 /* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks
  * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
  * fd, or -1 with the reason printed. */

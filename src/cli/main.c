@@ -36,7 +36,7 @@ struct command {
 
 static const struct command commands[] = {
 	{"mount", NULL, af_cli_mount,
-	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [--cache-mb=N]\n"
+	 "mount GAME VIEW [-f] [-d] [-o ro] [-o allow_other] [-o attr_cache=S] [--cache-mb=N]\n"
 	 "        [--spill-mb=N] [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "show GAME as YAML views in VIEW (FUSE); refused when GAME is\n"
@@ -46,6 +46,10 @@ static const struct command commands[] = {
 	 "  -o ro                  a read-only view\n"
 	 "  -o allow_other         let other users use the mount (root only: each request\n"
 	 "                         runs as its caller)\n"
+	 "  -o attr_cache=S        the kernel keeps names and sizes S seconds: faster ls -l\n"
+	 "                         and find; a change made behind the mount's back shows in\n"
+	 "                         a stat up to S seconds late (an open sees it at once);\n"
+	 "                         not with allow_other (sizes differ by caller)\n"
 	 "  --cache-mb=N           memory for rendered views, in MiB (default "
 	 STR(AF_DEFAULT_CACHE_MB) ")\n"
 	 "  --spill-mb=N           disk for rendered views past the cache, in MiB (default\n"
@@ -67,6 +71,20 @@ static const struct command commands[] = {
 	 "                         (a layout of animfs convert; default: the one MODDIR's\n"
 	 "                         files are in, else the --overlay-layout's)\n",
 	 af_cli_ov_layouts_help},
+	{"serve", NULL, af_cli_serve,
+	 "serve GAME [--listen ADDR:PORT] [--auth FILE] [--tls-cert PEM --tls-key PEM]\n"
+	 "        [-d] [-o ro] [--cache-mb=N] [--spill-mb=N]\n"
+	 "        [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
+	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
+	 "the same views as mount, over WebDAV (Windows Explorer, macOS\n"
+	 "Finder, davfs2, rclone): as the user who runs it, until Ctrl-C",
+	 "  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080); an address\n"
+	 "                         other than loopback needs --auth and --tls-*\n"
+	 "  --auth FILE            ask for a password: FILE has user:hash lines (crypt(3)\n"
+	 "                         hashes: mkpasswd, openssl passwd -6, htpasswd -B)\n"
+	 "  --tls-cert PEM, --tls-key PEM   serve HTTPS with this certificate and key\n"
+	 "  -d                     each request on stderr: method, path, status\n"
+	 "  -o ro, --cache-mb ...  as in mount (animfs help mount)\n", NULL},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,
 	 "unmount and wait until every save is on disk", NULL, NULL},
 	{"errors", NULL, af_cli_errors, "errors [VIEW] | errors --clear [PATH]", NULL,

@@ -19,6 +19,7 @@
 
 #include "cli.h"
 #include "animfs/fileio.h"
+#include "animfs/dav.h"
 #include "animfs/fs.h"
 
 static int usage(void)
@@ -26,7 +27,7 @@ static int usage(void)
 	return af_cli_usage("mount");
 }
 
-static int parse_o(const char *list, struct af_fs_opts *o)
+static int parse_o(const char *cmd, const char *list, struct af_fs_opts *o)
 {
 	char buf[256];
 	snprintf(buf, sizeof(buf), "%s", list);
@@ -37,8 +38,16 @@ static int parse_o(const char *list, struct af_fs_opts *o)
 			o->read_only = 0;
 		else if (!strcmp(t, "allow_other"))
 			o->allow_other = 1;
-		else {
-			fprintf(stderr, "animfs mount: unknown option -o %s (known: ro, allow_other)\n", t);
+		else if (!strncmp(t, "attr_cache=", 11)) {
+			char *end;
+			o->attr_cache = strtod(t + 11, &end);
+			if (*end || end == t + 11 || !(o->attr_cache >= 0 && o->attr_cache <= 3600)) {
+				fprintf(stderr, "animfs %s: -o attr_cache wants seconds (0 to 3600)\n", cmd);
+				return -1;
+			}
+		} else {
+			fprintf(stderr, "animfs %s: unknown option -o %s (known: ro, allow_other, "
+				"attr_cache=S)\n", cmd, t);
 			return -1;
 		}
 	}
@@ -46,7 +55,7 @@ static int parse_o(const char *list, struct af_fs_opts *o)
 }
 
 /* --split-over=SIZE: bytes, or with K, M or G (binary units) after the number. */
-static int parse_size(const char *v, size_t *bytes)
+static int parse_size(const char *cmd, const char *v, size_t *bytes)
 {
 	char *end;
 	unsigned long long n = strtoull(v, &end, 10);
@@ -58,15 +67,29 @@ static int parse_size(const char *v, size_t *bytes)
 	else if (*end == 'G' || *end == 'g')
 		shift = 30, end++;
 	if (*end || !*v || v[0] == '-' || n > (1ull << 40) >> shift) {
-		fprintf(stderr, "animfs mount: --split-over wants a size (bytes, or a number with "
-			"K, M or G)\n");
+		fprintf(stderr, "animfs %s: --split-over wants a size (bytes, or a number with "
+			"K, M or G)\n", cmd);
 		return -1;
 	}
 	*bytes = (size_t)(n << shift);
 	return 0;
 }
 
-static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layout)
+/* The value of option name at argv[*i] ("--name VALUE" or "--name=VALUE"), or NULL. */
+static const char *opt_value(int argc, char **argv, int *i, const char *name)
+{
+	size_t n = strlen(name);
+	if (strncmp(argv[*i], name, n))
+		return NULL;
+	if (argv[*i][n] == '=' && argv[*i][n + 1])
+		return argv[*i] + n + 1;
+	if (argv[*i][n] == 0 && *i + 1 < argc)
+		return argv[++*i];
+	return NULL;
+}
+
+int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o,
+		    const char **layout, struct af_dav_opts *dav)
 {
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
@@ -74,34 +97,34 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 	o->spill_bytes = SIZE_MAX;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
 	for (int i = 1; i < argc; i++) {
-		const char *a = argv[i];
+		const char *a = argv[i], *v;
 		if (!strcmp(a, "-f")) {
 			o->foreground = 1;
 		} else if (!strcmp(a, "-d")) {
 			o->debug = o->foreground = 1;
 		} else if (!strcmp(a, "-o") && i + 1 < argc) {
-			if (parse_o(argv[++i], o))
+			if (parse_o(cmd, argv[++i], o))
 				return -1;
 		} else if (!strncmp(a, "-o", 2) && a[2]) {
-			if (parse_o(a + 2, o))
+			if (parse_o(cmd, a + 2, o))
 				return -1;
 		} else if (!strncmp(a, "--cache-mb=", 11)) {
-			if (af_cli_parse_mb("mount", "--cache-mb", a + 11, 0, &o->cache_bytes))
+			if (af_cli_parse_mb(cmd, "--cache-mb", a + 11, 0, &o->cache_bytes))
 				return -1;
 		} else if (!strncmp(a, "--spill-mb=", 11)) {
-			if (af_cli_parse_mb("mount", "--spill-mb", a + 11, 0, &o->spill_bytes))
+			if (af_cli_parse_mb(cmd, "--spill-mb", a + 11, 0, &o->spill_bytes))
 				return -1;
 		} else if (!strncmp(a, "--unsaved-mb=", 13)) {
-			if (af_cli_parse_mb("mount", "--unsaved-mb", a + 13, 0, &o->unsaved_bytes))
+			if (af_cli_parse_mb(cmd, "--unsaved-mb", a + 13, 0, &o->unsaved_bytes))
 				return -1;
 		} else if (!strncmp(a, "--scratch-mb=", 13)) {
-			if (af_cli_parse_mb("mount", "--scratch-mb", a + 13, 0, &o->scratch_bytes))
+			if (af_cli_parse_mb(cmd, "--scratch-mb", a + 13, 0, &o->scratch_bytes))
 				return -1;
 		} else if (!strcmp(a, "--split")) {
 			o->split = 1;
 			o->split_over = 0;
 		} else if (!strncmp(a, "--split-over=", 13)) {
-			if (parse_size(a + 13, &o->split_over))
+			if (parse_size(cmd, a + 13, &o->split_over))
 				return -1;
 			o->split = 1;
 		} else if (!strcmp(a, "--overlay") && i + 1 < argc) {
@@ -112,36 +135,44 @@ static int parse(int argc, char **argv, struct af_fs_opts *o, const char **layou
 			o->overlay_to = argv[++i];
 		} else if (!strcmp(a, "--overlay-layout") && i + 1 < argc) {
 			*layout = argv[++i];
+		} else if (dav && (v = opt_value(argc, argv, &i, "--listen"))) {
+			dav->listen = v;
+		} else if (dav && (v = opt_value(argc, argv, &i, "--auth"))) {
+			dav->auth = v;
+		} else if (dav && (v = opt_value(argc, argv, &i, "--tls-cert"))) {
+			dav->tls_cert = v;
+		} else if (dav && (v = opt_value(argc, argv, &i, "--tls-key"))) {
+			dav->tls_key = v;
 		} else if (a[0] == '-' && a[1]) {
-			fprintf(stderr, "animfs mount: unknown option '%s'\n", a);
+			fprintf(stderr, "animfs %s: unknown option '%s'\n", cmd, a);
 			return -1;
 		} else if (!o->game) {
 			o->game = a;
-		} else if (!o->view) {
+		} else if (!dav && !o->view) {
 			o->view = a;
 		} else {
-			fprintf(stderr, "animfs mount: too many arguments ('%s')\n", a);
+			fprintf(stderr, "animfs %s: too many arguments ('%s')\n", cmd, a);
 			return -1;
 		}
 	}
-	return o->game && o->view ? 0 : -1;
+	return o->game && (dav || o->view) ? 0 : -1;
 }
 
-static int open_game(const char *game)
+int af_cli_open_game(const char *cmd, const char *game)
 {
 	int fd = open(game, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (fd < 0) {
 		if (errno == ENOENT)
-			fprintf(stderr, "animfs mount: GAME folder '%s' does not exist\n", game);
+			fprintf(stderr, "animfs %s: GAME folder '%s' does not exist\n", cmd, game);
 		else if (errno == ENOTDIR)
-			fprintf(stderr, "animfs mount: GAME '%s' is not a folder\n", game);
+			fprintf(stderr, "animfs %s: GAME '%s' is not a folder\n", cmd, game);
 		else
-			fprintf(stderr, "animfs mount: cannot open GAME folder '%s': %s\n", game,
+			fprintf(stderr, "animfs %s: cannot open GAME folder '%s': %s\n", cmd, game,
 				strerror(errno));
 		return -1;
 	}
 	if (faccessat(fd, ".", R_OK | X_OK, AT_EACCESS)) {
-		fprintf(stderr, "animfs mount: GAME folder '%s' is not readable: %s\n", game,
+		fprintf(stderr, "animfs %s: GAME folder '%s' is not readable: %s\n", cmd, game,
 			strerror(errno));
 		close(fd);
 		return -1;
@@ -292,19 +323,42 @@ static int check_allow_other(void)
 	return -1;
 }
 
+int af_cli_fs_overlay(const char *cmd, struct af_fs_opts *o, const char *layout)
+{
+	char how[160] = "";
+	int rc;
+	if ((o->overlay_to || layout) && !o->overlay) {
+		fprintf(stderr, "animfs %s: %s goes with --overlay MODDIR\n", cmd,
+			layout ? "--overlay-layout" : "--to");
+		return AF_EXIT_USAGE;
+	}
+	if (!o->overlay)
+		return 0;
+	if ((o->overlay_fd = af_cli_open_moddir(cmd, o->game, o->view, o->overlay)) < 0)
+		return AF_EXIT_FAIL;
+	if ((rc = af_cli_ov_layout(cmd, o->overlay, layout, &o->overlay_to, how, sizeof(how)))) {
+		close(o->overlay_fd);
+		o->overlay_fd = -1;
+		return rc;
+	}
+	if (how[0])
+		fprintf(stderr, "animfs %s: saves into %s are written in the %s layout, %s "
+			"(--to LAYOUT chooses another)\n", cmd, o->overlay, o->overlay_to, how);
+	return 0;
+}
+
 int af_cli_mount(int argc, char **argv)
 {
 	struct af_fs_opts o;
 	const char *layout = NULL;
-	char how[160] = "";
 	int fd, rc;
-	if (parse(argc, argv, &o, &layout))
+	if (af_cli_fs_parse("mount", argc, argv, &o, &layout, NULL))
 		return usage();
 	if (af_fault_init()) {
 		fprintf(stderr, "animfs mount: unknown ANIMFS_FAULT value (a test switch)\n");
 		return AF_EXIT_USAGE;
 	}
-	fd = open_game(o.game);
+	fd = af_cli_open_game("mount", o.game);
 	if (fd < 0)
 		return AF_EXIT_FAIL;
 	if (check_view(o.view) || check_nesting(o.game, o.view) || check_view_empty(o.view) ||
@@ -312,25 +366,10 @@ int af_cli_mount(int argc, char **argv)
 		close(fd);
 		return AF_EXIT_FAIL;
 	}
-	if ((o.overlay_to || layout) && !o.overlay) {
-		fprintf(stderr, "animfs mount: %s goes with --overlay MODDIR\n",
-			layout ? "--overlay-layout" : "--to");
-		close(fd);
-		return AF_EXIT_USAGE;
-	}
-	if (o.overlay && (o.overlay_fd = af_cli_open_moddir("mount", o.game, o.view, o.overlay)) < 0) {
-		close(fd);
-		return AF_EXIT_FAIL;
-	}
-	if (o.overlay && (rc = af_cli_ov_layout("mount", o.overlay, layout, &o.overlay_to, how,
-						  sizeof(how)))) {
-		close(o.overlay_fd);
+	if ((rc = af_cli_fs_overlay("mount", &o, layout))) {
 		close(fd);
 		return rc;
 	}
-	if (how[0])
-		fprintf(stderr, "animfs mount: saves into %s are written in the %s layout, %s "
-			"(--to LAYOUT chooses another)\n", o.overlay, o.overlay_to, how);
 	rc = af_fs_run(fd, &o);
 	close(fd);
 	if (o.overlay_fd >= 0)

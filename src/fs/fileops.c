@@ -1,6 +1,26 @@
-/* Operations on open files. Views and control files are text handles served with
- * direct_io (no stale page cache after a commit); a view commits on flush and fsync.
- * Pass-through and scratch files are plain descriptors. */
+/* Operations on open files. Views and control files are text handles; a view commits
+ * on flush and fsync. Pass-through and scratch files are plain descriptors.
+ *
+ * The kernel's page cache (issue 43): a view opened for reading and a pass-through
+ * file are read through it, and its pages are kept across opens (keep_cache) while the
+ * text is the one they came from (kcache.h: the proven binary's identity, the codec
+ * and its version, the text's length). Served with direct_io, every read a round
+ * trip as before: a view opened for writing (its buffer is the handle's), control
+ * files and a container's index.yaml (made of more than one file's identity), and a
+ * text that may change while its binary does not: one that read siblings as its
+ * caller (a Jazz's _KEY maps: another caller's text differs, and the kernel's pages
+ * are one per inode) or whose codec takes names from elsewhere (the user dictionary).
+ * The size the kernel reads up to is the lookup's (attributes are never cached,
+ * ops.c): a read past it asks again.
+ *
+ * The kernel's pages and size are one per inode, while each open of a view reads the
+ * text it opened (a reader during a save reads the old text or the new, never a mix):
+ * so a view is read through the page cache only while every handle of it open is
+ * such a reader of the same text (af_handle_cache_claim), and never again once it was
+ * opened for writing through the mount (af_kc_written: a writer's truncation and
+ * writes change the size every reader's reads stop at). A reader open through the
+ * page cache when a view is first opened for writing may see that size (a short
+ * read): the one window left, once per view and mount. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -19,6 +39,7 @@
 #include "folder.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "kcache.h"
 #include "overlay.h"
 #include "render.h"
 #include "res.h"
@@ -32,6 +53,8 @@
 /* The process of the request (its thread group: FUSE names the thread), or 0. */
 static long caller_process(void)
 {
+	if (af_who_faceless_fs()) /* animfs serve: its own requests */
+		return (long)getpid();
 	long tid = (long)fuse_get_context()->pid, tgid = 0;
 	char path[64], line[128];
 	if (tid <= 0)
@@ -61,6 +84,51 @@ static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct
 	fi->direct_io = direct;
 	fi->keep_cache = 0;
 	return 0;
+}
+
+/* A handle read through the page cache whose pages came from id: kept when the
+ * kernel's pages of rel came from id as well. A read-only one needs no flush at its
+ * close (it saves nothing). */
+static void cache_pages(struct fuse_file_info *fi, const char *rel, uint64_t id)
+{
+	fi->direct_io = 0;
+	fi->keep_cache = af_kc_open(rel, id);
+	fi->noflush = (fi->flags & (O_ACCMODE | O_TRUNC)) == O_RDONLY;
+	if (!fi->keep_cache && af_ctx_fs()->attr_cache > 0)
+		af_kc_notify(rel); /* its size too: a read stops at the kernel's (ops.c) */
+}
+
+/* A GAME file opened for reading keeps the kernel's pages while it is the file they
+ * came from; one opened for writing writes through them (the next open finds another
+ * identity). */
+static void cache_pass(struct fuse_file_info *fi, const char *rel)
+{
+	struct af_handle *h = af_fi_handle(fi);
+	struct stat st;
+	if ((fi->flags & WRITE_FLAGS) || fstat(h->fd, &st)) {
+		af_kc_forget(rel);
+		return;
+	}
+	cache_pages(fi, rel, af_kc_id(&st, NULL, 0, (uint64_t)st.st_size, AF_K_PASS));
+}
+
+/* A view's handle just opened (t its text, from the binary whose identity is from):
+ * through the page cache when its text is the binary's alone (see the top). */
+static void cache_view(struct af_fs *fs, struct fuse_file_info *fi, const struct af_res *r,
+		       const struct af_text *t, const struct stat *from, int by_caller)
+{
+	const struct af_codec *c = r->info.codec;
+	if (!t || (fi->flags & (WRITE_FLAGS | O_ACCMODE))) {
+		af_kc_written(r->rel); /* a writer: direct_io for every reader from now on */
+		return;
+	}
+	if (by_caller || !c || c->render_uses_names || af_kc_is_written(r->rel))
+		return;
+	uint64_t id = af_kc_id(from, c, c->version, t->len, r->kind);
+	if (!af_handle_cache_claim(fs, af_fi_handle(fi), id))
+		return; /* open with another text, or for writing: direct_io, as they are */
+	cache_pages(fi, r->rel, id);
+	af_fi_handle(fi)->cached = 1;
 }
 
 /* A descriptor of rel beneath dfd (never through a link), opened as the caller: with
@@ -148,12 +216,15 @@ static int refuse_ro_container(struct af_fs *fs, struct af_res *r)
 static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
 	struct af_text *t = NULL;
+	struct stat from;
+	int by_caller = 0;
 	if (fs->read_only && (fi->flags & WRITE_FLAGS))
 		return -EROFS;
 	/* the caller may open the binary so, or is told no before any text is handed out;
 	 * the text is that file's */
-	int rc = af_view_open_text(fs, r, (fi->flags & O_ACCMODE) == O_RDONLY && (fi->flags & O_TRUNC)
-						  ? O_WRONLY : fi->flags, fi->flags & O_TRUNC ? NULL : &t);
+	int rc = af_view_open_from(fs, r, (fi->flags & O_ACCMODE) == O_RDONLY && (fi->flags & O_TRUNC)
+						  ? O_WRONLY : fi->flags, fi->flags & O_TRUNC ? NULL : &t,
+				   &from, &by_caller);
 	if (rc)
 		return rc == -EIO ? -ENOENT : rc;
 	if ((fi->flags & WRITE_FLAGS) && af_view_read_only(fs, r)) {
@@ -165,6 +236,8 @@ static int open_view(struct af_fs *fs, struct af_res *r, struct fuse_file_info *
 		return -EACCES;
 	}
 	rc = view_handle(fs, fi, r->rel, r->bin, t, r->kind == AF_K_SPLITPART);
+	if (!rc)
+		cache_view(fs, fi, r, t, &from, by_caller);
 	af_text_unref(t);
 	return rc;
 }
@@ -187,7 +260,9 @@ int af_op_open(const char *path, struct fuse_file_info *fi)
 			return -EROFS;
 		if ((rc = af_ov_open_tree(fs, r.rel, fi->flags)) < 0)
 			return rc; /* MODDIR's copy of a GAME file opened for writing */
-		return open_fd(fs, fi, rc, r.rel, fi->flags, 0);
+		if ((rc = open_fd(fs, fi, rc, r.rel, fi->flags, 0)) == 0)
+			cache_pass(fi, r.rel);
+		return rc;
 	case AF_K_SCRATCH: {
 		int tree = af_scratch_dirfd(fs);
 		return tree < 0 ? tree : open_fd(fs, fi, tree, r.rel, fi->flags, 0);
@@ -252,6 +327,7 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 			return -EEXIST;
 		return af_op_open(path, fi);
 	}
+	af_kc_forget(r.rel); /* a new file: nothing of the kernel's is of it */
 	if (r.ghost && r.ghost_of == AF_K_SCRATCH) {
 		/* a dropping removed while still open (its removal waits for its last close):
 		 * the new one replaces it, and that pending removal is off */
@@ -263,6 +339,7 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 		/* an editor writing back a part it renamed away (vim, emacs): that part */
 		if ((rc = af_view_may(fs, r.bin, O_WRONLY)))
 			return rc;
+		af_kc_written(r.rel);
 		return view_handle(fs, fi, r.rel, r.bin, NULL, 1);
 	}
 	if (r.in_split && !af_split_aside(af_base(r.rel)) && !af_view_is_dropping(fs, r.rel))
@@ -278,13 +355,16 @@ int af_op_create(const char *path, mode_t mode, struct fuse_file_info *fi)
 			af_ghost_del(fs, r.rel);
 		return rc;
 	}
-	if ((r.ghost && r.ghost_of == AF_K_VIEW) || af_view_is_candidate(r.rel)) {
+	/* (Finder's ._X of a view X is a view's name too: its dropping, kept aside) */
+	if ((r.ghost && r.ghost_of == AF_K_VIEW) ||
+	    (af_view_is_candidate(r.rel) && !af_view_is_dropping(fs, r.rel))) {
 		char bin[4096];
 		bin_of(r.rel, bin, sizeof(bin));
 		/* a new binary will be the caller's: that they may make one there is known now,
 		 * not only at the close */
 		if ((rc = af_view_may_create(fs, bin)))
 			return rc;
+		af_kc_written(r.rel);
 		rc = view_handle(fs, fi, r.rel, bin, NULL, 0);
 		if (rc == 0)
 			af_fi_handle(fi)->mode = mode & 07777;
@@ -372,6 +452,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	rc = af_handle_truncate(h, size);
 	if (rc == 0)
 		rc = af_handle_commit(fs, h);
+	af_kc_written(r->rel); /* the kernel truncates its own pages: the rest may be stale */
 	af_handle_free(fs, h);
 	return rc;
 }
@@ -421,6 +502,25 @@ int af_op_truncate(const char *path, off_t size, struct fuse_file_info *fi)
 	}
 }
 
+/* A save of h (af_handle_commit); one that changed the view drops the kernel's pages
+ * and attributes of it at once (kcache.h): a process that has it open or mapped reads
+ * the new text from its next page on. */
+static int commit(struct af_fs *fs, struct af_handle *h)
+{
+	int saving = h->kind == AF_H_TEXT && h->is_view && __atomic_load_n(&h->pending, __ATOMIC_ACQUIRE) >= 0;
+	int rc = af_handle_commit(fs, h);
+	if (saving) {
+		af_kc_invalidate(h->rel);
+		if (af_folder_member(fs, h->bin)) { /* its container's index.yaml changed too */
+			char idx[4200];
+			const char *base = af_base(h->rel);
+			snprintf(idx, sizeof(idx), "%.*sindex.yaml", (int)(base - h->rel), h->rel);
+			af_kc_notify(idx);
+		}
+	}
+	return rc;
+}
+
 /* A view saves when the process that opened it closes it (every close flushes; so
  * does the exit of a child that inherited the descriptor, as in
  * `{ head a; sleep 2; tail a; } > x.yaml`, and those must not save half a
@@ -432,7 +532,7 @@ int af_op_flush(const char *path, struct fuse_file_info *fi)
 	(void)path;
 	if (h->kind == AF_H_TEXT && h->is_view && h->opener && caller_process() != h->opener)
 		return 0;
-	return af_handle_commit(af_ctx_fs(), h);
+	return commit(af_ctx_fs(), h);
 }
 
 int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
@@ -442,7 +542,7 @@ int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	if (h->kind == AF_H_TEXT) {
 		/* a refused document is EIO here: emacs takes EINVAL from fsync for "this file
 		 * cannot be synced" and would say it wrote the file (close says EINVAL) */
-		int rc = af_code_errno(af_handle_commit(af_ctx_fs(), h));
+		int rc = af_code_errno(commit(af_ctx_fs(), h));
 		return rc == -EINVAL ? -EIO : rc;
 	}
 	int rc = datasync ? fdatasync(h->fd) : fsync(h->fd);
@@ -454,7 +554,7 @@ int af_op_release(const char *path, struct fuse_file_info *fi)
 	struct af_fs *fs = af_ctx_fs();
 	struct af_handle *h = af_fi_handle(fi);
 	(void)path;
-	af_handle_commit(fs, h); /* no-op unless a change is unsaved (see flush) */
+	commit(fs, h); /* no-op unless a change is unsaved (see flush) */
 	af_handle_free(fs, h);
 	return 0;
 }

@@ -262,6 +262,19 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 	return rc;
 }
 
+int af_handle_cache_claim(struct af_fs *fs, struct af_handle *h, uint64_t id)
+{
+	int ok = 1;
+	pthread_mutex_lock(&fs->lock);
+	for (struct af_handle *o = fs->handles; o && ok; o = o->next)
+		ok = o == h || o->kind != AF_H_TEXT || !o->is_view || strcmp(o->rel, h->rel) ||
+		     o->kc_id == id;
+	if (ok)
+		h->kc_id = id;
+	pthread_mutex_unlock(&fs->lock);
+	return ok;
+}
+
 int af_handle_game_open(struct af_fs *fs, const char *rel)
 {
 	int found = 0;

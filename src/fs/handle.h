@@ -43,6 +43,12 @@ struct af_handle {
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 	size_t charged;        /* own's length as counted in fs->unsaved */
+	int cached;            /* AF_H_TEXT view read through the kernel's page cache
+				  (fileops.c): its text never changes */
+	uint64_t kc_id;        /* cached: the identity of its text (kcache.h), else 0 */
+	unsigned long seen_gen; /* cached: seen (its fstat) is of this generation of the
+				   mount's changes (kcache.h), 0: none yet */
+	struct stat seen;
 };
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,
@@ -55,6 +61,11 @@ int af_handle_truncate(struct af_handle *h, off_t size);
 /* Commit when changed since the last commit; 0, a -errno or an AF_E* code (the refusal of the last
  * save again while nothing changed since: an editor's close after its fsync). */
 int af_handle_commit(struct af_fs *fs, struct af_handle *h);
+/* A view handle h (a reader) may be read through the kernel's page cache, its text's
+ * identity id: only while every other open handle of its path is such a reader of the
+ * same text (the kernel's pages and size are one per inode: a handle of another text
+ * or one that writes would change them under it). 1 with h->kc_id set, or 0. */
+int af_handle_cache_claim(struct af_fs *fs, struct af_handle *h, uint64_t id);
 /* Whether a GAME file rel is open through the view (a binary being copied in is
  * shown under its own name until it is closed). */
 int af_handle_game_open(struct af_fs *fs, const char *rel);

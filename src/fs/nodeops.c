@@ -25,6 +25,7 @@
 #include "dirlist.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "kcache.h"
 #include "overlay.h"
 #include "prefetch.h"
 #include "render.h"
@@ -61,6 +62,19 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		return fstat(h->fd, st) ? -errno : 0;
 	if (!path && !h)
 		return -ENOENT;
+	/* The kernel asks a page-cached view's handle again at each read that reaches its
+	 * size (attributes not kept: ops.c): what its first fstat found is the answer
+	 * while nothing changed through the mount since (a changed stat: the generation). */
+	unsigned long gen = h && h->cached ? af_kc_generation() : 0;
+	if (gen) {
+		pthread_mutex_lock(&h->lock);
+		int seen = h->seen_gen == gen;
+		if (seen)
+			*st = h->seen;
+		pthread_mutex_unlock(&h->lock);
+		if (seen)
+			return 0;
+	}
 	rc = af_view_resolve(fs, path ? path : h->rel, &r);
 	if (rc)
 		return rc;
@@ -71,6 +85,12 @@ int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
 		/* fstat of an open view: its own buffer's size, not the saved text's */
 		st->st_size = (off_t)af_handle_size(h);
 		st->st_blocks = (st->st_size + 511) / 512;
+		if (gen) {
+			pthread_mutex_lock(&h->lock);
+			h->seen = *st;
+			h->seen_gen = gen;
+			pthread_mutex_unlock(&h->lock);
+		}
 	}
 	return rc;
 }
@@ -477,6 +497,8 @@ int af_op_unlink(const char *path)
 	if (fs->read_only)
 		return -EROFS;
 	rc = unlink_kind(fs, &r);
+	if (rc == 0)
+		af_kc_forget(r.rel);
 	if (rc == 0 && !r.in_split) { /* gone: so are the lines about it */
 		af_errlog_forget(fs->errors, r.rel);
 		if (r.bin[0])

@@ -1,9 +1,13 @@
 /* The fuse_operations table of the view: it only dispatches, each request as its
- * caller (who.c). Timeouts are zero so
- * every stat reaches the daemon (exact YAML sizes, outside changes seen at once). */
+ * caller (who.c). Timeouts are zero so every lookup and stat reaches the daemon:
+ * exact YAML sizes, outside changes seen at once, and each caller's own answer (a
+ * caller who may not read a binary is shown its size, not its view's: the kernel keeps
+ * one size per inode, not one per caller). The kernel's pages are kept between opens
+ * while their text is unchanged (fileops.c, kcache.h). */
 #include <string.h>
 
 #include "ops.h"
+#include "kcache.h"
 #include "who.h"
 
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -21,6 +25,10 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * check reads its tables: ~1 s for 1 M entries) keeps the other names of its
 	 * folder waiting (issue 28). libfuse passes it to the kernel from 3.16 on only
 	 * (3.14 drops it: docs/benchmark.md). */
+	/* Pages are dropped at an open whose text is another (fileops.c), and when a
+	 * lookup or stat finds another size; not at every read whose stat shows another
+	 * mtime: with attributes never cached that stat would be a round trip per read. */
+	conn->want &= ~(unsigned)FUSE_CAP_AUTO_INVAL_DATA;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
 	cfg->use_ino = 0;
@@ -29,23 +37,36 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * name, so its descriptors keep working (fstat of `tail -f` across a save);
 	 * such names are aliases that never reach GAME (hidden.c). */
 	cfg->hard_remove = 0;
-	cfg->attr_timeout = 0;
-	cfg->entry_timeout = 0;
+	/* -o attr_cache=S: names and attributes kept S seconds (a single-user mount's
+	 * choice: see session.c). A change through the mount tells the kernel at once
+	 * (fileops.c: a save; the kernel's own replies: the rest); an open that finds
+	 * another text drops the attributes with the pages, so a read never stops at a
+	 * stale size; a stat may show a change made behind the mount's back (a size, a
+	 * name gone, a view turned into a folder or back) up to S seconds late. A name
+	 * that is not there is always asked again (new files show at once). */
+	struct af_fs *fs = af_ctx_fs();
+	cfg->attr_timeout = fs->attr_cache;
+	cfg->entry_timeout = fs->attr_cache;
 	cfg->negative_timeout = 0;
-	return af_ctx_fs();
+	return fs;
 }
 
 /* Every request runs as its caller (caller.c); the daemon's identity comes back at the
- * end, and what the core said becomes errno here (af_code_errno: an AF_E* result code
- * its -errno, a -errno as it is). */
-#define AS_CALLER(call)                                                              \
+ * end, then `after` is done, and what the core said becomes errno here (af_code_errno:
+ * an AF_E* result code its -errno, a -errno as it is). */
+#define AS_CALLER_THEN(call, after)                                                  \
 	do {                                                                         \
 		int rc_ = af_act_caller();                                           \
 		if (!rc_)                                                            \
 			rc_ = (call);                                                \
 		af_act_done();                                                       \
+		after;                                                               \
 		return rc_ < 0 ? af_code_errno(rc_) : rc_;                           \
 	} while (0)
+#define AS_CALLER(call) AS_CALLER_THEN(call, (void)0)
+/* A request that may change what a stat shows (kcache.h: the open views' remembered
+ * stats are of an older generation from then on). */
+#define CHANGING(call) AS_CALLER_THEN(call, af_kc_changed())
 
 typedef struct fuse_file_info ffi;
 static int getattr_(const char *p, struct stat *st, ffi *fi) { AS_CALLER(af_op_getattr(p, st, fi)); }
@@ -54,24 +75,24 @@ static int releasedir_(const char *p, ffi *fi) { AS_CALLER(af_op_releasedir(p, f
 static int readdir_(const char *p, void *b, fuse_fill_dir_t f, off_t o, ffi *fi,
 		    enum fuse_readdir_flags fl) { AS_CALLER(af_op_readdir(p, b, f, o, fi, fl)); }
 static int readlink_(const char *p, char *b, size_t n) { AS_CALLER(af_op_readlink(p, b, n)); }
-static int symlink_(const char *t, const char *p) { AS_CALLER(af_op_symlink(t, p)); }
-static int mkdir_(const char *p, mode_t m) { AS_CALLER(af_op_mkdir(p, m)); }
-static int rmdir_(const char *p) { AS_CALLER(af_op_rmdir(p)); }
-static int unlink_(const char *p) { AS_CALLER(af_op_unlink(p)); }
-static int rename_(const char *a, const char *b, unsigned fl) { AS_CALLER(af_op_rename(a, b, fl)); }
-static int chmod_(const char *p, mode_t m, ffi *fi) { AS_CALLER(af_op_chmod(p, m, fi)); }
-static int chown_(const char *p, uid_t u, gid_t g, ffi *fi) { AS_CALLER(af_op_chown(p, u, g, fi)); }
-static int utimens_(const char *p, const struct timespec tv[2], ffi *fi) { AS_CALLER(af_op_utimens(p, tv, fi)); }
+static int symlink_(const char *t, const char *p) { CHANGING(af_op_symlink(t, p)); }
+static int mkdir_(const char *p, mode_t m) { CHANGING(af_op_mkdir(p, m)); }
+static int rmdir_(const char *p) { CHANGING(af_op_rmdir(p)); }
+static int unlink_(const char *p) { CHANGING(af_op_unlink(p)); }
+static int rename_(const char *a, const char *b, unsigned fl) { CHANGING(af_op_rename(a, b, fl)); }
+static int chmod_(const char *p, mode_t m, ffi *fi) { CHANGING(af_op_chmod(p, m, fi)); }
+static int chown_(const char *p, uid_t u, gid_t g, ffi *fi) { CHANGING(af_op_chown(p, u, g, fi)); }
+static int utimens_(const char *p, const struct timespec tv[2], ffi *fi) { CHANGING(af_op_utimens(p, tv, fi)); }
 static int statfs_(const char *p, struct statvfs *st) { AS_CALLER(af_op_statfs(p, st)); }
 static int removexattr_(const char *p, const char *n) { AS_CALLER(af_op_removexattr(p, n)); }
 static int open_(const char *p, ffi *fi) { AS_CALLER(af_op_open(p, fi)); }
-static int create_(const char *p, mode_t m, ffi *fi) { AS_CALLER(af_op_create(p, m, fi)); }
+static int create_(const char *p, mode_t m, ffi *fi) { CHANGING(af_op_create(p, m, fi)); }
 static int read_(const char *p, char *b, size_t n, off_t o, ffi *fi) { AS_CALLER(af_op_read(p, b, n, o, fi)); }
 static int write_(const char *p, const char *b, size_t n, off_t o, ffi *fi) { AS_CALLER(af_op_write(p, b, n, o, fi)); }
-static int truncate_(const char *p, off_t n, ffi *fi) { AS_CALLER(af_op_truncate(p, n, fi)); }
-static int flush_(const char *p, ffi *fi) { AS_CALLER(af_op_flush(p, fi)); }
-static int fsync_(const char *p, int ds, ffi *fi) { AS_CALLER(af_op_fsync(p, ds, fi)); }
-static int release_(const char *p, ffi *fi) { AS_CALLER(af_op_release(p, fi)); }
+static int truncate_(const char *p, off_t n, ffi *fi) { CHANGING(af_op_truncate(p, n, fi)); }
+static int flush_(const char *p, ffi *fi) { CHANGING(af_op_flush(p, fi)); }
+static int fsync_(const char *p, int ds, ffi *fi) { CHANGING(af_op_fsync(p, ds, fi)); }
+static int release_(const char *p, ffi *fi) { CHANGING(af_op_release(p, fi)); }
 
 static const struct fuse_operations ops = {
 	.init = op_init,

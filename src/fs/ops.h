@@ -10,9 +10,11 @@
 #include "handle.h"
 #include "session.h"
 
+/* The state of the mount (or of animfs serve, whose requests are no FUSE requests). */
 static inline struct af_fs *af_ctx_fs(void)
 {
-	return fuse_get_context()->private_data;
+	struct af_fs *fs = af_who_faceless_fs();
+	return fs ? fs : fuse_get_context()->private_data;
 }
 
 static inline struct af_handle *af_fi_handle(struct fuse_file_info *fi)

@@ -21,6 +21,7 @@
 #include "folder.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "kcache.h"
 #include "overlay.h"
 #include "render.h"
 #include "res.h"
@@ -297,6 +298,7 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		rc = af_alias_add(fs, t.rel, s.rel);
 		if (!rc)
 			af_ghost_add(fs, s.rel, s.kind);
+		af_kc_forget(s.rel);
 		return rc;
 	}
 	switch (s.kind) {
@@ -307,19 +309,27 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 			return rc;
 		/* the caller's droppings inside move along (none, or it cannot: nothing lost) */
 		af_scratch_move_dir(fs, s.rel, t.rel);
+		af_kc_forget_all(); /* the kernel's pages of the names below moved along */
 		return 0;
 	case AF_K_ARCDIR: /* the container's file itself moves */
 		if (af_folder_member(fs, s.rel))
 			return -EACCES; /* a nested container: members are not renamed */
 		if (t.kind != AF_K_NONE)
 			return -EEXIST;
+		af_kc_forget_all();
 		return af_ov_rename(fs, s.rel, t.rel);
 	case AF_K_VIEW:
 	case AF_K_PASS:
 	case AF_K_SCRATCH:
 	case AF_K_SPLITDIR: /* the binary moves, as for its view */
 	case AF_K_SPLITPART:
+		if (s.kind == AF_K_SPLITDIR)
+			af_kc_forget_all();
 		rc = move_file(fs, &s, &t);
+		/* the kernel's pages of the name renamed onto are the moved file's, not of
+		 * the text a save made of them */
+		af_kc_forget(s.rel);
+		af_kc_forget(t.rel);
 		/* a replace of an open file that failed: the file keeps its name */
 		if (rc && t.ghost && af_alias_detach(fs, t.rel))
 			af_ghost_del(fs, t.rel);

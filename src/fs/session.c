@@ -134,56 +134,84 @@ static void spill_open(struct af_fs *fs, int dirfd, size_t want)
 	af_rcache_spill(fs->cache, fd, want);
 }
 
+int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, const char *cmd)
+{
+	struct af_fs *fs = &s->fs;
+	s->have_fs = 0;
+	s->sizesfd = -1;
+	if (!realpath(o->game, s->game)) {
+		fprintf(stderr, "animfs %s: %s: %s\n", cmd, o->game, strerror(errno));
+		return -1;
+	}
+	int e = af_fs_init(fs, rootfd, s->game, o->cache_bytes, o->read_only);
+	if (e) {
+		fprintf(stderr, "animfs %s: cannot make the scratch folder: %s\n", cmd, strerror(-e));
+		return -1;
+	}
+	s->have_fs = 1;
+	fs->face = &fuse_face; /* open files and aliases: the same for animfs serve */
+	fs->modfd = o->overlay_fd;
+	fs->mod_layout = o->overlay_to;
+	fs->max_unsaved = o->unsaved_bytes;
+	fs->attr_cache = o->allow_other ? 0 : o->attr_cache;
+	if (o->scratch_bytes)
+		fs->scratch_quota = (long long)o->scratch_bytes;
+	if (o->split && !(fs->splits = af_splits_new(af_view_render, o->split_over, fs->cache))) {
+		fprintf(stderr, "animfs %s: out of memory\n", cmd);
+		goto fail;
+	}
+	s->sizesfd = sizes_dir(s->game, s->sizes_name, sizeof(s->sizes_name));
+	if (s->sizesfd >= 0)
+		af_rcache_load(fs->cache, s->sizesfd, s->sizes_name);
+	spill_open(fs, s->sizesfd, o->spill_bytes == SIZE_MAX ? (size_t)AF_DEFAULT_SPILL_MB << 20
+								: o->spill_bytes);
+	char sp[PATH_MAX];
+	size_t gl = strlen(s->game);
+	if (realpath(fs->scratch_path, sp) && !strncmp(sp, s->game, gl) &&
+	    (sp[gl] == '/' || sp[gl] == 0)) {
+		fprintf(stderr, "animfs %s: the scratch folder %s would be inside GAME; "
+			"set TMPDIR to a folder outside it\n", cmd, sp);
+		goto fail;
+	}
+	return 0;
+fail:
+	af_fs_close(s, 0);
+	return -1;
+}
+
+void af_fs_close(struct af_fs_state *s, int served)
+{
+	if (served && s->sizesfd >= 0 && af_rcache_save(s->fs.cache, s->sizesfd, s->sizes_name))
+		af_fs_log(LOG_WARNING, "cannot keep the size cache %s", s->sizes_name);
+	if (s->sizesfd >= 0)
+		close(s->sizesfd);
+	s->sizesfd = -1;
+	if (s->have_fs)
+		af_fs_destroy(&s->fs);
+	s->have_fs = 0;
+}
+
 int af_fs_run(int rootfd, const struct af_fs_opts *o)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
 	struct fuse *f = NULL;
-	struct af_fs fs;
-	char view[PATH_MAX], game[PATH_MAX];
-	int rc = 1, mounted = 0, have_fs = 0, sizesfd = -1;
-	char sizes_name[80];
+	struct af_fs_state st;
+	char view[PATH_MAX];
+	int rc = 1, mounted = 0, opened = 0, served = 0;
 
 	af_fs_log_init(0);
-	if (!realpath(o->view, view) || !realpath(o->game, game)) {
+	if (!realpath(o->view, view)) {
 		fprintf(stderr, "animfs mount: %s: %s\n", o->view, strerror(errno));
 		goto out;
 	}
-	int e = af_fs_init(&fs, rootfd, game, o->cache_bytes, o->read_only);
-	if (e) {
-		fprintf(stderr, "animfs mount: cannot make the scratch folder: %s\n", strerror(-e));
+	if (af_fs_open(&st, rootfd, o, "mount"))
 		goto out;
-	}
-	have_fs = 1;
-	fs.face = &fuse_face;
-	fs.modfd = o->overlay_fd;
-	fs.mod_layout = o->overlay_to;
-	fs.max_unsaved = o->unsaved_bytes;
-	if (o->scratch_bytes)
-		fs.scratch_quota = (long long)o->scratch_bytes;
-	if (o->split && !(fs.splits = af_splits_new(af_view_render, o->split_over, fs.cache))) {
+	opened = 1;
+	if (build_args(o, st.game, &args)) {
 		fprintf(stderr, "animfs mount: out of memory\n");
 		goto out;
 	}
-	sizesfd = sizes_dir(game, sizes_name, sizeof(sizes_name));
-	if (sizesfd >= 0)
-		af_rcache_load(fs.cache, sizesfd, sizes_name);
-	spill_open(&fs, sizesfd, o->spill_bytes == SIZE_MAX ? (size_t)AF_DEFAULT_SPILL_MB << 20
-							    : o->spill_bytes);
-	{
-		char sp[PATH_MAX];
-		size_t gl = strlen(game);
-		if (realpath(fs.scratch_path, sp) && !strncmp(sp, game, gl) &&
-		    (sp[gl] == '/' || sp[gl] == 0)) {
-			fprintf(stderr, "animfs mount: the scratch folder %s would be inside GAME; "
-				"set TMPDIR to a folder outside it\n", sp);
-			goto out;
-		}
-	}
-	if (build_args(o, game, &args)) {
-		fprintf(stderr, "animfs mount: out of memory\n");
-		goto out;
-	}
-	f = fuse_new(&args, af_fs_operations(), sizeof(struct fuse_operations), &fs);
+	f = fuse_new(&args, af_fs_operations(), sizeof(struct fuse_operations), &st.fs);
 	if (!f) {
 		fprintf(stderr, "animfs mount: cannot set up FUSE (see the message above)\n");
 		goto out;
@@ -211,12 +239,11 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	umask(0);
 	/* renders are short-lived buffers of up to tens of MB made on many FUSE threads */
 	af_heap_policy(AF_HEAP_DAEMON);
-	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", game, view, fs.scratch_path);
-	af_sweep_start(&fs);
+	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", st.game, view, st.fs.scratch_path);
+	af_sweep_start(&st.fs);
 	rc = fuse_loop_mt(f, 0) ? 1 : 0;
+	served = 1;
 	af_fs_log(LOG_INFO, "unmounted %s", view);
-	if (sizesfd >= 0 && af_rcache_save(fs.cache, sizesfd, sizes_name))
-		af_fs_log(LOG_WARNING, "cannot keep the size cache %s", sizes_name);
 out:
 	if (f) {
 		fuse_remove_signal_handlers(fuse_get_session(f));
@@ -225,9 +252,7 @@ out:
 		fuse_destroy(f);
 	}
 	fuse_opt_free_args(&args);
-	if (sizesfd >= 0)
-		close(sizesfd);
-	if (have_fs)
-		af_fs_destroy(&fs);
+	if (opened)
+		af_fs_close(&st, served);
 	return rc;
 }

@@ -38,6 +38,10 @@ static const struct row rows[] = {
 	{"JetBrains temp file X___jb_tmp___", "", "___jb_tmp___", T_NONE, "", 1},
 	{"JetBrains old copy X___jb_old___", "", "___jb_old___", T_NONE, "", 1},
 	{"LibreOffice lock .~lock.X#", ".~lock.", "#", T_NONE, "", 1},
+	/* WebDAV clients (animfs serve) */
+	{"macOS Finder AppleDouble ._X", "._", "", T_NONE, "", 1},
+	{"macOS Finder folder settings .DS_Store", ".DS_Store", "", T_NONE, "", 0},
+	{"Windows Explorer thumbnails Thumbs.db", "Thumbs.db", "", T_NONE, "", 0},
 };
 
 size_t af_dropping_rows(void)

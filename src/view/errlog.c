@@ -178,6 +178,22 @@ void af_errlog_clear(struct af_errlog *e, uid_t uid, int all, const char *path)
 	pthread_mutex_unlock(&e->lock);
 }
 
+int af_errlog_newest(struct af_errlog *e, uid_t uid, const char *path, char *out, size_t n)
+{
+	int found = 0;
+	pthread_mutex_lock(&e->lock);
+	for (unsigned i = 1; i <= e->count && !found; i++) {
+		unsigned k = (e->next + e->cap - i) % e->cap;
+		if (!e->lines[k] || e->uids[k] != uid || !e->paths[k] || strcmp(e->paths[k], path))
+			continue;
+		const char *text = strchr(e->lines[k], ' '); /* past the time stamp */
+		snprintf(out, n, "%s", text ? text + 1 : e->lines[k]);
+		found = 1;
+	}
+	pthread_mutex_unlock(&e->lock);
+	return found;
+}
+
 struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
 			       int (*may_read)(void *ctx, const char *path), void *ctx)
 {

@@ -24,6 +24,9 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,
  * text another typed, nor a line about a file they may not read. */
 struct af_text *af_errlog_text(struct af_errlog *e, uid_t uid,
 			       int (*may_read)(void *ctx, const char *path), void *ctx);
+/* The newest line of uid's saves of path, without its time stamp, in out: 1, or 0
+ * when there is none (what a face that answers a save at once says why). */
+int af_errlog_newest(struct af_errlog *e, uid_t uid, const char *path, char *out, size_t n);
 /* The lines about path (a view path, or the file of an AF_ERRLOG_ALL line) go: a later
  * save of it succeeded, or it was removed or renamed away. */
 void af_errlog_forget(struct af_errlog *e, const char *path);

@@ -51,6 +51,8 @@ struct af_fs {
 	int scratch_private; /* a temporary one (no GAME path given): removed at the end */
 	char scratch_path[4096];
 	int read_only;
+	double attr_cache;           /* -o attr_cache: seconds the kernel keeps names and
+					attributes (0: none; ops.c) */
 	struct af_rcache *cache;
 	size_t cache_bytes;          /* --cache-mb: the memory bound is it + 64 MiB */
 	struct af_errlog *errors;
@@ -91,5 +93,20 @@ struct af_name {
 /* game: GAME's real path, which names its scratch area (NULL: a temporary one). */
 int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only);
 void af_fs_destroy(struct af_fs *fs);
+
+/* A face's whole state: the file system and what outlives it (the size cache file). */
+struct af_fs_opts;
+struct af_fs_state {
+	struct af_fs fs;
+	int have_fs;
+	int sizesfd;            /* the size cache's folder, or -1 */
+	char sizes_name[80];
+	char game[4096];        /* GAME's real path */
+};
+/* Sets up the state of a face over o->game (rootfd: GAME opened by the caller); says
+ * why on stderr as "animfs CMD: ..." and answers -1 when it cannot. */
+int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, const char *cmd);
+/* Tears it down; served: it served requests (its size cache is kept). */
+void af_fs_close(struct af_fs_state *s, int served);
 
 #endif

@@ -45,6 +45,11 @@ int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out);
  * text rendered from what that open found, never from what the name holds later.
  * 0, or -errno (-EIO when it does not decode). */
 int af_view_open_text(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out);
+/* The same, and what the text was made from: *from the identity of the binary the
+ * caller's open proved (a member: its container's file), *by_caller whether the text
+ * read the binary's siblings as its caller (another caller's text may differ). */
+int af_view_open_from(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out,
+		      struct stat *from, int *by_caller);
 /* The names in the split view r's folder (AF_K_SPLITDIR): index.yaml, then its parts. */
 int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx, const char *name),
 			void *ctx);

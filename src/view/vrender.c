@@ -249,9 +249,11 @@ int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
 	return rc == -ENOENT ? -EIO : rc;
 }
 
-int af_view_open_text(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out)
+int af_view_open_from(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out,
+		      struct stat *from, int *by_caller)
 {
 	struct af_bin b;
+	struct af_rinfo info;
 	int rc;
 	if (out)
 		*out = NULL;
@@ -261,10 +263,20 @@ int af_view_open_text(struct af_fs *fs, struct af_res *r, int flags, struct af_t
 		if ((rc = af_bin_open(fs, r->bin, flags, &b)))
 			return rc;
 		rc = out ? af_view_text_of(fs, r, &b, out) : 0;
+		if (!rc && from)
+			*from = b.st;
+		if (!rc && by_caller) /* a member's siblings are in its container: not the caller's */
+			*by_caller = !af_folder_member(fs, r->bin) &&
+				     af_rcache_get(fs->cache, &b.st, &info, NULL) && info.by_caller;
 		af_bin_close(&b);
 		if (rc != -EAGAIN || attempt >= 3)
 			return rc;
 	}
+}
+
+int af_view_open_text(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out)
+{
+	return af_view_open_from(fs, r, flags, out, NULL, NULL);
 }
 
 int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out)

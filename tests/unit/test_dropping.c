@@ -39,6 +39,9 @@ static const struct row_case cases[] = {
 	{"notes.txt___jb_tmp___", "notes.txt", "notes___jb_tmp___"},
 	{"notes.txt___jb_old___", "notes.txt", "x___jb_old___"},
 	{".~lock.notes.txt#", "notes.txt", ".~lock.notes.txt"},
+	{"._notes.txt", "notes.txt", "._other.txt"},
+	{".DS_Store", "", ".DS_Stored"},
+	{"Thumbs.db", "", "Thumbs.dbx"},
 };
 
 static void test_every_row(void **state)

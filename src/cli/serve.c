@@ -1,0 +1,41 @@
+/* `animfs serve GAME`: the views of a mount over WebDAV, for Windows Explorer, macOS
+ * Finder and the Linux clients (docs/serve.md). The options are mount's, without the
+ * VIEW and the FUSE ones, and with --listen. */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+#include "animfs/dav.h"
+#include "animfs/fs.h"
+
+int af_cli_serve(int argc, char **argv)
+{
+	struct af_fs_opts o;
+	struct af_dav_opts d;
+	const char *layout = NULL;
+	int fd, rc;
+	memset(&d, 0, sizeof(d));
+	if (af_cli_fs_parse("serve", argc, argv, &o, &layout, &d))
+		return af_cli_usage("serve");
+	/* -d: each request on stderr (method, path, status) */
+	d.log_requests = o.debug;
+	if (o.allow_other || (o.foreground && !o.debug)) {
+		fprintf(stderr, "animfs serve: %s is an option of mount; serve stays in the "
+			"foreground and acts as the user who runs it\n",
+			o.allow_other ? "-o allow_other" : "-f");
+		return AF_EXIT_USAGE;
+	}
+	fd = af_cli_open_game("serve", o.game);
+	if (fd < 0)
+		return AF_EXIT_FAIL;
+	if ((rc = af_cli_fs_overlay("serve", &o, layout))) {
+		close(fd);
+		return rc;
+	}
+	rc = af_fs_serve(fd, &o, &d);
+	close(fd);
+	if (o.overlay_fd >= 0)
+		close(o.overlay_fd);
+	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;
+}
