@@ -22,8 +22,9 @@ enum {
 	AF_EPERM = -1007,  /* the same, refused by ownership (a sticky folder, another's file) */
 };
 
-/* The -errno of a result code (AF_EUNSUP: -EINVAL); 0 stays 0, and any other value is
- * -EIO. */
+/* The -errno of a result code (AF_EUNSUP: -EINVAL); 0 and a -errno (above -1000) stay
+ * as they are, and any other value is -EIO. A face turns what the core returns into
+ * errno with it, in one place (src/fs/ops.c). */
 int af_code_errno(int code);
 
 struct af_diag {

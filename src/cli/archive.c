@@ -15,6 +15,7 @@
 #include "animfs/codec.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "animfs/fs.h"
 #include "animfs/pieces.h"
 #include "animfs/yamlio.h"
 #include "archive.h"
@@ -394,20 +395,18 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
 			    &yaml, &d))
 		goto out;
-	o.a.yaml_max = af_ytree_budget(cache_bytes, yaml.len);
-	if (k == -2) { /* a new member: the container adds it */
-		if (af_member_add(h, af_base(member), yaml.data, yaml.len, &image, &d))
-			goto out;
+	/* the mount's member save (--overlay: the image whole, reduced against GAME's
+	 * before it is kept); a new member (k == -2): the container adds it */
+	if (af_member_save_encode(NULL, af_ytree_budget(cache_bytes, yaml.len), &o.a, h,
+				  k == -2 ? -1 : k, k == -2 ? af_base(member) : h->m[k].name,
+				  yaml.data, yaml.len, ov != NULL, &image, &plan, &changed, &d))
+		goto out;
+	if (k == -2) {
 		if (!ov && af_pieces_take(&plan, &image)) {
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
 			goto out;
 		}
-		changed = 1;
 		fprintf(stderr, "animfs: %s: added to the %s\n", path, h->c->noun);
-	} else if (ov ? af_member_commit(h, (size_t)k, yaml.data, yaml.len, &image, &changed, &d)
-		      : af_member_commit_plan(h, (size_t)k, yaml.data, yaml.len, &plan, &changed, &d)) {
-		/* --overlay: the image whole (it is reduced against GAME's before it is kept) */
-		goto out;
 	} else {
 		drop_old_warnings(h, (size_t)k, &d);
 	}

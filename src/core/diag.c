@@ -198,7 +198,7 @@ int af_code_errno(int code)
 		return -EACCES;
 	case AF_EPERM:
 		return -EPERM;
-	default:
-		return -EIO;
+	default: /* a -errno the system gave stays as it is */
+		return code < 0 && code > -1000 ? code : -EIO;
 	}
 }

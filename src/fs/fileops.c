@@ -575,7 +575,7 @@ int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi)
 	if (h->kind == AF_H_TEXT) {
 		/* a refused document is EIO here: emacs takes EINVAL from fsync for "this file
 		 * cannot be synced" and would say it wrote the file (close says EINVAL) */
-		int rc = commit(af_ctx_fs(), h);
+		int rc = af_code_errno(commit(af_ctx_fs(), h));
 		return rc == -EINVAL ? -EIO : rc;
 	}
 	int rc = datasync ? fdatasync(h->fd) : fsync(h->fd);

@@ -34,11 +34,14 @@ struct af_handle {
 				  (-1: none); a save lands there whatever the path is now */
 	char rel[4096];        /* view path relative to the root */
 	char bin[4096];        /* the binary it commits to */
-	pthread_mutex_t lock;
+	pthread_mutex_t lock;  /* L2 (docs/HACKING.md): this file's buffer and state; held
+				  across its save (L3 and below), taken under fs->lock
+				  only by a stat's af_handle_view_size */
 	struct af_text *snap;  /* text as opened (shared) until the first change */
 	struct af_buf own;     /* private copy after the first change */
 	int owned, dirty;
-	int refused;           /* the last save's error (-errno) while unchanged since, else 0 */
+	int refused;           /* the last save's result (a -errno or an AF_E*
+				  code) while unchanged since, else 0 */
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 	size_t charged;        /* own's length as counted in fs->unsaved */
@@ -61,7 +64,7 @@ size_t af_handle_size(struct af_handle *h);
 int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off);
 int af_handle_write(struct af_handle *h, const char *in, size_t n, off_t off);
 int af_handle_truncate(struct af_handle *h, off_t size);
-/* Commit when changed since the last commit; 0 or -errno (the refusal of the last
+/* Commit when changed since the last commit; 0, a -errno or an AF_E* code (the refusal of the last
  * save again while nothing changed since: an editor's close after its fsync). */
 int af_handle_commit(struct af_fs *fs, struct af_handle *h);
 /* A view handle h (a reader) may be read through the kernel's page cache, its text's

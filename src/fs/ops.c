@@ -51,8 +51,9 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return fs;
 }
 
-/* Every request runs as its caller (who.c); the daemon's identity comes back at the end,
- * then `after` is done. */
+/* Every request runs as its caller (caller.c); the daemon's identity comes back at the
+ * end, then `after` is done, and what the core said becomes errno here (af_code_errno:
+ * an AF_E* result code its -errno, a -errno as it is). */
 #define AS_CALLER_THEN(call, after)                                                  \
 	do {                                                                         \
 		int rc_ = af_act_caller();                                           \
@@ -60,7 +61,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 			rc_ = (call);                                                \
 		af_act_done();                                                       \
 		after;                                                               \
-		return rc_;                                                          \
+		return rc_ < 0 ? af_code_errno(rc_) : rc_;                           \
 	} while (0)
 #define AS_CALLER(call) AS_CALLER_THEN(call, (void)0)
 /* A request that may change what a stat shows (kcache.h: the open views' remembered

@@ -1,6 +1,7 @@
-/* The mount's life: state set up before daemonizing (GAME's descriptor is the
- * caller's, the scratch folder is made here), the FUSE session, the daemon (which
- * logs to syslog, never to the terminal it left), and the cleanup at unmount. */
+/* The mount's life as FUSE serves it: the state (src/view/mount.c) set up before
+ * daemonizing (GAME's descriptor is the caller's, the scratch folder is made there), the
+ * FUSE session, the daemon (which logs to syslog, never to the terminal it left), and
+ * the cleanup at unmount. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -19,76 +20,34 @@
 #include "animfs/privdir.h"
 
 #include "ops.h"
-#include "dsize.h"
 #include "errlog.h"
-#include "folder.h"
 #include "hidden.h"
-#include "prefetch.h"
 #include "render.h"
-#include "scratch.h"
 #include "splitview.h"
 #include "sweep.h"
 #include "view.h"
 #include "who.h"
 
-int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only)
+/* The face's answers to the core (struct af_face): its open files and their aliases. */
+static size_t view_size(struct af_fs *fs, const char *rel, size_t saved)
 {
-	int rc;
-	memset(fs, 0, sizeof(*fs));
-	fs->rootfd = rootfd;
-	fs->modfd = -1;
-	fs->rigdirfd = -1;
-	fs->scratchfd = -1;
-	fs->usersfd = -1;
-	fs->pristinefd = -1;
-	fs->scratch_quota = (long long)AF_DEFAULT_SCRATCH_MB << 20;
-	fs->read_only = read_only;
-	fs->max_unsaved = (size_t)AF_DEFAULT_UNSAVED_MB << 20;
-	pthread_mutex_init(&fs->lock, NULL);
-	pthread_mutex_init(&fs->commit_lock, NULL);
-	fs->cache = af_rcache_new(cache_bytes);
-	fs->cache_bytes = cache_bytes;
-	fs->errors = af_errlog_new(64);
-	fs->folders = af_folders_new(cache_bytes, fs->cache);
-	fs->dsizes = af_dsizes_new();
-	fs->prefetch = af_prefetch_new(af_view_render);
-	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch || !fs->dsizes) {
-		af_fs_destroy(fs);
-		return -ENOMEM;
-	}
-	rc = af_scratch_open_dir(fs, game);
-	if (rc)
-		af_fs_destroy(fs);
-	return rc;
+	return fs->handles ? af_handle_view_size(fs, rel, saved) : saved;
 }
 
-void af_fs_destroy(struct af_fs *fs)
+static void forget(struct af_fs *fs)
 {
-	af_sweep_stop(fs);
-	af_prefetch_free(fs->prefetch); /* its renders use all below */
-	fs->prefetch = NULL;
 	while (fs->handles)
 		af_handle_free(fs, fs->handles);
 	af_alias_free_all(fs);
-	while (fs->ghosts) {
-		struct af_name *g = fs->ghosts;
-		fs->ghosts = g->next;
-		free(g);
-	}
-	af_scratch_remove(fs);
-	af_rcache_free(fs->cache);
-	af_errlog_free(fs->errors);
-	af_folders_free(fs->folders);
-	fs->folders = NULL;
-	af_splits_free(fs->splits);
-	fs->splits = NULL;
-	af_dsizes_free(fs->dsizes);
-	fs->dsizes = NULL;
-	fs->cache = NULL;
-	fs->errors = NULL;
-	pthread_mutex_destroy(&fs->lock);
-	pthread_mutex_destroy(&fs->commit_lock);
 }
+
+static const struct af_face fuse_face = {
+	.pending_size = af_handle_pending_size,
+	.view_size = view_size,
+	.is_alias = af_alias_is_hidden,
+	.alias_orig = af_alias_orig,
+	.forget = forget,
+};
 
 static int build_args(const struct af_fs_opts *o, const char *game, struct fuse_args *args)
 {
@@ -190,6 +149,7 @@ int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, co
 		return -1;
 	}
 	s->have_fs = 1;
+	fs->face = &fuse_face; /* open files and aliases: the same for animfs serve */
 	fs->modfd = o->overlay_fd;
 	fs->rigdirfd = o->rig_dir_fd;
 	fs->mod_layout = o->overlay_to;

@@ -1,19 +1,20 @@
 #!/usr/bin/env bash
-# The modules of src/fs call in one direction (docs/HACKING.md, "The mount's modules"):
-# scripts/fs-callgraph finds no cycle in the source, and does find one put in on purpose
-# (a low module calling back up), so a loop cannot come back unnoticed.
+# The modules of the mount (its core src/view, its FUSE face src/fs) call in one
+# direction (docs/HACKING.md, "The mount's modules"): scripts/fs-callgraph finds no cycle
+# in the source, and does find one put in on purpose (a low module calling back up), so a
+# loop cannot come back unnoticed.
 set -u
 src=${ANIMFS_SOURCE_DIR:?}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
 command -v python3 >/dev/null || { echo "SKIP: no python3"; exit 77; }
-out=$("$src/scripts/fs-callgraph" "$src/src/fs") || fail "a cycle in src/fs:
+out=$("$src/scripts/fs-callgraph" "$src/src/view" "$src/src/fs") || fail "a cycle in the mount:
 $out"
 case "$out" in *"no cycle"*) ;; *) fail "no verdict: $out";; esac
 # the graph is real: commit calls folder, view calls handle
 case "$out" in *"commit -> "*folder*) ;; *) fail "commit -> folder missing: $out";; esac
 # a call back up from the render cache to view closes a loop: it must be reported
-cp "$src"/src/fs/*.c "$tmp"/
+cp "$src"/src/view/*.c "$src"/src/fs/*.c "$tmp"/
 printf '\nint af_back_up(struct af_fs *fs, const char *p, struct af_res *r)\n{\n\treturn af_view_resolve(fs, p, r);\n}\n' >> "$tmp/render.c"
 out=$("$src/scripts/fs-callgraph" "$tmp") && fail "an injected cycle was not found: $out"
 case "$out" in *"cycle:"*render*view*) ;; *) fail "the cycle is not named: $out";; esac

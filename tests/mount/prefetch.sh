@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Cold listings on every core (src/fs/prefetch.c): a listing queues its folder's views
+# Cold listings on every core (src/view/prefetch.c): a listing queues its folder's views
 # for the worker threads. A stat during that prefetch gets the exact size of every view
 # (a worker's render, a queued one taken over, or one waited for), the views rendered
 # ahead or taken over are counted in the daemon's log (all of them), and an unmount while the workers are busy

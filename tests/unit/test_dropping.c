@@ -1,4 +1,4 @@
-/* The editor-dropping table (src/fs/dropping.c): one case per row, each with a name
+/* The editor-dropping table (src/view/dropping.c): one case per row, each with a name
  * that matches and a near miss that does not, and the rule that a name derived from
  * X counts only while X is a name in the folder. */
 #include <setjmp.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 
-#include "../../src/fs/dropping.h"
+#include "../../src/view/dropping.h"
 
 /* The folder of these cases holds "walk.animation.yaml", "notes.txt" and ".x.swp". */
 static int exists(void *ctx, const char *x)

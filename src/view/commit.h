@@ -15,7 +15,8 @@ struct af_fs;
 /* Parse, validate, encode and atomically replace to->bin_rel (relative to GAME) in
  * the folder to->dirfd (the one the view was opened in; -1: resolve it now, through
  * no link). A binary that exists keeps its owner, group and mode; a new one is
- * to->who's. view_rel names the YAML in messages. 0, -EINVAL (bad content) or -EIO. */
+ * to->who's. view_rel names the YAML in messages. 0, a -errno, or the AF_E* result code
+ * of the refusal (AF_EINVAL: bad content; a face turns it into errno: af_code_errno). */
 int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
 		 const uint8_t *yaml, size_t n);
 /* The same, resolved now, as the daemon's own user. */

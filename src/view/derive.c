@@ -130,7 +130,6 @@ static int attempt(void *ctx, int alone)
 
 /* One output of one binary made at a time: whoever asks for it meanwhile waits, then
  * finds it kept (or its verdict). */
-static struct af_flights outputs = AF_FLIGHTS_INIT;
 
 /* The kept output or verdict: 1 with *out, -EFBIG (refused before), or 0: to make. */
 static int kept(struct af_fs *fs, const struct af_derive *q, struct af_text **out)
@@ -164,9 +163,9 @@ int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out,
 	*out = NULL;
 	if ((rc = kept(fs, q, out)))
 		return rc < 0 ? rc : 0;
-	af_flight_take(&outputs, &me);
+	af_flight_take(&fs->outputs, &me);
 	if ((rc = kept(fs, q, out))) { /* made (or refused) while it waited */
-		af_flight_land(&outputs, &me);
+		af_flight_land(&fs->outputs, &me);
 		return rc < 0 ? rc : 0;
 	}
 	rc = af_budget_run(attempt, &j);
@@ -182,7 +181,7 @@ int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out,
 	} else {
 		rc = d->code == AF_ENOMEM ? -ENOMEM : -EIO;
 	}
-	af_flight_land(&outputs, &me);
+	af_flight_land(&fs->outputs, &me);
 	return rc;
 }
 

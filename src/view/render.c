@@ -19,129 +19,8 @@
 #include "animfs/userdict.h"
 #include "animfs/yamlio.h"
 #include "render.h"
+#include "render_int.h"
 
-struct af_text *af_text_new(const void *data, size_t len)
-{
-	struct af_text *t = af_alloc(sizeof(*t) + len + 1);
-	if (!t)
-		return NULL;
-	t->refs = 1;
-	t->len = len;
-	if (len)
-		memcpy(t->data, data, len);
-	t->data[len] = 0;
-	return t;
-}
-
-/* The block p (b's, resized: the header, then len bytes of text and room for a NUL) as
- * the text; b is left empty. */
-static struct af_text *text_of(struct af_buf *b, uint8_t *p, size_t len)
-{
-	struct af_text *t = (struct af_text *)(void *)p;
-	t->refs = 1;
-	t->len = len;
-	t->data[len] = 0;
-	b->data = NULL;
-	b->len = b->cap = 0;
-	return t;
-}
-
-struct af_text *af_text_take(struct af_buf *b)
-{
-	size_t h = offsetof(struct af_text, data), len = b->len;
-	if (b->failed || len > SIZE_MAX - h - 1)
-		return NULL;
-	/* the text moves up by the header inside its own block: no second copy of a
-	 * render that may be tens of MB */
-	uint8_t *p = af_resize(b->data, h + len + 1);
-	if (!p)
-		return NULL;
-	memmove(p + h, p, len);
-	return text_of(b, p, len);
-}
-
-int af_text_begin(struct af_buf *b)
-{
-	static const uint8_t room[offsetof(struct af_text, data)];
-	return af_buf_append(b, room, sizeof(room)) ? AF_ENOMEM : 0;
-}
-
-struct af_text *af_text_end(struct af_buf *b)
-{
-	size_t h = offsetof(struct af_text, data);
-	if (b->failed || b->len < h || b->len == SIZE_MAX)
-		return NULL;
-	uint8_t *p = af_resize(b->data, b->len + 1); /* gives back what was reserved past it */
-	return p ? text_of(b, p, b->len - h) : NULL;
-}
-
-struct af_text *af_text_ref(struct af_text *t)
-{
-	if (t)
-		__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
-	return t;
-}
-
-void af_text_unref(struct af_text *t)
-{
-	if (t && __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
-		free(t);
-}
-
-struct rc_entry {
-	struct rc_entry *hnext, *prev, *next; /* hash chain; LRU of entries with text */
-	struct rc_entry *sprev, *snext;       /* entries with a spilled text, oldest first */
-	struct af_fid id;
-	uint64_t sub; /* a container's member: the hash of its path (0: the file itself) */
-	uint64_t names; /* a member's: the user dictionary it was rendered with (a hash of
-			   its identity), when its put gave one; 0: none */
-	unsigned version;
-	struct af_rinfo info;
-	struct af_text *text;
-	uint64_t spill_off, spill_seq; /* where in the spill file, and which write (0: none) */
-	size_t spill_len;
-	struct af_text *pend; /* the spilled text until its write is done (read from here) */
-};
-
-/* A text to write to the spill file, in the order the ring placed it (queued under the
- * cache's lock, written without it: flush). */
-struct spill_job {
-	struct spill_job *next;
-	struct af_text *text;
-	uint64_t off, seq;
-	dev_t dev;
-	ino_t ino;
-	uint64_t sub;
-};
-
-/* Entries without text are small; past this many the table starts over. */
-#define RC_MAX_ENTRIES (1u << 18)
-
-struct af_rcache {
-	pthread_mutex_t lock;
-	struct rc_entry **buckets;
-	size_t nbuckets, count;
-	struct rc_entry *lru_head, *lru_tail; /* head = most recent */
-	size_t text_bytes, max_text_bytes;
-	size_t lent; /* of max_text_bytes, what parses borrow (af_rcache_lend) */
-	size_t pool_free; /* of AF_RENDER_POOL, what no render in flight holds */
-	unsigned pool_users;    /* renders and parses in flight (through the gate) */
-	size_t pool_guessed;    /* what the renders in flight guessed they would take */
-	pthread_cond_t pool_freed; /* a user left (pool_leave) */
-	pthread_rwlock_t solo; /* renders in flight hold it shared, one done again alone
-				  holds it alone (writers first: it is not starved) */
-	/* the spill file: texts written at spill_head, wrapping at spill_cap; the ring's
-	 * entries in write order (spill_old: the oldest, overwritten first) */
-	int spill_fd;
-	uint64_t spill_cap, spill_head, spill_seq;
-	struct rc_entry *spill_old, *spill_new;
-	/* the writes the ring placed and nobody wrote yet, oldest first; one thread at a
-	 * time writes them (writer), in order, so that a place the ring gives again is
-	 * written last by its newest text */
-	struct spill_job *jobs, **jobs_tail;
-	pthread_mutex_t writer;
-	struct af_rcache_stats stats;
-};
 
 struct af_rcache *af_rcache_new(size_t max_text_bytes)
 {
@@ -397,7 +276,7 @@ static void flush(struct af_rcache *c)
 }
 
 /* The cache's lock let go, then what it queued written. */
-static void unlock_flush(struct af_rcache *c)
+void af_rc_unlock_flush(struct af_rcache *c)
 {
 	int queued = c->jobs != NULL;
 	pthread_mutex_unlock(&c->lock);
@@ -518,54 +397,21 @@ static struct rc_entry *current(struct af_rcache *c, const struct stat *st, uint
 }
 
 /* What texts may take in memory now: the bound less what is lent. */
-static size_t text_cap(const struct af_rcache *c)
+size_t af_rc_text_cap(const struct af_rcache *c)
 {
 	return c->max_text_bytes - c->lent;
 }
 
 /* Make room for `more` bytes of text in memory: the least recently used texts go
  * (to the spill file). */
-static void make_room(struct af_rcache *c, size_t more)
+void af_rc_make_room(struct af_rcache *c, size_t more)
 {
-	while (c->text_bytes + more > text_cap(c) && c->lru_tail)
+	while (c->text_bytes + more > af_rc_text_cap(c) && c->lru_tail)
 		evict_text(c, c->lru_tail);
 }
 
-size_t af_rcache_lend(struct af_rcache *c, size_t want)
-{
-	pthread_mutex_lock(&c->lock);
-	size_t n = text_cap(c) < want ? text_cap(c) : want;
-	c->lent += n;
-	make_room(c, 0);
-	c->stats.lent_max = c->lent > c->stats.lent_max ? c->lent : c->stats.lent_max;
-	unlock_flush(c); /* the texts that left are on disk before the loan is used */
-	return n;
-}
-
-void af_rcache_repay(struct af_rcache *c, size_t n)
-{
-	pthread_mutex_lock(&c->lock);
-	c->lent -= n <= c->lent ? n : c->lent;
-	pthread_mutex_unlock(&c->lock);
-}
-
-static size_t lend_fn(void *cache, size_t want)
-{
-	return af_rcache_lend(cache, want);
-}
-
-static void repay_fn(void *cache, size_t n)
-{
-	af_rcache_repay(cache, n);
-}
-
-struct af_loan af_rcache_loan(struct af_rcache *c)
-{
-	return (struct af_loan){lend_fn, repay_fn, c, 0, 0};
-}
-
 /* Up to want of the renders' pool (what is free of it), and back. */
-static size_t pool_grab(struct af_rcache *c, size_t want)
+size_t af_rc_pool_grab(struct af_rcache *c, size_t want)
 {
 	pthread_mutex_lock(&c->lock);
 	size_t n = want < c->pool_free ? want : c->pool_free;
@@ -574,175 +420,13 @@ static size_t pool_grab(struct af_rcache *c, size_t want)
 	return n;
 }
 
-static void pool_return(struct af_rcache *c, size_t n)
+void af_rc_pool_return(struct af_rcache *c, size_t n)
 {
 	if (!n)
 		return;
 	pthread_mutex_lock(&c->lock);
 	c->pool_free += n;
 	pthread_mutex_unlock(&c->lock);
-}
-
-/* More of the renders' pool for *held (up to cap in all), toward want in all. */
-static void pool_take(struct af_render_bound *rb, size_t *held, size_t cap, size_t want)
-{
-	size_t to = want < cap ? want : cap;
-	if (to > *held) {
-		size_t got = pool_grab(rb->cache, to - *held);
-		rb->pool_short |= got < to - *held;
-		*held += got;
-	}
-}
-
-/* The text's room (want bytes past none of its own): the pool first, then the loan
- * both borrow from, the text's part counted twice, and the model's. */
-static size_t render_more(void *ctx, size_t want)
-{
-	struct af_render_bound *rb = ctx;
-	pool_take(rb, &rb->text_pool, AF_RENDER_OWN, want);
-	size_t over = want > rb->text_pool ? want - rb->text_pool : 0;
-	if (over > rb->text_over) {
-		size_t need = over > (SIZE_MAX - rb->model_over) / 2 ? SIZE_MAX : 2 * over + rb->model_over;
-		size_t got = af_loan_more(&rb->loan, need);
-		size_t text = got > rb->model_over ? (got - rb->model_over) / 2 : 0;
-		rb->text_over = text < over ? text : over;
-	}
-	return rb->text_pool + rb->text_over;
-}
-
-int af_render_mem_room(void *ctx, size_t want)
-{
-	struct af_render_bound *rb = ctx;
-	pool_take(rb, &rb->model_pool, AF_RENDER_MODEL_OWN, want);
-	size_t over = want > rb->model_pool ? want - rb->model_pool : 0;
-	if (over <= rb->model_over)
-		return 1;
-	size_t need = over > SIZE_MAX / 4 ? SIZE_MAX : 2 * rb->text_over + over;
-	if (af_loan_more(&rb->loan, need) < need) {
-		rb->refused = 1;
-		rb->model_want = want;
-		return 0;
-	}
-	rb->model_over = over;
-	return 1;
-}
-
-int af_rcache_pool_parsed(struct af_rcache *c, size_t held, size_t want, int alone, int rc,
-			  struct af_loan *loan)
-{
-	int short_of = loan->short_of;
-	af_loan_end(loan); /* the tree is freed */
-	af_rcache_pool_end(c, held);
-	if (alone || !rc || held >= want || !short_of)
-		return 0;
-	*loan = af_rcache_loan(c);
-	return 1;
-}
-
-int af_budget_run(int (*attempt)(void *ctx, int alone), void *ctx)
-{
-	int rc = attempt(ctx, 0);
-	return rc == AF_AGAIN_ALONE ? attempt(ctx, 1) : rc;
-}
-
-size_t af_parse_begin(struct af_parse_share *p, struct af_rcache *c, size_t n, int alone)
-{
-	p->c = c;
-	p->alone = alone;
-	p->want = af_ytree_budget(0, n);
-	p->held = af_rcache_pool_begin(c, p->want, alone);
-	p->loan = af_rcache_loan(c);
-	return p->held ? p->held : 1;
-}
-
-int af_parse_end(struct af_parse_share *p, int rc)
-{
-	return af_rcache_pool_parsed(p->c, p->held, p->want, p->alone, rc, &p->loan) ? AF_AGAIN_ALONE : rc;
-}
-
-/* Whether a render guessing guess would pass, with those in, the pool and half of what
- * the cache can lend (a text borrowed is counted twice). */
-static int gate_full(const struct af_rcache *c, size_t guess)
-{
-	size_t room = AF_RENDER_POOL + text_cap(c) / 2;
-	return c->pool_users && (guess > room || c->pool_guessed > room - guess);
-}
-
-/* The pool's gate: the solo lock, then, for a render that guesses what it will take,
- * a wait while the gate is full for it: started now it would most likely be refused
- * and done again alone, its work thrown away. The first in and a guess of 0 (a parse)
- * never wait. Not first come, first served: a render that fits goes in past a bigger
- * one that waits (in line, a listing's next view waited behind the workers' renders
- * further ahead: 12 banks with 8 workers 209-237 -> 311-332 ms). Then want of what is
- * free. */
-static size_t pool_enter(struct af_rcache *c, size_t want, int alone, size_t guess)
-{
-	if (alone)
-		pthread_rwlock_wrlock(&c->solo);
-	else
-		pthread_rwlock_rdlock(&c->solo);
-	pthread_mutex_lock(&c->lock);
-	if (guess && gate_full(c, guess)) {
-		c->stats.gate_waits++;
-		while (gate_full(c, guess))
-			pthread_cond_wait(&c->pool_freed, &c->lock);
-	}
-	c->pool_users++;
-	c->pool_guessed += guess;
-	size_t n = want < c->pool_free ? want : c->pool_free;
-	c->pool_free -= n;
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-size_t af_render_guess(uint64_t n)
-{
-	size_t model = af_model_of(n), text = 1;
-	while (text < model && text < AF_RENDER_OWN)
-		text <<= 1;
-	return model > SIZE_MAX - text ? SIZE_MAX : model + text;
-}
-
-void af_render_bound_init(struct af_render_bound *rb, struct af_rcache *c, int alone, size_t guess)
-{
-	memset(rb, 0, sizeof(*rb));
-	rb->cache = c;
-	rb->guess = guess;
-	pool_enter(c, 0, alone, guess); /* the pool's gate; its bytes as it grows */
-	rb->loan = af_rcache_loan(c);
-	/* nothing of its own: its text takes from the pool as it grows, its guess too */
-	rb->b = (struct af_buf_bound){0, render_more, rb, 0, 1};
-}
-
-size_t af_rcache_pool_begin(struct af_rcache *c, size_t want, int alone)
-{
-	return pool_enter(c, want, alone, 0);
-}
-
-static void pool_leave(struct af_rcache *c, size_t held, size_t guess)
-{
-	pthread_mutex_lock(&c->lock);
-	c->pool_free += held;
-	c->pool_users--;
-	c->pool_guessed -= guess;
-	pthread_cond_broadcast(&c->pool_freed);
-	pthread_mutex_unlock(&c->lock);
-	pthread_rwlock_unlock(&c->solo);
-}
-
-void af_rcache_pool_end(struct af_rcache *c, size_t held)
-{
-	pool_leave(c, held, 0);
-}
-
-void af_render_bound_end(struct af_render_bound *rb)
-{
-	af_loan_end(&rb->loan);
-	if (!rb->cache)
-		return;
-	pool_leave(rb->cache, rb->text_pool + rb->model_pool, rb->guess);
-	rb->text_pool = rb->model_pool = 0;
-	rb->cache = NULL;
 }
 
 /* The spilled text of st's entry read back (no lock held while reading; the ring
@@ -768,14 +452,14 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 		c->stats.spill_lost++;
 	} else {
 		c->stats.spill_reads++;
-		if (!e->text && len <= text_cap(c)) {
-			make_room(c, len);
+		if (!e->text && len <= af_rc_text_cap(c)) {
+			af_rc_make_room(c, len);
 			e->text = af_text_ref(t);
 			c->text_bytes += len;
 			lru_front(c, e);
 		}
 	}
-	unlock_flush(c);
+	af_rc_unlock_flush(c);
 	return t;
 }
 
@@ -811,9 +495,9 @@ int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t su
 	if (seq) {
 		/* its copy, made before the cache makes room for it, is counted in the renders'
 		 * pool meanwhile (what of it is free: never waited for) */
-		size_t held = pool_grab(c, len);
+		size_t held = af_rc_pool_grab(c, len);
 		*text = spill_read(c, st, sub, &names, off, len, seq, fd);
-		pool_return(c, held);
+		af_rc_pool_return(c, held);
 	}
 	return known;
 }
@@ -857,7 +541,7 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
 	e->info.size = text->len;
 	if (sub) /* a member of a container that is never rewritten */
 		e->info.read_only = e->info.container_ro = read_only;
-	if (text->len > text_cap(c)) {
+	if (text->len > af_rc_text_cap(c)) {
 		e->info.have_size = size_outlives_text(e);
 		e->text = text; /* too big to keep: spilled (if its size may outlive it) */
 		if (e->info.have_size)
@@ -865,12 +549,12 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
 		e->text = NULL;
 		goto out;
 	}
-	make_room(c, text->len);
+	af_rc_make_room(c, text->len);
 	e->text = af_text_ref(text);
 	c->text_bytes += text->len;
 	lru_front(c, e);
 out:
-	unlock_flush(c);
+	af_rc_unlock_flush(c);
 }
 
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,

@@ -15,10 +15,8 @@
 #include <string.h>
 #include <syslog.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "ops.h"
 #include "errlog.h"
 #include "who.h"
 
@@ -36,17 +34,6 @@ static __thread int acting;       /* this thread holds another identity now */
 static __thread struct af_who caller; /* the caller of the request being served */
 static __thread int have_caller;
 static __thread struct af_who self;
-
-/* The groups of the caller's process, read from /proc by the FUSE library: kept a
- * second per thread for the same process and user. */
-static __thread struct {
-	pid_t pid;
-	uid_t uid;
-	gid_t gid;
-	time_t at;
-	int n;
-	gid_t g[AF_WHO_GROUPS];
-} groups_seen;
 
 void af_act_init(void)
 {
@@ -105,45 +92,9 @@ struct af_fs *af_who_faceless_fs(void)
 	return faceless;
 }
 
-int af_who_of_request(struct af_who *w)
+mode_t af_who_faceless_umask(void)
 {
-	if (faceless) { /* every request is the serving user's own */
-		*w = af_who_self();
-		w->umask = faceless_umask;
-		return 0;
-	}
-	struct fuse_context *c = fuse_get_context();
-	memset(w, 0, sizeof(*w));
-	w->uid = c->uid;
-	w->gid = c->gid;
-	w->umask = c->umask;
-	w->ngroups = -1;
-	if (!can_act || c->uid == 0 || (c->uid == daemon_uid && c->gid == daemon_gid))
-		return 0;
-	time_t now = time(NULL);
-	if (groups_seen.pid == c->pid && groups_seen.uid == c->uid && groups_seen.gid == c->gid &&
-	    groups_seen.at == now) {
-		w->ngroups = groups_seen.n;
-		memcpy(w->groups, groups_seen.g, sizeof(gid_t) * (size_t)groups_seen.n);
-		return 0;
-	}
-	int n = fuse_getgroups(AF_WHO_GROUPS, w->groups);
-	if (n < 0) /* no /proc entry (the process is gone): its own group only */
-		n = 0;
-	if (n > AF_WHO_GROUPS) {
-		/* dropping one could grant what a group denies (mode 0604): refuse */
-		af_fs_log(LOG_WARNING, "uid %u is in %d groups, more than the %d animfs acts with: "
-			  "request refused", (unsigned)c->uid, n, AF_WHO_GROUPS);
-		return -EACCES;
-	}
-	w->ngroups = n;
-	groups_seen.pid = c->pid;
-	groups_seen.uid = c->uid;
-	groups_seen.gid = c->gid;
-	groups_seen.at = now;
-	groups_seen.n = n;
-	memcpy(groups_seen.g, w->groups, sizeof(gid_t) * (size_t)n);
-	return 0;
+	return faceless_umask;
 }
 
 static void to_daemon(void)
@@ -183,11 +134,11 @@ const struct af_who *af_caller(void)
 	return &self;
 }
 
-int af_act_caller(void)
+int af_act_as(const struct af_who *w)
 {
-	int rc = af_who_of_request(&caller);
-	have_caller = rc == 0;
-	return rc ? rc : to_who(&caller);
+	caller = *w;
+	have_caller = 1;
+	return to_who(&caller);
 }
 
 void af_act_done(void)

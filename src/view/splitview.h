@@ -39,7 +39,7 @@ int af_split_names(struct af_fs *fs, struct af_text *whole, const char *bin_rel,
  * the others as they are now, put together as `animfs encode DIR` does, and the whole
  * saved through commit (atomic, as to->who); a mistake is refused at the place in the
  * file it is in, in .animfs/errors. The text the file has is no change (0 at once: the
- * caller has proven to->who's right to write the binary). 0 or -errno as af_commit_to. */
+ * caller has proven to->who's right to write the binary). 0, a -errno or an AF_E* code, as af_commit_to. */
 int af_split_commit(struct af_fs *fs, const struct af_dest *to, const char *part_rel,
 		    const uint8_t *text, size_t n);
 /* Whether name is one no file of a split folder could have (it starts with a dot, or

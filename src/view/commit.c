@@ -298,7 +298,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	if (t.container) { /* a member of a container */
 		if (af_folder_commit(fs, to, &t, yaml, n, &d)) {
-			rc = af_code_errno(d.code);
+			rc = d.code;
 			goto fail;
 		}
 		goto out;
@@ -329,7 +329,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	if (rc || bin.failed) {
 		if (!d.code)
 			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		rc = af_code_errno(d.code);
+		rc = d.code;
 		goto fail;
 	}
 	where[0] = 0; /* what fails from here is the save's, not a file's */
@@ -353,7 +353,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
 	ro.old = exists && !to->as_new ? &proven : NULL; /* the file the saver may write */
 	if (replace(to, t.dirfd, t.base, exists, bin.data, bin.len, &ro, &d)) {
-		rc = af_code_errno(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
+		rc = d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO;
 		goto fail;
 	}
 	seed_cache(fs, &v, t.base, &st);
@@ -410,7 +410,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 		af_diag_error(&d, AF_EIO, "cannot open its folder: %s", strerror(errno));
 		rc = -EIO;
 	} else if (replace(&to, dirfd, base, 0, data, n, &ro, &d)) {
-		rc = af_code_errno(d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO);
+		rc = d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO;
 	}
 	if (rc)
 		report(fs, who->uid, rel, "", &d);

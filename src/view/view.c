@@ -25,12 +25,9 @@
 #include "binary.h"
 #include "derive.h"
 #include "dsize.h"
-#include "flight.h"
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
-#include "handle.h"
-#include "hidden.h"
 #include "overlay.h"
 #include "prefetch.h"
 #include "render.h"
@@ -43,6 +40,21 @@
 #include "animfs/userdict.h"
 
 #include "dropping.h"
+
+/* Whether rel is a name the face keeps an open file under (struct af_face). */
+static int is_alias(struct af_fs *fs, const char *rel)
+{
+	return fs->face && fs->face->is_alias && fs->face->is_alias(rel);
+}
+
+/* The size a stat shows for the view rel whose saved text is saved bytes long: the
+ * face's open files may hold other texts (struct af_face). */
+static off_t view_size(struct af_fs *fs, const char *rel, off_t saved)
+{
+	if (!fs->face || !fs->face->view_size)
+		return saved;
+	return (off_t)fs->face->view_size(fs, rel, (size_t)saved);
+}
 
 /* X of a dropping is "a name in that folder": anything the view shows there, a name
  * an editor renamed away, a new view being written or about to be. */
@@ -61,7 +73,8 @@ static int name_in_folder(void *ctx, const char *x)
 	if (af_view_resolve(f->fs, path, &r))
 		return 0;
 	return r.kind != AF_K_NONE || r.ghost || af_view_is_candidate(r.rel) ||
-	       af_handle_pending_size(f->fs, r.rel) >= 0;
+	       (f->fs->face && f->fs->face->pending_size &&
+		f->fs->face->pending_size(f->fs, r.rel) >= 0);
 }
 
 int af_view_is_dropping(struct af_fs *fs, const char *rel)
@@ -147,7 +160,7 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 	int file = n > 4 && !strcmp(rest + n - 4, ext);
 	snprintf(path, sizeof(path), "/%.*s", (int)(file ? n - 4 : n), rest);
 	*kind = AF_K_NONE;
-	if (af_alias_is_hidden(path) || af_view_resolve(fs, path, &v))
+	if (is_alias(fs, path) || af_view_resolve(fs, path, &v))
 		return 0;
 	if (v.kind == AF_K_NONE && af_ov_stat(fs, v.rel, &st) && errno == EACCES)
 		return -EACCES;
@@ -254,9 +267,6 @@ static int out_make(void *ctx, const struct af_ybudget *mem, struct af_buf *out,
  * NULL is returned), and a made file's size is put there. A preview that read the
  * binary's folder (a skeleton or texture beside it) is never kept, since its siblings are
  * not in the key; a container member's siblings are in its container, whose file is. */
-static int render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		  const struct af_bin *b, struct af_text **out);
-
 static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, int *err,
 				 long long *size)
 {
@@ -281,7 +291,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
 	if (size && !by_text && af_dsizes_get(fs->dsizes, &key, size))
 		goto out;
-	if (render(fs, v.bin, &v.st, &b, &yaml)) {
+	if (af_view_render_bin(fs, v.bin, &v.st, &b, &yaml)) {
 		*err = 0;
 		goto out;
 	}
@@ -386,8 +396,8 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
 		return 0; /* our own commit in flight */
-	if (af_alias_is_hidden(r->rel)) { /* a removed or replaced open file: its own name */
-		if (!af_alias_orig(fs, r->rel, r->rel, sizeof(r->rel)))
+	if (is_alias(fs, r->rel)) { /* a removed or replaced open file: its own name */
+		if (!fs->face->alias_orig || !fs->face->alias_orig(fs, r->rel, r->rel, sizeof(r->rel)))
 			return 0;
 		base = af_base(r->rel);
 		alias = 1;
@@ -442,159 +452,6 @@ ghosts:
 	}
 	return 0;
 }
-
-/* A render past its bound: said, and the file shown as its plain binary for the rest
- * of the mount (the verdict is not kept on disk: another --cache-mb may show it). */
-static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
-			  const char *bin_rel, const struct stat *st, const struct af_codec *codec)
-{
-	af_render_too_big(fs, d, rb, bin_rel);
-	af_rcache_put_failed(fs->cache, st, codec);
-	return -EIO;
-}
-
-/* The bid for bin_rel (st: its identity, as it is now; rd: a readable descriptor of it,
- * or -1 to read its name) and what the cache knows: 1 with its text in *out, -EIO when
- * it fails (no codec, or a failed verdict), 0: to render. */
-static int known(struct af_fs *fs, const char *bin_rel, int rd, const struct af_who *as,
-		 struct stat *st, struct af_rinfo *info, struct af_text **out)
-{
-	struct af_rinfo mine;
-	if (rd >= 0)
-		af_view_classify_fd(fs, rd, bin_rel, st, info);
-	else
-		af_view_classify(fs, bin_rel, st, info);
-	*out = NULL;
-	/* a text that read its siblings is the user's it was read as (by_caller) */
-	if (as && info->by_caller) {
-		if (af_rcache_get_member(fs->cache, st, af_who_key(as), &mine, out) && *out)
-			return 1;
-	} else if (af_rcache_get(fs->cache, st, info, out) && *out) {
-		return 1;
-	}
-	return !info->codec || info->failed ? -EIO : 0;
-}
-
-/* AF_AGAIN_ALONE: refused for room when other renders held the pool it asked for: to be
- * done again alone (refused with the whole pool, the verdict is final at once). b: the binary as
- * its caller opened it (its bytes are read from there), or NULL: the daemon's own
- * render of bin_rel (a listing's, read by name). as: the caller it renders for, whose
- * siblings are read as that user's (NULL: the daemon's). */
-static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		       const struct af_bin *b, const struct af_who *as, struct af_text **out,
-		       int alone)
-{
-	struct af_buf in = AF_BUF_INIT, yaml = AF_BUF_INIT;
-	struct af_diag d;
-	struct af_rinfo info;
-	struct af_sibio sib;
-	struct af_render_bound rb;
-	struct stat st = b ? b->st : *st0;
-	int rc = 0, rd = -1;
-
-	*out = NULL;
-	if (af_folder_member(fs, bin_rel))
-		return af_folder_render(fs, bin_rel, 0, b ? &b->st : NULL, out);
-	if (b && (rd = af_bin_reopen(b)) < 0)
-		return rd;
-	af_diag_init(&d);
-	/* in the cache, or known to fail (a read's, a stat's common case): no gate to pass */
-	if ((rc = known(fs, bin_rel, rd, as, &st, &info, out))) {
-		rc = rc > 0 ? 0 : rc;
-		goto done;
-	}
-	af_render_bound_init(&rb, fs->cache, alone, af_render_guess((uint64_t)st.st_size));
-	for (int attempt = 0;; attempt++) {
-		/* a re-read (AF_BN_CHANGED) may find the new identity rendered */
-		if (attempt && (rc = known(fs, bin_rel, rd, as, &st, &info, out))) {
-			rc = rc > 0 ? 0 : rc;
-			goto out;
-		}
-		rc = 0;
-		af_buf_reset(&in);
-		af_diag_clear(&d);
-		/* the binary and a model of it: within the bound before the file is read */
-		if (!af_render_mem_room(&rb, af_model_of((uint64_t)st.st_size))) {
-			rc = !alone && rb.pool_short ? AF_AGAIN_ALONE : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
-			goto out;
-		}
-		/* A file replaced while we read it is read again under its new identity (the
-		 * caller's: the same file, written to meanwhile). */
-		rc = rd >= 0 ? af_fd_read_stable(rd, AF_MAX_FILE, &st, &in, &d)
-			     : af_bn_read_stable(af_ov_at(fs, bin_rel), bin_rel, AF_MAX_FILE, &st, &in, &d);
-		if (rc < 0) {
-			rc = -EIO;
-			goto out;
-		}
-		if (rc == 0)
-			break;
-		if (attempt >= 3) {
-			rc = -EAGAIN;
-			goto out;
-		}
-	}
-	af_sibio_init(&sib, fs, bin_rel);
-	sib.as = as;
-	sib.d.io.mem_room = af_render_mem_room;
-	sib.d.io.mem_ctx = &rb;
-	af_rcache_note_render(fs->cache);
-	yaml.bound = &rb.b;
-	rc = af_text_begin(&yaml);
-	if (!rc)
-		rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
-	if (!rc)
-		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
-	int by_caller = sib.asked;
-	af_sibio_close(&sib);
-	int read_only = rc == AF_VIEW_READONLY && !yaml.failed;
-	if (read_only) { /* shown, but not for saving: the reason is in its header too */
-		char msg[1200];
-		af_diag_format(&d, bin_rel, msg, sizeof(msg));
-		af_fs_log(LOG_NOTICE, "%s (shown read-only)", msg);
-		af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
-		rc = 0;
-	}
-	if (yaml.over || rb.refused) {
-		rc = !alone && rb.pool_short ? AF_AGAIN_ALONE : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
-		goto out;
-	}
-	if (rc || yaml.failed) {
-		char msg[1200];
-		if (!d.code)
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		af_diag_format(&d, bin_rel, msg, sizeof(msg));
-		af_fs_log(LOG_WARNING, "%s (shown as the plain binary)", msg);
-		if (d.code != AF_ENOMEM) { /* once per identity: the verdict is cached */
-			af_rcache_put_failed(fs->cache, &st, info.codec);
-			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
-		}
-		rc = -EIO;
-		goto out;
-	}
-	*out = af_text_end(&yaml);
-	if (!*out) {
-		rc = -ENOMEM;
-		goto out;
-	}
-	if (by_caller && as) /* the caller's own: their siblings */
-		af_rcache_put_member_text(fs->cache, &st, af_who_key(as), info.codec, 0, NULL, *out);
-	else
-		af_rcache_put_text(fs->cache, &st, info.codec, *out);
-	if (by_caller)
-		af_rcache_mark_by_caller(fs->cache, &st);
-	if (read_only)
-		af_rcache_mark_read_only(fs->cache, &st);
-out:
-	af_render_bound_end(&rb); /* the text is the cache's now, counted as its own */
-done:
-	if (rd >= 0)
-		close(rd);
-	af_buf_free(&in);
-	af_buf_free(&yaml);
-	af_diag_free(&d);
-	return rc;
-}
-
 static int may_read(void *ctx, const char *bin)
 {
 	return af_view_may(ctx, bin, O_RDONLY) == 0;
@@ -702,9 +559,6 @@ static void ov_writable(struct af_fs *fs, struct af_res *r, struct stat *st)
  * derived from its bytes, as a plain file system shows). A caller other than the daemon
  * proves their read (bin.h), and the length is of the file they may open; the daemon's
  * own user and root are shown what the cache knows. 0 or -errno. */
-static int text_of_bin(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
-		       struct af_text **out);
-
 static int stat_size(struct af_fs *fs, struct af_res *r, off_t *size)
 {
 	struct af_text *t = NULL;
@@ -729,7 +583,7 @@ static int stat_size(struct af_fs *fs, struct af_res *r, off_t *size)
 			    (!info.by_caller || af_rcache_get_member(fs->cache, &b.st,
 								     af_who_key(af_caller()), &info, NULL)) &&
 			    info.have_size && info.codec == codec;
-		rc = known ? 0 : text_of_bin(fs, r, &b, &t); /* from the proof held */
+		rc = known ? 0 : af_view_text_of(fs, r, &b, &t); /* from the proof held */
 		af_bin_close(&b);
 		if (rc == -EAGAIN) /* its container replaced since: proven again */
 			rc = af_view_open_text(fs, r, O_RDONLY, &t);
@@ -810,8 +664,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_mode = S_IFREG | (r->st.st_mode & 07777);
 		st->st_nlink = 1;
 		st->st_size = size;
-		if (fs->handles)
-			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
+		st->st_size = view_size(fs, r->rel, st->st_size);
 		if (af_view_read_only(fs, r))
 			st->st_mode &= ~(mode_t)0222;
 		break;
@@ -823,8 +676,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 			return rc == -EIO ? -ENOENT : rc;
 		*st = r->st;
 		st->st_size = size;
-		if (fs->handles) /* open descriptors may hold other texts */
-			st->st_size = (off_t)af_handle_view_size(fs, r->rel, (size_t)st->st_size);
+		st->st_size = view_size(fs, r->rel, st->st_size); /* open ones may hold others */
 		/* a view that is not for saving shows no write permission; one in a container
 		 * that is never rewritten keeps the container's, as files on a read-only
 		 * mount do: a write then gets EROFS and a line that says why, whoever tries */
@@ -842,119 +694,4 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		ov_writable(fs, r, st);
 	st->st_blocks = (st->st_size + 511) / 512;
 	return 0;
-}
-
-/* One render of a binary at a time: the kernel may ask for a cold view on several FUSE
- * threads at once (a stat and a read, two readers), and each would render the same
- * text before the first lands in the cache. Whoever asks second waits for the first
- * and then finds its text in the cache. Different binaries render at once, on every
- * core, within the renders' pool (render.h). The list holds one entry per render in
- * flight: never more than the threads of the daemon. */
-static struct af_flights renders = AF_FLIGHTS_INIT;
-
-struct render_job {
-	struct af_fs *fs;
-	const char *bin_rel;
-	const struct stat *st0;
-	const struct af_bin *b;
-	const struct af_who *as;
-	struct af_text **out;
-};
-
-static int render_attempt(void *ctx, int alone)
-{
-	struct render_job *j = ctx;
-	return render_once(j->fs, j->bin_rel, j->st0, j->b, j->as, j->out, alone);
-}
-
-/* A render of bin_rel (b: as its caller opened it, or NULL) in its flight, done again
- * alone when refused while others shared the renders' memory (render.h). */
-static int render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		  const struct af_bin *b, struct af_text **out)
-{
-	/* the shared render cache is the daemon's: whoever asks, the same text (a caller's
-	 * right to read it is proven before: b, opened as the caller, is what is read) */
-	int was = af_act_pause(), rc;
-	const struct stat *id = b ? &b->st : st0;
-	const struct af_who *as = was ? af_caller() : NULL; /* siblings: theirs */
-	struct af_flight me = {id->st_dev, id->st_ino, af_fnv1_64(bin_rel, strlen(bin_rel)), NULL};
-	af_prefetch_claim(fs, id); /* a worker may have it, or be at it */
-	af_flight_take(&renders, &me);
-	struct render_job job = {fs, bin_rel, st0, b, as, out};
-	rc = af_budget_run(render_attempt, &job);
-	af_flight_land(&renders, &me);
-	af_act_resume(was);
-	return rc;
-}
-
-int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		   struct af_text **out)
-{
-	return render(fs, bin_rel, st0, NULL, out);
-}
-
-/* The text of r (a view or a split view's part) rendered from b. */
-static int text_of_bin(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
-		       struct af_text **out)
-{
-	struct af_text *whole;
-	int rc;
-	*out = NULL;
-	if (r->kind == AF_K_ARCFILE) /* a container's index.yaml, a raw member */
-		return af_folder_render(fs, r->bin, 1, b ? &b->st : NULL, out);
-	rc = render(fs, r->bin, &r->st, b, &whole);
-	if (rc || r->kind != AF_K_SPLITPART) {
-		*out = rc ? NULL : whole;
-		return rc;
-	}
-	rc = af_split_file(fs, whole, r->bin, af_base(r->rel), out);
-	af_text_unref(whole);
-	return rc == -ENOENT ? -EIO : rc;
-}
-
-int af_view_open_from(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out,
-		      struct stat *from, int *by_caller)
-{
-	struct af_bin b;
-	struct af_rinfo info;
-	int rc;
-	if (out)
-		*out = NULL;
-	/* a container loaded by its name after the proof that is another file than the
-	 * one proven (-EAGAIN) is proven again, from the name as it is now */
-	for (int attempt = 0;; attempt++) {
-		if ((rc = af_bin_open(fs, r->bin, flags, &b)))
-			return rc;
-		rc = out ? text_of_bin(fs, r, &b, out) : 0;
-		if (!rc && from)
-			*from = b.st;
-		if (!rc && by_caller) /* a member's siblings are in its container: not the caller's */
-			*by_caller = !af_folder_member(fs, r->bin) &&
-				     af_rcache_get(fs->cache, &b.st, &info, NULL) && info.by_caller;
-		af_bin_close(&b);
-		if (rc != -EAGAIN || attempt >= 3)
-			return rc;
-	}
-}
-
-int af_view_open_text(struct af_fs *fs, struct af_res *r, int flags, struct af_text **out)
-{
-	return af_view_open_from(fs, r, flags, out, NULL, NULL);
-}
-
-int af_view_text(struct af_fs *fs, struct af_res *r, struct af_text **out)
-{
-	return text_of_bin(fs, r, NULL, out);
-}
-
-int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx, const char *name),
-			void *ctx)
-{
-	struct af_text *whole;
-	int rc = af_view_render(fs, r->bin, &r->st, &whole);
-	if (rc)
-		return rc;
-	rc = af_split_names(fs, whole, r->bin, cb, ctx);
-	af_text_unref(whole);
-	return rc;
 }

@@ -1,4 +1,4 @@
-/* who.c: who a request comes from, and acting as that caller (private to src/fs). */
+/* who.c: who a request comes from, and acting as that caller (private to the mount). */
 #ifndef ANIMFS_FS_WHO_H
 #define ANIMFS_FS_WHO_H
 
@@ -25,22 +25,22 @@ struct af_who af_who_self(void);
 uid_t af_daemon_uid(void);
 /* The caller of the request this thread serves (outside a request: the daemon). */
 const struct af_who *af_caller(void);
-/* The caller of the FUSE request being served; 0 or -EACCES (too many groups). */
-int af_who_of_request(struct af_who *w);
 /* Root acts with the rights of any user (CAP_FSETID: a write keeps set-id bits). */
 int af_who_is_privileged(const struct af_who *w);
 /* A face that has no FUSE requests (animfs serve) serves fs, every request as the
  * user who started it, with that user's umask. */
 struct af_fs;
 void af_who_faceless(struct af_fs *fs, mode_t umask);
-/* That face's state, or NULL under FUSE. */
+/* That face's state, or NULL under FUSE; and its user's umask. */
 struct af_fs *af_who_faceless_fs(void);
+mode_t af_who_faceless_umask(void);
 /* Once per mount, before serving: a root daemon acts as its callers from then on. */
 void af_act_init(void);
 int af_act_enabled(void);
-/* The thread takes the identity of the request's caller (0, or -errno and it keeps
- * the daemon's), and af_act_done gives it back at the end of the request. */
-int af_act_caller(void);
+/* The thread takes the identity of w, the caller of the request it serves (0, or -errno
+ * and it keeps the daemon's; af_caller() is w from then on), and af_act_done gives it
+ * back at the end of the request. A face tells who its caller is (src/fs/caller.c). */
+int af_act_as(const struct af_who *w);
 void af_act_done(void);
 /* Root-only work in a request: pause returns whether the thread was acting as the
  * caller; resume takes that identity again. */

@@ -1,4 +1,4 @@
-/* flight.c: one piece of work on one file at a time (private to src/fs). */
+/* flight.c: one piece of work on one file at a time (private to the mount). */
 #ifndef ANIMFS_FS_FLIGHT_H
 #define ANIMFS_FS_FLIGHT_H
 
@@ -17,11 +17,14 @@ struct af_flight {
 	struct af_flight *next;
 };
 struct af_flights {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* L9 (docs/HACKING.md): the list only; never held
+			       while taking another lock */
 	pthread_cond_t landed;
 	struct af_flight *list;
 };
-#define AF_FLIGHTS_INIT {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, NULL}
+/* A list that is a field (the mount's, struct af_fs): set up, and torn down when empty. */
+void af_flights_init(struct af_flights *fl);
+void af_flights_destroy(struct af_flights *fl);
 
 void af_flight_take(struct af_flights *fl, struct af_flight *me);
 void af_flight_land(struct af_flights *fl, struct af_flight *me);

@@ -35,8 +35,10 @@ struct pf_item {
 };
 
 struct af_prefetch {
-	pthread_mutex_t lock;
-	pthread_cond_t work, done;
+	pthread_mutex_t lock;      /* L9 (docs/HACKING.md): the queue and the counts; let go
+				      before a worker renders; a claim waits on done with no
+				      other lock held */
+	pthread_cond_t work, done; /* an item queued; a worker's render ended */
 	struct pf_item *head, *tail;
 	struct pf_item *buckets[PF_BUCKETS];
 	unsigned queued, want, nthreads;

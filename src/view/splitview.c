@@ -46,8 +46,9 @@ struct cut {
 #define KEPT_BYTES ((size_t)32 << 20)
 
 struct af_splits {
-	pthread_mutex_t lock;  /* the table and the refs */
-	pthread_mutex_t build; /* one cut at a time: a big one is made once */
+	pthread_mutex_t lock;  /* L9 (docs/HACKING.md): the table and the refs; short */
+	pthread_mutex_t build; /* L4: one cut at a time (a big one is made once): held
+				  across the cut's parse (L6-L9), on purpose (the peak) */
 	af_split_render_fn render;
 	size_t over;
 	struct af_rcache *cache; /* lends the cuts' parses their trees' memory */

@@ -30,3 +30,16 @@ void af_flight_land(struct af_flights *fl, struct af_flight *me)
 	pthread_cond_broadcast(&fl->landed);
 	pthread_mutex_unlock(&fl->lock);
 }
+
+void af_flights_init(struct af_flights *fl)
+{
+	pthread_mutex_init(&fl->lock, NULL);
+	pthread_cond_init(&fl->landed, NULL);
+	fl->list = NULL;
+}
+
+void af_flights_destroy(struct af_flights *fl)
+{
+	pthread_mutex_destroy(&fl->lock);
+	pthread_cond_destroy(&fl->landed);
+}

@@ -35,7 +35,7 @@ void af_fs_log(int prio, const char *fmt, ...)
 }
 
 struct af_errlog {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* L9 (docs/HACKING.md): the ring of lines; takes no other */
 	unsigned cap, count, next; /* ring: next = slot to write */
 	char **lines;
 	uid_t *uids; /* whose save each line is */

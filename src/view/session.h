@@ -1,4 +1,4 @@
-/* session.c: the mounted file system, struct af_fs, set up and torn down (private to src/fs). */
+/* The mount's state, struct af_fs, set up and torn down (mount.c; private to the mount). */
 #ifndef ANIMFS_FS_SESSION_H
 #define ANIMFS_FS_SESSION_H
 
@@ -6,13 +6,33 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+#include "flight.h"
+
 struct af_rcache;
 struct af_errlog;
 struct af_folders;
 struct af_alias;
 struct af_prefetch;
 struct af_handle;
+struct af_fs;
+
+/* What only the face knows of a path, asked by the core: the face's open files and the
+ * names it keeps them under (src/fs: handle.c, hidden.c). Any NULL: none (a unit test). */
+struct af_face {
+	/* an open, changed view of rel: its buffer's length, -1 when none */
+	long long (*pending_size)(struct af_fs *fs, const char *rel);
+	/* the size a stat of the view rel shows, its saved text `saved` bytes long */
+	size_t (*view_size)(struct af_fs *fs, const char *rel, size_t saved);
+	/* whether rel's base name is one the face hides an open file under */
+	int (*is_alias)(const char *rel);
+	/* the name such an alias stands for (1), or 0 */
+	int (*alias_orig)(struct af_fs *fs, const char *alias, char *orig, size_t size);
+	/* the face's own state freed, at the end (af_fs_destroy) */
+	void (*forget)(struct af_fs *fs);
+};
+
 struct af_fs {
+	const struct af_face *face;  /* set by the face before serving, or NULL */
 	int rootfd;    /* GAME, opened once before daemonizing */
 	int modfd;     /* --overlay MODDIR (overlay.c: every change lands there), or -1 */
 	int rigdirfd;  /* --rig-dir DIR: rigs for the glTF previews (view.c), or -1 */
@@ -37,11 +57,23 @@ struct af_fs {
 	struct af_rcache *cache;
 	size_t cache_bytes;          /* --cache-mb: the memory bound is it + 64 MiB */
 	struct af_errlog *errors;
-	pthread_mutex_t lock;        /* handles, ghosts, scratch bookkeeping */
-	pthread_mutex_t commit_lock; /* one commit at a time */
-	struct af_handle *handles;   /* open files (list) */
+	/* Locks (docs/HACKING.md, "Locks of the mount", gives the whole table and their
+	 * order: a lock is taken only while holding locks listed above it there). */
+	pthread_mutex_t lock;        /* L1: the face's open files and aliases, ghosts, the
+					scratch bookkeeping; short, never across I/O; held
+					while taking a handle's lock (a stat's view size) */
+	pthread_mutex_t commit_lock; /* L3: one save at a time (a save's parse, rebuild,
+					verify and replace; a member's removal); held
+					across all of it; no read, listing or render takes it */
+	/* Work in flight, one per binary and kind (flight.h; each list's lock is L9: it
+	 * guards the list only and is never held while taking another lock). A render
+	 * or an output holds its flight (not a lock: a wait for one holds none of L3-L8)
+	 * across what it takes, L5-L9. */
+	struct af_flights renders;   /* renders of views (vrender.c) */
+	struct af_flights outputs;   /* plots and previews (derive.c) */
+	struct af_handle *handles;   /* the face's open files (src/fs/handle.c, a list) */
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
-	struct af_alias *aliases;    /* .fuse_hidden names of open files (hidden.c) */
+	struct af_alias *aliases;    /* the face's aliases of open files (src/fs/hidden.c) */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_folders *folders;  /* containers shown as folders (folder.c) */
 	struct af_dsizes *dsizes;    /* sizes of .animfs's plots and previews (dsize.c) */

@@ -17,7 +17,7 @@ struct slot {
 };
 
 struct af_dsizes {
-	pthread_mutex_t lock;
+	pthread_mutex_t lock; /* L9 (docs/HACKING.md): the slots; takes no other */
 	struct slot s[DSIZE_SLOTS];
 };
 

@@ -17,6 +17,16 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
 /* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 		   struct af_text **out);
+/* The same render from b, the binary as its caller opened it (vrender.c; NULL: the
+ * daemon's own render, read by name): its flight, the cache, the render alone when
+ * refused short. 0 or -errno, *out a new reference. */
+struct af_bin;
+int af_view_render_bin(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
+		       const struct af_bin *b, struct af_text **out);
+/* The text of r (a view, a split view's part, a container's index.yaml or raw member)
+ * rendered from b (NULL: by name). */
+int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
+		    struct af_text **out);
 /* The text of a control file (rel ".animfs/<name>") as the user caller sees it (the
  * errors: only that user's); NULL on ENOMEM, or with *err -EACCES when it is derived
  * from a binary the caller may not read (a plot). */
