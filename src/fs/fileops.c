@@ -99,6 +99,18 @@ static void cache_pages(struct fuse_file_info *fi, const char *rel, uint64_t id)
 		af_kc_notify(rel); /* its size too: a read stops at the kernel's (ops.c) */
 }
 
+/* --overlay under -o allow_other: each caller is shown their own owner and mode of a
+ * view (overlay.c), while the kernel keeps one set of attributes per inode, asked
+ * again at each permission check and at each page-cached read that reaches the size.
+ * A reader's asks while another user opens the view leave the reader's answer in the
+ * inode for the other's check (their save refused: EACCES), and the other's O_TRUNC
+ * sets the size the reader's pages stop at (a short or empty read): such views
+ * are read with direct_io, whose reads ask nothing, as before issue 43. */
+static int shown_per_caller(const struct af_fs *fs)
+{
+	return fs->others && af_ov_on(fs);
+}
+
 /* A GAME file opened for reading keeps the kernel's pages while it is the file they
  * came from; one opened for writing writes through them (the next open finds another
  * identity). */
@@ -123,7 +135,8 @@ static void cache_view(struct af_fs *fs, struct fuse_file_info *fi, const struct
 		af_kc_written(r->rel); /* a writer: direct_io for every reader from now on */
 		return;
 	}
-	if (by_caller || !c || c->render_uses_names || af_kc_is_written(r->rel))
+	if (by_caller || !c || c->render_uses_names || af_kc_is_written(r->rel) ||
+	    shown_per_caller(fs))
 		return;
 	uint64_t id = af_kc_id(from, c, c->version, t->len, r->kind);
 	if (!af_handle_cache_claim(fs, af_fi_handle(fi), id))

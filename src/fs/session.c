@@ -155,6 +155,7 @@ int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, co
 	fs->mod_layout = o->overlay_to;
 	fs->max_unsaved = o->unsaved_bytes;
 	fs->attr_cache = o->allow_other ? 0 : o->attr_cache;
+	fs->others = o->allow_other;
 	if (o->scratch_bytes)
 		fs->scratch_quota = (long long)o->scratch_bytes;
 	if (o->split && !(fs->splits = af_splits_new(af_view_render, o->split_over, fs->cache))) {

@@ -54,6 +54,8 @@ struct af_fs {
 	int read_only;
 	double attr_cache;           /* -o attr_cache: seconds the kernel keeps names and
 					attributes (0: none; ops.c) */
+	int others;                  /* -o allow_other: several users' requests, each shown
+					their own attributes (fileops.c) */
 	struct af_rcache *cache;
 	size_t cache_bytes;          /* --cache-mb: the memory bound is it + 64 MiB */
 	struct af_errlog *errors;
