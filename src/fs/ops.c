@@ -4,6 +4,7 @@
  * caller who may not read a binary is shown its size, not its view's: the kernel keeps
  * one size per inode, not one per caller). The kernel's pages are kept between opens
  * while their text is unchanged (fileops.c, kcache.h). */
+#include <errno.h>
 #include <string.h>
 
 #include "ops.h"
@@ -51,6 +52,15 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return fs;
 }
 
+/* A core result as the errno of a request. -EAGAIN (a binary replaced between its proof
+ * and its read more often than it was proven again: a rename race) is no answer for a
+ * blocking read or open: it is EIO, as for a file that changed under the read. */
+static int face_errno(int rc)
+{
+	rc = af_code_errno(rc);
+	return rc == -EAGAIN ? -EIO : rc;
+}
+
 /* Every request runs as its caller (caller.c); the daemon's identity comes back at the
  * end, then `after` is done, and what the core said becomes errno here (af_code_errno:
  * an AF_E* result code its -errno, a -errno as it is). */
@@ -61,7 +71,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 			rc_ = (call);                                                \
 		af_act_done();                                                       \
 		after;                                                               \
-		return rc_ < 0 ? af_code_errno(rc_) : rc_;                           \
+		return rc_ < 0 ? face_errno(rc_) : rc_;                              \
 	} while (0)
 #define AS_CALLER(call) AS_CALLER_THEN(call, (void)0)
 /* A request that may change what a stat shows (kcache.h: the open views' remembered
