@@ -22,7 +22,8 @@ set(CPACK_DEBIAN_PACKAGE_PRIORITY optional)
 # the shared libraries, found by dpkg-shlibdeps (libc6, libfuse3-3, zlib1g, libyaml-0-2, libjson-c5),
 # and fusermount3, which a FUSE mount of a user needs
 set(CPACK_DEBIAN_PACKAGE_SHLIBDEPS ON)
-set(CPACK_DEBIAN_PACKAGE_DEPENDS "fuse3")
+# libmicrohttpd12 is loaded by animfs serve (dlopen), so dpkg-shlibdeps cannot see it
+set(CPACK_DEBIAN_PACKAGE_DEPENDS "fuse3, libmicrohttpd12")
 set(CPACK_DEBIAN_PACKAGE_RECOMMENDS "bash-completion")
 set(CPACK_STRIP_FILES ON)
 include(CPack)

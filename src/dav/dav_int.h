@@ -3,7 +3,7 @@
 #ifndef ANIMFS_DAV_INT_H
 #define ANIMFS_DAV_INT_H
 
-#include <microhttpd.h>
+#include "mhd.h"
 #include <stdint.h>
 
 #include "animfs/buf.h"

@@ -391,6 +391,8 @@ struct af_dav *af_dav_start(const struct af_dav_opts *o, const struct af_dav_ns 
 		snprintf(err, errlen, "%s: %s", d->cert ? o->tls_key : o->tls_cert, strerror(-rc));
 		goto fail;
 	}
+	if (dav_mhd_load(err, errlen))
+		goto fail;
 	if (dav_locks_init(&d->locks, d->o.max_locks) ||
 	    dav_props_init(&d->props, d->o.max_dead_props)) {
 		snprintf(err, errlen, "out of memory");
