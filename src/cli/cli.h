@@ -70,6 +70,11 @@ int af_cli_open_game(const char *cmd, const char *game);
 int af_cli_fs_overlay(const char *cmd, struct af_fs_opts *o, const char *layout);
 /* --rig-dir DIR opened as the caller: 0, or an exit code (said why). */
 int af_cli_fs_rigdir(const char *cmd, struct af_fs_opts *o);
+/* GAME opened as the caller, check (NULL: none) passed, --overlay and --rig-dir set up,
+ * then run (0: served); everything opened closed after. An exit code. */
+int af_cli_fs_run(const char *cmd, struct af_fs_opts *o, const char *layout,
+		  int (*check)(const struct af_fs_opts *o),
+		  int (*run)(int gamefd, const struct af_fs_opts *o, void *ctx), void *ctx);
 /* overlay.c: the mod folder of --overlay, opened for cmd's messages after the checks
  * (it exists and is writable; it and GAME, and VIEW when given, hold no one another).
  * fd, or -1 with the reason printed. */

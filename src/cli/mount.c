@@ -361,42 +361,52 @@ int af_cli_fs_rigdir(const char *cmd, struct af_fs_opts *o)
 	return 0;
 }
 
+int af_cli_fs_run(const char *cmd, struct af_fs_opts *o, const char *layout,
+		  int (*check)(const struct af_fs_opts *o),
+		  int (*run)(int gamefd, const struct af_fs_opts *o, void *ctx), void *ctx)
+{
+	int rc, fd = af_cli_open_game(cmd, o->game);
+	if (fd < 0)
+		return AF_EXIT_FAIL;
+	if (check && check(o)) {
+		rc = AF_EXIT_FAIL;
+		goto out;
+	}
+	if ((rc = af_cli_fs_overlay(cmd, o, layout)) || (rc = af_cli_fs_rigdir(cmd, o)))
+		goto out;
+	rc = run(fd, o, ctx) ? AF_EXIT_FAIL : AF_EXIT_OK;
+out:
+	close(fd);
+	if (o->rig_dir_fd >= 0)
+		close(o->rig_dir_fd);
+	if (o->overlay_fd >= 0)
+		close(o->overlay_fd);
+	return rc;
+}
+
+static int mount_checks(const struct af_fs_opts *o)
+{
+	return check_view(o->view) || check_nesting(o->game, o->view) || check_view_empty(o->view) ||
+	       check_not_mounted(o->game) || (o->allow_other && check_allow_other());
+}
+
+static int run_mount(int gamefd, const struct af_fs_opts *o, void *ctx)
+{
+	(void)ctx;
+	return af_fs_run(gamefd, o);
+}
+
 int af_cli_mount(int argc, char **argv)
 {
 	struct af_fs_opts o;
 	const char *layout = NULL;
-	int fd, rc;
 	if (af_cli_fs_parse("mount", argc, argv, &o, &layout, NULL))
 		return usage();
 	if (af_fault_init()) {
 		fprintf(stderr, "animfs mount: unknown ANIMFS_FAULT value (a test switch)\n");
 		return AF_EXIT_USAGE;
 	}
-	fd = af_cli_open_game("mount", o.game);
-	if (fd < 0)
-		return AF_EXIT_FAIL;
-	if (check_view(o.view) || check_nesting(o.game, o.view) || check_view_empty(o.view) ||
-	    check_not_mounted(o.game) || (o.allow_other && check_allow_other())) {
-		close(fd);
-		return AF_EXIT_FAIL;
-	}
-	if ((rc = af_cli_fs_overlay("mount", &o, layout))) {
-		close(fd);
-		return rc;
-	}
-	if ((rc = af_cli_fs_rigdir("mount", &o))) {
-		if (o.overlay_fd >= 0)
-			close(o.overlay_fd);
-		close(fd);
-		return rc;
-	}
-	rc = af_fs_run(fd, &o);
-	close(fd);
-	if (o.rig_dir_fd >= 0)
-		close(o.rig_dir_fd);
-	if (o.overlay_fd >= 0)
-		close(o.overlay_fd);
-	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;
+	return af_cli_fs_run("mount", &o, layout, mount_checks, run_mount, NULL);
 }
 
 /* The first line of VIEW/.animfs/<name> into buf; its length, or -1 (errno in *err). */

@@ -3,18 +3,21 @@
  * VIEW and the FUSE ones, and with --listen. */
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "cli.h"
 #include "animfs/dav.h"
 #include "animfs/fs.h"
+
+static int run_serve(int gamefd, const struct af_fs_opts *o, void *ctx)
+{
+	return af_fs_serve(gamefd, o, ctx);
+}
 
 int af_cli_serve(int argc, char **argv)
 {
 	struct af_fs_opts o;
 	struct af_dav_opts d;
 	const char *layout = NULL;
-	int fd, rc;
 	memset(&d, 0, sizeof(d));
 	if (af_cli_fs_parse("serve", argc, argv, &o, &layout, &d))
 		return af_cli_usage("serve");
@@ -26,24 +29,5 @@ int af_cli_serve(int argc, char **argv)
 			o.allow_other ? "-o allow_other" : "-f");
 		return AF_EXIT_USAGE;
 	}
-	fd = af_cli_open_game("serve", o.game);
-	if (fd < 0)
-		return AF_EXIT_FAIL;
-	if ((rc = af_cli_fs_overlay("serve", &o, layout))) {
-		close(fd);
-		return rc;
-	}
-	if ((rc = af_cli_fs_rigdir("serve", &o))) {
-		if (o.overlay_fd >= 0)
-			close(o.overlay_fd);
-		close(fd);
-		return rc;
-	}
-	rc = af_fs_serve(fd, &o, &d);
-	close(fd);
-	if (o.rig_dir_fd >= 0)
-		close(o.rig_dir_fd);
-	if (o.overlay_fd >= 0)
-		close(o.overlay_fd);
-	return rc ? AF_EXIT_FAIL : AF_EXIT_OK;
+	return af_cli_fs_run("serve", &o, layout, NULL, run_serve, &d);
 }
