@@ -9,8 +9,9 @@
 #include "dropping.h"
 
 /* What a row matches: PREFIX X SUFFIX, where X is the file being saved (when the
- * row has one), and the suffix may end in a run of characters of one class. */
-enum tail { T_NONE, T_ALNUM6, T_DIGITS, T_LOWER2 };
+ * row has one), and the suffix may end in a run of characters of one class, or (T_ANY,
+ * rows without X) in any one or more characters. */
+enum tail { T_NONE, T_ALNUM6, T_DIGITS, T_LOWER2, T_ANY };
 
 struct row {
 	const char *editor;
@@ -42,6 +43,11 @@ static const struct row rows[] = {
 	{"macOS Finder AppleDouble ._X", "._", "", T_NONE, "", 1},
 	{"macOS Finder folder settings .DS_Store", ".DS_Store", "", T_NONE, "", 0},
 	{"Windows Explorer thumbnails Thumbs.db", "Thumbs.db", "", T_NONE, "", 0},
+	{"Windows Explorer folder settings desktop.ini", "desktop.ini", "", T_NONE, "", 0},
+	/* Office's owner file drops 1 or 2 leading characters of X's name, so X cannot be
+	 * checked: every ~$ name is one (as file-sync clients' default exclude lists say) */
+	{"Microsoft Office owner file ~$X", "~$", "", T_ANY, "", 0},
+	{"Microsoft Office temp file ~*.tmp (~WRL0001.tmp)", "~", "", T_ANY, ".tmp", 0},
 };
 
 size_t af_dropping_rows(void)
@@ -80,6 +86,8 @@ static size_t tail_len(enum tail t, const char *s, size_t n)
 		if (n < 2 || s[n - 2] < 'a' || s[n - 2] > 'w' || s[n - 1] < 'a' || s[n - 1] > 'z')
 			return (size_t)-1;
 		return 2;
+	case T_ANY: /* the whole middle: measured by match_row */
+		return 0;
 	case T_DIGITS:
 		while (k < n && isdigit((unsigned char)s[n - 1 - k]))
 			k++;
@@ -95,8 +103,8 @@ static int match_row(const struct row *r, const char *name, char *x, size_t xsiz
 	if (n < pl + sl + cl || strncmp(name, r->prefix, pl) || strcmp(name + n - cl, r->close))
 		return 0;
 	size_t body = n - cl; /* name[0..body) ends with suffix + tail */
-	size_t tl = tail_len(r->tail, name, body);
-	if (tl == (size_t)-1 || body < pl + sl + tl)
+	size_t tl = r->tail == T_ANY ? body - pl - sl : tail_len(r->tail, name, body);
+	if (tl == (size_t)-1 || body < pl + sl + tl || (r->tail == T_ANY && !tl))
 		return 0;
 	const char *suf = name + body - tl - sl;
 	if (strncmp(suf, r->suffix, sl))

@@ -2,7 +2,7 @@
 # animfs serve shows what the mount shows and saves as it saves: views GET as their
 # decode, a PUT of an edited view gives the binary `animfs encode` gives, a refused PUT
 # answers 422 with file:line:col and leaves the binary, other files land in GAME whole,
-# client droppings are kept aside, and the Windows Explorer and macOS Finder request
+# client droppings are kept aside, and the Windows Explorer, macOS Finder and Word request
 # sequences end in the right binary and no stray file in GAME.
 . "$(dirname "$0")/dav.inc"
 need_samples
@@ -115,5 +115,27 @@ expect 204 PUT /.DS_Store "${fua[@]}" -T "$T/d"
 stray=$(cd "$GAME" && ls -A | grep -v '\.animation$' | grep -vx readme.txt || true)
 [ -z "$stray" ] || fail "stray files in GAME: $stray"
 
+# Word's save of a view on a mapped drive, replayed (KB 211632's pattern): its owner file
+# ~$X, the new text written to ~WRD0000.tmp, the original renamed away to ~WRL0001.tmp,
+# the temp file renamed onto the view, the old one and the owner file deleted; the
+# binary is encode's of the new text and no ~ file reaches GAME
+wua=(-A "Microsoft Office Word 2014")
+owner="~\$${small:2}.yaml"
+sed "s/^length: *3 /length: 3.5 /" "$T/e3.yaml" > "$T/e4.yaml"
+grep -q "^length: 3.5 " "$T/e4.yaml" || fail "cannot make Word's edit"
+expect 201 PUT "/$owner" "${wua[@]}" -T "$T/d"
+expect 201 PUT /~WRD0000.tmp "${wua[@]}" -T "$T/e4.yaml"
+for n in "$owner" "~WRD0000.tmp"; do
+  [ ! -e "$GAME/$n" ] || fail "Office's $n landed in GAME"
+done
+expect 201 MOVE "/$small.yaml" "${wua[@]}" -H "Destination: $U/~WRL0001.tmp"
+expect 201 MOVE /~WRD0000.tmp "${wua[@]}" -H "Destination: $U/$small.yaml"
+expect 204 DELETE /~WRL0001.tmp "${wua[@]}"
+expect 204 DELETE "/$owner" "${wua[@]}"
+"$PLAIN" encode "$T/e4.yaml" -o "$T/want4.animation" || fail "encode of Word's edit"
+cmp -s "$GAME/$small" "$T/want4.animation" || fail "Word's save did not give encode's binary"
+stray=$(cd "$GAME" && ls -A | grep -v '\.animation$' | grep -vx readme.txt || true)
+[ -z "$stray" ] || fail "stray files in GAME after Word's save: $stray"
+
 stop_serve
-echo "PASS: views, saves, refusals, files, droppings and the Explorer and Finder sequences"
+echo "PASS: views, saves, refusals, files, droppings and the Explorer, Finder and Word sequences"

@@ -42,6 +42,9 @@ static const struct row_case cases[] = {
 	{"._notes.txt", "notes.txt", "._other.txt"},
 	{".DS_Store", "", ".DS_Stored"},
 	{"Thumbs.db", "", "Thumbs.dbx"},
+	{"desktop.ini", "", "desktop.ini.txt"},
+	{"~$tes.txt", "", "~$"},
+	{"~WRL0001.tmp", "", "~.tmp"},
 };
 
 static void test_every_row(void **state)
@@ -66,6 +69,7 @@ static void test_user_files(void **state)
 	static const char *const user[] = {
 		"README.md", "new.animation", "notes.old", "backup~", ".hidden", "sed", "4913a",
 		"04913", "mod.txt.save2", "#x", ".#", "~", ".~lock.#", "___jb_tmp___", "",
+		"$tes.txt", "x~$y", "~WRL0001.tmp.yaml", "a~b.tmp",
 	};
 	for (size_t i = 0; i < sizeof(user) / sizeof(user[0]); i++)
 		assert_false(af_dropping_is(user[i], exists, NULL));
