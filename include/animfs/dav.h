@@ -59,6 +59,7 @@ struct af_dav_opts {
 	const char *tls_cert, *tls_key; /* PEM files: HTTPS */
 	int quiet;
 	int log_requests;           /* each request's method, path and status on stderr */
+	int daemon;                 /* --daemon: detach once listening (src/fs/serve.c) */
 };
 
 struct af_dav;

@@ -75,16 +75,19 @@ static const struct command commands[] = {
 	 af_cli_ov_layouts_help},
 	{"serve", NULL, af_cli_serve,
 	 "serve GAME [--listen ADDR:PORT] [--auth FILE] [--tls-cert PEM --tls-key PEM]\n"
-	 "        [-d] [-o ro] [--cache-mb=N] [--spill-mb=N]\n"
+	 "        [--daemon | -d] [-o ro] [--cache-mb=N] [--spill-mb=N]\n"
 	 "        [--unsaved-mb=N] [--scratch-mb=N] [--split | --split-over=SIZE]\n"
 	 "        [--overlay MODDIR [--overlay-layout NAME] [--to LAYOUT]]", NULL,
 	 "the same views as mount, over WebDAV (Windows Explorer, macOS\n"
-	 "Finder, davfs2, rclone): as the user who runs it, until Ctrl-C",
+	 "Finder, davfs2, rclone): as the user who runs it, until Ctrl-C\n"
+	 "(--daemon: until kill PID)",
 	 "  --listen ADDR:PORT     where to listen (default 127.0.0.1:8080); an address\n"
 	 "                         other than loopback needs --auth and --tls-*\n"
 	 "  --auth FILE            ask for a password: FILE has user:hash lines (crypt(3)\n"
 	 "                         hashes: mkpasswd, openssl passwd -6, htpasswd -B)\n"
 	 "  --tls-cert PEM, --tls-key PEM   serve HTTPS with this certificate and key\n"
+	 "  --daemon               detach from the terminal once listening (it says its\n"
+	 "                         pid: kill PID stops it, every save on disk)\n"
 	 "  -d                     each request on stderr: method, path, status\n"
 	 "  -o ro, --cache-mb ...  as in mount (animfs help mount)\n", NULL},
 	{"umount", "unmount", af_cli_umount, "umount VIEW", NULL,

@@ -140,6 +140,8 @@ int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o
 			o->overlay_to = argv[++i];
 		} else if (!strcmp(a, "--overlay-layout") && i + 1 < argc) {
 			*layout = argv[++i];
+		} else if (dav && !strcmp(a, "--daemon")) {
+			dav->daemon = 1;
 		} else if (dav && (v = opt_value(argc, argv, &i, "--listen"))) {
 			dav->listen = v;
 		} else if (dav && (v = opt_value(argc, argv, &i, "--auth"))) {

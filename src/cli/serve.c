@@ -29,5 +29,10 @@ int af_cli_serve(int argc, char **argv)
 			o.allow_other ? "-o allow_other" : "-f");
 		return AF_EXIT_USAGE;
 	}
+	if (d.daemon && o.debug) {
+		fprintf(stderr, "animfs serve: -d writes each request on the terminal, which "
+			"--daemon leaves: give one of them\n");
+		return AF_EXIT_USAGE;
+	}
 	return af_cli_fs_run("serve", &o, layout, NULL, run_serve, &d);
 }

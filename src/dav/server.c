@@ -402,7 +402,10 @@ struct af_dav *af_dav_start(const struct af_dav_opts *o, const struct af_dav_ns 
 			 (v6 ? MHD_USE_IPv6 : 0) | (o->quiet ? 0 : MHD_USE_ERROR_LOG) |
 			 (d->cert ? MHD_USE_TLS : 0);
 	/* the TLS options last: without TLS, the list ends before them */
-	d->mhd = MHD_start_daemon(flags, 0, NULL, NULL, on_request, d,
+	/* the port is ss's; given here too only for the library's own messages */
+	uint16_t port = ntohs(v6 ? ((struct sockaddr_in6 *)&ss)->sin6_port
+				 : ((struct sockaddr_in *)&ss)->sin_port);
+	d->mhd = MHD_start_daemon(flags, port, NULL, NULL, on_request, d,
 				  MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&ss,
 				  MHD_OPTION_CONNECTION_LIMIT, d->o.max_connections,
 				  MHD_OPTION_CONNECTION_TIMEOUT, d->o.timeout_s,

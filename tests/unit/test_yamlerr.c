@@ -231,7 +231,7 @@ static void test_sweep_examples(void **state)
 	struct dirent *e;
 	assert_non_null(dp);
 	while ((e = readdir(dp))) {
-		size_t n, len = strlen(e->d_name);
+		size_t n = 0, len = strlen(e->d_name);
 		char *text;
 		if (len < 5 || strcmp(e->d_name + len - 5, ".yaml"))
 			continue;
