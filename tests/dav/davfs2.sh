@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # davfs2 (the kernel file system over WebDAV) mounted on animfs serve: the edits a user
-# makes on a mount made this way land as they do through animfs's own mount: a cp and a
-# vim save of a view (the binary is encode's), a refused save (the binary unchanged, the
+# makes on a mount made this way land as they do through animfs's own mount: a cp, a
+# vim and a nano save of a view (the binary is encode's), a refused save (the binary unchanged, the
 # line in .animfs/errors), a binary copied in, moved and removed, a member of a Sims 3
 # package edited, a part of a split view edited. davfs2 uploads a file after its close,
 # so each check waits for the upload (up to 30 s).
@@ -76,6 +76,26 @@ HOME=$T vim -u NONE -i NONE -es -c "%s/^length: *$len /length: 4.5 /" -c wq "$d/
   fail "vim could not save"
 wait_until "vim's save did not give encode's binary" same "$GAME/$small" "$T/ed2.animation"
 
+# nano's save of the same file (nano writes over it too), typed in tmux
+if command -v tmux >/dev/null && command -v nano >/dev/null; then
+  . "$(dirname "$0")/../tmux.inc"
+  sleep 1.2
+  ls -l "$d" > /dev/null
+  nline=$(grep -n '^length: 4.5 ' "$T/ed.yaml/index.yaml" | cut -d: -f1)
+  ntext=$(sed -n "${nline}p" "$T/ed.yaml/index.yaml" | sed 's/^length: 4.5 /length: 5.5 /')
+  sed -i "${nline}s/.*/$ntext/" "$T/ed.yaml/index.yaml"
+  "$PLAIN" encode "$T/ed.yaml" -o "$T/ed3.animation" || fail "encode of the nano edit"
+  nano_write afdavnano "$d/index.yaml" "$nline" "$ntext"
+  wait_for afdavnano 'Wrote' || fail "nano did not write the view"
+  tmux kill-session -t afdavnano 2>/dev/null
+  wait_until "nano's save did not give encode's binary" same "$GAME/$small" "$T/ed3.animation"
+  sed -i "s/^length: 5.5 /length: 4.5 /" "$T/ed.yaml/index.yaml"
+  NANO=" and nano"
+else
+  echo "SKIP (part): nano or tmux missing: no nano save over davfs2"
+  NANO=""
+fi
+
 # a refused save: the binary stays, the line comes
 cp "$GAME/$small" "$T/kept.animation"
 sed "s/^length: 4.5 /length: [4.5 /" "$T/ed.yaml/index.yaml" > "$T/bad.yaml"
@@ -109,4 +129,4 @@ umount "$DAV_MNT" || fail "umount of davfs2"
 stray=$(cd "$GAME" && ls -A | grep -vx "$small" | grep -vx WarriorCats.package | grep -vx parts || true)
 [ -z "$stray" ] || fail "stray files in GAME: $stray"
 stop_serve
-echo "PASS: davfs2: part and vim saves, a refusal, cp/mv/rm, a package member"
+echo "PASS: davfs2: part, vim$NANO saves, a refusal, cp/mv/rm, a package member"
