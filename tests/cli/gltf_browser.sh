@@ -2,8 +2,12 @@
 # Issue 31: a glTF preview drawn in a real browser. Headless Chromium loads the test page
 # (tests/tools/gltf_view.html, three.js from .tools/node, served on 127.0.0.1) and takes a
 # screenshot of two times of one animation side by side, a band each model, in one browser
-# run: neither half of a band is blank, and they differ (the skeleton moves). The examples always; the first RE3 PLD sample (mesh and texture) when the samples
-# are there. The screenshots stay in a temporary folder: no render of a sample is kept.
+# run: neither half of a band is blank, and they differ (the skeleton moves). The examples
+# always; when the samples are there, the first RE3 PLD sample (mesh and texture) and a
+# PAYDAY 2 and a Shenmue preview whose skeleton is connected (issue 45: not a star or a
+# point cloud): their joints form chains (tests/tools/glb_tree.py) and the picture shows
+# the bone lines between them. The screenshots stay in a temporary folder: no render of a
+# sample is kept.
 set -u
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 mods=${ANIMFS_NODE:-$src/.tools/node/node_modules}
@@ -33,11 +37,20 @@ done
 [ -n "$port" ] || { echo "FAIL: the loopback server did not start: $(cat "$tmp/http.log")"; exit 1; }
 # moves NAME MODEL.glb ANIM T1 T2: the model drawn at two times, which must differ; queued
 # as a band of the one page shots draws (a browser run costs ~7 CPU s, the drawing little)
-rows=() query=""
+rows=() query="" lined=()
 moves() {
 	cp "$2" "$tmp/web/$1.glb"
 	rows+=("$1")
 	query="${query:+$query&}model=$1.glb&anim=$3&t=$4,$5"
+}
+# connected NAME MODEL.glb ANIM T1 T2: moves, and its skeleton is a tree of chains whose
+# bone lines (the page draws them red) show in both halves
+connected() {
+	"$PY" "$src/tests/tools/glb_tree.py" "$2" "$3" > "$tmp/tree.txt" ||
+		fail "$1: the skeleton is not connected: $(cat "$tmp/tree.txt")"
+	echo "$1: $(cat "$tmp/tree.txt")"
+	lined+=("$1")
+	moves "$@"
 }
 shots() { # one browser run, 800x400 a band; each band: both halves drawn, and they differ
 	local out=$tmp/rows.png
@@ -46,7 +59,8 @@ shots() { # one browser run, 800x400 a band; each band: both halves drawn, and t
 		--window-size=$((800 * ${#rows[@]})),400 --screenshot="$out" \
 		"http://127.0.0.1:$port/view.html?$query" > "$tmp/chrome.log" 2>&1 && [ -s "$out" ] || {
 		echo "SKIP: $chrome cannot run here:"; tail -3 "$tmp/chrome.log"; exit 77; }
-	"$PY" - "$src/tests/tools" "$out" "${rows[@]}" <<'PY' > "$tmp/rows.txt" || fail "the picture could not be read"
+	LINED="${lined[*]:-}" "$PY" - "$src/tests/tools" "$out" "${rows[@]}" <<'PY' > "$tmp/rows.txt" || fail "the picture could not be read"
+import os
 import sys
 sys.path.insert(0, sys.argv[1])
 from png_ink import pixels, size
@@ -66,6 +80,11 @@ for r, name in enumerate(names):
     moved = sum(1 for x, y in zip(a, b) if x != y)
     if not bad and not moved > len(a) // 1000:
         bad = f"the two times look the same ({moved} of {len(a)} pixels changed)"
+    if not bad and name in os.environ["LINED"].split():
+        for p in (a, b):  # the bone lines: red (0xd01010) on over 0.05% of each half
+            red = sum(1 for x in p if x[0] > 150 and x[1] < 90 and x[2] < 90)
+            if red < len(p) // 2000:
+                bad = f"no bone lines between the joints: {red} red pixels of {len(p)}"
     print(f"FAIL: {name}: {bad}" if bad else f"ok {name}: {moved} of {len(a)} pixels changed")
 PY
 	cat "$tmp/rows.txt"
@@ -83,6 +102,22 @@ if [ -n "$pld" ]; then
 	"$ANIMFS" gltf "$pld" -o "$tmp/pld.glb" || fail "gltf of $pld"
 	moves pld "$tmp/pld.glb" "bank 0 sequence 0 @30fps" 0 0.5
 fi
+# a PAYDAY 2 run cycle on its character's skeleton, and Shenmue's motion bank on the
+# human rig's slot tree (docs/gltf.md says where the hierarchies come from)
+dsl="$S/diesel/phys808__shared_pistol_hostile_hos_crh_run_fwd.animation"
+if [ -f "$dsl" ]; then
+	"$ANIMFS" gltf "$dsl" -o "$tmp/pd2.glb" || fail "gltf of $dsl"
+	connected pd2 "$tmp/pd2.glb" "" 0 0.3
+fi
+motn="$S/shenmue/dashgl_motion.bin"
+if [ -f "$motn" ]; then
+	# one motion of the bank's 1,326 (the whole preview, 14 MB, is too much for one page)
+	"$ANIMFS" gltf "$motn" --anim AI_FT_NGSK_041_NA -o "$tmp/bank.glb" || fail "gltf of $motn"
+	connected bank "$tmp/bank.glb" "" 0 0.5
+fi
+[ -n "$pld" ] && [ -f "$dsl" ] && [ -f "$motn" ] ||
+	echo "SKIP (part): ../shared/samples not found: the examples only"
+
 shots
 echo "$n passed, $fails failed"
 [ $fails -eq 0 ]
