@@ -54,11 +54,25 @@ plot "$tmp/MOTION.BIN" "$tmp/nodes.svg" 5 --object DEMO_FLAG_NODES
 grep -q '>bone 34 hinge (deg)<\|bone 34 hinge' "$tmp/baked.svg" && n=$((n + 1)) || fail "no hinge curve"
 grep -q ' C[0-9]' "$tmp/motn.svg" && n=$((n + 1)) || fail "Shenmue curves without tangents (no cubic segments)"
 plot "$tmp/MOTION.BIN" "$tmp/look.svg" 3 --object DEMO_LOOK_ALIAS
-# RE: root motion x, y, z and the root height per sequence, flagged frames marked
+# RE: root motion x, y, z and the root height per sequence, then each bone's angles
+# (issue 46: an edited bone angle shows), flagged frames marked
 seqs=$(grep -c 'pose_start:' "$ex/re3_tiny.PLD.yaml")
-plot "$tmp/tiny.PLD" "$tmp/re.svg" $((seqs * 4))
+bones=$(sed -n 's/^ *bone_count: *\([0-9]*\).*/\1/p' "$ex/re3_tiny.PLD.yaml" | head -1)
+plot "$tmp/tiny.PLD" "$tmp/re.svg" $((seqs * (4 + 3 * bones)))
 grep -q '>footfall<' "$tmp/re.svg" && n=$((n + 1)) || fail "RE frame flags are not marked"
-plot "$tmp/tiny.PLD" "$tmp/re0.svg" 4 --object 0/0
+plot "$tmp/tiny.PLD" "$tmp/re0.svg" $((4 + 3 * bones)) --object 0/0
+plot "$tmp/tiny.PLD" "$tmp/re1.svg" 3 --object 0/0/bone_1
+grep -q '>rotation x (deg)<' "$tmp/re1.svg" && n=$((n + 1)) || fail "RE: no bone angle panel"
+# one angle of bone 1 edited: its panel changes, another bone's does not
+sed 's/^\(          - \)\[10, 0, 0\]\( *# bone_1\)/\1[25, 0, 0]\2/' "$ex/re3_tiny.PLD.yaml" > "$tmp/tiny_ed.yaml"
+cmp -s "$ex/re3_tiny.PLD.yaml" "$tmp/tiny_ed.yaml" && fail "RE: the angle edit changed nothing"
+plot "$tmp/tiny_ed.yaml" "$tmp/re1e.svg" 3 --object 0/0/bone_1
+plot "$tmp/tiny_ed.yaml" "$tmp/re2e.svg" 3 --object 0/0/bone_2
+plot "$tmp/tiny.PLD" "$tmp/re2.svg" 3 --object 0/0/bone_2
+cmp -s <(grep -v 'class="doc"' "$tmp/re1.svg") <(grep -v 'class="doc"' "$tmp/re1e.svg") &&
+	fail "RE: the edited bone angle does not show in the plot" || n=$((n + 1))
+cmp -s <(grep -v 'class="doc"' "$tmp/re2.svg") <(grep -v 'class="doc"' "$tmp/re2e.svg") && n=$((n + 1)) ||
+	fail "RE: a bone not edited plots differently"
 # Sims 3 CLIP (issue 29): per bone its channels, orientations as Euler angles, events marked
 "$ANIMFS" encode "$ex/clip_tiny.animation.yaml" -o "$tmp/clip_tiny.animation" >/dev/null 2>&1
 plot "$tmp/clip_tiny.animation" "$tmp/clip.svg" 6
