@@ -291,7 +291,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
 	if (size && !by_text && af_dsizes_get(fs->dsizes, &key, size))
 		goto out;
-	if (af_view_render_bin(fs, v.bin, &v.st, &b, &yaml)) {
+	if (af_bin_render(fs, &b, &yaml)) {
 		*err = 0;
 		goto out;
 	}
