@@ -445,7 +445,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		}
 	}
 ghosts:
-	if (!alias && r->kind != AF_K_NONE && r->kind != AF_K_DIR &&
+	if (!alias && r->kind != AF_K_NONE && r->kind != AF_K_DIR && af_ghost_any(fs) &&
 	    af_ghost_has(fs, r->rel, &r->ghost_of)) {
 		r->ghost = 1;
 		r->kind = AF_K_NONE;
