@@ -18,13 +18,13 @@
 #include "session.h"
 #include "who.h"
 
-/* rel's kind and file: a member's container, or rel itself. */
+/* rel's kind and file, once: a member's container (and its path in it), or rel itself. */
 static int resolve(struct af_fs *fs, const char *rel, struct af_bin *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->rel = rel;
 	b->fd = -1;
-	b->member = af_folder_file(fs, rel, b->file, sizeof(b->file));
+	b->member = af_folder_split(fs, rel, b->file, sizeof(b->file), &b->inner, &b->named) != NULL;
 	b->ops = b->member ? &af_bin_member_ops : &af_bin_file_ops;
 	if (!b->member && (size_t)snprintf(b->file, sizeof(b->file), "%s", rel) >= sizeof(b->file))
 		return -ENAMETOOLONG;

@@ -67,6 +67,8 @@ struct af_bin {
 	const char *rel;    /* the view's binary, relative to GAME ("X/<member>": a member) */
 	char file[4096];    /* the file opened: rel, or the container's file */
 	int member;         /* rel is a member of the container file */
+	const char *inner;  /* a member: its path in the container (in rel: "A/m" nested) */
+	struct stat named;  /* a member: the container the name held when resolved */
 	int fd;             /* the caller's descriptor of file (any access mode), or -1 */
 	int proven;         /* st is fd's: the render reads only that file */
 	struct stat st;     /* its identity (fstat), or the name's */

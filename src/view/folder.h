@@ -31,6 +31,10 @@ int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st);
 int af_folder_member(struct af_fs *fs, const char *rel);
 /* When it does, the container's file ("X" of "X/A/B") copied to file: 1, else 0. */
 int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size);
+/* When rel names something inside a container's folder: its container (pkg: the
+ * container's file, *inner: the rest of rel, *st: the file the name holds), else NULL. */
+const struct af_container *af_folder_split(struct af_fs *fs, const char *rel, char *pkg,
+					   size_t size, const char **inner, struct stat *st);
 /* Resolve r->rel when it is inside a container's folder: 1 (r filled), else 0. */
 int af_folder_resolve(struct af_fs *fs, struct af_res *r);
 /* The names in a container's folder (index.yaml first). */

@@ -80,7 +80,6 @@ uint64_t af_index_key(const char *bin);
 const struct af_container *af_folder_verdict(struct af_fs *fs, const char *rel, const struct stat *st);
 struct af_text *af_member_text(struct af_fs *fs, struct loaded *l, struct node *n, size_t k, const char *bin);
 void af_folder_log_diag(const char *rel, const struct af_diag *d, const char *what);
-const struct af_container *af_folder_split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **inner, struct stat *st);
 
 /* A member's save steps (memsave.c; bin.h's operations, struct af_save of save.h). */
 struct af_save;

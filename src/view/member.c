@@ -40,20 +40,20 @@ static int member_known(struct af_rjob *j, struct af_text **out)
 	if (b->l) {
 		j->l = b->l, j->n = b->n, j->k = b->k;
 	} else {
-		char pkg[4096], raw[AF_MEMBER_NAME_MAX];
-		const char *inner, *leaf;
+		char raw[AF_MEMBER_NAME_MAX];
+		const char *pkg = b->file, *inner = b->inner, *leaf;
+		const struct stat *st = &b->named; /* resolved with b (bin.c) */
 		struct af_diag d;
-		struct stat st;
 		struct af_fid want, have;
 		int rc = -EIO;
-		if (!af_folder_split(fs, b->rel, pkg, sizeof(pkg), &inner, &st))
+		if (!inner)
 			return -EIO;
 		af_fid_of(&b->st, &want);
-		af_fid_of(&st, &have);
+		af_fid_of(st, &have);
 		if (b->proven && !af_fid_same(&want, &have)) /* the file the caller opened, or nothing */
 			return -EAGAIN;
 		/* a member's text made before for this identity (and user dictionary): no load */
-		if (!af_ov_on(fs) && af_rcache_get_member(fs->cache, &st, j->sub, &info, out) && *out)
+		if (!af_ov_on(fs) && af_rcache_get_member(fs->cache, st, j->sub, &info, out) && *out)
 			return 1;
 		af_diag_init(&d);
 		if (!(j->l = af_loaded_get(fs, pkg, &d)))
@@ -298,6 +298,8 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct sta
 	if (ro)
 		return ro_file(fs, bin, want, out);
 	member_bin(&b, bin);
+	if (!af_folder_split(fs, bin, b.file, sizeof(b.file), &b.inner, &b.named))
+		return -EIO;
 	if ((b.proven = want != NULL))
 		b.st = *want;
 	return fs->render_bin ? fs->render_bin(fs, &b, out) : -EIO;
