@@ -148,15 +148,14 @@ int af_bin_render(struct af_fs *fs, const struct af_bin *b, struct af_text **out
 	const struct af_who *as = was ? af_caller() : NULL; /* siblings: theirs */
 	struct af_flight me = {b->st.st_dev, b->st.st_ino, af_fnv1_64(b->rel, strlen(b->rel)), NULL};
 	struct render_job job = {fs, b, as, out};
-	if (b->l) { /* its container held (a listing's): that lock is its flight */
-		rc = af_budget_run(render_attempt, &job);
-		af_act_resume(was);
-		return rc;
+	int fly = !b->l; /* its container held (a listing's): that lock is its flight */
+	if (fly) {
+		af_prefetch_claim(fs, &b->st); /* a worker may have it, or be at it */
+		af_flight_take(&fs->renders, &me);
 	}
-	af_prefetch_claim(fs, &b->st); /* a worker may have it, or be at it */
-	af_flight_take(&fs->renders, &me);
 	rc = af_budget_run(render_attempt, &job);
-	af_flight_land(&fs->renders, &me);
+	if (fly)
+		af_flight_land(&fs->renders, &me);
 	af_act_resume(was);
 	return rc;
 }
