@@ -46,16 +46,14 @@ int af_fs_run(int rootfd, const struct af_fs_opts *opts);
  * memsave.c) and the command line's `encode X/<member>` are this one. Member k of h (h
  * in v, the outermost archive; k < 0, or a name other than raw: the new member raw, when
  * the container takes one) from the YAML, into image (whole: always; else a new member)
- * or plan (the pieces of the old file), *changed set. Parsed within the memory bound:
- * cache, the mount's render cache, lends and bounds it, and one refused short while
- * others held the renders' pool is done again alone; NULL (the command line): the tree
- * gets tree_max. 0 or an AF_E* code (AF_EUNSUP: the container gains no such member). */
-struct af_rcache;
+ * or plan (the pieces of the old file), *changed set, the tree within tree_max (the
+ * mount's save pipeline runs the same step under its budget: src/view/commit.c). 0 or an
+ * AF_E* code (AF_EUNSUP: the container gains no such member). */
 struct af_archive;
 struct af_buf;
 struct af_pieces;
 struct af_diag;
-int af_member_save_encode(struct af_rcache *cache, size_t tree_max, struct af_archive *v,
+int af_member_save_encode(size_t tree_max, struct af_archive *v,
 			  struct af_archive *h, long k, const char *raw, const unsigned char *yaml,
 			  size_t n, int whole, struct af_buf *image, struct af_pieces *plan,
 			  int *changed, struct af_diag *d);

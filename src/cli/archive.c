@@ -397,7 +397,7 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 		goto out;
 	/* the mount's member save (--overlay: the image whole, reduced against GAME's
 	 * before it is kept); a new member (k == -2): the container adds it */
-	if (af_member_save_encode(NULL, af_ytree_budget(cache_bytes, yaml.len), &o.a, h,
+	if (af_member_save_encode(af_ytree_budget(cache_bytes, yaml.len), &o.a, h,
 				  k == -2 ? -1 : k, k == -2 ? af_base(member) : h->m[k].name,
 				  yaml.data, yaml.len, ov != NULL, &image, &plan, &changed, &d))
 		goto out;

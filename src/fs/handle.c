@@ -304,6 +304,8 @@ size_t af_handle_view_size(struct af_fs *fs, const char *rel, size_t saved)
 {
 	size_t most = saved;
 	long long writing = -1;
+	if (!__atomic_load_n(&fs->handles, __ATOMIC_ACQUIRE)) /* no open file: no lock */
+		return saved;
 	pthread_mutex_lock(&fs->lock);
 	for (struct af_handle *h = fs->handles; h && writing < 0; h = h->next) {
 		if (h->kind != AF_H_TEXT || !h->is_view || strcmp(h->rel, rel))

@@ -29,11 +29,6 @@
 #include "who.h"
 
 /* The face's answers to the core (struct af_face): its open files and their aliases. */
-static size_t view_size(struct af_fs *fs, const char *rel, size_t saved)
-{
-	return fs->handles ? af_handle_view_size(fs, rel, saved) : saved;
-}
-
 static void forget(struct af_fs *fs)
 {
 	while (fs->handles)
@@ -43,7 +38,7 @@ static void forget(struct af_fs *fs)
 
 static const struct af_face fuse_face = {
 	.pending_size = af_handle_pending_size,
-	.view_size = view_size,
+	.view_size = af_handle_view_size,
 	.is_alias = af_alias_is_hidden,
 	.alias_orig = af_alias_orig,
 	.forget = forget,

@@ -1,13 +1,17 @@
-/* Saving a view: parse, validate and encode the YAML through the view's codec (the
- * one that claimed its binary; its `format:` must say so), check the codec reads its own output back (on a second thread, while the
- * temp file is written), then replace the backing binary atomically (or leave it
- * alone when the bytes are the same, keeping its mtime). The saver's right comes
+/* The save pipeline, one for both kinds of binary (af_commit_to: the target resolved
+ * once, then its kind's steps, bin.h: open, the parse and encode under the budget,
+ * layout, proof, unchanged, replace), and a game file's steps: parse, validate and
+ * encode the YAML through the view's codec (the one that claimed its binary; its
+ * `format:` must say so), check the codec reads its own output back (on a second thread,
+ * while the temp file is written), then replace the backing binary atomically (or leave
+ * it alone when the bytes are the same, keeping its mtime). The saver's right comes
  * first, proven as the saver: a write into an existing binary opens it for writing as
  * them (the replace is then the daemon's, keeping owner, group and mode, less the
  * set-id bits a write clears); a new binary, or one a rename puts in place, is made
  * and renamed by the saver, so it is theirs as on any folder. */
 #include <errno.h>
 #include <pthread.h>
+#include <stdlib.h>
 #include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
@@ -21,8 +25,10 @@
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
 #include "animfs/split.h"
+#include "bin.h"
 #include "binary.h"
 #include "commit.h"
+#include "save.h"
 #include "dest.h"
 #include "errlog.h"
 #include "folder.h"
@@ -78,20 +84,9 @@ static void report_notes(struct af_fs *fs, uid_t uid, const char *view_rel,
  * The check runs on a second thread while the temp file is written and fsynced,
  * and the rename waits for it. Its YAML is what a render of the new binary would
  * give, so it becomes the view's cache entry. */
-struct verify {
-	const struct af_codec *c;
-	struct af_sibio sib;
-	const struct af_buf *bin;
-	const char *bin_rel; /* where it goes: the view's modeline depends on it */
-	struct af_buf yaml;
-	struct af_diag d;
-	int rc, started;
-	pthread_t thread;
-};
-
 static void *verify_run(void *arg)
 {
-	struct verify *v = arg;
+	struct af_save_verify *v = arg;
 	v->rc = af_view_modeline(v->c, v->bin_rel, &v->yaml);
 	if (!v->rc)
 		v->rc = v->c->to_yaml(v->bin->data, v->bin->len, &v->sib.d.io, &v->yaml, &v->d);
@@ -101,7 +96,7 @@ static void *verify_run(void *arg)
 }
 
 /* sib: the save's own sibling io (the same folder; the check gets a copy). */
-static void verify_start(struct verify *v, const struct af_codec *c, const struct af_sibio *sib,
+static void verify_start(struct af_save_verify *v, const struct af_codec *c, const struct af_sibio *sib,
 			 const char *bin_rel, const struct af_buf *bin)
 {
 	v->c = c;
@@ -118,7 +113,7 @@ static void verify_start(struct verify *v, const struct af_codec *c, const struc
 /* Wait for the check; 0, or AF_EIO with d filled. */
 static int verify_wait(void *arg, struct af_diag *d)
 {
-	struct verify *v = arg;
+	struct af_save_verify *v = arg;
 	if (v->started) {
 		pthread_join(v->thread, NULL);
 		v->started = 0;
@@ -132,7 +127,7 @@ static int verify_wait(void *arg, struct af_diag *d)
 	return 0;
 }
 
-static void verify_free(struct verify *v)
+static void verify_free(struct af_save_verify *v)
 {
 	af_buf_free(&v->yaml);
 	af_diag_free(&v->d);
@@ -140,7 +135,7 @@ static void verify_free(struct verify *v)
 
 /* The view of the new binary is the check's YAML, when the binary's own bid
  * (what a render uses) picks the same codec. */
-static void seed_cache(struct af_fs *fs, struct verify *v, const char *base,
+static void seed_cache(struct af_fs *fs, struct af_save_verify *v, const char *base,
 		       const struct stat *st)
 {
 	if (!st->st_ino || af_codec_bid(base, v->bin->data,
@@ -234,152 +229,192 @@ static int replace(const struct af_dest *to, int dirfd, const char *base, int ex
 	return rc;
 }
 
-/* The document parsed and encoded (or joined) for a save, within the memory bound. */
-struct parse_job {
-	struct af_rcache *cache;
-	const struct af_dest *to;
-	const struct af_codec *codec;
-	const uint8_t *yaml;
-	size_t n;
-	struct af_sibio *sib;
-	struct af_buf *bin;
-	struct af_diag *d;
-	char *where;
-	size_t wsize;
-};
+/* ---- a game file's save steps (bin.h's operations; save.h: struct af_save) ---- */
 
-static int parse_attempt(void *ctx, int alone)
+int af_file_save_open(struct af_save *s)
 {
-	struct parse_job *j = ctx;
-	struct af_parse_share ps;
-	struct af_io *io = &j->sib->d.io;
-	io->yaml_max = af_parse_begin(&ps, j->cache, j->n, alone);
-	io->yaml_more = af_loan_more;
-	io->yaml_more_ctx = &ps.loan;
-	int rc = j->to->join ? j->to->join(j->to->join_ctx, j->codec, j->yaml, j->n, io, j->bin, j->d,
-					   j->where, j->wsize)
-			     : j->codec->from_yaml(j->yaml, j->n, io, j->bin, j->d);
+	struct af_target *t = &s->t;
+	s->found = fstatat(t->dirfd, t->base, &s->old, AT_SYMLINK_NOFOLLOW) == 0;
+	s->exists = s->found && S_ISREG(s->old.st_mode);
+	/* a copy-up (overlay.c): the file the save stands for, and compares with, is GAME's */
+	s->up = *s->to;
+	s->game = *t;
+	if ((s->curfd = af_ov_copy_source(s->fs, t->dirfd, t->bin_rel, &s->up.mode)) >= 0) {
+		s->to = &s->up;
+		s->game.dirfd = s->curfd;
+		s->found = fstatat(s->curfd, t->base, &s->old, AT_SYMLINK_NOFOLLOW) == 0;
+	}
+	t->codec = save_codec(s->fs, s->curfd >= 0 ? &s->game : t, s->found ? &s->old : NULL,
+			      s->yaml, s->n, &s->d);
+	if (!t->codec) {
+		if (s->to->join && s->d.line) /* a split view's `format:` is its index's */
+			snprintf(s->where, sizeof(s->where), "%s", AF_SPLIT_INDEX);
+		return -EINVAL;
+	}
+	af_sibio_init_at(&s->sib, s->fs, t->dirfd, t->bin_rel);
+	s->sib_open = 1;
+	s->sib.as = &s->to->who; /* the files a save consults: those the saver may read */
+	return 0;
+}
+
+/* The document parsed and encoded (or joined: a split view's) within the tree's bound. */
+int af_file_save_encode(struct af_save *s, size_t tree_max, af_ymore_fn *more, void *more_ctx)
+{
+	const struct af_dest *to = s->to;
+	struct af_io *io = &s->sib.d.io;
+	io->yaml_max = tree_max;
+	io->yaml_more = more;
+	io->yaml_more_ctx = more_ctx;
+	int rc = to->join ? to->join(to->join_ctx, s->t.codec, s->yaml, s->n, io, &s->bin, &s->d,
+				     s->where, sizeof(s->where))
+			  : s->t.codec->from_yaml(s->yaml, s->n, io, &s->bin, &s->d);
 	io->yaml_more = NULL; /* the loan ends with the parse */
 	io->yaml_more_ctx = NULL;
-	if ((rc = af_parse_end(&ps, rc)) == AF_AGAIN_ALONE) {
-		af_buf_reset(j->bin);
-		af_diag_clear(j->d);
-		j->where[0] = 0;
+	return rc;
+}
+
+void af_file_save_reset(struct af_save *s)
+{
+	af_buf_reset(&s->bin);
+	af_diag_clear(&s->d);
+	s->where[0] = 0;
+}
+
+/* --overlay --to LAYOUT */
+int af_file_save_layout(struct af_save *s)
+{
+	return af_ov_layout(s->fs, s->t.codec, s->t.bin_rel, &s->bin, &s->d) ? -ENOMEM : 0;
+}
+
+int af_file_save_prove(struct af_save *s)
+{
+	return prove(s->to, s->t.dirfd, s->t.base, s->exists, &s->proven, &s->d);
+}
+
+/* The check of the new bytes starts; the same bytes as the file's: 1 (no write, the
+ * mtime stays; the codec must still agree), else 0. */
+int af_file_save_same(struct af_save *s)
+{
+	const struct af_target *t = &s->t;
+	verify_start(&s->v, t->codec, &s->sib, t->bin_rel, &s->bin);
+	s->verifying = 1;
+	if (!s->to->as_new &&
+	    af_bn_read_file(s->curfd >= 0 ? s->curfd : t->dirfd, t->base, AF_MAX_FILE, &s->cur, &s->rd) == 0 &&
+	    s->cur.len == s->bin.len && !memcmp(s->cur.data, s->bin.data, s->bin.len))
+		return verify_wait(&s->v, &s->d) ? -EIO : 1;
+	return 0;
+}
+
+int af_file_save_replace(struct af_save *s)
+{
+	const struct af_target *t = &s->t;
+	struct af_replace_opts ro = {verify_wait, &s->v, &s->st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+	ro.old = s->exists && !s->to->as_new ? &s->proven : NULL; /* the file the saver may write */
+	if (replace(s->to, t->dirfd, t->base, s->exists, s->bin.data, s->bin.len, &ro, &s->d))
+		return s->d.code == AF_EACCES || s->d.code == AF_EPERM ? s->d.code : AF_EIO;
+	seed_cache(s->fs, &s->v, t->base, &s->st);
+	af_fs_log(LOG_INFO, "saved %s (%zu bytes)", t->bin_rel, s->bin.len);
+	return 0;
+}
+
+void af_file_save_close(struct af_save *s)
+{
+	if (s->verifying) {
+		verify_wait(&s->v, &s->rd); /* joined on every path */
+		verify_free(&s->v);
+		s->verifying = 0;
 	}
+	if (s->curfd >= 0)
+		close(s->curfd);
+	s->curfd = -1;
+	af_buf_free(&s->cur);
+}
+
+/* ---- the save pipeline ---- */
+
+/* One attempt of the parse and encode, with the tree's own share of the renders' pool
+ * and the texts' loan when it needs more: AF_AGAIN_ALONE when refused short while
+ * others held the pool (af_budget_run does it again, alone). */
+static int save_attempt(void *ctx, int alone)
+{
+	struct af_save *s = ctx;
+	struct af_parse_share ps;
+	size_t max = af_parse_begin(&ps, s->fs->cache, s->n, alone);
+	int rc = s->t.ops->encode(s, max, af_loan_more, &ps.loan);
+	if ((rc = af_parse_end(&ps, rc)) == AF_AGAIN_ALONE)
+		s->t.ops->reset(s);
 	return rc;
 }
 
 int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
 		 const uint8_t *yaml, size_t n)
 {
-	struct af_buf bin = AF_BUF_INIT, cur = AF_BUF_INIT;
-	struct af_diag d, rd;
-	struct af_sibio sib;
-	struct af_target t = {.dirfd = -1};
-	struct verify v;
-	struct stat st, old, proven;
-	char where[AF_SPLIT_NAME_MAX] = "";
-	int rc = 0, verifying = 0, exists, found, curfd = -1;
+	struct af_save *s = calloc(1, sizeof(*s));
+	const struct af_bin_ops *ops = NULL;
+	int rc = 0;
+	if (!s)
+		return -ENOMEM;
 	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
 	int was = af_act_pause();
-
-	af_diag_init(&d);
-	af_diag_init(&rd);
+	s->fs = fs;
+	s->to = to;
+	s->yaml = yaml;
+	s->n = n;
+	s->t.dirfd = s->curfd = s->file.fd = -1;
+	af_diag_init(&s->d);
+	af_diag_init(&s->rd);
 	pthread_mutex_lock(&fs->commit_lock);
 	if (fs->read_only) {
 		rc = -EROFS;
 		goto out;
 	}
-	/* where it lands, once: the folder the view was opened in (held since), else the
-	 * one the path names now; never through a link */
-	if (af_target_resolve(fs, to, &t, &d)) {
+	/* where it lands, once (its kind: t.ops): the folder the view was opened in (held
+	 * since), else the one the path names now; never through a link */
+	if (af_target_resolve(fs, to, &s->t, &s->d)) {
 		rc = -EIO;
 		goto fail;
 	}
-	if (t.container) { /* a member of a container */
-		if (af_folder_commit(fs, to, &t, yaml, n, &d)) {
-			rc = d.code;
-			goto fail;
-		}
+	ops = s->t.ops;
+	/* what is saved into (a member: its container, proven first), the codec's rule */
+	if ((rc = ops->open(s)))
+		goto fail;
+	/* the memory bound: again, alone, when refused short (af_budget_run) */
+	rc = af_budget_run(save_attempt, s);
+	if (rc || s->bin.failed) {
+		if (!s->d.code)
+			af_diag_error(&s->d, AF_ENOMEM, "out of memory");
+		rc = s->d.code;
+		goto fail;
+	}
+	s->where[0] = 0; /* what fails from here is the save's, not a file's */
+	if ((rc = ops->layout(s)) || (rc = ops->prove(s)))
+		goto fail;
+	if ((rc = ops->same(s)) > 0) { /* unchanged: no write */
+		rc = 0;
 		goto out;
 	}
-	found = fstatat(t.dirfd, t.base, &old, AT_SYMLINK_NOFOLLOW) == 0;
-	exists = found && S_ISREG(old.st_mode);
-	/* a copy-up (overlay.c): the file the save stands for, and compares with, is GAME's */
-	struct af_dest up = *to;
-	struct af_target game = t;
-	if ((curfd = af_ov_copy_source(fs, t.dirfd, t.bin_rel, &up.mode)) >= 0) {
-		to = &up;
-		game.dirfd = curfd;
-		found = fstatat(curfd, t.base, &old, AT_SYMLINK_NOFOLLOW) == 0;
-	}
-	t.codec = save_codec(fs, curfd >= 0 ? &game : &t, found ? &old : NULL, yaml, n, &d);
-	if (!t.codec) {
-		if (to->join && d.line) /* a split view's `format:` is its index's */
-			snprintf(where, sizeof(where), "%s", AF_SPLIT_INDEX);
-		rc = -EINVAL;
+	if (rc || (rc = ops->replace(s)))
 		goto fail;
-	}
-	af_sibio_init_at(&sib, fs, t.dirfd, t.bin_rel);
-	sib.as = &to->who; /* the files a save consults: those the saver may read */
-	/* the memory bound: the tree's own share from the renders' pool, and the texts'
-	 * lent when it needs more (af_budget_run: again, alone, when refused short) */
-	struct parse_job job = {fs->cache, to, t.codec, yaml, n, &sib, &bin, &d, where, sizeof(where)};
-	rc = af_budget_run(parse_attempt, &job);
-	if (rc || bin.failed) {
-		if (!d.code)
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		rc = d.code;
-		goto fail;
-	}
-	where[0] = 0; /* what fails from here is the save's, not a file's */
-	if (af_ov_layout(fs, t.codec, t.bin_rel, &bin, &d)) { /* --overlay --to LAYOUT */
-		rc = -ENOMEM;
-		goto fail;
-	}
-	if ((rc = prove(to, t.dirfd, t.base, exists, &proven, &d)))
-		goto fail;
-	verify_start(&v, t.codec, &sib, t.bin_rel, &bin);
-	verifying = 1;
-	if (!to->as_new &&
-	    af_bn_read_file(curfd >= 0 ? curfd : t.dirfd, t.base, AF_MAX_FILE, &cur, &rd) == 0 &&
-	    cur.len == bin.len && !memcmp(cur.data, bin.data, bin.len)) {
-		if (verify_wait(&v, &d)) { /* unchanged, but the codec must still agree */
-			rc = -EIO;
-			goto fail;
-		}
-		goto out; /* unchanged: no write, the mtime stays */
-	}
-	struct af_replace_opts ro = {verify_wait, &v, &st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
-	ro.old = exists && !to->as_new ? &proven : NULL; /* the file the saver may write */
-	if (replace(to, t.dirfd, t.base, exists, bin.data, bin.len, &ro, &d)) {
-		rc = d.code == AF_EACCES || d.code == AF_EPERM ? d.code : AF_EIO;
-		goto fail;
-	}
-	seed_cache(fs, &v, t.base, &st);
-	af_fs_log(LOG_INFO, "saved %s (%zu bytes)", to->bin_rel, bin.len);
 	goto out;
 fail:
-	report(fs, to->who.uid, view_rel, where, &d);
+	report(fs, s->to->who.uid, view_rel, s->where, &s->d);
 out:
 	if (rc == 0 && !to->keep_said) { /* saved: what was said of it before is no longer so */
 		af_errlog_forget(fs->errors, view_rel);
 		af_errlog_forget(fs->errors, to->bin_rel);
 	}
 	if (rc == 0)
-		report_notes(fs, to->who.uid, view_rel, &d);
-	if (verifying) {
-		verify_wait(&v, &rd); /* joined on every path */
-		verify_free(&v);
-	}
+		report_notes(fs, to->who.uid, view_rel, &s->d);
+	if (ops)
+		ops->close(s);
+	if (s->sib_open)
+		af_sibio_close(&s->sib);
 	pthread_mutex_unlock(&fs->commit_lock);
-	af_target_close(&t);
-	if (curfd >= 0)
-		close(curfd);
-	af_buf_free(&bin);
-	af_buf_free(&cur);
-	af_diag_free(&d);
-	af_diag_free(&rd);
+	af_target_close(&s->t);
+	af_buf_free(&s->bin);
+	af_diag_free(&s->d);
+	af_diag_free(&s->rd);
+	free(s);
 	af_act_resume(was);
 	return rc;
 }

@@ -6,13 +6,15 @@
 #include <stdint.h>
 #include <sys/stat.h>
 
+#include "animfs/yamlio.h"
 #include "dest.h"
 #include "who.h"
 
 struct af_fs;
 
 
-/* Parse, validate, encode and atomically replace to->bin_rel (relative to GAME) in
+/* The save pipeline, for a game file and a member alike: parse, validate, encode and
+ * atomically replace to->bin_rel (relative to GAME) in
  * the folder to->dirfd (the one the view was opened in; -1: resolve it now, through
  * no link). A binary that exists keeps its owner, group and mode; a new one is
  * to->who's. view_rel names the YAML in messages. 0, a -errno, or the AF_E* result code
@@ -26,5 +28,17 @@ int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const
  * result is the moved file, like's owner, group and mode, made and renamed as who. */
 int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 		    const uint8_t *data, size_t n, const struct stat *like);
+
+/* A game file's save steps (bin.h's operations, struct af_save of save.h), which the
+ * pipeline af_commit_to calls. */
+struct af_save;
+int af_file_save_open(struct af_save *s);
+int af_file_save_encode(struct af_save *s, size_t tree_max, af_ymore_fn *more, void *more_ctx);
+void af_file_save_reset(struct af_save *s);
+int af_file_save_layout(struct af_save *s);
+int af_file_save_prove(struct af_save *s);
+int af_file_save_same(struct af_save *s);
+int af_file_save_replace(struct af_save *s);
+void af_file_save_close(struct af_save *s);
 
 #endif

@@ -9,6 +9,8 @@
 #include "animfs/codec.h"
 #include "who.h"
 
+struct af_bin_ops;
+
 /* A split view's save (splitview.c): doc is its index; the join reads the parts and
  * encodes in the codec's from_yaml's place, naming in where the file of the folder a
  * mistake is in. 0 or AF_E* with d filled. */
@@ -46,6 +48,7 @@ struct af_target {
 	struct stat pkg_st;        /* the container as resolved */
 	/* a plain binary: */
 	const struct af_codec *codec; /* the codec of the save (commit.c fills it) */
+	const struct af_bin_ops *ops; /* the save's steps: a game file's or a member's (bin.h) */
 };
 
 #endif

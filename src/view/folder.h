@@ -31,17 +31,21 @@ int af_folder_is(struct af_fs *fs, const char *rel, const struct stat *st);
 int af_folder_member(struct af_fs *fs, const char *rel);
 /* When it does, the container's file ("X" of "X/A/B") copied to file: 1, else 0. */
 int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size);
+/* When rel names something inside a container's folder: its container (pkg: the
+ * container's file, *inner: the rest of rel, *st: the file the name holds), else NULL. */
+const struct af_container *af_folder_split(struct af_fs *fs, const char *rel, char *pkg,
+					   size_t size, const char **inner, struct stat *st);
 /* Resolve r->rel when it is inside a container's folder: 1 (r filled), else 0. */
 int af_folder_resolve(struct af_fs *fs, struct af_res *r);
 /* The names in a container's folder (index.yaml first). */
 int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
 		  void *ctx);
-/* The text of a member view (bin "X/<member>") or, with ro, of a read-only
- * file of the folder: the index.yaml (bin the container) or the raw body of a member
- * that does not decode. want: the container's identity as the caller opened it
- * (bin.h), or NULL: the container the name holds now; a container of another identity
- * is never read for it (-EAGAIN: to be proven again). 0, or -EIO when it cannot be
- * shown. */
+/* With ro, the text of a read-only file of a container's folder: its index.yaml (bin
+ * the container, or "X/A/index.yaml") or the raw body of a member that does not decode;
+ * else of the member view bin ("X/<member>"), through the render pipeline (bin.h).
+ * want: the container's identity as the caller opened it (bin.h), or NULL: the
+ * container the name holds now; a container of another identity is never read for it
+ * (-EAGAIN: to be proven again). 0, or -EIO when it cannot be shown. */
 int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct stat *want,
 		     struct af_text **out);
 /* fn(ctx, io) with io the siblings of the member view bin ("X/<member>") in its container,
@@ -56,10 +60,6 @@ int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want
 int af_target_resolve(struct af_fs *fs, const struct af_dest *to, struct af_target *t,
 		      struct af_diag *d);
 void af_target_close(struct af_target *t);
-/* Save yaml into the member to->bin_rel (t: its container, resolved): the container is rewritten atomically unless the member's bytes stay the
- * same, keeping its owner, group and mode. 0 or AF_E* with d filled. */
-int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
-		     const uint8_t *yaml, size_t n, struct af_diag *d);
 /* A save into a name the folder does not hold adds a member (the container's add, when it
  * has one). af_folder_remove: rm of member view bin ("X/<member>") rebuilds the container
  * without it, atomically, under the commit lock; a refusal is logged and in the uid's

@@ -10,6 +10,7 @@
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/diag.h"
+#include "animfs/yamlio.h"
 #include "render.h"
 
 struct af_fs;
@@ -79,6 +80,16 @@ uint64_t af_index_key(const char *bin);
 const struct af_container *af_folder_verdict(struct af_fs *fs, const char *rel, const struct stat *st);
 struct af_text *af_member_text(struct af_fs *fs, struct loaded *l, struct node *n, size_t k, const char *bin);
 void af_folder_log_diag(const char *rel, const struct af_diag *d, const char *what);
-const struct af_container *af_folder_split(struct af_fs *fs, const char *rel, char *pkg, size_t size, const char **inner, struct stat *st);
+
+/* A member's save steps (memsave.c; bin.h's operations, struct af_save of save.h). */
+struct af_save;
+int af_member_save_open(struct af_save *s);
+int af_member_save_step(struct af_save *s, size_t tree_max, af_ymore_fn *more, void *more_ctx);
+void af_member_save_reset(struct af_save *s);
+int af_member_save_layout(struct af_save *s);
+int af_member_save_prove(struct af_save *s);
+int af_member_save_same(struct af_save *s);
+int af_member_save_replace(struct af_save *s);
+void af_member_save_close(struct af_save *s);
 
 #endif

@@ -35,7 +35,7 @@ void af_ghost_add(struct af_fs *fs, const char *rel, enum af_kind kind)
 	g->kind = (int)kind;
 	pthread_mutex_lock(&fs->lock);
 	g->next = fs->ghosts;
-	fs->ghosts = g;
+	__atomic_store_n(&fs->ghosts, g, __ATOMIC_RELEASE); /* af_ghost_any reads it unlocked */
 	pthread_mutex_unlock(&fs->lock);
 }
 

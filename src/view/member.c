@@ -1,7 +1,8 @@
-/* A member's text (folder.c's containers): rendered within the memory bound and kept by
- * the render cache under its container's identity and its path (af_member_text), and
- * a member's bytes for a render that proved its container by descriptor
- * (af_folder_render, af_folder_with_io). This names no format. */
+/* A member's render operations (bin.h, for the one render pipeline: its container
+ * loaded or held, the container's codec call, the verdict and the cache under its
+ * container's identity and its path), a listing's render of a member (af_member_text),
+ * a container's read-only files (af_folder_render) and a member's siblings
+ * (af_folder_with_io). This names no format. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "animfs/path.h"
 #include "animfs/container.h"
 #include "animfs/fileio.h"
+#include "bin.h"
 #include "binary.h"
 #include "errlog.h"
 #include "folder.h"
@@ -23,90 +25,155 @@
 #include "who.h"
 #include "folder_int.h"
 
-/* The text of member k of node n (a new reference: from the render cache, or rendered
- * and put there); NULL when it does not decode, which marks it broken, said once in
- * the log and in .animfs/errors. bin is its "X/.../member" path. Call with l->lock held. */
-/* A member's render (item_text) within the memory bound. */
-struct member_render {
-	struct af_rcache *cache;
-	const struct af_archive *a;
-	size_t k;
-	const struct af_codec *codec;
-	const char *bin;
-	struct af_render_bound rb;
-	struct af_buf yaml;
-	struct af_diag d;
-	struct af_fid names;
-	int rc;
-};
+/* ---- a member's render (the render pipeline's operations, bin.h) ---- */
 
-static int member_render_attempt(void *ctx, int alone)
+/* The member view j->b->rel: its container (held when the thread holds it already: a
+ * listing's; else loaded here, only the one the caller opened), its node and index, its
+ * codec, and what the cache knows: 1 with *out, -errno, or 0 to render. */
+static int member_known(struct af_rjob *j, struct af_text **out)
 {
-	struct member_render *j = ctx;
-	if (alone) { /* what the first attempt made goes */
-		af_render_bound_end(&j->rb);
-		af_buf_free(&j->yaml);
-		af_diag_clear(&j->d);
+	struct af_fs *fs = j->fs;
+	const struct af_bin *b = j->b;
+	struct af_rinfo info;
+	*out = NULL;
+	j->sub = af_member_key(b->rel);
+	if (b->l) {
+		j->l = b->l, j->n = b->n, j->k = b->k;
+	} else {
+		char raw[AF_MEMBER_NAME_MAX];
+		const char *pkg = b->file, *inner = b->inner, *leaf;
+		const struct stat *st = &b->named; /* resolved with b (bin.c) */
+		struct af_diag d;
+		struct af_fid want, have;
+		int rc = -EIO;
+		if (!inner)
+			return -EIO;
+		af_fid_of(&b->st, &want);
+		af_fid_of(st, &have);
+		if (b->proven && !af_fid_same(&want, &have)) /* the file the caller opened, or nothing */
+			return -EAGAIN;
+		/* a member's text made before for this identity (and user dictionary): no load */
+		if (!af_ov_on(fs) && af_rcache_get_member(fs->cache, st, j->sub, &info, out) && *out)
+			return 1;
+		af_diag_init(&d);
+		if (!(j->l = af_loaded_get(fs, pkg, &d)))
+			goto fail;
+		j->loaded_here = 1;
+		if (b->proven && !af_fid_same(&want, &j->l->id)) { /* replaced since the caller's open */
+			rc = -EAGAIN;
+			goto fail;
+		}
+		struct af_archive *h = af_archive_walk(&j->l->v, inner, &leaf);
+		long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
+		if (found < 0 || strcmp(h->m[found].name, raw))
+			goto fail;
+		if (!(j->n = af_loaded_node(j->l, h))) {
+			rc = -ENOMEM;
+			goto fail;
+		}
+		j->k = (size_t)found;
+		af_diag_free(&d);
+		goto loaded;
+fail:
+		if (d.code)
+			af_folder_log_diag(b->rel, &d, "not shown");
+		af_diag_free(&d);
+		return rc;
 	}
-	af_render_bound_init(&j->rb, j->cache, alone, 0); /* a member's size: not known here */
-	j->yaml.bound = &j->rb.b;
-	af_rcache_note_render(j->cache);
-	af_rcache_names_stamp(&j->names); /* before the render reads the dictionary */
-	int rc = af_text_begin(&j->yaml);
-	if (!rc)
-		rc = af_view_modeline(j->codec, j->bin, &j->yaml);
-	if (!rc)
-		rc = af_member_yaml_room(j->a, j->k, NULL, af_render_mem_room, &j->rb, &j->yaml, &j->d);
-	j->rc = rc;
-	return !alone && (j->yaml.over || j->rb.refused) && j->rb.pool_short ? AF_AGAIN_ALONE : 0;
+loaded:
+	j->st = af_loaded_stat(&j->l->id);
+	if (j->n->broken[j->k] || !j->n->a->m[j->k].codec)
+		return -EIO;
+	j->codec = af_codec_by_name(j->n->a->m[j->k].codec);
+	if (af_rcache_get_member(fs->cache, &j->st, j->sub, &info, out) && (*out || info.failed)) {
+		j->n->broken[j->k] = !*out;
+		return *out ? 1 : -EIO;
+	}
+	return 0; /* a member's size: not known here (no guess) */
 }
 
+static int member_read(struct af_rjob *j, struct af_text **out)
+{
+	*out = NULL;
+	af_rcache_names_stamp(&j->names); /* before the render reads the dictionary */
+	return 0;
+}
+
+/* The container reads the member's body and runs its codec (container.h). */
+static int member_to_yaml(struct af_rjob *j)
+{
+	return af_member_yaml_room(j->n->a, j->k, NULL, af_render_mem_room, &j->rb, &j->yaml, &j->d);
+}
+
+static void member_put(struct af_rjob *j, struct af_text *t)
+{
+	const struct af_codec *c = j->codec;
+	af_rcache_put_member_text(j->fs->cache, &j->st, j->sub, c, af_archive_read_only(j->n->a),
+				  c && c->render_uses_names ? &j->names : NULL, t);
+}
+
+/* Shown raw and read-only from now on (the verdict is this mount's: not kept on disk,
+ * another --cache-mb may show it). */
+static void member_failed(struct af_rjob *j)
+{
+	j->n->broken[j->k] = 1;
+	af_rcache_put_member_failed(j->fs->cache, &j->st, j->sub, j->codec);
+}
+
+static void member_end(struct af_rjob *j)
+{
+	if (j->loaded_here)
+		af_loaded_done(j->fs, j->l);
+	j->l = NULL;
+	j->loaded_here = 0;
+}
+
+const struct af_bin_ops af_bin_member_ops = {
+	.kind = "member",
+	.shown_as = "the raw member, read-only",
+	.read_only_views = 0,
+	.oom_rc = -ENOMEM,
+	.known = member_known,
+	.read = member_read,
+	.to_yaml = member_to_yaml,
+	.put = member_put,
+	.failed = member_failed,
+	.end = member_end,
+	.open = af_member_save_open,
+	.encode = af_member_save_step,
+	.reset = af_member_save_reset,
+	.layout = af_member_save_layout,
+	.prove = af_member_save_prove,
+	.same = af_member_save_same,
+	.replace = af_member_save_replace,
+	.close = af_member_save_close,
+};
+
+/* The member view bin, the daemon's own (no descriptor). */
+static void member_bin(struct af_bin *b, const char *bin)
+{
+	memset(b, 0, sizeof(*b));
+	b->ops = &af_bin_member_ops;
+	b->rel = bin;
+	b->member = 1;
+	b->fd = -1;
+}
+
+/* A listing's render of member k (its container l held): through the render pipeline,
+ * with no flight (the container's lock is its flight). */
 struct af_text *af_member_text(struct af_fs *fs, struct loaded *l, struct node *n, size_t k,
 				 const char *bin)
 {
-	struct af_rinfo info;
+	struct af_bin b;
 	struct af_text *t = NULL;
-	struct stat st = af_loaded_stat(&l->id);
-	uint64_t sub = af_member_key(bin);
-	if (n->broken[k] || !n->a->m[k].codec)
-		return NULL;
-	const struct af_codec *codec = af_codec_by_name(n->a->m[k].codec);
-	int was = af_act_pause();
-	if (af_rcache_get_member(fs->cache, &st, sub, &info, &t) && (t || info.failed)) {
-		af_act_resume(was);
-		n->broken[k] = !t;
-		return t;
-	}
-	struct member_render j = {.cache = fs->cache, .a = n->a, .k = k, .codec = codec, .bin = bin,
-				  .yaml = AF_BUF_INIT};
-	af_diag_init(&j.d);
-	/* refused while other renders shared their memory: done again alone (render.h) */
-	af_budget_run(member_render_attempt, &j);
-	af_act_resume(was);
-	if (j.yaml.over || j.rb.refused) { /* the verdict is this mount's (not kept on disk: another --cache-mb) */
-		af_render_too_big(fs, &j.d, &j.rb, bin);
-		n->broken[k] = 1;
-		af_rcache_put_member_failed(fs->cache, &st, sub, codec);
-	} else if (j.rc || j.yaml.failed) {
-		char msg[1200];
-		if (!j.d.code)
-			af_diag_error(&j.d, AF_ENOMEM, "out of memory");
-		if (j.d.code != AF_ENOMEM) {
-			n->broken[k] = 1;
-			af_rcache_put_member_failed(fs->cache, &st, sub, codec);
-			af_diag_format(&j.d, bin, msg, sizeof(msg));
-			af_fs_log(LOG_WARNING, "%s (shown as the raw member, read-only)", msg);
-			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin, &j.d); /* the container's, no one's text */
-		}
-	} else if ((t = af_text_end(&j.yaml))) {
-		af_rcache_put_member_text(fs->cache, &st, sub, codec, af_archive_read_only(n->a),
-					  codec && codec->render_uses_names ? &j.names : NULL, t);
-	}
-	af_render_bound_end(&j.rb); /* the text is the cache's now, counted as its own */
-	af_buf_free(&j.yaml);
-	af_diag_free(&j.d);
+	member_bin(&b, bin);
+	b.st = af_loaded_stat(&l->id);
+	b.l = l, b.n = n, b.k = k;
+	if (fs->render_bin && fs->render_bin(fs, &b, &t))
+		t = NULL;
 	return t;
 }
+
 /* Member k's raw bytes: its body, or, when that does not unpack (the errors line says
  * why), its bytes as stored. */
 static int raw_bytes(struct af_archive *h, size_t k, struct af_buf *out, struct af_diag *d)
@@ -143,10 +210,9 @@ static int ro_text(struct loaded *l, struct af_archive *h, long k, struct af_tex
 }
 
 /* bin is "X/member" (nested: "X/A/member", "X/A/index.yaml") or, for the index, "X"
- * itself. With ro, the read-only file of that name: an index, or the raw body of a
- * member (raw, or that does not decode). */
-int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct stat *want,
-		     struct af_text **out)
+ * itself: the read-only file of that name, an index, or the raw body of a member (raw,
+ * or that does not decode). */
+static int ro_file(struct af_fs *fs, const char *bin, const struct stat *want, struct af_text **out)
 {
 	char pkg[4096];
 	const char *inner = NULL, *leaf;
@@ -158,13 +224,11 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct sta
 	struct af_fid names;
 	*out = NULL;
 	if (!af_folder_split(fs, bin, pkg, sizeof(pkg), &inner, &st)) {
-		if (!ro)
-			return -EIO;
 		snprintf(pkg, sizeof(pkg), "%s", bin);
 		inner = NULL;
 		index = !af_ov_stat(fs, pkg, &st);
 	} else {
-		index = ro && !strcmp(af_base(inner), AF_INDEX_NAME);
+		index = !strcmp(af_base(inner), AF_INDEX_NAME);
 	}
 	if (want) { /* the file the caller opened, or nothing */
 		struct af_fid a, b;
@@ -173,13 +237,9 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct sta
 		if (!af_fid_same(&a, &b))
 			return -EAGAIN;
 	}
-	/* an index.yaml or a member's text made before for this identity (and user
-	 * dictionary): no load */
+	/* an index.yaml made before for this identity (and user dictionary): no load */
 	index = index && !af_ov_on(fs);
 	if (index && af_rcache_get_member(fs->cache, &st, af_index_key(bin), &info, out) && *out)
-		return 0;
-	if (!ro && inner && !af_ov_on(fs) &&
-	    af_rcache_get_member(fs->cache, &st, af_member_key(bin), &info, out) && *out)
 		return 0;
 	af_rcache_names_stamp(&names);
 	af_diag_init(&d);
@@ -210,19 +270,13 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct sta
 	struct af_archive *h = af_archive_walk(&l->v, inner, &leaf);
 	char raw[AF_MEMBER_NAME_MAX];
 	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
-	if (h && ro && !strcmp(leaf, AF_INDEX_NAME)) {
+	if (h && !strcmp(leaf, AF_INDEX_NAME)) {
 		rc = ro_text(l, h, -1, out, &d);
 		goto out;
 	}
 	if (found < 0 || strcmp(h->m[found].name, raw))
 		goto out;
-	if (ro) {
-		rc = ro_text(l, h, found, out, &d);
-		goto out;
-	}
-	struct node *nd = af_loaded_node(l, h);
-	*out = nd ? af_member_text(fs, l, nd, (size_t)found, bin) : NULL;
-	rc = *out ? 0 : nd && nd->broken[found] ? -EIO : -ENOMEM;
+	rc = ro_text(l, h, found, out, &d);
 out:
 	if (l && index && !rc) {
 		struct stat id = af_loaded_stat(&l->id);
@@ -234,6 +288,21 @@ out:
 	af_buf_free(&body);
 	af_diag_free(&d);
 	return rc;
+}
+
+int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct stat *want,
+		     struct af_text **out)
+{
+	struct af_bin b;
+	*out = NULL;
+	if (ro)
+		return ro_file(fs, bin, want, out);
+	member_bin(&b, bin);
+	if (!af_folder_split(fs, bin, b.file, sizeof(b.file), &b.inner, &b.named))
+		return -EIO;
+	if ((b.proven = want != NULL))
+		b.st = *want;
+	return fs->render_bin ? fs->render_bin(fs, &b, out) : -EIO;
 }
 
 int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want,

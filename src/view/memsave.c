@@ -1,6 +1,8 @@
-/* A member's save (folder.c's containers): where a save lands (af_target_resolve), a
- * member gained or lost (the container's add, remove), the container rewritten,
- * verified by reading it back and replaced (af_folder_commit). This names no format. */
+/* A member's save (folder.c's containers): where a save lands (af_target_resolve: its
+ * kind's steps), a member gained or lost (the container's add, remove), and a member's
+ * save steps for the one save pipeline (commit.c): the container proven and opened,
+ * the member encoded, rebuilt, verified by reading it back and replaced. This names no
+ * format. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -18,12 +20,14 @@
 #include "animfs/fileio.h"
 #include "animfs/pieces.h"
 #include "binary.h"
+#include "bin.h"
 #include "dest.h"
 #include "errlog.h"
 #include "folder.h"
 #include "overlay.h"
 #include "pristine.h"
 #include "render.h"
+#include "save.h"
 #include "session.h"
 #include "who.h"
 #include "folder_int.h"
@@ -227,6 +231,7 @@ int af_target_resolve(struct af_fs *fs, const struct af_dest *to, struct af_targ
 	t->bin_rel = to->bin_rel;
 	t->dirfd = to->dirfd;
 	t->container = af_folder_split(fs, to->bin_rel, t->pkg, sizeof(t->pkg), &t->inner, &t->pkg_st);
+	t->ops = t->container ? &af_bin_member_ops : &af_bin_file_ops;
 	if (t->container)
 		file = t->pkg;
 	snprintf(t->base, sizeof(t->base), "%s", af_base(file));
@@ -248,19 +253,10 @@ void af_target_close(struct af_target *t)
 	t->own_dir = 0;
 }
 
-/* What the new container must show before it is kept. */
-struct readback {
-	struct af_fs *fs;
-	const struct af_container *c;
-	struct af_sibio *sib;
-	const char *pkg, *inner, *base;
-	int revert; /* out: the new file is the pristine copy */
-};
-
 /* The new container (in src: the temp file, or with --overlay the image) reads back,
  * its tables only where its container reads so, with the member decoding; in the
  * temp file (fd >= 0) a revert to the pristine bytes makes it that copy. */
-static int read_back_src(struct readback *rb, const struct af_src *src, int fd, struct af_diag *d)
+static int read_back_src(struct af_readback *rb, const struct af_src *src, int fd, struct af_diag *d)
 {
 	struct af_buf back = AF_BUF_INIT;
 	struct af_archive w, *hw;
@@ -289,7 +285,7 @@ out:
 /* The check of the temp file (af_replace_opts.check). */
 static int read_back(void *ctx, int fd, struct af_diag *d)
 {
-	struct readback *rb = ctx;
+	struct af_readback *rb = ctx;
 	struct stat st;
 	if (fstat(fd, &st))
 		return af_diag_error(d, AF_EIO, "cannot stat the new %s: %s", rb->base, strerror(errno));
@@ -297,143 +293,149 @@ static int read_back(void *ctx, int fd, struct af_diag *d)
 	return read_back_src(rb, &src, fd, d);
 }
 
-/* A fresh open of the container (never the cache: the file on disk is what we change),
- * the member's commit as pieces of the file (only the member and the tables are new
- * where the container plans so), assembled in the temp file, a check that it reads
- * back with the member decoding, then the atomic replace. With --overlay the container
- * is rebuilt in memory (GAME's merged under MODDIR's), read back there and reduced to
- * what differs from GAME's. Called under fs->commit_lock. */
-/* A member's save parsed into the new container (image, or plan: the pieces of the old
- * file), within the memory bound. */
-struct member_save {
-	struct af_rcache *cache; /* NULL: no render cache (the command line) */
-	size_t tree_max;         /* then the tree's bound */
-	struct af_archive *v; /* the outermost archive (its YAML bound) */
-	struct af_archive *h; /* the one holding the member */
-	long k;           /* the member, or < 0: a new one, raw */
-	const char *raw;
-	const uint8_t *yaml;
-	size_t n;
-	int whole;
-	struct af_buf *image;
-	struct af_pieces *plan;
-	int *changed;
-	struct af_diag *d;
-};
+/* ---- a member's save steps (bin.h's operations, for the one save pipeline) ---- */
 
-static int member_save_attempt(void *ctx, int alone)
+/* yaml encoded into member k of h (k < 0, or another name than raw: a new member raw,
+ * when the container takes one): the whole new container in image, or (whole 0) the
+ * pieces of the old file in plan; *changed whether the bytes differ. The tree's bound
+ * is the outermost archive's (yaml_max, yaml_more). The mount's step and the command
+ * line's (af_member_save_encode) alike. */
+static int member_encode(struct af_archive *h, long k, const char *raw, const uint8_t *yaml,
+			 size_t n, int whole, struct af_buf *image, struct af_pieces *plan,
+			 int *changed, struct af_diag *d)
 {
-	struct member_save *j = ctx;
-	struct af_parse_share ps;
-	struct af_archive *h = j->h;
-	int rc;
-	if (j->cache) {
-		j->v->yaml_max = af_parse_begin(&ps, j->cache, j->n, alone);
-		j->v->yaml_more = af_loan_more;
-		j->v->yaml_more_ctx = &ps.loan;
-	} else {
-		j->v->yaml_max = j->tree_max;
+	if (k < 0 || strcmp(h->m[k].name, raw)) {
+		*changed = 1;
+		return af_member_add(h, raw, yaml, n, image, d);
 	}
-	if (j->k < 0 || strcmp(h->m[j->k].name, j->raw)) {
-		/* a new name in the folder: a new member, when the container takes one */
-		rc = af_member_add(h, j->raw, j->yaml, j->n, j->image, j->d);
-		*j->changed = 1;
-	} else {
-		rc = j->whole ? af_member_commit(h, (size_t)j->k, j->yaml, j->n, j->image, j->changed, j->d)
-			      : af_member_commit_plan(h, (size_t)j->k, j->yaml, j->n, j->plan, j->changed, j->d);
-	}
-	if (!j->cache)
-		return rc;
-	j->v->yaml_more = NULL; /* the loan ends with the parse */
-	j->v->yaml_more_ctx = NULL;
-	if ((rc = af_parse_end(&ps, rc)) == AF_AGAIN_ALONE) {
-		af_buf_reset(j->image);
-		af_pieces_free(j->plan);
-		af_diag_clear(j->d);
-		*j->changed = 0;
-	}
-	return rc;
+	return whole ? af_member_commit(h, (size_t)k, yaml, n, image, changed, d)
+		     : af_member_commit_plan(h, (size_t)k, yaml, n, plan, changed, d);
 }
 
-int af_member_save_encode(struct af_rcache *cache, size_t tree_max, struct af_archive *v,
-			  struct af_archive *h, long k, const char *raw, const uint8_t *yaml, size_t n,
-			  int whole, struct af_buf *image, struct af_pieces *plan, int *changed,
+int af_member_save_encode(size_t tree_max, struct af_archive *v, struct af_archive *h, long k,
+			  const char *raw, const uint8_t *yaml, size_t n, int whole,
+			  struct af_buf *image, struct af_pieces *plan, int *changed,
 			  struct af_diag *d)
 {
-	/* the memory bound: the tree's own share from the renders' pool, and the texts'
-	 * lent when it needs more (af_budget_run: again, alone, when refused short) */
-	struct member_save job = {cache, tree_max, v, h, k, raw, yaml, n, whole, image, plan, changed, d};
-	return af_budget_run(member_save_attempt, &job);
+	v->yaml_max = tree_max;
+	return member_encode(h, k, raw, yaml, n, whole, image, plan, changed, d);
 }
 
-int af_folder_commit(struct af_fs *fs, const struct af_dest *to, const struct af_target *t,
-		     const uint8_t *yaml, size_t n, struct af_diag *d)
+/* A result code of a step that failed with d said (AF_EIO when it said nothing). */
+static int said(const struct af_diag *d)
 {
-	const char *pkg = t->pkg, *base = t->base, *inner = t->inner, *name;
-	char raw[AF_MEMBER_NAME_MAX];
-	struct af_src file = {NULL, -1, 0, 0};
-	struct af_buf bytes = AF_BUF_INIT, image = AF_BUF_INIT;
-	struct af_pieces plan = AF_PIECES_INIT;
-	struct af_archive v, *h;
-	struct af_sibio sib;
-	struct stat st, now, proven;
-	const struct af_container *c = t->container;
-	long k;
-	int changed = 0, rc, dirfd = t->dirfd, ov = af_ov_on(fs), gone = 0;
-	memset(&v, 0, sizeof(v));
+	return d->code ? d->code : AF_EIO;
+}
+
+/* The right to rewrite the container first (a container's rewrite is proven before it
+ * is read), then a fresh open of it (never the cache: the file on disk is what we
+ * change), the member's archive, and the member (or the new one) by name. */
+int af_member_save_open(struct af_save *s)
+{
+	struct af_fs *fs = s->fs;
+	const struct af_target *t = &s->t;
+	struct af_diag *d = &s->d;
+	const char *name;
+	int ov = af_ov_on(fs);
 	/* the container's siblings, for both reads (--overlay: those of the one shown) */
-	af_sibio_init_at(&sib, fs, ov ? -1 : dirfd, pkg);
-	struct readback rb = {fs, c, &sib, pkg, inner, base, 0};
-	if ((rc = may_write(&to->who, dirfd, base, &proven, d)) ||
-	    (rc = open_on_disk(fs, &sib, dirfd, base, pkg, c, &bytes, &file, &st, &v, d)))
-		goto out;
-	/* swapped since the proof (--overlay: st is the merge's, not the file's) */
-	if (!ov && proven.st_mode && !same_file(&proven, &st)) {
-		rc = af_diag_error(d, AF_EIO, "%s was replaced while it was being saved: save again", base);
-		goto out;
-	}
-	if (!(h = af_archive_walk(&v, inner, &name))) {
-		rc = af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", base, inner);
-		goto out;
-	}
+	af_sibio_init_at(&s->sib, fs, ov ? -1 : t->dirfd, t->pkg);
+	s->sib_open = 1;
+	s->rb = (struct af_readback){fs, t->container, &s->sib, t->pkg, t->inner, t->base, 0};
+	if (may_write(&s->to->who, t->dirfd, t->base, &s->proven, d) ||
+	    open_on_disk(fs, &s->sib, t->dirfd, t->base, t->pkg, t->container, &s->bytes, &s->file,
+			 &s->mst, &s->arc, d))
+		return said(d);
+	/* swapped since the proof (--overlay: mst is the merge's, not the file's) */
+	if (!ov && s->proven.st_mode && !same_file(&s->proven, &s->mst))
+		return af_diag_error(d, AF_EIO, "%s was replaced while it was being saved: save again", t->base);
+	if (!(s->h = af_archive_walk(&s->arc, t->inner, &name)))
+		return af_diag_error(d, AF_EINVAL, "%s holds no folder for '%s'", t->base, t->inner);
 	if (!ov) /* with --overlay GAME's own is the pristine copy */
-		af_pristine_keep(fs, pkg, &st, &file);
+		af_pristine_keep(fs, t->pkg, &s->mst, &s->file);
 	/* the member listed as name (escaped names, af_member_shown), or a new one of that name */
-	if ((k = af_archive_find_shown(h, name, raw)) < 0 &&
-	    af_member_unshown(name, strlen(name), raw, sizeof(raw))) {
-		rc = af_diag_error(d, AF_EINVAL, "'%s' names no member (too long)", name);
-		goto out;
-	}
-	rc = af_member_save_encode(fs->cache, 0, &v, h, k, raw, yaml, n, ov, &image, &plan, &changed, d);
-	if (rc == AF_EUNSUP && (k < 0 || strcmp(h->m[k].name, raw)))
-		rc = no_new_member(h, base, raw, d);
-	if (rc || !changed)
-		goto out;
-	if (ov) { /* read back in memory, then only what differs from GAME's, or nothing */
-		struct af_src mem = {image.data ? image.data : (const uint8_t *)"", -1, image.len, 0};
-		if ((rc = read_back_src(&rb, &mem, -1, d)) ||
-		    (rc = af_ov_reduce(fs, pkg, c, dirfd, base, &to->who, &image, &gone, d)) || gone)
-			goto out;
-	}
-	if (!plan.n && af_pieces_take(&plan, &image)) { /* a new member, or --overlay: whole */
-		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-		goto out;
-	}
-	af_archive_close(&v); /* the plan holds what it needs: gone before the new file is read back */
-	if ((rc = replace_container(dirfd, base, &plan, &file, &to->who, &proven, &now, ov ? NULL : read_back,
-				    &rb, d)))
-		goto out;
-	af_pristine_wrote(fs, pkg, &now);
-	if (!ov) /* (--overlay: st is not the file's; its loaded copy is MODDIR's merge) */
-		af_loaded_forget(fs, &st);
-	af_fs_log(LOG_INFO, "saved %s in %s (%llu bytes%s)", inner, pkg, (unsigned long long)now.st_size,
-		  rb.revert ? ", the original bytes again" : "");
-out:
-	if (file.fd >= 0)
-		close(file.fd);
-	af_archive_close(&v);
-	af_buf_free(&bytes);
-	af_buf_free(&image);
-	af_pieces_free(&plan);
-	return rc;
+	if ((s->k = af_archive_find_shown(s->h, name, s->raw)) < 0 &&
+	    af_member_unshown(name, strlen(name), s->raw, sizeof(s->raw)))
+		return af_diag_error(d, AF_EINVAL, "'%s' names no member (too long)", name);
+	return 0;
+}
+
+/* The member's edit (with --overlay the container whole) within the tree's bound. */
+int af_member_save_step(struct af_save *s, size_t tree_max, af_ymore_fn *more, void *more_ctx)
+{
+	int fresh = s->k < 0 || strcmp(s->h->m[s->k].name, s->raw);
+	s->arc.yaml_max = tree_max;
+	s->arc.yaml_more = more;
+	s->arc.yaml_more_ctx = more_ctx;
+	int rc = member_encode(s->h, s->k, s->raw, s->yaml, s->n, af_ov_on(s->fs), &s->bin, &s->plan,
+			       &s->changed, &s->d);
+	s->arc.yaml_more = NULL; /* the loan ends with the parse */
+	s->arc.yaml_more_ctx = NULL;
+	return rc == AF_EUNSUP && fresh ? no_new_member(s->h, s->t.base, s->raw, &s->d) : rc;
+}
+
+void af_member_save_reset(struct af_save *s)
+{
+	af_buf_reset(&s->bin);
+	af_pieces_free(&s->plan);
+	af_diag_clear(&s->d);
+	s->changed = 0;
+}
+
+/* With --overlay: the new container read back in memory, then only what differs from
+ * GAME's (or nothing: gone). */
+int af_member_save_layout(struct af_save *s)
+{
+	const struct af_target *t = &s->t;
+	if (!s->changed || !af_ov_on(s->fs))
+		return 0;
+	struct af_src mem = {s->bin.data ? s->bin.data : (const uint8_t *)"", -1, s->bin.len, 0};
+	if (read_back_src(&s->rb, &mem, -1, &s->d) ||
+	    af_ov_reduce(s->fs, t->pkg, t->container, t->dirfd, t->base, &s->to->who, &s->bin, &s->gone, &s->d))
+		return said(&s->d);
+	return 0;
+}
+
+/* Proven before the container was read (af_member_save_open). */
+int af_member_save_prove(struct af_save *s)
+{
+	(void)s;
+	return 0;
+}
+
+int af_member_save_same(struct af_save *s)
+{
+	return !s->changed || s->gone;
+}
+
+/* The member's commit as pieces of the file (only the member and the tables are new
+ * where the container plans so), assembled in the temp file, a check that it reads
+ * back with the member decoding (--overlay: read back in memory before), then the
+ * atomic replace. */
+int af_member_save_replace(struct af_save *s)
+{
+	struct af_fs *fs = s->fs;
+	const struct af_target *t = &s->t;
+	int ov = af_ov_on(fs);
+	if (!s->plan.n && af_pieces_take(&s->plan, &s->bin)) /* a new member, or --overlay: whole */
+		return af_diag_error(&s->d, AF_ENOMEM, "out of memory");
+	af_archive_close(&s->arc); /* the plan holds what it needs: gone before the new file is read back */
+	if (replace_container(t->dirfd, t->base, &s->plan, &s->file, &s->to->who, &s->proven, &s->now,
+			      ov ? NULL : read_back, &s->rb, &s->d))
+		return said(&s->d);
+	af_pristine_wrote(fs, t->pkg, &s->now);
+	if (!ov) /* (--overlay: mst is not the file's; its loaded copy is MODDIR's merge) */
+		af_loaded_forget(fs, &s->mst);
+	af_fs_log(LOG_INFO, "saved %s in %s (%llu bytes%s)", t->inner, t->pkg,
+		  (unsigned long long)s->now.st_size, s->rb.revert ? ", the original bytes again" : "");
+	return 0;
+}
+
+void af_member_save_close(struct af_save *s)
+{
+	if (s->file.fd >= 0)
+		close(s->file.fd);
+	s->file.fd = -1;
+	af_archive_close(&s->arc);
+	af_buf_free(&s->bytes);
+	af_pieces_free(&s->plan);
 }

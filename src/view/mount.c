@@ -40,6 +40,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 	fs->errors = af_errlog_new(64);
 	fs->folders = af_folders_new(cache_bytes, fs->cache);
 	fs->dsizes = af_dsizes_new();
+	fs->render_bin = af_bin_render;
 	fs->prefetch = af_prefetch_new(af_view_render);
 	if (!fs->cache || !fs->errors || !fs->folders || !fs->prefetch || !fs->dsizes) {
 		af_fs_destroy(fs);

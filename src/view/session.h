@@ -13,6 +13,8 @@ struct af_errlog;
 struct af_folders;
 struct af_alias;
 struct af_prefetch;
+struct af_bin;
+struct af_text;
 struct af_handle;
 struct af_fs;
 
@@ -83,6 +85,9 @@ struct af_fs {
 	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
 	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
+	/* the render pipeline (vrender.c's af_bin_render), handed down by mount.c to what is
+	 * below it: a listing renders its members with their container held (arcdir.c) */
+	int (*render_bin)(struct af_fs *fs, const struct af_bin *b, struct af_text **out);
 	struct af_prefetch *prefetch; /* views of listed folders rendered ahead (prefetch.c) */
 	struct af_splits *splits;     /* --split, --split-over: big views as folders
 					 (splitview.c), or NULL */

@@ -291,7 +291,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 		key.path = ~key.path; /* "x.svg" and "x.glb" are never one file anyway */
 	if (size && !by_text && af_dsizes_get(fs->dsizes, &key, size))
 		goto out;
-	if (af_view_render_bin(fs, v.bin, &v.st, &b, &yaml)) {
+	if (af_bin_render(fs, &b, &yaml)) {
 		*err = 0;
 		goto out;
 	}
@@ -445,7 +445,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		}
 	}
 ghosts:
-	if (!alias && r->kind != AF_K_NONE && r->kind != AF_K_DIR &&
+	if (!alias && r->kind != AF_K_NONE && r->kind != AF_K_DIR && af_ghost_any(fs) &&
 	    af_ghost_has(fs, r->rel, &r->ghost_of)) {
 		r->ghost = 1;
 		r->kind = AF_K_NONE;

@@ -17,12 +17,13 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
 /* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 		   struct af_text **out);
-/* The same render from b, the binary as its caller opened it (vrender.c; NULL: the
- * daemon's own render, read by name): its flight, the cache, the render alone when
- * refused short. 0 or -errno, *out a new reference. */
+/* The render pipeline (vrender.c), one for both kinds of binary: b, resolved once
+ * (bin.h: opened as its caller, or the daemon's own by name), rendered through its
+ * operations: its flight (none when its container is held), the cache, the render
+ * under the budget (again alone when refused short), the modeline, the codec, the
+ * verdict, the cache put. 0 or -errno, *out a new reference. */
 struct af_bin;
-int af_view_render_bin(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		       const struct af_bin *b, struct af_text **out);
+int af_bin_render(struct af_fs *fs, const struct af_bin *b, struct af_text **out);
 /* The text of r (a view, a split view's part, a container's index.yaml or raw member)
  * rendered from b (NULL: by name). */
 int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,

@@ -29,158 +29,96 @@
 #include "view.h"
 #include "who.h"
 
-/* A render past its bound: said, and the file shown as its plain binary for the rest
- * of the mount (the verdict is not kept on disk: another --cache-mb may show it). */
-static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
-			  const char *bin_rel, const struct stat *st, const struct af_codec *codec)
+/* A render past its bound, said, and the verdict kept for the rest of the mount: the
+ * file shown as its plain binary (a member: raw). */
+static int refuse_too_big(struct af_rjob *j)
 {
-	af_render_too_big(fs, d, rb, bin_rel);
-	af_rcache_put_failed(fs->cache, st, codec);
+	af_render_too_big(j->fs, &j->d, &j->rb, j->b->rel);
+	j->b->ops->failed(j);
 	return -EIO;
 }
 
-/* The bid for bin_rel (st: its identity, as it is now; rd: a readable descriptor of it,
- * or -1 to read its name) and what the cache knows: 1 with its text in *out, -EIO when
- * it fails (no codec, or a failed verdict), 0: to render. */
-static int known(struct af_fs *fs, const char *bin_rel, int rd, const struct af_who *as,
-		 struct stat *st, struct af_rinfo *info, struct af_text **out)
+/* One attempt of the render of b (b->ops: a game file's or a member's): what the cache
+ * knows, the render within the bound (AF_AGAIN_ALONE: refused for room when other
+ * renders held the pool it asked for: to be done again alone; refused with the whole
+ * pool, the verdict is final at once), the modeline, the codec, the verdict, the cache
+ * put. as: the caller it renders for, whose siblings are read as that user's (NULL: the
+ * daemon's). */
+static int render_once(struct af_fs *fs, const struct af_bin *b, const struct af_who *as,
+		       struct af_text **out, int alone)
 {
-	struct af_rinfo mine;
-	if (rd >= 0)
-		af_view_classify_fd(fs, rd, bin_rel, st, info);
-	else
-		af_view_classify(fs, bin_rel, st, info);
-	*out = NULL;
-	/* a text that read its siblings is the user's it was read as (by_caller) */
-	if (as && info->by_caller) {
-		if (af_rcache_get_member(fs->cache, st, af_who_key(as), &mine, out) && *out)
-			return 1;
-	} else if (af_rcache_get(fs->cache, st, info, out) && *out) {
-		return 1;
-	}
-	return !info->codec || info->failed ? -EIO : 0;
-}
-
-/* AF_AGAIN_ALONE: refused for room when other renders held the pool it asked for: to be
- * done again alone (refused with the whole pool, the verdict is final at once). b: the binary as
- * its caller opened it (its bytes are read from there), or NULL: the daemon's own
- * render of bin_rel (a listing's, read by name). as: the caller it renders for, whose
- * siblings are read as that user's (NULL: the daemon's). */
-static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		       const struct af_bin *b, const struct af_who *as, struct af_text **out,
-		       int alone)
-{
-	struct af_buf in = AF_BUF_INIT, yaml = AF_BUF_INIT;
-	struct af_diag d;
-	struct af_rinfo info;
-	struct af_sibio sib;
-	struct af_render_bound rb;
-	struct stat st = b ? b->st : *st0;
-	int rc = 0, rd = -1;
+	const struct af_bin_ops *ops = b->ops;
+	struct af_rjob j = {.fs = fs, .b = b, .as = as, .yaml = AF_BUF_INIT, .rd = -1, .in = AF_BUF_INIT};
+	struct af_text *t = NULL;
+	int rc, bound = 0;
 
 	*out = NULL;
-	if (af_folder_member(fs, bin_rel))
-		return af_folder_render(fs, bin_rel, 0, b ? &b->st : NULL, out);
-	if (b && (rd = af_bin_reopen(b)) < 0)
-		return rd;
-	af_diag_init(&d);
+	af_diag_init(&j.d);
 	/* in the cache, or known to fail (a read's, a stat's common case): no gate to pass */
-	if ((rc = known(fs, bin_rel, rd, as, &st, &info, out))) {
+	if ((rc = ops->known(&j, &t))) {
+		*out = t;
 		rc = rc > 0 ? 0 : rc;
 		goto done;
 	}
-	af_render_bound_init(&rb, fs->cache, alone, af_render_guess((uint64_t)st.st_size));
-	for (int attempt = 0;; attempt++) {
-		/* a re-read (AF_BN_CHANGED) may find the new identity rendered */
-		if (attempt && (rc = known(fs, bin_rel, rd, as, &st, &info, out))) {
-			rc = rc > 0 ? 0 : rc;
-			goto out;
-		}
+	af_render_bound_init(&j.rb, fs->cache, alone, j.guess);
+	bound = 1;
+	if ((rc = ops->read(&j, &t)) > 0) { /* a re-read found the new identity rendered */
+		*out = t;
 		rc = 0;
-		af_buf_reset(&in);
-		af_diag_clear(&d);
-		/* the binary and a model of it: within the bound before the file is read */
-		if (!af_render_mem_room(&rb, af_model_of((uint64_t)st.st_size))) {
-			rc = !alone && rb.pool_short ? AF_AGAIN_ALONE : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
-			goto out;
-		}
-		/* A file replaced while we read it is read again under its new identity (the
-		 * caller's: the same file, written to meanwhile). */
-		rc = rd >= 0 ? af_fd_read_stable(rd, AF_MAX_FILE, &st, &in, &d)
-			     : af_bn_read_stable(af_ov_at(fs, bin_rel), bin_rel, AF_MAX_FILE, &st, &in, &d);
-		if (rc < 0) {
-			rc = -EIO;
-			goto out;
-		}
-		if (rc == 0)
-			break;
-		if (attempt >= 3) {
-			rc = -EAGAIN;
-			goto out;
-		}
+		goto done;
 	}
-	af_sibio_init(&sib, fs, bin_rel);
-	sib.as = as;
-	sib.d.io.mem_room = af_render_mem_room;
-	sib.d.io.mem_ctx = &rb;
-	af_rcache_note_render(fs->cache);
-	yaml.bound = &rb.b;
-	rc = af_text_begin(&yaml);
-	if (!rc)
-		rc = af_view_modeline(info.codec, bin_rel, &yaml); /* the schema, for editors */
-	if (!rc)
-		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
-	int by_caller = sib.asked;
-	af_sibio_close(&sib);
-	int read_only = rc == AF_VIEW_READONLY && !yaml.failed;
-	if (read_only) { /* shown, but not for saving: the reason is in its header too */
+	if (rc && !j.rb.refused)
+		goto done;
+	if (!rc) {
+		af_rcache_note_render(fs->cache);
+		j.yaml.bound = &j.rb.b;
+		rc = af_text_begin(&j.yaml);
+		if (!rc)
+			rc = af_view_modeline(j.codec, b->rel, &j.yaml); /* the schema, for editors */
+		if (!rc)
+			rc = ops->to_yaml(&j);
+	}
+	j.read_only = ops->read_only_views && rc == AF_VIEW_READONLY && !j.yaml.failed;
+	if (j.read_only) { /* shown, but not for saving: the reason is in its header too */
 		char msg[1200];
-		af_diag_format(&d, bin_rel, msg, sizeof(msg));
+		af_diag_format(&j.d, b->rel, msg, sizeof(msg));
 		af_fs_log(LOG_NOTICE, "%s (shown read-only)", msg);
-		af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
+		af_errlog_add(fs->errors, AF_ERRLOG_ALL, b->rel, &j.d);
 		rc = 0;
 	}
-	if (yaml.over || rb.refused) {
-		rc = !alone && rb.pool_short ? AF_AGAIN_ALONE : refuse_too_big(fs, &d, &rb, bin_rel, &st, info.codec);
-		goto out;
+	if (j.yaml.over || j.rb.refused) {
+		rc = !alone && j.rb.pool_short ? AF_AGAIN_ALONE : refuse_too_big(&j);
+		goto done;
 	}
-	if (rc || yaml.failed) {
+	if (rc || j.yaml.failed) {
 		char msg[1200];
-		if (!d.code)
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-		af_diag_format(&d, bin_rel, msg, sizeof(msg));
-		af_fs_log(LOG_WARNING, "%s (shown as the plain binary)", msg);
-		if (d.code != AF_ENOMEM) { /* once per identity: the verdict is cached */
-			af_rcache_put_failed(fs->cache, &st, info.codec);
-			af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, &d);
+		if (!j.d.code)
+			af_diag_error(&j.d, AF_ENOMEM, "out of memory");
+		af_diag_format(&j.d, b->rel, msg, sizeof(msg));
+		af_fs_log(LOG_WARNING, "%s (shown as %s)", msg, ops->shown_as);
+		if (j.d.code == AF_ENOMEM) {
+			rc = ops->oom_rc;
+			goto done;
 		}
+		/* once per identity: the verdict is cached (a member's: its container's) */
+		ops->failed(&j);
+		af_errlog_add(fs->errors, AF_ERRLOG_ALL, b->rel, &j.d);
 		rc = -EIO;
-		goto out;
+		goto done;
 	}
-	*out = af_text_end(&yaml);
-	if (!*out) {
+	if (!(*out = af_text_end(&j.yaml))) {
 		rc = -ENOMEM;
-		goto out;
+		goto done;
 	}
-	if (by_caller && as) /* the caller's own: their siblings */
-		af_rcache_put_member_text(fs->cache, &st, af_who_key(as), info.codec, 0, NULL, *out);
-	else
-		af_rcache_put_text(fs->cache, &st, info.codec, *out);
-	if (by_caller)
-		af_rcache_mark_by_caller(fs->cache, &st);
-	if (read_only)
-		af_rcache_mark_read_only(fs->cache, &st);
-out:
-	af_render_bound_end(&rb); /* the text is the cache's now, counted as its own */
+	ops->put(&j, *out);
 done:
-	if (rd >= 0)
-		close(rd);
-	af_buf_free(&in);
-	af_buf_free(&yaml);
-	af_diag_free(&d);
+	if (bound)
+		af_render_bound_end(&j.rb); /* the text is the cache's now, counted as its own */
+	ops->end(&j);
+	af_buf_free(&j.yaml);
+	af_diag_free(&j.d);
 	return rc;
 }
-
 
 /* One render of a binary at a time: the kernel may ask for a cold view on several request
  * threads at once (a stat and a read, two readers), and each would render the same
@@ -191,8 +129,6 @@ done:
 
 struct render_job {
 	struct af_fs *fs;
-	const char *bin_rel;
-	const struct stat *st0;
 	const struct af_bin *b;
 	const struct af_who *as;
 	struct af_text **out;
@@ -201,25 +137,25 @@ struct render_job {
 static int render_attempt(void *ctx, int alone)
 {
 	struct render_job *j = ctx;
-	return render_once(j->fs, j->bin_rel, j->st0, j->b, j->as, j->out, alone);
+	return render_once(j->fs, j->b, j->as, j->out, alone);
 }
 
-/* A render of bin_rel (b: as its caller opened it, or NULL) in its flight, done again
- * alone when refused while others shared the renders' memory (render.h). */
-int af_view_render_bin(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
-		  const struct af_bin *b, struct af_text **out)
+int af_bin_render(struct af_fs *fs, const struct af_bin *b, struct af_text **out)
 {
 	/* the shared render cache is the daemon's: whoever asks, the same text (a caller's
 	 * right to read it is proven before: b, opened as the caller, is what is read) */
 	int was = af_act_pause(), rc;
-	const struct stat *id = b ? &b->st : st0;
 	const struct af_who *as = was ? af_caller() : NULL; /* siblings: theirs */
-	struct af_flight me = {id->st_dev, id->st_ino, af_fnv1_64(bin_rel, strlen(bin_rel)), NULL};
-	af_prefetch_claim(fs, id); /* a worker may have it, or be at it */
-	af_flight_take(&fs->renders, &me);
-	struct render_job job = {fs, bin_rel, st0, b, as, out};
+	struct af_flight me = {b->st.st_dev, b->st.st_ino, af_fnv1_64(b->rel, strlen(b->rel)), NULL};
+	struct render_job job = {fs, b, as, out};
+	int fly = !b->l; /* its container held (a listing's): that lock is its flight */
+	if (fly) {
+		af_prefetch_claim(fs, &b->st); /* a worker may have it, or be at it */
+		af_flight_take(&fs->renders, &me);
+	}
 	rc = af_budget_run(render_attempt, &job);
-	af_flight_land(&fs->renders, &me);
+	if (fly)
+		af_flight_land(&fs->renders, &me);
 	af_act_resume(was);
 	return rc;
 }
@@ -227,7 +163,10 @@ int af_view_render_bin(struct af_fs *fs, const char *bin_rel, const struct stat 
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0,
 		   struct af_text **out)
 {
-	return af_view_render_bin(fs, bin_rel, st0, NULL, out);
+	struct af_bin b;
+	int rc = af_bin_by_name(fs, bin_rel, st0, &b);
+	*out = NULL;
+	return rc ? rc : af_bin_render(fs, &b, out);
 }
 
 /* The text of r (a view or a split view's part) rendered from b. */
@@ -239,7 +178,7 @@ int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
 	*out = NULL;
 	if (r->kind == AF_K_ARCFILE) /* a container's index.yaml, a raw member */
 		return af_folder_render(fs, r->bin, 1, b ? &b->st : NULL, out);
-	rc = af_view_render_bin(fs, r->bin, &r->st, b, &whole);
+	rc = b ? af_bin_render(fs, b, &whole) : af_view_render(fs, r->bin, &r->st, &whole);
 	if (rc || r->kind != AF_K_SPLITPART) {
 		*out = rc ? NULL : whole;
 		return rc;
@@ -266,7 +205,7 @@ int af_view_open_from(struct af_fs *fs, struct af_res *r, int flags, struct af_t
 		if (!rc && from)
 			*from = b.st;
 		if (!rc && by_caller) /* a member's siblings are in its container: not the caller's */
-			*by_caller = !af_folder_member(fs, r->bin) &&
+			*by_caller = !b.member &&
 				     af_rcache_get(fs->cache, &b.st, &info, NULL) && info.by_caller;
 		af_bin_close(&b);
 		if (rc != -EAGAIN || attempt >= 3)

@@ -3,7 +3,8 @@
  * (examples/walk.animation.yaml encoded, a game file; examples/MOTION.BIN.yaml encoded,
  * the one member of an AFS archive). Each pipeline once: the render (resolve, the proof by
  * descriptor, the render, the cache), the save of a game file and the save of a member
- * (edit, unchanged, refused), each checked on the bytes GAME holds after it. */
+ * (edit, unchanged, refused), each checked on the bytes GAME holds after it; and both
+ * kinds of binary (struct af_bin) through the one render and the one save pipeline. */
 #include <errno.h>
 #include <fcntl.h>
 #include <setjmp.h>
@@ -20,6 +21,7 @@
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
 #include "../../src/fs/fs_int.h"
+#include "../../src/view/bin.h"
 
 /* The fake face: counts what the core asks of it. */
 static int asked_size, asked_alias, forgotten;
@@ -333,12 +335,87 @@ static void test_save_member(void **state)
 	af_diag_free(&d);
 }
 
+/* One render pipeline and one save pipeline for both kinds of binary: each resolved
+ * once into a struct af_bin with its kind's operations, rendered by af_bin_render (a
+ * game file read through the caller's descriptor; a member through its container),
+ * cached by the same pipeline, refused when the file proven is not the file there, and
+ * saved by the one af_commit_to through the steps its target's kind gives. */
+static void test_one_pipeline(void **state)
+{
+	struct env *e = *state;
+	struct af_bin file, member, other;
+	struct af_text *ft = NULL, *mt = NULL, *again = NULL;
+	struct af_rcache_stats st0, st1;
+	struct af_target t;
+	struct af_diag d;
+	af_diag_init(&d);
+	/* resolved once: the kind and the file the caller opened */
+	assert_int_equal(af_bin_open(&e->fs, "walk.animation", O_RDONLY, &file), 0);
+	assert_ptr_equal(file.ops, &af_bin_file_ops);
+	assert_string_equal(file.ops->kind, "file");
+	assert_false(file.member);
+	assert_int_equal(af_bin_open(&e->fs, "pack.afs/MOTION.BIN", O_RDONLY, &member), 0);
+	assert_ptr_equal(member.ops, &af_bin_member_ops);
+	assert_string_equal(member.ops->kind, "member");
+	assert_true(member.member);
+	assert_string_equal(member.file, "pack.afs");
+	/* one render function: each rendered once, then the cache's */
+	af_rcache_stats(e->fs.cache, &st0);
+	assert_int_equal(af_bin_render(&e->fs, &file, &ft), 0);
+	assert_int_equal(af_bin_render(&e->fs, &member, &mt), 0);
+	af_rcache_stats(e->fs.cache, &st1);
+	assert_int_equal(st1.renders - st0.renders, 2);
+	assert_non_null(strstr((const char *)ft->data, "\nlength: "));
+	assert_non_null(strstr((const char *)mt->data, "[8, 1, 1.0]"));
+	assert_int_equal(af_bin_render(&e->fs, &member, &again), 0);
+	assert_int_equal(again->len, mt->len);
+	af_text_unref(again);
+	again = NULL;
+	assert_int_equal(af_bin_render(&e->fs, &file, &again), 0);
+	assert_int_equal(again->len, ft->len);
+	af_text_unref(again);
+	again = NULL;
+	af_rcache_stats(e->fs.cache, &st0);
+	assert_int_equal(st0.renders, st1.renders);
+	assert_null(e->fs.renders.list); /* every flight landed */
+	/* a container proven that is not the one there: never read for the caller */
+	other = member;
+	other.fd = -1;
+	other.st.st_ino ^= 1;
+	assert_int_equal(af_bin_render(&e->fs, &other, &again), -EAGAIN);
+	assert_null(again);
+	/* the daemon's own by name: the same kinds */
+	assert_int_equal(af_bin_by_name(&e->fs, "pack.afs/MOTION.BIN", &member.st, &other), 0);
+	assert_ptr_equal(other.ops, &af_bin_member_ops);
+	assert_int_equal(af_bin_render(&e->fs, &other, &again), 0);
+	assert_int_equal(again->len, mt->len);
+	af_text_unref(again);
+	/* one save pipeline: the target's kind gives its steps */
+	struct af_dest to = {-1, "walk.animation", af_who_self(), 0644, 0, NULL, NULL, NULL, 0};
+	assert_int_equal(af_target_resolve(&e->fs, &to, &t, &d), 0);
+	assert_ptr_equal(t.ops, &af_bin_file_ops);
+	assert_null(t.container);
+	af_target_close(&t);
+	to.bin_rel = "pack.afs/MOTION.BIN";
+	assert_int_equal(af_target_resolve(&e->fs, &to, &t, &d), 0);
+	assert_ptr_equal(t.ops, &af_bin_member_ops);
+	assert_non_null(t.container);
+	assert_string_equal(t.inner, "MOTION.BIN");
+	af_target_close(&t);
+	af_bin_close(&file);
+	af_bin_close(&member);
+	af_text_unref(ft);
+	af_text_unref(mt);
+	af_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test_setup_teardown(test_render, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_game, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_save_member, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_one_pipeline, setup, teardown),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
