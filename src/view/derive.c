@@ -200,6 +200,22 @@ int af_table_room(void *ctx, size_t want)
 	return 0;
 }
 
+int af_nest_room(void *ctx, const char *member, size_t want)
+{
+	struct af_nest_room *r = ctx;
+	struct af_diag d;
+	if (af_table_room(&r->t, want))
+		return 1;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_ENOMEM, "its member %s, itself an archive, would take more than %zu MiB with the "
+		      "container's own tables (its bytes read whole and its tables): shown as its raw member",
+		      member, (r->t.want + ((size_t)1 << 20) - 1) >> 20);
+	af_table_refused(r->fs, r->rel, &d);
+	af_diag_free(&d);
+	r->t.refused = 0;
+	return 0;
+}
+
 void af_table_refused(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
 	char msg[1200];

@@ -56,5 +56,15 @@ struct af_table_room {
 int af_table_room(void *ctx, size_t want);
 /* The line for a container refused so (d: the registry's why): .animfs/errors and the log. */
 void af_table_refused(struct af_fs *fs, const char *rel, struct af_diag *d);
+/* The archives nested in a loaded container (struct af_archive.nest_room): their bytes and
+ * tables lent from the texts' share as the container's own tables are (t: its room, its
+ * loan so far included), for as long as it is loaded; one that does not fit is refused
+ * with its line (the container's rel) and shown as its raw member. */
+struct af_nest_room {
+	struct af_table_room t;
+	struct af_fs *fs;
+	char rel[4096];
+};
+int af_nest_room(void *ctx, const char *member, size_t want);
 
 #endif

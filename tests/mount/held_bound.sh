@@ -18,7 +18,7 @@ for i in $(seq 0 "$N"); do cp "$bank" "$GAME/m$i.bin"; done
 # hold CACHE_MB MIN_MADE [MOUNT OPTION...]: N callers open their view (each a different
 # file), wait until all hold theirs, then read it whole at once
 hold() {
-  local cache_mb=$1 min=$2 i made=0 pids=() hwm
+  local cache_mb=$1 min=$2 i made=0 pids=()
   refused=0
   shift 2
   rm -f "$T"/ready* "$T/go" "$T"/out*
@@ -52,11 +52,7 @@ hold() {
       refused=$((refused + 1))
     fi
   done
-  hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-  "$ANIMFS" umount "$VIEW"
-  check_daemon
-  echo "--cache-mb=$cache_mb $*: $N different views of $(stat -c %s "$T/ref") bytes held open at once: $made read whole, $refused refused; daemon VmHWM $((hwm >> 10)) MiB (bound $((cache_mb + 64)))"
-  [ "$hwm" -le $(((cache_mb + 64) << 10)) ] || fail "the daemon peaked at $((hwm >> 10)) MiB, over --cache-mb + 64 = $((cache_mb + 64)) MiB"
+  bound_check "$pid" "$cache_mb" "$* $N different views of $(stat -c %s "$T/ref") bytes held open at once: $made read whole, $refused refused"
   [ "$made" -ge "$min" ] || fail "only $made of $N views read under --cache-mb=$cache_mb"
 }
 hold 16 "$N"
