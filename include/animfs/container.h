@@ -200,6 +200,16 @@ struct af_archive {
 	size_t yaml_max;
 	af_ymore_fn *yaml_more;
 	void *yaml_more_ctx;
+	/* the archives nested in it (a member that is itself an archive: its bytes when read
+	 * whole, and its tables): nest_room, set by the caller on the outermost archive
+	 * (NULL: no bound), is asked for all that the outermost holds with them, its own
+	 * tables (af_archive_held) included, before a nested one is read and as its tables
+	 * grow (as struct af_io.mem_room is; member: the nested one's name in its parent):
+	 * 1 when they fit; one refused is shown as its raw member from then on. nested:
+	 * what those opened hold (the outermost's count) */
+	int (*nest_room)(void *ctx, const char *member, size_t want);
+	void *nest_ctx;
+	size_t nested;
 };
 /* Open with the codec table's content checks. 0 or AF_E*. */
 int af_archive_open(struct af_archive *a, const struct af_container *c, const uint8_t *data,

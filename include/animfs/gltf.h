@@ -49,7 +49,7 @@ int af_gltf_from_yaml(const uint8_t *yaml, size_t n, const struct af_gltf_opts *
 
 /* The glTF of a checked scene appended to out (json as in the options). 0 or AF_ENOMEM. A
  * GLB's binary chunk is written in its place in out and the head put in front of it (no
- * second copy); mem (or NULL): the JSON's parts are counted with the scene (out->over set
+ * second copy); mem (or NULL): the JSON's parts are counted with the scene as they grow (out->over set
  * when refused). */
 int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct af_buf *out);
 int af_gltf_write_room(const struct af_scene *sc, int json, const char *title, const struct af_ybudget *mem,
@@ -60,6 +60,9 @@ struct af_gltf_import_opts {
 	const char *const *anims; /* the file's animations to take from the glTF (NULL: all) */
 	size_t nanims;
 	const struct af_io *io;   /* the original's siblings (as for from_yaml), or NULL */
+	/* The memory it may take (the mount's bound: the view's tree, the glTF's values read
+	 * out, the scene; the file made is out's own bound), or NULL. */
+	const struct af_ybudget *mem;
 };
 
 /* The glTF (gl, ngl: GLB, or JSON with data: URI buffers) merged into the game file bin

@@ -80,7 +80,7 @@ int af_cli_import(int argc, char **argv)
 		where = into;
 		goto out;
 	}
-	struct job j = {&gl, &bin, {opts[1].n ? anims : NULL, opts[1].n, NULL}, &out, &rep, 0};
+	struct job j = {&gl, &bin, {opts[1].n ? anims : NULL, opts[1].n, NULL, NULL}, &out, &rep, 0};
 	if (af_cli_view_yaml_with(into, &yaml, &where, &d, merge, &j)) {
 		if (j.merged)
 			where = in;

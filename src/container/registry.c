@@ -259,21 +259,45 @@ static const struct af_container *bid_content(const char *name, const uint8_t *p
 }
 
 /* s opened over data (n bytes), which outlive it: borrowed where the container opens
- * from memory without a copy (open_src), else copied (open). */
+ * from memory without a copy (open_src), else copied (open); io: its bound (or NULL). */
 static int open_borrowed(struct af_archive *s, const struct af_container *c, const uint8_t *data,
-			 size_t n, struct af_diag *d)
+			 size_t n, const struct af_io *io, struct af_diag *d)
 {
-	struct af_container_env env = {claims, NULL, NULL};
+	struct af_container_env env = {claims, NULL, io};
 	struct af_src src = {data, -1, n, 0};
 	int rc;
 	if (!c->open_src)
-		return af_archive_open(s, c, data, n, d);
+		return af_archive_open_io(s, c, data, n, io, d);
 	memset(s, 0, sizeof(*s));
 	s->c = c;
 	s->size = n;
 	if ((rc = c->open_src(&src, &env, &s->st, d)))
 		return rc;
-	return members_of(s, NULL, d);
+	return members_of(s, io, d);
+}
+
+/* A nested archive's room (what the outermost holds with it: before its bytes are read,
+ * then as its tables grow), asked of the outermost's nest_room. */
+struct nest {
+	struct af_archive *top;
+	const char *member;
+	size_t body;    /* its bytes read whole, or their size before they are read */
+	int refused;
+};
+
+static int nest_room(void *ctx, size_t want)
+{
+	struct nest *n = ctx;
+	struct af_archive *top = n->top;
+	size_t all = af_archive_held(top), more[3] = {top->nested, n->body, want};
+	if (!top->nest_room)
+		return 1;
+	for (int k = 0; k < 3; k++)
+		all = all > SIZE_MAX - more[k] ? SIZE_MAX : all + more[k];
+	if (top->nest_room(top->nest_ctx, n->member, all))
+		return 1;
+	n->refused = 1;
+	return 0;
 }
 
 /* Member i as a nested archive, or NULL when it is none. *nomem: it could not be told
@@ -290,6 +314,12 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	const uint8_t *data = NULL;
 	uint8_t head[64];
 	size_t got = 0, n = 0;
+	struct af_archive *top = a;
+	while (top->parent)
+		top = top->parent;
+	struct nest room = {top, a->m[i].name, 0, 0};
+	struct af_io io = {.mem_room = nest_room, .mem_ctx = &room};
+	uint64_t off, len;
 	af_diag_init(&d);
 	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec)
 		goto out;
@@ -305,7 +335,7 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	if (has && a->c->head) { /* its bytes in a file of the state's: only its tables read */
 		if (!(c = bid_content(a->m[i].name, head, got)))
 			goto out;
-		if (!(s = af_alloc_zeroed(1, sizeof(*s))) || af_archive_open_src(s, c, &from, NULL, &d)) {
+		if (!(s = af_alloc_zeroed(1, sizeof(*s))) || af_archive_open_src(s, c, &from, &io, &d)) {
 			free(s);
 			s = NULL;
 			goto out;
@@ -313,14 +343,18 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 		goto opened;
 	}
 	if (!(a->c->lend && (data = a->c->lend(a->st, i, &n)))) {
+		/* its bytes, read whole: their room asked first where their size is known */
+		if (a->c->span && a->c->span(a->st, i, &off, &len) &&
+		    (room.body = len > SIZE_MAX ? SIZE_MAX : (size_t)len, !nest_room(&room, 0)))
+			goto out;
 		if (a->c->body(a->st, i, &body, &d))
 			goto out;
 		data = body.data ? body.data : (const uint8_t *)"";
-		n = body.len;
+		n = room.body = body.len;
 	}
 	if (!(c = bid_content(a->m[i].name, data, n)))
 		goto out;
-	if (!(s = af_alloc_zeroed(1, sizeof(*s))) || open_borrowed(s, c, data, n, &d)) {
+	if (!(s = af_alloc_zeroed(1, sizeof(*s))) || open_borrowed(s, c, data, n, &io, &d)) {
 		free(s);
 		s = NULL;
 		goto out;
@@ -331,8 +365,10 @@ opened:
 	s->parent = a;
 	s->at = i;
 	s->depth = a->depth + 1;
+	top->nested += room.body + af_archive_held(s);
 out:
-	*nomem = !s && (d.code == AF_ENOMEM || body.failed || (c && !d.code));
+	/* refused for room: its raw member from now on (not asked again) */
+	*nomem = !s && !room.refused && (d.code == AF_ENOMEM || body.failed || (c && !d.code));
 	af_buf_free(&body);
 	af_diag_free(&d);
 	return s;

@@ -122,12 +122,39 @@ static void tad_close(void *st)
 	free(t);
 }
 
+/* What the state holds: its copy of the index, the TAC (read whole) and the names. */
+static size_t held_of(size_t tad, uint64_t tac, uint64_t count)
+{
+	uint64_t sum = (uint64_t)tad + tac + (count + 1) * (AF_MEMBER_NAME_MAX + sizeof(const char *));
+	return sum > SIZE_MAX ? SIZE_MAX : (size_t)sum;
+}
+
+static size_t tad_tables(void *st)
+{
+	const struct tad *t = st;
+	return held_of(t->tad.cap, t->tac.cap, t->n);
+}
+
+/* The room for the index's copy, the TAC and the names, asked of the caller's bound
+ * (env's io.mem_room) before any of them is read or made: 0, or AF_ENOMEM with d. */
+static int room_for(const uint8_t *data, size_t n, const struct af_container_env *env, struct af_diag *d)
+{
+	const struct af_io *io = env ? env->io : NULL;
+	uint64_t tac = af_le64(data + 0x28);
+	size_t want = held_of(n, tac, af_le64(data + 0x30));
+	if (!io || !io->mem_room || (tac <= AF_MAX_FILE && io->mem_room(io->mem_ctx, want)))
+		return 0;
+	return af_diag_error(d, AF_ENOMEM, "its index and the TAC beside it (%llu bytes, read whole) would take "
+			     "more than %zu MiB, more than the memory bound lets one container hold",
+			     (unsigned long long)tac, (want + ((size_t)1 << 20) - 1) >> 20);
+}
+
 static int tad_open(const uint8_t *data, size_t n, const struct af_container_env *env, void **st,
 		    struct af_diag *d)
 {
 	struct tad *t;
 	int rc;
-	if ((rc = check_index(data, n, d)))
+	if ((rc = check_index(data, n, d)) || (rc = room_for(data, n, env, d)))
 		return rc;
 	if (!(t = af_alloc_zeroed(1, sizeof(*t))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
@@ -249,6 +276,7 @@ const struct af_container af_container_tad = {
 	.check = tad_check,
 	.open = tad_open,
 	.close = tad_close,
+	.tables = tad_tables,
 	.count = tad_count,
 	.member = tad_member,
 	.body = tad_body,

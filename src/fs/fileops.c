@@ -72,10 +72,16 @@ static long caller_process(void)
 	return tgid > 0 ? tgid : tid;
 }
 
+/* The error of a handle not made (af_handle_new_text: EFBIG past the bound). */
+static int no_handle(void)
+{
+	return errno == EFBIG ? -EFBIG : -ENOMEM;
+}
+
 static int put_handle(struct fuse_file_info *fi, struct af_handle *h, int direct)
 {
 	if (!h)
-		return -ENOMEM;
+		return no_handle();
 	h->who = *af_caller();
 	/* only a handle that can write saves on its opener's close (a read-only one's
 	 * flush has nothing to save: no /proc read for it, at open or at flush) */
@@ -210,7 +216,7 @@ static int view_handle(struct af_fs *fs, struct fuse_file_info *fi, const char *
 	struct af_handle *h = af_handle_new_text(fs, rel, bin, t, 1);
 	if (h)
 		h->part = part;
-	int rc = h ? pin_folder(fs, h) : -ENOMEM;
+	int rc = h ? pin_folder(fs, h) : no_handle();
 	if (rc) {
 		if (h)
 			af_handle_free(fs, h);
@@ -237,7 +243,7 @@ static int open_preview_save(struct af_fs *fs, const char *view, const char *rel
 		return rc == -EIO ? -ENOENT : rc;
 	struct af_handle *h = af_handle_new_text(fs, rel, v.bin, NULL, 1);
 	if (!h)
-		return -ENOMEM;
+		return no_handle();
 	h->save = af_previews_save;
 	if ((rc = pin_folder(fs, h))) {
 		af_handle_free(fs, h);
@@ -492,7 +498,7 @@ static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
 	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
 	af_text_unref(t);
 	if (!h)
-		return -ENOMEM;
+		return no_handle();
 	h->who = *af_caller();
 	h->part = r->kind == AF_K_SPLITPART;
 	rc = af_handle_truncate(h, size);

@@ -1,6 +1,9 @@
 /* Open files. A pass-through or scratch file is a descriptor. A view is a private
  * text buffer: it starts as the rendered text (shared, copied on the first change),
- * write and truncate change only the buffer, and a commit encodes it. */
+ * write and truncate change only the buffer, and a commit encodes it. The text an open
+ * file holds counts in the one memory bound (issue 47): lent from the texts' share while
+ * open files hold it, else kept in a file of the daemon's and read from there, else the
+ * open is refused (EFBIG, with a line). */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,6 +29,7 @@ static struct af_handle *alloc_handle(struct af_fs *fs, const char *rel)
 		return NULL;
 	h->fd = -1;
 	h->dirfd = -1;
+	h->tfd = -1;
 	h->fs = fs;
 	h->who = af_who_self();
 	snprintf(h->rel, sizeof(h->rel), "%s", rel);
@@ -70,12 +74,59 @@ struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel)
 	return h;
 }
 
+/* The text as opened let go (its loan or its file). */
+static void let_go(struct af_handle *h)
+{
+	if (h->held)
+		af_rcache_unhold(h->fs->cache, h->snap);
+	h->held = 0;
+	af_text_unref(h->snap);
+	h->snap = NULL;
+	if (h->tfd >= 0) {
+		close(h->tfd);
+		af_rcache_unhold_file(h->fs->cache, h->tlen);
+	}
+	h->tfd = -1;
+	h->tlen = 0;
+}
+
+/* h's text as opened, within the bound: lent from the texts' share, else in a file of the
+ * daemon's (h->snap let go), else refused with its line: 0 or -EFBIG. */
+static int hold(struct af_handle *h)
+{
+	struct af_fs *fs = h->fs;
+	struct af_text *t = h->snap;
+	int fd;
+	if (!t || !t->len || !fs->cache || (h->held = af_rcache_hold(fs->cache, t)))
+		return 0;
+	if ((fd = af_rcache_hold_file(fs->cache, t)) >= 0) {
+		h->tfd = fd;
+		h->tlen = t->len;
+		af_text_unref(t);
+		h->snap = NULL;
+		return 0;
+	}
+	struct af_diag d;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_ENOMEM, "opening it would take more than %zu MiB of text beside what open files "
+		      "hold, more than --cache-mb=%zu lets them hold in memory, and no room is left for it "
+		      "on disk beside the spill file (%s): close some or raise --cache-mb",
+		      (t->len + ((size_t)1 << 20) - 1) >> 20, fs->cache_bytes >> 20,
+		      fd == -EFBIG ? "past its cap, or no folder for it" : strerror(-fd));
+	af_errlog_add(fs->errors, h->who.uid, h->rel, &d);
+	af_fs_log(LOG_WARNING, "%s: %s (not opened)", h->rel, d.msg);
+	af_diag_free(&d);
+	return -EFBIG;
+}
+
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,
 				     struct af_text *snap, int is_view)
 {
 	struct af_handle *h = alloc_handle(fs, rel);
-	if (!h)
+	if (!h) {
+		errno = ENOMEM;
 		return NULL;
+	}
 	h->kind = AF_H_TEXT;
 	h->is_view = is_view;
 	h->is_ctl = !is_view;
@@ -86,6 +137,11 @@ struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const ch
 		h->owned = 1; /* a new or truncated view: empty and changed */
 		h->dirty = 1;
 		h->pending = 0;
+	}
+	if (hold(h)) {
+		af_handle_free(fs, h);
+		errno = EFBIG;
+		return NULL;
 	}
 	return h;
 }
@@ -113,21 +169,44 @@ void af_handle_free(struct af_fs *fs, struct af_handle *h)
 		close(h->fd);
 	if (h->dirfd >= 0)
 		close(h->dirfd);
-	af_text_unref(h->snap);
+	let_go(h);
 	charge(h, 0);
 	af_buf_free(&h->own);
 	pthread_mutex_destroy(&h->lock);
 	free(h);
 }
 
+/* The text in memory (NULL: none, or in h->tfd), its length in *len. */
 static const uint8_t *text_of(struct af_handle *h, size_t *len)
 {
 	if (h->owned) {
 		*len = h->own.len;
 		return h->own.data;
 	}
+	if (h->tfd >= 0) {
+		*len = h->tlen;
+		return NULL;
+	}
 	*len = h->snap ? h->snap->len : 0;
 	return h->snap ? h->snap->data : NULL;
+}
+
+/* n bytes at off of the text in h->tfd read into out (as far as it goes): the count, or
+ * -errno. */
+static int read_file(struct af_handle *h, void *out, size_t n, off_t off)
+{
+	size_t got = 0;
+	while (got < n) {
+		ssize_t r = pread(h->tfd, (char *)out + got, n - got, off + (off_t)got);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r < 0)
+			return -errno;
+		if (!r)
+			break;
+		got += (size_t)r;
+	}
+	return (int)got;
 }
 
 size_t af_handle_size(struct af_handle *h)
@@ -144,26 +223,32 @@ int af_handle_read(struct af_handle *h, char *out, size_t n, off_t off)
 	size_t len;
 	pthread_mutex_lock(&h->lock);
 	const uint8_t *p = text_of(h, &len);
-	size_t got = 0;
+	int got = 0;
 	if (off >= 0 && (uint64_t)off < len) {
-		got = len - (size_t)off < n ? len - (size_t)off : n;
-		memcpy(out, p + off, got);
+		size_t k = len - (size_t)off < n ? len - (size_t)off : n;
+		got = p ? (memcpy(out, p + off, k), (int)k) : read_file(h, out, k, off);
 	}
 	pthread_mutex_unlock(&h->lock);
-	return (int)got;
+	return got;
 }
 
 /* Take a private copy of the shared text before the first change. */
 static int own(struct af_handle *h)
 {
+	size_t len;
 	if (h->owned)
 		return 0;
-	if (h->snap && charge(h, h->snap->len))
+	const uint8_t *p = text_of(h, &len);
+	if (len && charge(h, len))
 		return -ENOMEM;
-	if (h->snap && af_buf_append(&h->own, h->snap->data, h->snap->len))
+	if (len && af_buf_reserve(&h->own, len))
 		return -ENOMEM;
-	af_text_unref(h->snap);
-	h->snap = NULL;
+	if (p)
+		memcpy(h->own.data, p, len);
+	else if (len && read_file(h, h->own.data, len, 0) != (int)len)
+		return -EIO;
+	h->own.len = len;
+	let_go(h);
 	h->owned = 1;
 	return 0;
 }

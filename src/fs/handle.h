@@ -38,6 +38,10 @@ struct af_handle {
 				  across its save (L3 and below), taken under fs->lock
 				  only by a stat's af_handle_view_size */
 	struct af_text *snap;  /* text as opened (shared) until the first change */
+	int held;              /* snap lent from the texts' share (af_rcache_hold) */
+	int tfd;               /* or the text as opened in a file of the daemon's (the share
+				  could not lend it; af_rcache_hold_file), -1: none */
+	size_t tlen;           /* its length */
 	struct af_buf own;     /* private copy after the first change */
 	int owned, dirty;
 	int refused;           /* the last save's result (a -errno or an AF_E*
@@ -57,6 +61,8 @@ struct af_handle {
 		    size_t n);
 };
 struct af_handle *af_handle_new_fd(struct af_fs *fs, int fd, const char *rel);
+/* A text handle; NULL with errno ENOMEM, or EFBIG: the open files' texts beside the
+ * cache would pass the bound with snap (a line in .animfs/errors says so). */
 struct af_handle *af_handle_new_text(struct af_fs *fs, const char *rel, const char *bin,
 				     struct af_text *snap, int is_view);
 void af_handle_free(struct af_fs *fs, struct af_handle *h);

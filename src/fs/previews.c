@@ -7,6 +7,7 @@
  * .animfs/errors. */
 #include <errno.h>
 #include <fcntl.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -17,9 +18,11 @@
 #include "animfs/path.h"
 #include "bin.h"
 #include "commit.h"
+#include "derive.h"
 #include "dest.h"
 #include "errlog.h"
 #include "previews.h"
+#include "render.h"
 #include "res.h"
 #include "session.h"
 #include "view.h"
@@ -78,7 +81,93 @@ static int read_bin(const struct af_bin *b, struct af_buf *out)
 	return 0;
 }
 
+/* The glTF brought back into the binary, within the bound (af_derive_within: the view's
+ * tree, the glTF's values, the scene and the file made; the binary's bytes beside). */
+struct import {
+	const uint8_t *gl;
+	size_t n;
+	const struct af_text *t;
+	const struct af_buf *bin;
+	struct af_buf *rep;
+};
+
+static int import_make(void *ctx, const struct af_ybudget *mem, struct af_buf *out, struct af_diag *d)
+{
+	struct import *m = ctx;
+	struct af_gltf_import_opts o = {.mem = mem};
+	af_buf_free(m->rep);
+	return af_gltf_import(m->gl, m->n, m->t->data, m->t->len, m->bin->data, m->bin->len, &o, out, m->rep, d);
+}
+
+/* The view of the binary brought back (in, n bytes) into yaml, within the bound as a
+ * view's render is (its text and the codec's model from the renders' pool, then the
+ * texts' share; done again alone when refused while others held the pool). */
+struct back {
+	struct af_fs *fs;
+	const struct af_codec *codec;
+	const char *name;
+	const struct af_buf *in;
+	struct af_buf *yaml;
+	struct af_diag *d;
+	int over;
+	size_t asked;
+};
+
+static int back_once(void *ctx, int alone)
+{
+	struct back *k = ctx;
+	struct af_render_bound rb;
+	struct af_io io = {.name = k->name, .mem_room = af_render_mem_room};
+	int rc;
+	af_render_bound_init(&rb, k->fs->cache, alone, af_render_guess(k->in->len));
+	io.mem_ctx = &rb;
+	af_buf_free(k->yaml);
+	af_diag_clear(k->d);
+	k->yaml->bound = &rb.b;
+	rc = af_render_mem_room(&rb, af_model_of(k->in->len)) ? k->codec->to_yaml(k->in->data, k->in->len, &io, k->yaml, k->d)
+							       : AF_ENOMEM;
+	k->yaml->bound = NULL;
+	rc = rc == AF_VIEW_READONLY ? 0 : rc; /* (its save is refused as the view's would be) */
+	if (!rc && k->yaml->failed)
+		rc = AF_ENOMEM;
+	if (rc)
+		af_buf_free(k->yaml);
+	if ((k->over = rc && (rb.refused || k->yaml->over)))
+		k->asked = rb.text_pool + rb.model_pool + rb.text_over + rb.model_over + rb.model_want;
+	int again = k->over && !alone && rb.pool_short;
+	af_render_bound_end(&rb);
+	return again ? AF_AGAIN_ALONE : rc;
+}
+
+/* The line of an import refused past the bound (asked: what it would take). */
+static int refuse(struct af_fs *fs, const struct af_dest *to, const char *rel, size_t asked, struct af_diag *d)
+{
+	af_diag_clear(d);
+	af_diag_error(d, AF_ENOMEM, "bringing it back would take more than %zu MiB (the view's YAML read as a tree, "
+		      "the glTF's values, the model and the binary made, then its view), more than one save may "
+		      "take under --cache-mb=%zu (the renders' pool and what the texts held for other views could "
+		      "lend): raise --cache-mb", (asked + ((size_t)1 << 20) - 1) >> 20, fs->cache_bytes >> 20);
+	af_errlog_add(fs->errors, to->who.uid, rel, d);
+	return -EFBIG;
+}
+
+/* One glTF brought back at a time (docs/HACKING.md's lock table: taken under a handle's
+ * lock, held across the import, the view of its result and the save, L3 and below): what
+ * each holds beside the pool while it waits for the save's lock (the view's text, the new
+ * one) is then one import's, not one per writer. */
+static pthread_mutex_t importing = PTHREAD_MUTEX_INITIALIZER;
+
+static int save_locked(struct af_fs *fs, const struct af_dest *to, const char *rel, const uint8_t *gl, size_t n);
+
 int af_previews_save(struct af_fs *fs, const struct af_dest *to, const char *rel, const uint8_t *gl, size_t n)
+{
+	pthread_mutex_lock(&importing);
+	int rc = save_locked(fs, to, rel, gl, n);
+	pthread_mutex_unlock(&importing);
+	return rc;
+}
+
+static int save_locked(struct af_fs *fs, const struct af_dest *to, const char *rel, const uint8_t *gl, size_t n)
 {
 	char view[4200];
 	struct af_res v;
@@ -98,14 +187,30 @@ int af_previews_save(struct af_fs *fs, const struct af_dest *to, const char *rel
 	opened = 1;
 	if ((rc = read_bin(&b, &bin)))
 		goto out;
-	struct af_io io = {.name = af_base(v.bin)};
-	if ((rc = af_gltf_import(gl, n, t->data, t->len, bin.data, bin.len, NULL, &out, &rep, &d)) ||
-	    (!(out.len == bin.len && !memcmp(out.data, bin.data, bin.len)) &&
-	     (rc = v.info.codec->to_yaml(out.data, out.len, &io, &yaml, &d)) < 0)) {
+	struct import m = {gl, n, t, &bin, &rep};
+	size_t asked;
+	if ((rc = af_derive_within(fs, t->len, bin.len, import_make, &m, &out, &asked, &d)) == -EFBIG) {
+		rc = refuse(fs, to, rel, asked, &d);
+		goto out;
+	}
+	if (rc) {
+		af_errlog_add(fs->errors, to->who.uid, rel, &d);
+		rc = rc == -ENOMEM ? -ENOMEM : -EINVAL;
+		goto out;
+	}
+	int same = out.len == bin.len && !memcmp(out.data, bin.data, bin.len);
+	af_buf_free(&bin);
+	struct back k = {fs, v.info.codec, af_base(v.bin), &out, &yaml, &d, 0, 0};
+	if (!same && (rc = af_budget_run(back_once, &k)) < 0) {
+		if (k.over) {
+			rc = refuse(fs, to, rel, k.asked, &d);
+			goto out;
+		}
 		af_errlog_add(fs->errors, to->who.uid, rel, &d);
 		rc = rc == AF_ENOMEM ? -ENOMEM : -EINVAL;
 		goto out;
 	}
+	af_buf_free(&out);
 	rc = 0;
 	if (yaml.len) /* a file changed: saved as its view would be, then the notes */
 		rc = af_commit_to(fs, to, rel, yaml.data, yaml.len);

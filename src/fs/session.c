@@ -127,6 +127,7 @@ static void spill_open(struct af_fs *fs, int dirfd, size_t want)
 			want = (size_t)half;
 	}
 	af_rcache_spill(fs->cache, fd, want);
+	af_rcache_hold_dir(fs->cache, at, want); /* texts open files hold past the bound */
 }
 
 int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, const char *cmd)

@@ -448,11 +448,61 @@ int af_gltf_write(const struct af_scene *sc, int json, const char *title, struct
 	return af_gltf_write_room(sc, json, title, NULL, out);
 }
 
+/* The JSON's parts (its text, the bufferViews' and accessors' lines, each counted twice:
+ * they are copied into the text at the end) and a glTF JSON's own binary buffer, counted
+ * with the scene in mem as they grow (each buffer's bound asks; has: what each was let
+ * take). */
+enum { P_JSON, P_VIEWS, P_ACC, P_OWN, NPARTS };
+struct parts {
+	const struct af_ybudget *mem;
+	size_t scene;
+	struct part {
+		struct parts *all;
+		size_t has;
+		struct af_buf_bound b;
+	} p[NPARTS];
+};
+
+static size_t parts_sum(const struct parts *ps)
+{
+	size_t sum = ps->scene;
+	for (int k = 0; k < NPARTS; k++) {
+		size_t n = ps->p[k].has, add = k == P_OWN ? n : n > SIZE_MAX / 2 ? SIZE_MAX : 2 * n;
+		sum = sum > SIZE_MAX - add ? SIZE_MAX : sum + add;
+	}
+	return sum;
+}
+
+/* af_buf_bound.more: a part's bytes in all (its max is 0), if the model's room lets them. */
+static size_t part_more(void *ctx, size_t want)
+{
+	struct part *p = ctx;
+	size_t was = p->has;
+	p->has = want;
+	if (p->all->mem->room(p->all->mem->ctx, parts_sum(p->all)))
+		return want;
+	p->has = was;
+	return was;
+}
+
+static void parts_bind(struct parts *ps, const struct af_ybudget *mem, size_t scene, struct af_buf *const b[NPARTS])
+{
+	ps->mem = mem;
+	ps->scene = scene;
+	for (int k = 0; k < NPARTS; k++) {
+		ps->p[k] = (struct part){ps, 0, {0, part_more, &ps->p[k], 0, 0}};
+		if (mem && mem->room)
+			b[k]->bound = &ps->p[k].b;
+	}
+}
+
 int af_gltf_write_room(const struct af_scene *sc, int json, const char *title, const struct af_ybudget *mem,
 		       struct af_buf *out)
 {
 	struct gw g = { NULL, AF_BUF_INIT, AF_BUF_INIT, AF_BUF_INIT, 0, 0, 0 };
 	struct af_buf j = AF_BUF_INIT;
+	struct parts ps;
+	parts_bind(&ps, mem, sc->bytes, (struct af_buf *const[NPARTS]){&j, &g.views, &g.acc, &g.own});
 	long *map = af_alloc_zeroed(sc->nmesh ? sc->nmesh : 1, sizeof(long));
 	int wrap = sc->scale != 1 || sc->axes[0] || sc->axes[1] || sc->axes[2];
 	size_t start = out->len, roots = 0;
@@ -482,9 +532,8 @@ int af_gltf_write_room(const struct af_scene *sc, int json, const char *title, c
 		skin(sc, &g, &j);
 	animations(sc, &g, &j, title);
 	bin_align(&g);
-	/* the JSON's parts beside the model and the file: counted once made (a few percent
-	 * of the binary chunk: an accessor's line per channel of keys) */
-	if (mem && mem->room && !mem->room(mem->ctx, sc->bytes + 2 * (j.cap + g.views.cap + g.acc.cap) + g.own.cap)) {
+	/* the JSON's parts beside the model and the file: counted as they grew (parts_bind) */
+	if (j.over || g.views.over || g.acc.over || g.own.over) {
 		out->over = 1;
 		goto out;
 	}
@@ -504,8 +553,10 @@ int af_gltf_write_room(const struct af_scene *sc, int json, const char *title, c
 		af_buf_puts(&j, "}]");
 	}
 	af_buf_puts(&j, "}\n");
-	if (j.failed || g.bin->failed || g.views.failed || g.acc.failed)
+	if (j.failed || g.bin->failed || g.views.failed || g.acc.failed || g.own.failed) {
+		out->over |= j.over || g.views.over || g.acc.over || g.own.over;
 		goto out;
+	}
 	if (json)
 		af_buf_append(out, j.data, j.len);
 	else if (glb_front(out, start, bin_len(&g), &j))

@@ -174,6 +174,32 @@ static int match(const struct af_gin *g, const struct af_scene *sc, const struct
 	return rc;
 }
 
+/* The glTF's part of the model beside the scene (mem's room asks for both in all): what
+ * reading it holds (the file's JSON parsed, its buffers: twice the file), then what it
+ * read out of it. */
+struct gl_room {
+	const struct af_ybudget *mem;
+	size_t gl;
+	int refused; /* once: the scene's hook may go on asking (not growing) after it */
+};
+
+static int gl_room(void *ctx, size_t bytes)
+{
+	struct gl_room *r = ctx;
+	if (!r->refused && !r->mem->room(r->mem->ctx, r->gl > SIZE_MAX - bytes ? SIZE_MAX : r->gl + bytes))
+		r->refused = 1;
+	return !r->refused;
+}
+
+static size_t gin_bytes(const struct af_gin *g)
+{
+	size_t sum = g->nnode * (sizeof(char *) + sizeof(long)) + g->nanim * sizeof(struct af_gin_anim) +
+		     g->nch * sizeof(struct af_gin_chan);
+	for (size_t i = 0; i < g->nch; i++)
+		sum += g->ch[i].n * (1 + (g->ch[i].path == AF_SC_ROTATION ? 4 : 3)) * sizeof(float);
+	return sum;
+}
+
 int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t nyaml, const uint8_t *bin,
 		   size_t nbin, const struct af_gltf_import_opts *o, struct af_buf *out, struct af_buf *report,
 		   struct af_diag *d)
@@ -185,14 +211,24 @@ int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t ny
 	size_t *which = NULL, ned = 0, kept = 0, start = out->len;
 	const struct af_codec *c;
 	const char *format;
+	const struct af_ybudget *mem = o && o->mem && o->mem->room ? o->mem : NULL;
+	struct gl_room room = {mem, ngl > SIZE_MAX / 2 ? SIZE_MAX : 2 * ngl, 0};
 	int rc, parsed = 0;
+	if (mem && !gl_room(&room, 0))
+		return af_diag_error(d, AF_ENOMEM, "reading the glTF (%zu bytes) would take more than the memory bound "
+				     "lets it", ngl);
 	if ((rc = af_gltf_read(gl, ngl, &g, d)))
 		return rc;
+	room.gl = gin_bytes(&g);
 	if (af_scene_init(&sc, NULL, 0)) {
 		af_gin_free(&g);
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	}
-	if ((rc = af_ydoc_parse(&doc, yaml, nyaml, NULL, d)))
+	if (mem) { /* the scene's bytes asked for as it grows, with the glTF's */
+		sc.room = gl_room;
+		sc.room_ctx = &room;
+	}
+	if ((rc = af_ydoc_parse(&doc, yaml, nyaml, mem ? mem->lim : NULL, d)))
 		goto out;
 	parsed = 1;
 	format = af_cv_str(af_ymap_get(doc.root, "format"));

@@ -1,13 +1,16 @@
 /* The renders' memory (render.h, "One memory bound" in docs/HACKING.md): the pool the
  * renders and parses in flight share (AF_RENDER_POOL) and its gate, what the render
  * cache lends past it (af_rcache_lend), and the one "done again alone" of a render or
- * parse refused short of room while others held the pool (af_budget_run). */
+ * parse refused short of room while others held the pool (af_budget_run); the texts
+ * open files hold, lent from the texts' share too or kept in files (af_rcache_hold). */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "animfs/yamlio.h"
 #include "render.h"
@@ -206,4 +209,90 @@ void af_render_bound_end(struct af_render_bound *rb)
 	pool_leave(rb->cache, rb->text_pool + rb->model_pool, rb->guess);
 	rb->text_pool = rb->model_pool = 0;
 	rb->cache = NULL;
+}
+
+/* ------------------------------------------------------------ texts held open */
+
+int af_rcache_hold(struct af_rcache *c, struct af_text *t)
+{
+	int ok = 1;
+	pthread_mutex_lock(&c->lock);
+	if (t->holds) {
+		t->holds++;
+	} else if (t->len > c->max_text_bytes - c->lent) {
+		ok = 0;
+	} else {
+		if (t->resident) /* counted in the loan from now on, not twice */
+			c->text_bytes -= t->len;
+		t->holds = 1;
+		c->lent += t->len;
+		af_rc_make_room(c, 0);
+		c->stats.lent_max = c->lent > c->stats.lent_max ? c->lent : c->stats.lent_max;
+	}
+	af_rc_unlock_flush(c);
+	return ok;
+}
+
+void af_rcache_unhold(struct af_rcache *c, struct af_text *t)
+{
+	pthread_mutex_lock(&c->lock);
+	if (t->holds && !--t->holds) {
+		c->lent -= t->len <= c->lent ? t->len : c->lent;
+		if (t->resident) { /* the cache's own again */
+			c->text_bytes += t->len;
+			af_rc_make_room(c, 0);
+		}
+	}
+	af_rc_unlock_flush(c);
+}
+
+void af_rcache_hold_dir(struct af_rcache *c, int dirfd, uint64_t cap)
+{
+	int fd = dirfd >= 0 ? fcntl(dirfd, F_DUPFD_CLOEXEC, 0) : -1;
+	pthread_mutex_lock(&c->lock);
+	if (c->hold_dir >= 0)
+		close(c->hold_dir);
+	c->hold_dir = fd;
+	c->hold_cap = fd >= 0 ? cap : 0;
+	pthread_mutex_unlock(&c->lock);
+}
+
+int af_rcache_hold_file(struct af_rcache *c, const struct af_text *t)
+{
+	int fd = -1, dir, rc = -EFBIG;
+	pthread_mutex_lock(&c->lock);
+	dir = c->hold_dir;
+	if (dir >= 0 && t->len <= c->hold_cap - c->hold_disk) {
+		c->hold_disk += t->len;
+		rc = 0;
+	}
+	pthread_mutex_unlock(&c->lock);
+	if (rc)
+		return rc;
+	fd = openat(dir, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
+	for (size_t at = 0; fd >= 0 && at < t->len;) {
+		ssize_t n = pwrite(fd, t->data + at, t->len - at, (off_t)at);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			rc = n < 0 ? -errno : -ENOSPC;
+			close(fd);
+			fd = -1;
+			break;
+		}
+		at += (size_t)n;
+	}
+	if (fd < 0) {
+		rc = rc ? rc : -errno;
+		af_rcache_unhold_file(c, t->len);
+		return rc;
+	}
+	return fd;
+}
+
+void af_rcache_unhold_file(struct af_rcache *c, size_t len)
+{
+	pthread_mutex_lock(&c->lock);
+	c->hold_disk -= len <= c->hold_disk ? len : c->hold_disk;
+	pthread_mutex_unlock(&c->lock);
 }

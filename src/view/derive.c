@@ -20,7 +20,7 @@
  * the texts' loan. */
 struct acct {
 	struct af_parse_share ps;
-	size_t own, tree_over, model, file;
+	size_t own, tree_over, model, file, fixed;
 	int tree_live;
 	int refused;
 	size_t asked; /* the most asked for in all */
@@ -35,7 +35,7 @@ static size_t sum3(size_t a, size_t b, size_t c)
 static int fits(struct acct *a)
 {
 	size_t tree = a->tree_live ? sum3(a->own, a->tree_over, 0) : 0;
-	size_t need = sum3(tree, a->model, a->file);
+	size_t need = sum3(sum3(tree, a->model, a->file), a->fixed, 0);
 	a->asked = need > a->asked ? need : a->asked;
 	if (need <= a->own)
 		return 1;
@@ -88,7 +88,11 @@ static size_t file_more(void *ctx, size_t want)
 
 struct job {
 	struct af_fs *fs;
-	const struct af_derive *q;
+	size_t n, fixed;    /* the YAML's length; bytes held beside (counted throughout) */
+	af_derive_fn *make;
+	void *ctx;
+	struct af_buf *out; /* the file made (AF_BUF_INIT); as a text when text */
+	int text;
 	struct af_diag *d;
 	struct af_text *t;
 	int over;     /* refused past the bound (the verdict) */
@@ -101,21 +105,24 @@ static int attempt(void *ctx, int alone)
 	struct acct a = {0};
 	struct af_ylimits lim = {0};
 	struct af_buf_bound ob = {0, file_more, &a, 0, 0};
-	struct af_buf out = AF_BUF_INIT;
-	a.own = af_parse_begin(&a.ps, j->fs->cache, j->q->yaml->len, alone);
+	a.own = af_parse_begin(&a.ps, j->fs->cache, j->n, alone);
 	a.tree_live = 1;
+	a.fixed = j->fixed;
 	lim.max_bytes = a.own;
 	lim.more = tree_more;
 	lim.more_ctx = &a;
 	struct af_ybudget mem = {&lim, model_room, tree_freed, &a};
-	out.bound = &ob;
+	af_buf_free(j->out);
+	j->out->bound = &ob;
 	af_diag_clear(j->d);
-	int rc = af_text_begin(&out);
+	int rc = j->text ? af_text_begin(j->out) : 0;
 	if (!rc)
-		rc = j->q->make(j->q->ctx, &mem, &out, j->d);
-	if (!rc && !(j->t = af_text_end(&out)))
+		rc = j->make(j->ctx, &mem, j->out, j->d);
+	if (!rc && j->text && !(j->t = af_text_end(j->out)))
 		rc = AF_ENOMEM;
-	af_buf_free(&out);
+	if (rc || j->text)
+		af_buf_free(j->out);
+	j->out->bound = NULL;
 	/* the tree and the model are freed: the file is the cache's or the caller's now */
 	if ((rc = af_parse_end(&a.ps, rc)) == AF_AGAIN_ALONE)
 		return rc;
@@ -124,6 +131,15 @@ static int attempt(void *ctx, int alone)
 		j->asked = a.asked;
 	}
 	return rc ? -1 : 0;
+}
+
+int af_derive_within(struct af_fs *fs, size_t n, size_t fixed, af_derive_fn *make, void *ctx, struct af_buf *out,
+		     size_t *asked, struct af_diag *d)
+{
+	struct job j = {fs, n, fixed, make, ctx, out, 0, d, NULL, 0, 0};
+	int rc = af_budget_run(attempt, &j);
+	*asked = j.asked;
+	return !rc ? 0 : j.over ? -EFBIG : d->code == AF_ENOMEM ? -ENOMEM : -EIO;
 }
 
 /* ------------------------------------------------------------ the output */
@@ -158,7 +174,8 @@ static void refuse(struct af_fs *fs, const struct af_derive *q, size_t asked, st
 int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out, struct af_diag *d)
 {
 	struct af_flight me = {q->st->st_dev, q->st->st_ino, q->key, NULL};
-	struct job j = {fs, q, d, NULL, 0, 0};
+	struct af_buf file = AF_BUF_INIT;
+	struct job j = {fs, q->yaml->len, 0, q->make, q->ctx, &file, 1, d, NULL, 0, 0};
 	int rc;
 	*out = NULL;
 	if ((rc = kept(fs, q, out)))
@@ -197,6 +214,22 @@ int af_table_room(void *ctx, size_t want)
 		return 1;
 	r->refused = 1;
 	r->want = all;
+	return 0;
+}
+
+int af_nest_room(void *ctx, const char *member, size_t want)
+{
+	struct af_nest_room *r = ctx;
+	struct af_diag d;
+	if (af_table_room(&r->t, want))
+		return 1;
+	af_diag_init(&d);
+	af_diag_error(&d, AF_ENOMEM, "its member %s, itself an archive, would take more than %zu MiB with the "
+		      "container's own tables (its bytes read whole and its tables): shown as its raw member",
+		      member, (r->t.want + ((size_t)1 << 20) - 1) >> 20);
+	af_table_refused(r->fs, r->rel, &d);
+	af_diag_free(&d);
+	r->t.refused = 0;
 	return 0;
 }
 

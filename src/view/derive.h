@@ -40,6 +40,14 @@ struct af_derive {
  * -ENOMEM. */
 int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out, struct af_diag *d);
 
+/* make (its ctx) under the same account as an output of n bytes of YAML, with fixed bytes
+ * held beside it meanwhile, its file made into out (empty; its bound is the account's
+ * while it is made): 0 with out; -EFBIG past the bound (*asked: what it asked for in
+ * all; no line is written: the caller's to say), -EIO (d says why), -ENOMEM. What a
+ * glTF written to a preview's path takes to be brought back (src/fs/previews.c). */
+int af_derive_within(struct af_fs *fs, size_t n, size_t fixed, af_derive_fn *make, void *ctx, struct af_buf *out,
+		     size_t *asked, struct af_diag *d);
+
 /* A container's tables (its member table, names and indexes; base: the file's bytes when
  * it is held whole) lent from the texts' share as they grow (af_io.mem_room while the
  * container opens, af_table_room over this) past its own first MiB: a container whose
@@ -56,5 +64,15 @@ struct af_table_room {
 int af_table_room(void *ctx, size_t want);
 /* The line for a container refused so (d: the registry's why): .animfs/errors and the log. */
 void af_table_refused(struct af_fs *fs, const char *rel, struct af_diag *d);
+/* The archives nested in a loaded container (struct af_archive.nest_room): their bytes and
+ * tables lent from the texts' share as the container's own tables are (t: its room, its
+ * loan so far included), for as long as it is loaded; one that does not fit is refused
+ * with its line (the container's rel) and shown as its raw member. */
+struct af_nest_room {
+	struct af_table_room t;
+	struct af_fs *fs;
+	char rel[4096];
+};
+int af_nest_room(void *ctx, const char *member, size_t want);
 
 #endif

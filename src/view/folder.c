@@ -54,8 +54,8 @@ struct af_folders *af_folders_new(size_t max_bytes, struct af_rcache *cache)
  * back (p->cache is NULL once the mount ends). */
 static void drop(struct af_folders *p, struct loaded *l)
 {
-	if (p->cache)
-		af_rcache_repay(p->cache, l->charged);
+	if (p->cache) /* its charge, and what archives nested in it borrowed since */
+		af_rcache_repay(p->cache, l->nest.t.lent > l->charged ? l->nest.t.lent : l->charged);
 	for (size_t i = 0; i < l->nnodes; i++)
 		free(l->nodes[i].broken);
 	free(l->nodes);
@@ -392,6 +392,10 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 	l->bytes = bytes;
 	l->charged = lent;
 	pthread_mutex_unlock(&p->lock);
+	l->nest = (struct af_nest_room){{fs->cache, held, lent, 0, 0}, fs, ""};
+	snprintf(l->nest.rel, sizeof(l->nest.rel), "%s", rel);
+	l->v.nest_room = af_nest_room;
+	l->v.nest_ctx = &l->nest;
 	goto out;
 failed:
 	unlist(p, l); /* a later ask reads it again */

@@ -11,6 +11,7 @@
 #include "animfs/fileio.h"
 #include "animfs/diag.h"
 #include "animfs/yamlio.h"
+#include "derive.h"
 #include "render.h"
 
 struct af_fs;
@@ -46,6 +47,8 @@ struct loaded {
 				   texts are the render cache's); p->lock */
 	size_t charged;         /* of bytes, what the render cache lent (one memory bound
 				   for texts and containers: af_rcache_lend); p->lock */
+	struct af_nest_room nest; /* the archives nested in it: their room (its loan: the
+				   charge, then what they borrow; under lock, below) */
 	pthread_mutex_t lock;   /* L5 (docs/HACKING.md): all below; held by whoever opens
 				   it, lists it or renders or saves a member of it */
 	struct af_archive v;

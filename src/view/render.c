@@ -42,6 +42,7 @@ struct af_rcache *af_rcache_new(size_t max_text_bytes)
 	pthread_rwlock_init(&c->solo, &ra);
 	pthread_rwlockattr_destroy(&ra);
 	c->spill_fd = -1;
+	c->hold_dir = -1;
 	c->jobs_tail = &c->jobs;
 	pthread_mutex_init(&c->lock, NULL);
 	pthread_mutex_init(&c->writer, NULL);
@@ -64,6 +65,8 @@ static void clear_all(struct af_rcache *c)
 		struct rc_entry *e = c->buckets[i], *n;
 		for (; e; e = n) {
 			n = e->hnext;
+			if (e->text)
+				e->text->resident = 0; /* a held one stays counted in lent */
 			af_text_unref(e->text);
 			af_text_unref(e->pend);
 			free(e);
@@ -89,6 +92,8 @@ void af_rcache_free(struct af_rcache *c)
 	free(c->buckets);
 	if (c->spill_fd >= 0)
 		close(c->spill_fd);
+	if (c->hold_dir >= 0)
+		close(c->hold_dir);
 	pthread_mutex_destroy(&c->lock);
 	pthread_mutex_destroy(&c->writer);
 	pthread_rwlock_destroy(&c->solo);
@@ -289,7 +294,7 @@ static void drop_text(struct af_rcache *c, struct rc_entry *e)
 	if (!e->text)
 		return;
 	lru_unlink(c, e);
-	c->text_bytes -= e->text->len;
+	af_rc_uncount(c, e->text);
 	af_text_unref(e->text);
 	e->text = NULL;
 	if (!size_outlives_text(e))
@@ -402,6 +407,22 @@ size_t af_rc_text_cap(const struct af_rcache *c)
 	return c->max_text_bytes - c->lent;
 }
 
+/* t now in an entry's memory (count), or no longer (uncount): counted in the texts'
+ * bytes unless open files hold it, whose loan counts it meanwhile (af_rcache_hold). */
+void af_rc_count(struct af_rcache *c, struct af_text *t)
+{
+	t->resident = 1;
+	if (!t->holds)
+		c->text_bytes += t->len;
+}
+
+void af_rc_uncount(struct af_rcache *c, struct af_text *t)
+{
+	t->resident = 0;
+	if (!t->holds)
+		c->text_bytes -= t->len;
+}
+
 /* Make room for `more` bytes of text in memory: the least recently used texts go
  * (to the spill file). */
 void af_rc_make_room(struct af_rcache *c, size_t more)
@@ -441,6 +462,8 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 	if (!t)
 		return NULL;
 	t->refs = 1;
+	t->holds = 0;
+	t->resident = 0;
 	t->len = len;
 	t->data[len] = 0;
 	done = spill_io(fd, t->data, len, off, 0);
@@ -455,7 +478,7 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 		if (!e->text && len <= af_rc_text_cap(c)) {
 			af_rc_make_room(c, len);
 			e->text = af_text_ref(t);
-			c->text_bytes += len;
+			af_rc_count(c, t);
 			lru_front(c, e);
 		}
 	}
@@ -551,7 +574,7 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
 	}
 	af_rc_make_room(c, text->len);
 	e->text = af_text_ref(text);
-	c->text_bytes += text->len;
+	af_rc_count(c, text);
 	lru_front(c, e);
 out:
 	af_rc_unlock_flush(c);

@@ -13,6 +13,8 @@
 /* Rendered YAML, shared read-only by the cache and open handles. */
 struct af_text {
 	unsigned refs; /* atomic */
+	unsigned holds; /* open files holding it in memory (af_rcache_hold; the cache's lock) */
+	int resident;   /* an entry of the cache has it in memory (the cache's lock) */
 	size_t len;
 	uint8_t data[];
 };
@@ -107,6 +109,20 @@ size_t af_rcache_text_bytes(struct af_rcache *c);
  * (less when other parses hold the rest); af_rcache_repay gives it back. */
 size_t af_rcache_lend(struct af_rcache *c, size_t want);
 void af_rcache_repay(struct af_rcache *c, size_t n);
+/* A text an open file holds (issue 47: N callers holding N different big texts open
+ * at once): af_rcache_hold lends its length from the texts' share for as long as open
+ * files hold it (counted once however many do; a text the cache keeps in memory meanwhile
+ * is counted there no more), all or nothing: 1 when lent, 0 when the share cannot lend
+ * it (other held texts and loans have it). af_rcache_unhold by each holder at its end. */
+int af_rcache_hold(struct af_rcache *c, struct af_text *t);
+void af_rcache_unhold(struct af_rcache *c, struct af_text *t);
+/* A text that af_rcache_hold could not lend: an unlinked file of the daemon's holding its
+ * bytes (in the folder af_rcache_hold_dir named: the spill file's), read from there, its
+ * bytes counted against cap in all until af_rcache_unhold_file: the descriptor, or
+ * -EFBIG (no folder, past cap) or -errno (the disk refused). */
+void af_rcache_hold_dir(struct af_rcache *c, int dirfd, uint64_t cap);
+int af_rcache_hold_file(struct af_rcache *c, const struct af_text *t);
+void af_rcache_unhold_file(struct af_rcache *c, size_t len);
 /* One parse's loan from c (af_loan_more as af_ylimits.more / af_io.yaml_more, then
  * af_loan_end once the parse's documents are freed). */
 struct af_loan af_rcache_loan(struct af_rcache *c);

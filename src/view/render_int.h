@@ -67,11 +67,18 @@ struct af_rcache {
 	pthread_mutex_t writer; /* L7: one spill writer, in the ring's order; taken with
 				   lock let go, and takes lock only between writes */
 	struct af_rcache_stats stats;
+	/* texts open files hold that the texts' share cannot lend: each in an unlinked file
+	 * of its own in hold_dir (the spill file's folder; -1: none), hold_disk bytes of
+	 * them in all, at most hold_cap (af_rcache_hold_file) */
+	int hold_dir;
+	uint64_t hold_cap, hold_disk;
 };
 
 void af_rc_unlock_flush(struct af_rcache *c);
 size_t af_rc_text_cap(const struct af_rcache *c);
 void af_rc_make_room(struct af_rcache *c, size_t more);
+void af_rc_count(struct af_rcache *c, struct af_text *t);
+void af_rc_uncount(struct af_rcache *c, struct af_text *t);
 size_t af_rc_pool_grab(struct af_rcache *c, size_t want);
 void af_rc_pool_return(struct af_rcache *c, size_t n);
 

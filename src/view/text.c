@@ -13,6 +13,8 @@ struct af_text *af_text_new(const void *data, size_t len)
 	if (!t)
 		return NULL;
 	t->refs = 1;
+	t->holds = 0;
+	t->resident = 0;
 	t->len = len;
 	if (len)
 		memcpy(t->data, data, len);
@@ -26,6 +28,8 @@ static struct af_text *text_of(struct af_buf *b, uint8_t *p, size_t len)
 {
 	struct af_text *t = (struct af_text *)(void *)p;
 	t->refs = 1;
+	t->holds = 0;
+	t->resident = 0;
 	t->len = len;
 	t->data[len] = 0;
 	b->data = NULL;

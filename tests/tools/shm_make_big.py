@@ -13,6 +13,11 @@ names repeat on purpose so that the dedup rule (spec 10.1, `~N`) runs on every k
   shm_make_big.py afs N OUT     AFS with a name table after the TOC (pointer (a))
   shm_make_big.py bomb MIB OUT  a gzip member (spec 3) of MIB MiB of zeros, FNAME BOMB.PKS
                                 (1024: a 1 GiB bomb in 1 MB)
+  shm_make_big.py nest N OUT    an AFS of two members: SMALL.BIN (4 bytes) and BIG.PKS, the
+                                PKS of N entries above (an archive nested in an archive)
+  shm_make_big.py tad MIB OUT   OUT.tad and OUT.tac (Shenmue HD, spec 8): a TAC of MIB MiB
+                                (sparse: zeros but for three 16-byte members at 0, 1 and 2
+                                MiB) and the index naming them
 """
 import struct
 import sys
@@ -48,23 +53,46 @@ def pks(n):
     return b'PAKS' + struct.pack('<III', 16, 0, n) + ipac
 
 
-def afs(n):
-    toc_end = 8 + 8 * n + 8
-    first = -(-toc_end // 2048) * 2048
+def afs_of(members):
+    """An AFS of (name, bytes) members, its name table after the TOC (pointer (a))."""
+    n = len(members)
+    first = -(-(8 + 8 * n + 8) // 2048) * 2048
     data, toc, recs, pos = bytearray(), bytearray(), bytearray(), first
-    for i, (name, typ) in enumerate(names(n)):
-        b = body(i)
+    for name, b in members:
         toc += struct.pack('<II', pos, len(b))
-        full = name + b'.' + typ.rstrip(b' ') if typ.strip() else name
-        recs += struct.pack('<32s6HI', full, 2000, 1, 1, 0, 0, 0, len(b))
+        recs += struct.pack('<32s6HI', name, 2000, 1, 1, 0, 0, 0, len(b))
         pad = (-len(b)) % 2048
         data += b + bytes(pad)
         pos += len(b) + pad
-    names_at = pos
-    head = b'AFS\0' + struct.pack('<I', n) + bytes(toc) + struct.pack('<II', names_at, len(recs))
+    head = b'AFS\0' + struct.pack('<I', n) + bytes(toc) + struct.pack('<II', pos, len(recs))
     head += bytes(first - len(head))
-    tail = bytes(recs) + bytes((-len(recs)) % 2048)
-    return head + bytes(data) + tail
+    return head + bytes(data) + bytes(recs) + bytes((-len(recs)) % 2048)
+
+
+def afs(n):
+    members = []
+    for i, (name, typ) in enumerate(names(n)):
+        members.append((name + b'.' + typ.rstrip(b' ') if typ.strip() else name, body(i)))
+    return afs_of(members)
+
+
+def nest(n):
+    return afs_of([(b'SMALL.BIN', b'\1\2\3\4'), (b'BIG.PKS', pks(n))])
+
+
+def tad(mib, out):
+    size, at = mib << 20, [0, 1 << 20, 2 << 20]
+    head = bytearray(0x3C)
+    struct.pack_into('<II', head, 0, 1, 5)
+    struct.pack_into('<QQ', head, 0x28, size, len(at))
+    entries = b''.join(struct.pack('<I12xQQ', 0x1000 + i, o, 16) for i, o in enumerate(at))
+    with open(out + '.tad', 'wb') as f:
+        f.write(bytes(head) + entries)
+    with open(out + '.tac', 'wb') as f:
+        for o in at:
+            f.seek(o)
+            f.write(bytes(range(1, 17)))
+        f.truncate(size)
 
 
 def bomb(mib):
@@ -82,8 +110,11 @@ def bomb(mib):
 
 def main():
     kind, n, out = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+    if kind == 'tad':
+        tad(n, out)
+        return
     with open(out, 'wb') as f:
-        f.write({'pks': pks, 'afs': afs, 'bomb': bomb}[kind](n))
+        f.write({'pks': pks, 'afs': afs, 'bomb': bomb, 'nest': nest}[kind](n))
 
 
 if __name__ == '__main__':
