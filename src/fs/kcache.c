@@ -41,9 +41,10 @@ static uint64_t path_hash(const char *path)
 }
 
 uint64_t af_kc_id(const struct stat *src, const void *maker, unsigned version, uint64_t len,
-		  int kind)
+		  int kind, uint64_t others)
 {
-	uint64_t f[9] = {(uint64_t)src->st_dev,
+	uint64_t f[10] = {others,
+			 (uint64_t)src->st_dev,
 			 (uint64_t)src->st_ino,
 			 (uint64_t)src->st_size,
 			 (uint64_t)src->st_mtim.tv_sec * 1000000000ull + (uint64_t)src->st_mtim.tv_nsec,

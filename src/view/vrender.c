@@ -41,23 +41,28 @@ static int refuse_too_big(struct af_fs *fs, struct af_diag *d, const struct af_r
 
 /* The bid for bin_rel (st: its identity, as it is now; rd: a readable descriptor of it,
  * or -1 to read its name) and what the cache knows: 1 with its text in *out, -EIO when
- * it fails (no codec, or a failed verdict), 0: to render. */
+ * it fails (no codec, or a failed verdict), 0: to render. A text made of other sources
+ * too (its siblings, the user dictionary) is its only while each is what it was. */
 static int known(struct af_fs *fs, const char *bin_rel, int rd, const struct af_who *as,
 		 struct stat *st, struct af_rinfo *info, struct af_text **out)
 {
 	struct af_rinfo mine;
+	struct af_deps *deps = NULL;
 	if (rd >= 0)
 		af_view_classify_fd(fs, rd, bin_rel, st, info);
 	else
 		af_view_classify(fs, bin_rel, st, info);
 	*out = NULL;
 	/* a text that read its siblings is the user's it was read as (by_caller) */
-	if (as && info->by_caller) {
-		if (af_rcache_get_member(fs->cache, st, af_who_key(as), &mine, out) && *out)
-			return 1;
-	} else if (af_rcache_get(fs->cache, st, info, out) && *out) {
-		return 1;
+	int mem = as && info->by_caller;
+	af_rcache_get_made(fs->cache, st, mem ? af_who_key(as) : 0, mem ? &mine : info, out, &deps);
+	if (*out && deps && !af_sibio_holds(fs, bin_rel, deps)) {
+		af_text_unref(*out); /* a source changed: rendered again */
+		*out = NULL;
 	}
+	af_deps_unref(deps);
+	if (*out)
+		return 1;
 	return !info->codec || info->failed ? -EIO : 0;
 }
 
@@ -75,6 +80,8 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	struct af_rinfo info;
 	struct af_sibio sib;
 	struct af_render_bound rb;
+	struct af_deps_rec rec;
+	struct af_deps *deps = NULL;
 	struct stat st = b ? b->st : *st0;
 	int rc = 0, rd = -1;
 
@@ -121,6 +128,8 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	}
 	af_sibio_init(&sib, fs, bin_rel);
 	sib.as = as;
+	af_deps_begin(&rec);
+	sib.deps = &rec; /* what it reads besides the binary */
 	sib.d.io.mem_room = af_render_mem_room;
 	sib.d.io.mem_ctx = &rb;
 	af_rcache_note_render(fs->cache);
@@ -131,6 +140,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 	if (!rc)
 		rc = info.codec->to_yaml(in.data, in.len, &sib.d.io, &yaml, &d);
 	int by_caller = sib.asked;
+	deps = af_deps_end(&rec);
 	af_sibio_close(&sib);
 	int read_only = rc == AF_VIEW_READONLY && !yaml.failed;
 	if (read_only) { /* shown, but not for saving: the reason is in its header too */
@@ -162,16 +172,16 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = -ENOMEM;
 		goto out;
 	}
-	if (by_caller && as) /* the caller's own: their siblings */
-		af_rcache_put_member_text(fs->cache, &st, af_who_key(as), info.codec, 0, NULL, *out);
-	else
-		af_rcache_put_text(fs->cache, &st, info.codec, *out);
+	(*out)->src = deps ? deps->hash : 0;
+	/* by_caller: the caller's own (their siblings) */
+	af_rcache_put_made(fs->cache, &st, by_caller && as ? af_who_key(as) : 0, info.codec, *out, deps);
 	if (by_caller)
 		af_rcache_mark_by_caller(fs->cache, &st);
 	if (read_only)
 		af_rcache_mark_read_only(fs->cache, &st);
 out:
 	af_render_bound_end(&rb); /* the text is the cache's now, counted as its own */
+	af_deps_unref(deps);
 done:
 	if (rd >= 0)
 		close(rd);
