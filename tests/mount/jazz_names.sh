@@ -1,7 +1,9 @@
 # A name typed into a Jazz view survives the save: the state that shows as a hash
 # (no name map knows it) is renamed in the view; after the save the view shows the
 # new name (the daemon's user dictionary, ANIMFS_NAMES, learned it), and so does a
-# fresh mount. No samples needed for that.
+# fresh mount. Another view, read before, shows the names written into the dictionary
+# behind the daemon's back at its next open (its text read the dictionary). No samples
+# needed for that.
 # Then (issue 43) a Jazz view follows the _KEY name map beside it without a remount:
 # the next open after the map is added, changed in place, replaced by a link (never
 # read: as if unreadable), made unreadable or removed shows the text a decode makes
@@ -10,16 +12,22 @@
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 ANIMFS_NAMES= "$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
+cp "$GAME/wave.jazz" "$GAME/other.jazz"
 export ANIMFS_NAMES=$T/names.txt
 v=$VIEW/wave.jazz.yaml
 mount_view_fg
 hash=$(sed -n 's/^  - name: \(0x[0-9A-F]*\)$/\1/p' "$v" | head -1)
 [ -n "$hash" ] || fail "no state shows as a hash: $(head -30 "$v")"
+for i in 1 2; do grep -q "^  - name: $hash\$" "$VIEW/other.jazz.yaml" || fail "precondition: the other view shows the hash"; done
 sed "s/$hash/WaveAtNeighbour/g" "$v" > "$T/new.yaml"
 cp "$T/new.yaml" "$v" || fail "the save was refused: $(cat "$VIEW/.animfs/errors")"
 grep -q '^  - name: WaveAtNeighbour$' "$v" || fail "the view shows the state as $(grep -c "$hash" "$v") hashes"
 grep -q "$hash" "$v" && fail "the hash is still shown"
 grep -qx 'WaveAtNeighbour' "$ANIMFS_NAMES" || fail "the daemon did not learn the name"
+grep -o 'name: .*' "$src/examples/wave_hello.jazz.yaml" | sed 's/name: //; s/"//g' >> "$ANIMFS_NAMES"
+grep -q '^  - name: Greet$' "$VIEW/other.jazz.yaml" ||
+  fail "the other view, read before, does not show the names added to the dictionary"
+cmp -s "$VIEW/other.jazz.yaml" <(view_decode "$GAME/other.jazz") || fail "the other view differs from a decode"
 cmp -s "$v" <(view_decode "$GAME/wave.jazz") || fail "the view differs from a decode"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
