@@ -22,8 +22,11 @@
  * such a reader of the same text (af_handle_cache_claim), and never again once it was
  * opened for writing through the mount (af_kc_written: a writer's truncation and
  * writes change the size every reader's reads stop at). A reader open through the
- * page cache when a view is first opened for writing may see that size (a short
- * read): the one window left, once per view and mount. */
+ * page cache when a view is first opened for writing keeps its text whole: the kernel
+ * marks the size stale at the writer's O_TRUNC and at each of its writes, and a read
+ * that reaches the size asks it again through the reader's handle, answered with that
+ * handle's text (nodeops.c; tests/mount/page_cache.sh reads past the writer's size,
+ * with and without -o attr_cache). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
