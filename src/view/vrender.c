@@ -172,7 +172,7 @@ static int render_once(struct af_fs *fs, const char *bin_rel, const struct stat 
 		rc = -ENOMEM;
 		goto out;
 	}
-	(*out)->src = deps ? deps->hash : 0;
+	(*out)->src = deps && !deps->lost ? deps->hash : 0; /* lost: never page-cached */
 	/* by_caller: the caller's own (their siblings) */
 	af_rcache_put_made(fs->cache, &st, by_caller && as ? af_who_key(as) : 0, info.codec, *out, deps);
 	if (by_caller)
