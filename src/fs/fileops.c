@@ -4,12 +4,15 @@
  * The kernel's page cache (issue 43): a view opened for reading and a pass-through
  * file are read through it, and its pages are kept across opens (keep_cache) while the
  * text is the one they came from (kcache.h: the proven binary's identity, the codec
- * and its version, the text's length). Served with direct_io, every read a round
- * trip as before: a view opened for writing (its buffer is the handle's), control
- * files and a container's index.yaml (made of more than one file's identity), and a
- * text that may change while its binary does not: one that read siblings as its
- * caller (a Jazz's _KEY maps: another caller's text differs, and the kernel's pages
- * are one per inode) or whose codec takes names from elsewhere (the user dictionary).
+ * and its version, the text's length, and what else its render read: the siblings
+ * and the user dictionary a Jazz or CLIP view takes names from, by their identities,
+ * deps.h). Served with direct_io, every read a round trip as before: a view opened
+ * for writing (its buffer is the handle's), control files and a container's
+ * index.yaml (made of more than one file's identity), a text of other sources whose
+ * render did not note them (a container's member that takes names from the user
+ * dictionary, a split view's part), and under -o allow_other a text that read
+ * siblings as its caller (another caller's text and size differ, and the kernel's
+ * pages and size are one per inode).
  * The size the kernel reads up to is the lookup's (attributes are never cached,
  * ops.c): a read past it asks again.
  *
@@ -19,8 +22,11 @@
  * such a reader of the same text (af_handle_cache_claim), and never again once it was
  * opened for writing through the mount (af_kc_written: a writer's truncation and
  * writes change the size every reader's reads stop at). A reader open through the
- * page cache when a view is first opened for writing may see that size (a short
- * read): the one window left, once per view and mount. */
+ * page cache when a view is first opened for writing keeps its text whole: the kernel
+ * marks the size stale at the writer's O_TRUNC and at each of its writes, and a read
+ * that reaches the size asks it again through the reader's handle, answered with that
+ * handle's text (nodeops.c; tests/mount/page_cache.sh reads past the writer's size,
+ * with and without -o attr_cache). */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -128,11 +134,11 @@ static void cache_pass(struct fuse_file_info *fi, const char *rel)
 		af_kc_forget(rel);
 		return;
 	}
-	cache_pages(fi, rel, af_kc_id(&st, NULL, 0, (uint64_t)st.st_size, AF_K_PASS));
+	cache_pages(fi, rel, af_kc_id(&st, NULL, 0, (uint64_t)st.st_size, AF_K_PASS, 0));
 }
 
 /* A view's handle just opened (t its text, from the binary whose identity is from):
- * through the page cache when its text is the binary's alone (see the top). */
+ * through the page cache when its text is known by what it was made of (see the top). */
 static void cache_view(struct af_fs *fs, struct fuse_file_info *fi, const struct af_res *r,
 		       const struct af_text *t, const struct stat *from, int by_caller)
 {
@@ -141,10 +147,14 @@ static void cache_view(struct af_fs *fs, struct fuse_file_info *fi, const struct
 		af_kc_written(r->rel); /* a writer: direct_io for every reader from now on */
 		return;
 	}
-	if (by_caller || !c || c->render_uses_names || af_kc_is_written(r->rel) ||
+	/* a text of other sources too (siblings, names) is known by them when its render
+	 * noted them (t->src; not a member's, not a split view's part); one read as its
+	 * caller is each caller's own under -o allow_other, with its own size */
+	int others = by_caller || (c && c->render_uses_names);
+	if (!c || (others && !t->src) || (by_caller && fs->others) || af_kc_is_written(r->rel) ||
 	    shown_per_caller(fs))
 		return;
-	uint64_t id = af_kc_id(from, c, c->version, t->len, r->kind);
+	uint64_t id = af_kc_id(from, c, c->version, t->len, r->kind, t->src);
 	if (!af_handle_cache_claim(fs, af_fi_handle(fi), id))
 		return; /* open with another text, or for writing: direct_io, as they are */
 	cache_pages(fi, r->rel, id);

@@ -1,6 +1,7 @@
 /* What the kernel keeps of the mount's files between opens (see kcache.h). A bounded
- * table of path hash -> identity: full, it forgets everything (the next opens drop
- * pages: never a stale one kept). A folder's rename or removal forgets everything too
+ * table of path hash -> identity (open addressing, linear probes): full, it forgets
+ * one path the clock finds not used since its last sweep (that path's next open drops
+ * its pages: never a stale one kept). A folder's rename or removal forgets everything
  * (the table knows hashes, not names below a folder): rare, and only a cost. */
 #define FUSE_USE_VERSION 31
 #include <fuse.h>
@@ -11,14 +12,16 @@
 #include "kcache.h"
 #include "who.h"
 
-#define KC_SLOTS 65536u /* a power of two; forgotten at 3/4 full */
+#define KC_SLOTS 65536u /* a power of two */
+#define KC_MAX (KC_SLOTS / 4 * 3) /* paths kept at most: one is forgotten for another */
 
 struct slot {
-	uint64_t path, id; /* path 0: free */
-	int written;       /* af_kc_written */
+	uint64_t path, id;      /* path 0: free */
+	unsigned char written;  /* af_kc_written */
+	unsigned char used;     /* asked for since the clock's hand last passed */
 };
 static struct slot table[KC_SLOTS];
-static unsigned used;
+static unsigned used, hand;
 static pthread_mutex_t kc_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static uint64_t fnv(uint64_t h, const void *p, size_t n)
@@ -41,9 +44,10 @@ static uint64_t path_hash(const char *path)
 }
 
 uint64_t af_kc_id(const struct stat *src, const void *maker, unsigned version, uint64_t len,
-		  int kind)
+		  int kind, uint64_t others)
 {
-	uint64_t f[9] = {(uint64_t)src->st_dev,
+	uint64_t f[10] = {others,
+			 (uint64_t)src->st_dev,
 			 (uint64_t)src->st_ino,
 			 (uint64_t)src->st_size,
 			 (uint64_t)src->st_mtim.tv_sec * 1000000000ull + (uint64_t)src->st_mtim.tv_nsec,
@@ -56,23 +60,64 @@ uint64_t af_kc_id(const struct stat *src, const void *maker, unsigned version, u
 	return h ? h : 1;
 }
 
+#define NEXT(i) (((i) + 1) & (KC_SLOTS - 1))
+
+static unsigned home(uint64_t path)
+{
+	return (unsigned)path & (KC_SLOTS - 1);
+}
+
+/* Slot i emptied, the probe chains through it kept whole: each later slot of the run
+ * whose home is not between i and it moves back into the hole. */
+static void remove_at(unsigned i)
+{
+	for (unsigned j = NEXT(i); table[j].path; j = NEXT(j)) {
+		unsigned h = home(table[j].path);
+		if (i <= j ? (h <= i || h > j) : (h <= i && h > j)) {
+			table[i] = table[j];
+			i = j;
+		}
+	}
+	memset(&table[i], 0, sizeof(table[i]));
+	used--;
+}
+
+/* The first path the hand finds not asked for since it last passed is forgotten
+ * (second chance); the ones it passes are asked again to be kept. */
+static void evict_one(void)
+{
+	for (;;) {
+		unsigned at = hand;
+		hand = NEXT(hand);
+		if (!table[at].path)
+			continue;
+		if (table[at].used) {
+			table[at].used = 0;
+			continue;
+		}
+		remove_at(at);
+		return;
+	}
+}
+
 static struct slot *find(uint64_t path, int add)
 {
-	for (unsigned i = (unsigned)path & (KC_SLOTS - 1);; i = (i + 1) & (KC_SLOTS - 1)) {
-		if (table[i].path == path)
+	for (unsigned i = home(path);; i = NEXT(i)) {
+		if (table[i].path == path) {
+			table[i].used = 1;
 			return &table[i];
+		}
 		if (!table[i].path) {
 			if (!add)
 				return NULL;
-			if (used >= KC_SLOTS / 4 * 3) { /* full: forget all, then place it */
-				memset(table, 0, sizeof(table));
-				used = 0;
-				i = (unsigned)path & (KC_SLOTS - 1);
+			if (used >= KC_MAX) { /* full: one goes, then the probe again */
+				evict_one();
+				return find(path, add);
 			}
 			used++;
+			memset(&table[i], 0, sizeof(table[i]));
 			table[i].path = path;
-			table[i].id = 0;
-			table[i].written = 0;
+			table[i].used = 1;
 			return &table[i];
 		}
 	}
@@ -115,7 +160,7 @@ void af_kc_forget(const char *path)
 	pthread_mutex_lock(&kc_lock);
 	struct slot *s = find(p, 0);
 	if (s)
-		s->id = 0; /* kept in place: the probe chains through it stay whole */
+		s->id = 0;
 	pthread_mutex_unlock(&kc_lock);
 }
 
@@ -135,7 +180,7 @@ void af_kc_forget_all(void)
 {
 	pthread_mutex_lock(&kc_lock);
 	memset(table, 0, sizeof(table));
-	used = 0;
+	used = hand = 0;
 	pthread_mutex_unlock(&kc_lock);
 }
 

@@ -12,9 +12,10 @@
 
 /* The identity of a text or file: its source's identity (dev, ino, size, mtime and
  * ctime in ns), what made it of that (a codec and its version, 0 for a file shown as
- * is), its length and its kind; never 0. */
+ * is), its length, its kind and what else it was made of (others: the hash of the
+ * siblings and names it read, struct af_text's src, or 0); never 0. */
 uint64_t af_kc_id(const struct stat *src, const void *maker, unsigned version, uint64_t len,
-		  int kind);
+		  int kind, uint64_t others);
 /* An open of path whose pages will come from id: 1 when the kernel's pages of path
  * came from id too (keep them), else 0 (the kernel drops them); id is remembered. */
 int af_kc_open(const char *path, uint64_t id);

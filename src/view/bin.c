@@ -88,13 +88,20 @@ static int file_cached(struct af_rjob *j, struct af_text **out)
 		af_view_classify(j->fs, rel, &j->st, &j->info);
 	*out = NULL;
 	j->codec = j->info.codec;
-	/* a text that read its siblings is the user's it was read as (by_caller) */
-	if (j->as && j->info.by_caller) {
-		if (af_rcache_get_member(j->fs->cache, &j->st, af_who_key(j->as), &mine, out) && *out)
-			return 1;
-	} else if (af_rcache_get(j->fs->cache, &j->st, &j->info, out) && *out) {
-		return 1;
+	/* a text that read its siblings is the user's it was read as (by_caller); a text
+	 * made of other sources too (its siblings, the user dictionary) is its only while
+	 * each is what it was */
+	int mem = j->as && j->info.by_caller;
+	struct af_deps *deps = NULL;
+	af_rcache_get_made(j->fs->cache, &j->st, mem ? af_who_key(j->as) : 0, mem ? &mine : &j->info,
+			   out, &deps);
+	if (*out && deps && !af_sibio_holds(j->fs, rel, deps)) {
+		af_text_unref(*out); /* a source changed: rendered again */
+		*out = NULL;
 	}
+	af_deps_unref(deps);
+	if (*out)
+		return 1;
 	return !j->info.codec || j->info.failed ? -EIO : 0;
 }
 
@@ -136,12 +143,17 @@ static int file_read(struct af_rjob *j, struct af_text **out)
 static int file_to_yaml(struct af_rjob *j)
 {
 	struct af_sibio sib;
+	struct af_deps_rec rec;
 	af_sibio_init(&sib, j->fs, j->b->rel);
 	sib.as = j->as;
+	af_deps_begin(&rec);
+	sib.deps = &rec; /* what it reads besides the binary */
 	sib.d.io.mem_room = af_render_mem_room;
 	sib.d.io.mem_ctx = &j->rb;
 	int rc = j->codec->to_yaml(j->in.data, j->in.len, &sib.d.io, &j->yaml, &j->d);
 	j->by_caller = sib.asked;
+	af_deps_unref(j->deps);
+	j->deps = af_deps_end(&rec);
 	af_sibio_close(&sib);
 	return rc;
 }
@@ -149,10 +161,10 @@ static int file_to_yaml(struct af_rjob *j)
 static void file_put(struct af_rjob *j, struct af_text *t)
 {
 	struct af_rcache *c = j->fs->cache;
-	if (j->by_caller && j->as) /* the caller's own: their siblings */
-		af_rcache_put_member_text(c, &j->st, af_who_key(j->as), j->codec, 0, NULL, t);
-	else
-		af_rcache_put_text(c, &j->st, j->codec, t);
+	t->src = j->deps && !j->deps->lost ? j->deps->hash : 0; /* lost: never page-cached */
+	/* by_caller: the caller's own (their siblings) */
+	af_rcache_put_made(c, &j->st, j->by_caller && j->as ? af_who_key(j->as) : 0, j->codec, t,
+			   j->deps);
 	if (j->by_caller)
 		af_rcache_mark_by_caller(c, &j->st);
 	if (j->read_only)
@@ -171,6 +183,8 @@ static void file_end(struct af_rjob *j)
 		close(j->rd);
 	j->rd = -1;
 	af_buf_free(&j->in);
+	af_deps_unref(j->deps);
+	j->deps = NULL;
 }
 
 const struct af_bin_ops af_bin_file_ops = {

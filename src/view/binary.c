@@ -15,6 +15,7 @@
 #include "animfs/fnv.h"
 #include "animfs/fs.h"
 #include "animfs/path.h"
+#include "animfs/userdict.h"
 #include "binary.h"
 #include "errlog.h"
 #include "overlay.h"
@@ -159,28 +160,92 @@ static void sib_link(const struct af_dirio *d, const char *name)
 		  s->dir[0] ? "/" : "", name, d->io.name);
 }
 
+/* A source's identity as the daemon sees it (deps.h): 0, or the errno of its stat. */
+static int dep_stat(int dirfd, char kind, const char *name, struct stat *st)
+{
+	char path[4096];
+	int rc;
+	if (kind == AF_DEP_LIST)
+		rc = fstat(dirfd, st);
+	else if (kind == AF_DEP_DICT)
+		rc = af_userdict_path(path, sizeof(path)) ? (errno = ENOENT, -1) : stat(path, st);
+	else
+		rc = fstatat(dirfd, name, st, AT_SYMLINK_NOFOLLOW);
+	return rc ? errno : 0;
+}
+
+/* A source about to be read (its identity before the read: one changed meanwhile is
+ * another at the next check), noted with its read's outcome. */
+static void dep_note(struct af_sibio *s, char kind, const char *name, const struct stat *st,
+		     int err, int rc)
+{
+	if (s->deps)
+		af_deps_note(s->deps, kind, rc == 0, name, err ? NULL : st, err);
+}
+
 /* A sibling read or listed as s->as (the thread's identity is the daemon's meanwhile:
  * af_act_with switches it for the call and back). */
 static int sib_read(void *ctx, const char *name, struct af_buf *out)
 {
 	struct af_sibio *s = ctx;
+	struct stat st;
+	int err = s->deps ? dep_stat(s->d.dirfd, AF_DEP_READ, name, &st) : 0, rc;
 	s->asked = 1;
-	if (!s->as)
-		return s->read0(ctx, name, out);
-	int rc = af_act_with(s->as) ? AF_EIO : s->read0(ctx, name, out);
-	af_act_back();
+	if (!s->as) {
+		rc = s->read0(ctx, name, out);
+	} else {
+		rc = af_act_with(s->as) ? AF_EIO : s->read0(ctx, name, out);
+		af_act_back();
+	}
+	dep_note(s, AF_DEP_READ, name, &st, err, rc);
 	return rc;
 }
 
 static int sib_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
 {
 	struct af_sibio *s = ctx;
+	struct stat st;
+	int err = s->deps ? dep_stat(s->d.dirfd, AF_DEP_LIST, "", &st) : 0, rc;
 	s->asked = 1;
-	if (!s->as)
-		return s->list0(ctx, cb, cbctx);
-	int rc = af_act_with(s->as) ? AF_EIO : s->list0(ctx, cb, cbctx);
-	af_act_back();
+	if (!s->as) {
+		rc = s->list0(ctx, cb, cbctx);
+	} else {
+		rc = af_act_with(s->as) ? AF_EIO : s->list0(ctx, cb, cbctx);
+		af_act_back();
+	}
+	dep_note(s, AF_DEP_LIST, "", &st, err, rc);
 	return rc;
+}
+
+/* The user dictionary (the daemon's, whoever asks). */
+static int sib_names(void *ctx, struct af_buf *out)
+{
+	struct af_sibio *s = ctx;
+	struct stat st;
+	int err = s->deps ? dep_stat(s->d.dirfd, AF_DEP_DICT, "", &st) : 0;
+	int rc = s->names0(ctx, out);
+	dep_note(s, AF_DEP_DICT, "", &st, err, rc);
+	return rc;
+}
+
+int af_sibio_holds(struct af_fs *fs, const char *bin_rel, const struct af_deps *d)
+{
+	struct af_sibio s;
+	struct stat st;
+	uint64_t h = AF_DEPS_SEED;
+	if (d->lost)
+		return 0;
+	af_sibio_init(&s, fs, bin_rel);
+	for (size_t i = 0; i + 2 < d->len;) {
+		char kind = d->rec[i];
+		int ok = d->rec[i + 1] == '1';
+		const char *name = d->rec + i + 2;
+		int err = dep_stat(s.d.dirfd, kind, name, &st);
+		h = af_deps_fold(h, kind, ok, name, err ? NULL : &st, err);
+		i += 2 + strlen(name) + 1;
+	}
+	af_sibio_close(&s);
+	return (h ? h : 1) == d->hash;
 }
 
 void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
@@ -199,8 +264,12 @@ void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const cha
 	s->asked = 0;
 	s->read0 = s->d.io.read_sibling;
 	s->list0 = s->d.io.list_siblings;
+	s->names0 = s->d.io.read_names;
+	s->deps = NULL;
 	s->d.io.read_sibling = sib_read;
 	s->d.io.list_siblings = sib_list;
+	if (s->names0)
+		s->d.io.read_names = sib_names;
 }
 
 void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)

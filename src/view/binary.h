@@ -10,6 +10,7 @@
 #include "animfs/buf.h"
 #include "animfs/codec.h"
 #include "animfs/io.h"
+#include "deps.h"
 #include "render.h"
 #include "who.h"
 
@@ -53,6 +54,9 @@ struct af_sibio {
 	int asked;         /* a sibling was read or listed (the text may depend on who) */
 	int (*read0)(void *ctx, const char *name, struct af_buf *out);
 	int (*list0)(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx);
+	int (*names0)(void *ctx, struct af_buf *out);
+	/* what was read, noted here when not NULL (a render's: deps.h) */
+	struct af_deps_rec *deps;
 };
 /* Siblings from the folder dirfd (the binary's, held by an open view), or with dirfd
  * -1 from bin_rel's folder resolved now. Siblings are read from that folder only, never
@@ -60,5 +64,9 @@ struct af_sibio {
 void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel);
 void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel);
 void af_sibio_close(struct af_sibio *s);
+/* Whether every source d noted (a render of bin_rel's) is still what it was, as the
+ * daemon sees it now (a caller's right to read one changes with its identity: a chmod,
+ * a chown, a rename change its ctime). The binary's folder is resolved again. */
+int af_sibio_holds(struct af_fs *fs, const char *bin_rel, const struct af_deps *d);
 
 #endif

@@ -105,6 +105,8 @@ static void verify_start(struct af_save_verify *v, const struct af_codec *c, con
 	af_buf_init(&v->yaml);
 	af_diag_init(&v->d);
 	v->sib = *sib;
+	v->sib.d.io.ctx = &v->sib; /* its own: what the check asks is its own asked */
+	v->sib.asked = 0;
 	v->started = pthread_create(&v->thread, NULL, verify_run, v) == 0;
 	if (!v->started)
 		verify_run(v); /* no thread to be had: check here and now */
@@ -134,11 +136,14 @@ static void verify_free(struct af_save_verify *v)
 }
 
 /* The view of the new binary is the check's YAML, when the binary's own bid
- * (what a render uses) picks the same codec. */
+ * (what a render uses) picks the same codec, and the text is the binary's alone: not
+ * when the check read siblings (asked: as the saver, a text another caller may not be
+ * shown) or names (the user dictionary): a render notes those (deps.h), and its text
+ * is checked against them again at each open. */
 static void seed_cache(struct af_fs *fs, struct af_save_verify *v, const char *base,
-		       const struct stat *st)
+		       const struct stat *st, int asked)
 {
-	if (!st->st_ino || af_codec_bid(base, v->bin->data,
+	if (!st->st_ino || asked || v->c->render_uses_names || af_codec_bid(base, v->bin->data,
 					v->bin->len < AF_BID_HEAD ? v->bin->len : AF_BID_HEAD) != v->c)
 		return;
 	struct af_text *t = af_text_take(&v->yaml);
@@ -312,7 +317,7 @@ int af_file_save_replace(struct af_save *s)
 	ro.old = s->exists && !s->to->as_new ? &s->proven : NULL; /* the file the saver may write */
 	if (replace(s->to, t->dirfd, t->base, s->exists, s->bin.data, s->bin.len, &ro, &s->d))
 		return s->d.code == AF_EACCES || s->d.code == AF_EPERM ? s->d.code : AF_EIO;
-	seed_cache(s->fs, &s->v, t->base, &s->st);
+	seed_cache(s->fs, &s->v, t->base, &s->st, s->v.sib.asked);
 	af_fs_log(LOG_INFO, "saved %s (%zu bytes)", t->bin_rel, s->bin.len);
 	return 0;
 }

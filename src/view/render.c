@@ -69,6 +69,7 @@ static void clear_all(struct af_rcache *c)
 				e->text->resident = 0; /* a held one stays counted in lent */
 			af_text_unref(e->text);
 			af_text_unref(e->pend);
+			af_deps_unref(e->deps);
 			free(e);
 		}
 		c->buckets[i] = NULL;
@@ -315,6 +316,8 @@ static void forget(struct af_rcache *c, struct rc_entry *e)
 {
 	drop_text(c, e);
 	spill_unlink(c, e);
+	af_deps_unref(e->deps);
+	e->deps = NULL;
 }
 
 static struct rc_entry *find_key(struct af_rcache *c, dev_t dev, ino_t ino, uint64_t sub)
@@ -465,6 +468,7 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 	t->holds = 0;
 	t->resident = 0;
 	t->len = len;
+	t->src = 0;
 	t->data[len] = 0;
 	done = spill_io(fd, t->data, len, off, 0);
 	pthread_mutex_lock(&c->lock);
@@ -475,6 +479,7 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 		c->stats.spill_lost++;
 	} else {
 		c->stats.spill_reads++;
+		t->src = e->deps ? e->deps->hash : 0;
 		if (!e->text && len <= af_rc_text_cap(c)) {
 			af_rc_make_room(c, len);
 			e->text = af_text_ref(t);
@@ -486,8 +491,8 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 	return t;
 }
 
-int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t sub,
-			 struct af_rinfo *info, struct af_text **text)
+int af_rcache_get_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
+		       struct af_rinfo *info, struct af_text **text, struct af_deps **deps)
 {
 	int known = 0, fd = -1;
 	uint64_t off = 0, seq = 0;
@@ -495,12 +500,18 @@ int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t su
 	struct af_fid names = {0};
 	if (text)
 		*text = NULL;
+	if (deps)
+		*deps = NULL;
 	if (sub)
 		af_rcache_names_stamp(&names);
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = current(c, st, sub, &names);
 	if (e) {
 		*info = e->info;
+		if (e->deps) /* its size is its text's, which is checked (render.h) */
+			info->have_size = 0;
+		if (deps)
+			*deps = af_deps_ref(e->deps);
 		known = 1;
 		if (text && e->text) {
 			*text = af_text_ref(e->text);
@@ -525,6 +536,12 @@ int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t su
 	return known;
 }
 
+int af_rcache_get_member(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			 struct af_rinfo *info, struct af_text **text)
+{
+	return af_rcache_get_made(c, st, sub, info, text, NULL);
+}
+
 int af_rcache_get(struct af_rcache *c, const struct stat *st, struct af_rinfo *info,
 		  struct af_text **text)
 {
@@ -546,17 +563,19 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name
 	pthread_mutex_unlock(&c->lock);
 }
 
-void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
-			       const struct af_codec *codec, int read_only, const struct af_fid *names,
-			       struct af_text *text)
+static void put_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
+		     const struct af_codec *codec, int read_only, const struct af_fid *names,
+		     struct af_text *text, struct af_deps *deps)
 {
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = obtain(c, st, sub, codec);
 	if (!e)
 		goto out;
 	drop_text(c, e); /* the same identity's text: what is spilled of it stays true */
-	if (e->info.codec != codec || !names_ok(e, names))
-		spill_unlink(c, e);
+	if (e->info.codec != codec || !names_ok(e, names) || e->deps || deps)
+		spill_unlink(c, e); /* unless it was made of other sources */
+	af_deps_unref(e->deps);
+	e->deps = af_deps_ref(deps);
 	e->names = sub && names ? names_hash(names) : 0;
 	e->info.codec = codec;
 	e->info.failed = 0;
@@ -578,6 +597,19 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
 	lru_front(c, e);
 out:
 	af_rc_unlock_flush(c);
+}
+
+void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			       const struct af_codec *codec, int read_only, const struct af_fid *names,
+			       struct af_text *text)
+{
+	put_text(c, st, sub, codec, read_only, names, text, NULL);
+}
+
+void af_rcache_put_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			const struct af_codec *codec, struct af_text *text, struct af_deps *deps)
+{
+	put_text(c, st, sub, codec, 0, NULL, text, deps);
 }
 
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
@@ -686,7 +718,7 @@ int af_rcache_save(struct af_rcache *c, int dirfd, const char *name)
 		for (struct rc_entry *e = c->buckets[i]; e; e = e->hnext) {
 			struct rc_rec r;
 			/* read-only views are rendered again: the mark is not kept on disk */
-			if (e->sub || !e->info.codec || e->info.failed || e->info.read_only || !e->info.have_size ||
+			if (e->sub || e->deps || !e->info.codec || e->info.failed || e->info.read_only || !e->info.have_size ||
 			    !size_outlives_text(e) || strlen(e->info.codec->name) >= sizeof(r.codec))
 				continue;
 			memset(&r, 0, sizeof(r));

@@ -9,6 +9,7 @@
 #include "animfs/buf.h"
 #include "animfs/codec.h"
 #include "animfs/fileio.h"
+#include "deps.h"
 
 /* Rendered YAML, shared read-only by the cache and open handles. */
 struct af_text {
@@ -16,6 +17,7 @@ struct af_text {
 	unsigned holds; /* open files holding it in memory (af_rcache_hold; the cache's lock) */
 	int resident;   /* an entry of the cache has it in memory (the cache's lock) */
 	size_t len;
+	uint64_t src; /* what it was made of besides its binary (deps.h: their hash), or 0 */
 	uint8_t data[];
 };
 struct af_text *af_text_new(const void *data, size_t len);
@@ -90,6 +92,16 @@ void af_rcache_put_member_text(struct af_rcache *c, const struct stat *st, uint6
  * was rendered with, and a names-dependent member's (codec.h render_uses_names) size
  * and text then outlive its place in memory as any other's. */
 void af_rcache_names_stamp(struct af_fid *out);
+/* A text made of other sources than its binary (a view's that read its siblings or the
+ * user dictionary: deps, NULL for none) put as st's (sub: 0, or the user it was read
+ * as, af_who_key); the entry keeps deps (a reference) for af_rcache_get_made, and hands
+ * out no size while it has them (its text, asked for, is checked: vrender.c). */
+void af_rcache_put_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			const struct af_codec *codec, struct af_text *text, struct af_deps *deps);
+/* af_rcache_get_member, and the sources of its text when it has some (*deps: a
+ * reference, taken with the text, or NULL). */
+int af_rcache_get_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
+		       struct af_rinfo *info, struct af_text **text, struct af_deps **deps);
 void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uint64_t sub,
 				 const struct af_codec *codec);
 /* A codec ran to render a view or a member; a container was read and parsed (counted

@@ -23,6 +23,7 @@ struct rc_entry {
 	uint64_t spill_off, spill_seq; /* where in the spill file, and which write (0: none) */
 	size_t spill_len;
 	struct af_text *pend; /* the spilled text until its write is done (read from here) */
+	struct af_deps *deps; /* what its text was made of besides the file (deps.h), or NULL */
 };
 
 /* A text to write to the spill file, in the order the ring placed it (queued under the

@@ -16,6 +16,7 @@ struct af_text *af_text_new(const void *data, size_t len)
 	t->holds = 0;
 	t->resident = 0;
 	t->len = len;
+	t->src = 0;
 	if (len)
 		memcpy(t->data, data, len);
 	t->data[len] = 0;
@@ -31,6 +32,7 @@ static struct af_text *text_of(struct af_buf *b, uint8_t *p, size_t len)
 	t->holds = 0;
 	t->resident = 0;
 	t->len = len;
+	t->src = 0;
 	t->data[len] = 0;
 	b->data = NULL;
 	b->len = b->cap = 0;

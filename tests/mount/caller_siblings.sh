@@ -2,8 +2,10 @@
 # maps beside it, and a caller who may not read a map sees the view without its names,
 # as `animfs decode` run by that caller does; the view of the same file to a user who
 # may read the map shows them. Neither user's text reaches the other through the
-# shared render cache, whichever renders first. Needs the Sims 3 sample (skipped
-# without it, said so).
+# shared render cache, whichever renders first. When B makes the map readable to all,
+# A's next open shows the names, and when B makes it B's alone again, A's next open
+# shows the hashes (issue 43: a text is checked against the siblings it read). Needs
+# the Sims 3 sample (skipped without it, said so).
 . "$(dirname "$0")/common.inc"
 . "$(dirname "$0")/users.inc"
 need_samples
@@ -32,6 +34,17 @@ for round in 1 2; do # B first, then A; after a remount A first, then B
     [ "$size" = "$(stat -c %s "$want")" ] || fail "$round: $who's stat shows $size bytes"
   done
   echo "ok $round: order $order: A sees hashes, B sees B's names"
+  if [ $round = 2 ]; then
+    chmod 644 "$GAME/pub/names.keyname"
+    as_a cat "$v" > "$T/a.yaml" || fail "A cannot read the view"
+    cmp -s "$T/a.yaml" "$T/with-map.yaml" || fail "the map made readable: A's next open shows no names"
+    chmod 600 "$GAME/pub/names.keyname"
+    as_a cat "$v" > "$T/a.yaml" || fail "A cannot read the view"
+    cmp -s "$T/a.yaml" "$T/without-map.yaml" || fail "the map made B's again: A's next open shows names"
+    [ "$(as_a stat -c %s "$v")" = "$(stat -c %s "$T/without-map.yaml")" ] || fail "A's stat after the change"
+    as_b cat "$v" > "$T/b.yaml" && cmp -s "$T/b.yaml" "$T/with-map.yaml" || fail "B's view after the changes"
+    echo "ok: a map made readable, then unreadable, is seen at A's next open"
+  fi
   "$ANIMFS" umount "$VIEW" || fail "umount"
   check_daemon
   [ $round = 1 ] && mount_view_fg -o allow_other

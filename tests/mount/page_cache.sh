@@ -6,8 +6,11 @@
 #  - a rename onto the view's name (sed -i);
 #  - a GAME file written in place, through the mount and behind its back;
 #  - with --overlay, a save and a write copied up to MODDIR;
-# and a view's mmap reads the bytes its read(2) does. All of it again with -o
-# attr_cache=60 (the kernel keeps sizes: an open that finds another text drops them).
+# and a view's mmap reads the bytes its read(2) does; a reader open through the page
+# cache when the view is first opened for writing (O_TRUNC, then written in halves)
+# still reads its whole text, in small reads below and past the size the writer set.
+# All of it again with -o attr_cache=60 (the kernel keeps sizes: an open that finds
+# another text drops them).
 # No samples needed.
 . "$(dirname "$0")/common.inc"
 copy_samples
@@ -97,6 +100,32 @@ with open(sys.argv[1], "rb") as f:
     assert m[:] == data and len(data) > 0, (len(m), len(data))
 PY
 echo "ok: mmap of a view reads its text"
+
+# a reader through the page cache, then a first writer: the reader's text stays whole
+python3 - "$v2" <<'PY' || fail "a reader open when the view was first opened for writing"
+import os, sys
+v = sys.argv[1]
+with open(v, "rb") as f:
+    old = f.read()
+r = os.open(v, os.O_RDONLY)
+got = os.read(r, 100)
+w = os.open(v, os.O_WRONLY | os.O_TRUNC)
+half = len(old) // 2
+os.write(w, old[:half])
+while True:
+    c = os.read(r, 1000)
+    if not c:
+        break
+    got += c
+os.write(w, old[half:])
+os.close(w)  # the same text: an unchanged save
+assert got == old, "the reader read %d bytes of %d" % (len(got), len(old))
+os.close(r)
+with open(v, "rb") as f:
+    assert f.read() == old
+PY
+check_view "$v2" "$bin2" "after a first writer"
+echo "ok: a reader open when a writer first opens the view reads its whole text"
 
 # a GAME file: written in place through the mount, then behind its back
 warm "$VIEW/notes.txt"

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 #include "../../src/fs/fs_int.h"
+#include "../../src/fs/kcache.h"
 
 static const struct af_codec fake = { .name = "fake", .description = "test", .extensions = "fk",
 				      .version = 3 };
@@ -543,6 +545,75 @@ static void test_errlog_ring(void **state)
 	af_errlog_free(e);
 }
 
+/* A text made of other sources than its file (deps.h): the entry keeps them and hands
+ * them out with the text, shows no size without its text, and a new put replaces
+ * them; a text without them has none. */
+static void test_made_of_others(void **state)
+{
+	(void)state;
+	struct af_rcache *c = af_rcache_new(1 << 20);
+	struct stat st = ident(90, 100, 1);
+	struct af_rinfo info;
+	struct af_text *t = af_text_new("made", 4), *got = NULL;
+	struct af_deps_rec rec;
+	struct af_deps *d, *dd = NULL;
+	af_deps_begin(&rec);
+	assert_null(af_deps_end(&rec)); /* nothing read: no record */
+	af_deps_begin(&rec);
+	af_deps_note(&rec, AF_DEP_LIST, 1, "", &st, 0);
+	af_deps_note(&rec, AF_DEP_READ, 0, "names.keyname", NULL, 2);
+	d = af_deps_end(&rec);
+	assert_non_null(d);
+	assert_int_equal(d->hash, af_deps_fold(af_deps_fold(AF_DEPS_SEED, AF_DEP_LIST, 1, "", &st, 0),
+					       AF_DEP_READ, 0, "names.keyname", NULL, 2));
+	assert_int_not_equal(d->hash, af_deps_fold(af_deps_fold(AF_DEPS_SEED, AF_DEP_LIST, 1, "", &st, 0),
+						   AF_DEP_READ, 1, "names.keyname", NULL, 2));
+	t->src = d->hash;
+	af_rcache_put_made(c, &st, 5, &fake, t, d);
+	assert_true(af_rcache_get_made(c, &st, 5, &info, &got, &dd));
+	assert_ptr_equal(got, t);
+	assert_ptr_equal(dd, d);
+	assert_false(info.have_size); /* its size is its text's, checked with it */
+	af_text_unref(got);
+	af_deps_unref(dd);
+	struct af_text *t2 = af_text_new("plain", 5);
+	af_rcache_put_made(c, &st, 5, &fake, t2, NULL);
+	assert_true(af_rcache_get_made(c, &st, 5, &info, &got, &dd));
+	assert_ptr_equal(got, t2);
+	assert_null(dd);
+	assert_true(info.have_size);
+	af_text_unref(got);
+	af_text_unref(t2);
+	af_text_unref(t);
+	af_deps_unref(d);
+	af_rcache_free(c);
+}
+
+/* The kernel cache's table of paths, full, forgets one path at a time (the clock's
+ * second chance): a path asked for again and again stays, the newest stay, and each
+ * one's probe chain stays whole as others leave. */
+static void test_kc_clock(void **state)
+{
+	(void)state;
+	char p[32];
+	const unsigned n = 200000;
+	af_kc_forget_all();
+	assert_int_equal(af_kc_open("/hot", 42), 0);
+	for (unsigned i = 0; i < n; i++) {
+		snprintf(p, sizeof(p), "/cold/%u", i);
+		assert_int_equal(af_kc_open(p, i + 1), 0);
+		if (i % 1000 == 0)
+			assert_int_equal(af_kc_open("/hot", 42), 1);
+	}
+	assert_int_equal(af_kc_open("/hot", 42), 1);
+	for (unsigned i = n - 100; i < n; i++) {
+		snprintf(p, sizeof(p), "/cold/%u", i);
+		assert_int_equal(af_kc_open(p, i + 1), 1);
+	}
+	assert_int_equal(af_kc_open("/cold/0", 1), 0); /* long forgotten */
+	af_kc_forget_all();
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -559,6 +630,8 @@ int main(void)
 		cmocka_unit_test(test_members),
 		cmocka_unit_test(test_member_names),
 		cmocka_unit_test(test_errlog_ring),
+		cmocka_unit_test(test_made_of_others),
+		cmocka_unit_test(test_kc_clock),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
