@@ -167,6 +167,11 @@ struct af_container {
 		const char *tag;    /* put before the name's extension ("override": x.override.package) */
 		const char *how;    /* what makes the game read that folder above the others */
 	} *overlay_install;
+	/* Optional: the keys of index.yaml's member entries that only say where a member's
+	 * bytes lie (offsets, stored sizes: a rebuild recomputes them, so one changed member
+	 * moves every later one's), NULL-ended. `animfs decode --review` of the whole
+	 * container (git's textconv) leaves them out; index.yaml always shows them. */
+	const char *const *layout_keys;
 	/* A layer (gzip): one member, and when that member is itself a container the folder
 	 * shows that container in its place (the layer only shows in index.yaml). */
 	int layer;

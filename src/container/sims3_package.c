@@ -755,6 +755,9 @@ static const struct af_overlay_install pkg_install = {
 	       "and \"PackedFile Overrides/*/*.package\", above Packages' Priority 500",
 };
 
+/* index.yaml's keys a rebuild recomputes (where a resource lies, its stored size) */
+static const char *const pkg_layout_keys[] = {"offset", "stored", NULL};
+
 const struct af_container af_container_sims3_package = {
 	.name = "sims3-package",
 	.description = "The Sims 3 package (DBPF 2.0): its Jazz state machines, clips and skeletons as a folder",
@@ -785,4 +788,5 @@ const struct af_container af_container_sims3_package = {
 	.overlay_merge = af_pkg_overlay_merge,
 	.overlay_reduce = af_pkg_overlay_reduce,
 	.overlay_install = &pkg_install,
+	.layout_keys = pkg_layout_keys,
 };
