@@ -159,6 +159,19 @@ struct af_container {
 			     struct af_buf *image, struct af_diag *d);
 	int (*overlay_reduce)(const uint8_t *base, size_t nb, const uint8_t *merged, size_t nm,
 			      struct af_buf *image, struct af_diag *d);
+	/* Optional, with overlay_merge: where the mod folder's file goes among the game's
+	 * mods so that it never replaces the file it overrides (a mod being fixed has that
+	 * name) and the game reads it above that file: `animfs overlay status` says it. */
+	const struct af_overlay_install {
+		const char *folder; /* the folder of the game's mods it goes in ("Overrides") */
+		const char *tag;    /* put before the name's extension ("override": x.override.package) */
+		const char *how;    /* what makes the game read that folder above the others */
+	} *overlay_install;
+	/* Optional: the keys of index.yaml's member entries that only say where a member's
+	 * bytes lie (offsets, stored sizes: a rebuild recomputes them, so one changed member
+	 * moves every later one's), NULL-ended. `animfs decode --review` of the whole
+	 * container (git's textconv) leaves them out; index.yaml always shows them. */
+	const char *const *layout_keys;
 	/* A layer (gzip): one member, and when that member is itself a container the folder
 	 * shows that container in its place (the layer only shows in index.yaml). */
 	int layer;

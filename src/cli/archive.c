@@ -188,6 +188,47 @@ static void put_indented(struct af_buf *out, const struct af_buf *text, int inde
 	}
 }
 
+/* Whether text at p (within [line, p)) starts an entry "KEY: " of a flow map whose
+ * KEY is one of keys: its length, else 0. */
+static size_t layout_key_at(const char *line, const char *p, const char *const *keys)
+{
+	if (p == line || (p[-1] != '{' && !(p - line >= 2 && p[-1] == ' ' && p[-2] == ',')))
+		return 0;
+	for (size_t i = 0; keys[i]; i++) {
+		size_t n = strlen(keys[i]);
+		if (!strncmp(p, keys[i], n) && p[n] == ':' && p[n + 1] == ' ')
+			return n;
+	}
+	return 0;
+}
+
+/* The index text in without the entries "KEY: VALUE" of the keys in its flow maps
+ * (decode --review), appended to out. */
+static void drop_layout(const struct af_buf *in, const char *const *keys, struct af_buf *out)
+{
+	const char *s = (const char *)in->data, *end = s + in->len, *line = s;
+	for (const char *p = s; p < end;) {
+		if (*p == '\n') {
+			af_buf_append(out, p, 1);
+			line = ++p;
+			continue;
+		}
+		if (!layout_key_at(line, p, keys)) {
+			af_buf_append(out, p, 1);
+			p++;
+			continue;
+		}
+		const char *v = p;
+		while (v < end && *v != ',' && *v != '}' && *v != '\n')
+			v++;
+		if (v < end && *v == ',' && p[-1] == '{') /* the first entry: its ", " goes */
+			v += v + 1 < end && v[1] == ' ' ? 2 : 1;
+		else if (p[-1] == ' ') /* a later one: the ", " before it goes */
+			out->len -= 2;
+		p = v;
+	}
+}
+
 /* The whole container as one YAML document, so that containers diff like every other
  * file (git textconv): the index, then each member's document nested under its name (a
  * nested container: its own whole document), or a comment saying why a member is not
@@ -197,7 +238,17 @@ static int whole(struct af_archive *a, const char *name, const struct af_opts *o
 {
 	struct af_buf one = AF_BUF_INIT;
 	struct af_diag d;
-	int rc = af_archive_index(a, name, out);
+	int rc;
+	if (a->c->layout_keys && af_opts_on(opts, AF_CLI_REVIEW)) {
+		rc = af_archive_index(a, name, &one);
+		af_buf_puts(out, "# --review: where each member lies is left out (");
+		for (size_t i = 0; a->c->layout_keys[i]; i++)
+			af_buf_printf(out, "%s%s", i ? ", " : "", a->c->layout_keys[i]);
+		af_buf_puts(out, ")\n");
+		drop_layout(&one, a->c->layout_keys, out);
+	} else {
+		rc = af_archive_index(a, name, out);
+	}
 	/* under "views" where index.yaml has its own "members" list */
 	af_buf_printf(out, "%s: # %zu shown as YAML below, by name\n",
 		      a->c->layer_yaml ? "views" : "members", a->n);

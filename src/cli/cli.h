@@ -2,6 +2,10 @@
 #ifndef ANIMFS_CLI_H
 #define ANIMFS_CLI_H
 
+/* decode --review: the name asked in struct af_opts (no codec's): a whole container's
+ * index without the keys that only say where members lie (container.h layout_keys). */
+#define AF_CLI_REVIEW "review"
+
 #include <stdio.h>
 #include <sys/types.h>
 

@@ -117,6 +117,10 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->schema_ref = argv[++i];
 		else if (allow_format && render_option(a, argv[i]))
 			continue;
+		else if (allow_format && !strcmp(argv[i], "--review")) {
+			if (!af_opts_on(&a->opts, AF_CLI_REVIEW) && a->opts.n < MAX_OPTS)
+				a->on[a->opts.n++] = AF_CLI_REVIEW;
+		}
 		else if (argv[i][0] == '-' && argv[i][1]) {
 			fprintf(stderr, "animfs %s: unknown option '%s'\n", argv[0], argv[i]);
 			return -1;

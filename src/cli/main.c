@@ -103,7 +103,7 @@ static const struct command commands[] = {
 	 "with one line saying so (--layout: the lines the layout changes too)", NULL, NULL},
 	{"decode", NULL, af_cli_decode,
 	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]\n"
-	 "        [--cache-mb=N]",
+	 "        [--review] [--cache-mb=N]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
 	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
@@ -116,6 +116,9 @@ static const struct command commands[] = {
 	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n"
+	 "  --review               a whole container's index without where each member\n"
+	 "                         lies (offsets, stored sizes: a rebuild recomputes\n"
+	 "                         them), for git's textconv: a diff shows the change\n"
 	 "  --cache-mb=N           memory stays within N + 64 MiB, as in mount (default\n"
 	 "                         256): half for the YAML, half for the file's model\n",
 	 af_cli_decode_options_help},

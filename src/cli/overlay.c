@@ -437,6 +437,16 @@ static int open_arc(const struct af_container *c, const char *path, struct af_bu
 	return rc;
 }
 
+/* The line that says where MODDIR's container file rel goes among the game's mods
+ * (the container's overlay_install): a name of its own, read above the file it overrides. */
+static void say_install(const struct af_overlay_install *in, const char *rel)
+{
+	const char *base = af_base(rel), *dot = strrchr(base, '.');
+	int nb = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+	printf("%-8s %s -> %s/%.*s%.*s.%s%s (%s)\n", "install", rel, in->folder,
+	       (int)(base - rel), rel, nb, base, in->tag, dot && dot != base ? dot : "", in->how);
+}
+
 static void one_file(struct walk *w, const char *rel)
 {
 	char gp[8400], mp[8400];
@@ -456,6 +466,8 @@ static void one_file(struct walk *w, const char *rel)
 			w->failed = 1;
 		else
 			walk_members(w, in_game ? &ga : NULL, &ma, rel);
+		if (c->overlay_merge && c->overlay_install)
+			say_install(c->overlay_install, rel);
 		goto out;
 	}
 	if (af_read_file_at(AT_FDCWD, mp, AF_MAX_FILE, &m, &d) ||

@@ -744,6 +744,20 @@ static int pkg_remove(void *st, size_t i, struct af_buf *image, struct af_diag *
 	return af_pkgview_remove(v, &v->items[i], image, d);
 }
 
+/* An override goes to Mods/Overrides under a name of its own: Resource.cfg's Priority
+ * orders folders (a higher one overrides a lower one, simswiki.info "Sims 3:Resource.cfg"),
+ * and the Mods framework reads Packages/ at Priority 500; how the game orders two
+ * packages of one priority no source says, so the override never relies on it. */
+static const struct af_overlay_install pkg_install = {
+	.folder = "Overrides",
+	.tag = "override",
+	.how = "Mods/Resource.cfg: \"Priority 501\" then \"PackedFile Overrides/*.package\" "
+	       "and \"PackedFile Overrides/*/*.package\", above Packages' Priority 500",
+};
+
+/* index.yaml's keys a rebuild recomputes (where a resource lies, its stored size) */
+static const char *const pkg_layout_keys[] = {"offset", "stored", NULL};
+
 const struct af_container af_container_sims3_package = {
 	.name = "sims3-package",
 	.description = "The Sims 3 package (DBPF 2.0): its Jazz state machines, clips and skeletons as a folder",
@@ -773,4 +787,6 @@ const struct af_container af_container_sims3_package = {
 	.remove = pkg_remove,
 	.overlay_merge = af_pkg_overlay_merge,
 	.overlay_reduce = af_pkg_overlay_reduce,
+	.overlay_install = &pkg_install,
+	.layout_keys = pkg_layout_keys,
 };

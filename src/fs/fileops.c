@@ -111,13 +111,12 @@ static void cache_pages(struct fuse_file_info *fi, const char *rel, uint64_t id)
 		af_kc_notify(rel); /* its size too: a read stops at the kernel's (ops.c) */
 }
 
-/* --overlay under -o allow_other: each caller is shown their own owner and mode of a
- * view (overlay.c), while the kernel keeps one set of attributes per inode, asked
- * again at each permission check and at each page-cached read that reaches the size.
- * A reader's asks while another user opens the view leave the reader's answer in the
- * inode for the other's check (their save refused: EACCES), and the other's O_TRUNC
- * sets the size the reader's pages stop at (a short or empty read): such views
- * are read with direct_io, whose reads ask nothing, as before issue 43. */
+/* --overlay under -o allow_other: every caller is shown one owner and mode of a view
+ * (overlay.c af_ov_show), but not one size (a caller who may not read the binary is
+ * shown its own size), and the kernel keeps one set of attributes per inode, asked
+ * again at each page-cached read that reaches the size: another user's O_TRUNC open
+ * sets the size a reader's pages stop at (a short or empty read). Such views are read
+ * with direct_io, whose reads ask nothing, as before issue 43. */
 static int shown_per_caller(const struct af_fs *fs)
 {
 	return fs->others && af_ov_on(fs);

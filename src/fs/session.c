@@ -22,6 +22,7 @@
 #include "ops.h"
 #include "errlog.h"
 #include "hidden.h"
+#include "overlay.h"
 #include "render.h"
 #include "splitview.h"
 #include "sweep.h"
@@ -147,6 +148,7 @@ int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, co
 	s->have_fs = 1;
 	fs->face = &fuse_face; /* open files and aliases: the same for animfs serve */
 	fs->modfd = o->overlay_fd;
+	af_ov_init(fs);
 	fs->rigdirfd = o->rig_dir_fd;
 	fs->mod_layout = o->overlay_to;
 	fs->max_unsaved = o->unsaved_bytes;

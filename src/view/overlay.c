@@ -7,7 +7,9 @@
  * MODDIR; any other is copied up whole, rebuilt. Names no format. */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -53,36 +55,89 @@ int af_ov_stat(struct af_fs *fs, const char *rel, struct stat *st)
 	return af_bn_stat(fs->rootfd, rel, st);
 }
 
+/* The groups of user uid (the system's group database): their count, 0 when unknown. */
+static int groups_of(uid_t uid, gid_t *groups, int max)
+{
+	struct passwd pw, *p = NULL;
+	char buf[4096];
+	int n = max;
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p) || !p)
+		return 0;
+	if (getgrouplist(p->pw_name, p->pw_gid, groups, &n) < 0) {
+		groups[0] = p->pw_gid; /* more than max: their primary group only */
+		n = 1;
+	}
+	return n;
+}
+
+void af_ov_init(struct af_fs *fs)
+{
+	struct stat st;
+	struct af_ov_owner *o = &fs->mod_owner;
+	o->known = 0;
+	if (fs->modfd < 0 || fstat(fs->modfd, &st))
+		return;
+	o->uid = st.st_uid;
+	o->ngroups = groups_of(st.st_uid, o->groups, AF_OV_GROUPS);
+	o->known = 1;
+}
+
+/* Whether user uid may read the file st is of, by its mode (root may). */
+static int may_read(const struct af_fs *fs, uid_t uid, const struct stat *st)
+{
+	gid_t live[AF_OV_GROUPS];
+	const gid_t *groups = live;
+	int n;
+	if (uid == 0)
+		return 1;
+	if (uid == st->st_uid)
+		return !!(st->st_mode & S_IRUSR);
+	if (fs->mod_owner.known && fs->mod_owner.uid == uid) {
+		groups = fs->mod_owner.groups;
+		n = fs->mod_owner.ngroups;
+	} else {
+		n = groups_of(uid, live, AF_OV_GROUPS); /* a MODDIR folder of another user's */
+	}
+	for (int i = 0; i < n; i++)
+		if (groups[i] == st->st_gid)
+			return !!(st->st_mode & S_IRGRP);
+	return !!(st->st_mode & S_IROTH);
+}
+
 void af_ov_show(struct af_fs *fs, const char *rel, struct stat *st)
 {
 	char file[4096];
 	struct stat ms;
+	int found = 0;
 	if (fs->modfd < 0 || in_mod(fs, rel))
 		return;
-	/* a member ("X/A/m") of a container MODDIR holds: the container's own mode */
+	/* a member ("X/A/m") of a container MODDIR holds: the container's own mode; else
+	 * the folder of MODDIR a save of rel would land in (the nearest one there is) */
 	snprintf(file, sizeof(file), "%s", rel);
 	for (char *slash; (slash = strrchr(file, '/'));) {
 		*slash = 0;
 		if (af_bn_stat(fs->modfd, file, &ms) == 0) {
 			if (S_ISREG(ms.st_mode))
 				return;
+			found = 1;
 			break; /* a folder of MODDIR's: rel is not in it, it is GAME's */
 		}
 	}
-	/* GAME's mode, writable by whoever may read it, and no wider: an editor that copies
-	 * the mode it sees onto its new file (vim) makes no world-writable file in MODDIR.
-	 * A reader who is not the owner sees the file as their own, as their save makes it
-	 * (the kernel checks the owner's bits under allow_other). */
-	const struct af_who *w = af_caller();
-	int cls = w->uid == st->st_uid ? 0 : w->gid == st->st_gid ? 1 : 2;
-	for (int i = 0; cls == 2 && i < w->ngroups; i++)
-		cls = w->groups[i] == st->st_gid ? 1 : 2;
-	if (w->uid != 0 && cls && (st->st_mode & (0400u >> (3 * cls)))) {
-		st->st_uid = w->uid;
-		st->st_gid = w->gid;
-	} else if (w->uid != 0 && cls) {
-		return; /* they may not read it: nor save it */
-	}
+	if (!found && fstat(fs->modfd, &ms))
+		return;
+	/* One answer for every caller: the kernel keeps one set of attributes per inode and
+	 * checks every caller's open against whichever answer landed last (-o allow_other
+	 * with default_permissions), so an answer per caller refused saves at random.
+	 * The file is shown as the owner of that MODDIR folder (who may save into it) would
+	 * have it after copying it there: their own, with GAME's mode (a copy-up keeps it)
+	 * and the owner's write. Its group stays GAME's, so every other user's check is
+	 * GAME's own. One who may not read it is never its owner: a file that folder's
+	 * owner may not read is shown as it is, with no write. Never wider than GAME's
+	 * mode plus the owner's write: an editor that copies the mode it sees onto its new
+	 * file (vim) makes no group- or world-writable file in MODDIR. */
+	if (!may_read(fs, ms.st_uid, st))
+		return;
+	st->st_uid = ms.st_uid;
 	st->st_mode |= S_IWUSR;
 }
 

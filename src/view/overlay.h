@@ -24,10 +24,12 @@ int af_ov_at(struct af_fs *fs, const char *rel);
 int af_ov_stat(struct af_fs *fs, const char *rel, struct stat *st);
 /* The tree changes land in (MODDIR, else GAME). */
 int af_ov_top(const struct af_fs *fs);
-/* st (of rel, read from GAME) shows GAME's mode and its owner's write permission (a
- * change lands in MODDIR), as the caller's own file when they may read it but are not
- * its owner. MODDIR's own files (and members of its containers: rel "X/member") show
- * their own mode. */
+/* Once, when fs->modfd is set: MODDIR's owner and their groups, for af_ov_show. */
+void af_ov_init(struct af_fs *fs);
+/* st (of rel, read from GAME) shows one answer for every caller: GAME's mode and group,
+ * owned by the owner of the MODDIR folder a save lands in, with the owner's write (a
+ * change lands in MODDIR), when that owner may read it; else as it is. MODDIR's own
+ * files (and members of its containers: rel "X/member") show their own. */
 void af_ov_show(struct af_fs *fs, const char *rel, struct stat *st);
 /* Whether dfd is one of the mount's trees (GAME or MODDIR). */
 int af_ov_is_tree(const struct af_fs *fs, int dfd);

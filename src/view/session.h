@@ -8,6 +8,9 @@
 
 #include "flight.h"
 
+/* the groups of MODDIR's owner kept (struct af_ov_owner, overlay.c) */
+#define AF_OV_GROUPS 64
+
 struct af_rcache;
 struct af_errlog;
 struct af_folders;
@@ -37,6 +40,12 @@ struct af_fs {
 	const struct af_face *face;  /* set by the face before serving, or NULL */
 	int rootfd;    /* GAME, opened once before daemonizing */
 	int modfd;     /* --overlay MODDIR (overlay.c: every change lands there), or -1 */
+	struct af_ov_owner {
+		int known;
+		uid_t uid;
+		int ngroups;
+		gid_t groups[AF_OV_GROUPS];
+	} mod_owner;   /* MODDIR's owner and their groups (overlay.c: what a view shows) */
 	int rigdirfd;  /* --rig-dir DIR: rigs for the glTF previews (view.c), or -1 */
 	const char *mod_layout; /* --to LAYOUT: what a save into MODDIR is written in, or NULL */
 	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c): the

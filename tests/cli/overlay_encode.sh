@@ -3,7 +3,7 @@
 # with --overlay does. GAME (read-only) is never written: a loose binary lands in MODDIR
 # at its GAME path, a package member as MODDIR's package of only the changed resources
 # (the independent reader pkgread.py checks), which goes again when the edit is undone;
-# `animfs overlay status` names each change; --overlay needs --game, and each refusal
+# `animfs overlay status` names each change and where an override package goes; --overlay needs --game, and each refusal
 # names the option that fixes it. No samples needed (examples/).
 set -u
 A=${ANIMFS:?set ANIMFS to the animfs binary}
@@ -69,8 +69,46 @@ python3 "$mnt/pkgread.py" diff "$G/p.package" "$M/p.package" | grep -v '^order o
 printf '%s\n' "changed 02D5DF13 00000000 0000000000000002" "removed 02D5DF13 00000000 0000000000000001" |
   cmp -s - "$tmp/diff" || fail "the override package: $(cat "$tmp/diff")"
 "$A" overlay status "$G" "$M" > "$tmp/status" || fail "overlay status"
-printf '%-8s %s\n' changed anims/walk.animation changed "p.package/$m" | cmp -s - "$tmp/status" ||
+grep -v '^install ' "$tmp/status" > "$tmp/changes"
+printf '%-8s %s\n' changed anims/walk.animation changed "p.package/$m" | cmp -s - "$tmp/changes" ||
   fail "overlay status: $(cat "$tmp/status")"
+# where the override goes (issue 46): a name of its own, in a folder Resource.cfg reads
+# above Mods/Packages. The rule as the game's Resource.cfg gives it (simswiki.info
+# "Sims 3:Resource.cfg": a higher Priority overrides a lower one; the Mods framework
+# reads Packages/*.package .. five folders deep at Priority 500), applied to a Mods
+# folder where the package being fixed is itself a mod in Packages/.
+line=$(grep '^install ' "$tmp/status") || fail "no install line: $(cat "$tmp/status")"
+dest=$(echo "$line" | sed -n 's/^install  p\.package -> \([^ ]*\) (.*/\1/p')
+[ "$dest" = Overrides/p.override.package ] || fail "install line: $line"
+mods=$tmp/Mods
+mkdir -p "$mods/Packages" "$mods/$(dirname "$dest")"
+cp "$G/p.package" "$mods/Packages/p.package" && cp "$M/p.package" "$mods/Packages/p.override.package" &&
+  cp "$M/p.package" "$mods/$dest" || fail "install"
+cmp -s "$G/p.package" "$mods/Packages/p.package" || fail "installing the override replaced the mod it fixes"
+{ printf 'Priority 500\n'
+  for g in '*' '*/*' '*/*/*' '*/*/*/*' '*/*/*/*/*'; do printf 'PackedFile Packages/%s.package\n' "$g"; done
+  echo "$line" | sed 's/^[^(]*(Mods\/Resource.cfg: //; s/, above .*//' | grep -o '"[^"]*"' | tr -d '"'
+} > "$mods/Resource.cfg"
+python3 - "$mods" "$dest" <<'PY' || fail "the override does not load above the package it fixes: $(cat "$mods/Resource.cfg")"
+import fnmatch, os, sys
+mods, dest = sys.argv[1], sys.argv[2]
+prio, where = None, {}
+for ln in open(os.path.join(mods, "Resource.cfg")):
+    w = ln.split()
+    if w and w[0] == "Priority":
+        prio = int(w[1])
+    elif w and w[0] == "PackedFile":
+        for root, _, files in os.walk(mods):
+            for f in files:
+                rel = os.path.relpath(os.path.join(root, f), mods)
+                # a glob's * never crosses a folder (as the game's)
+                if fnmatch.fnmatch(rel, w[1]) and rel.count("/") == w[1].count("/"):
+                    where[rel] = max(where.get(rel, prio), prio)
+orig = where.get("Packages/p.package")
+over = where.get(dest)
+print("priorities:", where)
+sys.exit(0 if orig is not None and over is not None and over > orig else 1)
+PY
 # undone: no override
 "$A" encode "$tmp/j0.yaml" -o "$G/p.package/$m" --overlay "$M" --game "$G" 2>/dev/null || fail "encode the original"
 [ ! -e "$M/p.package" ] || fail "the override stays though nothing differs"

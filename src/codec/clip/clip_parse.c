@@ -666,10 +666,109 @@ static int choose_codes(struct ps *p, const struct clip_chan *ch, const struct c
 	return 0;
 }
 
-/* Rule 12.3: offset and scale from the channel's values, scale grown until all fit. */
+/* Whether, with the channel as it is now, every frame i fits (fit[i], when fit) and
+ * frame i decodes to its value exactly (exact[i]); the number of frames that fit. */
+static uint32_t fits(const struct clip *c, const struct clip_chan *ch, const struct clip_type *t,
+		     const struct pf *f, uint32_t n, uint8_t *exact)
+{
+	uint32_t in = 0;
+	for (uint32_t i = 0; i < n; i++) {
+		uint16_t codes[4], signs;
+		int ok = !quantize(c, ch, t, &f[i], codes, &signs);
+		in += ok;
+		exact[i] = ok && decodes_to(c, ch, t, codes, signs, &f[i]);
+	}
+	return in;
+}
+
+/* Rule 12.3, first way: when some value is out of the channel's range but every value
+ * fits once the offset moves by a whole number of steps (scale / max), the offset moves
+ * and the scale stays, so every other frame keeps its code and its value to within the
+ * new offset's rounding (far below a step), and the edited values take their nearest
+ * code. Of the moves that hold every value (the fewest steps first, 64 at most, each
+ * with the float nearest the new offset and its neighbours) the one that keeps the most
+ * frames' printed values exactly wins (a float offset rarely keeps them all: the others
+ * move by its rounding, half a float step of the offset), if it keeps at least half.
+ * 0 when done, 1 when no such move exists (ch as it was), or AF_ENOMEM. */
+static int shift_offset(struct ps *p, struct clip_chan *ch, const struct clip_type *t,
+			const struct pf *f, uint32_t n, const char *what)
+{
+	double off = af_f32_from_bits(ch->offset), sc = fabs((double)af_f32_from_bits(ch->scale));
+	double step = sc / t->max, lo = INFINITY, hi = -INFINITY, best_k = 0;
+	uint32_t old = ch->offset, best = 0, kept = 0, best_same = 0;
+	uint8_t *was = NULL, *now = NULL;
+	int found = 0;
+	if (t->layout == CLIP_PALETTE || t->layout == CLIP_CONST || !(step > 0) || !isfinite(off))
+		return 1;
+	for (uint32_t i = 0; i < n; i++)
+		for (unsigned j = 0; j < t->ncomp; j++) {
+			double c = ((double)f[i].v[j] - off) / step;
+			lo = fmin(lo, c);
+			hi = fmax(hi, c);
+		}
+	/* moves k: every value within max steps of the new offset (rounded to a code) */
+	double kmin = ceil(hi - t->max - 0.5), kmax = floor(lo + t->max + 0.5);
+	if (!isfinite(kmin) || !isfinite(kmax) || kmin > kmax || fabs(kmin) > 1e9 || fabs(kmax) > 1e9)
+		return 1;
+	if (!(was = af_alloc_zeroed(n, 2)))
+		return oom(p);
+	now = was + n;
+	if (fits(p->c, ch, t, f, n, was) == n)
+		goto out; /* nothing out of range: refit recomputes the range as asked */
+	for (uint32_t i = 0; i < n; i++)
+		kept += was[i];
+	/* the fewest steps first: from the end of [kmin, kmax] nearest 0 */
+	double k0 = kmin > 0 ? kmin : kmax < 0 ? kmax : 0, dir = kmin > 0 ? 1 : -1;
+	for (int tries = 0; tries < 64 && best_same < kept; tries++) {
+		/* from k0 away from 0; from 0 (a rounding edge): 0, 1, -1, 2, -2, ... */
+		double k = k0 ? k0 + dir * tries : (tries + 1) / 2 * (tries % 2 ? 1.0 : -1.0);
+		if (k < kmin || k > kmax)
+			continue;
+		float o = (float)(off + k * step);
+		for (int u = 0; u < 5; u++) { /* o, then its float neighbours */
+			float oo = o;
+			for (int m = 0; m < (u + 1) / 2; m++)
+				oo = nextafterf(oo, u % 2 ? INFINITY : -INFINITY);
+			ch->offset = af_f32_bits(oo);
+			if (fits(p->c, ch, t, f, n, now) != n)
+				continue;
+			uint32_t same = 0;
+			for (uint32_t i = 0; i < n; i++)
+				same += was[i] && now[i];
+			if (!found || same > best_same) {
+				found = 1;
+				best = ch->offset;
+				best_same = same;
+				best_k = k;
+			}
+		}
+	}
+	/* worth it when it keeps at least half of them: else the range from the values
+	 * (which keeps about as few, with a finer step) */
+	found = found && best_same * 2 >= kept;
+	if (found) {
+		char os[AF_NUM_MAX];
+		ch->offset = best;
+		af_fmt_f32(os, af_f32_from_bits(best));
+		af_y_warn(p->d, f[0].node, "%s: offset moved by %.0f step(s) to %s, scale kept (refit): "
+			  "%u of the %u frames in range keep their values exactly, the others move by "
+			  "the new offset's rounding", what, best_k, os, best_same, kept);
+	}
+out:
+	if (!found)
+		ch->offset = old;
+	free(was);
+	return !found;
+}
+
+/* Rule 12.3: the offset moved by whole steps when that holds every value (above), else
+ * offset and scale from the channel's values, scale grown until all fit. */
 static int refit(struct ps *p, struct clip_chan *ch, const struct clip_type *t,
 		 const struct pf *f, uint32_t n, const char *what)
 {
+	int moved = shift_offset(p, ch, t, f, n, what);
+	if (moved <= 0)
+		return moved;
 	double lo = INFINITY, hi = -INFINITY;
 	for (uint32_t i = 0; i < n; i++)
 		for (unsigned j = 0; j < t->ncomp; j++) {

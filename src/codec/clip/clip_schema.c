@@ -77,7 +77,7 @@ const struct af_sch_prop clip_sch_channel[] = {
 	{ "sub_target", &(const struct af_sch){ .kind = AF_SK_FN, .fn = sub_fn }, "what the values drive (Translation, Orientation, ...), by name, or a number", REQ },
 	{ "offset", &af_sch_num, "the quantisation offset (f32): values lie in offset +- |scale|", REQ },
 	{ "scale", &af_sch_num, "the quantisation scale (f32, may be negative); the comment gives the quantum", REQ },
-	{ "refit", &af_sch_bool, "true: recompute offset and scale from the values and re-quantise every frame of the channel (for values outside the range)", 0 },
+	{ "refit", &af_sch_bool, "true: take values outside the range: the offset moved by whole steps when that holds them (the other frames keep their codes), else offset and scale recomputed from the values and every frame of the channel re-quantised", 0 },
 	{ "frames", &(const struct af_sch){ .kind = AF_SK_FN, .fn = frames_fn }, "tick: [values] per key frame, ticks strictly increasing", 0 },
 	{ "frame_count", &af_sch_u16, "a channel of unknown layout: its frame count, kept", 0 },
 	{ "raw_frames", &af_sch_hex, "a channel of unknown layout: its frame bytes, kept verbatim (not editable)", 0 },
