@@ -67,6 +67,9 @@ struct af_scene_edit {
 	 * the new keys' curve from the glTF's keys, in stored steps */
 	size_t keys_before, keys_after;
 	double max_steps;
+	/* and, when the channel's own storage had to change to hold the keys (a range
+	 * refitted), what and why, for the report; empty otherwise */
+	char note[200];
 };
 
 struct af_scene_anim {
