@@ -276,10 +276,14 @@ static int rekey(const struct clip *c, struct clip_chan *ch, struct af_scene_edi
 		double fr = lo + 1 < nk && x > f[lo].tick ? (x - f[lo].tick) / (f[lo + 1].tick - f[lo].tick) : 0, dot = 0;
 		for (size_t j = 0; j < w; j++)
 			dot += v[j] * p[j];
+		double len = 0;
 		for (size_t j = 0; j < w; j++) {
 			v[j] += ((w == 4 && dot < 0 ? -p[j] : p[j]) - v[j]) * fr;
 			g[j] = e->v[i * w + j];
+			len += g[j] * g[j];
 		}
+		for (size_t j = 0; w == 4 && len > 0 && j < 4; j++) /* rotations as the preview shows them */
+			g[j] /= sqrt(len);
 		worst = fmax(worst, steps_apart(v, g, w, step > 0 ? step : 1e-6));
 	}
 	e->max_steps = worst;

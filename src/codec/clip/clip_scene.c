@@ -32,17 +32,18 @@ static int moves(const struct af_ynode *ch)
 	       : !strcmp(sub, "Translation") ? AF_SC_TRANSLATION : -1;
 }
 
-/* The node a channel's target moves: the one so named, or, for a target the view shows as
- * its hash (no rig beside the clip named it: a rig from --rig-dir), the one whose name
- * hashes to it; -1. */
+/* The node a channel's target moves: the one so named, or else the one of the same hash:
+ * a target the view shows as its hash (no rig beside the clip named it: a rig from
+ * --rig-dir) moves the bone whose name hashes to it, and a node named by a hash (a glTF
+ * brought back, made where no rig named it) is the target's of that hash; -1. */
 static long find_target(const struct af_scene *sc, const char *t)
 {
 	long k = af_scene_find(sc, t);
-	uint32_t h;
-	if (k >= 0 || !t || t[0] != '0' || (t[1] | 32) != 'x' || clip_target_hash(t, &h))
+	uint32_t h, hn;
+	if (k >= 0 || !t || clip_target_hash(t, &h))
 		return k;
 	for (size_t i = 0; i < sc->nnode; i++)
-		if (af_fnv1_32_lower(sc->node[i].name, strlen(sc->node[i].name)) == h)
+		if (!clip_target_hash(sc->node[i].name, &hn) && hn == h)
 			return (long)i;
 	return -1;
 }
