@@ -16,26 +16,6 @@
 #include "animfs/yamlio.h"
 #include "gltf_in.h"
 
-/* The value of a curve (t, v: n keys of w values) at time x: linear between keys, held
- * past its ends; a quaternion's next key sign-aligned with the one before. */
-static void curve_at(const float *t, const float *v, size_t n, size_t w, double x, double *out)
-{
-	size_t lo = 0, hi = n;
-	while (hi - lo > 1) { /* the last key at or before x */
-		size_t mid = lo + (hi - lo) / 2;
-		if (t[mid] <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	const float *a = v + lo * w, *b = lo + 1 < n ? v + (lo + 1) * w : a;
-	double f = lo + 1 < n && x > t[lo] ? (x - t[lo]) / (t[lo + 1] - t[lo]) : 0, dot = 0;
-	for (size_t j = 0; j < w; j++)
-		dot += (double)a[j] * b[j];
-	for (size_t j = 0; j < w; j++)
-		out[j] = a[j] + ((w == 4 && dot < 0 ? -b[j] : b[j]) - a[j]) * f;
-}
-
 /* The largest distance between the values p and q (w of them; a quaternion or its
  * negation, the same rotation) over the tolerance of step. */
 static double apart(const double *p, const double *q, size_t w, double step)
@@ -59,14 +39,14 @@ static int same(const struct af_scene_channel *a, const struct af_gin_chan *b, s
 {
 	double p[4], q[4];
 	for (size_t k = 0; k < b->n; k++) {
-		curve_at(a->t, a->v, a->n, w, b->t[k], p);
+		af_scene_curve_at(a->t, a->v, a->n, w, b->t[k], p);
 		for (size_t j = 0; j < w; j++)
 			q[j] = b->v[k * w + j];
 		if (apart(q, p, w, a->quantum) > 1 + 1e-6)
 			return 0;
 	}
 	for (size_t k = 0; k < a->n; k++) {
-		curve_at(b->t, b->v, b->n, w, a->t[k], q);
+		af_scene_curve_at(b->t, b->v, b->n, w, a->t[k], q);
 		for (size_t j = 0; j < w; j++)
 			p[j] = a->v[k * w + j];
 		if (apart(q, p, w, a->quantum) > 1 + 1e-6)

@@ -7,14 +7,8 @@
 # preview made on --rig-dir) finds its channel; a value outside a channel's range refits
 # that channel and the report says so; what cannot map (a key past the clip's last tick, a
 # joint or channel the clip lacks) and hostile glTF are refused, nothing written.
-set -u
-src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-A=${ANIMFS:?set ANIMFS to the animfs binary}
+. "$(dirname "$0")/gltf_import.inc"
 export ANIMFS_NAMES= # no user dictionary names the bone 'lid'
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-edit() { python3 "$src/tests/tools/glb_edit.py" "$@"; }
 ex=$src/examples
 B=$tmp/t.animation
 "$A" encode "$ex/clip_tiny.animation.yaml" -o "$B" || fail "encode"
@@ -79,13 +73,6 @@ out=$("$A" import "$tmp/lid1.glb" --into "$C" -o "$tmp/lid1.animation") || fail 
 [[ $out == "changed: a_tool_x: lid rotation: 6 keys in the glTF, 6 before, 6 now; "*"1 channel changed, 1 as they were" ]] ||
 	fail "the rig-named edit: $out"
 # refused, nothing written
-refuse() { # WHY GLB WANT-IN-THE-MESSAGE
-	rm -f "$tmp/x.animation"
-	"$A" import "$2" --into "$B" -o "$tmp/x.animation" > "$tmp/out" 2> "$tmp/err" && fail "$1: imported"
-	[ -e "$tmp/x.animation" ] && fail "$1: a file was written"
-	grep -q -- "$3" "$tmp/err" || fail "$1: the message: $(cat "$tmp/err")"
-	grep -q "animfs: $2" "$tmp/err" || fail "$1: the message does not name the glTF: $(cat "$tmp/err")"
-}
 edit "$tmp/w.glb" "$tmp/x.glb" add b__ROOT_bind__ rotation 0.5 0 0 0 1 && refuse "past the last tick" "$tmp/x.glb" "outside the clip's ticks 0..5"
 edit "$tmp/w.glb" "$tmp/x.glb" rename b__ROOT_bind__ b__Other__ && refuse "no such bone" "$tmp/x.glb" "node 'b__Other__' has a"
 for k in count:"do not fit" nan:"not a finite number" loop:"no tree" buflen:"byteLength 2147483648, but only" \

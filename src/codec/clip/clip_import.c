@@ -33,21 +33,6 @@ struct keys {
 	unsigned char *keep;
 };
 
-/* The value of the glTF's curve at time x: linear between keys, held past its ends; a
- * quaternion's next key sign-aligned with the one before. */
-static void edit_at(const struct af_scene_edit *e, size_t w, double x, double *out)
-{
-	size_t lo = 0;
-	while (lo + 1 < e->n && e->t[lo + 1] <= x)
-		lo++;
-	const float *a = e->v + lo * w, *b = lo + 1 < e->n ? a + w : a;
-	double f = lo + 1 < e->n && x > e->t[lo] ? (x - e->t[lo]) / ((double)e->t[lo + 1] - e->t[lo]) : 0, dot = 0;
-	for (size_t j = 0; j < w; j++)
-		dot += (double)a[j] * b[j];
-	for (size_t j = 0; j < w; j++)
-		out[j] = a[j] + ((w == 4 && dot < 0 ? -b[j] : b[j]) - a[j]) * f;
-}
-
 /* The decoded values of frame f (a rotation made a unit quaternion, as the preview shows it). */
 static void frame_values(const struct clip *c, const struct clip_chan *ch, const struct clip_frame *f, size_t w,
 			 double *v)
@@ -116,7 +101,7 @@ static int grid(const struct clip *c, const struct af_scene_edit *e, size_t w, d
 				k->v[i * w + j] = e->v[i * w + j];
 		} else {
 			k->tick[i] = t0 + (uint32_t)i;
-			edit_at(e, w, k->tick[i] * tl, &k->v[i * w]);
+			af_scene_curve_at(e->t, e->v, e->n, w, k->tick[i] * tl, &k->v[i * w]);
 		}
 	}
 	for (size_t i = 1; i < k->n && w == 4; i++) { /* one hemisphere after another */
