@@ -6,7 +6,8 @@
 # a joint named by its hash, or by its rig name where the clip's view shows the hash (a
 # preview made on --rig-dir) finds its channel; a value outside a channel's range refits
 # that channel and the report says so; what cannot map (a key past the clip's last tick, a
-# joint or channel the clip lacks) and hostile glTF are refused, nothing written.
+# joint or channel the clip lacks) and hostile glTF are refused, nothing written. A clip in a
+# package is brought back into its package (--into PACKAGE/MEMBER).
 . "$(dirname "$0")/gltf_import.inc"
 export ANIMFS_NAMES= # no user dictionary names the bone 'lid'
 ex=$src/examples
@@ -72,6 +73,23 @@ edit "$tmp/lid.glb" "$tmp/lid1.glb" set lid rotation 2 0.1 0 0 0.995 || fail "gl
 out=$("$A" import "$tmp/lid1.glb" --into "$C" -o "$tmp/lid1.animation") || fail "import of the rig-named edit"
 [[ $out == "changed: a_tool_x: lid rotation: 6 keys in the glTF, 6 before, 6 now; "*"1 channel changed, 1 as they were" ]] ||
 	fail "the rig-named edit: $out"
+# a clip in a package: --into PACKAGE/MEMBER puts the member back through the container (no
+# edit: the package untouched); with -o, the member's binary, as the loose file's import
+python3 "$src/tests/mount/mkpackage.py" "$tmp/p.package" 6B20C4F3:C2:"$B" || fail "mkpackage"
+cp "$tmp/p.package" "$tmp/p0.package"
+M=$tmp/p.package/S3_6B20C4F3_00000000_00000000000000C2.clip
+"$A" gltf "$M" -o "$tmp/m.glb" || fail "gltf of the member"
+out=$("$A" import "$tmp/m.glb" --into "$M") && cmp -s "$tmp/p.package" "$tmp/p0.package" &&
+	[[ $out == *"the file is unchanged" ]] || fail "an unedited member preview changed the package: $out"
+edit "$tmp/m.glb" "$tmp/me.glb" set b__ROOT_bind__ rotation 2 0.1 0 0 0.995 || fail "glb_edit member"
+"$A" import "$tmp/me.glb" --into "$M" -o "$tmp/m.animation" > /dev/null && cmp -s "$tmp/m.animation" "$tmp/e.animation" ||
+	fail "the member's -o differs from the loose file's import"
+cmp -s "$tmp/p.package" "$tmp/p0.package" || fail "-o wrote the package"
+out=$("$A" import "$tmp/me.glb" --into "$M") || fail "import into the member"
+[[ $out == "changed: a_tool_x: b__ROOT_bind__ rotation: "*"1 channel changed, 1 as they were" ]] || fail "the member's report: $out"
+"$A" decode "$M" > "$tmp/m.yaml" && "$A" decode "$tmp/e.animation" > "$tmp/e2.yaml" &&
+	cmp -s <(grep -v '^#' "$tmp/m.yaml") <(grep -v '^#' "$tmp/e2.yaml") || fail "the package's member is not the edit"
+"$A" import "$tmp/w.glb" --into "$tmp/p.package/nope.clip" -o "$tmp/n.animation" 2> "$tmp/err" && fail "a member that is not there"
 # refused, nothing written
 edit "$tmp/w.glb" "$tmp/x.glb" add b__ROOT_bind__ rotation 0.5 0 0 0 1 && refuse "past the last tick" "$tmp/x.glb" "outside the clip's ticks 0..5"
 edit "$tmp/w.glb" "$tmp/x.glb" rename b__ROOT_bind__ b__Other__ && refuse "no such bone" "$tmp/x.glb" "node 'b__Other__' has a"
