@@ -97,17 +97,21 @@ struct bone_edit {
 /* The pose frame fi of sequence q gets for the new values np: one of the pool it can name
  * that holds them, or a new one. */
 static int place(struct re_bank *k, unsigned game, unsigned b, unsigned q, size_t fi, const struct re_pose *np,
-		 struct af_arena *a, struct af_diag *d)
+		 const unsigned char *pending, struct af_arena *a, struct af_diag *d)
 {
 	struct re_seq *s = &k->edd.seq[q];
 	struct re_emr *m = &k->emr;
 	size_t base = game == RE_GAME3 ? s->pose_start : 0, lim = game == RE_GAME3 ? base + 255 : 4095;
 	size_t pi = base + s->frames[fi].pose;
-	for (size_t i = base; i < m->nposes && i <= lim; i++)
-		if (same_pose(&m->poses[i], np, m->nbones)) {
+	for (size_t i = base; i < m->nposes && i <= lim; i++) {
+		size_t g = 0; /* not a pose a frame still to place names: it may yet change in place */
+		while (g < s->nframes && !(pending[g] && base + s->frames[g].pose == i))
+			g++;
+		if (g == s->nframes && same_pose(&m->poses[i], np, m->nbones)) {
 			s->frames[fi].pose = (uint32_t)(i - base);
 			return 0;
 		}
+	}
 	if (m->nposes > lim)
 		return af_diag_error(d, AF_EINVAL, "bank %u sequence %u frame %zu: its pose %zu is shared with other "
 				     "frames, and a new pose would be pool entry %zu, which the frame cannot name (%s): "
@@ -154,7 +158,8 @@ static int place_all(struct re_bank *k, unsigned game, unsigned b, unsigned q, c
 					changed[g] = 0;
 			continue;
 		}
-		if ((rc = place(k, game, b, q, fi, &nps[fi], a, d)))
+		changed[fi] = 0;
+		if ((rc = place(k, game, b, q, fi, &nps[fi], changed, a, d)))
 			return rc;
 	}
 	return 0;
