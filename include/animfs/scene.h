@@ -67,6 +67,9 @@ struct af_scene_edit {
 	 * the new keys' curve from the glTF's keys, in stored steps */
 	size_t keys_before, keys_after;
 	double max_steps;
+	/* and, when the channel's own storage had to change to hold the keys (a range
+	 * refitted), what and why, for the report; empty otherwise */
+	char note[200];
 };
 
 struct af_scene_anim {
@@ -150,6 +153,12 @@ void af_scene_jstr(struct af_buf *b, const char *s);
  * with d at seq's line ("<what>: ..."). */
 int af_scene_nums(const struct af_ynode *seq, size_t from, size_t k, double *v, const char *what,
 		  struct af_diag *d);
+
+/* The value at time x of a curve of n keys (times t, w values each: 3, or 4 for a
+ * quaternion): linear between keys, held past its ends; a quaternion's next key
+ * sign-aligned with the one before. For the import (af_gltf_import) and the scene_import
+ * hooks, which read a glTF's curve where the file keeps its keys. */
+void af_scene_curve_at(const float *t, const float *v, size_t n, size_t w, double x, double *out);
 
 /* ---- for the writer ---- */
 /* Whether sc is a sound model: parents in range and no loop, mesh indices inside their

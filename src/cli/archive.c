@@ -420,8 +420,9 @@ static void drop_old_warnings(const struct af_archive *h, size_t k, struct af_di
 	af_diag_free(&od);
 }
 
-int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member,
-		      const struct af_cli_ov *ov, size_t cache_bytes)
+/* af_cli_arc_encode with the YAML read from yamlpath, or given (text: its bytes). */
+static int encode(const char *yamlpath, const struct af_buf *text, const char *path, const char *arc,
+		  const char *member, const struct af_cli_ov *ov, size_t cache_bytes)
 {
 	struct opened o;
 	struct af_archive *h;
@@ -443,8 +444,8 @@ int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, c
 		goto out;
 	}
 	where = yamlpath;
-	if (af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML,
-			    &yaml, &d))
+	if (text ? af_buf_append(&yaml, text->data, text->len) && af_diag_error(&d, AF_ENOMEM, "out of memory")
+		 : af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML, &yaml, &d))
 		goto out;
 	/* the mount's member save (--overlay: the image whole, reduced against GAME's
 	 * before it is kept); a new member (k == -2): the container adds it */
@@ -478,6 +479,18 @@ out:
 	af_pieces_free(&plan);
 	af_diag_free(&d);
 	return rc;
+}
+
+int af_cli_arc_encode(const char *yamlpath, const char *path, const char *arc, const char *member,
+		      const struct af_cli_ov *ov, size_t cache_bytes)
+{
+	return encode(yamlpath, NULL, path, arc, member, ov, cache_bytes);
+}
+
+int af_cli_arc_encode_text(const struct af_buf *yaml, const char *path, const char *arc, const char *member,
+			   size_t cache_bytes)
+{
+	return encode(path, yaml, path, arc, member, NULL, cache_bytes);
 }
 
 static size_t table_index(const struct af_container *c)

@@ -47,6 +47,10 @@ int af_cli_arc_render_with(const char *path, const char *arc, const char *member
 struct af_cli_ov;
 int af_cli_arc_encode(const char *yaml, const char *path, const char *arc, const char *member,
 		      const struct af_cli_ov *ov, size_t cache_bytes);
+/* The same with the YAML given as text (for `animfs import` into a member: the member's
+ * new view); path names it in messages. */
+int af_cli_arc_encode_text(const struct af_buf *yaml, const char *path, const char *arc, const char *member,
+			   size_t cache_bytes);
 /* check: every member round-trips and an unchanged rebuild is identical, in every
  * nested container too. Adds to the counters st[k] of container af_containers[k]
  * (k < max), each layer under its own; member(codec name, bytes, ok) counts each member

@@ -441,3 +441,21 @@ int af_scene_nums(const struct af_ynode *seq, size_t from, size_t k, double *v, 
 					       seq->items[from + i].line, what, from + i);
 	return 0;
 }
+
+void af_scene_curve_at(const float *t, const float *v, size_t n, size_t w, double x, double *out)
+{
+	size_t lo = 0, hi = n;
+	while (hi - lo > 1) { /* the last key at or before x */
+		size_t mid = lo + (hi - lo) / 2;
+		if (t[mid] <= x)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	const float *a = v + lo * w, *b = lo + 1 < n ? v + (lo + 1) * w : a;
+	double f = lo + 1 < n && x > t[lo] ? (x - t[lo]) / ((double)t[lo + 1] - t[lo]) : 0, dot = 0;
+	for (size_t j = 0; j < w; j++)
+		dot += (double)a[j] * b[j];
+	for (size_t j = 0; j < w; j++)
+		out[j] = a[j] + ((w == 4 && dot < 0 ? -b[j] : b[j]) - a[j]) * f;
+}

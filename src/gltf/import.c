@@ -16,26 +16,6 @@
 #include "animfs/yamlio.h"
 #include "gltf_in.h"
 
-/* The value of a curve (t, v: n keys of w values) at time x: linear between keys, held
- * past its ends; a quaternion's next key sign-aligned with the one before. */
-static void curve_at(const float *t, const float *v, size_t n, size_t w, double x, double *out)
-{
-	size_t lo = 0, hi = n;
-	while (hi - lo > 1) { /* the last key at or before x */
-		size_t mid = lo + (hi - lo) / 2;
-		if (t[mid] <= x)
-			lo = mid;
-		else
-			hi = mid;
-	}
-	const float *a = v + lo * w, *b = lo + 1 < n ? v + (lo + 1) * w : a;
-	double f = lo + 1 < n && x > t[lo] ? (x - t[lo]) / (t[lo + 1] - t[lo]) : 0, dot = 0;
-	for (size_t j = 0; j < w; j++)
-		dot += (double)a[j] * b[j];
-	for (size_t j = 0; j < w; j++)
-		out[j] = a[j] + ((w == 4 && dot < 0 ? -b[j] : b[j]) - a[j]) * f;
-}
-
 /* The largest distance between the values p and q (w of them; a quaternion or its
  * negation, the same rotation) over the tolerance of step. */
 static double apart(const double *p, const double *q, size_t w, double step)
@@ -59,14 +39,14 @@ static int same(const struct af_scene_channel *a, const struct af_gin_chan *b, s
 {
 	double p[4], q[4];
 	for (size_t k = 0; k < b->n; k++) {
-		curve_at(a->t, a->v, a->n, w, b->t[k], p);
+		af_scene_curve_at(a->t, a->v, a->n, w, b->t[k], p);
 		for (size_t j = 0; j < w; j++)
 			q[j] = b->v[k * w + j];
 		if (apart(q, p, w, a->quantum) > 1 + 1e-6)
 			return 0;
 	}
 	for (size_t k = 0; k < a->n; k++) {
-		curve_at(b->t, b->v, b->n, w, a->t[k], q);
+		af_scene_curve_at(b->t, b->v, b->n, w, a->t[k], q);
 		for (size_t j = 0; j < w; j++)
 			p[j] = a->v[k * w + j];
 		if (apart(q, p, w, a->quantum) > 1 + 1e-6)
@@ -114,8 +94,9 @@ static const char *const path_name[] = { "translation", "rotation", "scale" };
 
 /* Each glTF channel matched with the file's; the ones that differ into ed (*ned), their
  * file channels in which[]. */
-static int match(const struct af_gin *g, const struct af_scene *sc, const struct af_gltf_import_opts *o,
-		 struct af_scene_edit *ed, size_t *which, size_t *ned, size_t *kept, struct af_diag *d)
+static int match(const struct af_gin *g, const struct af_scene *sc, size_t nbase,
+		 const struct af_gltf_import_opts *o, struct af_scene_edit *ed, size_t *which, size_t *ned,
+		 size_t *kept, struct af_diag *d)
 {
 	unsigned char *seen = af_alloc_zeroed(sc->nch ? sc->nch : 1, 1);
 	int rc = 0;
@@ -141,11 +122,12 @@ static int match(const struct af_gin *g, const struct af_scene *sc, const struct
 			for (j = sa->first; j < sa->first + sa->count; j++)
 				if ((long)sc->ch[j].node == nd && sc->ch[j].path == gc->path)
 					break;
-			if (nd >= 0 && j == sa->first + sa->count) { /* a channel the file lacks: at rest? */
+			if (nd >= (long)nbase && j == sa->first + sa->count) { /* a channel the file lacks: at rest? */
 				const struct af_scene_node *sn = &sc->node[nd];
 				memcpy(rest, gc->path == AF_SC_TRANSLATION ? sn->t : gc->path == AF_SC_SCALE ? sn->s : sn->r,
 				       w * sizeof(double));
-			} else if (nd < 0) { /* a node the preview added (the units' root) or Blender's */
+			} else if (nd < (long)nbase) { /* a node the preview added (the units' root), Blender's,
+							 * or a joint whose rest the import does not know */
 				const float *v0 = gc->v;
 				for (size_t q = 0; q < w; q++)
 					rest[q] = v0[q];
@@ -200,6 +182,18 @@ static size_t gin_bytes(const struct af_gin *g)
 	return sum;
 }
 
+/* The glTF's nodes, by name and parent, put in sc first: for a format whose animation moves
+ * a skeleton kept elsewhere (a codec with scene_base: the preview took it from beside the
+ * file, --rig or --rig-dir), the preview's joints stand in for it, so the scene hook names
+ * its channels' nodes as the preview did whatever the import has at hand. */
+static int joints_first(const struct af_gin *g, struct af_scene *sc, struct af_diag *d)
+{
+	for (size_t i = 0; i < g->nnode; i++)
+		if (af_scene_node(sc, g->name[i], g->parent[i], 0) == SIZE_MAX)
+			return af_diag_error(d, AF_ENOMEM, "out of memory");
+	return 0;
+}
+
 int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t nyaml, const uint8_t *bin,
 		   size_t nbin, const struct af_gltf_import_opts *o, struct af_buf *out, struct af_buf *report,
 		   struct af_diag *d)
@@ -208,7 +202,7 @@ int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t ny
 	struct af_scene sc;
 	struct af_ydoc doc;
 	struct af_scene_edit *ed = NULL;
-	size_t *which = NULL, ned = 0, kept = 0, start = out->len;
+	size_t *which = NULL, ned = 0, kept = 0, start = out->len, nbase = 0;
 	const struct af_codec *c;
 	const char *format;
 	const struct af_ybudget *mem = o && o->mem && o->mem->room ? o->mem : NULL;
@@ -238,6 +232,9 @@ int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t ny
 		goto out;
 	}
 	sc.io = o ? o->io : NULL;
+	if (c->scene_base && (rc = joints_first(&g, &sc, d))) /* the skeleton the preview moved */
+		goto out;
+	nbase = sc.nnode;
 	if ((rc = c->scene(doc.root, &sc, d)) || (sc.oom && (rc = af_diag_error(d, AF_ENOMEM, "out of memory"))) ||
 	    (rc = af_scene_check(&sc, d)))
 		goto out;
@@ -252,7 +249,7 @@ int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t ny
 		rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 		goto out;
 	}
-	if ((rc = match(&g, &sc, o, ed, which, &ned, &kept, d)))
+	if ((rc = match(&g, &sc, nbase, o, ed, which, &ned, &kept, d)))
 		goto out;
 	if (!ned) {
 		if (af_buf_append(out, bin, nbin))
@@ -265,10 +262,11 @@ int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t ny
 	for (size_t i = 0; i < ned && report; i++) {
 		const struct af_scene_edit *e = &ed[i];
 		const struct af_scene_channel *sch = &sc.ch[which[i]];
-		char line[600];
+		char line[800];
 		int k = snprintf(line, sizeof(line), "changed: %s: %s %s: %zu keys in the glTF, %zu before, %zu now; "
-				 "largest error %.3g %s\n", e->anim, e->node, path_name[e->path], e->n, e->keys_before,
-				 e->keys_after, e->max_steps, sch->quantum > 0 ? "steps" : "(float rounding units)");
+				 "largest error %.3g %s%s%s\n", e->anim, e->node, path_name[e->path], e->n, e->keys_before,
+				 e->keys_after, e->max_steps, sch->quantum > 0 ? "steps" : "(float rounding units)",
+				 e->note[0] ? "; " : "", e->note);
 		af_buf_append(report, line, (size_t)k < sizeof(line) ? (size_t)k : sizeof(line) - 1);
 	}
 	if (report) {

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
-# Issue 45 (items 3, 4): a Diesel preview through a real Blender (Debian's, headless;
+# Issue 45 (items 3, 4): a Diesel, a Sims 3 CLIP and an RE preview through a real Blender (Debian's, headless;
 # tests/tools/blender_roundtrip.py, the settings of docs/gltf.md "Blender round trip") and
 # back with `animfs import`: exported with no edit, the identical binary; one key of one
 # bone's rotation changed through bpy, exported, imported: `animfs decode` differs from the
 # original in that key alone, and it holds the exported value within one stored step. On
-# examples/walk.animation.yaml and, when the samples are there, a PAYDAY 2 clip. Blender
+# examples/walk.animation.yaml and clip_tiny and, when the samples are there, a PAYDAY 2 clip
+# and a Sims 3 clip (no rig: its targets' nodes at the origin), re3_tiny and an RE3 PLD. Blender
 # absent: skipped on a workstation, a failure in CI (scripts/setup installs it).
 set -u
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
@@ -18,46 +19,105 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 "$A" encode "$src/examples/walk.animation.yaml" -o "$tmp/walk.animation" || fail "encode"
-files=("$tmp/walk.animation:Hips")
+"$A" encode "$src/examples/clip_tiny.animation.yaml" -o "$tmp/tiny.animation" || fail "encode clip"
+files=("$tmp/walk.animation:Hips" "$tmp/tiny.animation:b__ROOT_bind__")
 d=$S/diesel/phys808__shared_unarmed_neutral_cm_so_croupier_win.animation
 if [ -f "$d" ]; then
 	cp "$d" "$tmp/clip.animation" && files+=("$tmp/clip.animation:LeftForeArm")
 else
 	echo "not in the samples: ${d#"$S"/} (examples only)"
 fi
+"$A" encode "$src/examples/re3_tiny.PLD.yaml" -o "$tmp/tiny.PLD" || fail "encode RE"
+files+=("$tmp/tiny.PLD:bone 1")
+d=$S/re3/biohazard-utils_re3_pld0_leon_PL00.PLD
+if [ -f "$d" ]; then
+	cp "$d" "$tmp/leon.PLD" && files+=("$tmp/leon.PLD:bone 1")
+else
+	echo "not in the samples: ${d#"$S"/} (examples only)"
+fi
+d=$S/sims3-clip/echoweaver_Breastfeed/S3_6B20C4F3_00000000_4279AA053138D6E4%%+CLIP.animation
+if [ -f "$d" ]; then
+	cp "$d" "$tmp/feed.animation" && files+=("$tmp/feed.animation:b__ROOT_bind__")
+else
+	echo "not in the samples: ${d#"$S"/} (examples only)"
+fi
 for fb in "${files[@]}"; do
-	f=${fb%:*} bone=${fb##*:} b=$(basename "${fb%:*}" .animation)
+	f=${fb%:*} bone=${fb##*:} b=$(basename "${fb%:*}")
+	b=${b%.*}
 	"$A" gltf "$f" -o "$tmp/$b.glb" || { fail "gltf $b"; continue; }
 	PATH="$(dirname "$(command -v blender)"):$PATH" \
 	blender -b --factory-startup --python-exit-code 1 --python "$src/tests/tools/blender_roundtrip.py" -- \
 		"$tmp/$b.glb" "$tmp/$b.same.glb" "$tmp/$b.edit.glb" "$bone" > "$tmp/out" 2> "$tmp/err" ||
 		{ fail "$b: blender: $(tail -3 "$tmp/out") $(tail -3 "$tmp/err")"; continue; }
 	grep '^roundtrip:' "$tmp/out"
-	out=$("$A" import "$tmp/$b.same.glb" --into "$f" -o "$tmp/$b.same.animation") || fail "$b: import of the unedited export"
-	cmp -s "$tmp/$b.same.animation" "$f" || fail "$b: Blender's unedited export does not give the identical binary: $out"
-	out=$("$A" import "$tmp/$b.edit.glb" --into "$f" -o "$tmp/$b.edit.animation") || fail "$b: import of the edit"
+	anim=$(sed -n 's/^roundtrip: \(.*\) @[0-9]*fps_.*/\1/p' "$tmp/out") # the edited action's animation
+	out=$("$A" import "$tmp/$b.same.glb" --into "$f" -o "$tmp/$b.same.${f##*.}") || fail "$b: import of the unedited export"
+	cmp -s "$tmp/$b.same.${f##*.}" "$f" || fail "$b: Blender's unedited export does not give the identical binary: $out"
+	out=$("$A" import "$tmp/$b.edit.glb" --into "$f" -o "$tmp/$b.edit.${f##*.}") || fail "$b: import of the edit"
 	echo "$out"
-	[ "$(echo "$out" | grep -c '^changed:')" = 1 ] && [[ $out == *"changed: animation: $bone rotation: "* ]] ||
+	[ "$(echo "$out" | grep -c '^changed:')" = 1 ] && [[ $out == *"changed: $anim: $bone rotation: "* ]] ||
 		fail "$b: not one channel changed: $out"
-	"$A" decode "$f" > "$tmp/a.yaml" && "$A" decode "$tmp/$b.edit.animation" > "$tmp/b.yaml" || fail "$b: decode"
-	python3 - "$tmp/a.yaml" "$tmp/b.yaml" "$tmp/$b.edit.glb" "$bone" <<'PY' || fail "$b: the decoded edit"
+	"$A" decode "$f" > "$tmp/a.yaml" && "$A" decode "$tmp/$b.edit.${f##*.}" > "$tmp/b.yaml" || fail "$b: decode"
+	python3 - "$tmp/a.yaml" "$tmp/b.yaml" "$tmp/$b.edit.glb" "$bone" "$anim" <<'PY' || fail "$b: the decoded edit"
 import json, struct, sys
 import yaml
 a, b = (yaml.safe_load(open(p)) for p in sys.argv[1:3])
 bone = sys.argv[4]
-assert {k: v for k, v in a.items() if k != "objects"} == {k: v for k, v in b.items() if k != "objects"}, "the header moved"
 diff = []
-for oa, ob in zip(a["objects"], b["objects"]):
-    for tr in ("position", "rotation"):
-        ka, kb = oa[tr]["keys"], ob[tr]["keys"]
-        if ka != kb or oa[tr]["type"] != ob[tr]["type"]:
-            assert (oa["name"], tr) == (bone, "rotation"), "%s %s changed" % (oa["name"], tr)
-            assert len(ka) == len(kb), "keys %d -> %d" % (len(ka), len(kb))
-            diff = [(x, y) for x, y in zip(ka, kb) if x != y]
+if a["format"] == "re-model":  # a frame's pose: every bone; the edit is one frame's bone
+    import math
+    nb = int(bone.split()[-1])
+    bank, seq = (int(x) for x in sys.argv[5].split()[1::2])
+    step = math.sin(math.pi / 4096)
+    def effective(d, k, q):
+        bk = d["banks"][k]
+        sq = bk["sequences"][q]
+        base = sq.get("pose_start", 0)
+        return [{x: y for x, y in bk["keyframes"][base + f[0]].items() if x != "pose"} for f in sq["frames"]]
+    for k, (ba, bb) in enumerate(zip(a["banks"], b["banks"])):
+        for q in range(len(ba.get("sequences") or [])):
+            ea, eb = effective(a, k, q), effective(b, k, q)
+            for f, (pa, pb) in enumerate(zip(ea, eb)):
+                if pa != pb:
+                    assert (k, q) == (bank, seq), "bank %d sequence %d frame %d changed" % (k, q, f)
+                    assert [x for i, x in enumerate(pa["angles"]) if i != nb] == [x for i, x in enumerate(pb["angles"]) if i != nb], "another bone moved"
+                    assert {x: y for x, y in pa.items() if x != "angles"} == {x: y for x, y in pb.items() if x != "angles"}, "the root moved"
+                    def quat(e):
+                        r = [math.radians(x) / 2 for x in e]
+                        qx, qy, qz = ([math.sin(r[0]), 0, 0, math.cos(r[0])], [0, math.sin(r[1]), 0, math.cos(r[1])], [0, 0, math.sin(r[2]), math.cos(r[2])])
+                        def mul(p, q):
+                            return [p[3]*q[0]+p[0]*q[3]+p[1]*q[2]-p[2]*q[1], p[3]*q[1]-p[0]*q[2]+p[1]*q[3]+p[2]*q[0],
+                                    p[3]*q[2]+p[0]*q[1]-p[1]*q[0]+p[2]*q[3], p[3]*q[3]-p[0]*q[0]-p[1]*q[1]-p[2]*q[2]]
+                        return mul(mul(qx, qy), qz)
+                    diff.append(([f / 30] + quat(pa["angles"][nb]), [f / 30] + quat(pb["angles"][nb])))
+    step = 2 * step  # a quaternion of three quantised angles: within two of one angle's steps
+elif a["format"] == "sims3-clip":  # channels: frames {tick: values}, times tick * tick_length
+    lists, step = "channels", None
+    assert {k: v for k, v in a.items() if k != lists} == {k: v for k, v in b.items() if k != lists}, "the header moved"
+    for ca, cb in zip(a[lists], b[lists]):
+        if ca != cb:
+            assert (ca["target"], ca["sub_target"]) == (bone, "Orientation"), "%s %s changed" % (ca["target"], ca["sub_target"])
+            assert {k: v for k, v in ca.items() if k != "frames"} == {k: v for k, v in cb.items() if k != "frames"}, "range moved"
+            fa, fb = ca["frames"], cb["frames"]
+            assert fa.keys() == fb.keys(), "ticks %s -> %s" % (list(fa), list(fb))
+            val = lambda v: v["v"] if isinstance(v, dict) else v
+            diff = [([t * a["tick_length"]] + val(fa[t]), [t * a["tick_length"]] + val(fb[t])) for t in fa if fa[t] != fb[t]]
+            step = abs(ca["scale"]) / 4095
+else:
+    lists, step = "objects", 0.75 / 512
+    assert {k: v for k, v in a.items() if k != lists} == {k: v for k, v in b.items() if k != lists}, "the header moved"
+    for oa, ob in zip(a[lists], b[lists]):
+        for tr in ("position", "rotation"):
+            ka, kb = oa[tr]["keys"], ob[tr]["keys"]
+            if ka != kb or oa[tr]["type"] != ob[tr]["type"]:
+                assert (oa["name"], tr) == (bone, "rotation"), "%s %s changed" % (oa["name"], tr)
+                assert len(ka) == len(kb), "keys %d -> %d" % (len(ka), len(kb))
+                diff = [(x, y) for x, y in zip(ka, kb) if x != y]
 assert len(diff) == 1, "%d keys changed" % len(diff)
 (old, new), = diff
 assert old[0] == new[0], "the key's time moved"
-# the exported value at that time, within one stored step (packed: 0.75/512) and the text's
+# the exported value at that time, within one stored step (Diesel packed: 0.75/512; a CLIP:
+# |scale| / 4095; RE: two angle steps' worth of a component) and the text's
 g = open(sys.argv[3], "rb").read()
 n = struct.unpack_from("<I", g, 12)[0]
 j, binc = json.loads(g[20:20 + n]), g[28 + n:]
@@ -65,7 +125,10 @@ def acc(i, w):
     x = j["accessors"][i]
     o = j["bufferViews"][x["bufferView"]].get("byteOffset", 0) + x.get("byteOffset", 0)
     return [struct.unpack_from("<%df" % w, binc, o + 4 * w * k) for k in range(x["count"])]
+seen = 0
 for an in j["animations"]:
+    if not an.get("name", "").startswith(sys.argv[5]):
+        continue  # another animation's (sequence's) curves of the bone
     for c in an["channels"]:
         if j["nodes"][c["target"]["node"]]["name"] == bone and c["target"]["path"] == "rotation":
             s = an["samplers"][c["sampler"]]
@@ -74,8 +137,10 @@ for an in j["animations"]:
             q = qs[k]
             sign = 1 if sum(x * y for x, y in zip(q, new[1:5])) >= 0 else -1
             err = max(abs(sign * x - y) for x, y in zip(q, new[1:5]))
-            assert err <= 0.75 / 512 + 1e-3, "the stored key %s is %g from the export's %s" % (new, err, q)
+            assert err <= step + 1e-3, "the stored key %s is %g from the export's %s" % (new, err, q)
             print("edited key at %.4f s: %s -> %s (export %s)" % (new[0], old[1:5], new[1:5], [round(x, 4) for x in q]))
+            seen += 1
+assert seen == 1, "%d exported curves of the bone in the animation" % seen
 PY
 done
 echo "$fails failed"

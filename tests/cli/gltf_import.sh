@@ -8,13 +8,7 @@
 # past pos_u16's range, a key past the clip's length) and hostile glTF (wrong counts, NaN,
 # a joint loop, a 2 GiB buffer length, no buffers, a cut file) are refused with a clear
 # error and nothing written; a format that cannot take a glTF back says so.
-set -u
-src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-A=${ANIMFS:?set ANIMFS to the animfs binary}
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fails=0
-fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
-edit() { python3 "$src/tests/tools/glb_edit.py" "$@"; }
+. "$(dirname "$0")/gltf_import.inc"
 ex=$src/examples
 B=$tmp/walk.animation
 "$A" encode "$ex/walk.animation.yaml" -o "$B" || fail "encode"
@@ -59,13 +53,6 @@ d=$(diff "$tmp/orig.yaml" "$tmp/p.yaml" | grep '^[<>]')
 	fail "--anim animation"
 "$A" import "$tmp/e.glb" --into "$B" -o "$tmp/y.animation" --anim nope 2> "$tmp/err" && fail "--anim of no animation"
 # refused, nothing written: what cannot map, hostile files
-refuse() { # WHY GLB WANT-IN-THE-MESSAGE
-	rm -f "$tmp/r.animation"
-	"$A" import "$2" --into "$B" -o "$tmp/r.animation" > "$tmp/out" 2> "$tmp/err" && fail "$1: imported"
-	[ -e "$tmp/r.animation" ] && fail "$1: a file was written"
-	grep -q -- "$3" "$tmp/err" || fail "$1: the message: $(cat "$tmp/err")"
-	grep -q "animfs: $2" "$tmp/err" || fail "$1: the message does not name the glTF: $(cat "$tmp/err")"
-}
 edit "$tmp/w.glb" "$tmp/h.glb" set Hips translation 1 0 0 2000 && refuse "past pos_u16" "$tmp/h.glb" "outside pos_u16"
 edit "$tmp/w.glb" "$tmp/h.glb" add Hips translation 1.5 0 0 99 && refuse "past the length" "$tmp/h.glb" "past the clip's length"
 for k in count:"do not fit" nan:"not a finite number" loop:"parents loops" buflen:"byteLength 2147483648, but only" \
@@ -74,8 +61,8 @@ for k in count:"do not fit" nan:"not a finite number" loop:"parents loops" bufle
 	edit "$tmp/w.glb" "$tmp/h.glb" "${k%%:*}" && refuse "${k%%:*}" "$tmp/h.glb" "${k#*:}"
 done
 cmp -s "$B" "$tmp/orig.animation" || fail "a refused import touched the game file"
-"$A" encode "$ex/re3_tiny.PLD.yaml" -o "$tmp/t.PLD" && "$A" gltf "$tmp/t.PLD" -o "$tmp/t.glb" &&
-	! "$A" import "$tmp/t.glb" --into "$tmp/t.PLD" -o "$tmp/t2.PLD" 2> "$tmp/err" &&
+"$A" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" && "$A" gltf "$tmp/MOTION.BIN" -o "$tmp/t.glb" &&
+	! "$A" import "$tmp/t.glb" --into "$tmp/MOTION.BIN" -o "$tmp/t2.BIN" 2> "$tmp/err" &&
 	grep -q "cannot take a glTF back" "$tmp/err" || fail "a format without import: $(cat "$tmp/err")"
 echo "$fails failed"
 [ $fails -eq 0 ]

@@ -67,7 +67,9 @@ cv=cc/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation.yaml
 cmp -s "$G/$cv.glb" "$T/rigdir.glb" || fail "the mount's --rig-dir preview differs from animfs gltf --rig-dir"
 grep -q 'skeleton_in' "$G/$cv.glb" || fail "the mount's preview took no rig of --rig-dir"
 ls "$VIEW/.animfs" | grep -qx gltf || fail ".animfs lists no gltf folder"
-{ echo x > "$G/anims/tiny.PLD.yaml.glb"; } 2>/dev/null && fail "a preview is writable"
+# a member's preview takes no glTF in the mount (one in a folder may: mount/gltf_save)
+{ echo x > "$G/pkg/p.package/S3_6B20C4F3_00000000_00000000000000C1.clip.yaml.glb"; } 2>/dev/null &&
+	fail "a member's preview is writable"
 # a save: the preview follows (the Hips position key at 0.5 s)
 cp "$G/anims/deep/walk.animation.yaml.glb" "$T/before.glb"
 sed -i 's/^        - \[0\.5, 0\.0, 60\.0, 0\.0\]/        - [0.5, 0.0, 62.0, 0.0]/' "$VIEW/anims/deep/walk.animation.yaml" || fail "save"

@@ -1,6 +1,6 @@
 # Issue 45 (item 4) in the mount: Debian's Blender (headless; tests/tools/blender_roundtrip.py,
-# the settings of docs/gltf.md "Blender round trip") imports a Diesel preview from
-# VIEW/.animfs/gltf and exports it with no edit straight to that path: the binary is
+# the settings of docs/gltf.md "Blender round trip") imports a Diesel, a Sims 3 CLIP and an
+# RE preview from VIEW/.animfs/gltf and exports each with no edit straight to that path: the binary is
 # byte-identical; its export with one key changed, saved to the path, gives the bytes
 # `animfs import` gives. Blender absent: skipped on a workstation, a failure in CI.
 . "$(dirname "$0")/common.inc"
@@ -11,20 +11,29 @@ if ! command -v blender >/dev/null 2>&1; then
 fi
 mkdir -p "$GAME/anims"
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
-cp "$GAME/anims/walk.animation" "$T/orig.animation"
+"$ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" ||
+	fail "encode clip"
+"$ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode RE"
 mount_view_fg
-P=$VIEW/.animfs/gltf/anims/walk.animation.yaml.glb
-ls "$VIEW/.animfs/gltf/anims" | grep -qx walk.animation.yaml.glb || fail "the preview is not listed"
-cp "$P" "$T/in.glb" || fail "read the preview"
-PATH="$(dirname "$(command -v blender)"):$PATH" \
-blender -b --factory-startup --python-exit-code 1 --python "$src/tests/tools/blender_roundtrip.py" -- \
-	"$P" "$P" "$T/edit.glb" Hips > "$T/out" 2> "$T/err" || fail "blender: $(tail -3 "$T/out") $(tail -3 "$T/err")"
-cmp -s "$GAME/anims/walk.animation" "$T/orig.animation" || fail "Blender's unedited export to the preview changed the binary"
-grep -q 'note: 0 channels changed, 8 as they were' "$VIEW/.animfs/errors" || fail "no note of the save: $(cat "$VIEW/.animfs/errors")"
-"$ANIMFS" import "$T/edit.glb" --into "$T/orig.animation" -o "$T/cli.animation" > /dev/null || fail "animfs import"
-cmp -s "$T/cli.animation" "$T/orig.animation" && fail "the edit changed nothing"
-cp "$T/edit.glb" "$P" || fail "save of Blender's edited export"
-cmp -s "$GAME/anims/walk.animation" "$T/cli.animation" || fail "the mount's save differs from animfs import"
+for fb in walk.animation:Hips:8 "S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation:b__ROOT_bind__:2" \
+	"tiny.PLD:bone 1:4"; do
+	f=${fb%%:*} rest=${fb#*:}
+	bone=${rest%:*} nch=${rest##*:}
+	B=$GAME/anims/$f
+	cp "$B" "$T/orig.${f##*.}"
+	P=$VIEW/.animfs/gltf/anims/$f.yaml.glb
+	ls "$VIEW/.animfs/gltf/anims" | grep -qxF "$f.yaml.glb" || fail "$f: the preview is not listed"
+	PATH="$(dirname "$(command -v blender)"):$PATH" \
+	blender -b --factory-startup --python-exit-code 1 --python "$src/tests/tools/blender_roundtrip.py" -- \
+		"$P" "$P" "$T/edit.glb" "$bone" > "$T/out" 2> "$T/err" || fail "$f: blender: $(tail -3 "$T/out") $(tail -3 "$T/err")"
+	cmp -s "$B" "$T/orig.${f##*.}" || fail "$f: Blender's unedited export to the preview changed the binary"
+	grep -qF "$f.yaml.glb: note: 0 channels changed, $nch as they were" "$VIEW/.animfs/errors" ||
+		fail "$f: no note of the save: $(cat "$VIEW/.animfs/errors")"
+	"$ANIMFS" import "$T/edit.glb" --into "$T/orig.${f##*.}" -o "$T/cli.${f##*.}" > /dev/null || fail "$f: animfs import"
+	cmp -s "$T/cli.${f##*.}" "$T/orig.${f##*.}" && fail "$f: the edit changed nothing"
+	cp "$T/edit.glb" "$P" || fail "$f: save of Blender's edited export"
+	cmp -s "$B" "$T/cli.${f##*.}" || fail "$f: the mount's save differs from animfs import"
+done
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: Blender's export saved to the preview's path"

@@ -3,22 +3,24 @@
 # view's binary as `animfs import` does, through the same atomic save as a YAML save; each
 # changed channel a note in .animfs/errors. No edit: the binary unchanged. A hostile glTF
 # or one that cannot map: the save fails, the binary as it was, the reason in
-# .animfs/errors. A format that cannot take a glTF back (RE): its preview read-only (0444),
-# a write refused. No samples needed.
+# .animfs/errors. A format that cannot take a glTF back (MOTN): its preview read-only (0444),
+# a write refused. A Sims 3 CLIP takes one as Diesel does. No samples needed.
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 edit() { python3 "$src/tests/tools/glb_edit.py" "$@"; }
 mkdir -p "$GAME/anims"
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
-"$ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode"
+"$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$GAME/anims/MOTION.BIN" || fail "encode"
 cp "$GAME/anims/walk.animation" "$T/orig.animation"
+"$ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$T/orig.clip" || fail "encode clip"
+cp "$T/orig.clip" "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation"
 mount_view_fg
 P=$VIEW/.animfs/gltf/anims/walk.animation.yaml.glb
 [ "$(stat -c %a "$P")" = 644 ] || fail "a Diesel preview is not writable: $(stat -c %a "$P")"
 chmod 660 "$GAME/anims/walk.animation" # the binary's owner and write bits (allow_other's check)
 [ "$(stat -c %a:%u "$P")" = "664:$(stat -c %u "$GAME/anims/walk.animation")" ] || fail "the preview's mode: $(stat -c %a:%u "$P")"
 chmod 644 "$GAME/anims/walk.animation"
-[ "$(stat -c %a "$VIEW/.animfs/gltf/anims/tiny.PLD.yaml.glb")" = 444 ] || fail "an RE preview is shown writable"
+[ "$(stat -c %a "$VIEW/.animfs/gltf/anims/MOTION.BIN.yaml.glb")" = 444 ] || fail "a MOTN preview is shown writable"
 cp "$P" "$T/w.glb" || fail "read the preview"
 # no edit: the binary stays as it was
 cp "$T/w.glb" "$P" || fail "save of the unedited preview"
@@ -42,7 +44,17 @@ for k in nan:"not a finite number" nojoint:"no joint of that name"; do
 	cmp -s "$GAME/anims/walk.animation" "$T/before.animation" || fail "${k%%:*}: the binary changed"
 	grep -q "walk.animation.yaml.glb: .*${k#*:}" "$VIEW/.animfs/errors" || fail "${k%%:*}: not in the errors: $(cat "$VIEW/.animfs/errors")"
 done
-{ cat "$T/w.glb" > "$VIEW/.animfs/gltf/anims/tiny.PLD.yaml.glb"; } 2> /dev/null && fail "an RE preview took a write"
+{ cat "$T/w.glb" > "$VIEW/.animfs/gltf/anims/MOTION.BIN.yaml.glb"; } 2> /dev/null && fail "a MOTN preview took a write"
+# a Sims 3 CLIP takes one too: the binary is what animfs import makes of it
+C=$VIEW/.animfs/gltf/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation.yaml.glb
+[ "$(stat -c %a "$C")" = 644 ] || fail "a CLIP preview is not writable: $(stat -c %a "$C")"
+cp "$C" "$T/c.glb" && edit "$T/c.glb" "$T/ce.glb" set b__ROOT_bind__ rotation 2 0.1 0 0 0.995 || fail "glb_edit clip"
+"$ANIMFS" import "$T/ce.glb" --into "$T/orig.clip" -o "$T/cli.clip" > /dev/null || fail "animfs import of the clip"
+cp "$T/ce.glb" "$C" || fail "save of the edited clip preview"
+cmp -s "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" "$T/cli.clip" ||
+	fail "the mount's save of a clip differs from animfs import"
+grep -q 'CLIP.animation.yaml.glb: note: changed: a_tool_x: b__ROOT_bind__ rotation' "$VIEW/.animfs/errors" ||
+	fail "no note of the clip's changed channel: $(cat "$VIEW/.animfs/errors")"
 cat "$VIEW/.animfs/errors"
 "$ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon

@@ -4,6 +4,7 @@ would make them, or as a hostile file would be:
   glb_edit.py IN OUT set NODE PATH KEY V...   key KEY of NODE's PATH channel (every
                                               animation) gets the values V...
   glb_edit.py IN OUT add NODE PATH T V...     a key at time T (seconds) inserted
+  glb_edit.py IN OUT rename NODE NEW           a node renamed
   glb_edit.py IN OUT KIND                      a hostile file: count (an output accessor one
       value longer than its times), nan (a NaN value), loop (two joints each the other's
       child), buflen (a buffer said to be 2 GiB), nobuf (no buffers), noanim (an
@@ -78,6 +79,10 @@ def main():
                 j["accessors"].append(a)
                 s[acc] = len(j["accessors"]) - 1
         j["buffers"][0]["byteLength"] = len(binc)
+    elif kind == "rename":  # a node's name, as another tool (or a rig) names it
+        for n in j["nodes"]:
+            if n.get("name") == sys.argv[4]:
+                n["name"] = sys.argv[5]
     elif kind == "count":
         s = j["animations"][0]["samplers"][0]
         j["accessors"][s["output"]]["count"] += 1

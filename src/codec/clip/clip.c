@@ -169,6 +169,7 @@ const struct af_codec af_codec_clip = {
 	.curves = clip_curves,
 	.scene = clip_scene,
 	.scene_base = clip_scene_base,
+	.scene_import = clip_scene_import,
 	.coverage = clip_coverage,
 	.split = clip_split,
 	.from_doc = clip_from_doc,

@@ -164,6 +164,12 @@ int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
  * clip_scene.c and docs/gltf.md) */
 struct af_io;
 struct af_buf;
+/* A channel's target (a bone's name, or "0x" and 8 hex digits) as its hash: 0, or -1. */
+int clip_target_hash(const char *t, uint32_t *h);
+/* clip_import.c: the descriptor's scene_import hook (codec.h): a glTF brought back */
+struct af_scene_edit;
+int clip_scene_import(const struct af_ynode *root, struct af_scene_edit *ed, size_t ned,
+		      const struct af_io *io, struct af_buf *out, struct af_diag *d);
 int clip_scene_base(const struct af_ynode *root, const struct af_io *io, char *name, size_t size,
 		    struct af_buf *why);
 

@@ -3,6 +3,7 @@
  * orientation at tick * tick_length seconds; the bones are those of a rig already in the
  * scene (`animfs gltf --rig`), or else one root node per target. IK chains and events go
  * to the animation's extras. Metres, Y up: glTF's own. */
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -31,21 +32,33 @@ static int moves(const struct af_ynode *ch)
 	       : !strcmp(sub, "Translation") ? AF_SC_TRANSLATION : -1;
 }
 
-static int target_hash(const char *t, uint32_t *h);
-
-/* The node a channel's target moves: the one so named, or, for a target the view shows as
- * its hash (no rig beside the clip named it: a rig from --rig-dir), the one whose name
- * hashes to it; -1. */
+/* The node a channel's target moves: the one so named, or else the one of the same hash:
+ * a target the view shows as its hash (no rig beside the clip named it: a rig from
+ * --rig-dir) moves the bone whose name hashes to it, and a node named by a hash (a glTF
+ * brought back, made where no rig named it) is the target's of that hash; -1. */
 static long find_target(const struct af_scene *sc, const char *t)
 {
 	long k = af_scene_find(sc, t);
-	uint32_t h;
-	if (k >= 0 || !t || t[0] != '0' || (t[1] | 32) != 'x' || target_hash(t, &h))
+	uint32_t h, hn;
+	if (k >= 0 || !t || clip_target_hash(t, &h))
 		return k;
 	for (size_t i = 0; i < sc->nnode; i++)
-		if (af_fnv1_32_lower(sc->node[i].name, strlen(sc->node[i].name)) == h)
+		if (!clip_target_hash(sc->node[i].name, &hn) && hn == h)
 			return (long)i;
 	return -1;
+}
+
+/* One stored step of a channel's values (spec 5.6: |scale| / the code of 1.0), or 0 when
+ * its type has no such code (a palette). */
+static double quantum(const struct af_ynode *ch)
+{
+	const char *type = af_cv_str(af_ymap_get(ch, "type"));
+	int id = type ? clip_type_by_name(type, strlen(type)) : -1;
+	const struct clip_type *t = id >= 0 ? clip_type((unsigned)id) : NULL;
+	double scale = 0;
+	if (!t || !t->max || af_cv_num(af_ymap_get(ch, "scale"), &scale))
+		return 0;
+	return fabs((double)(float)scale) / t->max;
 }
 
 static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, struct af_diag *d)
@@ -65,6 +78,7 @@ static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, 
 	}
 	if ((c = af_scene_channel(sc, (size_t)node, (enum af_scene_path)path, ch->line)) == SIZE_MAX)
 		return AF_ENOMEM;
+	sc->ch[c].quantum = quantum(ch);
 	for (size_t k = 0; k + 1 < 2 * frames->n; k += 2) {
 		double t, v[4];
 		int rc;
@@ -197,8 +211,7 @@ static int score_rig(void *ctx, const char *name)
 	return 0;
 }
 
-/* A channel's target as its hash: a name hashed, or "0x" and 8 hex digits. */
-static int target_hash(const char *t, uint32_t *h)
+int clip_target_hash(const char *t, uint32_t *h)
 {
 	char *end;
 	if (t[0] == '0' && (t[1] | 32) == 'x') {
@@ -226,7 +239,7 @@ int clip_scene_base(const struct af_ynode *root, const struct af_io *io, char *n
 		const struct af_ynode *ch = af_cv_item(chans, i);
 		uint32_t h;
 		size_t k = 0;
-		if (moves(ch) < 0 || target_hash(af_cv_str(af_ymap_get(ch, "target")), &h))
+		if (moves(ch) < 0 || clip_target_hash(af_cv_str(af_ymap_get(ch, "target")), &h))
 			continue;
 		while (k < p.nwant && p.want[k] != h)
 			k++;

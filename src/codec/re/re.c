@@ -131,27 +131,34 @@ static int encode_sections(const struct re_file *f, struct af_buf *bufs, struct 
 	return AF_OK;
 }
 
+int re_write(const struct re_file *f, struct af_buf *out, struct af_diag *d)
+{
+	struct af_buf bufs[16];
+	struct re_sec sec[16];
+	int rc;
+	for (int i = 0; i < 16; i++)
+		af_buf_init(&bufs[i]);
+	rc = encode_sections(f, bufs, sec, d);
+	if (!rc)
+		rc = re_dir_write(sec, f->lay->nsec, out, d);
+	for (int i = 0; i < 16; i++)
+		af_buf_free(&bufs[i]);
+	return rc;
+}
+
 static int re_from_doc(const struct af_ynode *root, const struct af_io *io, struct af_buf *out,
 		       struct af_diag *d)
 {
 	struct af_arena a;
 	struct re_file f;
-	struct af_buf bufs[16];
-	struct re_sec sec[16];
 	int rc;
 	memset(&f, 0, sizeof(f));
-	for (int i = 0; i < 16; i++)
-		af_buf_init(&bufs[i]);
 	af_arena_init(&a);
 	rc = re_parse(root, &f, &a, d);
 	if (!rc)
 		rc = re_cross_check(&f, io, d);
 	if (!rc)
-		rc = encode_sections(&f, bufs, sec, d);
-	if (!rc)
-		rc = re_dir_write(sec, f.lay->nsec, out, d);
-	for (int i = 0; i < 16; i++)
-		af_buf_free(&bufs[i]);
+		rc = re_write(&f, out, d);
 	af_arena_free(&a);
 	return rc;
 }
@@ -173,6 +180,7 @@ const struct af_codec af_codec_re_model = {
 	.schema = &re_schema,
 	.curves = re_curves,
 	.scene = re_scene,
+	.scene_import = re_scene_import,
 	.to_yaml = re_to_yaml,
 	.from_yaml = re_from_yaml,
 	.coverage = re_coverage,

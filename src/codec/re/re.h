@@ -125,6 +125,13 @@ struct af_scene;
 int re_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
 int re_scene_meshes(const struct af_ynode *root, struct af_scene *sc, size_t first, size_t nbones,
 		    struct af_diag *d);
+/* re_import.c: the descriptor's scene_import hook (codec.h): a glTF brought back */
+struct af_scene_edit;
+struct af_io;
+int re_scene_import(const struct af_ynode *root, struct af_scene_edit *ed, size_t ned, const struct af_io *io,
+		    struct af_buf *out, struct af_diag *d);
+/* re.c: the file of f (its banks encoded, the rest carried) appended to out. */
+int re_write(const struct re_file *f, struct af_buf *out, struct af_diag *d);
 int re_bid(const char *name, const uint8_t *head, size_t n);
 int re_dir_read(const uint8_t *bin, size_t n, const char *name, struct re_file *f,
 		   struct af_arena *a, struct af_diag *d);

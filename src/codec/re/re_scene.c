@@ -72,11 +72,15 @@ static int sequence(struct af_scene *sc, const struct af_ynode *sq, const struct
 	size_t ch0 = sc->nch, nf = af_cv_count(frames);
 	double start = 0;
 	af_cv_num(af_ymap_get(sq, "pose_start"), &start);
-	if (af_scene_channel(sc, s->first, AF_SC_TRANSLATION, sq->line) == SIZE_MAX)
+	size_t c;
+	if ((c = af_scene_channel(sc, s->first, AF_SC_TRANSLATION, sq->line)) == SIZE_MAX)
 		return AF_ENOMEM;
-	for (size_t b = 0; b < s->n; b++)
-		if (af_scene_channel(sc, s->first + b, AF_SC_ROTATION, sq->line) == SIZE_MAX)
+	sc->ch[c].quantum = 1; /* int16 units */
+	for (size_t b = 0; b < s->n; b++) {
+		if ((c = af_scene_channel(sc, s->first + b, AF_SC_ROTATION, sq->line)) == SIZE_MAX)
 			return AF_ENOMEM;
+		sc->ch[c].quantum = sin(M_PI / 4096); /* the most one 12-bit angle step moves a component */
+	}
 	for (size_t f = 0; f < nf; f++) {
 		const struct af_ynode *fr = &frames->items[f], *kf, *angles;
 		double pose, t[3], m[3];
