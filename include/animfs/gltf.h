@@ -63,6 +63,7 @@ struct af_gltf_import_opts {
 	/* The memory it may take (the mount's bound: the view's tree, the glTF's values read
 	 * out, the scene; the file made is out's own bound), or NULL. */
 	const struct af_ybudget *mem;
+	int refit; /* --refit: a channel's range may change to hold the glTF's values */
 };
 
 /* The glTF (gl, ngl: GLB, or JSON with data: URI buffers) merged into the game file bin

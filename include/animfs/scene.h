@@ -70,6 +70,9 @@ struct af_scene_edit {
 	/* and, when the channel's own storage had to change to hold the keys (a range
 	 * refitted), what and why, for the report; empty otherwise */
 	char note[200];
+	/* set by the caller: a value outside its channel's stored range may change that
+	 * range (`animfs import --refit`, as `refit: true` in the YAML); 0: refused */
+	int refit;
 };
 
 struct af_scene_anim {

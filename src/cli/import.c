@@ -76,6 +76,13 @@ int af_cli_import(int argc, char **argv)
 		return AF_EXIT_FAIL;
 	}
 	struct af_cli_valopt opts[] = {{"--into", &into, 0, 0}, {"--anim", anims, 0, 1}};
+	int refit = 0, kept = 0;
+	for (int i = 0; i < argc; i++) /* --refit: a flag, taken out before the value options */
+		if (i > 0 && !strcmp(argv[i], "--refit"))
+			refit = 1;
+		else
+			argv[kept++] = argv[i];
+	argc = kept;
 	if ((rc = af_cli_in_out_args("import", argc, argv, opts, 2, &in, &outp)))
 		goto out;
 	rc = AF_EXIT_FAIL;
@@ -93,7 +100,7 @@ int af_cli_import(int argc, char **argv)
 		where = into;
 		goto out;
 	}
-	struct job j = {&gl, &bin, {opts[1].n ? anims : NULL, opts[1].n, NULL, NULL}, &out, &rep, 0,
+	struct job j = {&gl, &bin, {opts[1].n ? anims : NULL, opts[1].n, NULL, NULL, refit}, &out, &rep, 0,
 			member ? &view : NULL, 0};
 	if (af_cli_view_yaml_with(into, &yaml, &where, &d, merge, &j)) {
 		if (j.merged)

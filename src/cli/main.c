@@ -176,14 +176,17 @@ static const struct command commands[] = {
 	 "                         (PARENT '-': a root; ' @ X Y Z' after it: the child's\n"
 	 "                         rest offset; docs/gltf.md)\n",
 	 NULL},
-	{"import", NULL, af_cli_import, "import FILE.glb|FILE.gltf --into GAMEFILE[/MEMBER] [-o OUT] [--anim NAME]...", NULL,
+	{"import", NULL, af_cli_import,
+	 "import FILE.glb|FILE.gltf --into GAMEFILE[/MEMBER] [-o OUT] [--anim NAME]... [--refit]", NULL,
 	 "a glTF (a preview, edited) back into the game file, as a merge into\n"
 	 "it: changed channels re-keyed in the format, the rest as it was\n"
 	 "(docs/gltf.md)",
 	 "  --into GAMEFILE        the file the preview was made of (replaced atomically),\n"
 	 "                         or a container's member (X.package/NAME.clip)\n"
 	 "  -o OUT                 write the result (a member's binary) to OUT instead\n"
-	 "  --anim NAME            take only the animation NAME from the glTF (repeatable)\n",
+	 "  --anim NAME            take only the animation NAME from the glTF (repeatable)\n"
+	 "  --refit                a value outside a channel's stored range refits the\n"
+	 "                         range (Sims 3 clips; every frame of it re-quantised)\n",
 	 NULL},
 	{"formats", NULL, cmd_formats, "formats", NULL, "list the supported formats", NULL, NULL},
 	{"schema", NULL, af_cli_schema, "schema FORMAT | schema --all DIR", NULL,

@@ -147,7 +147,8 @@ static int match(const struct af_gin *g, const struct af_scene *sc, size_t nbase
 				(*kept)++;
 			} else {
 				ed[*ned] = (struct af_scene_edit){ .anim = sa->name, .node = sc->node[nd].name,
-								   .path = gc->path, .n = gc->n, .t = gc->t, .v = gc->v };
+								   .path = gc->path, .n = gc->n, .t = gc->t, .v = gc->v,
+								   .refit = o && o->refit };
 				which[(*ned)++] = j;
 			}
 		}

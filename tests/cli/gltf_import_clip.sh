@@ -51,9 +51,15 @@ out=$("$A" import "$tmp/o.glb" --into "$B" -o "$tmp/o.animation") || fail "impor
 "$A" decode "$tmp/o.animation" > "$tmp/o.yaml"
 d=$(changed "$tmp/o.yaml")
 [ "$(echo "$d" | wc -l)" = 1 ] && [[ $d == ">       1: [-2.0, 1.33"* ]] || fail "off the grid: $d"
-# a value outside offset 0 +- 2: the channel refitted, said so, its other frames within a step
+# a value outside offset 0 +- 2: refused without --refit (nothing written, the option
+# named); with it the channel refitted, said so, its other frames within a step
 edit "$tmp/w.glb" "$tmp/r.glb" set b__ROOT_bind__ translation 1 -2 5 0 || fail "glb_edit set 5"
-out=$("$A" import "$tmp/r.glb" --into "$B" -o "$tmp/r.animation") || fail "import out of range"
+if out=$("$A" import "$tmp/r.glb" --into "$B" -o "$tmp/r.animation" 2>&1); then
+	fail "a value out of range was taken without --refit: $out"
+fi
+[[ $out == *"outside the channel's range"*"--refit"* ]] || fail "the refusal does not name --refit: $out"
+[ ! -e "$tmp/r.animation" ] || fail "a refused import wrote $tmp/r.animation"
+out=$("$A" import "$tmp/r.glb" --into "$B" -o "$tmp/r.animation" --refit) || fail "import out of range"
 [[ $out == *"range refitted to offset 1.5, scale 3.5, every frame re-quantised"* ]] || fail "the refit report: $out"
 "$A" decode "$tmp/r.animation" > "$tmp/r.yaml"
 grep -q '      2: \[-2.0, 5.0, ' "$tmp/r.yaml" && [ "$(changed "$tmp/r.yaml" | grep -c '^>')" = 5 ] ||

@@ -234,6 +234,14 @@ static int rekey(const struct clip *c, struct clip_chan *ch, struct af_scene_edi
 		}
 		if (i == k.n)
 			break;
+		if (!pass && !e->refit) {
+			char o[AF_NUM_MAX], s[AF_NUM_MAX];
+			af_fmt_f32(o, af_f32_from_bits(old.offset));
+			af_fmt_f32(s, af_f32_from_bits(old.scale));
+			return af_diag_error(d, AF_EINVAL, "node '%s' %s: a value lies outside the channel's range "
+					     "(offset %s +- |scale %s|); `animfs import --refit` refits the range "
+					     "(every frame of the channel re-quantised)", e->node, path, o, s);
+		}
 		if (pass || refit(ch, t, &k, w))
 			return af_diag_error(d, AF_EINVAL, "node '%s' %s: no range of the channel holds its values",
 					     e->node, path);
