@@ -61,6 +61,22 @@ for k in count:"do not fit" nan:"not a finite number" loop:"parents loops" bufle
 	edit "$tmp/w.glb" "$tmp/h.glb" "${k%%:*}" && refuse "${k%%:*}" "$tmp/h.glb" "${k#*:}"
 done
 cmp -s "$B" "$tmp/orig.animation" || fail "a refused import touched the game file"
+# keys 2^-20 s apart (closer than the 1e-5 s a file's key time is matched within): the
+# import keeps their times increasing and each key's own (it wrote times that did not
+# increase: a file that did not decode)
+python3 - "$tmp/k.yaml" <<'PY'
+import sys
+lines = ["format: diesel-animation", "length: 10.0", "binary:", "  layout: 32-bit", "  container: zlib",
+         "  zlib_level: 6", "objects:", "  - name: root_point", "    position:", "      type: pos_f32", "      keys:"]
+lines += ["        - [%r, 0.5, %r, 0.0]" % (i / 2**20, (i % 512) / 4) for i in range(1200)]
+lines += ["    rotation:", "      type: rot_packed", "      keys:", "        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
+open(sys.argv[1], "w").write("\n".join(lines) + "\n")
+PY
+"$A" encode "$tmp/k.yaml" -o "$tmp/k.animation" 2>/dev/null && "$A" gltf "$tmp/k.animation" -o "$tmp/k.glb" &&
+	edit "$tmp/k.glb" "$tmp/k2.glb" set root_point translation 1 0.75 0.25 0.0 || fail "the close keys' file"
+out=$("$A" import "$tmp/k2.glb" --into "$tmp/k.animation" -o "$tmp/k2.animation") || fail "import of close keys: $out"
+"$A" decode "$tmp/k2.animation" > "$tmp/k2.yaml" || fail "the close keys' import does not decode"
+grep -q -- '- \[9.536743e-07, 0.75, 0.25, 0.0\]' "$tmp/k2.yaml" || fail "the edited close key: $(grep -m4 -- '- \[' "$tmp/k2.yaml")"
 "$A" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" && "$A" gltf "$tmp/MOTION.BIN" -o "$tmp/t.glb" &&
 	! "$A" import "$tmp/t.glb" --into "$tmp/MOTION.BIN" -o "$tmp/t2.BIN" 2> "$tmp/err" &&
 	grep -q "cannot take a glTF back" "$tmp/err" || fail "a format without import: $(cat "$tmp/err")"

@@ -92,44 +92,70 @@ static void track_at(const struct diesel_track *tr, double t, double *out)
 		out[j] = a[j] + ((w == 4 && dot < 0 ? -b[j] : b[j]) - a[j]) * (t < tr->keys[0].t ? 0 : f);
 }
 
-/* The file's key at the time of glTF key i whose values are within one step of it, or
- * NULL: kept as it is (an edit changes the keys it moved, not its neighbours' codes). */
-static const struct diesel_key *kept(const struct diesel_track *old, const struct af_scene_edit *e, size_t i)
+/* The file's key nearest in time to t, when within SAME_TIME of it (the file's own key,
+ * as Blender rounded its time), after the time after (no key at or before it may be
+ * taken again: the keys' times increase); NULL when none. A binary search: the file's
+ * keys' times increase (the parser checked). */
+static const struct diesel_key *at_time(const struct diesel_track *old, double t, double after)
+{
+	uint32_t lo = 0, hi = old->nkeys;
+	while (lo < hi) { /* the first key at or after t */
+		uint32_t mid = lo + (hi - lo) / 2;
+		if (old->keys[mid].t < t)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	const struct diesel_key *best = NULL;
+	for (uint32_t k = lo > 0 ? lo - 1 : 0; k < old->nkeys && k <= lo; k++)
+		if (old->keys[k].t > after && fabs(old->keys[k].t - t) <= SAME_TIME &&
+		    (!best || fabs(old->keys[k].t - t) < fabs(best->t - t)))
+			best = &old->keys[k];
+	return best;
+}
+
+/* The file's key at the time of glTF key i (at_time) whose values are within one step of
+ * it, or NULL: kept as it is (an edit changes the keys it moved, not its neighbours'
+ * codes). */
+static const struct diesel_key *kept(const struct diesel_track *old, const struct af_scene_edit *e, size_t i,
+				     double after)
 {
 	size_t w = e->path == AF_SC_ROTATION ? 4 : 3;
 	double step = diesel_step(old->type), v[4];
-	for (uint32_t k = 0; k < old->nkeys; k++) {
-		if (fabs(old->keys[k].t - e->t[i]) > SAME_TIME)
-			continue;
-		key_values(old->type, &old->keys[k], v);
-		for (int s = 1; s >= (w == 4 ? -1 : 1); s -= 2) {
-			size_t j = 0;
-			while (j < w && fabs(s * v[j] - e->v[i * w + j]) <= tol_of(step, v[j]) * (1 + 1e-6))
-				j++;
-			if (j == w)
-				return &old->keys[k];
-		}
+	const struct diesel_key *k = at_time(old, e->t[i], after);
+	if (!k)
+		return NULL;
+	key_values(old->type, k, v);
+	for (int s = 1; s >= (w == 4 ? -1 : 1); s -= 2) {
+		size_t j = 0;
+		while (j < w && fabs(s * v[j] - e->v[i * w + j]) <= tol_of(step, v[j]) * (1 + 1e-6))
+			j++;
+		if (j == w)
+			return k;
 	}
 	return NULL;
 }
 
 /* Key i of the glTF edit quantised into k as the track's type stores it (the file's own
- * key where it agrees). */
+ * key where it agrees), at a time after the key before it (after). */
 static int put_key(const struct diesel_track *old, const struct af_scene_edit *e, size_t i, int one,
-		   struct diesel_key *k, struct af_diag *d)
+		   double after, struct diesel_key *k, struct af_diag *d)
 {
 	size_t w = e->path == AF_SC_ROTATION ? 4 : 3;
 	const float *v = e->v + i * w;
-	const struct diesel_key *same = kept(old, e, i);
+	const struct diesel_key *same = kept(old, e, i, after), *near;
 	if (same && (!diesel_types[old->type].has_flag || one == (old->nkeys == 1))) {
 		*k = *same;
 		return 0;
 	}
 	memset(k, 0, sizeof(*k));
 	k->t = e->t[i];
-	for (uint32_t j = 0; j < old->nkeys; j++) /* a file's key time, as Blender rounded it */
-		if (fabs(old->keys[j].t - e->t[i]) <= SAME_TIME)
-			k->t = old->keys[j].t;
+	if ((near = at_time(old, e->t[i], after))) /* a file's key time, as Blender rounded it */
+		k->t = near->t;
+	if (!(k->t > after))
+		return af_diag_error(d, AF_EINVAL, "object '%s' %s: the glTF's keys at %.9g and %.9g s are too close "
+				     "for a Diesel file to keep apart", e->node, w == 4 ? "rotation" : "position",
+				     after, (double)e->t[i]);
 	if (old->type == DSL_POS_U16) {
 		for (size_t j = 0; j < 3; j++)
 			if (diesel_cm_to_u16(v[j], &k->c[j]))
@@ -179,9 +205,13 @@ static int rekey(struct diesel_anim *m, struct af_arena *a, struct diesel_track 
 	if (!(keys = af_arena_array(a, nk, sizeof(*keys))))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	nk = 0;
-	for (size_t i = 0; i < e->n; i++)
-		if (keep[i] && (rc = put_key(tr, e, i, e->n == 1, &keys[nk++], d)))
+	for (size_t i = 0; i < e->n; i++) {
+		if (!keep[i])
+			continue;
+		if ((rc = put_key(tr, e, i, e->n == 1, nk ? keys[nk - 1].t : -INFINITY, &keys[nk], d)))
 			return rc;
+		nk++;
+	}
 	e->keys_before = tr->nkeys;
 	tr->keys = keys;
 	tr->nkeys = (uint32_t)nk;
