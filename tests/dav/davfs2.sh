@@ -44,6 +44,18 @@ wait_until() { # wait_until WHAT COMMAND...: up to 30 s for COMMAND to succeed
   fail "$what (after 30 s)"
 }
 same() { cmp -s "$1" "$2"; }
+# relisted DIR: davfs2 listed DIR (a view's folder) again since the last call (the
+# server's -d log shows its PROPFIND), prodded by an ls past its dir_refresh. A save of one
+# part gives its siblings new ETags, which davfs2 learns only so; its next PUT sends the
+# ETag it holds back in an If header, and a stale one is refused with 412.
+LISTED=0
+relisted() {
+  sleep 0.5
+  ls -l "$1" > /dev/null
+  local n
+  n=$(grep -c "PROPFIND /${1#$DAV_MNT/}/ 207" "$T/serve.log")
+  [ "$n" -gt "$LISTED" ] && LISTED=$n
+}
 V=$DAV_MNT
 
 # cp of an edited view (the split folders are for parts/; --split-over=1 splits every view
@@ -64,8 +76,8 @@ wait_until "the part's save did not give encode's binary" same "$GAME/$small" "$
 # it lists the folder again; a vim that read the file before would find it "changed since
 # reading it" at its write and ask (a user answers y; vim -es answers n). A user's ls, past
 # davfs2's dir_refresh (set to 1 s here; 60 s by default):
-sleep 1.2
-ls -l "$d" > /dev/null
+relisted "$d" || true
+wait_until "davfs2 did not list the view's folder again after the part save" relisted "$d"
 
 # vim's save of an index.yaml edit in the same view (vim writes over the file)
 cp "$T/ed.yaml/index.yaml" "$T/idx.yaml"
@@ -79,8 +91,8 @@ wait_until "vim's save did not give encode's binary" same "$GAME/$small" "$T/ed2
 # nano's save of the same file (nano writes over it too), typed in tmux
 if command -v tmux >/dev/null && command -v nano >/dev/null; then
   . "$(dirname "$0")/../tmux.inc"
-  sleep 1.2
-  ls -l "$d" > /dev/null
+  relisted "$d" || true
+  wait_until "davfs2 did not list the view's folder again after vim's save" relisted "$d"
   nline=$(grep -n '^length: 4.5 ' "$T/ed.yaml/index.yaml" | cut -d: -f1)
   ntext=$(sed -n "${nline}p" "$T/ed.yaml/index.yaml" | sed 's/^length: 4.5 /length: 5.5 /')
   sed -i "${nline}s/.*/$ntext/" "$T/ed.yaml/index.yaml"
