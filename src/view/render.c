@@ -460,16 +460,10 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 				  const struct af_fid *names, uint64_t off, size_t len, uint64_t seq,
 				  int fd)
 {
-	struct af_text *t = af_alloc(sizeof(*t) + len + 1);
+	struct af_text *t = af_text_new(NULL, len);
 	size_t done = 0;
 	if (!t)
 		return NULL;
-	t->refs = 1;
-	t->holds = 0;
-	t->resident = 0;
-	t->len = len;
-	t->src = 0;
-	t->data[len] = 0;
 	done = spill_io(fd, t->data, len, off, 0);
 	pthread_mutex_lock(&c->lock);
 	struct rc_entry *e = current(c, st, sub, names);

@@ -20,6 +20,7 @@ struct af_text {
 	uint64_t src; /* what it was made of besides its binary (deps.h: their hash), or 0 */
 	uint8_t data[];
 };
+/* A text of len bytes, a copy of data (NULL: the bytes are the caller's to fill). */
 struct af_text *af_text_new(const void *data, size_t len);
 /* The text of b itself (b is left empty), or NULL on ENOMEM (b unchanged). */
 struct af_text *af_text_take(struct af_buf *b);

@@ -17,7 +17,7 @@ struct af_text *af_text_new(const void *data, size_t len)
 	t->resident = 0;
 	t->len = len;
 	t->src = 0;
-	if (len)
+	if (len && data)
 		memcpy(t->data, data, len);
 	t->data[len] = 0;
 	return t;
