@@ -191,6 +191,7 @@ static int open_ro_text(struct af_fs *fs, struct fuse_file_info *fi, const char 
 }
 
 static int open_preview_save(struct af_fs *fs, const char *view, const char *rel, struct fuse_file_info *fi);
+static int refuse_ro_container(struct af_fs *fs, struct af_res *r);
 
 static int open_ctl(struct af_fs *fs, struct af_res *r, struct fuse_file_info *fi)
 {
@@ -235,8 +236,9 @@ static int view_handle(struct af_fs *fs, struct fuse_file_info *fi, const char *
 }
 
 /* A glTF preview opened for writing (previews.c): a buffer whose save brings the glTF
- * back into the view's binary, for those who may write that binary; a format that
- * cannot take a glTF back, a read-only view or a container's member: EACCES. */
+ * back into the view's binary (a container's member: into its container), for those who
+ * may write that binary (the container); a format that cannot take a glTF back or a
+ * read-only view: EACCES; a member of a container never rewritten: EROFS. */
 static int open_preview_save(struct af_fs *fs, const char *view, const char *rel, struct fuse_file_info *fi)
 {
 	struct af_res v;
@@ -245,8 +247,13 @@ static int open_preview_save(struct af_fs *fs, const char *view, const char *rel
 		return -EROFS;
 	if ((rc = af_view_resolve(fs, view, &v)))
 		return rc;
-	if (v.kind != AF_K_VIEW || !v.info.codec || !v.info.codec->scene_import || af_view_read_only(fs, &v) ||
-	    af_folder_member(fs, v.bin))
+	if (v.kind != AF_K_VIEW || !v.info.codec || !v.info.codec->scene_import)
+		return -EACCES;
+	if (af_view_read_only(fs, &v) && v.info.container_ro) {
+		snprintf(v.rel, sizeof(v.rel), "%s", rel); /* the line names the preview */
+		return refuse_ro_container(fs, &v);
+	}
+	if (v.info.read_only)
 		return -EACCES;
 	if ((rc = af_view_open_text(fs, &v, O_WRONLY, NULL))) /* the binary's writers only */
 		return rc == -EIO ? -ENOENT : rc;

@@ -21,6 +21,7 @@
 #include "derive.h"
 #include "dest.h"
 #include "errlog.h"
+#include "folder.h"
 #include "previews.h"
 #include "render.h"
 #include "res.h"
@@ -185,8 +186,13 @@ static int save_locked(struct af_fs *fs, const struct af_dest *to, const char *r
 	if ((rc = af_view_render(fs, v.bin, &v.st, &t)) || (rc = af_bin_open(fs, v.bin, O_RDONLY, &b)))
 		goto out;
 	opened = 1;
-	if ((rc = read_bin(&b, &bin)))
+	/* the bytes the view was made of: a game file's, or a container member's body (its
+	 * save then the member's, through the container's rebuild) */
+	if ((rc = b.member ? af_folder_body(fs, v.bin, &b.st, &bin, &d) : read_bin(&b, &bin))) {
+		if (d.code)
+			af_errlog_add(fs->errors, to->who.uid, rel, &d);
 		goto out;
+	}
 	struct import m = {gl, n, t, &bin, &rep};
 	size_t asked;
 	if ((rc = af_derive_within(fs, t->len, bin.len, import_make, &m, &out, &asked, &d)) == -EFBIG) {

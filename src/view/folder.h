@@ -54,6 +54,11 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct sta
 struct af_io;
 int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want,
 		      int (*fn)(void *ctx, const struct af_io *io), void *ctx);
+/* The bytes of the member view bin ("X/<member>"), as its codec reads them (the
+ * container's body: unpacked), into out (want: as af_folder_render's). 0, -EAGAIN,
+ * -ENOMEM, or -EIO (no such member, or its body does not read: d says why). */
+int af_folder_body(struct af_fs *fs, const char *bin, const struct stat *want, struct af_buf *out,
+		   struct af_diag *d);
 /* Where to->bin_rel lands (a member: in its container, the chain of its folders in
  * t->inner), resolved once: the folder to->dirfd the view was opened in, else the one the
  * path names now, never through a link. 0, or AF_EIO with d filled. */

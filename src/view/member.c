@@ -1,8 +1,8 @@
 /* A member's render operations (bin.h, for the one render pipeline: its container
  * loaded or held, the container's codec call, the verdict and the cache under its
  * container's identity and its path), a listing's render of a member (af_member_text),
- * a container's read-only files (af_folder_render) and a member's siblings
- * (af_folder_with_io). This names no format. */
+ * a container's read-only files (af_folder_render), a member's siblings
+ * (af_folder_with_io) and its bytes (af_folder_body). This names no format. */
 #include <errno.h>
 #include <limits.h>
 #include <stdio.h>
@@ -305,14 +305,15 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct sta
 	return fs->render_bin ? fs->render_bin(fs, &b, out) : -EIO;
 }
 
-int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want,
-		      int (*fn)(void *ctx, const struct af_io *io), void *ctx)
+/* fn(ctx, h, k) with member k of h the member view bin ("X/<member>"), its container
+ * loaded (only the one the caller opened: want) and held during the call. */
+static int with_member(struct af_fs *fs, const char *bin, const struct stat *want,
+		       int (*fn)(void *ctx, const struct af_archive *h, size_t k), void *ctx)
 {
 	char pkg[4096], raw[AF_MEMBER_NAME_MAX];
 	const char *inner = NULL, *leaf;
 	struct af_diag d;
 	struct stat st;
-	struct af_io io;
 	int rc = -EIO;
 	if (!af_folder_split(fs, bin, pkg, sizeof(pkg), &inner, &st) || !inner)
 		return -EIO;
@@ -328,12 +329,49 @@ int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want
 	}
 	struct af_archive *h = l ? af_archive_walk(&l->v, inner, &leaf) : NULL;
 	long found = h ? af_archive_find_shown(h, leaf, raw) : -1;
-	if (found >= 0 && !strcmp(h->m[found].name, raw)) {
-		h->c->member_io(h->st, (size_t)found, &io);
-		rc = fn(ctx, &io);
-	}
+	if (found >= 0 && !strcmp(h->m[found].name, raw))
+		rc = fn(ctx, h, (size_t)found);
 out:
 	af_loaded_done(fs, l);
 	af_diag_free(&d);
 	return rc;
+}
+
+struct with_io {
+	int (*fn)(void *ctx, const struct af_io *io);
+	void *ctx;
+};
+
+static int io_of(void *ctx, const struct af_archive *h, size_t k)
+{
+	struct with_io *w = ctx;
+	struct af_io io;
+	h->c->member_io(h->st, k, &io);
+	return w->fn(w->ctx, &io);
+}
+
+int af_folder_with_io(struct af_fs *fs, const char *bin, const struct stat *want,
+		      int (*fn)(void *ctx, const struct af_io *io), void *ctx)
+{
+	struct with_io w = {fn, ctx};
+	return with_member(fs, bin, want, io_of, &w);
+}
+
+struct with_body {
+	struct af_buf *out;
+	struct af_diag *d;
+};
+
+static int body_of(void *ctx, const struct af_archive *h, size_t k)
+{
+	struct with_body *w = ctx;
+	int rc = af_archive_body(h, k, w->out, w->d);
+	return rc == AF_ENOMEM ? -ENOMEM : rc ? -EIO : 0;
+}
+
+int af_folder_body(struct af_fs *fs, const char *bin, const struct stat *want, struct af_buf *out,
+		   struct af_diag *d)
+{
+	struct with_body w = {out, d};
+	return with_member(fs, bin, want, body_of, &w);
 }
