@@ -67,9 +67,15 @@ cv=cc/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation.yaml
 cmp -s "$G/$cv.glb" "$T/rigdir.glb" || fail "the mount's --rig-dir preview differs from animfs gltf --rig-dir"
 grep -q 'skeleton_in' "$G/$cv.glb" || fail "the mount's preview took no rig of --rig-dir"
 ls "$VIEW/.animfs" | grep -qx gltf || fail ".animfs lists no gltf folder"
-# a member's preview takes no glTF in the mount (one in a folder may: mount/gltf_save)
-{ echo x > "$G/pkg/p.package/S3_6B20C4F3_00000000_00000000000000C1.clip.yaml.glb"; } 2>/dev/null &&
-	fail "a member's preview is writable"
+# a member's preview takes a glTF back into its package (mount/gltf_member_save), but
+# not what is no glTF: refused, the package as it was
+cp "$GAME/pkg/p.package" "$T/p.package"
+echo x > "$T/x.glb" # (cp: a shell's redirection reports no error of the close, where a save fails)
+cp "$T/x.glb" "$G/pkg/p.package/S3_6B20C4F3_00000000_00000000000000C1.clip.yaml.glb" 2>/dev/null &&
+	fail "a member's preview took what is no glTF"
+cmp -s "$GAME/pkg/p.package" "$T/p.package" || fail "a refused member preview's save changed the package"
+grep -q "pkg/p.package/S3_6B20C4F3_00000000_00000000000000C1.clip.yaml.glb: " "$VIEW/.animfs/errors" ||
+	fail "a refused member preview's save says nothing: $(cat "$VIEW/.animfs/errors")"
 # a save: the preview follows (the Hips position key at 0.5 s)
 cp "$G/anims/deep/walk.animation.yaml.glb" "$T/before.glb"
 sed -i 's/^        - \[0\.5, 0\.0, 60\.0, 0\.0\]/        - [0.5, 0.0, 62.0, 0.0]/' "$VIEW/anims/deep/walk.animation.yaml" || fail "save"

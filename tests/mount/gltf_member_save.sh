@@ -82,7 +82,7 @@ if [ -f "$K" ]; then
 	Q=$VIEW/.animfs/gltf/m.PKS/M_SYNA.MOTN.yaml.glb
 	cp "$Q" "$T/q.glb" || fail "read the MOTN member's preview"
 	mode=$(stat -c %a "$Q")
-	if ! { cat "$T/q.glb" > "$Q"; } 2> /dev/null && [ "$mode" = 644 ]; then
+	if ! cp "$T/q.glb" "$Q" 2> /dev/null && [ "$mode" = 644 ]; then
 		grep -q "m.PKS/M_SYNA.MOTN.yaml.glb: " "$VIEW/.animfs/errors" || fail "a MOTN member's refusal says nothing"
 	fi
 	cmp -s "$GAME/m.PKS" "$T/m.PKS" || fail "a MOTN member's unedited preview changed its PKS"
