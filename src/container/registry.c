@@ -300,6 +300,19 @@ static int nest_room(void *ctx, size_t want)
 	return 0;
 }
 
+/* af_buf_bound.more: a nested archive's bytes read whole by a container that cannot
+ * tell their size first (a compressed member): each growth asked of the room first. */
+static size_t body_more(void *ctx, size_t want)
+{
+	struct nest *n = ctx;
+	size_t was = n->body;
+	n->body = want;
+	if (nest_room(n, 0))
+		return want;
+	n->body = was;
+	return was;
+}
+
 /* Member i as a nested archive, or NULL when it is none. *nomem: it could not be told
  * for want of memory (then it is asked again next time, not taken for a raw member).
  * Its bytes are the ones the container lends (a layer's), else read once and kept by
@@ -320,6 +333,7 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 	struct nest room = {top, a->m[i].name, 0, 0};
 	struct af_io io = {.mem_room = nest_room, .mem_ctx = &room};
 	uint64_t off, len;
+	int rc;
 	af_diag_init(&d);
 	if (a->depth + 1 >= AF_NEST_MAX || a->m[i].codec)
 		goto out;
@@ -343,11 +357,16 @@ static struct af_archive *open_sub(struct af_archive *a, size_t i, int *nomem)
 		goto opened;
 	}
 	if (!(a->c->lend && (data = a->c->lend(a->st, i, &n)))) {
-		/* its bytes, read whole: their room asked first where their size is known */
-		if (a->c->span && a->c->span(a->st, i, &off, &len) &&
-		    (room.body = len > SIZE_MAX ? SIZE_MAX : (size_t)len, !nest_room(&room, 0)))
+		/* its bytes, read whole: their room asked first where their size is known,
+		 * else as they grow */
+		struct af_buf_bound grow = {0, body_more, &room, 0, 0};
+		int known = a->c->span && a->c->span(a->st, i, &off, &len);
+		if (known && (room.body = len > SIZE_MAX ? SIZE_MAX : (size_t)len, !nest_room(&room, 0)))
 			goto out;
-		if (a->c->body(a->st, i, &body, &d))
+		body.bound = known ? NULL : &grow;
+		rc = a->c->body(a->st, i, &body, &d);
+		body.bound = NULL; /* grow is this block's */
+		if (rc)
 			goto out;
 		data = body.data ? body.data : (const uint8_t *)"";
 		n = room.body = body.len;

@@ -141,11 +141,72 @@ static void test_refusals(void **state)
 	af_diag_free(&d);
 }
 
+struct asks {
+	int calls, grant;
+};
+
+static int room(void *ctx, const char *member, size_t want)
+{
+	struct asks *k = ctx;
+	(void)member;
+	(void)want;
+	k->calls++;
+	return k->grant;
+}
+
+/* Issue 47: a TAD's member is read whole from the TAC in memory (no span known before):
+ * a member that is itself an archive asks the outermost's room as its bytes grow, so
+ * one refused is never read (no allocation at all), and is not asked again. */
+static void test_nested_asked_before_read(void **state)
+{
+	struct af_buf b = AF_BUF_INIT, ipac = AF_BUF_INIT, pks = AF_BUF_INIT;
+	struct af_archive a;
+	struct af_diag d;
+	static uint8_t body[4096];
+	const struct tmember m[2] = {{"A", "MOTN", body, sizeof(body)}, {"B", "MOTN", body, 64}};
+	(void)state;
+	af_diag_init(&d);
+	t_ipac(&ipac, m, 2);
+	t_pks(&pks, &ipac, 0, 2);
+	for (int grant = 0; grant < 2; grant++) {
+		struct asks k = {0, grant};
+		af_buf_reset(&tac);
+		af_buf_fill(&tac, 0, 10);
+		af_buf_append(&tac, pks.data, pks.len);
+		t_tad(&b);
+		af_diag_clear(&d);
+		assert_int_equal(open_tad(&a, &b, &d), 0);
+		a.nest_room = room;
+		a.nest_ctx = &k;
+		af_alloc_fail_at(0);
+		struct af_archive *s = af_archive_sub(&a, 1);
+		unsigned long made = af_alloc_fail_at(0);
+		assert_true(k.calls >= 1);
+		if (grant) {
+			assert_non_null(s);
+			assert_int_equal(s->n, 2);
+		} else {
+			assert_null(s);
+			assert_int_equal(made, 0); /* its bytes never copied */
+			assert_int_equal(a.probed[1], 1);
+			assert_null(af_archive_sub(&a, 1));
+			assert_int_equal(k.calls, 1);
+		}
+		af_archive_close(&a);
+	}
+	af_buf_free(&b);
+	af_buf_free(&ipac);
+	af_buf_free(&pks);
+	af_buf_free(&tac);
+	af_diag_free(&d);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_members_checksum_readonly),
 		cmocka_unit_test(test_refusals),
+		cmocka_unit_test(test_nested_asked_before_read),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
