@@ -70,8 +70,9 @@ static const struct command commands[] = {
 	 "  --to LAYOUT            with --overlay: saves into MODDIR are written in LAYOUT\n"
 	 "                         (a layout of animfs convert; default: the one MODDIR's\n"
 	 "                         files are in, else the --overlay-layout's)\n"
-	 "  --rig-dir DIR          the previews of .animfs/gltf take a clip's rig from DIR\n"
-	 "                         when none is beside it (as animfs gltf --rig-dir)\n",
+	 "  --rig-dir DIR          a clip's rig from DIR when none is beside it: its view\n"
+	 "                         (and plot) names the bones, its preview moves it (as\n"
+	 "                         animfs decode and gltf --rig-dir)\n",
 	 af_cli_ov_layouts_help},
 	{"serve", NULL, af_cli_serve,
 	 "serve GAME [--listen ADDR:PORT] [--auth FILE] [--tls-cert PEM --tls-key PEM]\n"
@@ -103,7 +104,7 @@ static const struct command commands[] = {
 	 "with one line saying so (--layout: the lines the layout changes too)", NULL, NULL},
 	{"decode", NULL, af_cli_decode,
 	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]\n"
-	 "        [--review] [--cache-mb=N]",
+	 "        [--review] [--rig-dir DIR] [--cache-mb=N]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
 	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
@@ -116,6 +117,9 @@ static const struct command commands[] = {
 	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n"
+	 "  --rig-dir DIR          a clip's bones named by the best-fitting rig in\n"
+	 "                         DIR (rigs extracted from the game) when none beside it\n"
+	 "                         fits, as gltf --rig-dir finds it\n"
 	 "  --review               a whole container's index without where each member\n"
 	 "                         lies (offsets, stored sizes: a rebuild recomputes\n"
 	 "                         them), for git's textconv: a diff shows the change\n"
