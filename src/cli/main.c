@@ -97,11 +97,17 @@ static const struct command commands[] = {
 	 "the mount's refused saves, newest first, as path:line:col: message\n"
 	 "(VIEW: the mount the current folder is in); --clear: forget your lines\n"
 	 "about PATH (a folder: beneath it; none: the whole mount)", NULL, NULL},
-	{"overlay", NULL, af_cli_overlay, "overlay status|diff [--layout] GAME MODDIR", NULL,
+	{"overlay", NULL, af_cli_overlay,
+	 "overlay status|diff [--layout] GAME MODDIR | overlay ship [--force] MODDIR DEST", NULL,
 	 "what a mod folder changes over GAME (mount --overlay): each new\n"
 	 "and changed file and container member, or (diff) its YAML diff; a file\n"
 	 "in another layout than GAME's (PAYDAY 2 x64) is compared in its layout,\n"
-	 "with one line saying so (--layout: the lines the layout changes too)", NULL, NULL},
+	 "with one line saying so (--layout: the lines the layout changes too);\n"
+	 "ship: MODDIR's files copied into DEST, where the game loads mods from\n"
+	 "(an override package under its own name: never over the one it fixes)",
+	 "  --layout               diff: GAME's file in its own layout, every line\n"
+	 "  --force                ship: replace files DEST has already (else nothing\n"
+	 "                         is copied when one is there)\n", NULL},
 	{"decode", NULL, af_cli_decode,
 	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]\n"
 	 "        [--review] [--rig-dir DIR] [--cache-mb=N]",
