@@ -166,10 +166,11 @@ static const struct command commands[] = {
 	 "  -n, --dry-run          only report what would be converted\n"
 	 "  -o OUTDIR              write under OUTDIR, leaving the inputs unchanged\n",
 	 af_cli_convert_help},
-	{"plot", NULL, af_cli_plot, "plot FILE [--object NAME]... [-o OUT.svg]", NULL,
+	{"plot", NULL, af_cli_plot, "plot FILE [--object NAME]... [--rig-dir DIR] [-o OUT.svg]", NULL,
 	 "an SVG of each channel over time (a view, a binary, or\n"
 	 "CONTAINER/MEMBER as decode takes it)",
 	 "  --object NAME          draw the object NAME (repeatable; default: the first 24)\n"
+	 "  --rig-dir DIR          a binary clip's bones named as decode --rig-dir names them\n"
 	 "  -o OUT.svg             write OUT.svg instead of standard output\n", NULL},
 	{"gltf", NULL, af_cli_gltf, "gltf FILE [-o OUT.glb|OUT.gltf] [--anim NAME]... [--rig FILE | --rig-dir DIR]\n"
 	 "        [--skeleton FILE]", NULL,

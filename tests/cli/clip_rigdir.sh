@@ -4,7 +4,7 @@
 # the channels that move a bone, taken when that is at least half of them), when no rig
 # beside the clip fits; a rig beside it that fits wins. The names encode back to the same
 # bytes (a name is stored as the FNV-1 32 of its lower-cased self). A package member
-# takes the rig the same way. On the real samples (skipped, said so, when absent): each
+# takes the rig the same way, and `animfs plot --rig-dir` names them too. On the real samples (skipped, said so, when absent): each
 # Sims 3 clip alone with --rig-dir of its package's rig shows what it shows beside that
 # rig when the rig fits it, else what it shows with no rig; the view encodes back.
 set -u
@@ -41,6 +41,11 @@ m=S3_6B20C4F3_00000000_00000000000000C1.clip
 "$A" decode --schema-ref none --rig-dir "$tmp/rigs" "$tmp/p.package/$m" > "$tmp/member.yaml" || fail "decode the member"
 [ "$(targets "$tmp/member.yaml")" = "lid transformBone " ] || fail "the member: $(targets "$tmp/member.yaml")"
 "$A" decode --rig-dir "$tmp/absent" "$tmp/solo/$clip" > /dev/null 2>&1 && fail "--rig-dir of no folder"
+# plot --rig-dir: the same names, a loose clip's and a member's
+for f in "$tmp/solo/$clip" "$tmp/p.package/$m"; do
+	"$A" plot "$f" > "$tmp/plain.svg" && "$A" plot --rig-dir "$tmp/rigs" "$f" > "$tmp/named.svg" || fail "plot $f"
+	grep -q '>lid' "$tmp/named.svg" && ! grep -q '>lid' "$tmp/plain.svg" || fail "plot --rig-dir of $f names no bone"
+done
 echo "ok: decode --rig-dir"
 # the samples: a clip alone with --rig-dir of its package's rig = beside it, where it fits
 s=${ANIMFS_SAMPLES:-$src/../shared/samples}/sims3-clip/echoweaver_SeasonsSymptoms
