@@ -330,7 +330,7 @@ static void decode_fn(const char *path, const struct af_buf *in, struct per_file
 static int cmd_decode(int argc, char **argv)
 {
 	static const char *const euler[] = { "euler" };
-	const struct af_opts opts = { euler, 1 };
+	const struct af_opts opts = { euler, 1, NULL };
 	const struct af_io io = { .opts = &opts };
 	struct per_file pf = { 0, 0, 0, NULL };
 	if (getenv("ANIMFS_BENCH_EULER") && !strcmp(getenv("ANIMFS_BENCH_EULER"), "1"))

@@ -166,6 +166,10 @@ struct af_container {
 		const char *folder; /* the folder of the game's mods it goes in ("Overrides") */
 		const char *tag;    /* put before the name's extension ("override": x.override.package) */
 		const char *how;    /* what makes the game read that folder above the others */
+		/* the file of the game's mods folder that makes it so ("Resource.cfg"), and the
+		 * lines it must hold for it ('\n' after each): `animfs overlay ship` adds them
+		 * when any is missing; NULL: none */
+		const char *config, *config_lines;
 	} *overlay_install;
 	/* Optional: the keys of index.yaml's member entries that only say where a member's
 	 * bytes lie (offsets, stored sizes: a rebuild recomputes them, so one changed member

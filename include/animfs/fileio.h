@@ -73,6 +73,9 @@ struct af_replace_opts {
 	 * the time of the rename: a name swapped meanwhile never hands its file's owner
 	 * to the new bytes. */
 	const struct stat *old;
+	/* Never over a file: a name taken by the time of the rename is refused (-EEXIST,
+	 * "exists"), the name left as it was. */
+	int noreplace;
 };
 int af_replace_file_ex(int dirfd, const char *name, const void *data, size_t n, mode_t mode,
 		       const struct af_replace_opts *o, struct af_diag *d);

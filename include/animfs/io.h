@@ -17,6 +17,9 @@
 struct af_opts {
 	const char *const *on;
 	size_t n;
+	/* `animfs decode --rig-dir DIR`: the folder handed to the codec as af_io.rig_dir (a
+	 * container's member's too, by the table), or NULL */
+	const struct af_io *rig_dir;
 };
 
 /* Whether o asks for the option called name. */
@@ -66,6 +69,12 @@ struct af_io {
 	 * how much). NULL: no bound but the codec's own limits. */
 	int (*mem_room)(void *ctx, size_t want);
 	void *mem_ctx;
+	/* A folder the user gave of files a binary refers to that neither it nor its
+	 * siblings hold (`--rig-dir`: rigs extracted from the game), as an io of its own
+	 * (its read_sibling and list_siblings; name ""), or NULL: none. A codec reads it
+	 * only when nothing beside the binary serves, by a rule it documents (the CLIP's
+	 * rig for bone names: docs/sims3-clip.md). */
+	const struct af_io *rig_dir;
 };
 
 /* The siblings of a file in the folder dirfd (which stays the caller's): plain files

@@ -53,7 +53,7 @@ _animfs() {
 		fi ;;
 	overlay)
 		if [ "$COMP_CWORD" -eq 2 ]; then
-			COMPREPLY=($(compgen -W "status diff" -- "$cur"))
+			COMPREPLY=($(compgen -W "status diff ship" -- "$cur"))
 			return 0
 		fi ;;
 	formats | version)

@@ -99,6 +99,18 @@ int af_cli_layout_known(const char *name);
 /* `animfs overlay status|diff GAME MODDIR`: what the mod folder changes (files, and the
  * members of containers, new and changed), and the YAML diff of each. */
 int af_cli_overlay(int argc, char **argv);
+/* `animfs overlay ship [--force] MODDIR DEST` (ship.c): MODDIR's files copied to where the
+ * game loads mods from, an override under its install name. */
+int af_cli_overlay_ship(int argc, char **argv);
+/* Every regular file below MODDIR mod, in name order, each(ctx, its path below mod);
+ * temp files of unfinished saves skipped. 0, or -1 when a folder could not be listed
+ * (said). */
+int af_cli_ov_walk(const char *mod, void (*each)(void *ctx, const char *rel), void *ctx);
+/* Where MODDIR's container file rel goes among the game's mods under the container's
+ * overlay_install (a name of its own in its folder: "Overrides/a/x.override.package"). */
+struct af_overlay_install;
+void af_cli_ov_install_name(const struct af_overlay_install *in, const char *rel, char *out,
+			    size_t size);
 /* encode --overlay MODDIR: where the GAME file path (below game) lands in moddir, its
  * folders made. 0, or -1 with the reason printed. */
 struct af_cli_ov {

@@ -1,4 +1,5 @@
 /* `animfs decode` and `animfs encode`: one file through one codec. */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -53,6 +54,8 @@ static int write_result(const char *path, const struct af_buf *b, struct af_diag
 
 struct args {
 	const char *in, *out, *format, *schema_ref, *split;
+	const char *rig_dir;        /* decode --rig-dir DIR */
+	struct af_dirio rd;         /* its rigs (opts.rig_dir), read as the user */
 	const char *overlay, *game; /* encode --overlay MODDIR [--game GAME] */
 	const char *to, *layout;    /* [--to LAYOUT] [--overlay-layout NAME] */
 	char how[160];              /* why in layout to when no --to chose it ("": --to did) */
@@ -115,6 +118,8 @@ static int parse_args(int argc, char **argv, struct args *a, int allow_format)
 			a->split = argv[++i];
 		else if (allow_format && !strcmp(argv[i], "--schema-ref") && i + 1 < argc)
 			a->schema_ref = argv[++i];
+		else if (allow_format && !strcmp(argv[i], "--rig-dir") && i + 1 < argc)
+			a->rig_dir = argv[++i];
 		else if (allow_format && render_option(a, argv[i]))
 			continue;
 		else if (allow_format && !strcmp(argv[i], "--review")) {
@@ -236,6 +241,7 @@ static int convert(const struct args *a, int decode)
 	af_cli_io_init(&io, decode ? a->in : a->out, !decode); /* !decode: names typed are kept */
 	if (decode) {
 		io.d.io.opts = &a->opts;
+		io.d.io.rig_dir = a->opts.rig_dir;
 		io.d.io.mem_room = af_cli_bound_room;
 		io.d.io.mem_ctx = &bound;
 		out.bound = &bound.text;
@@ -300,6 +306,15 @@ int af_cli_decode(int argc, char **argv)
 
 	if (parse_args(argc, argv, &a, 1))
 		return AF_EXIT_USAGE;
+	if (a.rig_dir) { /* its folder, opened for the run (the process ends it) */
+		int fd = open(a.rig_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (fd < 0) {
+			fprintf(stderr, "animfs decode: --rig-dir %s: %s\n", a.rig_dir, strerror(errno));
+			return AF_EXIT_FAIL;
+		}
+		af_dirio_init(&a.rd, fd, "", 0);
+		a.opts.rig_dir = &a.rd.io;
+	}
 	if (!a.schema_ref) {
 		af_cli_schema_ref(ref, sizeof(ref));
 		a.schema_ref = ref;

@@ -70,8 +70,9 @@ static const struct command commands[] = {
 	 "  --to LAYOUT            with --overlay: saves into MODDIR are written in LAYOUT\n"
 	 "                         (a layout of animfs convert; default: the one MODDIR's\n"
 	 "                         files are in, else the --overlay-layout's)\n"
-	 "  --rig-dir DIR          the previews of .animfs/gltf take a clip's rig from DIR\n"
-	 "                         when none is beside it (as animfs gltf --rig-dir)\n",
+	 "  --rig-dir DIR          a clip's rig from DIR when none is beside it: its view\n"
+	 "                         (and plot) names the bones, its preview moves it (as\n"
+	 "                         animfs decode and gltf --rig-dir)\n",
 	 af_cli_ov_layouts_help},
 	{"serve", NULL, af_cli_serve,
 	 "serve GAME [--listen ADDR:PORT] [--auth FILE] [--tls-cert PEM --tls-key PEM]\n"
@@ -96,14 +97,20 @@ static const struct command commands[] = {
 	 "the mount's refused saves, newest first, as path:line:col: message\n"
 	 "(VIEW: the mount the current folder is in); --clear: forget your lines\n"
 	 "about PATH (a folder: beneath it; none: the whole mount)", NULL, NULL},
-	{"overlay", NULL, af_cli_overlay, "overlay status|diff [--layout] GAME MODDIR", NULL,
+	{"overlay", NULL, af_cli_overlay,
+	 "overlay status|diff [--layout] GAME MODDIR | overlay ship [--force] MODDIR DEST", NULL,
 	 "what a mod folder changes over GAME (mount --overlay): each new\n"
 	 "and changed file and container member, or (diff) its YAML diff; a file\n"
 	 "in another layout than GAME's (PAYDAY 2 x64) is compared in its layout,\n"
-	 "with one line saying so (--layout: the lines the layout changes too)", NULL, NULL},
+	 "with one line saying so (--layout: the lines the layout changes too);\n"
+	 "ship: MODDIR's files copied into DEST, where the game loads mods from\n"
+	 "(an override package under its own name: never over the one it fixes)",
+	 "  --layout               diff: GAME's file in its own layout, every line\n"
+	 "  --force                ship: replace files DEST has already (else nothing\n"
+	 "                         is copied when one is there)\n", NULL},
 	{"decode", NULL, af_cli_decode,
 	 "decode FILE [-o OUT | --split DIR] [--format NAME] [--schema-ref DIR|none]\n"
-	 "        [--review] [--cache-mb=N]",
+	 "        [--review] [--rig-dir DIR] [--cache-mb=N]",
 	 af_cli_decode_options,
 	 "binary to YAML (stdout by default; git textconv ready); FILE\n"
 	 "may be CONTAINER/MEMBER or CONTAINER/index.yaml (see 'animfs\n"
@@ -116,6 +123,9 @@ static const struct command commands[] = {
 	 "  --schema-ref DIR|none  the first line names the schema for editors,\n"
 	 "                         DIR/FORMAT.json (default: the installed schemas;\n"
 	 "                         none: no such line)\n"
+	 "  --rig-dir DIR          a clip's bones named by the best-fitting rig in\n"
+	 "                         DIR (rigs extracted from the game) when none beside it\n"
+	 "                         fits, as gltf --rig-dir finds it\n"
 	 "  --review               a whole container's index without where each member\n"
 	 "                         lies (offsets, stored sizes: a rebuild recomputes\n"
 	 "                         them), for git's textconv: a diff shows the change\n"
@@ -156,10 +166,11 @@ static const struct command commands[] = {
 	 "  -n, --dry-run          only report what would be converted\n"
 	 "  -o OUTDIR              write under OUTDIR, leaving the inputs unchanged\n",
 	 af_cli_convert_help},
-	{"plot", NULL, af_cli_plot, "plot FILE [--object NAME]... [-o OUT.svg]", NULL,
+	{"plot", NULL, af_cli_plot, "plot FILE [--object NAME]... [--rig-dir DIR] [-o OUT.svg]", NULL,
 	 "an SVG of each channel over time (a view, a binary, or\n"
 	 "CONTAINER/MEMBER as decode takes it)",
 	 "  --object NAME          draw the object NAME (repeatable; default: the first 24)\n"
+	 "  --rig-dir DIR          a binary clip's bones named as decode --rig-dir names them\n"
 	 "  -o OUT.svg             write OUT.svg instead of standard output\n", NULL},
 	{"gltf", NULL, af_cli_gltf, "gltf FILE [-o OUT.glb|OUT.gltf] [--anim NAME]... [--rig FILE | --rig-dir DIR]\n"
 	 "        [--skeleton FILE]", NULL,

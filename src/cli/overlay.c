@@ -437,14 +437,22 @@ static int open_arc(const struct af_container *c, const char *path, struct af_bu
 	return rc;
 }
 
+void af_cli_ov_install_name(const struct af_overlay_install *in, const char *rel, char *out,
+			    size_t size)
+{
+	const char *base = af_base(rel), *dot = strrchr(base, '.');
+	int nb = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
+	snprintf(out, size, "%s/%.*s%.*s.%s%s", in->folder, (int)(base - rel), rel, nb, base, in->tag,
+		 dot && dot != base ? dot : "");
+}
+
 /* The line that says where MODDIR's container file rel goes among the game's mods
  * (the container's overlay_install): a name of its own, read above the file it overrides. */
 static void say_install(const struct af_overlay_install *in, const char *rel)
 {
-	const char *base = af_base(rel), *dot = strrchr(base, '.');
-	int nb = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
-	printf("%-8s %s -> %s/%.*s%.*s.%s%s (%s)\n", "install", rel, in->folder,
-	       (int)(base - rel), rel, nb, base, in->tag, dot && dot != base ? dot : "", in->how);
+	char to[8400];
+	af_cli_ov_install_name(in, rel, to, sizeof(to));
+	printf("%-8s %s -> %s (%s)\n", "install", rel, to, in->how);
 }
 
 static void one_file(struct walk *w, const char *rel)
@@ -499,8 +507,16 @@ static int by_name(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* A walk of MODDIR's files: each(ctx, its path below MODDIR); failed: one not listed. */
+struct files {
+	const char *mod;
+	void (*each)(void *ctx, const char *rel);
+	void *ctx;
+	int failed;
+};
+
 /* Every file below MODDIR/rel, in name order (temp files of unfinished saves skipped). */
-static void walk_dir(struct walk *w, const char *rel)
+static void walk_dir(struct files *w, const char *rel)
 {
 	char path[8400], **names = NULL;
 	size_t n = 0, cap = 0;
@@ -536,15 +552,29 @@ static void walk_dir(struct walk *w, const char *rel)
 		if (lstat(path, &st) == 0 && S_ISDIR(st.st_mode))
 			walk_dir(w, sub);
 		else if (lstat(path, &st) == 0 && S_ISREG(st.st_mode))
-			one_file(w, sub);
+			w->each(w->ctx, sub);
 		free(names[i]);
 	}
 	free(names);
 }
 
+int af_cli_ov_walk(const char *mod, void (*each)(void *ctx, const char *rel), void *ctx)
+{
+	struct files w = {mod, each, ctx, 0};
+	walk_dir(&w, "");
+	return w.failed ? -1 : 0;
+}
+
+static void each_file(void *ctx, const char *rel)
+{
+	one_file(ctx, rel);
+}
+
 int af_cli_overlay(int argc, char **argv)
 {
 	struct walk w = {0};
+	if (argc >= 2 && !strcmp(argv[1], "ship"))
+		return af_cli_overlay_ship(argc, argv);
 	if (argc == 5 && !strcmp(argv[1], "diff") && !strcmp(argv[2], "--layout")) {
 		w.layout = 1;
 		argv[2] = argv[1]; /* "diff" in --layout's place: the rest as without it */
@@ -560,7 +590,8 @@ int af_cli_overlay(int argc, char **argv)
 		fprintf(stderr, "animfs overlay: GAME and MODDIR must be folders\n");
 		return AF_EXIT_FAIL;
 	}
-	walk_dir(&w, "");
+	if (af_cli_ov_walk(w.mod, each_file, &w))
+		w.failed = 1;
 	fflush(stdout);
 	return w.failed ? AF_EXIT_FAIL : AF_EXIT_OK;
 }

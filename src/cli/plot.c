@@ -1,10 +1,12 @@
-/* `animfs plot FILE [--object NAME]... [-o OUT.svg]`: an SVG of a file's curves. FILE
+/* `animfs plot FILE [--object NAME]... [--rig-dir DIR] [-o OUT.svg]`: an SVG of a file's curves. FILE
  * is a view (YAML), a binary, which is decoded first, or a container's member
  * (X/MEMBER, as decode takes it); the picture is drawn from the YAML alone (plot.h). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "animfs/path.h"
 #include "cli.h"
@@ -14,8 +16,8 @@
 #include "archive.h"
 
 /* The YAML of in: the text itself when it names a format, else its decode. */
-static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yaml,
-		   struct af_diag *d)
+static int to_yaml(const char *path, const struct af_buf *in, const struct af_io *rig_dir,
+		   struct af_buf *yaml, struct af_diag *d)
 {
 	struct af_diag quiet;
 	struct af_cli_io io;
@@ -27,6 +29,7 @@ static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yam
 	if (c || (strlen(path) > 5 && !strcmp(path + strlen(path) - 5, ".yaml")))
 		return af_buf_append(yaml, in->data, in->len);
 	af_cli_io_init(&io, path, 0);
+	io.d.io.rig_dir = rig_dir;
 	c = af_codec_bid(io.d.io.name, in->data, in->len < AF_BID_HEAD ? in->len : AF_BID_HEAD);
 	if (!c)
 		rc = af_diag_error(d, AF_EUNSUP, "no codec recognises this file (see 'animfs formats')");
@@ -40,19 +43,22 @@ static int to_yaml(const char *path, const struct af_buf *in, struct af_buf *yam
 	return rc;
 }
 
-int af_cli_view_yaml_with(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d,
-			  af_cli_with_fn *with, void *ctx)
+/* The YAML of in (rig_dir: a decode's --rig-dir, or NULL), then with. */
+static int view_yaml(const char *in, const struct af_io *rig_dir, struct af_buf *yaml, const char **where,
+		     struct af_diag *d, af_cli_with_fn *with, void *ctx)
 {
 	char arc[4096];
 	const char *member;
 	struct af_buf bin = AF_BUF_INIT;
+	struct af_opts opts = {NULL, 0, rig_dir};
 	int rc;
 	*where = in;
 	if (af_cli_arc_split(in, arc, sizeof(arc), &member)) { /* as decode reads it */
-		rc = af_cli_arc_render_with(in, arc, member, yaml, where, d, with, ctx);
+		rc = with ? af_cli_arc_render_with(in, arc, member, yaml, where, d, with, ctx)
+			  : af_cli_arc_render(in, arc, member, NULL, &opts, yaml, where, d);
 	} else {
 		rc = af_read_file_at(AT_FDCWD, strcmp(in, "-") ? in : "/dev/stdin", AF_MAX_YAML, &bin, d) ||
-			     to_yaml(in, &bin, yaml, d) ? -1 : 0;
+			     to_yaml(in, &bin, rig_dir, yaml, d) ? -1 : 0;
 		if (!rc && with) {
 			struct af_cli_io io;
 			af_cli_io_init(&io, strcmp(in, "-") ? in : "", 0);
@@ -65,9 +71,15 @@ int af_cli_view_yaml_with(const char *in, struct af_buf *yaml, const char **wher
 	return rc;
 }
 
+int af_cli_view_yaml_with(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d,
+			  af_cli_with_fn *with, void *ctx)
+{
+	return view_yaml(in, NULL, yaml, where, d, with, ctx);
+}
+
 int af_cli_view_yaml(const char *in, struct af_buf *yaml, const char **where, struct af_diag *d)
 {
-	return af_cli_view_yaml_with(in, yaml, where, d, NULL, NULL);
+	return view_yaml(in, NULL, yaml, where, d, NULL, NULL);
 }
 
 int af_cli_output(const char *outp, const struct af_buf *b)
@@ -125,14 +137,24 @@ int af_cli_plot(int argc, char **argv)
 		perror("animfs");
 		return AF_EXIT_FAIL;
 	}
-	struct af_cli_valopt opt = {"--object", objects, 0, 1};
-	if ((rc = af_cli_in_out_args("plot", argc, argv, &opt, 1, &in, &outp)))
+	const char *rigdir = NULL;
+	struct af_dirio rd;
+	int rdfd = -1;
+	struct af_cli_valopt opt[] = {{"--object", objects, 0, 1}, {"--rig-dir", &rigdir, 0, 0}};
+	if ((rc = af_cli_in_out_args("plot", argc, argv, opt, 2, &in, &outp)))
 		goto out;
 	rc = AF_EXIT_FAIL;
-	o.nobjects = opt.n;
+	o.nobjects = opt[0].n;
 	o.objects = objects;
 	o.title = af_base(in);
-	if (af_cli_view_yaml(in, &yaml, &where, &d))
+	if (rigdir) { /* a binary clip's bones named as decode --rig-dir names them */
+		if ((rdfd = open(rigdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0) {
+			fprintf(stderr, "animfs plot: --rig-dir %s: %s\n", rigdir, strerror(errno));
+			goto out;
+		}
+		af_dirio_init(&rd, rdfd, "", 0);
+	}
+	if (view_yaml(in, rigdir ? &rd.io : NULL, &yaml, &where, &d, NULL, NULL))
 		goto out;
 	if (af_plot_svg(yaml.data, yaml.len, &o, &svg, &d))
 		goto out;
@@ -142,6 +164,8 @@ int af_cli_plot(int argc, char **argv)
 out:
 	if (d.code)
 		af_cli_report(where ? where : "plot", &d);
+	if (rdfd >= 0)
+		close(rdfd);
 	free(objects);
 	af_buf_free(&yaml);
 	af_buf_free(&svg);

@@ -866,6 +866,7 @@ static int member_yaml(const struct af_archive *a, size_t i, const struct af_opt
 	int rc = c ? 0 : AF_EUNSUP;
 	a->c->member_io(a->st, i, &io);
 	io.opts = opts;
+	io.rig_dir = opts ? opts->rig_dir : NULL;
 	io.mem_room = mem_room;
 	io.mem_ctx = mem_ctx;
 	if (!rc && !(rc = a->c->body(a->st, i, &body, d))) {

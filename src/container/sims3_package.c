@@ -753,6 +753,8 @@ static const struct af_overlay_install pkg_install = {
 	.tag = "override",
 	.how = "Mods/Resource.cfg: \"Priority 501\" then \"PackedFile Overrides/*.package\" "
 	       "and \"PackedFile Overrides/*/*.package\", above Packages' Priority 500",
+	.config = "Resource.cfg",
+	.config_lines = "Priority 501\nPackedFile Overrides/*.package\nPackedFile Overrides/*/*.package\n",
 };
 
 /* index.yaml's keys a rebuild recomputes (where a resource lies, its stored size) */

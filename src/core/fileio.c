@@ -226,9 +226,11 @@ static int replace_with(int dirfd, const char *name, const struct content *c, mo
 	if (o && o->before_rename && (rc = o->before_rename(o->ctx, d)))
 		goto out;
 	fault(F_BEFORE_RENAME);
-	if (renameat(dirfd, tmp, dirfd, name) < 0) {
-		rc = af_diag_error(d, errno == EACCES ? AF_EACCES : errno == EPERM ? AF_EPERM : AF_EIO,
-				   "rename failed: %s", strerror(errno));
+	if (o && o->noreplace ? renameat2(dirfd, tmp, dirfd, name, RENAME_NOREPLACE) < 0
+			      : renameat(dirfd, tmp, dirfd, name) < 0) {
+		int e = errno;
+		rc = af_diag_error(d, e == EEXIST ? -EEXIST : e == EACCES ? AF_EACCES : e == EPERM ? AF_EPERM : AF_EIO,
+				   e == EEXIST ? "%s" : "rename failed: %s", e == EEXIST ? "exists" : strerror(e));
 		goto out;
 	}
 	created = 0;

@@ -161,11 +161,12 @@ static void sib_link(const struct af_dirio *d, const char *name)
 }
 
 /* A source's identity as the daemon sees it (deps.h): 0, or the errno of its stat. */
-static int dep_stat(int dirfd, char kind, const char *name, struct stat *st)
+static int dep_stat(const struct af_sibio *s, char kind, const char *name, struct stat *st)
 {
 	char path[4096];
-	int rc;
-	if (kind == AF_DEP_LIST)
+	int rig = kind == AF_DEP_RIG_READ || kind == AF_DEP_RIG_LIST;
+	int dirfd = rig ? s->fs->rigdirfd : s->d.dirfd, rc;
+	if (kind == AF_DEP_LIST || kind == AF_DEP_RIG_LIST)
 		rc = fstat(dirfd, st);
 	else if (kind == AF_DEP_DICT)
 		rc = af_userdict_path(path, sizeof(path)) ? (errno = ENOENT, -1) : stat(path, st);
@@ -183,38 +184,59 @@ static void dep_note(struct af_sibio *s, char kind, const char *name, const stru
 		af_deps_note(s->deps, kind, rc == 0, name, err ? NULL : st, err);
 }
 
-/* A sibling read or listed as s->as (the thread's identity is the daemon's meanwhile:
- * af_act_with switches it for the call and back). */
+/* One read (read0 of ctx, into out) or listing (list0, each name to cb) of a folder's
+ * files, of the kind noted. */
+struct sib_op {
+	int (*read0)(void *ctx, const char *name, struct af_buf *out);
+	int (*list0)(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx);
+	void *ctx;
+	struct af_buf *out;
+	int (*cb)(void *cbctx, const char *name);
+	void *cbctx;
+};
+
+/* The op done as s->as (the thread's identity is the daemon's meanwhile: af_act_with
+ * switches it for the call and back). */
+static int sib_do(struct af_sibio *s, char kind, const char *name, const struct sib_op *op)
+{
+	struct stat st;
+	int err = s->deps ? dep_stat(s, kind, name, &st) : 0, rc;
+	s->asked = 1;
+	if (!s->as) {
+		rc = op->read0 ? op->read0(op->ctx, name, op->out) : op->list0(op->ctx, op->cb, op->cbctx);
+	} else {
+		rc = af_act_with(s->as) ? AF_EIO
+		     : op->read0 ? op->read0(op->ctx, name, op->out) : op->list0(op->ctx, op->cb, op->cbctx);
+		af_act_back();
+	}
+	dep_note(s, kind, name, &st, err, rc);
+	return rc;
+}
+
 static int sib_read(void *ctx, const char *name, struct af_buf *out)
 {
 	struct af_sibio *s = ctx;
-	struct stat st;
-	int err = s->deps ? dep_stat(s->d.dirfd, AF_DEP_READ, name, &st) : 0, rc;
-	s->asked = 1;
-	if (!s->as) {
-		rc = s->read0(ctx, name, out);
-	} else {
-		rc = af_act_with(s->as) ? AF_EIO : s->read0(ctx, name, out);
-		af_act_back();
-	}
-	dep_note(s, AF_DEP_READ, name, &st, err, rc);
-	return rc;
+	return sib_do(s, AF_DEP_READ, name, &(struct sib_op){.read0 = s->read0, .ctx = ctx, .out = out});
 }
 
 static int sib_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
 {
 	struct af_sibio *s = ctx;
-	struct stat st;
-	int err = s->deps ? dep_stat(s->d.dirfd, AF_DEP_LIST, "", &st) : 0, rc;
-	s->asked = 1;
-	if (!s->as) {
-		rc = s->list0(ctx, cb, cbctx);
-	} else {
-		rc = af_act_with(s->as) ? AF_EIO : s->list0(ctx, cb, cbctx);
-		af_act_back();
-	}
-	dep_note(s, AF_DEP_LIST, "", &st, err, rc);
-	return rc;
+	return sib_do(s, AF_DEP_LIST, "", &(struct sib_op){.list0 = s->list0, .ctx = ctx, .cb = cb, .cbctx = cbctx});
+}
+
+/* --rig-dir's files, as the siblings are (the io's ctx is s, not s->rd) */
+static int rig_read(void *ctx, const char *name, struct af_buf *out)
+{
+	struct af_sibio *s = ctx;
+	return sib_do(s, AF_DEP_RIG_READ, name, &(struct sib_op){.read0 = s->rread0, .ctx = &s->rd, .out = out});
+}
+
+static int rig_list(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx)
+{
+	struct af_sibio *s = ctx;
+	return sib_do(s, AF_DEP_RIG_LIST, "",
+		      &(struct sib_op){.list0 = s->rlist0, .ctx = &s->rd, .cb = cb, .cbctx = cbctx});
 }
 
 /* The user dictionary (the daemon's, whoever asks). */
@@ -222,7 +244,7 @@ static int sib_names(void *ctx, struct af_buf *out)
 {
 	struct af_sibio *s = ctx;
 	struct stat st;
-	int err = s->deps ? dep_stat(s->d.dirfd, AF_DEP_DICT, "", &st) : 0;
+	int err = s->deps ? dep_stat(s, AF_DEP_DICT, "", &st) : 0;
 	int rc = s->names0(ctx, out);
 	dep_note(s, AF_DEP_DICT, "", &st, err, rc);
 	return rc;
@@ -240,7 +262,7 @@ int af_sibio_holds(struct af_fs *fs, const char *bin_rel, const struct af_deps *
 		char kind = d->rec[i];
 		int ok = d->rec[i + 1] == '1';
 		const char *name = d->rec + i + 2;
-		int err = dep_stat(s.d.dirfd, kind, name, &st);
+		int err = dep_stat(&s, kind, name, &st);
 		h = af_deps_fold(h, kind, ok, name, err ? NULL : &st, err);
 		i += 2 + strlen(name) + 1;
 	}
@@ -270,6 +292,16 @@ void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const cha
 	s->d.io.list_siblings = sib_list;
 	if (s->names0)
 		s->d.io.read_names = sib_names;
+	if (fs->rigdirfd >= 0) { /* --rig-dir */
+		af_dirio_init(&s->rd, fs->rigdirfd, "", 0);
+		s->rread0 = s->rd.io.read_sibling;
+		s->rlist0 = s->rd.io.list_siblings;
+		s->rd.io.read_sibling = rig_read;
+		s->rd.io.list_siblings = rig_list;
+		s->rd.io.read_names = NULL;
+		s->rd.io.ctx = s;
+		s->d.io.rig_dir = &s->rd.io;
+	}
 }
 
 void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel)

@@ -57,6 +57,10 @@ struct af_sibio {
 	int (*names0)(void *ctx, struct af_buf *out);
 	/* what was read, noted here when not NULL (a render's: deps.h) */
 	struct af_deps_rec *deps;
+	/* --rig-dir (fs->rigdirfd), read and noted as the siblings are: the io's rig_dir */
+	struct af_dirio rd;
+	int (*rread0)(void *ctx, const char *name, struct af_buf *out);
+	int (*rlist0)(void *ctx, int (*cb)(void *cbctx, const char *name), void *cbctx);
 };
 /* Siblings from the folder dirfd (the binary's, held by an open view), or with dirfd
  * -1 from bin_rel's folder resolved now. Siblings are read from that folder only, never

@@ -313,7 +313,7 @@ int af_file_save_same(struct af_save *s)
 int af_file_save_replace(struct af_save *s)
 {
 	const struct af_target *t = &s->t;
-	struct af_replace_opts ro = {verify_wait, &s->v, &s->st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL};
+	struct af_replace_opts ro = {verify_wait, &s->v, &s->st, 0, 0, 0, 0, 0, NULL, NULL, NULL, NULL, NULL, 0};
 	ro.old = s->exists && !s->to->as_new ? &s->proven : NULL; /* the file the saver may write */
 	if (replace(s->to, t->dirfd, t->base, s->exists, s->bin.data, s->bin.len, &ro, &s->d))
 		return s->d.code == AF_EACCES || s->d.code == AF_EPERM ? s->d.code : AF_EIO;

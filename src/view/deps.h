@@ -16,6 +16,8 @@
 #define AF_DEP_READ 'r' /* a sibling read (by its name) */
 #define AF_DEP_LIST 'l' /* the binary's folder listed */
 #define AF_DEP_DICT 'n' /* the user dictionary read */
+#define AF_DEP_RIG_READ 'R' /* a file of --rig-dir read (by its name) */
+#define AF_DEP_RIG_LIST 'L' /* the --rig-dir folder listed */
 
 /* What a render read, in its order: immutable once made, shared by references (the
  * render cache's entry holds one). hash: of every source's identity and of whether

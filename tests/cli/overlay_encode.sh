@@ -89,26 +89,8 @@ cmp -s "$G/p.package" "$mods/Packages/p.package" || fail "installing the overrid
   for g in '*' '*/*' '*/*/*' '*/*/*/*' '*/*/*/*/*'; do printf 'PackedFile Packages/%s.package\n' "$g"; done
   echo "$line" | sed 's/^[^(]*(Mods\/Resource.cfg: //; s/, above .*//' | grep -o '"[^"]*"' | tr -d '"'
 } > "$mods/Resource.cfg"
-python3 - "$mods" "$dest" <<'PY' || fail "the override does not load above the package it fixes: $(cat "$mods/Resource.cfg")"
-import fnmatch, os, sys
-mods, dest = sys.argv[1], sys.argv[2]
-prio, where = None, {}
-for ln in open(os.path.join(mods, "Resource.cfg")):
-    w = ln.split()
-    if w and w[0] == "Priority":
-        prio = int(w[1])
-    elif w and w[0] == "PackedFile":
-        for root, _, files in os.walk(mods):
-            for f in files:
-                rel = os.path.relpath(os.path.join(root, f), mods)
-                # a glob's * never crosses a folder (as the game's)
-                if fnmatch.fnmatch(rel, w[1]) and rel.count("/") == w[1].count("/"):
-                    where[rel] = max(where.get(rel, prio), prio)
-orig = where.get("Packages/p.package")
-over = where.get(dest)
-print("priorities:", where)
-sys.exit(0 if orig is not None and over is not None and over > orig else 1)
-PY
+python3 "$src/tests/tools/resource_cfg.py" "$mods" Packages/p.package "$dest" > /dev/null ||
+  fail "the override does not load above the package it fixes: $(cat "$mods/Resource.cfg")"
 # undone: no override
 "$A" encode "$tmp/j0.yaml" -o "$G/p.package/$m" --overlay "$M" --game "$G" 2>/dev/null || fail "encode the original"
 [ ! -e "$M/p.package" ] || fail "the override stays though nothing differs"

@@ -30,9 +30,16 @@ int clip_is_rig_name(const char *s)
 	       (l > 10 && !strcasecmp(s + l - 10, ".grannyrig"));
 }
 
+int clip_chan_moves(const struct clip_chan *ch)
+{
+	const struct clip_type *t = clip_type(ch->type);
+	return t && t->layout != CLIP_RAW && ch->nframes && ch->sub >= 1 && ch->sub <= 3;
+}
+
 struct rigs {
 	const struct af_io *io;
 	struct sims3_names *nm;
+	struct clip_fit *fit; /* scored as they are read (NULL: not) */
 };
 
 static int add_bone(void *ctx, const char *s, size_t n)
@@ -50,10 +57,25 @@ static int add_rig(void *ctx, const char *name)
 	struct af_buf b = AF_BUF_INIT;
 	if (!clip_is_rig_name(name))
 		return 0;
-	if (!r->io->read_sibling(r->io->ctx, name, &b) && !b.failed)
+	if (!r->io->read_sibling(r->io->ctx, name, &b) && !b.failed) {
 		clip_rig_names(b.data, b.len, add_bone, r->nm);
+		if (r->fit)
+			clip_fit_rig(r->fit, name, b.data, b.len);
+	}
 	af_buf_free(&b);
 	return 0;
+}
+
+/* The rig of --rig-dir (io->rig_dir) that the clip moves, by the rule of the preview's
+ * skeleton (clip_scene.c), when none beside it fits: its bones' names added. */
+static void dir_rig(const struct af_io *dir, struct clip_fit *fit, struct sims3_names *nm)
+{
+	struct af_buf b = AF_BUF_INIT;
+	if (!dir->list_siblings || !dir->read_sibling || !clip_fit_pick(fit, dir))
+		return;
+	if (!dir->read_sibling(dir->ctx, fit->name, &b) && !b.failed)
+		clip_rig_names(b.data, b.len, add_bone, nm);
+	af_buf_free(&b);
 }
 
 /* The IK strings of the clip name its IK targets (rootWorld, ...), which are channel
@@ -71,14 +93,25 @@ static void add_ik_names(const struct clip *c, struct sims3_names *nm)
 /* Every Sims 3 rig has these two (spec 10); no public human or pet rig names the rest. */
 static const char *const root_bones[] = { "b__ROOT__", "b__ROOT_bind__" };
 
-/* Names in the order of spec 10: rig bones first, then the clip's own, the _KEY maps
- * and the user dictionary; the first that hashes back wins. */
+/* Names in the order of spec 10: rig bones first (those beside the clip, else the one
+ * of --rig-dir that fits), then the clip's own, the _KEY maps and the user dictionary;
+ * the first that hashes back wins. */
 static void load_names(const struct af_io *io, const struct clip *c, struct sims3_names *nm,
 		       struct af_diag *d)
 {
-	struct rigs r = { io, nm };
+	struct clip_fit fit;
+	char rig[256];
+	int dir = io && io->rig_dir && !clip_fit_init(&fit, c->nchan, rig, sizeof(rig));
+	struct rigs r = { io, nm, dir ? &fit : NULL };
+	for (uint32_t i = 0; dir && i < c->nchan; i++)
+		if (clip_chan_moves(&c->ch[i]))
+			clip_fit_want(&fit, c->ch[i].target);
 	if (io && io->list_siblings && io->read_sibling)
 		io->list_siblings(io->ctx, add_rig, &r);
+	if (dir && fit.nwant && !clip_fit_found(&fit))
+		dir_rig(io->rig_dir, &fit, nm);
+	if (dir)
+		clip_fit_free(&fit);
 	add_ik_names(c, nm);
 	add_bone(nm, c->actor, c->actor_len);
 	for (size_t i = 0; i < sizeof(root_bones) / sizeof(root_bones[0]); i++)

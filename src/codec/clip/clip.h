@@ -172,5 +172,26 @@ int clip_scene_import(const struct af_ynode *root, struct af_scene_edit *ed, siz
 		      const struct af_io *io, struct af_buf *out, struct af_diag *d);
 int clip_scene_base(const struct af_ynode *root, const struct af_io *io, char *name, size_t size,
 		    struct af_buf *why);
+/* The rig a clip moves, by that rule (clip_scene.c), for the preview's skeleton and the
+ * view's names: want holds the hashes of the targets of the channels that move a node
+ * (distinct: clip_fit_want), and of the rigs scored (clip_fit_rig: a rig's bytes, or
+ * clip_fit_pick: every clear rig io lists, best from 0), the one holding the most of
+ * them is in name, best of them (the first of two as good); clip_fit_found: at least
+ * half. init: room for n targets (0, or AF_ENOMEM: nothing to free). */
+struct clip_fit {
+	uint32_t *want;
+	size_t nwant, best;
+	unsigned char *seen; /* per target: a bone of the rig being scored */
+	char *name;
+	size_t size;
+};
+int clip_fit_init(struct clip_fit *f, size_t n, char *name, size_t size);
+void clip_fit_want(struct clip_fit *f, uint32_t h);
+void clip_fit_rig(struct clip_fit *f, const char *name, const uint8_t *rig, size_t n);
+int clip_fit_pick(struct clip_fit *f, const struct af_io *io);
+int clip_fit_found(const struct clip_fit *f);
+void clip_fit_free(struct clip_fit *f);
+/* Whether channel ch moves a node (Translation, Orientation, Scale, with frames shown). */
+int clip_chan_moves(const struct clip_chan *ch);
 
 #endif

@@ -170,45 +170,94 @@ int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
  * rig is found by what it holds: of the clear rigs beside the clip (in its package, or
  * its folder), the one whose bone hashes are the targets of the most channels that move
  * a node; taken only when that is at least half of those targets (a prop's rig holds
- * b__ROOT__ too, which a Sim's clip may target); of two as good, the first listed. */
-struct pick {
-	const struct af_io *io;
-	uint32_t *want;          /* the moved targets' hashes, distinct */
-	size_t nwant, best;
-	unsigned char *seen;     /* per target: a bone of the rig being read */
-	char *name;
-	size_t size;
-	int nomem;
-};
+ * b__ROOT__ too, which a Sim's clip may target); of two as good, the first listed. The
+ * view's names (clip.c) take a rig of --rig-dir by the same rule. */
+int clip_fit_init(struct clip_fit *f, size_t n, char *name, size_t size)
+{
+	memset(f, 0, sizeof(*f));
+	f->want = af_alloc_zeroed(n ? n : 1, sizeof(uint32_t));
+	f->seen = af_alloc_zeroed(n ? n : 1, 1);
+	f->name = name;
+	f->size = size;
+	if (size)
+		name[0] = 0;
+	if (f->want && f->seen)
+		return 0;
+	clip_fit_free(f);
+	return AF_ENOMEM;
+}
+
+void clip_fit_free(struct clip_fit *f)
+{
+	free(f->want);
+	free(f->seen);
+	f->want = NULL;
+	f->seen = NULL;
+}
+
+void clip_fit_want(struct clip_fit *f, uint32_t h)
+{
+	size_t k = 0;
+	while (k < f->nwant && f->want[k] != h)
+		k++;
+	if (k == f->nwant)
+		f->want[f->nwant++] = h;
+}
 
 static int mark_bone(void *ctx, const char *s, size_t n)
 {
-	struct pick *p = ctx;
+	struct clip_fit *f = ctx;
 	uint32_t h = af_fnv1_32_lower(s, n);
-	for (size_t i = 0; i < p->nwant; i++)
-		if (p->want[i] == h)
-			p->seen[i] = 1;
+	for (size_t i = 0; i < f->nwant; i++)
+		if (f->want[i] == h)
+			f->seen[i] = 1;
 	return 0;
 }
+
+void clip_fit_rig(struct clip_fit *f, const char *name, const uint8_t *rig, size_t n)
+{
+	size_t k = 0;
+	if (strlen(name) >= f->size)
+		return;
+	memset(f->seen, 0, f->nwant);
+	clip_rig_names(rig, n, mark_bone, f);
+	for (size_t i = 0; i < f->nwant; i++)
+		k += f->seen[i];
+	if (k > f->best) {
+		f->best = k;
+		snprintf(f->name, f->size, "%s", name);
+	}
+}
+
+int clip_fit_found(const struct clip_fit *f)
+{
+	return f->best && f->best * 2 >= f->nwant;
+}
+
+struct pick {
+	struct clip_fit *f;
+	const struct af_io *io;
+};
 
 static int score_rig(void *ctx, const char *name)
 {
 	struct pick *p = ctx;
 	struct af_buf b = AF_BUF_INIT;
-	size_t k = 0;
-	if (!clip_is_rig_name(name) || strlen(name) >= p->size)
+	if (!clip_is_rig_name(name) || strlen(name) >= p->f->size)
 		return 0;
-	memset(p->seen, 0, p->nwant);
 	if (!p->io->read_sibling(p->io->ctx, name, &b) && !b.failed)
-		clip_rig_names(b.data, b.len, mark_bone, p);
+		clip_fit_rig(p->f, name, b.data, b.len);
 	af_buf_free(&b);
-	for (size_t i = 0; i < p->nwant; i++)
-		k += p->seen[i];
-	if (k > p->best) {
-		p->best = k;
-		snprintf(p->name, p->size, "%s", name);
-	}
 	return 0;
+}
+
+int clip_fit_pick(struct clip_fit *f, const struct af_io *io)
+{
+	struct pick p = { f, io };
+	f->best = 0;
+	if (f->nwant && io->list_siblings && io->read_sibling)
+		io->list_siblings(io->ctx, score_rig, &p);
+	return clip_fit_found(f);
 }
 
 int clip_target_hash(const char *t, uint32_t *h)
@@ -230,32 +279,21 @@ int clip_scene_base(const struct af_ynode *root, const struct af_io *io, char *n
 {
 	const struct af_ynode *chans = af_ymap_get(root, "channels");
 	size_t n = af_cv_count(chans);
-	struct pick p = { io, af_alloc_zeroed(n ? n : 1, sizeof(uint32_t)), 0, 0,
-			  af_alloc_zeroed(n ? n : 1, 1), name, size, 0 };
+	struct clip_fit f;
 	int found = 0;
-	if (!p.want || !p.seen)
-		goto out;
+	if (clip_fit_init(&f, n, name, size))
+		return 0;
 	for (size_t i = 0; i < n; i++) {
 		const struct af_ynode *ch = af_cv_item(chans, i);
 		uint32_t h;
-		size_t k = 0;
-		if (moves(ch) < 0 || clip_target_hash(af_cv_str(af_ymap_get(ch, "target")), &h))
-			continue;
-		while (k < p.nwant && p.want[k] != h)
-			k++;
-		if (k == p.nwant)
-			p.want[p.nwant++] = h;
+		if (moves(ch) >= 0 && !clip_target_hash(af_cv_str(af_ymap_get(ch, "target")), &h))
+			clip_fit_want(&f, h);
 	}
-	if (!p.nwant)
-		goto out;
-	io->list_siblings(io->ctx, score_rig, &p);
-	if (p.best && p.best * 2 >= p.nwant) {
+	if (clip_fit_pick(&f, io)) {
 		found = 1;
 		af_buf_printf(why, "of the rigs beside the clip, the one whose bones are the most of the "
-			      "clip's moved targets: %zu of %zu (at least half needed)", p.best, p.nwant);
+			      "clip's moved targets: %zu of %zu (at least half needed)", f.best, f.nwant);
 	}
-out:
-	free(p.want);
-	free(p.seen);
+	clip_fit_free(&f);
 	return found;
 }
