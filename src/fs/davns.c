@@ -13,6 +13,8 @@
 #include "animfs/path.h"
 #include "animfs/dav.h"
 #include "binary.h"
+#include "dirlist.h"
+#include "ns.h"
 #include "davns.h"
 #include "errlog.h"
 #include "ops.h"
@@ -30,23 +32,22 @@ static void fpath(char *out, const char *rel)
 static int ns_stat(void *ctx, const char *rel, struct stat *st)
 {
 	char p[PATHLEN];
-	(void)ctx;
 	fpath(p, rel);
 	int rc = af_act_caller();
 	if (!rc)
-		rc = af_op_getattr(p, st, NULL);
+		rc = af_ns_stat(ctx, p, NULL, st);
 	af_act_done();
 	return rc;
 }
 
+/* A folder's listing, made once as its caller at the first read and served from there
+ * (a reply that stops goes on where it stopped). */
 struct af_dav_dir {
-	struct fuse_file_info fi;
+	struct af_fs *fs;
+	struct af_dirlist *names;
 	char path[PATHLEN];
-	off_t off;      /* where the next read starts (0: listed anew from the first) */
-	int done;
-	int (*fn)(void *, const char *);
-	void *arg;
-	int stopped;
+	size_t next;    /* the next entry to give */
+	int listed;
 };
 
 static int ns_open_dir(void *ctx, const char *rel, struct af_dav_dir **out)
@@ -58,59 +59,40 @@ static int ns_open_dir(void *ctx, const char *rel, struct af_dav_dir **out)
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	struct af_dav_dir *dd = af_alloc_zeroed(1, sizeof *dd);
-	if (!dd)
-		return -ENOMEM;
-	fpath(dd->path, rel);
-	if ((rc = af_act_caller()) == 0)
-		rc = af_op_opendir(dd->path, &dd->fi);
-	af_act_done();
-	if (rc) {
+	if (!dd || !(dd->names = af_dirlist_new())) {
 		free(dd);
-		return rc;
+		return -ENOMEM;
 	}
+	dd->fs = ctx;
+	fpath(dd->path, rel);
 	*out = dd;
-	return 0;
-}
-
-static int fill(void *buf, const char *name, const struct stat *st, off_t off,
-		enum fuse_fill_dir_flags flags)
-{
-	struct af_dav_dir *dd = buf;
-	(void)st, (void)flags;
-	if (dd->stopped)
-		return 1;
-	if (strcmp(name, ".") && strcmp(name, "..") && dd->fn(dd->arg, name)) {
-		dd->stopped = 1;
-		return 1;
-	}
-	dd->off = off;
 	return 0;
 }
 
 static int ns_read_dir(struct af_dav_dir *dd, int (*fn)(void *, const char *), void *arg)
 {
-	dd->fn = fn;
-	dd->arg = arg;
-	dd->stopped = 0;
-	if (dd->done)
-		return 0;
-	int rc = af_act_caller();
-	if (!rc)
-		rc = af_op_readdir(dd->path, dd, fill, dd->off, &dd->fi, 0);
-	af_act_done();
-	if (rc)
-		return rc;
-	if (dd->stopped)
-		return 1;
-	dd->done = 1;
+	if (!dd->listed) {
+		int rc = af_act_caller();
+		if (!rc)
+			rc = af_ns_list(dd->fs, dd->path, af_dirlist_add, dd->names);
+		af_act_done();
+		if (!rc && af_dirlist_failed(dd->names))
+			rc = -ENOMEM;
+		if (rc)
+			return rc;
+		dd->listed = 1;
+	}
+	for (size_t n = af_dirlist_count(dd->names); dd->next < n; dd->next++) {
+		const char *name = af_dirlist_name(dd->names, dd->next);
+		if (strcmp(name, ".") && strcmp(name, "..") && fn(arg, name))
+			return 1; /* not taken: it comes again at the next read */
+	}
 	return 0;
 }
 
 static void ns_close_dir(struct af_dav_dir *dd)
 {
-	af_act_caller();
-	af_op_releasedir(dd->path, &dd->fi);
-	af_act_done();
+	af_dirlist_free(dd->names);
 	free(dd);
 }
 
