@@ -1,5 +1,7 @@
-/* Operations on names: attributes (exact YAML sizes), listings (claimed binaries as
- * <name>.yaml, scratch files, the control folder), folders, unlink and metadata. */
+/* The FUSE face's operations on names: attributes, listings, folders, removals and
+ * renames are the namespace's (src/view/nsnode.c, nsmove.c) with FUSE's file info, the
+ * kernel's remembered stat and its aliases of open files (hidden.c) around them; links
+ * and metadata (chmod, chown, utimens, statfs, the errors' xattr) are the face's own. */
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -17,23 +19,18 @@
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
-#include "animfs/split.h"
 #include "ops.h"
-#include "binary.h"
 #include "errlog.h"
 #include "folder.h"
 #include "dirlist.h"
 #include "ghost.h"
 #include "hidden.h"
 #include "kcache.h"
+#include "ns.h"
 #include "overlay.h"
-#include "prefetch.h"
-#include "previews.h"
-#include "render.h"
 #include "res.h"
 #include "scratch.h"
 #include "splitview.h"
-#include "sweep.h"
 #include "view.h"
 #include "who.h"
 
@@ -123,49 +120,12 @@ int af_op_readlink(const char *path, char *buf, size_t size)
 
 int af_op_mkdir(const char *path, mode_t mode)
 {
-	struct af_fs *fs = af_ctx_fs();
-	char rel[4096];
-	int rc = af_view_rel(path, rel, sizeof(rel));
-	if (rc)
-		return rc;
-	if (fs->read_only)
-		return -EROFS;
-	if (!strcmp(rel, AF_CTL_DIR))
-		return -EEXIST;
-	if (af_folder_member(fs, rel))
-		return af_folder_refuse(fs, rel, "folder", af_caller()->uid);
-	if (fs->splits) {
-		struct af_res r;
-		if ((rc = af_view_resolve(fs, path, &r)))
-			return rc;
-		if (r.in_split)
-			return r.kind != AF_K_NONE ? -EEXIST
-						   : af_split_refuse(fs, r.rel, "no folder is made",
-								     af_caller()->uid);
-	}
-	/* as the caller: the folder is theirs, with their umask (the kernel's mask) */
-	return af_ov_mkdir(fs, rel, mode & ~af_caller()->umask);
+	return af_ns_mkdir(af_ctx_fs(), path, mode);
 }
 
 int af_op_rmdir(const char *path)
 {
-	struct af_fs *fs = af_ctx_fs();
-	struct af_res r;
-	int rc = af_view_resolve(fs, path, &r);
-	if (rc)
-		return rc;
-	if (r.kind == AF_K_CTLDIR)
-		return -EACCES;
-	if (r.kind == AF_K_SPLITDIR) /* its parts stay: rm of the binary's own name removes it */
-		return af_split_refuse(fs, r.rel, "the folder is not removed (rm the binary by its own name)", af_caller()->uid);
-	if (r.kind != AF_K_DIR)
-		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
-	if (fs->read_only)
-		return -EROFS;
-	/* droppings listed in the folder make it not empty, as they would on disk */
-	if (af_scratch_rmdir(fs, r.rel))
-		return -ENOTEMPTY;
-	return af_ov_unlink(fs, r.rel, AT_REMOVEDIR);
+	return af_ns_rmdir(af_ctx_fs(), path);
 }
 
 /* The last close of an open file that was removed or replaced (hidden.c): the
@@ -181,70 +141,26 @@ static int unlink_alias(struct af_fs *fs, const char *path)
 		return 0; /* replaced, or the replace failed: nothing to remove */
 	af_ghost_del(fs, orig);
 	snprintf(opath, sizeof(opath), "/%s", orig);
-	int rc = af_op_unlink(opath);
+	int rc = af_ns_unlink(fs, opath);
 	if (rc && rc != -ENOENT)
 		af_fs_log(LOG_WARNING, "%s: removed while open, but not removable (%s): kept", orig,
 			  strerror(-rc));
 	return 0;
 }
 
-static int unlink_kind(struct af_fs *fs, struct af_res *r);
+int af_op_rename(const char *from, const char *to, unsigned int flags)
+{
+	if (flags & ~RENAME_NOREPLACE)
+		return -EINVAL;
+	return af_ns_rename(af_ctx_fs(), from, to, !!(flags & RENAME_NOREPLACE));
+}
 
 int af_op_unlink(const char *path)
 {
 	struct af_fs *fs = af_ctx_fs();
-	struct af_res r;
 	if (af_alias_is_hidden(path))
 		return unlink_alias(fs, path);
-	int rc = af_view_resolve(fs, path, &r);
-	if (rc)
-		return rc;
-	if (fs->read_only)
-		return -EROFS;
-	rc = unlink_kind(fs, &r);
-	if (rc == 0)
-		af_kc_forget(r.rel);
-	if (rc == 0 && !r.in_split) { /* gone: so are the lines about it */
-		af_errlog_forget(fs->errors, r.rel);
-		if (r.bin[0])
-			af_errlog_forget(fs->errors, r.bin);
-	}
-	return rc;
-}
-
-static int unlink_kind(struct af_fs *fs, struct af_res *r)
-{
-	switch (r->kind) {
-	case AF_K_SCRATCH:
-		return af_scratch_unlink(fs, r->rel);
-	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
-		if (af_folder_member(fs, r->bin)) /* the container is rebuilt without it */
-			return af_folder_remove(fs, r->bin, af_caller());
-		return af_ov_unlink(fs, r->bin, 0);
-	case AF_K_ARCDIR:
-	case AF_K_SPLITDIR:
-		return -EISDIR;
-	case AF_K_ARCFILE:
-		return -EACCES;
-	case AF_K_SPLITPART: { /* hidden, not removed: install, tar x and git checkout remove
-				  a file before they write it anew (a save of the part) */
-		int rc = af_view_may(fs, r->bin, O_WRONLY);
-		if (rc)
-			return rc;
-		af_ghost_add(fs, r->rel, AF_K_SPLITPART);
-		af_split_hidden(fs, r->rel, af_caller()->uid);
-		return 0;
-	}
-	case AF_K_PASS:
-		return af_ov_unlink(fs, r->rel, 0);
-	case AF_K_DIR:
-		return -EISDIR;
-	case AF_K_CTLDIR:
-	case AF_K_CTLFILE:
-		return -EACCES;
-	default:
-		return -ENOENT;
-	}
+	return af_ns_unlink(fs, path);
 }
 
 /* The descriptor and name a metadata change applies to; -errno when none. */

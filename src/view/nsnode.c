@@ -1,5 +1,6 @@
-/* The namespace's names (ns.h): attributes (exact YAML sizes) and listings (claimed
- * binaries as <name>.yaml, scratch files, the control folder, the previews' folders). */
+/* The namespace's names (ns.h): attributes (exact YAML sizes), listings (claimed
+ * binaries as <name>.yaml, scratch files, the control folder, the previews' folders),
+ * folders made and removed, names removed. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +17,7 @@
 #include "animfs/split.h"
 #include "binary.h"
 #include "dirlist.h"
+#include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
 #include "handle.h"
@@ -354,4 +356,105 @@ static int list_previews(struct af_fs *fs, const char *mirror, af_ns_fill fill, 
 			break;
 	af_dirlist_free(names);
 	return rc;
+}
+
+int af_ns_mkdir(struct af_fs *fs, const char *path, mode_t mode)
+{
+	char rel[4096];
+	int rc = af_view_rel(path, rel, sizeof(rel));
+	if (rc)
+		return rc;
+	if (fs->read_only)
+		return -EROFS;
+	if (!strcmp(rel, AF_CTL_DIR))
+		return -EEXIST;
+	if (af_folder_member(fs, rel))
+		return af_folder_refuse(fs, rel, "folder", af_caller()->uid);
+	if (fs->splits) {
+		struct af_res r;
+		if ((rc = af_view_resolve(fs, path, &r)))
+			return rc;
+		if (r.in_split)
+			return r.kind != AF_K_NONE ? -EEXIST
+						   : af_split_refuse(fs, r.rel, "no folder is made",
+								     af_caller()->uid);
+	}
+	/* as the caller: the folder is theirs, with their umask (the kernel's mask) */
+	return af_ov_mkdir(fs, rel, mode & ~af_caller()->umask);
+}
+
+int af_ns_rmdir(struct af_fs *fs, const char *path)
+{
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (r.kind == AF_K_CTLDIR)
+		return -EACCES;
+	if (r.kind == AF_K_SPLITDIR) /* its parts stay: rm of the binary's own name removes it */
+		return af_split_refuse(fs, r.rel, "the folder is not removed (rm the binary by its own name)", af_caller()->uid);
+	if (r.kind != AF_K_DIR)
+		return r.kind == AF_K_NONE ? -ENOENT : -ENOTDIR;
+	if (fs->read_only)
+		return -EROFS;
+	/* droppings listed in the folder make it not empty, as they would on disk */
+	if (af_scratch_rmdir(fs, r.rel))
+		return -ENOTEMPTY;
+	return af_ov_unlink(fs, r.rel, AT_REMOVEDIR);
+}
+
+static int unlink_kind(struct af_fs *fs, struct af_res *r);
+
+int af_ns_unlink(struct af_fs *fs, const char *path)
+{
+	struct af_res r;
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (fs->read_only)
+		return -EROFS;
+	rc = unlink_kind(fs, &r);
+	if (rc == 0)
+		af_face_note(fs, AF_NOTE_GONE, r.rel);
+	if (rc == 0 && !r.in_split) { /* gone: so are the lines about it */
+		af_errlog_forget(fs->errors, r.rel);
+		if (r.bin[0])
+			af_errlog_forget(fs->errors, r.bin);
+	}
+	return rc;
+}
+
+static int unlink_kind(struct af_fs *fs, struct af_res *r)
+{
+	switch (r->kind) {
+	case AF_K_SCRATCH:
+		return af_scratch_unlink(fs, r->rel);
+	case AF_K_VIEW: /* rm of a view removes the binary, as rm would anywhere */
+		if (af_folder_member(fs, r->bin)) /* the container is rebuilt without it */
+			return af_folder_remove(fs, r->bin, af_caller());
+		return af_ov_unlink(fs, r->bin, 0);
+	case AF_K_ARCDIR:
+	case AF_K_SPLITDIR:
+		return -EISDIR;
+	case AF_K_ARCFILE:
+		return -EACCES;
+	case AF_K_SPLITPART: { /* hidden, not removed: install, tar x and git checkout remove
+				  a file before they write it anew (a save of the part) */
+		int rc = af_view_may(fs, r->bin, O_WRONLY);
+		if (rc)
+			return rc;
+		af_ghost_add(fs, r->rel, AF_K_SPLITPART);
+		af_split_hidden(fs, r->rel, af_caller()->uid);
+		return 0;
+	}
+	case AF_K_PASS:
+		return af_ov_unlink(fs, r->rel, 0);
+	case AF_K_DIR:
+		return -EISDIR;
+	case AF_K_CTLDIR:
+	case AF_K_CTLFILE:
+		return -EACCES;
+	default:
+		return -ENOENT;
+	}
 }
