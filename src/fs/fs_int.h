@@ -12,6 +12,7 @@
 #include "ghost.h"
 #include "handle.h"
 #include "hidden.h"
+#include "ns.h"
 #include "overlay.h"
 #include "prefetch.h"
 #include "pristine.h"

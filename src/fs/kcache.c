@@ -192,8 +192,6 @@ void af_kc_invalidate(const char *path)
 
 void af_kc_notify(const char *path)
 {
-	if (af_who_faceless_fs())
-		return; /* animfs serve: no kernel holds its pages */
 	struct fuse_context *cx = fuse_get_context();
 	if (cx && cx->fuse)
 		fuse_invalidate_path(cx->fuse, path); /* -ENOENT: the kernel holds nothing of it */

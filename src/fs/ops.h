@@ -1,5 +1,6 @@
 /* The FUSE operations of the view (private to src/fs/): nodeops.c (names, folders,
- * attributes), fileops.c (open files), rename.c (renames, the editors' save path). */
+ * attributes, renames), fileops.c (open files); each one the core's namespace's
+ * (src/view/ns.h) with FUSE's path, file info and errno. */
 #ifndef ANIMFS_FS_OPS_H
 #define ANIMFS_FS_OPS_H
 
@@ -10,11 +11,10 @@
 #include "handle.h"
 #include "session.h"
 
-/* The state of the mount (or of animfs serve, whose requests are no FUSE requests). */
+/* The state of the mount. */
 static inline struct af_fs *af_ctx_fs(void)
 {
-	struct af_fs *fs = af_who_faceless_fs();
-	return fs ? fs : fuse_get_context()->private_data;
+	return fuse_get_context()->private_data;
 }
 
 static inline struct af_handle *af_fi_handle(struct fuse_file_info *fi)
@@ -59,8 +59,5 @@ int af_op_fsync(const char *path, int datasync, struct fuse_file_info *fi);
 int af_op_release(const char *path, struct fuse_file_info *fi);
 
 int af_op_rename(const char *from, const char *to, unsigned int flags);
-
-/* Read a whole backing (or scratch) file for a rename that moves content. */
-int af_read_whole_at(int dirfd, const char *rel, struct af_buf *out);
 
 #endif

@@ -1,4 +1,4 @@
-/* The mount's life as FUSE serves it: the state (src/view/mount.c) set up before
+/* The mount's life as FUSE serves it: the state (src/view/state.c, mount.c) set up before
  * daemonizing (GAME's descriptor is the caller's, the scratch folder is made there), the
  * FUSE session, the daemon (which logs to syslog, never to the terminal it left), and
  * the cleanup at unmount. */
@@ -22,6 +22,7 @@
 #include "ops.h"
 #include "errlog.h"
 #include "hidden.h"
+#include "kcache.h"
 #include "overlay.h"
 #include "render.h"
 #include "splitview.h"
@@ -29,20 +30,37 @@
 #include "view.h"
 #include "who.h"
 
-/* The face's answers to the core (struct af_face): its open files and their aliases. */
-static void forget(struct af_fs *fs)
+/* The face's answers to the core (struct af_face): the aliases of its open files, and
+ * what the kernel keeps of them (kcache.h) told what happened to a path. */
+static void note(struct af_fs *fs, enum af_note what, const char *rel)
 {
-	while (fs->handles)
-		af_handle_free(fs, fs->handles);
-	af_alias_free_all(fs);
+	(void)fs;
+	switch (what) {
+	case AF_NOTE_GONE:
+		af_kc_forget(rel);
+		break;
+	case AF_NOTE_ALL_GONE:
+		af_kc_forget_all();
+		break;
+	case AF_NOTE_WRITER:
+		af_kc_written(rel);
+		break;
+	case AF_NOTE_SAVED:
+		af_kc_invalidate(rel);
+		break;
+	case AF_NOTE_RESIZED:
+		af_kc_notify(rel);
+		break;
+	}
 }
 
 static const struct af_face fuse_face = {
-	.pending_size = af_handle_pending_size,
-	.view_size = af_handle_view_size,
 	.is_alias = af_alias_is_hidden,
 	.alias_orig = af_alias_orig,
-	.forget = forget,
+	.alias_add = af_alias_add,
+	.alias_detach = af_alias_detach,
+	.note = note,
+	.forget = af_alias_free_all,
 };
 
 static int build_args(const struct af_fs_opts *o, const char *game, struct fuse_args *args)
@@ -62,135 +80,6 @@ static int build_args(const struct af_fs_opts *o, const char *game, struct fuse_
 	return 0;
 }
 
-/* The persistent size file of this GAME and this animfs binary:
- * $XDG_CACHE_HOME (or ~/.cache)/animfs/sizes-<GAME path hash>-<binary hash>, never
- * inside GAME. The binary's identity is part of the name because a rebuilt animfs
- * may render differently without a codec version bump; files of older binaries for
- * the same GAME are removed. Returns a folder descriptor (-1: none;
- * ANIMFS_SIZE_CACHE=0 turns it off) and the file name in name. */
-static int sizes_dir(const char *game, char *name, size_t n)
-{
-	const char *off = getenv("ANIMFS_SIZE_CACHE");
-	char dir[PATH_MAX], prefix[32];
-	struct stat exe;
-	struct af_diag d;
-	int fd;
-	if (off && !strcmp(off, "0"))
-		return -1;
-	if (stat("/proc/self/exe", &exe))
-		return -1;
-	uint64_t id[4] = { (uint64_t)exe.st_ino, (uint64_t)exe.st_size, (uint64_t)exe.st_mtim.tv_sec,
-			   (uint64_t)exe.st_mtim.tv_nsec };
-	/* never through a link: a HOME another user controls sends nothing elsewhere */
-	af_diag_init(&d);
-	fd = af_private_dir("XDG_CACHE_HOME", ".cache", "animfs", 0700, 1, dir, sizeof(dir), &d);
-	if (fd < 0 && d.code != AF_EINVAL)
-		fprintf(stderr, "animfs mount: no size cache: %s\n", d.msg);
-	af_diag_free(&d);
-	if (fd < 0)
-		return -1;
-	snprintf(prefix, sizeof(prefix), "sizes-%016llx-",
-		 (unsigned long long)af_fnv1_64(game, strlen(game)));
-	snprintf(name, n, "%s%016llx", prefix, (unsigned long long)af_fnv1_64(id, sizeof(id)));
-	DIR *dp = fdopendir(dup(fd));
-	for (struct dirent *e; dp && (e = readdir(dp));)
-		if (!strncmp(e->d_name, prefix, strlen(prefix)) && strcmp(e->d_name, name))
-			unlinkat(fd, e->d_name, 0);
-	if (dp)
-		closedir(dp);
-	return fd;
-}
-
-/* The spill file of the render cache (render.c): an unlinked file in the user's cache
- * folder (dirfd; -1: beside the scratch area), never inside GAME, of at most `want`
- * bytes and half the free space of its file system. */
-static void spill_open(struct af_fs *fs, int dirfd, size_t want)
-{
-	struct statvfs sv;
-	char name[64];
-	int at = dirfd >= 0 ? dirfd : fs->scratchfd, fd;
-	if (!want || at < 0)
-		return;
-	fd = openat(at, ".", O_TMPFILE | O_RDWR | O_CLOEXEC, 0600);
-	if (fd < 0) { /* no O_TMPFILE there: a name, removed at once */
-		snprintf(name, sizeof(name), ".animfs-spill-%ld", (long)getpid());
-		fd = openat(at, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
-		if (fd >= 0)
-			unlinkat(at, name, 0);
-	}
-	if (fd < 0) {
-		af_fs_log(LOG_WARNING, "no spill file for rendered texts: %s", strerror(errno));
-		return;
-	}
-	if (fstatvfs(fd, &sv) == 0) {
-		uint64_t half = (uint64_t)sv.f_bavail * sv.f_frsize / 2;
-		if (half < want)
-			want = (size_t)half;
-	}
-	af_rcache_spill(fs->cache, fd, want);
-	af_rcache_hold_dir(fs->cache, at, want); /* texts open files hold past the bound */
-}
-
-int af_fs_open(struct af_fs_state *s, int rootfd, const struct af_fs_opts *o, const char *cmd)
-{
-	struct af_fs *fs = &s->fs;
-	s->have_fs = 0;
-	s->sizesfd = -1;
-	if (!realpath(o->game, s->game)) {
-		fprintf(stderr, "animfs %s: %s: %s\n", cmd, o->game, strerror(errno));
-		return -1;
-	}
-	int e = af_fs_init(fs, rootfd, s->game, o->cache_bytes, o->read_only);
-	if (e) {
-		fprintf(stderr, "animfs %s: cannot make the scratch folder: %s\n", cmd, strerror(-e));
-		return -1;
-	}
-	s->have_fs = 1;
-	fs->face = &fuse_face; /* open files and aliases: the same for animfs serve */
-	fs->modfd = o->overlay_fd;
-	af_ov_init(fs);
-	fs->rigdirfd = o->rig_dir_fd;
-	fs->mod_layout = o->overlay_to;
-	fs->max_unsaved = o->unsaved_bytes;
-	fs->attr_cache = o->allow_other ? 0 : o->attr_cache;
-	fs->others = o->allow_other;
-	if (o->scratch_bytes)
-		fs->scratch_quota = (long long)o->scratch_bytes;
-	if (o->split && !(fs->splits = af_splits_new(af_view_render, o->split_over, fs->cache))) {
-		fprintf(stderr, "animfs %s: out of memory\n", cmd);
-		goto fail;
-	}
-	s->sizesfd = sizes_dir(s->game, s->sizes_name, sizeof(s->sizes_name));
-	if (s->sizesfd >= 0)
-		af_rcache_load(fs->cache, s->sizesfd, s->sizes_name);
-	spill_open(fs, s->sizesfd, o->spill_bytes == SIZE_MAX ? (size_t)AF_DEFAULT_SPILL_MB << 20
-								: o->spill_bytes);
-	char sp[PATH_MAX];
-	size_t gl = strlen(s->game);
-	if (realpath(fs->scratch_path, sp) && !strncmp(sp, s->game, gl) &&
-	    (sp[gl] == '/' || sp[gl] == 0)) {
-		fprintf(stderr, "animfs %s: the scratch folder %s would be inside GAME; "
-			"set TMPDIR to a folder outside it\n", cmd, sp);
-		goto fail;
-	}
-	return 0;
-fail:
-	af_fs_close(s, 0);
-	return -1;
-}
-
-void af_fs_close(struct af_fs_state *s, int served)
-{
-	if (served && s->sizesfd >= 0 && af_rcache_save(s->fs.cache, s->sizesfd, s->sizes_name))
-		af_fs_log(LOG_WARNING, "cannot keep the size cache %s", s->sizes_name);
-	if (s->sizesfd >= 0)
-		close(s->sizesfd);
-	s->sizesfd = -1;
-	if (s->have_fs)
-		af_fs_destroy(&s->fs);
-	s->have_fs = 0;
-}
-
 int af_fs_run(int rootfd, const struct af_fs_opts *o)
 {
 	struct fuse_args args = FUSE_ARGS_INIT(0, NULL);
@@ -207,6 +96,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	if (af_fs_open(&st, rootfd, o, "mount"))
 		goto out;
 	opened = 1;
+	st.fs.face = &fuse_face;
 	if (build_args(o, st.game, &args)) {
 		fprintf(stderr, "animfs mount: out of memory\n");
 		goto out;

@@ -44,7 +44,7 @@ int af_derive(struct af_fs *fs, const struct af_derive *q, struct af_text **out,
  * held beside it meanwhile, its file made into out (empty; its bound is the account's
  * while it is made): 0 with out; -EFBIG past the bound (*asked: what it asked for in
  * all; no line is written: the caller's to say), -EIO (d says why), -ENOMEM. What a
- * glTF written to a preview's path takes to be brought back (src/fs/previews.c). */
+ * glTF written to a preview's path takes to be brought back (src/view/previews.c). */
 int af_derive_within(struct af_fs *fs, size_t n, size_t fixed, af_derive_fn *make, void *ctx, struct af_buf *out,
 		     size_t *asked, struct af_diag *d);
 

@@ -10,6 +10,7 @@
 #include "dsize.h"
 #include "errlog.h"
 #include "folder.h"
+#include "handle.h"
 #include "prefetch.h"
 #include "render.h"
 #include "scratch.h"
@@ -57,8 +58,10 @@ void af_fs_destroy(struct af_fs *fs)
 	af_sweep_stop(fs);
 	af_prefetch_free(fs->prefetch); /* its renders use all below */
 	fs->prefetch = NULL;
+	while (fs->handles) /* the open files */
+		af_handle_free(fs, fs->handles);
 	if (fs->face && fs->face->forget)
-		fs->face->forget(fs); /* open files, aliases */
+		fs->face->forget(fs); /* the face's own: aliases */
 	while (fs->ghosts) {
 		struct af_name *g = fs->ghosts;
 		fs->ghosts = g->next;

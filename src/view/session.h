@@ -21,17 +21,34 @@ struct af_text;
 struct af_handle;
 struct af_fs;
 
-/* What only the face knows of a path, asked by the core: the face's open files and the
- * names it keeps them under (src/fs: handle.c, hidden.c). Any NULL: none (a unit test). */
+/* What a face is told of a path by the core (struct af_face's note): what it keeps of
+ * the files it handed out (the FUSE face: the kernel's pages and attributes, kcache.h)
+ * may have to go. */
+enum af_note {
+	AF_NOTE_GONE,     /* rel's content comes from nothing known any more (a new file, one
+			     removed, renamed onto or away) */
+	AF_NOTE_ALL_GONE, /* so is every path's (a folder renamed) */
+	AF_NOTE_WRITER,   /* the view rel is written in place (opened for writing, truncated) */
+	AF_NOTE_SAVED,    /* a save changed the view rel: those who have it open see it now */
+	AF_NOTE_RESIZED,  /* rel's attributes changed (a container's index.yaml, by a save) */
+};
+
+/* What only the face knows of a path, asked by the core, and what it is told: the names
+ * it keeps open files under (src/fs: hidden.c), what it keeps of them (kcache.c). Any
+ * NULL: none (a unit test, animfs serve). */
 struct af_face {
-	/* an open, changed view of rel: its buffer's length, -1 when none */
-	long long (*pending_size)(struct af_fs *fs, const char *rel);
-	/* the size a stat of the view rel shows, its saved text `saved` bytes long */
-	size_t (*view_size)(struct af_fs *fs, const char *rel, size_t saved);
 	/* whether rel's base name is one the face hides an open file under */
 	int (*is_alias)(const char *rel);
 	/* the name such an alias stands for (1), or 0 */
 	int (*alias_orig)(struct af_fs *fs, const char *alias, char *orig, size_t size);
+	/* an open file of orig is kept under the name alias from now on (orig renamed
+	 * onto alias while open): 0 or -errno */
+	int (*alias_add)(struct af_fs *fs, const char *alias, const char *orig);
+	/* orig's aliases no longer remove it (a replace of it failed, or a new file took its
+	 * name): how many */
+	int (*alias_detach)(struct af_fs *fs, const char *orig);
+	/* something happened to rel (enum af_note) */
+	void (*note)(struct af_fs *fs, enum af_note what, const char *rel);
 	/* the face's own state freed, at the end (af_fs_destroy) */
 	void (*forget)(struct af_fs *fs);
 };
@@ -84,7 +101,7 @@ struct af_fs {
 	 * across what it takes, L5-L9. */
 	struct af_flights renders;   /* renders of views (vrender.c) */
 	struct af_flights outputs;   /* plots and previews (derive.c) */
-	struct af_handle *handles;   /* the face's open files (src/fs/handle.c, a list) */
+	struct af_handle *handles;   /* the faces' open files (handle.c, a list) */
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
 	struct af_alias *aliases;    /* the face's aliases of open files (src/fs/hidden.c) */
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
@@ -109,6 +126,17 @@ struct af_name {
 
 /* game: GAME's real path, which names its scratch area (NULL: a temporary one). */
 int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only);
+
+/* The face told (struct af_face): none when it has no such hook. */
+static inline void af_face_note(struct af_fs *fs, enum af_note what, const char *rel)
+{
+	if (fs->face && fs->face->note)
+		fs->face->note(fs, what, rel);
+}
+static inline int af_face_alias_detach(struct af_fs *fs, const char *orig)
+{
+	return fs->face && fs->face->alias_detach ? fs->face->alias_detach(fs, orig) : 0;
+}
 void af_fs_destroy(struct af_fs *fs);
 
 /* A face's whole state: the file system and what outlives it (the size cache file). */

@@ -40,6 +40,7 @@
 #include "animfs/userdict.h"
 
 #include "dropping.h"
+#include "handle.h"
 
 /* Whether rel is a name the face keeps an open file under (struct af_face). */
 static int is_alias(struct af_fs *fs, const char *rel)
@@ -48,12 +49,10 @@ static int is_alias(struct af_fs *fs, const char *rel)
 }
 
 /* The size a stat shows for the view rel whose saved text is saved bytes long: the
- * face's open files may hold other texts (struct af_face). */
+ * open files may hold other texts (handle.c). */
 static off_t view_size(struct af_fs *fs, const char *rel, off_t saved)
 {
-	if (!fs->face || !fs->face->view_size)
-		return saved;
-	return (off_t)fs->face->view_size(fs, rel, (size_t)saved);
+	return (off_t)af_handle_view_size(fs, rel, (size_t)saved);
 }
 
 /* X of a dropping is "a name in that folder": anything the view shows there, a name
@@ -73,8 +72,7 @@ static int name_in_folder(void *ctx, const char *x)
 	if (af_view_resolve(f->fs, path, &r))
 		return 0;
 	return r.kind != AF_K_NONE || r.ghost || af_view_is_candidate(r.rel) ||
-	       (f->fs->face && f->fs->face->pending_size &&
-		f->fs->face->pending_size(f->fs, r.rel) >= 0);
+	       af_handle_pending_size(f->fs, r.rel) >= 0;
 }
 
 int af_view_is_dropping(struct af_fs *fs, const char *rel)

@@ -27,8 +27,6 @@ static gid_t daemon_gid;
 static int daemon_ngroups;
 static gid_t daemon_groups[AF_WHO_GROUPS];
 
-static struct af_fs *faceless;   /* a face with no FUSE requests (animfs serve): its state */
-static mode_t faceless_umask;
 
 static __thread int acting;       /* this thread holds another identity now */
 static __thread struct af_who caller; /* the caller of the request being served */
@@ -79,22 +77,6 @@ uint64_t af_who_key(const struct af_who *w)
 static int is_daemon(const struct af_who *w)
 {
 	return !can_act || w->ngroups < 0 || w->uid == 0;
-}
-
-void af_who_faceless(struct af_fs *fs, mode_t umask)
-{
-	faceless = fs;
-	faceless_umask = umask;
-}
-
-struct af_fs *af_who_faceless_fs(void)
-{
-	return faceless;
-}
-
-mode_t af_who_faceless_umask(void)
-{
-	return faceless_umask;
 }
 
 static void to_daemon(void)

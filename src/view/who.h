@@ -27,13 +27,6 @@ uid_t af_daemon_uid(void);
 const struct af_who *af_caller(void);
 /* Root acts with the rights of any user (CAP_FSETID: a write keeps set-id bits). */
 int af_who_is_privileged(const struct af_who *w);
-/* A face that has no FUSE requests (animfs serve) serves fs, every request as the
- * user who started it, with that user's umask. */
-struct af_fs;
-void af_who_faceless(struct af_fs *fs, mode_t umask);
-/* That face's state, or NULL under FUSE; and its user's umask. */
-struct af_fs *af_who_faceless_fs(void);
-mode_t af_who_faceless_umask(void);
 /* Once per mount, before serving: a root daemon acts as its callers from then on. */
 void af_act_init(void);
 int af_act_enabled(void);

@@ -23,20 +23,13 @@
 #include "../../src/fs/fs_int.h"
 #include "../../src/view/bin.h"
 
-/* The fake face: counts what the core asks of it. */
-static int asked_size, asked_alias, forgotten;
+/* The fake face: counts what the core asks of it and tells it. */
+static int saved_notes, asked_alias, forgotten;
 
-static long long fake_pending(struct af_fs *fs, const char *rel)
+static void fake_note(struct af_fs *fs, enum af_note what, const char *rel)
 {
 	(void)fs, (void)rel;
-	return -1;
-}
-
-static size_t fake_view_size(struct af_fs *fs, const char *rel, size_t saved)
-{
-	(void)fs, (void)rel;
-	asked_size++;
-	return saved;
+	saved_notes += what == AF_NOTE_SAVED;
 }
 
 static int fake_is_alias(const char *rel)
@@ -53,9 +46,8 @@ static void fake_forget(struct af_fs *fs)
 }
 
 static const struct af_face fake_face = {
-	.pending_size = fake_pending,
-	.view_size = fake_view_size,
 	.is_alias = fake_is_alias,
+	.note = fake_note,
 	.forget = fake_forget,
 };
 
@@ -145,7 +137,7 @@ static int setup(void **state)
 	    af_fs_init(&e->fs, fd, NULL, 1 << 20, 0))
 		return -1;
 	e->fs.face = &fake_face;
-	asked_size = asked_alias = forgotten = 0;
+	saved_notes = asked_alias = forgotten = 0;
 	af_buf_free(&yaml);
 	af_buf_free(&motn);
 	af_buf_free(&afs);
@@ -228,7 +220,18 @@ static void test_render(void **state)
 	/* a stat shows the text's length, as the face's open files would have it */
 	assert_int_equal(af_view_stat(&e->fs, &r, af_daemon_uid(), &sb), 0);
 	assert_int_equal((size_t)sb.st_size, t->len);
-	assert_true(asked_size > 0);
+	/* the namespace a face serves: the same text opened, stat'ed and read */
+	struct af_ns_opened o;
+	char got[64];
+	assert_int_equal(af_ns_open(&e->fs, "/walk.animation.yaml", O_RDONLY, &o), 0);
+	assert_int_equal(o.kind, AF_K_VIEW);
+	assert_int_equal(o.len, t->len);
+	assert_int_equal(af_ns_stat(&e->fs, NULL, o.h, &sb), 0);
+	assert_int_equal((size_t)sb.st_size, t->len);
+	assert_int_equal(af_ns_read(o.h, got, sizeof(got), 0), sizeof(got));
+	assert_memory_equal(got, t->data, sizeof(got));
+	af_ns_release(&e->fs, o.h);
+	assert_null(e->fs.handles);
 	/* a binary that is not there: the core's answer, no text */
 	assert_int_equal(af_view_resolve(&e->fs, "/gone.animation.yaml", &r), 0);
 	assert_int_equal(r.kind, AF_K_NONE);
@@ -280,6 +283,18 @@ static void test_save_game(void **state)
 	assert_true(before.st_ino != after.st_ino);
 	assert_int_equal(af_read_file_at(e->fs.rootfd, "walk.animation", AF_MAX_FILE, &bin, &d), 0);
 	decodes_with(e->c, &bin, "\nlength: 9.5");
+	/* the same through the namespace a face serves: written into an open view, saved,
+	 * and the face told */
+	struct af_ns_opened o;
+	edit_length(t, "7.25", &ed);
+	assert_int_equal(af_ns_open(&e->fs, "/walk.animation.yaml", O_WRONLY | O_TRUNC, &o), 0);
+	assert_int_equal(af_ns_write(&e->fs, o.h, (const char *)ed.data, ed.len, 0), (int)ed.len);
+	assert_int_equal(af_ns_save(&e->fs, o.h), 0);
+	assert_int_equal(saved_notes, 1);
+	af_ns_release(&e->fs, o.h);
+	af_buf_reset(&bin);
+	assert_int_equal(af_read_file_at(e->fs.rootfd, "walk.animation", AF_MAX_FILE, &bin, &d), 0);
+	decodes_with(e->c, &bin, "\nlength: 7.25");
 	af_text_unref(t);
 	af_buf_free(&ed);
 	af_buf_free(&bin);

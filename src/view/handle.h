@@ -1,4 +1,5 @@
-/* handle.c: open files (private to src/fs). */
+/* handle.c: open files, whichever face opened them (struct af_handle: the core's handle,
+ * what a face keeps for an open file). */
 #ifndef ANIMFS_FS_HANDLE_H
 #define ANIMFS_FS_HANDLE_H
 
@@ -27,7 +28,8 @@ struct af_handle {
 	int in_game;           /* AF_H_FD: a GAME file (shown as itself while open) */
 	int scratch;           /* AF_H_FD: a dropping, counted against its user's quota */
 	uid_t scratch_owner;   /* the user whose tree holds it */
-	long opener;           /* process (thread group) that opened it for writing: its close saves (0: read-only) */
+	long opener;           /* the face's: the process (thread group) that opened it for
+				  writing, whose close saves (0: read-only) */
 	struct af_who who;     /* its opener: owner of a new binary, reader of its errors */
 	mode_t mode;           /* a new view's: its binary's mode (the create's, umask applied) */
 	int dirfd;             /* AF_H_TEXT view: its binary's folder, held from the open on
@@ -49,6 +51,8 @@ struct af_handle {
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 	size_t charged;        /* own's length as counted in fs->unsaved */
+	/* the face's own (the FUSE face: the kernel's page cache, fileops.c; nothing
+	   of the core reads them) */
 	int cached;            /* AF_H_TEXT view read through the kernel's page cache
 				  (fileops.c): its text never changes */
 	uint64_t kc_id;        /* cached: the identity of its text (kcache.h), else 0 */

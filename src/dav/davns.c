@@ -1,8 +1,9 @@
 /* The namespace of the views as the WebDAV face (src/dav) asks for it: each of its
- * operations is the mount's own operation of the same name (nodeops.c, fileops.c,
- * rename.c), so a PUT is the save an editor's write and close is, a listing is the
- * mount's listing, and a refused save leaves the binary as it was. The serving user is
- * every request's caller (who.c: af_who_faceless). */
+ * operations is the core's own (src/view/ns.h, the same the FUSE face serves), so a PUT
+ * is the save an editor's write and close is, a listing is the mount's listing, and a
+ * refused save leaves the binary as it was. The serving user is every request's caller,
+ * with the umask it started with. The one file of src/dav that names a view: the rest of
+ * the face names none (its namespace is a table, include/animfs/dav.h). */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,18 +11,43 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "animfs/diag.h"
 #include "animfs/path.h"
 #include "animfs/dav.h"
 #include "binary.h"
 #include "davns.h"
+#include "dirlist.h"
 #include "errlog.h"
-#include "ops.h"
+#include "handle.h"
+#include "ns.h"
+#include "session.h"
 #include "view.h"
 #include "who.h"
 
 #define PATHLEN 4200
 
-/* "/" + rel: the mount's path of rel */
+/* The served state and the serving user's umask (every request is that user's). */
+static struct {
+	struct af_fs *fs;
+	mode_t umask;
+} served;
+
+/* The thread acts as the serving user for a request (af_act_done after it). */
+static int act(void)
+{
+	struct af_who w = af_who_self();
+	w.umask = served.umask;
+	return af_act_as(&w);
+}
+
+/* A core result as the WebDAV face's answer (dav.h: 0, a count or a -errno): the one
+ * conversion of this face (af_code_errno: an AF_E* code its -errno). */
+static int answer(int rc)
+{
+	return rc < 0 ? af_code_errno(rc) : rc;
+}
+
+/* "/" + rel: the namespace's path of rel */
 static void fpath(char *out, const char *rel)
 {
 	snprintf(out, PATHLEN, "/%s", rel);
@@ -30,23 +56,22 @@ static void fpath(char *out, const char *rel)
 static int ns_stat(void *ctx, const char *rel, struct stat *st)
 {
 	char p[PATHLEN];
-	(void)ctx;
 	fpath(p, rel);
-	int rc = af_act_caller();
+	int rc = act();
 	if (!rc)
-		rc = af_op_getattr(p, st, NULL);
+		rc = af_ns_stat(ctx, p, NULL, st);
 	af_act_done();
-	return rc;
+	return answer(rc);
 }
 
+/* A folder's listing, made once as its caller at the first read and served from there
+ * (a reply that stops goes on where it stopped). */
 struct af_dav_dir {
-	struct fuse_file_info fi;
+	struct af_fs *fs;
+	struct af_dirlist *names;
 	char path[PATHLEN];
-	off_t off;      /* where the next read starts (0: listed anew from the first) */
-	int done;
-	int (*fn)(void *, const char *);
-	void *arg;
-	int stopped;
+	size_t next;    /* the next entry to give */
+	int listed;
 };
 
 static int ns_open_dir(void *ctx, const char *rel, struct af_dav_dir **out)
@@ -58,102 +83,84 @@ static int ns_open_dir(void *ctx, const char *rel, struct af_dav_dir **out)
 	if (!S_ISDIR(st.st_mode))
 		return -ENOTDIR;
 	struct af_dav_dir *dd = af_alloc_zeroed(1, sizeof *dd);
-	if (!dd)
-		return -ENOMEM;
-	fpath(dd->path, rel);
-	if ((rc = af_act_caller()) == 0)
-		rc = af_op_opendir(dd->path, &dd->fi);
-	af_act_done();
-	if (rc) {
+	if (!dd || !(dd->names = af_dirlist_new())) {
 		free(dd);
-		return rc;
+		return -ENOMEM;
 	}
+	dd->fs = ctx;
+	fpath(dd->path, rel);
 	*out = dd;
-	return 0;
-}
-
-static int fill(void *buf, const char *name, const struct stat *st, off_t off,
-		enum fuse_fill_dir_flags flags)
-{
-	struct af_dav_dir *dd = buf;
-	(void)st, (void)flags;
-	if (dd->stopped)
-		return 1;
-	if (strcmp(name, ".") && strcmp(name, "..") && dd->fn(dd->arg, name)) {
-		dd->stopped = 1;
-		return 1;
-	}
-	dd->off = off;
 	return 0;
 }
 
 static int ns_read_dir(struct af_dav_dir *dd, int (*fn)(void *, const char *), void *arg)
 {
-	dd->fn = fn;
-	dd->arg = arg;
-	dd->stopped = 0;
-	if (dd->done)
-		return 0;
-	int rc = af_act_caller();
-	if (!rc)
-		rc = af_op_readdir(dd->path, dd, fill, dd->off, &dd->fi, 0);
-	af_act_done();
-	if (rc)
-		return rc;
-	if (dd->stopped)
-		return 1;
-	dd->done = 1;
+	if (!dd->listed) {
+		int rc = act();
+		if (!rc)
+			rc = af_ns_list(dd->fs, dd->path, af_dirlist_add, dd->names);
+		af_act_done();
+		if (!rc && af_dirlist_failed(dd->names))
+			rc = -ENOMEM;
+		if (rc)
+			return answer(rc);
+		dd->listed = 1;
+	}
+	for (size_t n = af_dirlist_count(dd->names); dd->next < n; dd->next++) {
+		const char *name = af_dirlist_name(dd->names, dd->next);
+		if (strcmp(name, ".") && strcmp(name, "..") && fn(arg, name))
+			return 1; /* not taken: it comes again at the next read */
+	}
 	return 0;
 }
 
 static void ns_close_dir(struct af_dav_dir *dd)
 {
-	af_act_caller();
-	af_op_releasedir(dd->path, &dd->fi);
-	af_act_done();
+	af_dirlist_free(dd->names);
 	free(dd);
 }
 
 struct af_dav_reader {
-	struct fuse_file_info fi;
-	char path[PATHLEN];
+	struct af_fs *fs;
+	struct af_handle *h;
 };
 
 static int ns_open_read(void *ctx, const char *rel, struct af_dav_reader **out, struct stat *st)
 {
-	(void)ctx;
+	char p[PATHLEN];
+	struct af_ns_opened o;
 	struct af_dav_reader *r = af_alloc_zeroed(1, sizeof *r);
 	if (!r)
 		return -ENOMEM;
-	fpath(r->path, rel);
-	r->fi.flags = O_RDONLY;
-	int rc = af_act_caller();
-	if (!rc && !(rc = af_op_open(r->path, &r->fi)) &&
-	    (rc = af_op_getattr(r->path, st, &r->fi)))
-		af_op_release(r->path, &r->fi);
+	r->fs = ctx;
+	fpath(p, rel);
+	int rc = act();
+	if (!rc && !(rc = af_ns_open(r->fs, p, O_RDONLY, &o)) &&
+	    (rc = af_ns_stat(r->fs, p, o.h, st)))
+		af_ns_release(r->fs, o.h);
 	af_act_done();
 	if (rc) {
 		free(r);
-		return rc;
+		return answer(rc);
 	}
+	r->h = o.h;
 	*out = r;
 	return 0;
 }
 
 static long ns_read(struct af_dav_reader *r, char *buf, size_t n, uint64_t off)
 {
-	int rc = af_act_caller();
+	int rc = act();
 	if (!rc)
-		rc = af_op_read(r->path, buf, n, (off_t)off, &r->fi);
+		rc = af_ns_read(r->h, buf, n, (off_t)off);
 	af_act_done();
-	return rc;
+	return answer(rc);
 }
 
 static void ns_close_read(struct af_dav_reader *r)
 {
-	af_act_caller();
-	af_op_flush(r->path, &r->fi);
-	af_op_release(r->path, &r->fi);
+	act();
+	af_ns_release(r->fs, r->h);
 	af_act_done();
 	free(r);
 }
@@ -163,7 +170,8 @@ static void ns_close_read(struct af_dav_reader *r)
  * under a temporary name beside it and renamed onto its name at the end, so the old
  * file stays whole until the new one is. */
 struct af_dav_writer {
-	struct fuse_file_info fi;
+	struct af_fs *fs;
+	struct af_handle *h;
 	char path[PATHLEN];    /* what is written now */
 	char target[PATHLEN];  /* the name it ends as (a temporary one: renamed onto it) */
 	int temp;
@@ -176,15 +184,17 @@ static int ns_open_write(void *ctx, const char *rel, struct af_dav_writer **out,
 {
 	struct af_fs *fs = ctx;
 	struct af_res r;
+	struct af_ns_opened o;
 	struct stat st;
 	struct af_dav_writer *w = af_alloc_zeroed(1, sizeof *w);
 	if (!w)
 		return -ENOMEM;
+	w->fs = fs;
 	fpath(w->target, rel);
-	int rc = af_act_caller();
+	int rc = act();
 	if (rc)
 		goto out;
-	*created = af_op_getattr(w->target, &st, NULL) != 0;
+	*created = af_ns_stat(fs, w->target, NULL, &st) != 0;
 	if ((rc = af_view_resolve(fs, w->target, &r)))
 		goto out;
 	w->temp = r.kind == AF_K_PASS ||
@@ -198,13 +208,13 @@ static int ns_open_write(void *ctx, const char *rel, struct af_dav_writer **out,
 	} else {
 		snprintf(w->path, sizeof w->path, "%s", w->target);
 	}
-	w->fi.flags = O_WRONLY | O_CREAT | O_TRUNC;
-	rc = af_op_create(w->path, 0666 & ~af_caller()->umask, &w->fi);
+	rc = af_ns_create(fs, w->path, 0666 & ~af_caller()->umask, O_WRONLY | O_CREAT | O_TRUNC, &o);
+	w->h = o.h;
 out:
 	af_act_done();
 	if (rc) {
 		free(w);
-		return rc;
+		return answer(rc);
 	}
 	*out = w;
 	return 0;
@@ -212,9 +222,9 @@ out:
 
 static int ns_write(struct af_dav_writer *w, const char *buf, size_t n, uint64_t off)
 {
-	int rc = af_act_caller();
+	int rc = act();
 	while (!rc && n) {
-		rc = af_op_write(w->path, buf, n, (off_t)off, &w->fi);
+		rc = af_ns_write(w->fs, w->h, buf, n, (off_t)off);
 		if (rc > 0) {
 			buf += rc;
 			n -= (size_t)rc;
@@ -226,74 +236,65 @@ static int ns_write(struct af_dav_writer *w, const char *buf, size_t n, uint64_t
 		}
 	}
 	af_act_done();
-	return rc;
+	return answer(rc);
 }
 
 static int ns_close_write(struct af_dav_writer *w, int commit, char *why, size_t n)
 {
-	struct af_fs *fs = af_ctx_fs();
-	struct af_handle *h = af_fi_handle(&w->fi);
-	int rc = af_act_caller();
-	if (!rc && !commit && h && h->kind == AF_H_TEXT) {
-		pthread_mutex_lock(&h->lock);
-		h->dirty = 0; /* abandoned: nothing of it is saved */
-		pthread_mutex_unlock(&h->lock);
-	}
-	if (!rc && commit && !w->temp && w->len == 0 && h && h->kind == AF_H_TEXT) {
-		/* an empty body (Windows sends one before every save) never empties a view */
-		pthread_mutex_lock(&h->lock);
-		h->dirty = 0;
-		pthread_mutex_unlock(&h->lock);
-	}
-	int saved = rc ? rc : commit ? af_op_flush(w->path, &w->fi) : 0;
-	af_op_release(w->path, &w->fi);
-	if (w->temp && (!commit || saved || (saved = af_op_rename(w->path, w->target, 0))))
-		af_op_unlink(w->path);
+	struct af_fs *fs = w->fs;
+	int rc = act();
+	/* abandoned: nothing of it is saved; and an empty body (Windows sends one before
+	 * every save) never empties a view */
+	if (!rc && (!commit || (!w->temp && w->len == 0)))
+		af_ns_abandon(w->h);
+	int saved = rc ? rc : commit ? af_ns_save(fs, w->h) : 0;
+	af_ns_release(fs, w->h);
+	if (w->temp && (!commit || saved || (saved = af_ns_rename(fs, w->path, w->target, 0))))
+		af_ns_unlink(fs, w->path);
 	af_act_done();
 	if (saved && why && n) {
 		why[0] = 0;
 		af_errlog_newest(fs->errors, af_caller()->uid, w->target + 1, why, n);
 	}
 	free(w);
-	return saved;
+	return answer(saved);
 }
 
 #define AS_CALLER(call)                                                              \
 	do {                                                                         \
-		int rc_ = af_act_caller();                                           \
+		int rc_ = act();                                                     \
 		if (!rc_)                                                            \
 			rc_ = (call);                                                \
 		af_act_done();                                                       \
-		return rc_;                                                          \
+		return answer(rc_);                                                  \
 	} while (0)
 
 static int ns_mkcol(void *ctx, const char *rel)
 {
 	char p[PATHLEN];
-	(void)ctx;
 	fpath(p, rel);
-	AS_CALLER(af_op_mkdir(p, 0777 & ~af_caller()->umask));
+	AS_CALLER(af_ns_mkdir(ctx, p, 0777 & ~af_caller()->umask));
 }
 
 static int ns_remove(void *ctx, const char *rel, int is_dir)
 {
 	char p[PATHLEN];
-	(void)ctx;
 	fpath(p, rel);
-	AS_CALLER(is_dir ? af_op_rmdir(p) : af_op_unlink(p));
+	AS_CALLER(is_dir ? af_ns_rmdir(ctx, p) : af_ns_unlink(ctx, p));
 }
 
 static int ns_rename(void *ctx, const char *from, const char *to, int noreplace)
 {
 	char a[PATHLEN], b[PATHLEN];
-	(void)ctx;
 	fpath(a, from);
 	fpath(b, to);
-	AS_CALLER(af_op_rename(a, b, noreplace ? RENAME_NOREPLACE : 0));
+	AS_CALLER(af_ns_rename(ctx, a, b, noreplace));
 }
 
-void af_fs_dav_ns(struct af_fs *fs, struct af_dav_ns *ns)
+void af_fs_dav_ns(struct af_fs *fs, mode_t umask, struct af_dav_ns *ns)
 {
+	served.fs = fs;
+	served.umask = umask;
 	memset(ns, 0, sizeof *ns);
 	ns->ctx = fs;
 	ns->stat = ns_stat;

@@ -1,6 +1,6 @@
 /* animfs serve: the views of GAME over WebDAV (src/dav) instead of FUSE. The same
- * state as a mount (session.c: af_fs_open), the mount's own operations as the
- * namespace (davns.c), every request as the user who started it; serves until SIGINT
+ * state as a mount (src/view/state.c: af_fs_open), the core's namespace of views as the
+ * WebDAV namespace (davns.c), every request as the user who started it; serves until SIGINT
  * or SIGTERM, then waits for the requests running (every save is on disk) and ends.
  * --daemon: a child in its own session serves; the command ends once it listens. */
 #include <errno.h>
@@ -102,9 +102,8 @@ int af_fs_serve(int rootfd, const struct af_fs_opts *o, const struct af_dav_opts
 	signal(SIGPIPE, SIG_IGN);
 	if (af_fs_open(&st, rootfd, o, "serve"))
 		return 1;
-	/* the namespace makes files with the serving user's umask (who.c) */
+	/* the namespace makes files with the serving user's umask (davns.c) */
 	mode_t um = umask(0);
-	af_who_faceless(&st.fs, um);
 	af_act_init();
 	af_heap_policy(AF_HEAP_DAEMON);
 	if (dopts->daemon && detach(&ready)) {
@@ -112,7 +111,7 @@ int af_fs_serve(int rootfd, const struct af_fs_opts *o, const struct af_dav_opts
 		goto out;
 	}
 	af_sweep_start(&st.fs);
-	af_fs_dav_ns(&st.fs, &ns);
+	af_fs_dav_ns(&st.fs, um, &ns);
 	dav = af_dav_start(dopts, &ns, err, sizeof(err));
 	if (!dav) {
 		fprintf(stderr, "animfs serve: %s\n", err);
@@ -139,7 +138,6 @@ int af_fs_serve(int rootfd, const struct af_fs_opts *o, const struct af_dav_opts
 	rc = 0;
 out:
 	detached(&ready, 1);
-	af_who_faceless(NULL, 0);
 	umask(um);
 	af_fs_close(&st, served);
 	return rc;

@@ -38,24 +38,22 @@ int af_previews_mirror(const char *rel, char *path, size_t size)
 	return snprintf(path, size, "/%s", rel[k] ? rel + k + 1 : "") < (int)size;
 }
 
-int af_previews_fill(void *buf, const char *name, const struct stat *st, off_t off,
-		     enum fuse_fill_dir_flags flags)
+int af_previews_fill(void *arg, const char *name)
 {
-	struct af_previews *p = buf;
+	struct af_previews *p = arg;
 	char path[4400], glb[300];
 	struct af_res r;
-	(void)st, (void)off, (void)flags;
 	if (!strcmp(name, ".") || !strcmp(name, "..") || strlen(name) + 5 > sizeof(glb))
 		return 0;
 	snprintf(path, sizeof(path), "%s%s%s", p->dir, strcmp(p->dir, "/") ? "/" : "", name);
 	if (af_view_resolve(p->fs, path, &r))
 		return 0;
 	if (r.kind == AF_K_DIR || r.kind == AF_K_ARCDIR)
-		return p->filler(p->buf, name, NULL, 0, 0);
+		return p->fill(p->arg, name);
 	if ((r.kind != AF_K_VIEW && r.kind != AF_K_SPLITDIR) || !r.info.codec || !r.info.codec->scene)
 		return 0; /* a format with nothing to preview has no preview */
 	snprintf(glb, sizeof(glb), "%s.glb", name);
-	return p->filler(p->buf, glb, NULL, 0, 0);
+	return p->fill(p->arg, glb);
 }
 
 int af_previews_view(const char *rel, char *view, size_t size)

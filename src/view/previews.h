@@ -1,28 +1,30 @@
 /* previews.c: a folder of .animfs/gltf/ listed as the folder it mirrors, a preview name
- * for each of its views that has one (private to src/fs). */
+ * for each of its views that has one; a glTF saved through a preview. */
 #ifndef ANIMFS_FS_PREVIEWS_H
 #define ANIMFS_FS_PREVIEWS_H
 
-#include "ops.h"
+#include <stddef.h>
+#include <stdint.h>
+
+#include "ns.h"
 
 struct af_fs;
 
-/* What a listing of the mirrored folder gives its names to (as the buf of
+/* What a listing of the mirrored folder gives its names to (as the arg of
  * af_previews_fill): the preview folder's own listing. */
 struct af_previews {
 	struct af_fs *fs;
 	const char *dir;         /* the mirrored folder's path ("/" for the root) */
-	void *buf;               /* the preview folder's listing and its filler */
-	fuse_fill_dir_t filler;
+	af_ns_fill fill;         /* the preview folder's listing */
+	void *arg;
 };
 
 /* 1 with the path of the folder it mirrors ("/a/b") in path when rel is .animfs/gltf or
  * a folder of it (.animfs/gltf/a/b), else 0. */
 int af_previews_mirror(const char *rel, char *path, size_t size);
-/* A fuse_fill_dir_t for the mirrored folder's listing (buf: struct af_previews): a folder
+/* An af_ns_fill for the mirrored folder's listing (arg: struct af_previews): a folder
  * by its name, a view that has a preview as "<view>.glb", nothing else. */
-int af_previews_fill(void *buf, const char *name, const struct stat *st, off_t off,
-		     enum fuse_fill_dir_flags flags);
+int af_previews_fill(void *arg, const char *name);
 
 /* 1 with the view's path ("/a/b.animation.yaml") in view when rel is a preview's file
  * (.animfs/gltf/a/b.animation.yaml.glb), else 0. */

@@ -1,7 +1,9 @@
-/* Renames: what mv does (plain files and folders are renamed in GAME), how sed -i,
- * gedit and vim (backupcopy=no) save (a rename onto a view name commits the moved
- * text), and how emacs and vim make backups (renaming a file to a dropping name
- * makes a scratch copy and hides the old name until the editor writes it again). */
+/* The namespace's renames (ns.h): what mv does (plain files and folders are renamed in
+ * GAME), how sed -i, gedit and vim (backupcopy=no) save (a rename onto a view name
+ * commits the moved text), and how emacs and vim make backups (renaming a file to a
+ * dropping name makes a scratch copy and hides the old name until the editor writes it
+ * again). A rename onto a name the face keeps an open file under (struct af_face: the
+ * FUSE library's .fuse_hidden) is the face's alias of it. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -13,24 +15,25 @@
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
-#include "ops.h"
 #include "binary.h"
 #include "commit.h"
 #include "dest.h"
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
-#include "hidden.h"
-#include "kcache.h"
+#include "handle.h"
+#include "ns.h"
 #include "overlay.h"
 #include "render.h"
 #include "res.h"
 #include "scratch.h"
+#include "session.h"
 #include "splitview.h"
 #include "view.h"
 #include "who.h"
 
-int af_read_whole_at(int dirfd, const char *rel, struct af_buf *out)
+/* A whole backing (or scratch) file read, for a rename that moves content. */
+static int read_whole_at(int dirfd, const char *rel, struct af_buf *out)
 {
 	struct af_diag d;
 	af_diag_init(&d);
@@ -119,7 +122,7 @@ static int source_bytes(struct af_fs *fs, struct af_res *s, struct af_buf *out)
 	if (tree < 0)
 		return tree;
 	int was = af_act_pause();
-	int rc = af_read_whole_at(tree, s->rel, out);
+	int rc = read_whole_at(tree, s->rel, out);
 	af_act_resume(was);
 	return rc;
 }
@@ -270,13 +273,16 @@ out:
 	return rc;
 }
 
-int af_op_rename(const char *from, const char *to, unsigned int flags)
+/* Whether rel is a name the face keeps an open file under. */
+static int is_alias(struct af_fs *fs, const char *rel)
 {
-	struct af_fs *fs = af_ctx_fs();
+	return fs->face && fs->face->is_alias && fs->face->alias_add && fs->face->is_alias(rel);
+}
+
+int af_ns_rename(struct af_fs *fs, const char *from, const char *to, int noreplace)
+{
 	struct af_res s, t;
 	int rc;
-	if (flags & ~RENAME_NOREPLACE)
-		return -EINVAL;
 	if (fs->read_only)
 		return -EROFS;
 	rc = af_view_resolve(fs, from, &s);
@@ -284,7 +290,7 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 		rc = af_view_resolve(fs, to, &t);
 	if (rc)
 		return rc;
-	if ((flags & RENAME_NOREPLACE) && t.kind != AF_K_NONE)
+	if (noreplace && t.kind != AF_K_NONE)
 		return -EEXIST;
 	if (!strcmp(s.rel, t.rel))
 		return 0;
@@ -293,12 +299,12 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 	if (s.kind == AF_K_SPLITDIR && t.kind != AF_K_NONE && t.kind != AF_K_SPLITDIR &&
 	    t.kind != AF_K_VIEW)
 		return -ENOTDIR;
-	if (af_alias_is_hidden(t.rel) && s.kind != AF_K_DIR && s.kind != AF_K_NONE) {
+	if (is_alias(fs, t.rel) && s.kind != AF_K_DIR && s.kind != AF_K_NONE) {
 		/* the FUSE library keeps an open file that is being removed or replaced */
-		rc = af_alias_add(fs, t.rel, s.rel);
+		rc = fs->face->alias_add(fs, t.rel, s.rel);
 		if (!rc)
 			af_ghost_add(fs, s.rel, s.kind);
-		af_kc_forget(s.rel);
+		af_face_note(fs, AF_NOTE_GONE, s.rel);
 		return rc;
 	}
 	switch (s.kind) {
@@ -309,14 +315,14 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 			return rc;
 		/* the caller's droppings inside move along (none, or it cannot: nothing lost) */
 		af_scratch_move_dir(fs, s.rel, t.rel);
-		af_kc_forget_all(); /* the kernel's pages of the names below moved along */
+		af_face_note(fs, AF_NOTE_ALL_GONE, s.rel); /* the names below moved along */
 		return 0;
 	case AF_K_ARCDIR: /* the container's file itself moves */
 		if (af_folder_member(fs, s.rel))
 			return -EACCES; /* a nested container: members are not renamed */
 		if (t.kind != AF_K_NONE)
 			return -EEXIST;
-		af_kc_forget_all();
+		af_face_note(fs, AF_NOTE_ALL_GONE, s.rel);
 		return af_ov_rename(fs, s.rel, t.rel);
 	case AF_K_VIEW:
 	case AF_K_PASS:
@@ -324,14 +330,14 @@ int af_op_rename(const char *from, const char *to, unsigned int flags)
 	case AF_K_SPLITDIR: /* the binary moves, as for its view */
 	case AF_K_SPLITPART:
 		if (s.kind == AF_K_SPLITDIR)
-			af_kc_forget_all();
+			af_face_note(fs, AF_NOTE_ALL_GONE, s.rel);
 		rc = move_file(fs, &s, &t);
-		/* the kernel's pages of the name renamed onto are the moved file's, not of
-		 * the text a save made of them */
-		af_kc_forget(s.rel);
-		af_kc_forget(t.rel);
+		/* what a face kept of the name renamed onto is of the moved file, not of
+		 * the text a save made of it */
+		af_face_note(fs, AF_NOTE_GONE, s.rel);
+		af_face_note(fs, AF_NOTE_GONE, t.rel);
 		/* a replace of an open file that failed: the file keeps its name */
-		if (rc && t.ghost && af_alias_detach(fs, t.rel))
+		if (rc && t.ghost && af_face_alias_detach(fs, t.rel))
 			af_ghost_del(fs, t.rel);
 		return rc;
 	case AF_K_CTLDIR:

@@ -35,13 +35,9 @@ void af_dirlist_reset(struct af_dirlist *l)
 	l->failed = 0;
 }
 
-int af_dirlist_add(void *buf, const char *name, const struct stat *st, off_t off,
-		   enum fuse_fill_dir_flags flags)
+int af_dirlist_add(void *arg, const char *name)
 {
-	struct af_dirlist *l = buf;
-	(void)st;
-	(void)off;
-	(void)flags;
+	struct af_dirlist *l = arg;
 	if (l->failed)
 		return 1;
 	size_t *at = af_grow(l->at, &l->cap, l->n, sizeof(*at), 64);
@@ -64,9 +60,12 @@ int af_dirlist_failed(const struct af_dirlist *l)
 	return l->failed;
 }
 
-void af_dirlist_serve(const struct af_dirlist *l, off_t off, void *buf, fuse_fill_dir_t filler)
+size_t af_dirlist_count(const struct af_dirlist *l)
 {
-	for (size_t i = off > 0 ? (size_t)off : 0; i < l->n; i++)
-		if (filler(buf, (const char *)l->names.data + l->at[i], NULL, (off_t)(i + 1), 0))
-			return;
+	return l->n;
+}
+
+const char *af_dirlist_name(const struct af_dirlist *l, size_t i)
+{
+	return (const char *)l->names.data + l->at[i];
 }
