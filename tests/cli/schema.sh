@@ -7,7 +7,9 @@
 # binary's modeline points.
 # Samples over 40 KiB (views over about 256 KiB: the Shenmue motion banks are 14 MB of
 # YAML each, the biggest clips 3.5 MB) are cli/schema_big's (labelled slow), with the
-# same code (schema.inc).
+# same code (schema.inc). Of the smaller samples cli/schema validates a fixed
+# representative subset (sample_files, tests/samples.inc), its slow-tier twin
+# cli/schema_full every one.
 . "$(dirname "$0")/schema.inc"
 "$ANIMFS" schema nope >/dev/null 2>&1; [ $? = 2 ] && ok || fail "an unknown format is a usage error"
 

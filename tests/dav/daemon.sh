@@ -49,8 +49,12 @@ if TMPDIR="$T" timeout 60 "$ANIMFS" serve "$GAME" --listen "127.0.0.1:$port" --d
 fi
 [ -s "$T/d2.err" ] || fail "the refused serve --daemon said nothing"
 grep -qi "in use" "$T/d2.err" || fail "the refusal does not say why: $(cat "$T/d2.err")"
-sleep 0.3
-left=$(pgrep -f -- "--listen 127.0.0.1:$port --daemon" | grep -vx "$DPID" || true)
+# (a refused server's forked child may still be on its way out: waited for, up to 10 s)
+for _ in $(seq 100); do
+  left=$(pgrep -f -- "--listen 127.0.0.1:$port --daemon" | grep -vx "$DPID" || true)
+  [ -z "$left" ] && break
+  sleep 0.1
+done
 [ -z "$left" ] || fail "a refused serve --daemon left processes: $left"
 # -d and --daemon together are refused
 if TMPDIR="$T" timeout 20 "$ANIMFS" serve "$GAME" --listen 127.0.0.1:0 --daemon -d > /dev/null 2> "$T/d3.err"; then

@@ -5,13 +5,16 @@
 # A's saves of a.animation.yaml race the swap too. A plain file system answers EACCES
 # to every open of B's file and lets A's save replace only what a plain `mv` would:
 # so no read A makes may show B's data (a bone only B's file has), and B's file must
-# keep B's bytes, owner and mode. RACE_SECONDS (default 20) each for the reads and
-# the saves.
+# keep B's bytes, owner and mode. RACE_SECONDS each for the reads and the saves: 20 in
+# mount/caller_race_full (slow tier, ANIMFS_TEST_FULL=1: issue 42's "at least 20 s"),
+# 3 in mount/caller_race (default tier).
 . "$(dirname "$0")/common.inc"
 . "$(dirname "$0")/users.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 here=$(dirname "$0")
-secs=${RACE_SECONDS:-20}
+secs=3
+[ "${ANIMFS_TEST_FULL:-}" = 1 ] && secs=20
+secs=${RACE_SECONDS:-$secs}
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/a.animation" || fail "encode a"
 sed 's/LeftUpLeg/SecretBoneB/' "$src/examples/walk.animation.yaml" > "$T/b.yaml"
 "$ANIMFS" encode "$T/b.yaml" -o "$T/b.animation" || fail "encode b"

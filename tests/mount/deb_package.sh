@@ -4,8 +4,10 @@
 # schemas in /usr/share/animfs/schema (the modeline of a decode names them), the declared
 # dependencies, and a mount with an edit through it. `dpkg -r` removes it again in the
 # EXIT trap, pass or fail. Needs root and dpkg; skipped when an animfs is already
-# installed on the system (it is never replaced or removed by a test). Runs the
-# package's own build (build-test/package, incremental): slow tier.
+# installed on the system (it is never replaced or removed by a test). It packs the
+# build-release tree that scripts/test has just built (ANIMFS_PLAIN's, when it is as new
+# as the sources: tests/samples.inc) and makes a Release build of its own
+# (build-test/package) only when there is none.
 if [ "$(id -u)" != 0 ] || ! command -v dpkg >/dev/null || ! command -v cpack >/dev/null; then
   echo "SKIP: needs root, dpkg and cpack"; exit 77
 fi
@@ -18,8 +20,16 @@ fi
 exec 9> "${TMPDIR:-/tmp}/animfs-deb-package-test.lock"
 flock -w 900 9 || fail "another checkout's package test holds the lock"
 
-deb=$(ANIMFS_PACKAGE_BUILD="$ANIMFS_BUILD_DIR/package" "$SRC/scripts/package" "$T/pkg") ||
-  fail "scripts/package failed"
+from=
+if [ "$PLAIN" = "${ANIMFS_PLAIN:-}" ] &&
+  grep -qE '^CMAKE_SKIP_INSTALL_ALL_DEPENDENCY:[A-Z]+=(ON|TRUE|1)$' "$(dirname "$PLAIN")/CMakeCache.txt" 2>/dev/null &&
+  [ -z "$(find "$SRC/CMakeLists.txt" "$SRC/cmake" -newer "$PLAIN" -print -quit)" ]; then
+  from=$(dirname "$PLAIN")
+else
+  echo "note: no up-to-date build-release of scripts/test to pack: a Release build of its own"
+fi
+deb=$(ANIMFS_PACKAGE_FROM="$from" ANIMFS_PACKAGE_BUILD="$ANIMFS_BUILD_DIR/package" \
+  "$SRC/scripts/package" "$T/pkg") || fail "scripts/package failed"
 version=$("$ANIMFS" --version | awk '{ print $2 }')
 case "$(basename "$deb")" in
   "animfs_${version}_$(dpkg --print-architecture).deb") ;;

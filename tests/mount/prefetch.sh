@@ -11,7 +11,9 @@ mkdir "$GAME/many"
 copies=10
 for bin in "$GAME"/*.animation; do
   b=$(basename "$bin" .animation)
-  for i in $(seq $copies); do cp "$bin" "$GAME/many/$b-$i.animation"; done
+  dst=()
+  for i in $(seq $copies); do dst+=("$GAME/many/$b-$i.animation"); done
+  tee "${dst[@]}" < "$bin" > /dev/null || fail "copies of $b" # one process, not ten cp
 done
 # the expected size of each view, from one decode per source file
 declare -A want

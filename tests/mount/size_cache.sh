@@ -6,7 +6,7 @@
 copy_samples
 export XDG_CACHE_HOME=$T/cache
 sizes() { (cd "$VIEW" && for f in *.yaml; do printf '%s %s\n' "$f" "$(stat -c %s "$f")"; done); }
-truth() { (cd "$GAME" && for f in *.animation; do printf '%s.yaml %s\n' "$f" "$("$ANIMFS" decode --schema-ref .animfs/schema "$f" | wc -c)"; done); }
+truth() { (cd "$GAME" && for f in *.animation; do printf '%s.yaml %s\n' "$f" "$("$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$f" | wc -c)"; done); }
 
 mount_view_fg
 first=$(sizes)
@@ -35,7 +35,7 @@ done
 # every reader gets the whole text.
 keys_doc "$T/big.yaml" 100000
 "$ANIMFS" encode "$T/big.yaml" -o "$GAME/big.animation" || fail "encode big.yaml"
-"$ANIMFS" decode --schema-ref .animfs/schema "$GAME/big.animation" > "$T/big.expect" || fail "decode big"
+"$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/big.animation" > "$T/big.expect" || fail "decode big"
 mount_view_fg
 ls -l "$VIEW" > /dev/null
 "$ANIMFS" umount "$VIEW"; check_daemon
