@@ -77,8 +77,8 @@ PY
 out=$("$A" import "$tmp/k2.glb" --into "$tmp/k.animation" -o "$tmp/k2.animation") || fail "import of close keys: $out"
 "$A" decode "$tmp/k2.animation" > "$tmp/k2.yaml" || fail "the close keys' import does not decode"
 grep -q -- '- \[9.536743e-07, 0.75, 0.25, 0.0\]' "$tmp/k2.yaml" || fail "the edited close key: $(grep -m4 -- '- \[' "$tmp/k2.yaml")"
-"$A" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" && "$A" gltf "$tmp/MOTION.BIN" -o "$tmp/t.glb" &&
-	! "$A" import "$tmp/t.glb" --into "$tmp/MOTION.BIN" -o "$tmp/t2.BIN" 2> "$tmp/err" &&
+"$A" encode "$ex/hand_prop.rig.yaml" -o "$tmp/h.rig" && "$A" gltf "$tmp/h.rig" -o "$tmp/t.glb" &&
+	! "$A" import "$tmp/t.glb" --into "$tmp/h.rig" -o "$tmp/t2.rig" 2> "$tmp/err" &&
 	grep -q "cannot take a glTF back" "$tmp/err" || fail "a format without import: $(cat "$tmp/err")"
 echo "$fails failed"
 [ $fails -eq 0 ]
