@@ -21,13 +21,8 @@ bob["bones"][1] = {"bone": 1, "rx": [[0, 1, 0.02], [6, 2, 0.05, 0.1], [15, 1, 0.
 yaml.safe_dump(d, open(sys.argv[2], "w"), sort_keys=False)
 PY
 B=$tmp/M.BIN
-"$A" encode "$tmp/m.yaml" -o "$B" || fail "encode"
-cp "$B" "$tmp/orig.BIN"
-"$A" decode "$B" > "$tmp/orig.yaml" || fail "decode"
-"$A" gltf "$B" -o "$tmp/w.glb" || fail "gltf"
-out=$("$A" import "$tmp/w.glb" --into "$B") || fail "import of the unedited GLB"
-cmp -s "$B" "$tmp/orig.BIN" || fail "an unedited GLB changed the binary"
-[ "$out" = "0 channels changed, 9 as they were: the file is unchanged" ] || fail "the report of no edit: $out"
+prepare "$tmp/m.yaml"
+unedited "0 channels changed, 9 as they were: the file is unchanged"
 # only: the decoded documents differ in nothing but block BLOCK's bone BONE's KEYS (a
 # standard block), or in the lines LINES of the view (baked and node blocks)
 only() { # WHAT A.yaml B.yaml BLOCK BONE KEYS...
@@ -136,10 +131,7 @@ js = json.dumps(j).encode(); js += b" " * (-len(js) % 4); binc += b"\0" * (-len(
 open(sys.argv[2], "wb").write(struct.pack("<4sII", b"glTF", 2, 28 + len(js) + len(binc)) + struct.pack("<I4s", len(js), b"JSON") + js + struct.pack("<I4s", len(binc), b"BIN\0") + binc)
 PY
 refuse "too many keys" "$tmp/l2.glb" "bone 0 tx: the glTF's curve takes .* intermediate keys, more than the 255" "$tmp/long.BIN"
-for k in count:"do not fit" nan:"not a finite number" buflen:"byteLength 2147483648, but only" \
-	nobuf:"no such buffer" noanim:"the file has none of that name" trunc:"does not fit its" loop:"loop"; do
-	edit "$tmp/w.glb" "$tmp/x.glb" "${k%%:*}" && refuse "${k%%:*}" "$tmp/x.glb" "${k#*:}"
-done
-cmp -s "$B" "$tmp/orig.BIN" || fail "a refused import touched the game file"
+hostile count:"do not fit" nan:"not a finite number" buflen:"byteLength 2147483648, but only" \
+	nobuf:"no such buffer" noanim:"the file has none of that name" trunc:"does not fit its" loop:"loop"
 echo "$fails failed"
 [ $fails -eq 0 ]
