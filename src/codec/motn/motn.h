@@ -189,8 +189,9 @@ struct motn_hkey {
 	double f, v, in, out;
 };
 /* The curve of n valued keys at frame f: cubic Hermite between keys, held past its ends
- * (at two keys on one frame the later holds from there on), 0 with none. */
-double motn_hermite(const struct motn_hkey *k, size_t n, double f);
+ * (at two keys on one frame the later holds from there on), 0 with none. at: NULL, or a
+ * key index to search from, left at f's segment (calls at rising frames: linear). */
+double motn_hermite(const struct motn_hkey *k, size_t n, size_t *at, double f);
 /* motn_import.c: the descriptor's scene_import hook (codec.h) */
 struct af_scene_edit;
 struct af_io;

@@ -183,99 +183,140 @@ static int to_half(double v, int clamp, uint16_t *h)
 	return af_f64_to_f16(v, h);
 }
 
-/* The index of the key of ch a sample at frame f sets: the last valued one at f, else the
- * last one at f (a key with no value), else -1. */
-static long key_at(const struct motn_chan *ch, int f)
+/* For each of the n rising sample frames f[], the index of the key of ch a sample there
+ * sets: the last valued one at that frame, else the last one there, else -1; one walk. */
+static void keys_at(const struct motn_chan *ch, const int *f, size_t n, long *at)
 {
-	long any = -1;
-	for (uint32_t i = ch->nkeys; i-- > 0;) {
-		if (ch->keys[i].frame != f)
-			continue;
-		if (ch->keys[i].type)
-			return (long)i;
-		if (any < 0)
-			any = (long)i;
+	uint32_t p = 0;
+	for (size_t i = 0; i < n; i++) {
+		long any = -1, val = -1;
+		while (p < ch->nkeys && ch->keys[p].frame < f[i])
+			p++;
+		for (uint32_t q = p; q < ch->nkeys && ch->keys[q].frame == f[i]; q++) {
+			any = (long)q;
+			if (ch->keys[q].type)
+				val = (long)q;
+		}
+		at[i] = val >= 0 ? val : any;
 	}
-	return any;
 }
 
 /* The slope (per second) a new key at sample i gets: the file's curve's where the sample
- * did not change, else the samples' own (their neighbours', Catmull-Rom). */
-static double slope_at(const struct axis *x, size_t i, const struct motn_hkey *old, size_t nold)
+ * did not change, else the samples' own (their neighbours', Catmull-Rom). hint: as
+ * motn_hermite's, for rising samples. */
+static double slope_at(const struct axis *x, size_t i, const struct motn_hkey *old, size_t nold, size_t *hint)
 {
 	if (!x->chg[i]) {
-		double h = 1e-3;
-		return (motn_hermite(old, nold, x->f[i] + h) - motn_hermite(old, nold, x->f[i] - h)) / (2 * h) * FPS;
+		double h = 1e-3, lo = motn_hermite(old, nold, hint, x->f[i] - h);
+		return (motn_hermite(old, nold, hint, x->f[i] + h) - lo) / (2 * h) * FPS;
 	}
 	size_t a = i ? i - 1 : i, b = i + 1 < x->m ? i + 1 : i;
 	return b == a ? 0 : (x->y[b] - x->y[a]) / ((x->f[b] - x->f[a]) / FPS);
 }
 
-/* Axis x's values into channel ch of a block of frames (keys kept, values set where a key
- * sits on a changed sample, keys added where the curve misses one by more than a step).
- * *worst: the largest distance of the new curve from the samples, in steps. */
+/* Passes of keys one at the worst sample of each stretch between two valued keys (they
+ * are independent: a Hermite stretch is its two keys'), then at every sample still out. */
+#define WORST_PASSES 64
+
+/* Axis x's values into channel ch (keys kept, values set where a key sits on a changed
+ * sample, keys added where the curve misses one by more than a step, worst first).
+ * *worst: the largest distance of the new curve from the samples, in steps. Each pass
+ * is linear in the keys and samples, and adds a key to the channel or ends. */
 static int rekey_axis(struct motn_chan *ch, const struct axis *x, int rot, int wide, const char *what,
 		      struct af_arena *a, double *worst, struct af_diag *d)
 {
-	size_t cap = ch->nkeys + x->m, nold;
-	struct motn_key *k = af_arena_array(a, cap, sizeof(*k));
+	size_t m = x->m, nold, cap = ch->nkeys + m + 1;
+	uint32_t limit = wide ? 0xFFFFu : 0xFFu;
 	struct motn_hkey *old = af_arena_array(a, ch->nkeys + 1, sizeof(*old)), *now = af_arena_array(a, cap, sizeof(*now));
-	unsigned char *keyed = af_arena_array(a, x->m + 1, 1);
+	long *at = af_arena_array(a, m + 1, sizeof(*at));
+	int *pf = af_arena_array(a, m + 1, sizeof(*pf));
+	size_t *pick = af_arena_array(a, m + 1, sizeof(*pick));
+	uint16_t *nv = af_arena_array(a, 2 * (m + 1), sizeof(*nv)); /* new keys' value and slope */
+	unsigned char *keyed = af_arena_array(a, m + 1, 1);
+	struct motn_key *k = af_arena_array(a, ch->nkeys, sizeof(*k));
 	uint16_t h;
-	if (!k || !old || !now || !keyed)
+	if (!old || !now || !at || !pf || !pick || !nv || !keyed || !k)
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
 	memcpy(k, ch->keys, ch->nkeys * sizeof(*k));
-	memset(keyed, 0, x->m + 1);
-	nold = hkeys(ch, old);
 	ch->keys = k;
-	for (size_t i = 0; i < x->m; i++) { /* the new values at the keys the axis has */
-		long at = x->chg[i] ? key_at(ch, x->f[i]) : -1;
-		if (at < 0 || !k[at].type)
+	memset(keyed, 0, m + 1);
+	nold = hkeys(ch, old);
+	keys_at(ch, x->f, m, at);
+	for (size_t i = 0; i < m; i++) { /* the new values at the keys the axis has */
+		if (!x->chg[i] || at[i] < 0 || !k[at[i]].type)
 			continue;
 		if (to_half(x->y[i], 0, &h))
 			return af_diag_error(d, AF_EINVAL, "%s: value %g at frame %d is outside the half-float range", what,
 					     x->y[i], x->f[i]);
-		k[at].w[k[at].type - 1] = h;
+		k[at[i]].w[k[at[i]].type - 1] = h;
 		keyed[i] = 1;
 	}
-	for (;;) { /* keys where the curve misses a sample, worst first */
-		size_t n = hkeys(ch, now), wi = SIZE_MAX;
-		double we = 1 + 1e-9;
+	for (int pass = 0;; pass++) {
+		size_t n = hkeys(ch, now), np = 0, seg = SIZE_MAX, best = SIZE_MAX, hint = 0, c = 0;
+		double be = 0;
 		*worst = 0;
-		for (size_t i = 0; i < x->m; i++) {
-			double e = fabs(motn_hermite(now, n, x->f[i]) - x->y[i]);
-			*worst = fmax(*worst, e / half_step(x->y[i]));
-			e /= rot ? tol_r(x->y[i]) : tol_t(x->y[i]);
-			if (!keyed[i] && e > we)
-				we = e, wi = i;
+		for (size_t i = 0; i <= m; i++) { /* the worst sample out of each stretch */
+			size_t s = SIZE_MAX;
+			double e = 0;
+			if (i < m) {
+				while (c < n && now[c].f <= x->f[i])
+					c++;
+				s = c; /* the stretch: valued keys at or before the sample */
+				e = fabs(motn_hermite(now, n, &hint, x->f[i]) - x->y[i]);
+				*worst = fmax(*worst, e / half_step(x->y[i]));
+				e = keyed[i] ? 0 : e / (rot ? tol_r(x->y[i]) : tol_t(x->y[i]));
+			}
+			if (s != seg || pass >= WORST_PASSES) {
+				if (best != SIZE_MAX)
+					pick[np++] = best;
+				seg = s, best = SIZE_MAX, be = 1 + 1e-9;
+			}
+			if (i < m && e > be)
+				be = e, best = i;
 		}
-		if (wi == SIZE_MAX)
+		if (!np)
 			break;
-		keyed[wi] = 1;
-		long at = key_at(ch, x->f[wi]);
-		uint16_t v, s;
-		if (to_half(x->y[wi], 0, &v))
-			return af_diag_error(d, AF_EINVAL, "%s: value %g at frame %d is outside the half-float range", what,
-					     x->y[wi], x->f[wi]);
-		to_half(slope_at(x, wi, old, nold), 1, &s);
-		if (at >= 0 && k[at].type) {
-			k[at].w[k[at].type - 1] = v;
-			continue;
+		for (size_t j = 0; j < np; j++)
+			pf[j] = x->f[pick[j]];
+		keys_at(ch, pf, np, at);
+		size_t add = 0, hs = 0;
+		for (size_t j = 0; j < np; j++) { /* values, slopes; a key where none sits */
+			size_t i = pick[j];
+			uint16_t v, sl;
+			keyed[i] = 1;
+			if (to_half(x->y[i], 0, &v))
+				return af_diag_error(d, AF_EINVAL, "%s: value %g at frame %d is outside the half-float range",
+						     what, x->y[i], x->f[i]);
+			to_half(slope_at(x, i, old, nold, &hs), 1, &sl);
+			if (at[j] >= 0 && k[at[j]].type)
+				k[at[j]].w[k[at[j]].type - 1] = v;
+			else if (at[j] >= 0)
+				k[at[j]] = (struct motn_key){ .frame = (uint16_t)x->f[i], .type = 2, .w = { sl, v, 0 } };
+			else /* pick[] read up to j: its first add entries now the keys to add */
+				nv[2 * add] = v, nv[2 * add + 1] = sl, pick[add++] = i;
 		}
-		if (at < 0) { /* a new key, after those at or before its frame */
-			uint32_t p = 0;
-			while (p < ch->nkeys && k[p].frame <= x->f[wi])
-				p++;
-			memmove(&k[p + 1], &k[p], (ch->nkeys - p) * sizeof(*k));
-			ch->nkeys++;
-			at = p;
+		if (add) { /* merged in: each after the keys at or before its frame */
+			if (ch->nkeys + add - 2 > limit)
+				return af_diag_error(d, AF_EINVAL, "%s: the glTF's curve takes more than the %u intermediate "
+						     "keys a channel holds%s", what, limit, wide ? "" : " (wide_counts: false)");
+			struct motn_key *nk = af_arena_array(a, ch->nkeys + add, sizeof(*nk));
+			if (!nk)
+				return af_diag_error(d, AF_ENOMEM, "out of memory");
+			size_t o = 0, j = 0;
+			for (uint32_t q = 0; q <= ch->nkeys; q++) {
+				for (; j < add && (q == ch->nkeys || k[q].frame > x->f[pick[j]]); j++)
+					nk[o++] = (struct motn_key){ .frame = (uint16_t)x->f[pick[j]], .type = 2,
+								     .w = { nv[2 * j + 1], nv[2 * j], 0 } };
+				if (q < ch->nkeys)
+					nk[o++] = k[q];
+			}
+			ch->keys = k = nk;
+			ch->nkeys += (uint32_t)add;
 		}
-		k[at] = (struct motn_key){ .frame = (uint16_t)x->f[wi], .type = 2, .w = { s, v, 0 } };
 	}
-	if (ch->nkeys - 2 > (wide ? 0xFFFFu : 0xFFu))
+	if (ch->nkeys - 2 > limit)
 		return af_diag_error(d, AF_EINVAL, "%s: the glTF's curve takes %u intermediate keys, more than the "
-				     "%u a channel holds%s", what, ch->nkeys - 2, wide ? 0xFFFFu : 0xFFu,
-				     wide ? "" : " (wide_counts: false)");
+				     "%u a channel holds%s", what, ch->nkeys - 2, limit, wide ? "" : " (wide_counts: false)");
 	return 0;
 }
 
@@ -329,6 +370,7 @@ static int std_edit(struct motn_seq *s, unsigned id, const char *an, struct af_s
 		nh[c] = hkeys(ch, hk[c]);
 		snprintf(what[c], sizeof(what[c]), "animation '%.80s': bone %u %s", an, id, motn_chan_names[first + c]);
 	}
+	size_t hint[3] = { 0, 0, 0 };
 	for (int f = 0; f < F; f++) {
 		double g[4], o[3], v[3];
 		unsigned char cv[3];
@@ -336,7 +378,7 @@ static int std_edit(struct motn_seq *s, unsigned id, const char *an, struct af_s
 			continue;
 		gl_at(e, w, f, g);
 		for (int c = 0; c < 3; c++)
-			o[c] = motn_hermite(hk[c], nh[c], f);
+			o[c] = motn_hermite(hk[c], nh[c], &hint[c], f);
 		sample(rot, g, o, 0, v, cv);
 		fr[m] = f;
 		for (int c = 0; c < 3; c++)

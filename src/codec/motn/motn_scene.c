@@ -51,10 +51,12 @@ static int keys_of(const struct af_ynode *seq, struct motn_hkey **out, size_t *n
 }
 
 /* The channel's value at frame f: its Hermite curve (slopes per second), held flat
- * before the first key and after the last; 0 with no key. */
-double motn_hermite(const struct motn_hkey *k, size_t n, double f)
+ * before the first key and after the last; 0 with no key. at: NULL, or where to start
+ * looking (a key at or before f), left at f's segment (a walk over rising frames is
+ * linear). */
+double motn_hermite(const struct motn_hkey *k, size_t n, size_t *at, double f)
 {
-	size_t i = 0;
+	size_t i = at && *at < n && k[*at].f <= f ? *at : 0;
 	if (!n)
 		return 0;
 	if (f <= k[0].f)
@@ -63,6 +65,8 @@ double motn_hermite(const struct motn_hkey *k, size_t n, double f)
 		return k[n - 1].v;
 	while (i + 1 < n && k[i + 1].f <= f)
 		i++; /* at a jump (two keys at one frame) the later one holds from there on */
+	if (at)
+		*at = i;
 	if (k[i].f == f)
 		return k[i].v;
 	double dt = (k[i + 1].f - k[i].f) / 30.0, s = (f - k[i].f) / (k[i + 1].f - k[i].f);
@@ -107,12 +111,13 @@ static int trio(struct af_scene *sc, size_t node, const struct af_ynode *bn, int
 		rc = AF_ENOMEM;
 		goto out;
 	}
+	size_t at[3] = { 0, 0, 0 };
 	for (size_t f = 0; f < (size_t)frames; f++) {
 		double v[3], q[4];
 		if (!mark[f])
 			continue;
 		for (int a = 0; a < 3; a++)
-			v[a] = motn_hermite(k[a], n[a], (double)f);
+			v[a] = motn_hermite(k[a], n[a], &at[a], (double)f);
 		if (rot) {
 			double e[3] = { v[0] * 360, v[1] * 360, v[2] * 360 }; /* turns */
 			af_euler_deg_to_quat(e, q);
