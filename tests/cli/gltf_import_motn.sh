@@ -101,6 +101,8 @@ fi
 edit "$tmp/w.glb" "$tmp/x.glb" add "bone 23" translation 1.0 0 1.5 0.5 && refuse "past the last frame" "$tmp/x.glb" "outside the block's frames 0..7"
 edit "$tmp/w.glb" "$tmp/x.glb" rename "bone 23" "bone 99" && refuse "no such slot" "$tmp/x.glb" "node 'bone 99' moves, but the file has no joint"
 edit "$tmp/w.glb" "$tmp/x.glb" set "bone 23" translation 1 70000 1.5 0.5 && refuse "past the half range" "$tmp/x.glb" "outside the half-float range"
+edit "$tmp/w.glb" "$tmp/x.glb" move DEMO_WAVE_BAKED "bone 0" 1 0 70000 &&
+	refuse "a baked value past the half range" "$tmp/x.glb" "DEMO_WAVE_BAKED': node 'bone 0': value 70000 at frame 1 is outside the half-float range"
 python3 - "$tmp/m.yaml" "$tmp/long.yaml" <<'PY' || fail "the long block"
 import sys, yaml
 d = yaml.safe_load(open(sys.argv[1]))

@@ -417,11 +417,13 @@ static int std_edit(struct motn_seq *s, unsigned id, const char *an, struct af_s
 /* ---- baked and node blocks: a value a frame ---- */
 
 /* Columns col[3] of a per-frame table (stride words a frame, n frames): halves (rot 0) or
- * int16 angles; each changed sample's axis gets the glTF's value. */
-static void per_frame(const struct af_scene_edit *e, int rot, uint16_t *const col[3], size_t stride, size_t n,
-		      double *worst, int *changed)
+ * int16 angles; each changed sample's axis gets the glTF's value. AF_EINVAL (d says
+ * which) for a value past the half-float range. */
+static int per_frame(struct af_scene_edit *e, int rot, uint16_t *const col[3], size_t stride, size_t n,
+		     int *changed, struct af_diag *d)
 {
 	size_t w = rot ? 4 : 3;
+	double *worst = &e->max_steps;
 	*worst = 0;
 	for (size_t f = 0; f < n; f++) {
 		double g[4], o[3], y[3];
@@ -434,8 +436,9 @@ static void per_frame(const struct af_scene_edit *e, int rot, uint16_t *const co
 			uint16_t h = col[a][f * stride];
 			if (cv[a] && rot)
 				h = (uint16_t)((int64_t)llround(y[a] * TURN16) & 0xFFFF);
-			else if (cv[a])
-				to_half(y[a], 1, &h);
+			else if (cv[a] && to_half(y[a], 0, &h))
+				return af_diag_error(d, AF_EINVAL, "animation '%s': node '%s': value %g at frame %zu is outside "
+						     "the half-float range", e->anim, e->node, y[a], f);
 			*changed |= h != col[a][f * stride];
 			col[a][f * stride] = h;
 			double now = rot ? (int16_t)h / TURN16 : half(h), dy = now - y[a];
@@ -444,6 +447,7 @@ static void per_frame(const struct af_scene_edit *e, int rot, uint16_t *const co
 			*worst = fmax(*worst, fabs(dy) / (rot ? 1 / TURN16 : half_step(y[a])));
 		}
 	}
+	return 0;
 }
 
 /* A key past the block's last sample (at 30 a second), or before 0: refused. */
@@ -471,10 +475,10 @@ static int baked_edit(struct motn_baked *k, unsigned id, const char *an, struct 
 	if (!id)
 		col = e->path == AF_SC_ROTATION ? 3 : 0;
 	uint16_t *c3[3] = { k->w + col, k->w + col + 1, k->w + col + 2 };
-	per_frame(e, e->path == AF_SC_ROTATION, c3, k->nwords, k->frames, &e->max_steps, &changed);
+	int rc = per_frame(e, e->path == AF_SC_ROTATION, c3, k->nwords, k->frames, &changed, d);
 	e->keys_before = e->keys_after = k->frames;
 	e->same = !changed;
-	return 0;
+	return rc;
 }
 
 static int nodes_edit(struct motn_nodes *s, size_t nd, const char *an, struct af_scene_edit *e, struct af_arena *a,
@@ -503,7 +507,9 @@ static int nodes_edit(struct motn_nodes *s, size_t nd, const char *an, struct af
 			c3[c] = n->rot_track[c];
 		}
 	}
-	per_frame(e, rot, c3, rot ? 1 : 3, samples, &e->max_steps, &changed);
+	int rc = per_frame(e, rot, c3, rot ? 1 : 3, samples, &changed, d);
+	if (rc)
+		return rc;
 	for (int c = 0; c < 3 && rot; c++) /* a constant that changed becomes a track */
 		for (size_t i = 0; !n->rot_track[c] && i < samples; i++)
 			if (c3[c][i] != n->rot[c])
