@@ -67,6 +67,10 @@ struct af_scene_edit {
 	 * the new keys' curve from the glTF's keys, in stored steps */
 	size_t keys_before, keys_after;
 	double max_steps;
+	/* set by the hook when, sample by sample, the glTF's keys are within one stored step of
+	 * the file's curve after all (a step finer than the scene's quantum could say): the
+	 * channel stays exactly as it was, counted with those as they were */
+	int same;
 	/* and, when the channel's own storage had to change to hold the keys (a range
 	 * refitted), what and why, for the report; empty otherwise */
 	char note[200];

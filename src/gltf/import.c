@@ -255,13 +255,26 @@ int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t ny
 	if (!ned) {
 		if (af_buf_append(out, bin, nbin))
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
-	} else {
-		rc = c->scene_import(doc.root, ed, ned, o ? o->io : NULL, out, d);
+	} else if (!(rc = c->scene_import(doc.root, ed, ned, o ? o->io : NULL, out, d))) {
+		size_t same = 0; /* the hook's finer steps found them as they were */
+		for (size_t i = 0; i < ned; i++)
+			same += ed[i].same != 0;
+		kept += same;
+		if (same == ned) { /* nothing changed after all: the original bytes */
+			out->len = start;
+			if (af_buf_append(out, bin, nbin))
+				rc = af_diag_error(d, AF_ENOMEM, "out of memory");
+		}
 	}
 	if (rc)
 		goto out;
+	size_t changed = 0;
+	for (size_t i = 0; i < ned; i++)
+		changed += !ed[i].same;
 	for (size_t i = 0; i < ned && report; i++) {
 		const struct af_scene_edit *e = &ed[i];
+		if (e->same)
+			continue;
 		const struct af_scene_channel *sch = &sc.ch[which[i]];
 		char line[800];
 		int k = snprintf(line, sizeof(line), "changed: %s: %s %s: %zu keys in the glTF, %zu before, %zu now; "
@@ -272,8 +285,8 @@ int af_gltf_import(const uint8_t *gl, size_t ngl, const uint8_t *yaml, size_t ny
 	}
 	if (report) {
 		char line[200];
-		int k = snprintf(line, sizeof(line), "%zu channel%s changed, %zu as they were%s\n", ned, ned == 1 ? "" : "s",
-				 kept, ned ? "" : ": the file is unchanged");
+		int k = snprintf(line, sizeof(line), "%zu channel%s changed, %zu as they were%s\n", changed,
+				 changed == 1 ? "" : "s", kept, changed ? "" : ": the file is unchanged");
 		af_buf_append(report, line, (size_t)k);
 	}
 out:

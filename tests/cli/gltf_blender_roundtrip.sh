@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Issue 45 (items 3, 4): a Diesel, a Sims 3 CLIP and an RE preview through a real Blender (Debian's, headless;
+# Issue 45 (items 3, 4): a Diesel, a Sims 3 CLIP, an RE and a Shenmue MOTN preview through a real Blender (Debian's, headless;
 # tests/tools/blender_roundtrip.py, the settings of docs/gltf.md "Blender round trip") and
 # back with `animfs import`: exported with no edit, the identical binary; one key of one
 # bone's rotation changed through bpy, exported, imported: `animfs decode` differs from the
 # original in that key alone, and it holds the exported value within one stored step. On
 # examples/walk.animation.yaml and clip_tiny and, when the samples are there, a PAYDAY 2 clip
-# and a Sims 3 clip (no rig: its targets' nodes at the origin), re3_tiny and an RE3 PLD. Blender
+# and a Sims 3 clip (no rig: its targets' nodes at the origin), re3_tiny and an RE3 PLD, the
+# MOTN example's baked arm and the samples' MOTN walk (a knee: its three angle curves change,
+# the rest of the file not; the new preview's keys of that bone move by at most a step but the
+# edited one, which holds the export's rotation within a step). Blender
 # absent: skipped on a workstation, a failure in CI (scripts/setup installs it).
 set -u
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
@@ -41,6 +44,14 @@ if [ -f "$d" ]; then
 else
 	echo "not in the samples: ${d#"$S"/} (examples only)"
 fi
+"$A" encode "$src/examples/MOTION.BIN.yaml" -o "$tmp/demo.BIN" || fail "encode MOTN"
+files+=("$tmp/demo.BIN:bone 32") # the baked block's arm
+d=$S/shenmue-containers/syn_A_WALK.MOTN
+if [ -f "$d" ]; then
+	cp "$d" "$tmp/walk.MOTN" && files+=("$tmp/walk.MOTN:bone 9")
+else
+	echo "not in the samples: ${d#"$S"/} (examples only)"
+fi
 for fb in "${files[@]}"; do
 	f=${fb%:*} bone=${fb##*:} b=$(basename "${fb%:*}")
 	b=${b%.*}
@@ -58,13 +69,49 @@ for fb in "${files[@]}"; do
 	[ "$(echo "$out" | grep -c '^changed:')" = 1 ] && [[ $out == *"changed: $anim: $bone rotation: "* ]] ||
 		fail "$b: not one channel changed: $out"
 	"$A" decode "$f" > "$tmp/a.yaml" && "$A" decode "$tmp/$b.edit.${f##*.}" > "$tmp/b.yaml" || fail "$b: decode"
-	python3 - "$tmp/a.yaml" "$tmp/b.yaml" "$tmp/$b.edit.glb" "$bone" "$anim" <<'PY' || fail "$b: the decoded edit"
+	"$A" gltf "$tmp/$b.edit.${f##*.}" -o "$tmp/$b.back.glb" || fail "$b: the preview of the edit"
+	python3 - "$tmp/a.yaml" "$tmp/b.yaml" "$tmp/$b.edit.glb" "$bone" "$anim" "$tmp/$b.glb" "$tmp/$b.back.glb" <<'PY' || fail "$b: the decoded edit"
 import json, struct, sys
 import yaml
 a, b = (yaml.safe_load(open(p)) for p in sys.argv[1:3])
 bone = sys.argv[4]
 diff = []
-if a["format"] == "re-model":  # a frame's pose: every bone; the edit is one frame's bone
+def glb(path):
+    g = open(path, "rb").read()
+    n = struct.unpack_from("<I", g, 12)[0]
+    return json.loads(g[20:20 + n]), g[28 + n:]
+def rotation(path, anim, node):  # [(t, q)] of node's rotation in anim
+    j, binc = glb(path)
+    def acc(i, w):
+        x = j["accessors"][i]
+        o = j["bufferViews"][x["bufferView"]].get("byteOffset", 0) + x.get("byteOffset", 0)
+        return [struct.unpack_from("<%df" % w, binc, o + 4 * w * k) for k in range(x["count"])]
+    for an in j["animations"]:
+        if an.get("name", "").split(" @")[0] == anim:
+            for c in an["channels"]:
+                if j["nodes"][c["target"]["node"]]["name"] == node and c["target"]["path"] == "rotation":
+                    s = an["samplers"][c["sampler"]]
+                    return [(t[0], q) for t, q in zip(acc(s["input"], 1), acc(s["output"], 4))]
+    raise SystemExit("no rotation of %s in %s" % (node, anim))
+if a["format"] == "shenmue-motn":  # a block's bone: three angle curves; the edit is one key
+    import math
+    for d in (a, b):
+        for x in d["blocks"] + d["entries"]:
+            x.pop("block", None)  # ids: offsets, which a block that grew moves
+        for bk in d["blocks"]:
+            for bn in bk.get("bones") or (bk.get("baked") or {}).get("bones") or []:
+                if bn["bone"] == int(bone.split()[-1]) and (bk.get("names") or [""])[0] == sys.argv[5]:
+                    for k in ("rx", "ry", "rz"):
+                        bn.pop(k, None)
+    assert a == b, "more than %s's rotation in %s changed" % (bone, sys.argv[5])
+    was, now = rotation(sys.argv[6], sys.argv[5], bone), rotation(sys.argv[7], sys.argv[5], bone)
+    assert [t for t, _ in was] == [t for t, _ in now], "the preview's key times moved"
+    ang = lambda p, q: 2 * math.acos(min(1, abs(sum(x * y for x, y in zip(p, q)))))
+    moved = [(t, p, q) for (t, p), (_, q) in zip(was, now) if ang(p, q) > 2 * math.pi * 2 ** -10]  # past two steps: the edit
+    assert len(moved) == 1, "%d keys of the preview moved: %s" % (len(moved), moved)
+    step = math.pi * 2 ** -11  # a quaternion's move for a half step of a turn near 0.5..1
+    diff = [([moved[0][0]] + list(moved[0][1]), [moved[0][0]] + list(moved[0][2]))]
+elif a["format"] == "re-model":  # a frame's pose: every bone; the edit is one frame's bone
     import math
     nb = int(bone.split()[-1])
     bank, seq = (int(x) for x in sys.argv[5].split()[1::2])

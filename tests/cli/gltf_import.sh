@@ -77,8 +77,18 @@ PY
 out=$("$A" import "$tmp/k2.glb" --into "$tmp/k.animation" -o "$tmp/k2.animation") || fail "import of close keys: $out"
 "$A" decode "$tmp/k2.animation" > "$tmp/k2.yaml" || fail "the close keys' import does not decode"
 grep -q -- '- \[9.536743e-07, 0.75, 0.25, 0.0\]' "$tmp/k2.yaml" || fail "the edited close key: $(grep -m4 -- '- \[' "$tmp/k2.yaml")"
-"$A" encode "$ex/MOTION.BIN.yaml" -o "$tmp/MOTION.BIN" && "$A" gltf "$tmp/MOTION.BIN" -o "$tmp/t.glb" &&
-	! "$A" import "$tmp/t.glb" --into "$tmp/MOTION.BIN" -o "$tmp/t2.BIN" 2> "$tmp/err" &&
+# a key added 2^-20 s before a file's key (and one after): the file's time stays its key's,
+# the new key keeps its own (both once matched the file's key: times that did not increase)
+for t in "0.49999904632568359375:[0.49999905, 0.0, 5.0, 61.0] - [0.5, 0.0, 0.0, 95.0]" \
+	"0.50000095367431640625:[0.5, 0.0, 0.0, 95.0] - [0.50000095, 0.0, 5.0, 61.0]"; do
+	rm -f "$tmp/c.animation"
+	edit "$tmp/w.glb" "$tmp/c.glb" add Hips translation "${t%%:*}" 0 5 61 || fail "glb_edit add ${t%%:*}"
+	"$A" import "$tmp/c.glb" --into "$B" -o "$tmp/c.animation" > "$tmp/out" 2>&1 || fail "a key 2^-20 s from a file's: $(cat "$tmp/out")"
+	d=$("$A" decode "$tmp/c.animation" | sed -n '/name: Hips/,/rotation:/p' | tr -s '\n ' ' ') || fail "the import does not decode"
+	[[ $d == *"${t#*:}"* ]] || fail "a key 2^-20 s from a file's (${t%%:*}): $d"
+done
+"$A" encode "$ex/hand_prop.rig.yaml" -o "$tmp/h.rig" && "$A" gltf "$tmp/h.rig" -o "$tmp/t.glb" &&
+	! "$A" import "$tmp/t.glb" --into "$tmp/h.rig" -o "$tmp/t2.rig" 2> "$tmp/err" &&
 	grep -q "cannot take a glTF back" "$tmp/err" || fail "a format without import: $(cat "$tmp/err")"
 echo "$fails failed"
 [ $fails -eq 0 ]

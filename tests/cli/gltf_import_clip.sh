@@ -99,10 +99,7 @@ out=$("$A" import "$tmp/me.glb" --into "$M") || fail "import into the member"
 # refused, nothing written
 edit "$tmp/w.glb" "$tmp/x.glb" add b__ROOT_bind__ rotation 0.5 0 0 0 1 && refuse "past the last tick" "$tmp/x.glb" "outside the clip's ticks 0..5"
 edit "$tmp/w.glb" "$tmp/x.glb" rename b__ROOT_bind__ b__Other__ && refuse "no such bone" "$tmp/x.glb" "node 'b__Other__' has a"
-for k in count:"do not fit" nan:"not a finite number" loop:"no tree" buflen:"byteLength 2147483648, but only" \
-	nobuf:"no such buffer" noanim:"the file has none of that name" nojoint:"'no such bone' has a" trunc:"does not fit its"; do
-	edit "$tmp/w.glb" "$tmp/x.glb" "${k%%:*}" && refuse "${k%%:*}" "$tmp/x.glb" "${k#*:}"
-done
-cmp -s "$B" "$tmp/orig.animation" || fail "a refused import touched the game file"
+hostile count:"do not fit" nan:"not a finite number" loop:"no tree" buflen:"byteLength 2147483648, but only" \
+	nobuf:"no such buffer" noanim:"the file has none of that name" nojoint:"'no such bone' has a" trunc:"does not fit its"
 echo "$fails failed"
 [ $fails -eq 0 ]

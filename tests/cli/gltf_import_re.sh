@@ -9,13 +9,8 @@
 # translation of a bone other than the root, and hostile glTF; nothing written.
 . "$(dirname "$0")/gltf_import.inc"
 B=$tmp/t.PLD
-"$A" encode "$src/examples/re3_tiny.PLD.yaml" -o "$B" || fail "encode"
-cp "$B" "$tmp/orig.PLD"
-"$A" decode "$B" > "$tmp/orig.yaml" || fail "decode"
-"$A" gltf "$B" -o "$tmp/w.glb" || fail "gltf"
-out=$("$A" import "$tmp/w.glb" --into "$B") || fail "import of the unedited GLB"
-cmp -s "$B" "$tmp/orig.PLD" || fail "an unedited GLB changed the binary"
-[ "$out" = "0 channels changed, 4 as they were: the file is unchanged" ] || fail "the report of no edit: $out"
+prepare "$src/examples/re3_tiny.PLD.yaml"
+unedited "0 channels changed, 4 as they were: the file is unchanged"
 # frames 0..3 name poses 0 1 0 1. Bone 1 at frame 1 (pose 1, shared with frame 3): a new pose 2
 # for frame 1 alone, bone 1 turned 23.07 degrees about X
 edit "$tmp/w.glb" "$tmp/e.glb" set "bone 1" rotation 1 0.2 0 0 0.98 || fail "glb_edit set"
@@ -63,10 +58,7 @@ PY
 refuse "a pose past the u8" "$tmp/e.glb" "bank 0 sequence 0 frame 1: .*pool entry 257, which the frame cannot name" "$tmp/big.PLD"
 edit "$tmp/w.glb" "$tmp/x.glb" add "bone 1" rotation 0.5 0 0 0 1 && refuse "past the last frame" "$tmp/x.glb" "past its last frame"
 edit "$tmp/w.glb" "$tmp/x.glb" rename "bone 0" "bone 9" && refuse "no such bone" "$tmp/x.glb" "node 'bone 9' moves, but the file has no joint"
-for k in count:"do not fit" nan:"not a finite number" buflen:"byteLength 2147483648, but only" \
-	nobuf:"no such buffer" noanim:"the file has none of that name" trunc:"does not fit its"; do
-	edit "$tmp/w.glb" "$tmp/x.glb" "${k%%:*}" && refuse "${k%%:*}" "$tmp/x.glb" "${k#*:}"
-done
-cmp -s "$B" "$tmp/orig.PLD" || fail "a refused import touched the game file"
+hostile count:"do not fit" nan:"not a finite number" buflen:"byteLength 2147483648, but only" \
+	nobuf:"no such buffer" noanim:"the file has none of that name" trunc:"does not fit its"
 echo "$fails failed"
 [ $fails -eq 0 ]

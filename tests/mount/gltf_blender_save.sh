@@ -1,6 +1,6 @@
 # Issue 45 (item 4) in the mount: Debian's Blender (headless; tests/tools/blender_roundtrip.py,
-# the settings of docs/gltf.md "Blender round trip") imports a Diesel, a Sims 3 CLIP and an
-# RE preview from VIEW/.animfs/gltf and exports each with no edit straight to that path: the binary is
+# the settings of docs/gltf.md "Blender round trip") imports a Diesel, a Sims 3 CLIP, an RE
+# and a Shenmue MOTN preview from VIEW/.animfs/gltf and exports each with no edit straight to that path: the binary is
 # byte-identical; its export with one key changed, saved to the path, gives the bytes
 # `animfs import` gives. The same for the CLIP as a member of a Sims 3 package (its preview
 # at VIEW/.animfs/gltf/p.package/...): the package byte-identical, then what `animfs import
@@ -16,6 +16,7 @@ mkdir -p "$GAME/anims"
 "$ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" ||
 	fail "encode clip"
 "$ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode RE"
+"$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$GAME/anims/MOTION.BIN" || fail "encode MOTN"
 python3 "$src/tests/mount/mkpackage.py" "$GAME/p.package" \
 	6B20C4F3:C1:"$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" || fail "making the package"
 cp "$GAME/p.package" "$T/orig.package"
@@ -26,7 +27,7 @@ blender_roundtrip() { # IN OUT EDIT BONE: Blender imports IN, exports it to OUT,
 		"$@" > "$T/out" 2> "$T/err" || fail "$1: blender: $(tail -3 "$T/out") $(tail -3 "$T/err")"
 }
 for fb in walk.animation:Hips:8 "S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation:b__ROOT_bind__:2" \
-	"tiny.PLD:bone 1:4"; do
+	"tiny.PLD:bone 1:4" "MOTION.BIN:bone 32:8"; do
 	f=${fb%%:*} rest=${fb#*:}
 	bone=${rest%:*} nch=${rest##*:}
 	B=$GAME/anims/$f

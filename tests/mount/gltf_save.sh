@@ -3,14 +3,17 @@
 # view's binary as `animfs import` does, through the same atomic save as a YAML save; each
 # changed channel a note in .animfs/errors. No edit: the binary unchanged. A hostile glTF
 # or one that cannot map: the save fails, the binary as it was, the reason in
-# .animfs/errors. A format that cannot take a glTF back (MOTN): its preview read-only (0444),
-# a write refused. A Sims 3 CLIP takes one as Diesel does. No samples needed.
+# .animfs/errors. A Sims 3 CLIP and a Shenmue MOTN take one as Diesel does (a MOTN preview
+# 0644 like the others); a format that cannot take a glTF back (a Sims 3 rig): its preview
+# read-only (0444), a write refused. No samples needed.
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 edit() { python3 "$src/tests/tools/glb_edit.py" "$@"; }
 mkdir -p "$GAME/anims"
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
 "$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$GAME/anims/MOTION.BIN" || fail "encode"
+cp "$GAME/anims/MOTION.BIN" "$T/orig.BIN"
+"$ANIMFS" encode "$src/examples/hand_prop.rig.yaml" -o "$GAME/anims/S3_8EAF13DE_00000000_0000000000000002%%+_RIG.grannyrig" || fail "encode rig"
 cp "$GAME/anims/walk.animation" "$T/orig.animation"
 "$ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$T/orig.clip" || fail "encode clip"
 cp "$T/orig.clip" "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation"
@@ -20,7 +23,10 @@ P=$VIEW/.animfs/gltf/anims/walk.animation.yaml.glb
 chmod 660 "$GAME/anims/walk.animation" # the binary's owner and write bits (allow_other's check)
 [ "$(stat -c %a:%u "$P")" = "664:$(stat -c %u "$GAME/anims/walk.animation")" ] || fail "the preview's mode: $(stat -c %a:%u "$P")"
 chmod 644 "$GAME/anims/walk.animation"
-[ "$(stat -c %a "$VIEW/.animfs/gltf/anims/MOTION.BIN.yaml.glb")" = 444 ] || fail "a MOTN preview is shown writable"
+M=$VIEW/.animfs/gltf/anims/MOTION.BIN.yaml.glb
+R=$VIEW/.animfs/gltf/anims/S3_8EAF13DE_00000000_0000000000000002%%+_RIG.grannyrig.yaml.glb
+[ "$(stat -c %a "$M")" = 644 ] || fail "a MOTN preview is not writable: $(stat -c %a "$M")"
+[ "$(stat -c %a "$R")" = 444 ] || fail "a rig's preview is shown writable: $(stat -c %a "$R")"
 cp "$P" "$T/w.glb" || fail "read the preview"
 # no edit: the binary stays as it was
 cp "$T/w.glb" "$P" || fail "save of the unedited preview"
@@ -44,7 +50,16 @@ for k in nan:"not a finite number" nojoint:"no joint of that name"; do
 	cmp -s "$GAME/anims/walk.animation" "$T/before.animation" || fail "${k%%:*}: the binary changed"
 	grep -q "walk.animation.yaml.glb: .*${k#*:}" "$VIEW/.animfs/errors" || fail "${k%%:*}: not in the errors: $(cat "$VIEW/.animfs/errors")"
 done
-{ cat "$T/w.glb" > "$VIEW/.animfs/gltf/anims/MOTION.BIN.yaml.glb"; } 2> /dev/null && fail "a MOTN preview took a write"
+{ cat "$R" > "$T/r.glb" && cat "$T/r.glb" > "$R"; } 2> /dev/null && fail "a rig's preview took a write"
+# a Shenmue MOTN: no edit, the binary as it was; a baked angle, what animfs import makes of it
+cp "$M" "$T/m.glb" && cp "$T/m.glb" "$M" || fail "save of the unedited MOTN preview"
+cmp -s "$GAME/anims/MOTION.BIN" "$T/orig.BIN" || fail "an unedited MOTN preview changed the binary"
+edit "$T/m.glb" "$T/me.glb" set "bone 32" rotation 1 0 0 -0.3 0.954 || fail "glb_edit motn"
+"$ANIMFS" import "$T/me.glb" --into "$T/orig.BIN" -o "$T/cli.BIN" > /dev/null || fail "animfs import of the MOTN"
+cp "$T/me.glb" "$M" || fail "save of the edited MOTN preview"
+cmp -s "$GAME/anims/MOTION.BIN" "$T/cli.BIN" || fail "the mount's save of a MOTN differs from animfs import"
+grep -q 'MOTION.BIN.yaml.glb: note: changed: DEMO_WAVE_BAKED: bone 32 rotation' "$VIEW/.animfs/errors" ||
+	fail "no note of the MOTN's changed channel: $(cat "$VIEW/.animfs/errors")"
 # a Sims 3 CLIP takes one too: the binary is what animfs import makes of it
 C=$VIEW/.animfs/gltf/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation.yaml.glb
 [ "$(stat -c %a "$C")" = 644 ] || fail "a CLIP preview is not writable: $(stat -c %a "$C")"

@@ -4,6 +4,11 @@ would make them, or as a hostile file would be:
   glb_edit.py IN OUT set NODE PATH KEY V...   key KEY of NODE's PATH channel (every
                                               animation) gets the values V...
   glb_edit.py IN OUT add NODE PATH T V...     a key at time T (seconds) inserted
+  glb_edit.py IN OUT turn ANIM NODE KEY AXIS DEG   key KEY of NODE's rotation in the
+                                              animation ANIM (its name before " @") turned
+                                              DEG degrees more about its own AXIS (x, y, z)
+  glb_edit.py IN OUT move ANIM NODE KEY J DV   key KEY of NODE's translation in ANIM:
+                                              component J (0, 1, 2) moved by DV
   glb_edit.py IN OUT rename NODE NEW           a node renamed
   glb_edit.py IN OUT KIND                      a hostile file: count (an output accessor one
       value longer than its times), nan (a NaN value), loop (two joints each the other's
@@ -35,9 +40,11 @@ def write(path, j, binc):
     open(path, "wb").write(out)
 
 
-def channels(j, node, path):
+def channels(j, node, path, anim=None):
     idx = [i for i, n in enumerate(j["nodes"]) if n.get("name") == node]
     for a in j.get("animations", []):
+        if anim is not None and a.get("name", "").split(" @")[0] != anim:
+            continue
         for c in a["channels"]:
             if c["target"]["node"] in idx and c["target"]["path"] == path:
                 yield a["samplers"][c["sampler"]]
@@ -58,6 +65,24 @@ def main():
         for s in channels(j, node, path):
             off, _ = where(j, s["output"])
             struct.pack_into("<%df" % len(vals), binc, off + key * 4 * len(vals), *vals)
+    elif kind == "turn":
+        anim, node, key, axis, deg = sys.argv[4], sys.argv[5], int(sys.argv[6]), sys.argv[7], float(sys.argv[8])
+        h = math.radians(deg) / 2
+        r = [0.0, 0.0, 0.0, math.cos(h)]
+        r["xyz".index(axis)] = math.sin(h)
+        for s in channels(j, node, "rotation", anim):
+            off, _ = where(j, s["output"])
+            x, y, z, w = struct.unpack_from("<4f", binc, off + key * 16)
+            a, b, c, d = r  # q * r: turned about the node's own axis
+            q = (w * a + x * d + y * c - z * b, w * b - x * c + y * d + z * a,
+                 w * c + x * b - y * a + z * d, w * d - x * a - y * b - z * c)
+            struct.pack_into("<4f", binc, off + key * 16, *q)
+    elif kind == "move":
+        anim, node, key, comp, dv = sys.argv[4], sys.argv[5], int(sys.argv[6]), int(sys.argv[7]), float(sys.argv[8])
+        for s in channels(j, node, "translation", anim):
+            off, _ = where(j, s["output"])
+            at = off + (key * 3 + comp) * 4
+            struct.pack_into("<f", binc, at, struct.unpack_from("<f", binc, at)[0] + dv)
     elif kind == "add":  # new accessors at the buffer's end
         node, path, t = sys.argv[4], sys.argv[5], float(sys.argv[6])
         vals = [float(x) for x in sys.argv[7:]]

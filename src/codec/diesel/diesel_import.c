@@ -94,9 +94,11 @@ static void track_at(const struct diesel_track *tr, double t, double *out)
 
 /* The file's key nearest in time to t, when within SAME_TIME of it (the file's own key,
  * as Blender rounded its time), after the time after (no key at or before it may be
- * taken again: the keys' times increase); NULL when none. A binary search: the file's
- * keys' times increase (the parser checked). */
-static const struct diesel_key *at_time(const struct diesel_track *old, double t, double after)
+ * taken again: the keys' times increase) and nearer t than next, the glTF's next key
+ * (a key 2^-20 s before a file's key and one on it: the file's key is the second's, and
+ * the first keeps its own time, so the times still increase); NULL when none. A binary
+ * search: the file's keys' times increase (the parser checked). */
+static const struct diesel_key *at_time(const struct diesel_track *old, double t, double after, double next)
 {
 	uint32_t lo = 0, hi = old->nkeys;
 	while (lo < hi) { /* the first key at or after t */
@@ -109,6 +111,7 @@ static const struct diesel_key *at_time(const struct diesel_track *old, double t
 	const struct diesel_key *best = NULL;
 	for (uint32_t k = lo > 0 ? lo - 1 : 0; k < old->nkeys && k <= lo; k++)
 		if (old->keys[k].t > after && fabs(old->keys[k].t - t) <= SAME_TIME &&
+		    fabs(old->keys[k].t - t) < fabs(next - old->keys[k].t) &&
 		    (!best || fabs(old->keys[k].t - t) < fabs(best->t - t)))
 			best = &old->keys[k];
 	return best;
@@ -118,11 +121,11 @@ static const struct diesel_key *at_time(const struct diesel_track *old, double t
  * it, or NULL: kept as it is (an edit changes the keys it moved, not its neighbours'
  * codes). */
 static const struct diesel_key *kept(const struct diesel_track *old, const struct af_scene_edit *e, size_t i,
-				     double after)
+				     double after, double next)
 {
 	size_t w = e->path == AF_SC_ROTATION ? 4 : 3;
 	double step = diesel_step(old->type), v[4];
-	const struct diesel_key *k = at_time(old, e->t[i], after);
+	const struct diesel_key *k = at_time(old, e->t[i], after, next);
 	if (!k)
 		return NULL;
 	key_values(old->type, k, v);
@@ -137,25 +140,26 @@ static const struct diesel_key *kept(const struct diesel_track *old, const struc
 }
 
 /* Key i of the glTF edit quantised into k as the track's type stores it (the file's own
- * key where it agrees), at a time after the key before it (after). */
+ * key where it agrees), at a time after the key before it (after); next: the time of the
+ * next key kept (INFINITY: none). */
 static int put_key(const struct diesel_track *old, const struct af_scene_edit *e, size_t i, int one,
-		   double after, struct diesel_key *k, struct af_diag *d)
+		   double after, double next, struct diesel_key *k, struct af_diag *d)
 {
 	size_t w = e->path == AF_SC_ROTATION ? 4 : 3;
 	const float *v = e->v + i * w;
-	const struct diesel_key *same = kept(old, e, i, after), *near;
+	const struct diesel_key *same = kept(old, e, i, after, next), *near;
 	if (same && (!diesel_types[old->type].has_flag || one == (old->nkeys == 1))) {
 		*k = *same;
 		return 0;
 	}
 	memset(k, 0, sizeof(*k));
 	k->t = e->t[i];
-	if ((near = at_time(old, e->t[i], after))) /* a file's key time, as Blender rounded it */
+	if ((near = at_time(old, e->t[i], after, next))) /* a file's key time, as Blender rounded it */
 		k->t = near->t;
-	if (!(k->t > after))
-		return af_diag_error(d, AF_EINVAL, "object '%s' %s: the glTF's keys at %.9g and %.9g s are too close "
-				     "for a Diesel file to keep apart", e->node, w == 4 ? "rotation" : "position",
-				     after, (double)e->t[i]);
+	if (!(k->t > after)) /* a guard: the glTF's times increase, and a file's time is taken by its nearest */
+		return af_diag_error(d, AF_EINVAL, "object '%s' %s key %zu of the glTF (at %.9g s): its time is not "
+				     "after the key before it (%.9g s) in the file's float seconds", e->node,
+				     w == 4 ? "rotation" : "position", i, (double)e->t[i], after);
 	if (old->type == DSL_POS_U16) {
 		for (size_t j = 0; j < 3; j++)
 			if (diesel_cm_to_u16(v[j], &k->c[j]))
@@ -208,7 +212,11 @@ static int rekey(struct diesel_anim *m, struct af_arena *a, struct diesel_track 
 	for (size_t i = 0; i < e->n; i++) {
 		if (!keep[i])
 			continue;
-		if ((rc = put_key(tr, e, i, e->n == 1, nk ? keys[nk - 1].t : -INFINITY, &keys[nk], d)))
+		size_t nx = i + 1;
+		while (nx < e->n && !keep[nx])
+			nx++;
+		if ((rc = put_key(tr, e, i, e->n == 1, nk ? keys[nk - 1].t : -INFINITY, nx < e->n ? e->t[nx] : INFINITY,
+				  &keys[nk], d)))
 			return rc;
 		nk++;
 	}

@@ -90,6 +90,7 @@ const struct af_codec af_codec_motn = {
 	.schema = &motn_schema,
 	.curves = motn_curves,
 	.scene = motn_scene,
+	.scene_import = motn_scene_import,
 	.coverage = motn_coverage,
 	.split = motn_split,
 	.from_doc = motn_from_doc,

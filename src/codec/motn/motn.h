@@ -182,5 +182,20 @@ int motn_yhalf(const struct af_ynode *n, double *v);
 /* motn_scene.c: the descriptor's scene hook (codec.h) */
 struct af_scene;
 int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d);
+/* The animation a block (its YAML map) is in a preview: its first name, else its id. */
+void motn_anim_name(const struct af_ynode *bl, char *an, size_t size);
+/* A valued key of a curve: its frame, value and slopes (per second; type 1: flat). */
+struct motn_hkey {
+	double f, v, in, out;
+};
+/* The curve of n valued keys at frame f: cubic Hermite between keys, held past its ends
+ * (at two keys on one frame the later holds from there on), 0 with none. at: NULL, or a
+ * key index to search from, left at f's segment (calls at rising frames: linear). */
+double motn_hermite(const struct motn_hkey *k, size_t n, size_t *at, double f);
+/* motn_import.c: the descriptor's scene_import hook (codec.h) */
+struct af_scene_edit;
+struct af_io;
+int motn_scene_import(const struct af_ynode *root, struct af_scene_edit *ed, size_t ned, const struct af_io *io,
+		      struct af_buf *out, struct af_diag *d);
 
 #endif

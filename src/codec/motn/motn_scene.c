@@ -19,15 +19,11 @@
 
 #define MAX_FRAMES 65536
 
-struct key {
-	double f, v, in, out;
-};
-
 /* The valued keys of one channel (type 0 has none), in frames order; *n of them. */
-static int keys_of(const struct af_ynode *seq, struct key **out, size_t *n, struct af_diag *d)
+static int keys_of(const struct af_ynode *seq, struct motn_hkey **out, size_t *n, struct af_diag *d)
 {
 	size_t cnt = af_cv_count(seq);
-	struct key *k = af_alloc_zeroed(cnt ? cnt : 1, sizeof(*k));
+	struct motn_hkey *k = af_alloc_zeroed(cnt ? cnt : 1, sizeof(*k));
 	*n = 0;
 	*out = k;
 	if (!k)
@@ -48,17 +44,19 @@ static int keys_of(const struct af_ynode *seq, struct key **out, size_t *n, stru
 		if (v[0] < 0 || v[0] >= MAX_FRAMES || (*n && v[0] < k[*n - 1].f))
 			return af_diag_at_mark(d, AF_EINVAL, kn->line, kn->col, "line %u: frame %g is before the key before",
 					       kn->line, v[0]);
-		k[*n] = (struct key){ v[0], v[2], ty == 2 ? v[3] : ty == 3 ? v[3] : 0, ty == 2 ? v[3] : ty == 3 ? v[4] : 0 };
+		k[*n] = (struct motn_hkey){ v[0], v[2], ty == 2 ? v[3] : ty == 3 ? v[3] : 0, ty == 2 ? v[3] : ty == 3 ? v[4] : 0 };
 		(*n)++;
 	}
 	return 0;
 }
 
 /* The channel's value at frame f: its Hermite curve (slopes per second), held flat
- * before the first key and after the last; 0 with no key. */
-static double eval(const struct key *k, size_t n, double f)
+ * before the first key and after the last; 0 with no key. at: NULL, or where to start
+ * looking (a key at or before f), left at f's segment (a walk over rising frames is
+ * linear). */
+double motn_hermite(const struct motn_hkey *k, size_t n, size_t *at, double f)
 {
-	size_t i = 0;
+	size_t i = at && *at < n && k[*at].f <= f ? *at : 0;
 	if (!n)
 		return 0;
 	if (f <= k[0].f)
@@ -67,6 +65,8 @@ static double eval(const struct key *k, size_t n, double f)
 		return k[n - 1].v;
 	while (i + 1 < n && k[i + 1].f <= f)
 		i++; /* at a jump (two keys at one frame) the later one holds from there on */
+	if (at)
+		*at = i;
 	if (k[i].f == f)
 		return k[i].v;
 	double dt = (k[i + 1].f - k[i].f) / 30.0, s = (f - k[i].f) / (k[i + 1].f - k[i].f);
@@ -75,12 +75,25 @@ static double eval(const struct key *k, size_t n, double f)
 	       (s3 - s2) * dt * k[i + 1].in;
 }
 
+/* A new channel of the last animation. Its quantum is no step of the file's (a half's
+ * step is its value's, key by key, and an angle's spreads over a quaternion): one finer
+ * than any a glTF import could tell from a float's rounding, so that an import hands on
+ * every channel that may have changed, and motn_import.c compares each sample with its own
+ * step. */
+static size_t channel(struct af_scene *sc, size_t node, enum af_scene_path path, unsigned line)
+{
+	size_t ch = af_scene_channel(sc, node, path, line);
+	if (ch != SIZE_MAX)
+		sc->ch[ch].quantum = 1e-5;
+	return ch;
+}
+
 /* One bone's translation or rotation channel from its three curves. */
 static int trio(struct af_scene *sc, size_t node, const struct af_ynode *bn, int rot, unsigned char *mark,
 		double frames, struct af_diag *d)
 {
 	static const char *const names[2][3] = { { "tx", "ty", "tz" }, { "rx", "ry", "rz" } };
-	struct key *k[3] = { NULL, NULL, NULL };
+	struct motn_hkey *k[3] = { NULL, NULL, NULL };
 	size_t n[3] = { 0, 0, 0 }, ch = SIZE_MAX;
 	int rc = 0, any = 0;
 	for (int a = 0; a < 3 && !rc; a++)
@@ -94,16 +107,17 @@ static int trio(struct af_scene *sc, size_t node, const struct af_ynode *bn, int
 				mark[(size_t)k[a][i].f] = 1, any = 1;
 	if (!any)
 		goto out;
-	if ((ch = af_scene_channel(sc, node, rot ? AF_SC_ROTATION : AF_SC_TRANSLATION, bn->line)) == SIZE_MAX) {
+	if ((ch = channel(sc, node, rot ? AF_SC_ROTATION : AF_SC_TRANSLATION, bn->line)) == SIZE_MAX) {
 		rc = AF_ENOMEM;
 		goto out;
 	}
+	size_t at[3] = { 0, 0, 0 };
 	for (size_t f = 0; f < (size_t)frames; f++) {
 		double v[3], q[4];
 		if (!mark[f])
 			continue;
 		for (int a = 0; a < 3; a++)
-			v[a] = eval(k[a], n[a], (double)f);
+			v[a] = motn_hermite(k[a], n[a], &at[a], (double)f);
 		if (rot) {
 			double e[3] = { v[0] * 360, v[1] * 360, v[2] * 360 }; /* turns */
 			af_euler_deg_to_quat(e, q);
@@ -171,7 +185,7 @@ static void angles16(const double a[3], double q[4])
 static int frames3(struct af_scene *sc, size_t node, enum af_scene_path path, const struct af_ynode *const c[3],
 		   size_t n, unsigned line, struct af_diag *d)
 {
-	size_t ch = af_scene_channel(sc, node, path, line);
+	size_t ch = channel(sc, node, path, line);
 	if (ch == SIZE_MAX)
 		return AF_ENOMEM;
 	for (size_t f = 0; f < n; f++) {
@@ -268,7 +282,7 @@ static int node_block(struct af_scene *sc, const char *an, const struct af_ynode
 			if (af_cv_count(sc3) != n)
 				return af_diag_at_mark(d, AF_EINVAL, sc3->line, sc3->col, "line %u: scale has %zu samples, wants %zu",
 						       sc3->line, af_cv_count(sc3), n);
-			size_t ch = af_scene_channel(sc, k, AF_SC_SCALE, sc3->line);
+			size_t ch = channel(sc, k, AF_SC_SCALE, sc3->line);
 			if (ch == SIZE_MAX)
 				return AF_ENOMEM;
 			for (size_t f = 0; f < n; f++) {
@@ -334,6 +348,13 @@ static void parents(struct af_scene *sc, const long *nodes)
 	af_scene_extra(sc, 0, "hierarchy", note, 0);
 }
 
+/* The animation a block is in a preview: its first name, else its id (an orphan). */
+void motn_anim_name(const struct af_ynode *bl, char *an, size_t size)
+{
+	const char *name = af_cv_str(af_cv_item(af_ymap_get(bl, "names"), 0)), *id = af_cv_str(af_ymap_get(bl, "block"));
+	snprintf(an, size, "%s", name ? name : id ? id : "?");
+}
+
 int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag *d)
 {
 	const struct af_ynode *blocks = af_ymap_get(root, "blocks");
@@ -349,13 +370,13 @@ int motn_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 				      "each at its parent's origin; some slots are IK targets", 0);
 	for (size_t b = 0; b < af_cv_count(blocks) && !rc; b++) {
 		const struct af_ynode *bl = af_cv_item(blocks, b), *bones = af_ymap_get(bl, "bones");
-		const char *name = af_cv_str(af_cv_item(af_ymap_get(bl, "names"), 0)), *id = af_cv_str(af_ymap_get(bl, "block"));
+		const char *id = af_cv_str(af_ymap_get(bl, "block"));
 		double frames;
 		char an[160], src[64];
 		const struct af_ynode *bk = af_ymap_get(bl, "baked"), *nb = af_ymap_get(bl, "nodes");
 		if (!bk && !nb && (!bones || af_cv_num(af_ymap_get(bl, "frames"), &frames)))
 			continue; /* a raw block: nothing to show */
-		snprintf(an, sizeof(an), "%s", name ? name : id ? id : "?");
+		motn_anim_name(bl, an, sizeof(an));
 		snprintf(src, sizeof(src), "block %.40s", id ? id : "?");
 		if (!af_scene_wanted(sc, an) && !af_scene_wanted(sc, id))
 			continue;
