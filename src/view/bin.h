@@ -95,7 +95,8 @@ struct af_rjob {
 	int rd;                  /* the daemon's descriptor of the caller's file, or -1 */
 	struct af_buf in;
 	struct af_rinfo info;
-	struct af_deps *deps;    /* what its text read besides the binary (deps.h), or NULL */
+	struct af_deps *deps;    /* what its text read besides the binary (deps.h), or NULL
+				    (a member's too: --rig-dir's rigs) */
 	/* a member's: */
 	struct loaded *l;        /* its container, held (loaded here: let go by end) */
 	int loaded_here;

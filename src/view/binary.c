@@ -272,13 +272,13 @@ int af_sibio_holds(struct af_fs *fs, const char *bin_rel, const struct af_deps *
 
 void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel)
 {
-	const char *base = af_base(bin_rel);
+	const char *base = bin_rel ? af_base(bin_rel) : "";
 	char name[NAME_MAX + 1];
 	s->fs = fs;
-	snprintf(s->dir, sizeof(s->dir), "%.*s", base == bin_rel ? 0 : (int)(base - bin_rel - 1),
-		 bin_rel);
-	s->owned = dirfd < 0;
-	if (dirfd < 0)
+	snprintf(s->dir, sizeof(s->dir), "%.*s", base == bin_rel || !bin_rel ? 0 : (int)(base - bin_rel - 1),
+		 bin_rel ? bin_rel : "");
+	s->owned = dirfd < 0 && bin_rel;
+	if (dirfd < 0 && bin_rel)
 		dirfd = af_bn_parent(af_ov_at(fs, bin_rel), bin_rel, name, sizeof(name));
 	af_dirio_init(&s->d, dirfd, base, 1);
 	s->d.on_link = sib_link;

@@ -64,13 +64,15 @@ struct af_sibio {
 };
 /* Siblings from the folder dirfd (the binary's, held by an open view), or with dirfd
  * -1 from bin_rel's folder resolved now. Siblings are read from that folder only, never
- * through a link. */
+ * through a link. bin_rel NULL (and dirfd -1): no folder, --rig-dir's io only (a
+ * member's: its siblings are its container's). */
 void af_sibio_init_at(struct af_sibio *s, struct af_fs *fs, int dirfd, const char *bin_rel);
 void af_sibio_init(struct af_sibio *s, struct af_fs *fs, const char *bin_rel);
 void af_sibio_close(struct af_sibio *s);
 /* Whether every source d noted (a render of bin_rel's) is still what it was, as the
  * daemon sees it now (a caller's right to read one changes with its identity: a chmod,
- * a chown, a rename change its ctime). The binary's folder is resolved again. */
+ * a chown, a rename change its ctime). The binary's folder is resolved again (bin_rel
+ * NULL: a member's, whose sources are --rig-dir's only). */
 int af_sibio_holds(struct af_fs *fs, const char *bin_rel, const struct af_deps *d);
 
 #endif

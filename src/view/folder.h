@@ -48,6 +48,10 @@ int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, cons
  * (-EAGAIN: to be proven again). 0, or -EIO when it cannot be shown. */
 int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct stat *want,
 		     struct af_text **out);
+/* Whether the text of the member view bin of the container st read --rig-dir as its
+ * caller (a clip's rig): each caller's own, never in the kernel's page cache under
+ * -o allow_other. */
+int af_folder_by_caller(struct af_fs *fs, const char *bin, const struct stat *st);
 /* fn(ctx, io) with io the siblings of the member view bin ("X/<member>") in its container,
  * alive during the call (the folders locked): fn's result, or -EIO when bin is no
  * member (want: as af_folder_render's). */

@@ -27,6 +27,36 @@
 
 /* ---- a member's render (the render pipeline's operations, bin.h) ---- */
 
+/* A member's text that read --rig-dir as its caller (by_caller) is theirs: kept under a
+ * key of the member's and the caller's (the member's own key keeps only the daemon's). */
+static uint64_t caller_key(const struct af_rjob *j)
+{
+	uint64_t k = j->sub ^ af_who_key(j->as);
+	return k ? k : j->sub + 1;
+}
+
+/* What the cache knows of the member j->sub of the container st (info: the member's
+ * entry) and its text for j->as (*out), while every rig it read is what it was. */
+static int member_cached(struct af_rjob *j, const struct stat *st, struct af_rinfo *info,
+			 struct af_text **out)
+{
+	struct af_rcache *c = j->fs->cache;
+	struct af_deps *deps = NULL;
+	struct af_rinfo mine;
+	int known = af_rcache_get_made(c, st, j->sub, info, out, &deps);
+	if (known && info->by_caller && j->as) {
+		af_text_unref(*out);
+		af_deps_unref(deps);
+		af_rcache_get_made(c, st, caller_key(j), &mine, out, &deps);
+	}
+	if (*out && deps && !af_sibio_holds(j->fs, NULL, deps)) {
+		af_text_unref(*out); /* a rig changed: rendered again */
+		*out = NULL;
+	}
+	af_deps_unref(deps);
+	return known;
+}
+
 /* The member view j->b->rel: its container (held when the thread holds it already: a
  * listing's; else loaded here, only the one the caller opened), its node and index, its
  * codec, and what the cache knows: 1 with *out, -errno, or 0 to render. */
@@ -53,7 +83,7 @@ static int member_known(struct af_rjob *j, struct af_text **out)
 		if (b->proven && !af_fid_same(&want, &have)) /* the file the caller opened, or nothing */
 			return -EAGAIN;
 		/* a member's text made before for this identity (and user dictionary): no load */
-		if (!af_ov_on(fs) && af_rcache_get_member(fs->cache, st, j->sub, &info, out) && *out)
+		if (!af_ov_on(fs) && member_cached(j, st, &info, out) && *out)
 			return 1;
 		af_diag_init(&d);
 		if (!(j->l = af_loaded_get(fs, pkg, &d)))
@@ -85,7 +115,7 @@ loaded:
 	if (j->n->broken[j->k] || !j->n->a->m[j->k].codec)
 		return -EIO;
 	j->codec = af_codec_by_name(j->n->a->m[j->k].codec);
-	if (af_rcache_get_member(fs->cache, &j->st, j->sub, &info, out) && (*out || info.failed)) {
+	if (member_cached(j, &j->st, &info, out) && (*out || info.failed)) {
 		j->n->broken[j->k] = !*out;
 		return *out ? 1 : -EIO;
 	}
@@ -99,17 +129,40 @@ static int member_read(struct af_rjob *j, struct af_text **out)
 	return 0;
 }
 
-/* The container reads the member's body and runs its codec (container.h). */
+/* The container reads the member's body and runs its codec (container.h), with
+ * --rig-dir (a clip's rig when none in its container fits: sims3-clip.md) read as the
+ * caller and noted (j->deps; j->by_caller when it was read). */
 static int member_to_yaml(struct af_rjob *j)
 {
-	return af_member_yaml_room(j->n->a, j->k, NULL, af_render_mem_room, &j->rb, &j->yaml, &j->d);
+	struct af_sibio sib;
+	struct af_deps_rec rec;
+	if (j->fs->rigdirfd < 0)
+		return af_member_yaml_room(j->n->a, j->k, NULL, af_render_mem_room, &j->rb, &j->yaml, &j->d);
+	af_sibio_init_at(&sib, j->fs, -1, NULL);
+	sib.as = j->as;
+	af_deps_begin(&rec);
+	sib.deps = &rec;
+	struct af_opts o = {.rig_dir = sib.d.io.rig_dir};
+	int rc = af_member_yaml_room(j->n->a, j->k, &o, af_render_mem_room, &j->rb, &j->yaml, &j->d);
+	j->by_caller = sib.asked;
+	af_deps_unref(j->deps);
+	j->deps = af_deps_end(&rec);
+	af_sibio_close(&sib);
+	return rc;
 }
 
 static void member_put(struct af_rjob *j, struct af_text *t)
 {
 	const struct af_codec *c = j->codec;
-	af_rcache_put_member_text(j->fs->cache, &j->st, j->sub, c, af_archive_read_only(j->n->a),
-				  c && c->render_uses_names ? &j->names : NULL, t);
+	const struct af_fid *names = c && c->render_uses_names ? &j->names : NULL;
+	struct af_rcache *rc = j->fs->cache;
+	int ro = af_archive_read_only(j->n->a);
+	if (!j->by_caller) {
+		af_rcache_put_member_text(rc, &j->st, j->sub, c, ro, names, t);
+		return;
+	}
+	af_rcache_put_member_made(rc, &j->st, j->as ? caller_key(j) : j->sub, c, ro, names, t, j->deps);
+	af_rcache_mark_member_by_caller(rc, &j->st, j->sub, c, ro);
 }
 
 /* Shown raw and read-only from now on (the verdict is this mount's: not kept on disk,
@@ -126,6 +179,8 @@ static void member_end(struct af_rjob *j)
 		af_loaded_done(j->fs, j->l);
 	j->l = NULL;
 	j->loaded_here = 0;
+	af_deps_unref(j->deps);
+	j->deps = NULL;
 }
 
 const struct af_bin_ops af_bin_member_ops = {
@@ -303,6 +358,12 @@ int af_folder_render(struct af_fs *fs, const char *bin, int ro, const struct sta
 	if ((b.proven = want != NULL))
 		b.st = *want;
 	return fs->render_bin ? fs->render_bin(fs, &b, out) : -EIO;
+}
+
+int af_folder_by_caller(struct af_fs *fs, const char *bin, const struct stat *st)
+{
+	struct af_rinfo info;
+	return af_rcache_get_member(fs->cache, st, af_member_key(bin), &info, NULL) && info.by_caller;
 }
 
 /* fn(ctx, h, k) with member k of h the member view bin ("X/<member>"), its container

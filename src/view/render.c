@@ -473,7 +473,8 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 		c->stats.spill_lost++;
 	} else {
 		c->stats.spill_reads++;
-		t->src = e->deps ? e->deps->hash : 0;
+		/* a member's names (e->names) are none of its deps: no src (render.h) */
+		t->src = e->deps && !e->names ? e->deps->hash : 0;
 		if (!e->text && len <= af_rc_text_cap(c)) {
 			af_rc_make_room(c, len);
 			e->text = af_text_ref(t);
@@ -606,6 +607,13 @@ void af_rcache_put_made(struct af_rcache *c, const struct stat *st, uint64_t sub
 	put_text(c, st, sub, codec, 0, NULL, text, deps);
 }
 
+void af_rcache_put_member_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			       const struct af_codec *codec, int read_only, const struct af_fid *names,
+			       struct af_text *text, struct af_deps *deps)
+{
+	put_text(c, st, sub, codec, read_only, names, text, deps);
+}
+
 void af_rcache_put_text(struct af_rcache *c, const struct stat *st, const struct af_codec *codec,
 			struct af_text *text)
 {
@@ -641,6 +649,23 @@ void af_rcache_mark_by_caller(struct af_rcache *c, const struct stat *st)
 	if (e)
 		e->info.by_caller = 1;
 	pthread_mutex_unlock(&c->lock);
+}
+
+void af_rcache_mark_member_by_caller(struct af_rcache *c, const struct stat *st, uint64_t sub,
+				     const struct af_codec *codec, int read_only)
+{
+	pthread_mutex_lock(&c->lock);
+	struct rc_entry *e = obtain(c, st, sub, codec);
+	if (e && (!e->deps || e->info.codec != codec)) { /* no text of the daemon's: none kept */
+		forget(c, e);
+		e->names = 0;
+		memset(&e->info, 0, sizeof(e->info));
+		e->info.codec = codec;
+		e->info.read_only = e->info.container_ro = read_only;
+	}
+	if (e)
+		e->info.by_caller = 1;
+	af_rc_unlock_flush(c);
 }
 
 void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st)

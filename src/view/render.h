@@ -112,6 +112,19 @@ void af_rcache_note_open(struct af_rcache *c);
 void af_rcache_stats(struct af_rcache *c, struct af_rcache_stats *out);
 /* st's text read its siblings (by_caller): a caller's is kept under af_who_key. */
 void af_rcache_mark_by_caller(struct af_rcache *c, const struct stat *st);
+/* A member's text made of other sources than its container (--rig-dir's rigs, read as
+ * a caller: deps) put as member sub's of st (sub: the member's key, or the member's and
+ * the caller's, member.c), with the user dictionary it read (names) as
+ * af_rcache_put_member_text's. Its text has no src: a member's names are none of its
+ * deps, so it is never known by them alone (a spilled one read back neither). */
+void af_rcache_put_member_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			       const struct af_codec *codec, int read_only, const struct af_fid *names,
+			       struct af_text *text, struct af_deps *deps);
+/* Member sub of st read its rigs as its caller (by_caller): each caller's text is kept
+ * under a key of the member's and theirs; sub's own entry keeps only a text of the
+ * daemon's that has its deps (a listing's, a prefetch's), never a size. */
+void af_rcache_mark_member_by_caller(struct af_rcache *c, const struct stat *st, uint64_t sub,
+				     const struct af_codec *codec, int read_only);
 /* st's text (just put) is a read-only view (the codec's AF_VIEW_READONLY). */
 void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st);
 size_t af_rcache_text_bytes(struct af_rcache *c);

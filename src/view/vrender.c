@@ -204,9 +204,9 @@ int af_view_open_from(struct af_fs *fs, struct af_res *r, int flags, struct af_t
 		rc = out ? af_view_text_of(fs, r, &b, out) : 0;
 		if (!rc && from)
 			*from = b.st;
-		if (!rc && by_caller) /* a member's siblings are in its container: not the caller's */
-			*by_caller = !b.member &&
-				     af_rcache_get(fs->cache, &b.st, &info, NULL) && info.by_caller;
+		if (!rc && by_caller) /* a member's: whether it read --rig-dir as its caller */
+			*by_caller = b.member ? af_folder_by_caller(fs, b.rel, &b.st)
+					      : af_rcache_get(fs->cache, &b.st, &info, NULL) && info.by_caller;
 		af_bin_close(&b);
 		if (rc != -EAGAIN || attempt >= 3)
 			return rc;
