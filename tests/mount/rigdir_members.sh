@@ -32,7 +32,9 @@ cmp -s "$v" "$T/names.yaml" || fail "the member's view is not decode --rig-dir's
 cmp -s "$w" "$T/withrig.yaml" || fail "the package's own rig: $(diff "$T/withrig.yaml" "$w" | head)"
 svg=$VIEW/.animfs/plot/cc/solo.package/$m.yaml.svg
 grep -q '>lid' "$svg" && ! grep -q "$lid" "$svg" || fail "the member's plot shows no bone name"
-echo "ok: a member's view and plot name the bones of its package's rig, else of --rig-dir's"
+glb=$VIEW/.animfs/gltf/cc/solo.package/$m.yaml.glb
+grep -aq '"lid"' "$glb" || fail "the member's preview has no bone lid"
+echo "ok: a member's view, plot and preview name the bones of its package's rig, else of --rig-dir's"
 # saved unedited: the package byte for byte; edited: the names stored as their hashes
 cat "$T/names.yaml" > "$v" || fail "saving the view unedited"
 cmp -s "$GAME/cc/solo.package" "$T/solo.orig" || fail "an unedited save changed the package"
@@ -67,6 +69,8 @@ for order in "nobody root" "root nobody" "nobody root"; do
 done
 as_nobody cat "$svg" | grep -q "$lid" || fail "nobody's plot names a bone of a rig nobody may not read"
 grep -q '>lid' "$svg" || fail "root's plot names no bone"
+as_nobody cat "$glb" | grep -aq '"lid"' && fail "nobody's preview has a bone of a rig nobody may not read"
+grep -aq '"lid"' "$glb" || fail "root's preview has no bone lid"
 ls -l "$VIEW/cc/solo.package/" > /dev/null && as_nobody cat "$v" | cmp -s - "$T/hashes.yaml" ||
 	fail "after root's listing, nobody's view"
 echo "ok: a rig the caller may not read is absent from a member's view"
