@@ -1,11 +1,13 @@
 /* The mount's public face (its core src/view/ and its FUSE face src/fs/): its options and
  * defaults, the control files a command may read, the call that mounts and serves, and
- * the member save's encode the command line shares with it. The rest of both folders is
- * private (a header per module; docs/HACKING.md gives their order). */
+ * the one save pipeline, which the command line's member save runs too. The rest of
+ * both folders is private (a header per module; docs/HACKING.md gives their order). */
 #ifndef ANIMFS_FS_H
 #define ANIMFS_FS_H
 
 #include <stddef.h>
+
+#include "animfs/diag.h"
 
 #define AF_VIEW_SUFFIX ".yaml"
 #define AF_CTL_DIR ".animfs"         /* virtual folder at the view's root */
@@ -42,21 +44,30 @@ struct af_fs_opts {
 /* Mount opts->view, daemonize unless foreground, serve until unmounted.
  * rootfd is GAME opened by the caller. Returns a process exit code. */
 int af_fs_run(int rootfd, const struct af_fs_opts *opts);
-/* A member's save encoded into its container's new bytes: the mount's (src/view/
- * memsave.c) and the command line's `encode X/<member>` are this one. Member k of h (h
- * in v, the outermost archive; k < 0, or a name other than raw: the new member raw, when
- * the container takes one) from the YAML, into image (whole: always; else a new member)
- * or plan (the pieces of the old file), *changed set, the tree within tree_max (the
- * mount's save pipeline runs the same step under its budget: src/view/commit.c). 0 or an
- * AF_E* code (AF_EUNSUP: the container gains no such member). */
-struct af_archive;
-struct af_buf;
-struct af_pieces;
-struct af_diag;
-int af_member_save_encode(size_t tree_max, struct af_archive *v,
-			  struct af_archive *h, long k, const char *raw, const unsigned char *yaml,
-			  size_t n, int whole, struct af_buf *image, struct af_pieces *plan,
-			  int *changed, struct af_diag *d);
+/* One save through the mount's save pipeline (src/view/commit.c af_commit_to: target,
+ * proof, encode under the budget, --overlay's reduce, read-back, unchanged skip,
+ * replace) with no mount: a state of the core opened over the folder dir for it alone,
+ * with nothing kept on disk (no scratch folder, no size cache, no spill file, no
+ * pristine copies, no log lines: what the save did and said comes back in *said). The
+ * command line's `encode X/<member>` saves through it. */
+struct af_save_said {
+	struct af_diag d; /* the save's refusal (d.code) and its warnings; the caller inits
+			     and frees it */
+	int wrote;        /* the file was rewritten (0: unchanged, or refused) */
+	int gone;         /* --overlay: MODDIR's copy went, the file is GAME's again */
+	int late;         /* the refusal is the file's (its open, proof, rewrite, read-back),
+			     not the document's */
+};
+struct af_save_once {
+	const char *dir;    /* the folder the binary (a member: its container) is in */
+	const char *moddir; /* --overlay: the folder of MODDIR changes land in, at dir's
+			       place (NULL: none) */
+	const char *rel;    /* the binary in dir: FILE/MEMBER (A/B: nested) */
+	size_t cache_bytes; /* --cache-mb: the memory bound is it + the renders' pool */
+};
+/* 0, or an AF_E* or -errno code with said->d saying why. */
+int af_save_file(const struct af_save_once *o, const unsigned char *yaml, size_t n,
+		 struct af_save_said *said);
 /* Serve GAME's views over WebDAV (animfs serve, dav.h's options) until SIGINT or
  * SIGTERM, as the user who runs it. Returns a process exit code. */
 struct af_dav_opts;

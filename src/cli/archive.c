@@ -16,7 +16,6 @@
 #include "animfs/container.h"
 #include "animfs/fileio.h"
 #include "animfs/fs.h"
-#include "animfs/pieces.h"
 #include "animfs/yamlio.h"
 #include "archive.h"
 
@@ -113,33 +112,6 @@ out:
 	af_buf_free(&game);
 	af_buf_free(&mod);
 	af_buf_free(&merged);
-	return rc;
-}
-
-/* encode --overlay: the rebuilt container image goes to MODDIR, reduced to the members
- * that differ from GAME's when its container reduces (none: MODDIR's goes). */
-static int store_ov(const char *arc, const struct af_cli_ov *ov, const struct af_container *c,
-		    struct af_buf *image, struct af_diag *d)
-{
-	struct af_buf game = AF_BUF_INIT, only = AF_BUF_INIT;
-	int rc = 0;
-	if (c->overlay_reduce) {
-		if ((rc = af_read_file_at(AT_FDCWD, arc, AF_MAX_FILE, &game, d)) ||
-		    (rc = c->overlay_reduce(game.data, game.len, image->data, image->len, &only, d)))
-			goto out;
-		if (!only.len) {
-			if (unlink(ov->mod) && errno != ENOENT)
-				rc = af_diag_error(d, AF_EIO, "cannot remove %s: %s", ov->mod, strerror(errno));
-			else
-				fprintf(stderr, "animfs: %s: as GAME's again; no override kept\n", ov->mod);
-			goto out;
-		}
-		image = &only;
-	}
-	rc = af_replace_file_at(AT_FDCWD, ov->mod, image->data, image->len, 0644, d);
-out:
-	af_buf_free(&game);
-	af_buf_free(&only);
 	return rc;
 }
 
@@ -420,24 +392,41 @@ static void drop_old_warnings(const struct af_archive *h, size_t k, struct af_di
 	af_diag_free(&od);
 }
 
-/* af_cli_arc_encode with the YAML read from yamlpath, or given (text: its bytes). */
+/* The folder of path (dir) and path's name in it. */
+static const char *dir_of(const char *path, char *dir, size_t size)
+{
+	const char *base = af_base(path);
+	size_t n = (size_t)(base - path);
+	while (n > 1 && path[n - 1] == '/')
+		n--;
+	snprintf(dir, size, "%.*s", n ? (int)n : 1, n ? path : ".");
+	return base;
+}
+
+/* af_cli_arc_encode with the YAML read from yamlpath, or given (text: its bytes): the
+ * member checked here (a member's view, or a new one its container gains), then saved
+ * through the mount's save pipeline (af_save_file: the container proven, the member
+ * encoded, --overlay's reduce, the rebuild read back, unchanged skipped, replaced). */
 static int encode(const char *yamlpath, const struct af_buf *text, const char *path, const char *arc,
 		  const char *member, const struct af_cli_ov *ov, size_t cache_bytes)
 {
 	struct opened o;
 	struct af_archive *h;
-	struct af_buf yaml = AF_BUF_INIT, image = AF_BUF_INIT;
-	struct af_pieces plan = AF_PIECES_INIT;
+	struct af_buf yaml = AF_BUF_INIT;
+	struct af_save_said said;
 	struct af_diag d;
+	char dir[4096], moddir[8400], rel[4096 + AF_MEMBER_NAME_MAX];
 	const char *where = arc;
-	int changed = 0, rc = AF_EXIT_FAIL;
+	int rc = AF_EXIT_FAIL;
 	long k;
 	af_diag_init(&d);
+	af_diag_init(&said.d);
 	memset(&o, 0, sizeof(o));
 	o.src.fd = -1;
 	if ((ov ? load_ov(arc, ov, &o, &d) : load(arc, &o, &d)) ||
 	    !(h = member_of(&o, arc, member, 1, &k)))
 		goto out;
+	af_diag_clear(&d); /* the container's warnings: the save's open says them again */
 	if (k == -1 || (k >= 0 && (af_archive_sub(h, (size_t)k) || !h->m[k].codec))) {
 		af_diag_error(&d, AF_EUNSUP, "%s is shown read-only; only a member's YAML view is encoded",
 			      member);
@@ -447,36 +436,34 @@ static int encode(const char *yamlpath, const struct af_buf *text, const char *p
 	if (text ? af_buf_append(&yaml, text->data, text->len) && af_diag_error(&d, AF_ENOMEM, "out of memory")
 		 : af_read_file_at(AT_FDCWD, strcmp(yamlpath, "-") ? yamlpath : "/dev/stdin", AF_MAX_YAML, &yaml, &d))
 		goto out;
-	/* the mount's member save (--overlay: the image whole, reduced against GAME's
-	 * before it is kept); a new member (k == -2): the container adds it */
-	if (af_member_save_encode(af_ytree_budget(cache_bytes, yaml.len), &o.a, h,
-				  k == -2 ? -1 : k, k == -2 ? af_base(member) : h->m[k].name,
-				  yaml.data, yaml.len, ov != NULL, &image, &plan, &changed, &d))
+	/* the mount's save, on a state over the container's folder (--overlay: and its
+	 * place in MODDIR); a new member (k == -2): the container adds it */
+	snprintf(rel, sizeof(rel), "%s/%s", dir_of(arc, dir, sizeof(dir)), member);
+	if (ov)
+		dir_of(ov->mod, moddir, sizeof(moddir));
+	struct af_save_once once = {dir, ov ? moddir : NULL, rel, cache_bytes};
+	if (af_save_file(&once, yaml.data, yaml.len, &said)) {
+		if (said.late)
+			where = ov ? ov->mod : arc;
 		goto out;
-	if (k == -2) {
-		if (!ov && af_pieces_take(&plan, &image)) {
-			af_diag_error(&d, AF_ENOMEM, "out of memory");
-			goto out;
-		}
+	}
+	if (k == -2)
 		fprintf(stderr, "animfs: %s: added to the %s\n", path, h->c->noun);
-	} else {
-		drop_old_warnings(h, (size_t)k, &d);
-	}
-	if (!changed) {
+	else
+		drop_old_warnings(h, (size_t)k, &said.d);
+	if (said.gone)
+		fprintf(stderr, "animfs: %s: as GAME's again; no override kept\n", ov ? ov->mod : arc);
+	else if (!said.wrote)
 		fprintf(stderr, "animfs: %s: unchanged; the %s was not rewritten\n", path, o.a.c->noun);
-	} else if (ov ? store_ov(arc, ov, o.a.c, &image, &d)
-		      : af_replace_file_pieces(AT_FDCWD, arc, &plan, &o.src, 0644, NULL, &d)) {
-		where = ov ? ov->mod : arc;
-		goto out;
-	}
 	rc = AF_EXIT_OK;
 out:
 	if (d.code || d.warnings.len)
 		af_cli_report(where, &d);
+	if (said.d.code || said.d.warnings.len)
+		af_cli_report(where, &said.d);
 	unload(&o);
 	af_buf_free(&yaml);
-	af_buf_free(&image);
-	af_pieces_free(&plan);
+	af_diag_free(&said.d);
 	af_diag_free(&d);
 	return rc;
 }

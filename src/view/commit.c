@@ -24,6 +24,7 @@
 #include "animfs/path.h"
 #include "animfs/beneath.h"
 #include "animfs/fileio.h"
+#include "animfs/fs.h"
 #include "animfs/split.h"
 #include "bin.h"
 #include "binary.h"
@@ -351,12 +352,12 @@ static int save_attempt(void *ctx, int alone)
 	return rc;
 }
 
-int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
-		 const uint8_t *yaml, size_t n)
+int af_commit_said(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
+		   const uint8_t *yaml, size_t n, struct af_save_said *said)
 {
 	struct af_save *s = calloc(1, sizeof(*s));
 	const struct af_bin_ops *ops = NULL;
-	int rc = 0;
+	int rc = 0, late = 1, wrote = 0;
 	if (!s)
 		return -ENOMEM;
 	/* the daemon's from here (encode, check, cache); the saver's rights are proven */
@@ -384,6 +385,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	if ((rc = ops->open(s)))
 		goto fail;
 	/* the memory bound: again, alone, when refused short (af_budget_run) */
+	late = 0; /* what fails here is the document's */
 	rc = af_budget_run(save_attempt, s);
 	if (rc || s->bin.failed) {
 		if (!s->d.code)
@@ -392,6 +394,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 		goto fail;
 	}
 	s->where[0] = 0; /* what fails from here is the save's, not a file's */
+	late = 1;
 	if ((rc = ops->layout(s)) || (rc = ops->prove(s)))
 		goto fail;
 	if ((rc = ops->same(s)) > 0) { /* unchanged: no write */
@@ -400,6 +403,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 	}
 	if (rc || (rc = ops->replace(s)))
 		goto fail;
+	wrote = 1;
 	goto out;
 fail:
 	report(fs, s->to->who.uid, view_rel, s->where, &s->d);
@@ -410,6 +414,17 @@ out:
 	}
 	if (rc == 0)
 		report_notes(fs, to->who.uid, view_rel, &s->d);
+	if (said) { /* what it did and said, for a face that answers at once */
+		said->wrote = wrote;
+		said->gone = s->gone;
+		said->late = late;
+		af_diag_free(&said->d);
+		said->d = s->d;
+		af_diag_init(&s->d);
+		if (rc && !said->d.code)
+			af_diag_error(&said->d, rc == -EROFS ? AF_EROFS : AF_EIO, "%s",
+				      rc > -1000 ? strerror(-rc) : "the save failed");
+	}
 	if (ops)
 		ops->close(s);
 	if (s->sib_open)
@@ -422,6 +437,12 @@ out:
 	free(s);
 	af_act_resume(was);
 	return rc;
+}
+
+int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
+		 const uint8_t *yaml, size_t n)
+{
+	return af_commit_said(fs, to, view_rel, yaml, n, NULL);
 }
 
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,

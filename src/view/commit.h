@@ -21,6 +21,11 @@ struct af_fs;
  * of the refusal (AF_EINVAL: bad content; a face turns it into errno: af_code_errno). */
 int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
 		 const uint8_t *yaml, size_t n);
+/* The same, and what the save did and said in *said (animfs/fs.h: its diag, refusal and
+ * warnings, moved there; whether it wrote), for a face that answers at once. */
+struct af_save_said;
+int af_commit_said(struct af_fs *fs, const struct af_dest *to, const char *view_rel,
+		   const uint8_t *yaml, size_t n, struct af_save_said *said);
 /* The same, resolved now, as the daemon's own user. */
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n);

@@ -12,6 +12,7 @@
 #include "render.h"
 
 static int log_to_syslog;
+static int log_off; /* a save with no mount (saveonce.c): its face says what it did */
 
 void af_fs_log_init(int use_syslog)
 {
@@ -20,9 +21,18 @@ void af_fs_log_init(int use_syslog)
 		openlog("animfs", LOG_PID, LOG_DAEMON);
 }
 
+int af_fs_log_quiet(int quiet)
+{
+	int was = log_off;
+	log_off = quiet;
+	return was;
+}
+
 void af_fs_log(int prio, const char *fmt, ...)
 {
 	va_list ap;
+	if (log_off)
+		return;
 	va_start(ap, fmt);
 	if (log_to_syslog) {
 		vsyslog(prio, fmt, ap);

@@ -8,6 +8,9 @@
 #include "render.h"
 
 void af_fs_log_init(int use_syslog);
+/* Log lines dropped (1) or written again (0), for a save with no mount (saveonce.c):
+ * the previous setting. */
+int af_fs_log_quiet(int quiet);
 void af_fs_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 struct af_errlog;
 struct af_errlog *af_errlog_new(unsigned capacity);

@@ -298,8 +298,7 @@ static int read_back(void *ctx, int fd, struct af_diag *d)
 /* yaml encoded into member k of h (k < 0, or another name than raw: a new member raw,
  * when the container takes one): the whole new container in image, or (whole 0) the
  * pieces of the old file in plan; *changed whether the bytes differ. The tree's bound
- * is the outermost archive's (yaml_max, yaml_more). The mount's step and the command
- * line's (af_member_save_encode) alike. */
+ * is the outermost archive's (yaml_max, yaml_more). */
 static int member_encode(struct af_archive *h, long k, const char *raw, const uint8_t *yaml,
 			 size_t n, int whole, struct af_buf *image, struct af_pieces *plan,
 			 int *changed, struct af_diag *d)
@@ -310,15 +309,6 @@ static int member_encode(struct af_archive *h, long k, const char *raw, const ui
 	}
 	return whole ? af_member_commit(h, (size_t)k, yaml, n, image, changed, d)
 		     : af_member_commit_plan(h, (size_t)k, yaml, n, plan, changed, d);
-}
-
-int af_member_save_encode(size_t tree_max, struct af_archive *v, struct af_archive *h, long k,
-			  const char *raw, const uint8_t *yaml, size_t n, int whole,
-			  struct af_buf *image, struct af_pieces *plan, int *changed,
-			  struct af_diag *d)
-{
-	v->yaml_max = tree_max;
-	return member_encode(h, k, raw, yaml, n, whole, image, plan, changed, d);
 }
 
 /* A result code of a step that failed with d said (AF_EIO when it said nothing). */

@@ -19,9 +19,8 @@
 #include "sweep.h"
 #include "view.h"
 
-int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only)
+int af_fs_init_bare(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
 {
-	int rc;
 	memset(fs, 0, sizeof(*fs));
 	fs->rootfd = rootfd;
 	fs->modfd = -1;
@@ -47,6 +46,14 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
+	return 0;
+}
+
+int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only)
+{
+	int rc = af_fs_init_bare(fs, rootfd, cache_bytes, read_only);
+	if (rc)
+		return rc;
 	rc = af_scratch_open_dir(fs, game);
 	if (rc)
 		af_fs_destroy(fs);

@@ -126,6 +126,9 @@ struct af_name {
 
 /* game: GAME's real path, which names its scratch area (NULL: a temporary one). */
 int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_bytes, int read_only);
+/* The same without a scratch area or anything kept on disk (no editors' droppings, no
+ * pristine copies): a state for one save (saveonce.c). */
+int af_fs_init_bare(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only);
 
 /* The face told (struct af_face): none when it has no such hook. */
 static inline void af_face_note(struct af_fs *fs, enum af_note what, const char *rel)
