@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Diesel rotations as Euler angles (issue 19): `animfs decode --euler` puts `euler: xyz`
 # in the header and each rotation key's angles in a comment; such a document encodes
-# to the same bytes (every sample, when ../shared/samples is there); a key rewritten as
+# to the same bytes (the Diesel samples, when ../shared/samples is there: a fixed
+# representative subset, tests/samples.inc sample_files; every one in the slow tier's
+# cli/diesel_euler_full, ANIMFS_TEST_FULL=1); a key rewritten as
 # [t, rx, ry, rz] becomes the quaternion of those angles (rot_packed and rot_f32), and
 # only that key changes; without the header a 4-value rotation key is still refused.
 set -u
@@ -15,7 +17,9 @@ A=$ANIMFS
 bins=("$tmp/walk.animation")
 S=${ANIMFS_SAMPLES:-}/diesel
 if [ -n "${ANIMFS_SAMPLES:-}" ] && [ -d "$S" ]; then
-  bins+=("$S"/*.animation)
+  . "$ANIMFS_SOURCE_DIR/tests/samples.inc"
+  mapfile -d '' -t subset < <(sample_files "$ANIMFS_SAMPLES" -path "$S/*.animation")
+  bins+=("${subset[@]}")
 else
   echo "note: ../shared/samples not found; the example only"
 fi

@@ -16,6 +16,9 @@ tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0; n=0
 fail() { echo "FAIL: $*"; fails=$((fails + 1)); }
 ex=$src/examples
+# the binaries the previews are made of, and a view of one, by $PLAIN (tests/samples.inc);
+# what is under test, gltf, runs as $ANIMFS
+. "$src/tests/samples.inc"
 # check FILE.glb YAML: 0 validator errors, the counts of the YAML; queued, and judged by
 # check_all in one validator run and one count (a node and a Python start each)
 : > "$tmp/checks"
@@ -57,8 +60,8 @@ a=$(python3 "$src/tests/tools/gltf_expect.py" "$ex/MOTION.BIN.yaml" "$ex/clip_ti
 b=$(python3 "$src/tests/tools/gltf_expect.py" --yaml "$ex/MOTION.BIN.yaml" "$ex/clip_tiny.animation.yaml")
 [ "$(echo "$a" | wc -l)" = 2 ] && [ "$a" = "$b" ] && n=$((n + 1)) || fail "line scans $a, YAML $b"
 # the binary previews as its view does
-"$ANIMFS" encode "$ex/walk.animation.yaml" -o "$tmp/walk.animation" >/dev/null 2>&1
-"$ANIMFS" decode "$tmp/walk.animation" > "$tmp/walk-dec.yaml" && "$ANIMFS" gltf "$tmp/walk-dec.yaml" -o "$tmp/walk-dec.glb" &&
+"$PLAIN" encode "$ex/walk.animation.yaml" -o "$tmp/walk.animation" >/dev/null 2>&1
+"$PLAIN" decode "$tmp/walk.animation" > "$tmp/walk-dec.yaml" && "$ANIMFS" gltf "$tmp/walk-dec.yaml" -o "$tmp/walk-dec.glb" &&
 	"$ANIMFS" gltf "$tmp/walk.animation" -o "$tmp/walk-bin.glb" &&
 	cmp -s <(node "$src/tests/tools/gltf_check.js" --diff "$tmp/walk-bin.glb" "$tmp/walk-dec.glb") /dev/null &&
 	n=$((n + 1)) || fail "the binary and its view preview differently"
@@ -136,8 +139,8 @@ pk=$tmp/pk; mkdir -p "$pk"
 sed -e '0,/target: b__ROOT_bind__/s//target: lid/' -e 's/target: b__ROOT_bind__/target: transformBone/' \
 	"$ex/clip_tiny.animation.yaml" > "$pk/two.yaml"
 sed 's/\blid\b/lidB/g' "$ex/hand_prop.rig.yaml" > "$pk/b.rig.yaml"
-"$ANIMFS" encode "$pk/two.yaml" -o "$pk/two.clip" && "$ANIMFS" encode "$ex/clip_tiny.animation.yaml" -o "$pk/tiny.clip" &&
-	"$ANIMFS" encode "$ex/hand_prop.rig.yaml" -o "$pk/a.rig" && "$ANIMFS" encode "$pk/b.rig.yaml" -o "$pk/b.rig" &&
+"$PLAIN" encode "$pk/two.yaml" -o "$pk/two.clip" && "$PLAIN" encode "$ex/clip_tiny.animation.yaml" -o "$pk/tiny.clip" &&
+	"$PLAIN" encode "$ex/hand_prop.rig.yaml" -o "$pk/a.rig" && "$PLAIN" encode "$pk/b.rig.yaml" -o "$pk/b.rig" &&
 	python3 "$src/tests/mount/mkpackage.py" "$pk/p.package" 8EAF13DE:B:"$pk/b.rig" 6B20C4F3:C1:"$pk/two.clip" \
 		8EAF13DE:A:"$pk/a.rig" 6B20C4F3:C2:"$pk/tiny.clip" || fail "making the package"
 glb_json() { python3 -c 'import json, struct, sys

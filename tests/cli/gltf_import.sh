@@ -11,9 +11,9 @@
 . "$(dirname "$0")/gltf_import.inc"
 ex=$src/examples
 B=$tmp/walk.animation
-"$A" encode "$ex/walk.animation.yaml" -o "$B" || fail "encode"
+"$E" encode "$ex/walk.animation.yaml" -o "$B" || fail "encode"
 cp "$B" "$tmp/orig.animation"
-"$A" decode "$B" > "$tmp/orig.yaml" || fail "decode"
+"$E" decode "$B" > "$tmp/orig.yaml" || fail "decode"
 # no edit: the same bytes, from a GLB and from a .gltf; the file replaced in place
 "$A" gltf "$B" -o "$tmp/w.glb" && "$A" gltf "$B" -o "$tmp/w.gltf" || fail "gltf"
 out=$("$A" import "$tmp/w.glb" --into "$B") || fail "import of the unedited GLB"
@@ -26,7 +26,7 @@ edit "$tmp/w.glb" "$tmp/e.glb" set Hips rotation 1 0 0 -0.2 0.98 || fail "glb_ed
 out=$("$A" import "$tmp/e.glb" --into "$B" -o "$tmp/e.animation") || fail "import of one key"
 [[ $out == "changed: animation: Hips rotation: 3 keys in the glTF, 3 before, 3 now; largest error "*" steps"*"1 channel changed, 7 as they were" ]] ||
 	fail "the report of one key: $out"
-"$A" decode "$tmp/e.animation" > "$tmp/e.yaml" || fail "decode of the import"
+"$E" decode "$tmp/e.animation" > "$tmp/e.yaml" || fail "decode of the import"
 d=$(diff "$tmp/orig.yaml" "$tmp/e.yaml" | grep '^[<>]')
 [ "$(echo "$d" | wc -l)" = 2 ] && [[ $d == *"< "*"- [0.5, 0.000, 0.000, -0.086, 0.996]"*"> "*"- [0.5, 0.000, 0.000, -0.201, 0.980]" ]] ||
 	fail "one key changed more: $d"
@@ -45,7 +45,7 @@ edit "$tmp/p.glb" "$tmp/p2.glb" add Hips translation 0.375 0 0 95.625 || fail "g
 out=$("$A" import "$tmp/p2.glb" --into "$B" -o "$tmp/p.animation") || fail "import of a position"
 [[ $out == "changed: animation: Hips translation: 6 keys in the glTF, 5 before, 5 now; largest error "*"1 channel changed, 7 as they were" ]] ||
 	fail "the report of a position edit: $out"
-"$A" decode "$tmp/p.animation" > "$tmp/p.yaml"
+"$E" decode "$tmp/p.animation" > "$tmp/p.yaml"
 d=$(diff "$tmp/orig.yaml" "$tmp/p.yaml" | grep '^[<>]')
 [ "$(echo "$d" | wc -l)" = 2 ] && [[ $d == *"> "*"- [0.25, 0.0, 0.0, 96.2"* ]] || fail "the position edit: $d"
 # --anim names the file's animation; one the file lacks is refused
@@ -72,10 +72,10 @@ lines += ["        - [%r, 0.5, %r, 0.0]" % (i / 2**20, (i % 512) / 4) for i in r
 lines += ["    rotation:", "      type: rot_packed", "      keys:", "        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
 open(sys.argv[1], "w").write("\n".join(lines) + "\n")
 PY
-"$A" encode "$tmp/k.yaml" -o "$tmp/k.animation" 2>/dev/null && "$A" gltf "$tmp/k.animation" -o "$tmp/k.glb" &&
+"$E" encode "$tmp/k.yaml" -o "$tmp/k.animation" 2>/dev/null && "$A" gltf "$tmp/k.animation" -o "$tmp/k.glb" &&
 	edit "$tmp/k.glb" "$tmp/k2.glb" set root_point translation 1 0.75 0.25 0.0 || fail "the close keys' file"
 out=$("$A" import "$tmp/k2.glb" --into "$tmp/k.animation" -o "$tmp/k2.animation") || fail "import of close keys: $out"
-"$A" decode "$tmp/k2.animation" > "$tmp/k2.yaml" || fail "the close keys' import does not decode"
+"$E" decode "$tmp/k2.animation" > "$tmp/k2.yaml" || fail "the close keys' import does not decode"
 grep -q -- '- \[9.536743e-07, 0.75, 0.25, 0.0\]' "$tmp/k2.yaml" || fail "the edited close key: $(grep -m4 -- '- \[' "$tmp/k2.yaml")"
 # a key added 2^-20 s before a file's key (and one after): the file's time stays its key's,
 # the new key keeps its own (both once matched the file's key: times that did not increase)
@@ -84,10 +84,10 @@ for t in "0.49999904632568359375:[0.49999905, 0.0, 5.0, 61.0] - [0.5, 0.0, 0.0, 
 	rm -f "$tmp/c.animation"
 	edit "$tmp/w.glb" "$tmp/c.glb" add Hips translation "${t%%:*}" 0 5 61 || fail "glb_edit add ${t%%:*}"
 	"$A" import "$tmp/c.glb" --into "$B" -o "$tmp/c.animation" > "$tmp/out" 2>&1 || fail "a key 2^-20 s from a file's: $(cat "$tmp/out")"
-	d=$("$A" decode "$tmp/c.animation" | sed -n '/name: Hips/,/rotation:/p' | tr -s '\n ' ' ') || fail "the import does not decode"
+	d=$("$E" decode "$tmp/c.animation" | sed -n '/name: Hips/,/rotation:/p' | tr -s '\n ' ' ') || fail "the import does not decode"
 	[[ $d == *"${t#*:}"* ]] || fail "a key 2^-20 s from a file's (${t%%:*}): $d"
 done
-"$A" encode "$ex/hand_prop.rig.yaml" -o "$tmp/h.rig" && "$A" gltf "$tmp/h.rig" -o "$tmp/t.glb" &&
+"$E" encode "$ex/hand_prop.rig.yaml" -o "$tmp/h.rig" && "$A" gltf "$tmp/h.rig" -o "$tmp/t.glb" &&
 	! "$A" import "$tmp/t.glb" --into "$tmp/h.rig" -o "$tmp/t2.rig" 2> "$tmp/err" &&
 	grep -q "cannot take a glTF back" "$tmp/err" || fail "a format without import: $(cat "$tmp/err")"
 echo "$fails failed"

@@ -12,9 +12,9 @@
 export ANIMFS_NAMES= # no user dictionary names the bone 'lid'
 ex=$src/examples
 B=$tmp/t.animation
-"$A" encode "$ex/clip_tiny.animation.yaml" -o "$B" || fail "encode"
+"$E" encode "$ex/clip_tiny.animation.yaml" -o "$B" || fail "encode"
 cp "$B" "$tmp/orig.animation"
-"$A" decode "$B" > "$tmp/orig.yaml" || fail "decode"
+"$E" decode "$B" > "$tmp/orig.yaml" || fail "decode"
 "$A" gltf "$B" -o "$tmp/w.glb" && "$A" gltf "$B" -o "$tmp/w.gltf" || fail "gltf"
 out=$("$A" import "$tmp/w.glb" --into "$B") || fail "import of the unedited GLB"
 cmp -s "$B" "$tmp/orig.animation" || fail "an unedited GLB changed the binary"
@@ -27,7 +27,7 @@ edit "$tmp/w.glb" "$tmp/e.glb" set b__ROOT_bind__ rotation 2 0.1 0 0 0.995 || fa
 out=$("$A" import "$tmp/e.glb" --into "$B" -o "$tmp/e.animation") || fail "import of one key"
 [[ $out == "changed: a_tool_x: b__ROOT_bind__ rotation: 6 keys in the glTF, 6 before, 6 now; largest error "*" steps"*"1 channel changed, 1 as they were" ]] ||
 	fail "the report of one key: $out"
-"$A" decode "$tmp/e.animation" > "$tmp/e.yaml" || fail "decode of the import"
+"$E" decode "$tmp/e.animation" > "$tmp/e.yaml" || fail "decode of the import"
 d=$(changed "$tmp/e.yaml")
 [ "$(echo "$d" | wc -l)" = 2 ] && [[ $d == *"<       2: [0.01953602, 0.0, 0.0, 1.0]"*">       2: [0.1001221, 0.0, 0.0, 0.995116]"* ]] ||
 	fail "one key changed more: $d"
@@ -48,7 +48,7 @@ edit "$tmp/w.glb" "$tmp/o.glb" add b__ROOT_bind__ translation 0.05 -2 1.5 0 || f
 out=$("$A" import "$tmp/o.glb" --into "$B" -o "$tmp/o.animation") || fail "import off the grid"
 [[ $out == "changed: a_tool_x: b__ROOT_bind__ translation: 4 keys in the glTF, 3 before, 4 now; largest error "*"1 channel changed, 1 as they were" ]] ||
 	fail "the report off the grid: $out"
-"$A" decode "$tmp/o.animation" > "$tmp/o.yaml"
+"$E" decode "$tmp/o.animation" > "$tmp/o.yaml"
 d=$(changed "$tmp/o.yaml")
 [ "$(echo "$d" | wc -l)" = 1 ] && [[ $d == ">       1: [-2.0, 1.33"* ]] || fail "off the grid: $d"
 # a value outside offset 0 +- 2: refused without --refit (nothing written, the option
@@ -61,7 +61,7 @@ fi
 [ ! -e "$tmp/r.animation" ] || fail "a refused import wrote $tmp/r.animation"
 out=$("$A" import "$tmp/r.glb" --into "$B" -o "$tmp/r.animation" --refit) || fail "import out of range"
 [[ $out == *"range refitted to offset 1.5, scale 3.5, every frame re-quantised"* ]] || fail "the refit report: $out"
-"$A" decode "$tmp/r.animation" > "$tmp/r.yaml"
+"$E" decode "$tmp/r.animation" > "$tmp/r.yaml"
 grep -q '      2: \[-2.0, 5.0, ' "$tmp/r.yaml" && [ "$(changed "$tmp/r.yaml" | grep -c '^>')" = 5 ] ||
 	fail "the refit channel: $(changed "$tmp/r.yaml")"
 # a rig's names where the clip's view shows hashes: a clip of the bone 'lid' with no rig
@@ -69,9 +69,9 @@ grep -q '      2: \[-2.0, 5.0, ' "$tmp/r.yaml" && [ "$(changed "$tmp/r.yaml" | g
 mkdir -p "$tmp/solo" "$tmp/rigs"
 sed -e 's/target: b__ROOT_bind__/target: lid/' "$ex/clip_tiny.animation.yaml" > "$tmp/lid.yaml"
 C=$tmp/solo/S3_6B20C4F3_00000000_00000000000000C1%%+CLIP.animation
-"$A" encode "$tmp/lid.yaml" -o "$C" && "$A" encode "$ex/hand_prop.rig.yaml" -o "$tmp/rigs/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig" ||
+"$E" encode "$tmp/lid.yaml" -o "$C" && "$E" encode "$ex/hand_prop.rig.yaml" -o "$tmp/rigs/S3_8EAF13DE_00000000_000000000000000A%%+_RIG.grannyrig" ||
 	fail "encode the clip of lid and its rig"
-"$A" decode "$C" | grep -q 'target: 0x' || fail "the solo clip's view names its target"
+"$E" decode "$C" | grep -q 'target: 0x' || fail "the solo clip's view names its target"
 "$A" gltf "$C" --rig-dir "$tmp/rigs" -o "$tmp/lid.glb" || fail "gltf --rig-dir"
 out=$("$A" import "$tmp/lid.glb" --into "$C" -o "$tmp/lid0.animation") && cmp -s "$tmp/lid0.animation" "$C" ||
 	fail "the rig-named preview unedited: $out"
@@ -93,7 +93,7 @@ edit "$tmp/m.glb" "$tmp/me.glb" set b__ROOT_bind__ rotation 2 0.1 0 0 0.995 || f
 cmp -s "$tmp/p.package" "$tmp/p0.package" || fail "-o wrote the package"
 out=$("$A" import "$tmp/me.glb" --into "$M") || fail "import into the member"
 [[ $out == "changed: a_tool_x: b__ROOT_bind__ rotation: "*"1 channel changed, 1 as they were" ]] || fail "the member's report: $out"
-"$A" decode "$M" > "$tmp/m.yaml" && "$A" decode "$tmp/e.animation" > "$tmp/e2.yaml" &&
+"$E" decode "$M" > "$tmp/m.yaml" && "$E" decode "$tmp/e.animation" > "$tmp/e2.yaml" &&
 	cmp -s <(grep -v '^#' "$tmp/m.yaml") <(grep -v '^#' "$tmp/e2.yaml") || fail "the package's member is not the edit"
 "$A" import "$tmp/w.glb" --into "$tmp/p.package/nope.clip" -o "$tmp/n.animation" 2> "$tmp/err" && fail "a member that is not there"
 # refused, nothing written

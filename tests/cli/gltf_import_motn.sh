@@ -46,7 +46,7 @@ edit "$tmp/w.glb" "$tmp/e.glb" turn DEMO_BOB "bone 1" 1 x 10 || fail "glb_edit t
 out=$("$A" import "$tmp/e.glb" --into "$B" -o "$tmp/e.BIN") || fail "import of one turned key: $out"
 [[ $out == "changed: DEMO_BOB: bone 1 rotation: 4 keys in the glTF, 4 before, "*" now; largest error "*" steps"*"1 channel changed, 8 as they were" ]] ||
 	fail "the report of one key: $out"
-"$A" decode "$tmp/e.BIN" > "$tmp/e.yaml" || fail "decode of the edit"
+"$E" decode "$tmp/e.BIN" > "$tmp/e.yaml" || fail "decode of the edit"
 only "one key" "$tmp/orig.yaml" "$tmp/e.yaml" 0 1 rx ry rz || fail "one key: $(diff "$tmp/orig.yaml" "$tmp/e.yaml")"
 grep -q -- '- \[6, 2, 0.07776, 0.1\]' "$tmp/e.yaml" || fail "the turned key: $(diff "$tmp/orig.yaml" "$tmp/e.yaml")"
 "$A" gltf "$tmp/e.BIN" -o "$tmp/e2.glb" || fail "gltf of the edit"
@@ -72,7 +72,7 @@ PY
 # a translation key of a standard block: its own line
 edit "$tmp/w.glb" "$tmp/t.glb" move DEMO_BOB "bone 0" 2 1 0.25 || fail "glb_edit translation"
 "$A" import "$tmp/t.glb" --into "$B" -o "$tmp/t.BIN" > "$tmp/out" || fail "import of a translation key: $(cat "$tmp/out")"
-"$A" decode "$tmp/t.BIN" > "$tmp/t.yaml"
+"$E" decode "$tmp/t.BIN" > "$tmp/t.yaml"
 d=$(diff "$tmp/orig.yaml" "$tmp/t.yaml" | grep '^[<>] ' | grep -v 'animfs view of')
 [[ $d == "< "*"[8, 1, 1.0]"*"> "*"[8, 1, 1.25]" ]] || fail "the translation key: $d"
 # a baked angle (DEMO_WAVE_BAKED, bone 32 at frame 1: rz -15000 -> about -6356) and a node
@@ -80,7 +80,7 @@ d=$(diff "$tmp/orig.yaml" "$tmp/t.yaml" | grep '^[<>] ' | grep -v 'animfs view o
 edit "$tmp/w.glb" "$tmp/b.glb" set "bone 32" rotation 1 0 0 -0.3 0.954 || fail "glb_edit baked"
 edit "$tmp/b.glb" "$tmp/bn.glb" set "DEMO_FLAG_NODES node 0" rotation 1 0 0.1 0 0.995 || fail "glb_edit node"
 "$A" import "$tmp/bn.glb" --into "$B" -o "$tmp/b.BIN" > "$tmp/out" || fail "import of baked and node: $(cat "$tmp/out")"
-"$A" decode "$tmp/b.BIN" > "$tmp/b.yaml"
+"$E" decode "$tmp/b.BIN" > "$tmp/b.yaml"
 d=$(diff "$tmp/orig.yaml" "$tmp/b.yaml" | grep '^[<>] ' | grep -v 'animfs view of' | tr -s ' ')
 [ "$d" = "$(printf '%s\n' "< rz: [-16384, -15000, -13000, -12000]" "> rz: [-16384, -6356, -13000, -12000]" \
 	"< ry: [0, 1000, 2000, 1000]" "> ry: [0, 2090, 2000, 1000]")" ] || fail "baked and node: $d"
@@ -92,7 +92,7 @@ if [ -e "$W" ]; then
 	cp "$W" "$tmp/walk.MOTN" && "$A" gltf "$tmp/walk.MOTN" -o "$tmp/walk.glb" &&
 		edit "$tmp/walk.glb" "$tmp/walke.glb" turn A_WALK_L_02 "bone 9" 3 x 10 || fail "the walk's edit"
 	"$A" import "$tmp/walke.glb" --into "$tmp/walk.MOTN" -o "$tmp/walke.MOTN" > /dev/null || fail "import into the walk"
-	d=$(diff <("$A" decode "$W") <("$A" decode "$tmp/walke.MOTN") | grep '^[<>] ' | grep -v 'animfs view of')
+	d=$(diff <("$E" decode "$W") <("$E" decode "$tmp/walke.MOTN") | grep '^[<>] ' | grep -v 'animfs view of')
 	[[ $d == "< "*"[9, 2, -0.0479, 0.957]"*"> "*"[9, 2, -0.02013, 0.957]" ]] || fail "the walk's knee: $d"
 else
 	echo "SKIP (part): no ../shared/samples/shenmue-containers/syn_A_WALK.MOTN"
@@ -112,7 +112,7 @@ b["bones"][1]["rx"][-1][0] = b["bones"][1]["ry"][-1][0] = b["bones"][1]["rz"][-1
 b["bones"][0] = {"bone": 0, "tx": [[0, 1, 0.0], [599, 1, 0.0]]}
 yaml.safe_dump(d, open(sys.argv[2], "w"), sort_keys=False)
 PY
-"$A" encode "$tmp/long.yaml" -o "$tmp/long.BIN" && "$A" gltf "$tmp/long.BIN" --anim DEMO_BOB -o "$tmp/l.glb" &&
+"$E" encode "$tmp/long.yaml" -o "$tmp/long.BIN" && "$A" gltf "$tmp/long.BIN" --anim DEMO_BOB -o "$tmp/l.glb" &&
 	python3 - "$tmp/l.glb" "$tmp/l2.glb" <<'PY' || fail "the zigzag"
 import json, struct, sys
 b = open(sys.argv[1], "rb").read(); n = struct.unpack_from("<I", b, 12)[0]; j = json.loads(b[20:20 + n])

@@ -17,7 +17,7 @@ edit "$tmp/w.glb" "$tmp/e.glb" set "bone 1" rotation 1 0.2 0 0 0.98 || fail "glb
 out=$("$A" import "$tmp/e.glb" --into "$B" -o "$tmp/e.PLD") || fail "import of one key"
 [[ $out == "changed: bank 0 sequence 0: bone 1 rotation: 4 keys in the glTF, 4 before, 4 now; largest error "*"1 channel changed, 3 as they were" ]] ||
 	fail "the report of one key: $out"
-"$A" decode "$tmp/e.PLD" > "$tmp/e.yaml" || fail "decode"
+"$E" decode "$tmp/e.PLD" > "$tmp/e.yaml" || fail "decode"
 python3 - "$tmp/orig.yaml" "$tmp/e.yaml" <<'PY' || fail "the new pose"
 import sys, yaml
 a, b = (yaml.safe_load(open(p)) for p in sys.argv[1:3])
@@ -34,7 +34,7 @@ PY
 # the same edit at frames 1 and 3 (both of pose 1's frames): pose 1 changed in place
 edit "$tmp/e.glb" "$tmp/e2.glb" set "bone 1" rotation 3 0.2 0 0 0.98 || fail "glb_edit set 3"
 "$A" import "$tmp/e2.glb" --into "$B" -o "$tmp/e2.PLD" > /dev/null || fail "import of two keys"
-"$A" decode "$tmp/e2.PLD" > "$tmp/e2.yaml"
+"$E" decode "$tmp/e2.PLD" > "$tmp/e2.yaml"
 d=$(diff "$tmp/orig.yaml" "$tmp/e2.yaml" | grep '^[<>]')
 [ "$(echo "$d" | wc -l)" = 2 ] && [[ $d == "<"*"- [-10, 0, 0]"*"bone_1"*">"*"- [23, 0, 0]"*"bone_1" ]] || fail "in place: $d"
 # frame 1 given pose 0's values: it takes pose 0
@@ -43,7 +43,7 @@ edit "$tmp/z.glb" "$tmp/z2.glb" set "bone 2" rotation 1 -0.08715574 0 0 0.996194
 edit "$tmp/z2.glb" "$tmp/z3.glb" set "bone 0" rotation 1 0 0 0 1 || fail "glb_edit z3"
 edit "$tmp/z3.glb" "$tmp/z4.glb" set "bone 0" translation 1 0 -900 0 || fail "glb_edit z4"
 "$A" import "$tmp/z4.glb" --into "$B" -o "$tmp/z.PLD" > /dev/null || fail "import of pose 0's values"
-"$A" decode "$tmp/z.PLD" | sed -n '/frames:/,/keyframes:/p' | grep -c '\[0, ' | grep -qx 3 || fail "pose 0 not taken: $("$A" decode "$tmp/z.PLD" | sed -n '/frames:/,/keyframes:/p')"
+"$E" decode "$tmp/z.PLD" | sed -n '/frames:/,/keyframes:/p' | grep -c '\[0, ' | grep -qx 3 || fail "pose 0 not taken: $("$E" decode "$tmp/z.PLD" | sed -n '/frames:/,/keyframes:/p')"
 # refused, nothing written
 # a pool of 257 poses: a new one would be entry 257, past pose_start 0 + 255
 python3 - "$tmp/orig.yaml" "$tmp/big.yaml" <<'PY' || fail "the big pool"
@@ -54,7 +54,7 @@ for i in range(255):
     k = copy.deepcopy(kf[0]); k["pose"] = len(kf); k["motion"] = [i, 0, 0]; kf.append(k)
 yaml.safe_dump(d, open(sys.argv[2], "w"), sort_keys=False)
 PY
-"$A" encode "$tmp/big.yaml" -o "$tmp/big.PLD" || fail "encode the big pool"
+"$E" encode "$tmp/big.yaml" -o "$tmp/big.PLD" || fail "encode the big pool"
 refuse "a pose past the u8" "$tmp/e.glb" "bank 0 sequence 0 frame 1: .*pool entry 257, which the frame cannot name" "$tmp/big.PLD"
 edit "$tmp/w.glb" "$tmp/x.glb" add "bone 1" rotation 0.5 0 0 0 1 && refuse "past the last frame" "$tmp/x.glb" "past its last frame"
 edit "$tmp/w.glb" "$tmp/x.glb" rename "bone 0" "bone 9" && refuse "no such bone" "$tmp/x.glb" "node 'bone 9' moves, but the file has no joint"

@@ -53,8 +53,10 @@ PY
 truncate -s $((256 * 1024 * 1024 + 1)) "$tmp/toolarge.yaml"
 printf 'format: diesel-animation\n' | dd of="$tmp/toolarge.yaml" conv=notrunc 2>/dev/null
 A=$ANIMFS
+# also() TEXT NAME: the last t's stderr holds TEXT as well (one run, two checks)
+also() { grep -qF -- "$1" "$tmp/err" || { echo "FAIL $2: stderr lacks '$1':"; cat "$tmp/err"; fails=$((fails+1)); }; }
 t trailer-4GiB 10 "byte 0x" "$A" decode "$tmp/trailer4g.animation"
-t trailer-4GiB-text 10 "size trailer claims 4294967295 bytes, more than the 256 MiB" "$A" decode "$tmp/trailer4g.animation"
+also "size trailer claims 4294967295 bytes, more than the 256 MiB" trailer-4GiB-text
 t trailer-ratio 10 "cannot inflate to more than" "$A" decode "$tmp/trailerbig.animation"
 t deflate-bomb 20 "inflates to more than the 1048576 bytes the size trailer says" "$A" decode "$tmp/bomb.animation"
 t zlib-cut 10 "truncated" "$A" decode "$tmp/cut.animation"
@@ -65,7 +67,7 @@ grep -q "trailer4g.animation: decode: byte 0xd: size trailer claims" "$tmp/err" 
 t alias 10 "alias.yaml:3:7: aliases (*l) are not supported" "$A" encode "$tmp/alias.yaml" -o "$tmp/out"
 t billion-laughs 10 "laughs.yaml:3:" "$A" encode "$tmp/laughs.yaml" -o "$tmp/out"
 t deep-flow 10 "deep.yaml:2:" "$A" encode "$tmp/deep.yaml" -o "$tmp/out"
-t deep-flow-text 10 "nesting deeper than 64 levels" "$A" encode "$tmp/deep.yaml" -o "$tmp/out"
+also "nesting deeper than 64 levels" deep-flow-text
 t deep-block 10 "nesting deeper than 64 levels" "$A" encode "$tmp/deepmap.yaml" -o "$tmp/out"
 t bad-utf8 10 "badutf8.yaml:3:9: invalid leading UTF-8 octet" "$A" encode "$tmp/badutf8.yaml" -o "$tmp/out"
 t huge-scalar 60 "huge.yaml:4:1: " "$A" encode "$tmp/huge.yaml" -o "$tmp/out"

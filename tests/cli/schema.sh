@@ -57,7 +57,7 @@ ok
 ex="$src/examples"
 for y in "$ex"/*.yaml; do
 	b=$(basename "$y" .yaml); fmt=$(sed -n 's/^format: *//p' "$y" | head -1)
-	"$ANIMFS" encode "$y" -o "$tmp/$b" >/dev/null 2>&1 || { fail "encode examples/$b.yaml"; continue; }
+	"$EXP" encode "$y" -o "$tmp/$b" >/dev/null 2>&1 || { fail "encode examples/$b.yaml"; continue; }
 	view "$tmp/$b" "$tmp/v/$b.yaml" "$fmt"
 done
 python3 "$src/tests/tools/clip_tool.py" build "$tmp/tool.animation"
@@ -81,7 +81,7 @@ mistake() { # mistake NAME FORMAT VIEW SED-EXPRESSION
 	[ -s "$from" ] || { fail "$name: no view $from to make it from"; return; }
 	sed -e "$expr" "$from" > "$y"
 	cmp -s "$y" "$from" && { fail "$name: the edit changed nothing"; return; }
-	"$ANIMFS" encode "$y" -o "$tmp/encoded_$name" >/dev/null 2>&1 && fail "$name: the codec took it" # no extension: the format is the document's
+	"$EXP" encode "$y" -o "$tmp/encoded_$name" >/dev/null 2>&1 && fail "$name: the codec took it" # no extension: the format is the document's
 	echo "$y" >> "$tmp/mistakes.$fmt"
 }
 w="$tmp/v/walk.animation.yaml"
@@ -90,11 +90,11 @@ mistake quat4 diesel-animation "$w" '0,/^        - \[0.5, 0.000, 0.000, 0.018, 1
 # Euler keys: with the `euler: xyz` header a rotation key of three angles is valid for the
 # schema as for the codec; without the header it is the quat4 mistake above; with it, a
 # key of two angles is still wrong.
-"$ANIMFS" decode --euler "$tmp/walk.animation" > "$tmp/we.yaml" 2>/dev/null
+"$EXP" decode --euler "$tmp/walk.animation" > "$tmp/we.yaml" 2>/dev/null
 sed '0,/^        - \[0.5, 0.000, 0.000, 0.018, 1.000\].*/s//        - [0.5, 0, 0, 2.0]/' "$tmp/we.yaml" > "$tmp/euler.yaml"
 if cmp -s "$tmp/we.yaml" "$tmp/euler.yaml"; then
 	fail "euler: the edit changed nothing"
-elif ! "$ANIMFS" encode "$tmp/euler.yaml" -o "$tmp/encoded_euler" >/dev/null 2>&1; then
+elif ! "$EXP" encode "$tmp/euler.yaml" -o "$tmp/encoded_euler" >/dev/null 2>&1; then
 	fail "euler: the codec refused an Euler key under euler: xyz"
 else
 	echo "$tmp/euler.yaml" >> "$tmp/list.diesel-animation" # a view that must validate

@@ -6,7 +6,9 @@
 # member's YAML (the texts then come back from the spill file, the names-dependent
 # ones too). The texts are the decode of each member, byte for byte, of the size the
 # listing gave. A change of the user dictionary renders the names-dependent members
-# again. The daemon's counters (.animfs/stats) say how many renders and opens ran.
+# again. The daemon's counters (.animfs/stats) say how many renders and opens ran. The
+# packages are copies of a real one, its member views over 64 KiB but one over 1 MiB
+# removed first (by the unsanitized build: setup).
 . "$(dirname "$0")/common.inc"
 need_samples
 pkg=$(find "$ANIMFS_SAMPLES"/sims3* -name '*.package' -size +100k 2>/dev/null | head -1)
@@ -14,23 +16,33 @@ pkg=$(find "$ANIMFS_SAMPLES"/sims3* -name '*.package' -size +100k 2>/dev/null | 
 export ANIMFS_SIZE_CACHE=0 ANIMFS_NAMES=$T/names.txt
 printf 'nosuchname\n' > "$ANIMFS_NAMES"
 copies=5 # the mount keeps 4 loaded
-for i in $(seq $copies); do cp "$pkg" "$GAME/p$i.package"; done
-chmod u+w "$GAME"/*.package
+cp "$pkg" "$GAME/p1.package"
+chmod u+w "$GAME/p1.package"
 stat_of() { sed -n "s/^$1 //p" "$VIEW/.animfs/stats"; }
 members() { (cd "$VIEW/p1.package" && ls) | grep -v '^index\.yaml$'; }
-# the decode of every member and of the index, once
-mkdir "$T/want" "$T/index"
-for i in $(seq $copies); do # index.yaml names its package
-  "$ANIMFS" decode --schema-ref none "$GAME/p$i.package/index.yaml" > "$T/index/p$i" || fail "decode index"
+# The setup, by $PLAIN (the daemon under test runs the passes below): the package made
+# lighter, each member view over 64 KiB removed but the smallest over 1 MiB (the
+# sample's clips are 7 MB of YAML; the one kept is still more than --cache-mb=1), then
+# copied; the decode of every member and of the index, once.
+ANIMFS=$EXPECT_ANIMFS mount_view_fg
+keep=$(cd "$VIEW/p1.package" && stat -c '%s %n' *.yaml | awk '$1 > 1048576' | sort -n | head -1 | cut -d' ' -f2)
+[ -n "$keep" ] || fail "no member view over 1 MiB in $(basename "$pkg")"
+for m in $(members); do
+  [ "$m" = "$keep" ] || [ "$(stat -c %s "$VIEW/p1.package/$m")" -le 65536 ] || rm "$VIEW/p1.package/$m" ||
+    fail "cannot remove $m"
 done
-mount_view_fg
+mkdir "$T/want" "$T/index"
 for m in $(members); do
   view_decode "$GAME/p1.package/${m%.yaml}" > "$T/want/$m" || fail "decode $m"
 done
 nviews=$(members | wc -l)
 [ "$nviews" -ge 3 ] || fail "only $nviews member views"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
+for i in $(seq 2 $copies); do cp "$GAME/p1.package" "$GAME/p$i.package"; done
+for i in $(seq $copies); do # index.yaml names its package
+  "$EXPECT_ANIMFS" decode --schema-ref none "$GAME/p$i.package/index.yaml" > "$T/index/p$i" || fail "decode index"
+done
 
 pass() { # pass N: ls -lR and every text checked against the decode
   ls -lR "$VIEW" > "$T/ls$1" || fail "ls -lR"

@@ -2,10 +2,13 @@
 # a test-only switch read at mount start). Afterwards the backing file is complete,
 # old or new, never a mix; a temporary file the crash left is never shown in the
 # view, and the next mount removes it (its process is gone), anywhere in GAME. No samples needed: GAME holds the walk example's binary.
-# Then the same for a save into a 48 MiB AFS, a 48 MiB Sims 3 package and a 47 MiB
-# gzip'd PKS, streamed (copies of the old ranges; the gzip stream deflated into the temp
-# file), and a kill -9 in the middle of such a save; a PKS's save and its revert keep to
-# the memory bound as well, in the daemon and on the command line.
+# Then the same for a save into an AFS, a Sims 3 package and a gzip'd PKS, streamed
+# (copies of the old ranges; the gzip stream deflated into the temp file), and a kill -9
+# in the middle of such a save; a PKS's save and its revert keep to the memory bound as
+# well, in the daemon and on the command line. The saves are streamed at any size (the
+# gzip layer goes to a temporary file past 4 MiB): the default tier's archives are 4 MiB
+# (the gzip'd PKS 6 MiB); mount/crash_full (ANIMFS_TEST_FULL=1, slow) uses 48 MiB (the
+# gzip'd PKS 47 MiB), where the memory bound tells a held archive from a streamed one.
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/orig" || fail "encode example"
@@ -69,24 +72,26 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 "$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$T/MOTION.BIN" || fail "encode the MOTN example"
 "$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode the Jazz example"
 
-# big_save KIND FILE MEMBER|"" SED FULL [MIB]: the archive FILE (MIB MiB, default 48, of
+# the archives' size (MiB): small in the default tier, 48 in mount/crash_full
+if [ "${ANIMFS_TEST_FULL:-}" = 1 ]; then big_mib=48 gz_mib=47; else big_mib=4 gz_mib=6; fi
+# big_save KIND FILE MEMBER|"" SED FULL [MIB]: the archive FILE (MIB MiB, default $big_mib, of
 # KIND; gzpks: a PKS in a gzip layer) in GAME, its member MEMBER (""; the package's Jazz)
 # edited by SED through the mount; FULL=1 also kills the daemon at fault steps and by
 # kill -9 in the middle of a save.
 big_save() {
-  local kind=$1 file=$2 member=$3 edit=$4 full=$5 mib=${6:-48} step rc got landed try writer
+  local kind=$1 file=$2 member=$3 edit=$4 full=$5 mib=${6:-$big_mib} step rc got landed try writer
   python3 "$src/tests/tools/big_archive.py" "${kind#gz}" "$mib" "$T/$([ "$kind" = package ] && echo wave.jazz || echo MOTION.BIN)" "$T/big" ||
     fail "$kind: cannot build the archive"
   if [ "$kind" = gzpks ]; then # a gzip layer around it (level 1: the noise stays as large)
     python3 -c 'import gzip, sys; d = open(sys.argv[1], "rb").read(); open(sys.argv[1], "wb").write(gzip.compress(d, 1, mtime=0))' "$T/big" ||
       fail "$kind: cannot gzip the archive"
   fi
-  [ -n "$member" ] || member=$("$ANIMFS" decode "$T/big/index.yaml" | grep -o 'name: S3_02D5DF13_[^}]*' | head -1 | cut -c7-)
+  [ -n "$member" ] || member=$("$EXPECT_ANIMFS" decode "$T/big/index.yaml" | grep -o 'name: S3_02D5DF13_[^}]*' | head -1 | cut -c7-)
   [ -n "$member" ] || fail "$kind: no member to edit"
   local v="$VIEW/$file/$member.yaml"
   # the expected new bytes: the same edit by the command line
   rm -rf "$T/want" && mkdir -p "$T/want" && cp "$T/big" "$T/want/$file"
-  "$ANIMFS" decode "$T/want/$file/$member" > "$T/big_orig.yaml" || fail "$kind: decode the member"
+  "$EXPECT_ANIMFS" decode "$T/want/$file/$member" > "$T/big_orig.yaml" || fail "$kind: decode the member"
   sed "$edit" "$T/big_orig.yaml" > "$T/big_new.yaml"
   cmp -s "$T/big_orig.yaml" "$T/big_new.yaml" && fail "$kind: the edit did not apply"
   # the command line's peak memory (VmHWM, as /usr/bin/time's %M reads it) within the
@@ -169,9 +174,9 @@ big_save package BIG.package "" 's/weight: 3\.0,/weight: 2.5,/' 1
 big_save pks BIG.PKS MOTION.MOTN "$motn_edit" 0
 # a gzip layer's save is streamed (the PKS planned over the inflated bytes, the stream
 # deflated into the temp file; a layer past 4 MiB is inflated into a temporary file):
-# within the bound at 47 MiB, the most a layer may hold, killed too (a 48 MiB PKS
-# inflates past AF_MAX_LAYER)
-big_save gzpks BIG.PKS MOTION.MOTN "$motn_edit" 1 47
+# within the bound at 47 MiB (mount/crash_full), the most a layer may hold, killed too
+# (a 48 MiB PKS inflates past AF_MAX_LAYER)
+big_save gzpks BIG.PKS MOTION.MOTN "$motn_edit" 1 $gz_mib
 
 # an unknown fault name is refused, not ignored
 out=$(ANIMFS_FAULT=nonsense "$ANIMFS" mount "$GAME" "$VIEW" 2>&1) && fail "unknown ANIMFS_FAULT accepted"

@@ -3,6 +3,10 @@
 # MODDIR's copy and an override package of a package member. Afterwards MODDIR's file is
 # old or new, never a mix (old: absent before the first copy-up), GAME is unchanged,
 # and the next mount sweeps the temp files the crash left in MODDIR. No samples needed.
+# The fault steps are one replace's (af_replace_file_pieces, crash.sh walks all four):
+# the default tier crashes after the temp file's write and after the rename (the
+# old and the new outcome), mount/overlay_crash_full (ANIMFS_TEST_FULL=1, slow) at every
+# step, after-temp-fsync and before-rename too.
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 here=$(dirname "$0")
@@ -27,15 +31,23 @@ crash() {
   fusermount3 -u "$VIEW" 2>/dev/null || fusermount3 -uz "$VIEW" || fail "$step: stale mount stays"
 }
 temps() { find "$MOD" -name '.animfs-tmp-*' | wc -l; }
-swept() { # the next mount's walk removes the crash's temp files in MODDIR
+swept() { # swept WHAT [THEN]: the next mount's walk removes the crash's temp files in
+  # MODDIR; THEN (a command) runs in that mount before its umount
   ov_mount
   for _ in $(seq 100); do [ "$(temps)" = 0 ] && break; sleep 0.05; done
   [ "$(temps)" = 0 ] || fail "$1: the mount did not sweep MODDIR's temp files"
   find "$VIEW" -name '*animfs-tmp*' | grep -q . && fail "$1: the view shows a temp file"
+  [ $# -lt 2 ] || $2
   "$ANIMFS" umount "$VIEW" || fail "$1: umount"
   check_daemon
 }
-for step in after-temp-write after-temp-fsync before-rename after-rename; do
+save_35() { # a save into MODDIR's copy (or its copy-up), for the crash of the next save
+  sed 's/^length: *[^ #]*/length: 3.5/' "$VIEW/walk.animation.yaml" > "$T/e.yaml"
+  cat "$T/e.yaml" > "$VIEW/walk.animation.yaml" || fail "$step: a save"
+}
+steps="after-temp-write after-rename"
+[ "${ANIMFS_TEST_FULL:-}" = 1 ] && steps="after-temp-write after-temp-fsync before-rename after-rename"
+for step in $steps; do
   rm -rf "$MOD"; mkdir "$MOD"
   # the first save of a GAME file: a copy-up
   crash $step "$VIEW/walk.animation.yaml" 's/^length: *[^ #]*/length: 7.25/'
@@ -45,12 +57,9 @@ for step in after-temp-write after-temp-fsync before-rename after-rename; do
     [ ! -e "$MOD/walk.animation" ] || fail "$step: a copy-up was left before its rename"
   fi
   [ $step = after-rename ] || [ "$(temps)" = 1 ] || fail "$step: want one temp file, found $(temps)"
-  swept "$step copy-up"
-  # a save into MODDIR's copy: its old bytes or the new
-  mkdir -p "$MOD"; ov_mount
-  sed 's/^length: *[^ #]*/length: 3.5/' "$VIEW/walk.animation.yaml" > "$T/e.yaml"
-  cat "$T/e.yaml" > "$VIEW/walk.animation.yaml" || fail "$step: a save"
-  "$ANIMFS" umount "$VIEW" || fail "umount"; check_daemon
+  # the sweeping mount saves into MODDIR's copy; then a crash in the next save leaves
+  # its old bytes or the new
+  swept "$step copy-up" save_35
   crash $step "$VIEW/walk.animation.yaml" 's/^length: *[^ #]*/length: 9.75/'
   want=3.5; [ $step = after-rename ] && want=9.75
   [ "$(length_of "$MOD/walk.animation")" = $want ] || fail "$step: MODDIR's copy is not whole ($want)"

@@ -64,19 +64,19 @@ echo "ok: a save through the mount is read at once"
 # the binary replaced behind the mount's back (in place: cp onto it)
 warm "$v2"
 same_size_edit "$v2" "$T/edit2.yaml"
-"$ANIMFS" encode "$T/edit2.yaml" -o "$T/new.animation" 2> "$T/enc.log" || fail "encode: $(cat "$T/enc.log")"
+"$EXPECT_ANIMFS" encode "$T/edit2.yaml" -o "$T/new.animation" 2> "$T/enc.log" || fail "encode: $(cat "$T/enc.log")"
 cp "$T/new.animation" "$bin2" || fail "cp into GAME"
 cmp -s "$v2" "$T/edit2.yaml" || fail "after a cp into GAME, the next open reads $(diff "$T/edit2.yaml" "$v2" | head -4)"
 check_view "$v2" "$bin2" "after a cp into GAME"
 # and replaced by a rename in GAME (another inode)
 warm "$v2"
 same_size_edit "$v2" "$T/edit3.yaml"
-"$ANIMFS" encode "$T/edit3.yaml" -o "$T/new3.animation" 2> "$T/enc.log" && mv "$T/new3.animation" "$bin2" || fail "mv into GAME"
+"$EXPECT_ANIMFS" encode "$T/edit3.yaml" -o "$T/new3.animation" 2> "$T/enc.log" && mv "$T/new3.animation" "$bin2" || fail "mv into GAME"
 check_view "$v2" "$bin2" "after a mv in GAME"
 # and by another size (with attributes cached, the open drops the kernel's size)
 warm "$v2"
 keys_doc "$T/long.yaml" 3000
-"$ANIMFS" encode "$T/long.yaml" -o "$T/long.animation" 2> "$T/enc.log" && cp "$T/long.animation" "$bin2" ||
+"$EXPECT_ANIMFS" encode "$T/long.yaml" -o "$T/long.animation" 2> "$T/enc.log" && cp "$T/long.animation" "$bin2" ||
   fail "encode: $(cat "$T/enc.log")"
 check_view "$v2" "$bin2" "after a longer cp into GAME"
 [ "$(stat -c %s "$v2")" = "$(view_decode "$bin2" | wc -c)" ] || fail "after the open, stat shows $(stat -c %s "$v2") bytes"

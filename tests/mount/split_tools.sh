@@ -10,7 +10,7 @@
 # the part and line:col, the editor told (emacs: buffer still modified).
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
 chmod 644 "$GAME/walk.animation"
 mount_view_fg --split
 errors() { cat "$VIEW/.animfs/errors"; }
@@ -27,7 +27,7 @@ key() { grep -n '^        - \[' "$1" | sed -n 2p | cut -d: -f1; } # a position k
 fresh() {
   cp "$bin" "$T/before"
   rm -rf "$T/ed"
-  "$ANIMFS" decode --schema-ref ../.animfs/schema "$bin" --split "$T/ed" || fail "decode --split"
+  "$EXPECT_ANIMFS" decode --schema-ref ../.animfs/schema "$bin" --split "$T/ed" || fail "decode --split"
   # times unlike the view's (rsync skips a file of the same size and mtime)
   touch -d 2001-02-03 "$T/ed"/*
 }
@@ -37,7 +37,7 @@ setx() { # setx PART X: the key's x in ed's PART
   touch -d 2001-02-04 "$T/ed/$1"
 }
 lands() { # lands TOOL: the binary is encode's of the edited folder, and new
-  "$ANIMFS" encode "$T/ed" -o "$T/ed.animation" || fail "$1: encode of the edited folder"
+  "$EXPECT_ANIMFS" encode "$T/ed" -o "$T/ed.animation" || fail "$1: encode of the edited folder"
   cmp -s "$T/ed.animation" "$bin" || fail "$1: the binary is not encode DIR's"
   cmp -s "$T/before" "$bin" && fail "$1: the edit did not land"
   clean "$1"

@@ -13,7 +13,7 @@
 . "$(dirname "$0")/multiuser.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 for y in "$src"/examples/*.yaml; do
-  "$ANIMFS" encode "$y" -o "$GAME/$(basename "$y" .yaml)" 2>/dev/null || fail "encode $(basename "$y")"
+  "$EXPECT_ANIMFS" encode "$y" -o "$GAME/$(basename "$y" .yaml)" 2>/dev/null || fail "encode $(basename "$y")"
 done
 chmod 644 "$GAME"/*
 for bad in --split-over=abc --split-over=-1 --split-over=1T; do
@@ -28,7 +28,7 @@ errors() { cat "$VIEW/.animfs/errors"; }
 split=0; mkdir -p "$T/ref"
 for b in "$GAME"/*; do
   n=$(basename "$b")
-  if "$ANIMFS" decode --schema-ref ../.animfs/schema "$b" --split "$T/ref/$n.yaml" 2>/dev/null; then
+  if "$EXPECT_ANIMFS" decode --schema-ref ../.animfs/schema "$b" --split "$T/ref/$n.yaml" 2>/dev/null; then
     [ -d "$VIEW/$n.yaml" ] || fail "$n.yaml is not a folder"
     diff -r "$T/ref/$n.yaml" "$VIEW/$n.yaml" || fail "$n.yaml differs from decode --split"
     split=$((split + 1))
@@ -56,7 +56,7 @@ same_as_encode() { # same_as_encode WHAT SED-SCRIPT FILE: the binary is encode's
   rm -rf "$T/ed.yaml"
   cp -r "$T/before.yaml" "$T/ed.yaml"
   sed -i "$2" "$T/ed.yaml/$3"
-  "$ANIMFS" encode "$T/ed.yaml" -o "$T/ed.animation" || fail "$1: encode of the edited folder"
+  "$EXPECT_ANIMFS" encode "$T/ed.yaml" -o "$T/ed.animation" || fail "$1: encode of the edited folder"
   cmp -s "$T/ed.animation" "$bin" || fail "$1: the binary is not encode DIR's"
   cmp -s "$T/ed.animation" "$T/before.animation" && fail "$1: the edit did not land"
   echo "$1: lands; the binary is encode DIR's"
@@ -64,7 +64,7 @@ same_as_encode() { # same_as_encode WHAT SED-SCRIPT FILE: the binary is encode's
 snapshot() {
   cp "$bin" "$T/before.animation"
   rm -rf "$T/before.yaml"
-  "$ANIMFS" decode --schema-ref ../.animfs/schema "$bin" --split "$T/before.yaml" || fail "decode --split"
+  "$EXPECT_ANIMFS" decode --schema-ref ../.animfs/schema "$bin" --split "$T/before.yaml" || fail "decode --split"
 }
 snapshot
 vim -N -u NONE -i NONE -n -es -c "${line}s/\[\([-0-9.e]*\), [-0-9.e]*,/[\1, 0.25,/" -c 'wq' "$d/$part" ||
@@ -142,7 +142,7 @@ renamed=$(ls "$d" | grep -- '-Hips2.yaml$')
 [ "$out" = "fsync EIO, close EINVAL" ] && [ -n "$renamed" ] && [ ! -e "$d/$part" ] ||
   fail "a save under a part's old name: '$out', $(ls "$d")"
 errors | grep -q "$part: not saved: $part is not in the folder any more" || fail "no line: $(errors)"
-"$ANIMFS" decode "$bin" | grep -q 'name: Hips3' && fail "the save under the old name landed"
+"$EXPECT_ANIMFS" decode "$bin" | grep -q 'name: Hips3' && fail "the save under the old name landed"
 sed -i 's/name: Hips2/name: Hips/' "$d/$renamed" && [ -f "$d/$part" ] || fail "renaming back"
 echo "a part renamed by its save: the old name refused"
 
