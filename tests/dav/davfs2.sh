@@ -120,6 +120,11 @@ same "$GAME/$small" "$T/kept.animation" || fail "a refused save changed the bina
 # a binary copied in, moved, removed
 cp "$T/spare.animation" "$V/new.animation" || fail "cp of a binary in"
 wait_until "the binary copied in is not in GAME" same "$GAME/new.animation" "$T/spare.animation"
+# davfs2 uploads after the close; a relisting of its folder (dir_refresh 1 s) that lands
+# while the PUT is still on its way does not show the file, and davfs2 then shows it
+# again only at its next listing: what a user of davfs2 sees too, so wait for it
+shows_new() { ls "$V" > /dev/null && test -e "$V/new.animation"; }
+wait_until "davfs2 does not show the binary copied in again" shows_new
 mv "$V/new.animation" "$V/moved.animation" || fail "mv"
 wait_until "mv did not move in GAME" test -f "$GAME/moved.animation" -a ! -e "$GAME/new.animation"
 same "$GAME/moved.animation" "$T/spare.animation" || fail "the moved binary changed"
