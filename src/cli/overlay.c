@@ -437,13 +437,21 @@ static int open_arc(const struct af_container *c, const char *path, struct af_bu
 	return rc;
 }
 
+/* in->folder/DIR/NAME.TAG.EXT: rel's folders become one folder (their '/' a '-'), since the
+ * config lines read in->folder and one folder below it (Sims 3's PackedFile lines), so
+ * GameData/Shared/Packages/x.package goes to Overrides/GameData-Shared-Packages/
+ * x.override.package. */
 void af_cli_ov_install_name(const struct af_overlay_install *in, const char *rel, char *out,
 			    size_t size)
 {
 	const char *base = af_base(rel), *dot = strrchr(base, '.');
 	int nb = dot && dot != base ? (int)(dot - base) : (int)strlen(base);
-	snprintf(out, size, "%s/%.*s%.*s.%s%s", in->folder, (int)(base - rel), rel, nb, base, in->tag,
-		 dot && dot != base ? dot : "");
+	char dir[4096];
+	int nd = snprintf(dir, sizeof(dir), "%.*s", (int)(base - rel), rel);
+	for (int i = 0; i + 1 < nd && i + 1 < (int)sizeof(dir); i++)
+		if (dir[i] == '/')
+			dir[i] = '-'; /* the last '/' (before the name) stays */
+	snprintf(out, size, "%s/%s%.*s.%s%s", in->folder, dir, nb, base, in->tag, dot && dot != base ? dot : "");
 }
 
 /* The line that says where MODDIR's container file rel goes among the game's mods

@@ -68,4 +68,19 @@ echo "ok: nothing replaced without --force"
 mkdir "$M/out" && "$A" overlay ship "$M" "$M/out" > /dev/null 2>&1 && fail "ship into MODDIR"
 rmdir "$M/out"
 "$A" overlay ship "$M" > /dev/null 2>&1; [ $? = 2 ] || fail "ship without DEST is not a usage error"
+# a package deep in GAME (the game's own GameData/Shared/Packages): its override still lands
+# where Resource.cfg's lines read (Overrides/ and one folder below), its folders one name
+G2=$tmp/game2 M2=$tmp/mod2 D2=$tmp/Mods2
+mkdir -p "$G2/GameData/Shared/Packages" "$M2" "$D2/Packages"
+cp "$G/Packages/p.package" "$G2/GameData/Shared/Packages/q.package"
+"$A" encode "$tmp/j.yaml" -o "$G2/GameData/Shared/Packages/q.package/$m" --overlay "$M2" --game "$G2" ||
+	fail "making the deep MODDIR"
+cp "$D/Resource.cfg" "$D2/Resource.cfg" && sed -i '/Priority 501/,$d' "$D2/Resource.cfg" &&
+	cp "$G/Packages/p.package" "$D2/Packages/p.package"
+"$A" overlay ship "$M2" "$D2" > "$tmp/out2" 2> "$tmp/err" || fail "ship deep: $(cat "$tmp/err")"
+deep=Overrides/GameData-Shared-Packages/q.override.package
+cmp -s "$D2/$deep" "$M2/GameData/Shared/Packages/q.package" || fail "the deep override is not at $deep: $(cat "$tmp/out2")"
+python3 "$src/tests/tools/resource_cfg.py" "$D2" Packages/p.package "$deep" > /dev/null ||
+	fail "the deep override is not loaded above Packages/: $(cat "$D2/Resource.cfg")"
+echo "ok: a deep package's override is loaded"
 echo "overlay_ship: ok"
