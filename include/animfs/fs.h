@@ -45,11 +45,13 @@ struct af_fs_opts {
  * rootfd is GAME opened by the caller. Returns a process exit code. */
 int af_fs_run(int rootfd, const struct af_fs_opts *opts);
 /* One save through the mount's save pipeline (src/view/commit.c af_commit_to: target,
- * proof, encode under the budget, --overlay's reduce, read-back, unchanged skip,
- * replace) with no mount: a state of the core opened over the folder dir for it alone,
- * with nothing kept on disk (no scratch folder, no size cache, no spill file, no
- * pristine copies, no log lines: what the save did and said comes back in *said). The
- * command line's `encode X/<member>` saves through it. */
+ * proof, encode under the budget, --overlay's copy-up, layout and reduce, read-back,
+ * unchanged skip, replace) with no mount: a state of the core opened over the folder dir
+ * for it alone, with nothing kept on disk (no scratch folder, no size cache, no spill
+ * file, no pristine copies, no log lines: what the save did and said comes back in
+ * *said). The command line's `encode X/<member>` and `encode X.yaml -o FILE` save
+ * through it. */
+struct af_codec;
 struct af_save_said {
 	struct af_diag d; /* the save's refusal (d.code) and its warnings; the caller inits
 			     and frees it */
@@ -57,13 +59,17 @@ struct af_save_said {
 	int gone;         /* --overlay: MODDIR's copy went, the file is GAME's again */
 	int late;         /* the refusal is the file's (its open, proof, rewrite, read-back),
 			     not the document's */
+	const struct af_codec *codec; /* the codec it was encoded with (NULL: none chosen) */
 };
 struct af_save_once {
 	const char *dir;    /* the folder the binary (a member: its container) is in */
 	const char *moddir; /* --overlay: the folder of MODDIR changes land in, at dir's
 			       place (NULL: none) */
-	const char *rel;    /* the binary in dir: FILE/MEMBER (A/B: nested) */
+	const char *rel;    /* the binary in dir: FILE, or FILE/MEMBER (A/B: nested) */
 	size_t cache_bytes; /* --cache-mb: the memory bound is it + the renders' pool */
+	const char *layout; /* --overlay --to LAYOUT: the layout a copy-up is written in */
+	int overwrite;      /* FILE exists and no codec reads it: it is overwritten all the
+			       same (the command line's -o names it; a view never does) */
 };
 /* 0, or an AF_E* or -errno code with said->d saying why. */
 int af_save_file(const struct af_save_once *o, const unsigned char *yaml, size_t n,

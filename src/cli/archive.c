@@ -392,17 +392,6 @@ static void drop_old_warnings(const struct af_archive *h, size_t k, struct af_di
 	af_diag_free(&od);
 }
 
-/* The folder of path (dir) and path's name in it. */
-static const char *dir_of(const char *path, char *dir, size_t size)
-{
-	const char *base = af_base(path);
-	size_t n = (size_t)(base - path);
-	while (n > 1 && path[n - 1] == '/')
-		n--;
-	snprintf(dir, size, "%.*s", n ? (int)n : 1, n ? path : ".");
-	return base;
-}
-
 /* af_cli_arc_encode with the YAML read from yamlpath, or given (text: its bytes): the
  * member checked here (a member's view, or a new one its container gains), then saved
  * through the mount's save pipeline (af_save_file: the container proven, the member
@@ -438,10 +427,10 @@ static int encode(const char *yamlpath, const struct af_buf *text, const char *p
 		goto out;
 	/* the mount's save, on a state over the container's folder (--overlay: and its
 	 * place in MODDIR); a new member (k == -2): the container adds it */
-	snprintf(rel, sizeof(rel), "%s/%s", dir_of(arc, dir, sizeof(dir)), member);
+	snprintf(rel, sizeof(rel), "%s/%s", af_cli_dir_of(arc, dir, sizeof(dir)), member);
 	if (ov)
-		dir_of(ov->mod, moddir, sizeof(moddir));
-	struct af_save_once once = {dir, ov ? moddir : NULL, rel, cache_bytes};
+		af_cli_dir_of(ov->mod, moddir, sizeof(moddir));
+	struct af_save_once once = {dir, ov ? moddir : NULL, rel, cache_bytes, NULL, 0};
 	if (af_save_file(&once, yaml.data, yaml.len, &said)) {
 		if (said.late)
 			where = ov ? ov->mod : arc;

@@ -119,6 +119,31 @@ struct af_cli_ov {
 };
 int af_cli_ov_target(const char *game, const char *moddir, const char *path, struct af_cli_ov *ov);
 
+/* A loose game file saved through the mount's save pipeline (filesave.c, af_save_file):
+ * proven, encoded under the bound, read back, unchanged skipped, replaced. */
+struct af_cli_file_save {
+	const struct af_buf *yaml;  /* the document */
+	const char *where;          /* the name its mistakes are reported at (its file) */
+	const char *out;            /* the file (with ov: GAME's, ov->mod is written) */
+	const struct af_cli_ov *ov; /* --overlay (NULL: none) */
+	const char *layout;         /* --to LAYOUT: a copy-up's layout (NULL: its own) */
+	const char *how;            /* why layout, when no --to chose it ("" or NULL: --to did) */
+	size_t cache_bytes;         /* --cache-mb */
+};
+/* Said on stderr as encode says it (the mistakes at where, a refusal of the file at the
+ * file, warnings less those the old file gave, "unchanged"). An exit code. */
+int af_cli_file_save(const struct af_cli_file_save *s);
+/* Whether the output path is saved through it: a regular file, or none yet (not "-", a
+ * device, FIFO, socket, symlink or folder: those af_cli_write writes). */
+int af_cli_saves_through(const char *path);
+/* The folder of path into dir ("." when none) and path's name in it. */
+const char *af_cli_dir_of(const char *path, char *dir, size_t size);
+/* d less the warnings that re-encoding old (the file being replaced, c's) already gives:
+ * only what the edit introduced is said. */
+struct af_io;
+void af_cli_drop_old_warnings(const struct af_codec *c, const struct af_buf *old,
+			      const struct af_io *io, struct af_diag *d);
+
 /* An af_io for a file given by path: its siblings, as the mount gives them (dirio). */
 struct af_cli_io {
 	struct af_dirio d; /* the io is d.io */

@@ -181,48 +181,17 @@ static const struct af_codec *encoder(const struct args *a, const struct af_buf 
 }
 
 /* Warnings about what the file being replaced already held are noise: only what the
- * edit introduced is said. The old file's own warnings are those of encoding its
- * decode. */
+ * edit introduced is said (a symlink's file: the others are saved through the pipeline). */
 static void drop_old_warnings(const struct af_codec *c, const char *path, const struct af_io *io,
 			      struct af_diag *d)
 {
-	struct af_buf old = AF_BUF_INIT, yaml = AF_BUF_INIT, bin = AF_BUF_INIT;
-	struct af_diag od, quiet;
-	struct af_io sil = *io;
-	af_diag_init(&od);
+	struct af_buf old = AF_BUF_INIT;
+	struct af_diag quiet;
 	af_diag_init(&quiet);
-	sil.learn_names = NULL;
-	if (path && strcmp(path, "-") && !af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &old, &quiet) &&
-	    !c->to_yaml(old.data, old.len, &sil, &yaml, &quiet) &&
-	    !c->from_yaml(yaml.data, yaml.len, &sil, &bin, &od))
-		af_diag_drop_known(d, &od);
+	if (path && strcmp(path, "-") && !af_read_file_at(AT_FDCWD, path, AF_MAX_FILE, &old, &quiet))
+		af_cli_drop_old_warnings(c, &old, io, d);
 	af_buf_free(&old);
-	af_buf_free(&yaml);
-	af_buf_free(&bin);
-	af_diag_free(&od);
 	af_diag_free(&quiet);
-}
-
-/* encode --overlay: the encoded binary out in the layout copy-ups are written in
- * (a->to), as the mount's saves; one the format cannot convert is kept as encoded, with a
- * warning. 0, or -1 with d set (out of memory). */
-static int relayout(const struct args *a, const struct af_codec *c, struct af_buf *out,
-		    struct af_diag *d)
-{
-	struct af_diag cd;
-	const char *why;
-	af_diag_init(&cd);
-	int rc = af_codec_relayout(c, a->to, out, &why, &cd);
-	if (rc == AF_ENOMEM)
-		af_diag_error(d, AF_ENOMEM, "out of memory");
-	else if (rc)
-		fprintf(stderr, "animfs encode: warning: %s: written in its own layout, not %s: %s\n",
-			a->out, a->to, why ? why : cd.msg);
-	else if (a->how[0] && af_codec_layout(c, a->to))
-		fprintf(stderr, "animfs encode: %s: written in the %s layout, %s (--to LAYOUT chooses "
-			"another)\n", a->out, a->to, a->how);
-	af_diag_free(&cd);
-	return rc == AF_ENOMEM ? -1 : 0;
 }
 
 /* What decode and encode share: read a->in, run it through the codec one way, write a->out.
@@ -280,8 +249,6 @@ static int convert(const struct args *a, int decode)
 	}
 	if (!decode && d.nwarnings)
 		drop_old_warnings(c, a->out, &io.d.io, &d);
-	if (!decode && a->to && relayout(a, c, &out, &d))
-		goto out;
 	if (decode && a->split) {
 		if (af_cli_split_write(c, a->split, out.data, out.len, a->schema_ref, &d))
 			goto out;
@@ -294,6 +261,25 @@ out:
 		af_cli_report(a->in, &d);
 	af_buf_free(&in);
 	af_buf_free(&out);
+	af_diag_free(&d);
+	return rc;
+}
+
+/* encode -o FILE of a regular file or a new one (ov: --overlay's place of it): through
+ * the mount's save pipeline (filesave.c). */
+static int save_file(const struct args *a, const struct af_cli_ov *ov)
+{
+	struct af_buf yaml = AF_BUF_INIT;
+	struct af_diag d;
+	int rc = AF_EXIT_FAIL;
+	af_diag_init(&d);
+	if (read_input(a->in, AF_MAX_YAML, &yaml, &d)) {
+		af_cli_report(a->in, &d);
+	} else {
+		struct af_cli_file_save s = {&yaml, a->in, a->out, ov, a->to, a->how, a->cache_bytes};
+		rc = af_cli_file_save(&s);
+	}
+	af_buf_free(&yaml);
 	af_diag_free(&d);
 	return rc;
 }
@@ -413,7 +399,9 @@ int af_cli_encode(int argc, char **argv)
 	if (a.overlay) { /* the binary lands in MODDIR at its GAME path, in its layout */
 		if (af_cli_ov_target(a.game, a.overlay, a.out, &ov))
 			return AF_EXIT_FAIL;
-		a.out = ov.mod;
+		return save_file(&a, &ov);
 	}
-	return convert(&a, 0);
+	if (af_cli_saves_through(a.out)) /* a game file: the mount's save */
+		return save_file(&a, NULL);
+	return convert(&a, 0); /* standard output, a device, a symlink: written here */
 }

@@ -2,7 +2,8 @@
  * glTF (a preview of GAMEFILE, edited, e.g. in Blender) brought back into the game file as
  * a merge into it (gltf.h: af_gltf_import): the channels that differ from the file's are
  * re-keyed in its format, everything else stays as the file has it. The result replaces
- * GAMEFILE atomically, or goes to OUT; a container's member (`X.package/NAME.clip`) goes
+ * GAMEFILE as a save of its view would (the mount's save pipeline: proven, read back,
+ * unchanged skipped), or goes to OUT; a container's member (`X.package/NAME.clip`) goes
  * back into the container as `animfs encode` puts a member's view there (unchanged: the
  * container is not written), or, with -o, its binary to OUT. A line per changed channel
  * on standard output; nothing is written when anything cannot map. */
@@ -27,8 +28,10 @@ struct job {
 	struct af_gltf_import_opts o;
 	struct af_buf *out, *report;
 	int merged;           /* the merge ran: its errors are the glTF's */
-	struct af_buf *view;  /* a member: its new view, for the container (NULL: a file) */
-	int same;             /* a member: the merge changed nothing */
+	int member;           /* into a container's member (its view is encoded for bin) */
+	struct af_buf *view;  /* the new view, for the save (NULL: the bytes are written out) */
+	int same;             /* the merge changed nothing */
+	int readonly;         /* the new view is read-only: its bytes are written as they are */
 };
 
 /* A member's binary: its view encoded (every codec gives back the bytes it decoded). */
@@ -45,7 +48,7 @@ static int merge(void *ctx, const struct af_buf *yaml, const struct af_io *io, s
 	struct job *j = ctx;
 	int rc;
 	j->o.io = io;
-	if (j->view && (rc = member_bin(yaml, io, j->bin, d)))
+	if (j->member && (rc = member_bin(yaml, io, j->bin, d)))
 		return rc;
 	j->merged = 1;
 	if ((rc = af_gltf_import(j->gl->data, j->gl->len, yaml->data, yaml->len, j->bin->data, j->bin->len, &j->o,
@@ -57,7 +60,8 @@ static int merge(void *ctx, const struct af_buf *yaml, const struct af_io *io, s
 	/* the container takes a member as its view: the new binary's, read as the member is */
 	const struct af_codec *c = af_codec_for_yaml(yaml->data, yaml->len, d);
 	rc = c->to_yaml(j->out->data, j->out->len, io, j->view, d);
-	return rc == AF_VIEW_READONLY ? 0 : rc;
+	j->readonly = rc == AF_VIEW_READONLY;
+	return j->readonly ? 0 : rc;
 }
 
 int af_cli_import(int argc, char **argv)
@@ -100,8 +104,11 @@ int af_cli_import(int argc, char **argv)
 		where = into;
 		goto out;
 	}
+	/* a file replaced in place: saved as its view would be, as the mount saves a
+	 * preview brought back (af_save_file) */
+	int in_place = !member && !outp && af_cli_saves_through(into);
 	struct job j = {&gl, &bin, {opts[1].n ? anims : NULL, opts[1].n, NULL, NULL, refit}, &out, &rep, 0,
-			member ? &view : NULL, 0};
+			member, member || in_place ? &view : NULL, 0, 0};
 	if (af_cli_view_yaml_with(into, &yaml, &where, &d, merge, &j)) {
 		if (j.merged)
 			where = in;
@@ -112,6 +119,13 @@ int af_cli_import(int argc, char **argv)
 		fflush(stdout);
 		rc = j.same ? AF_EXIT_OK
 			     : af_cli_arc_encode_text(&view, into, arc, mname, (size_t)AF_DEFAULT_CACHE_MB << 20);
+		goto out;
+	}
+	if (in_place && !j.readonly) { /* unchanged: nothing written */
+		fwrite(rep.data, 1, rep.len, stdout);
+		fflush(stdout);
+		struct af_cli_file_save s = {&view, into, into, NULL, NULL, NULL, (size_t)AF_DEFAULT_CACHE_MB << 20};
+		rc = j.same ? AF_EXIT_OK : af_cli_file_save(&s);
 		goto out;
 	}
 	if (af_cli_write(outp ? outp : into, out.data, out.len, 0644, &d)) {

@@ -155,15 +155,19 @@ static void seed_cache(struct af_fs *fs, struct af_save_verify *v, const char *b
 }
 
 /* The codec of a view is the one that claimed its binary (a binary that fails to
- * decode included), or for a new view one its extension names: af_codec_for_save. */
+ * decode included), or for a new view one its extension names: af_codec_for_save. A
+ * file no codec reads is overwritten only when the save says so (overwrite: the
+ * command line's -o), as a new file. */
 static const struct af_codec *save_codec(struct af_fs *fs, const struct af_target *t,
-					 const struct stat *st, const uint8_t *yaml, size_t n,
-					 struct af_diag *d)
+					 const struct stat *st, int overwrite, const uint8_t *yaml,
+					 size_t n, struct af_diag *d)
 {
 	const char *bin_rel = t->bin_rel;
 	struct af_rinfo info = {0};
 	if (st) {
 		af_view_classify_at(fs, t->dirfd, t->base, st, &info);
+		if (!info.codec && overwrite)
+			return af_codec_for_save(NULL, bin_rel, yaml, n, d);
 		if (!info.codec && af_codec_for_yaml(yaml, n, d)) { /* the document's own errors first */
 			af_diag_error(d, AF_EINVAL, "%s exists and is no file a codec reads; it is not "
 				      "overwritten from a view", bin_rel);
@@ -251,7 +255,7 @@ int af_file_save_open(struct af_save *s)
 		s->found = fstatat(s->curfd, t->base, &s->old, AT_SYMLINK_NOFOLLOW) == 0;
 	}
 	t->codec = save_codec(s->fs, s->curfd >= 0 ? &s->game : t, s->found ? &s->old : NULL,
-			      s->yaml, s->n, &s->d);
+			      s->to->overwrite, s->yaml, s->n, &s->d);
 	if (!t->codec) {
 		if (s->to->join && s->d.line) /* a split view's `format:` is its index's */
 			snprintf(s->where, sizeof(s->where), "%s", AF_SPLIT_INDEX);
@@ -381,9 +385,12 @@ int af_commit_said(struct af_fs *fs, const struct af_dest *to, const char *view_
 		goto fail;
 	}
 	ops = s->t.ops;
-	/* what is saved into (a member: its container, proven first), the codec's rule */
-	if ((rc = ops->open(s)))
+	/* what is saved into (a member: its container, proven first), the codec's rule (a
+	 * refusal of the document's format is the document's: at its line:col) */
+	if ((rc = ops->open(s))) {
+		late = !s->d.line;
 		goto fail;
+	}
 	/* the memory bound: again, alone, when refused short (af_budget_run) */
 	late = 0; /* what fails here is the document's */
 	rc = af_budget_run(save_attempt, s);
@@ -418,6 +425,7 @@ out:
 		said->wrote = wrote;
 		said->gone = s->gone;
 		said->late = late;
+		said->codec = s->t.ops == &af_bin_file_ops ? s->t.codec : NULL;
 		af_diag_free(&said->d);
 		said->d = s->d;
 		af_diag_init(&s->d);
@@ -448,7 +456,7 @@ int af_commit_to(struct af_fs *fs, const struct af_dest *to, const char *view_re
 int af_commit(struct af_fs *fs, const char *view_rel, const char *bin_rel, const uint8_t *yaml,
 	      size_t n)
 {
-	struct af_dest to = {-1, bin_rel, af_who_self(), 0666 & ~022, 0, NULL, NULL, NULL, 0};
+	struct af_dest to = {-1, bin_rel, af_who_self(), 0666 & ~022, 0, NULL, NULL, NULL, 0, 0};
 	return af_commit_to(fs, &to, view_rel, yaml, n);
 }
 
@@ -457,7 +465,7 @@ int af_commit_plain(struct af_fs *fs, const struct af_who *who, const char *rel,
 {
 	struct af_diag d;
 	char base[NAME_MAX + 1];
-	struct af_dest to = {-1, rel, *who, like->st_mode & 07777, 1, like, NULL, NULL, 0};
+	struct af_dest to = {-1, rel, *who, like->st_mode & 07777, 1, like, NULL, NULL, 0, 0};
 	int rc = 0, dirfd, was = af_act_pause();
 	if (fs->read_only) {
 		af_act_resume(was);

@@ -31,6 +31,8 @@ struct af_dest {
 	void *join_ctx;
 	int keep_said;       /* an editor putting its backup back after a refused save
 				(emacs, vim): what .animfs/errors says of the view stays */
+	int overwrite;       /* a binary no codec reads is overwritten (the command line's
+				-o; a view never stands for such a file) */
 };
 
 /* A save's target, resolved once (af_target_resolve, folder.c) and carried down through

@@ -328,7 +328,7 @@ int af_handle_commit(struct af_fs *fs, struct af_handle *h)
 		 * view shows the backing file again when this handle closes. */
 		tried = 1;
 		struct af_dest to = {h->dirfd, h->bin, h->who,
-				     h->mode ? h->mode : 0666 & ~h->who.umask, 0, NULL, NULL, NULL, 0};
+				     h->mode ? h->mode : 0666 & ~h->who.umask, 0, NULL, NULL, NULL, 0, 0};
 		rc = (h->save ? h->save : h->part ? af_split_commit : af_commit_to)(
 			fs, &to, h->rel, h->own.data ? h->own.data : (const uint8_t *)"", h->own.len);
 		h->dirty = 0;

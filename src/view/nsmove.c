@@ -246,7 +246,7 @@ static int move_file(struct af_fs *fs, struct af_res *s, struct af_res *t)
 	if ((rc = may_remove(fs, s)) || (rc = source_bytes(fs, s, &data)))
 		goto out;
 	const struct af_who *me = af_caller();
-	struct af_dest to = {-1, bin, *me, s->st.st_mode & 07777, tk != T_PART, &s->st, NULL, NULL, 0};
+	struct af_dest to = {-1, bin, *me, s->st.st_mode & 07777, tk != T_PART, &s->st, NULL, NULL, 0, 0};
 	/* a dropping renamed onto the name it was renamed away from: an editor's backup put
 	 * back (emacs and vim do so after a refused save; the buffer still holds the edit) */
 	to.keep_said = s->kind == AF_K_SCRATCH && t->ghost && t->ghost_of == AF_K_VIEW;

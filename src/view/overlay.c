@@ -427,9 +427,12 @@ int af_ov_layout(struct af_fs *fs, const struct af_codec *c, const char *rel, st
 	int rc = af_codec_relayout(c, fs->mod_layout, bin, &why, &cd);
 	if (rc == AF_ENOMEM)
 		af_diag_error(d, AF_ENOMEM, "out of memory");
-	else if (rc)
+	else if (rc) {
 		af_fs_log(LOG_WARNING, "%s: saved in its own layout, not %s: %s", rel, fs->mod_layout,
 			  why ? why : cd.msg);
+		af_diag_warn(d, 0, 0, "written in its own layout, not %s: %s", fs->mod_layout,
+			     why ? why : cd.msg);
+	}
 	af_diag_free(&cd);
 	return rc == AF_ENOMEM ? AF_ENOMEM : 0;
 }

@@ -34,6 +34,7 @@ int af_save_file(const struct af_save_once *o, const unsigned char *yaml, size_t
 	int rc, have = 0, quiet = af_fs_log_quiet(1);
 	int rootfd = open_dir(o->dir, &said->d), modfd = -1;
 	said->wrote = said->gone = said->late = 0;
+	said->codec = NULL;
 	if (rootfd < 0 || (o->moddir && (modfd = open_dir(o->moddir, &said->d)) < 0)) {
 		rc = AF_EIO;
 		goto out;
@@ -44,12 +45,14 @@ int af_save_file(const struct af_save_once *o, const unsigned char *yaml, size_t
 	}
 	have = 1;
 	fs.modfd = modfd;
+	fs.mod_layout = o->layout;
 	/* a member: its container must be one the mount shows as a folder */
 	if (strchr(o->rel, '/') && !af_folder_split(&fs, o->rel, pkg, sizeof(pkg), &inner, &st)) {
 		rc = af_diag_error(&said->d, AF_EUNSUP, "no container of this build reads %s", o->rel);
 		goto out;
 	}
-	struct af_dest to = {-1, o->rel, af_who_self(), 0666 & ~022, 0, NULL, NULL, NULL, 0};
+	struct af_dest to = {-1, o->rel, af_who_self(), 0666 & ~022, 0, NULL, NULL, NULL, 0,
+			     o->overwrite};
 	rc = af_commit_said(&fs, &to, o->rel, yaml, n, said);
 out:
 	if (have)

@@ -244,7 +244,7 @@ static void test_render(void **state)
 /* A save as the face makes it: the view's binary, the saver, its mode. */
 static int save(struct env *e, const char *view, const char *bin, const struct af_buf *yaml)
 {
-	struct af_dest to = {-1, bin, af_who_self(), 0644, 0, NULL, NULL, NULL, 0};
+	struct af_dest to = {-1, bin, af_who_self(), 0644, 0, NULL, NULL, NULL, 0, 0};
 	return af_commit_to(&e->fs, &to, view, yaml->data, yaml->len);
 }
 
@@ -406,7 +406,7 @@ static void test_one_pipeline(void **state)
 	assert_int_equal(again->len, mt->len);
 	af_text_unref(again);
 	/* one save pipeline: the target's kind gives its steps */
-	struct af_dest to = {-1, "walk.animation", af_who_self(), 0644, 0, NULL, NULL, NULL, 0};
+	struct af_dest to = {-1, "walk.animation", af_who_self(), 0644, 0, NULL, NULL, NULL, 0, 0};
 	assert_int_equal(af_target_resolve(&e->fs, &to, &t, &d), 0);
 	assert_ptr_equal(t.ops, &af_bin_file_ops);
 	assert_null(t.container);
