@@ -5,7 +5,9 @@
  * in one place). Each call runs as the thread's caller (who.c: the face made the thread
  * its request's caller). One file per concern: nsnode.c (attributes, listings, folders,
  * removals), nsfile.c (open files: open, create, read, write, truncate, save, close),
- * nsmove.c (renames and the editors' save paths through them). */
+ * nsmove.c (renames and the editors' save paths through them), nsattr.c (links and
+ * metadata: readlink, symlink, mode, owner, times, the filesystem's figures, the errors'
+ * log cleared). */
 #ifndef ANIMFS_VIEW_NS_H
 #define ANIMFS_VIEW_NS_H
 
@@ -68,5 +70,29 @@ int af_ns_rmdir(struct af_fs *fs, const char *path);
 int af_ns_unlink(struct af_fs *fs, const char *path);
 /* rename(2) (noreplace: RENAME_NOREPLACE's EEXIST); onto a view name, a save. */
 int af_ns_rename(struct af_fs *fs, const char *from, const char *to, int noreplace);
+
+/* The link path's target into buf (size bytes, NUL-terminated); -EINVAL when path is no
+ * link of GAME's or of the scratch area. */
+int af_ns_readlink(struct af_fs *fs, const char *path, char *buf, size_t size);
+/* A link path made to target (an editor's lock link: in the scratch area). */
+int af_ns_symlink(struct af_fs *fs, const char *target, const char *path);
+/* chmod(2), chown(2), utimensat(2) of path (or of the open file h: path may then be
+ * NULL): a view's are its binary's (a member's: its container's; a view's times only a
+ * save moves), never through a link; with --overlay never GAME's own file. */
+enum af_meta_op { AF_META_MODE, AF_META_OWNER, AF_META_TIMES };
+struct af_ns_meta {
+	enum af_meta_op op;
+	mode_t mode;                /* AF_META_MODE */
+	uid_t uid;                  /* AF_META_OWNER (-1: unchanged, as chown's) */
+	gid_t gid;
+	const struct timespec *tv;  /* AF_META_TIMES: utimensat's two */
+};
+int af_ns_meta(struct af_fs *fs, const char *path, struct af_handle *h, const struct af_ns_meta *m);
+/* statvfs(2) of the tree changes land in (GAME, or MODDIR with --overlay). */
+struct statvfs;
+int af_ns_statfs(struct af_fs *fs, struct statvfs *st);
+/* The caller's lines of the errors' log about path (a view: its binary's too) cleared;
+ * root and the daemon's owner clear everyone's. */
+int af_ns_errors_clear(struct af_fs *fs, const char *path);
 
 #endif
