@@ -58,7 +58,7 @@ void af_cli_drop_old_warnings(const struct af_codec *c, const struct af_buf *old
  * then holds. -1 when there is none. */
 static int hold_old(const struct af_cli_file_save *s)
 {
-	int fd = s->ov ? open(s->ov->mod, O_RDONLY | O_NOFOLLOW | O_CLOEXEC) : -1;
+	int fd = s->ov ? open(s->ov->mod, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC) : -1;
 	if (fd < 0)
 		fd = open(s->out, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
 	return fd;
