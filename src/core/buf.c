@@ -17,8 +17,15 @@
  * cache keeps, evicts in LRU order and replaces leave holes: with 256 KiB, scripts/bench
  * 3000 (--cache-mb=64, the samples beside) peaked at 133-147 MiB, over the bound of 128;
  * with 128 KiB at 98-101 (a text's buffer is reserved from its codec's upper-bound guess,
- * mostly past this), renders ~4% slower (docs/benchmark.md). */
-#define DAEMON_MMAP (128u << 10)
+ * mostly past this), renders ~4% slower (docs/benchmark.md). A page more than 128 KiB:
+ * a READ's buffer (128 KiB at most, the mount's max_read; libfuse mallocs it for each
+ * READ) is the heap's, not a fresh mapping faulted in page by page and unmapped with a
+ * TLB flush. */
+#define DAEMON_MMAP (132u << 10)
+/* The heap's free top the daemon keeps: with glibc's 128 KiB a READ's buffer freed at the
+ * top was given back to the system at once, and faulted in again by the next READ. The
+ * first read of the 1,015 Diesel views: the daemon's CPU -20% (docs/benchmark.md). */
+#define DAEMON_TRIM (1u << 20)
 
 /* A buffer's block from DAEMON_MMAP up is fresh pages in the daemon, which a writer
  * filling it would fault in one by one, each fault a trap; there they are made ready
@@ -84,6 +91,7 @@ void af_heap_policy(enum af_heap_kind kind)
 	 * peaked at 130-136 MiB, over the bound of 128, and no listing or read measured
 	 * slower with one (docs/benchmark.md). The threshold: DAEMON_MMAP above. */
 	mallopt(M_MMAP_THRESHOLD, DAEMON_MMAP);
+	mallopt(M_TRIM_THRESHOLD, DAEMON_TRIM);
 	mallopt(M_ARENA_MAX, 1);
 #ifdef MADV_POPULATE_WRITE
 	ready_ahead = 1;
