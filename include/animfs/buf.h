@@ -25,9 +25,10 @@ struct af_buf {
 	int failed; /* sticky: an allocation failed; later appends are no-ops */
 	struct af_buf_bound *bound; /* NULL: grows as memory allows */
 	int over; /* failed because the bound refused the growth, not the allocator */
+	size_t ready; /* bytes from data on whose pages a write faults no more (af_buf_ready) */
 };
 
-#define AF_BUF_INIT { NULL, 0, 0, 0, NULL, 0 }
+#define AF_BUF_INIT { NULL, 0, 0, 0, NULL, 0, 0 }
 
 void af_buf_init(struct af_buf *b);
 void af_buf_free(struct af_buf *b);
@@ -35,6 +36,13 @@ void af_buf_reset(struct af_buf *b);
 /* Make room for n more bytes; 0 or AF_ENOMEM (and b->failed set; b->over too when
  * the bound refused it). */
 int af_buf_reserve(struct af_buf *b, size_t n);
+/* The bytes past len a writer may write in place without a page fault each page: one
+ * that writes at data + len itself asks af_buf_reserve when fewer are left than it
+ * needs (which makes them room, and ready). Only a speed: cap - len is the room. */
+static inline size_t af_buf_ready(const struct af_buf *b)
+{
+	return b->ready > b->len && b->ready <= b->cap ? b->ready - b->len : 0;
+}
 /* Room for about n more bytes when that is cheap to have (a codec's guess of its whole
  * text, made once): within the bound and what memory gives, else nothing; never fails
  * the buffer (the appends then grow it). */

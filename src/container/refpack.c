@@ -130,7 +130,7 @@ int af_refpack_decompress(const uint8_t *in, size_t n, uint64_t expect, struct a
 		return af_diag_error(d, AF_ENOMEM, "out of memory for %llu decompressed bytes",
 				     (unsigned long long)size);
 	/* Work relative to out->len == 0 so limits and distances ignore earlier content. */
-	struct af_buf view = { out->data + start, 0, out->cap - start, 0, NULL, 0 };
+	struct af_buf view = { out->data + start, 0, out->cap - start, 0, NULL, 0, out->cap - start };
 	while (!stop) {
 		if (pos >= n) {
 			rc = af_diag_at_offset(d, AF_EINVAL, pos, "RefPack stream ends without a stop opcode");
@@ -166,7 +166,7 @@ int af_refpack_head(const uint8_t *in, size_t n, uint64_t expect, size_t want, s
 	room = size < want + 1200 ? (size_t)size : want + 1200;
 	if (af_buf_reserve(out, room ? room : 1))
 		return af_diag_error(d, AF_ENOMEM, "out of memory");
-	struct af_buf view = { out->data + start, 0, out->cap - start, 0, NULL, 0 };
+	struct af_buf view = { out->data + start, 0, out->cap - start, 0, NULL, 0, out->cap - start };
 	while (!stop && view.len < want) {
 		if (pos >= n) {
 			rc = af_diag_at_offset(d, AF_EINVAL, pos, "RefPack stream ends without a stop opcode");

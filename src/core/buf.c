@@ -7,6 +7,7 @@
 #endif
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 
 #include "animfs/buf.h"
 #include "animfs/diag.h"
@@ -16,8 +17,23 @@
  * cache keeps, evicts in LRU order and replaces leave holes: with 256 KiB, scripts/bench
  * 3000 (--cache-mb=64, the samples beside) peaked at 133-147 MiB, over the bound of 128;
  * with 128 KiB at 98-101 (a text's buffer is reserved from its codec's upper-bound guess,
- * mostly past this), renders ~4% slower (docs/benchmark.md). */
-#define DAEMON_MMAP (128u << 10)
+ * mostly past this), renders ~4% slower (docs/benchmark.md). A page more than 128 KiB:
+ * a READ's buffer (128 KiB at most, the mount's max_read; libfuse mallocs it for each
+ * READ) is the heap's, not a fresh mapping faulted in page by page and unmapped with a
+ * TLB flush. */
+#define DAEMON_MMAP (132u << 10)
+/* The heap's free top the daemon keeps: with glibc's 128 KiB a READ's buffer freed at the
+ * top was given back to the system at once, and faulted in again by the next READ. The
+ * first read of the 1,015 Diesel views: the daemon's CPU -20% (docs/benchmark.md). */
+#define DAEMON_TRIM (1u << 20)
+
+/* A buffer's block from DAEMON_MMAP up is fresh pages in the daemon, which a writer
+ * filling it would fault in one by one, each fault a trap; there they are made ready
+ * ahead of the writer, READY_STEP at a time, by one madvise each (af_buf_ready). The
+ * step bounds the pages made ready past a text's end. The first read of the 1,015
+ * Diesel views: the daemon's CPU -10-15% (docs/benchmark.md). */
+#define READY_STEP (32u << 10)
+static int ready_ahead; /* the daemon's policy */
 
 /* Warm blocks (af_alloc_warm): a few freed blocks kept for the next render, whose
  * pages are then already mapped. Off (0) but in the daemon, where the mmap threshold
@@ -75,7 +91,11 @@ void af_heap_policy(enum af_heap_kind kind)
 	 * peaked at 130-136 MiB, over the bound of 128, and no listing or read measured
 	 * slower with one (docs/benchmark.md). The threshold: DAEMON_MMAP above. */
 	mallopt(M_MMAP_THRESHOLD, DAEMON_MMAP);
+	mallopt(M_TRIM_THRESHOLD, DAEMON_TRIM);
 	mallopt(M_ARENA_MAX, 1);
+#ifdef MADV_POPULATE_WRITE
+	ready_ahead = 1;
+#endif
 	warm_set_max(WARM_DAEMON);
 #else
 	(void)kind;
@@ -218,12 +238,35 @@ static size_t bound_room(struct af_buf_bound *bd, size_t want)
 	return bd->max + bd->granted;
 }
 
+/* The room up to want (<= cap) ready to be written: READY_STEP past it made so at
+ * once when the block is one of fresh pages (a failed madvise leaves them to fault). */
+static void make_ready(struct af_buf *b, size_t want)
+{
+	size_t from = b->ready > b->len && b->ready <= b->cap ? b->ready : b->len;
+	if (!ready_ahead || b->cap < DAEMON_MMAP) {
+		b->ready = b->cap;
+		return;
+	}
+	size_t to = b->cap - want > READY_STEP ? want + READY_STEP : b->cap;
+#ifdef MADV_POPULATE_WRITE
+	uintptr_t a = ((uintptr_t)b->data + from) & ~(uintptr_t)4095; /* a page's start */
+	if (to > from)
+		(void)madvise((void *)a, (uintptr_t)b->data + to - a, MADV_POPULATE_WRITE);
+#else
+	(void)from;
+#endif
+	b->ready = to;
+}
+
 int af_buf_reserve(struct af_buf *b, size_t n)
 {
 	if (b->failed)
 		return AF_ENOMEM;
-	if (n <= b->cap - b->len)
+	if (n <= b->cap - b->len) {
+		if (b->len + n > b->ready || b->ready > b->cap)
+			make_ready(b, b->len + n);
 		return 0;
+	}
 	if (n > SIZE_MAX / 2 - b->len) {
 		b->failed = 1;
 		return AF_ENOMEM;
@@ -248,6 +291,7 @@ int af_buf_reserve(struct af_buf *b, size_t n)
 	}
 	b->data = p;
 	b->cap = cap;
+	make_ready(b, want);
 	return 0;
 }
 

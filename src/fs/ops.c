@@ -32,6 +32,7 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	conn->want &= ~(unsigned)FUSE_CAP_AUTO_INVAL_DATA;
 	if (conn->capable & FUSE_CAP_PARALLEL_DIROPS)
 		conn->want |= FUSE_CAP_PARALLEL_DIROPS;
+	conn->max_read = AF_FUSE_MAX_READ; /* the mount's option (session.c) */
 	cfg->use_ino = 0;
 	cfg->nullpath_ok = 0; /* paths when known; NULL only for unlinked open files */
 	/* An open file that is removed or replaced stays reachable under a .fuse_hidden

@@ -46,6 +46,11 @@ int af_op_statfs(const char *path, struct statvfs *st);
 /* removexattr(PATH, "user.animfs.errors"): the caller's lines of .animfs/errors about
  * PATH (a folder: beneath it; the mount's root: all) go (`animfs errors --clear`). */
 #define AF_XATTR_ERRORS "user.animfs.errors"
+
+/* The largest READ the kernel asks (the max_read mount option, session.c; the INIT
+ * reply says it again, ops.c). */
+#define AF_FUSE_MAX_READ 131072
+#define AF_FUSE_MAX_READ_OPT "max_read=131072"
 int af_op_removexattr(const char *path, const char *name);
 
 int af_op_open(const char *path, struct fuse_file_info *fi);

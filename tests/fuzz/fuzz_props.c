@@ -59,7 +59,7 @@ int af_fuzz_binary_refusal(const struct af_codec *c, const uint8_t *data, size_t
 		goto out;
 	}
 	if (back.len != n || memcmp(back.data, data, n)) {
-		struct af_buf orig = { (uint8_t *)data, n, n, 0, NULL, 0 };
+		struct af_buf orig = { (uint8_t *)data, n, n, 0, NULL, 0, n };
 		rc = differ("decode -> encode", c, &orig, &back);
 	}
 out:

@@ -111,7 +111,8 @@ static void test_buf_bound(void **state)
 /* Warm blocks: off until the daemon's heap policy; then a freed block of 256 KiB-2 MiB
  * is kept (4 MiB in all) and handed to the next ask it fits (at most twice the ask),
  * an af_buf's first unbounded block among them; larger, smaller and bounded ones are
- * not kept. (Last of the tests: the policy stays for the process.) */
+ * not kept; and an af_buf's block of fresh pages is made ready ahead of its writer a
+ * step at a time (af_buf_ready). (Last of the tests: the policy stays for the process.) */
 static void test_warm_blocks(void **state)
 {
 	(void)state;
@@ -120,6 +121,13 @@ static void test_warm_blocks(void **state)
 	assert_non_null(a);
 	assert_int_equal(got, 300 << 10);
 	af_free_warm(a, got); /* off: freed */
+	/* before the daemon's policy the whole room is ready to be written */
+	struct af_buf r = AF_BUF_INIT;
+	af_buf_hint(&r, (size_t)1 << 20);
+	assert_int_equal(af_buf_ready(&r), 0); /* a writer asks reserve first */
+	assert_int_equal(af_buf_reserve(&r, 100), 0);
+	assert_int_equal(af_buf_ready(&r), r.cap);
+	af_buf_free(&r);
 	af_heap_policy(AF_HEAP_DAEMON);
 	a = af_alloc_warm(300 << 10, &got);
 	assert_non_null(a);
@@ -155,6 +163,33 @@ static void test_warm_blocks(void **state)
 	assert_int_equal(kept, 1);
 	for (int i = 0; i < 3; i++)
 		af_free_warm(c[i], cg[i]);
+	/* then a block of fresh pages is made ready 32 KiB past what is asked at a time, and
+	 * a writer writing in place within it and asking again gets the rest, to the end */
+	af_buf_hint(&r, (size_t)1 << 20);
+	assert_int_equal(af_buf_reserve(&r, 100), 0);
+	size_t ready = af_buf_ready(&r);
+	assert_true(ready >= 100 && ready <= 100 + (32 << 10));
+	while (r.len < r.cap) {
+		size_t n = af_buf_ready(&r) < 1000 ? af_buf_ready(&r) : 1000;
+		if (!n) {
+			assert_int_equal(af_buf_reserve(&r, r.cap - r.len < 64 ? r.cap - r.len : 64), 0);
+			continue;
+		}
+		assert_true(r.len + n <= r.cap);
+		memset(r.data + r.len, 'y', n);
+		r.len += n;
+	}
+	assert_int_equal(r.len, (size_t)1 << 20);
+	assert_int_equal(af_buf_ready(&r), 0);
+	assert_int_equal(af_buf_append(&r, "z", 1), 0); /* grown: ready again past it */
+	assert_true(af_buf_ready(&r) > 0 && af_buf_ready(&r) <= r.cap - r.len);
+	r.ready = r.cap + 1; /* a stale mark (a block taken over) is no room */
+	assert_int_equal(af_buf_ready(&r), 0);
+	af_buf_free(&r);
+	/* a small block is the heap's: all of it ready */
+	assert_int_equal(af_buf_reserve(&r, 1000), 0);
+	assert_int_equal(af_buf_ready(&r), r.cap - r.len);
+	af_buf_free(&r);
 }
 
 static void test_grow_and_hex(void **state)

@@ -426,7 +426,7 @@ static void test_fuzz(void **state)
 	w(chunk(&b, "SNSN", T_SNSN, 0x0101), 2, R(3), 0x4E47442F);
 	pack(&b, &bin);
 	for (size_t n = 0; n < bin.len; n++) {
-		struct af_buf cut = { bin.data, n, n, 0, NULL, 0 };
+		struct af_buf cut = { bin.data, n, n, 0, NULL, 0, n };
 		struct af_diag d;
 		assert_int_not_equal(decode_rc(&cut, &d), 0);
 		af_diag_free(&d);

@@ -208,7 +208,7 @@ static int emit_track(const struct diesel_track *t, int rot, int euler, struct a
 	line(b, 6, "keys:\n");
 	struct prev_quat pq = { 0, 0, { 0 } };
 	for (uint32_t i = 0; i < t->nkeys; i++) {
-		if (b->cap - b->len < KEY_MAX && af_buf_reserve(b, KEY_MAX)) /* seldom called */
+		if (af_buf_ready(b) < KEY_MAX && af_buf_reserve(b, KEY_MAX)) /* seldom called */
 			return AF_ENOMEM;
 		char *p = (char *)b->data + b->len;
 		b->len += (size_t)(put_key(p, t, &t->keys[i], extra_each, &pq, euler) - p);
