@@ -17,21 +17,20 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
 fails=0
 bad() { echo "FAIL: $*"; fails=$((fails + 1)); }
-python3 - "$tmp" <<'PY' || { echo "cannot write the documents"; exit 1; }
-import sys
-head = ["format: diesel-animation", "length: 1.0", "binary:", "  layout: 32-bit",
-        "  container: zlib", "  zlib_level: 6", "objects:", "  - name: root_point"]
-rot = ["    rotation:", "      type: rot_packed", "      keys:"]
-pos = ["    position:", "      type: pos_f32", "      keys:"]
-model = head + pos + ["        - [%r, 0.0, %r, 0.0]" % (i / 2**20, (i % 512) / 4)
-                      for i in range(600_000)] + rot + ["        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
-text = head + pos + ["        - [0.0, 0.0, 0.0, 0.0]"] + rot
-text += ["        - [%r, 0.000, 0.000, 0.000, 1.000]" % (i / 2**20) for i in range(750_000)]
-huge = head + pos + ["        - [%r, 0.0, %r, 0.0]" % (i / 2**21, (i % 512) / 4)
-                     for i in range(900_000)] + rot + ["        - [0.0, 0.000, 0.000, 0.000, 1.000]"]
-for name, lines in (("model", model), ("text", text), ("huge", huge)):
-    open("%s/%s.yaml" % (sys.argv[1], name), "w").write("\n".join(lines) + "\n")
-PY
+# the documents (the key lines by tests/tools/keys.awk: 2.25 million, too many for Python)
+doc_head() { # doc_head FILE: the document's head, up to its object's position keys
+  printf '%s\n' "format: diesel-animation" "length: 1.0" "binary:" "  layout: 32-bit" \
+    "  container: zlib" "  zlib_level: 6" "objects:" "  - name: root_point" \
+    "    position:" "      type: pos_f32" "      keys:" > "$1"
+}
+rot="    rotation:
+      type: rot_packed
+      keys:"
+keys() { awk -f "$src/tests/tools/keys.awk" "$@" || { echo "cannot write the keys"; exit 1; }; }
+doc_head "$tmp/model.yaml"; doc_head "$tmp/text.yaml"; doc_head "$tmp/huge.yaml"
+{ keys -v n=600000; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$tmp/model.yaml"
+{ echo "        - [0.0, 0.0, 0.0, 0.0]"; echo "$rot"; keys -v n=750000 -v kind=rot -v z0=0.000 -v z1=0.000; } >> "$tmp/text.yaml"
+{ keys -v n=900000 -v shift=21; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$tmp/huge.yaml"
 for f in model text huge; do
   "$A" encode --cache-mb=1024 "$tmp/$f.yaml" -o "$tmp/$f.animation" || { echo "cannot encode $f"; exit 1; }
 done

@@ -14,8 +14,8 @@
 . "$(dirname "$0")/users.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 here=$(dirname "$0")
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode jazz"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode jazz"
 head -c 120 "$T/wave.jazz" > "$T/junk.jazz" # a Jazz cut short: a member that does not decode
 mkdir -m 777 "$GAME/pub"
 mkdir -m 1777 "$GAME/sticky"

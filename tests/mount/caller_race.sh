@@ -15,7 +15,7 @@ here=$(dirname "$0")
 secs=3
 [ "${ANIMFS_TEST_FULL:-}" = 1 ] && secs=20
 secs=${RACE_SECONDS:-$secs}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/a.animation" || fail "encode a"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/a.animation" || fail "encode a"
 sed 's/LeftUpLeg/SecretBoneB/' "$src/examples/walk.animation.yaml" > "$T/b.yaml"
 "$ANIMFS" encode "$T/b.yaml" -o "$T/b.animation" || fail "encode b"
 mkdir -m 777 "$GAME/pub"

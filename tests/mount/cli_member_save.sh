@@ -7,7 +7,7 @@
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 here=$(dirname "$0")
 src=${ANIMFS_SOURCE_DIR:-$here/../..}
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode the example"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode the example"
 head -c 300 /dev/urandom > "$T/other.bin"
 python3 "$here/mkpackage.py" "$GAME/p.package" "02D5DF13:A52DACFA1A316A6C:$T/wave.jazz" \
   "220557DA:1234:$T/other.bin" || fail "mkpackage"

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 tool="python3 $src/tests/tools/clip_tool.py"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode Diesel"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode Diesel"
 $tool build "$GAME/cough.animation" || fail "build the CLIP"
 cp "$GAME/cough.animation" "$T/cough.orig"
 cp "$GAME/walk.animation" "$T/walk.orig"

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 here=$(dirname "$0")
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode"
 python3 "$here/mkpackage.py" "$GAME/m.package" "02D5DF13:1:$T/wave.jazz" || fail "mkpackage"
 cp "$GAME/m.package" "$T/orig.package"
 printf 'only text, though the name says animation\n' > "$GAME/x.animation"

@@ -11,7 +11,7 @@
 # gzip'd PKS 47 MiB), where the memory bound tells a held archive from a streamed one.
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/orig" || fail "encode example"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/orig" || fail "encode example"
 v="$VIEW/walk.animation.yaml"
 
 for step in after-temp-write after-temp-fsync before-rename after-rename; do
@@ -69,8 +69,8 @@ done
 # copies, the archive is the old bytes or the new ones (what `animfs encode` of the same
 # edit gives), never a mix.
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-"$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$T/MOTION.BIN" || fail "encode the MOTN example"
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode the Jazz example"
+"$EXPECT_ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$T/MOTION.BIN" || fail "encode the MOTN example"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode the Jazz example"
 
 # the archives' size (MiB): small in the default tier, 48 in mount/crash_full
 if [ "${ANIMFS_TEST_FULL:-}" = 1 ]; then big_mib=48 gz_mib=47; else big_mib=4 gz_mib=6; fi

@@ -6,8 +6,8 @@
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 mkdir -p "$GAME/anims/deep"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/deep/walk.animation" || fail "encode"
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/deep/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
 mount_view_fg
 for v in anims/deep/walk.animation.yaml wave.jazz.yaml; do
   line=$(head -1 "$VIEW/$v")

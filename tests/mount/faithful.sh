@@ -66,7 +66,7 @@ echo "ok: view renames"
 # a save goes only into the view's own format: the binary's codec, or a new view's
 # extension's; anything else is EINVAL with file:line:col and the binary unchanged
 ex=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}/examples
-"$ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$GAME/tiny.PLD" || fail "encode of the RE example"
+"$EXPECT_ANIMFS" encode "$ex/re3_tiny.PLD.yaml" -o "$GAME/tiny.PLD" || fail "encode of the RE example"
 cp "$GAME/tiny.PLD" "$T/tiny.orig"
 out=$(cat "$ex/walk.animation.yaml" 2>&1 > "$VIEW/tiny.PLD.yaml") && fail "a Diesel document saved into a PLD"
 case "$out" in *"Invalid argument"*) ;; *) fail "cross-format save: wanted EINVAL, got '$out'";; esac

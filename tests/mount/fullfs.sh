@@ -18,7 +18,7 @@ trap cleanup_all EXIT
 trap 'exit 143' TERM INT HUP   # a ctest timeout still unmounts (the EXIT trap runs)
 mount -t tmpfs -o size=256k,mode=0755 animfs-test-full "$GAME" ||
   { echo "SKIP: cannot mount a tmpfs here"; exit 77; }
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
 cp "$GAME/walk.animation" "$T/orig"
 # fill every block (and then the inode-free remainder of the last page)
 dd if=/dev/zero of="$GAME/filler" bs=4k 2>/dev/null && fail "the tmpfs did not fill"

@@ -10,9 +10,9 @@
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 mods=${ANIMFS_NODE:-$src/.tools/node/node_modules}
 mkdir -p "$GAME/anims/deep" "$GAME/priv"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/deep/walk.animation" || fail "encode"
-"$ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode"
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/deep/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
 cp "$GAME/anims/deep/walk.animation" "$GAME/priv/walk.animation" && chmod 600 "$GAME/priv/walk.animation"
 echo "not an animation" > "$GAME/anims/notes.txt"
 chmod -R a+rX "$GAME/anims"
@@ -21,7 +21,7 @@ pk=$T/pk; mkdir -p "$pk" "$GAME/pkg"
 sed -e '0,/target: b__ROOT_bind__/s//target: lid/' -e 's/target: b__ROOT_bind__/target: transformBone/' \
 	"$src/examples/clip_tiny.animation.yaml" > "$pk/two.yaml"
 sed 's/\blid\b/lidB/g' "$src/examples/hand_prop.rig.yaml" > "$pk/b.rig.yaml"
-"$ANIMFS" encode "$pk/two.yaml" -o "$pk/two.clip" && "$ANIMFS" encode "$src/examples/hand_prop.rig.yaml" -o "$pk/a.rig" &&
+"$ANIMFS" encode "$pk/two.yaml" -o "$pk/two.clip" && "$EXPECT_ANIMFS" encode "$src/examples/hand_prop.rig.yaml" -o "$pk/a.rig" &&
 	"$ANIMFS" encode "$pk/b.rig.yaml" -o "$pk/b.rig" &&
 	python3 "$src/tests/mount/mkpackage.py" "$GAME/pkg/p.package" 8EAF13DE:B:"$pk/b.rig" 6B20C4F3:C1:"$pk/two.clip" \
 		8EAF13DE:A:"$pk/a.rig" || fail "making the package"

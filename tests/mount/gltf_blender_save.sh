@@ -12,11 +12,11 @@ if ! command -v blender >/dev/null 2>&1; then
 	echo "SKIP: no blender (scripts/setup installs it)"; exit 77
 fi
 mkdir -p "$GAME/anims"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
-"$ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" ||
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" ||
 	fail "encode clip"
-"$ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode RE"
-"$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$GAME/anims/MOTION.BIN" || fail "encode MOTN"
+"$EXPECT_ANIMFS" encode "$src/examples/re3_tiny.PLD.yaml" -o "$GAME/anims/tiny.PLD" || fail "encode RE"
+"$EXPECT_ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$GAME/anims/MOTION.BIN" || fail "encode MOTN"
 python3 "$src/tests/mount/mkpackage.py" "$GAME/p.package" \
 	6B20C4F3:C1:"$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" || fail "making the package"
 cp "$GAME/p.package" "$T/orig.package"

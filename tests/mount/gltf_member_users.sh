@@ -7,7 +7,7 @@
 . "$(dirname "$0")/users.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 edit() { "$PY" "$src/tests/tools/glb_edit.py" "$@"; }
-"$ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$T/tiny.clip" || fail "encode the clip"
+"$EXPECT_ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$T/tiny.clip" || fail "encode the clip"
 "$PY" "$src/tests/mount/mkpackage.py" "$GAME/p.package" 6B20C4F3:C1:"$T/tiny.clip" || fail "making the package"
 chown "$UA":users "$GAME/p.package" && chmod 644 "$GAME/p.package"
 cp "$GAME/p.package" "$T/orig.package"

@@ -10,12 +10,12 @@
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 edit() { python3 "$src/tests/tools/glb_edit.py" "$@"; }
 mkdir -p "$GAME/anims"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
-"$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$GAME/anims/MOTION.BIN" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/anims/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$GAME/anims/MOTION.BIN" || fail "encode"
 cp "$GAME/anims/MOTION.BIN" "$T/orig.BIN"
-"$ANIMFS" encode "$src/examples/hand_prop.rig.yaml" -o "$GAME/anims/S3_8EAF13DE_00000000_0000000000000002%%+_RIG.grannyrig" || fail "encode rig"
+"$EXPECT_ANIMFS" encode "$src/examples/hand_prop.rig.yaml" -o "$GAME/anims/S3_8EAF13DE_00000000_0000000000000002%%+_RIG.grannyrig" || fail "encode rig"
 cp "$GAME/anims/walk.animation" "$T/orig.animation"
-"$ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$T/orig.clip" || fail "encode clip"
+"$EXPECT_ANIMFS" encode "$src/examples/clip_tiny.animation.yaml" -o "$T/orig.clip" || fail "encode clip"
 cp "$T/orig.clip" "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation"
 mount_view_fg
 P=$VIEW/.animfs/gltf/anims/walk.animation.yaml.glb

@@ -6,7 +6,7 @@
 . "$(dirname "$0")/common.inc"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
 cp "$GAME/walk.animation" "$T/orig"
 # hostile binaries in GAME: a lying 4 GiB trailer and a deflate bomb
 python3 - "$GAME" <<'PY'

@@ -11,7 +11,7 @@
 # stat the same size. Needs the Sims 3 samples (that part is skipped without them, said so).
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-ANIMFS_NAMES= "$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
+ANIMFS_NAMES= "$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$GAME/wave.jazz" || fail "encode"
 cp "$GAME/wave.jazz" "$GAME/other.jazz"
 export ANIMFS_NAMES=$T/names.txt
 v=$VIEW/wave.jazz.yaml

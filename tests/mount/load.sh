@@ -10,7 +10,7 @@ src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 secs=10
 [ "${ANIMFS_TEST_FULL:-}" = 1 ] && secs=60
 secs=${ANIMFS_LOAD_SECONDS:-$secs}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
 for i in 0 1 2 3; do cp "$T/walk.animation" "$GAME/w$i.animation"; done
 mount_view_fg
 timeout $((secs + 120)) python3 - "$VIEW" "$secs" > "$T/load.out" <<'PY' || fail "load: $(cat "$T/load.out")"

@@ -9,7 +9,7 @@
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 mkdir -p "$GAME"
-"$ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$T/motn.bin" >/dev/null || fail "encode the example"
+"$EXPECT_ANIMFS" encode "$src/examples/MOTION.BIN.yaml" -o "$T/motn.bin" >/dev/null || fail "encode the example"
 python3 - "$T/motn.bin" "$GAME/NAMES.AFS" <<'PY' || fail "make the AFS"
 import struct, sys
 motn = open(sys.argv[1], "rb").read()

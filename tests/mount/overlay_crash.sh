@@ -11,8 +11,8 @@
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 here=$(dirname "$0")
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode walk"
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode jazz"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode walk"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode jazz"
 python3 "$here/mkpackage.py" "$GAME/m.package" "02D5DF13:1:$T/wave.jazz" || fail "mkpackage"
 chmod -R a-w "$GAME"
 sums() { (cd "$GAME" && find . -type f -print0 | sort -z | xargs -0 sha256sum); }

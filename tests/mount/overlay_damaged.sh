@@ -12,7 +12,7 @@ here=$(dirname "$0")
 src=${ANIMFS_SOURCE_DIR:-$here/../..}
 mk() { python3 "$here/mkpackage.py" "$@" || fail "mkpackage $1"; }
 rd() { python3 "$here/pkgread.py" "$@"; }
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/good.jazz" || fail "encode the example"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/good.jazz" || fail "encode the example"
 bad=$src/tests/fuzz/regressions/sims3-jazz/bin/nonzero-gap-after-odd-chunk.jazz
 J=02D5DF13
 name() { echo "S3_${J}_00000000_000000000000$1.jazz"; }

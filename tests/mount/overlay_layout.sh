@@ -11,7 +11,7 @@
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 "$ANIMFS" convert --help 2>&1 | grep -q '^ *x64 ' || { echo "SKIP: no x64 layout in this build"; exit 77; }
 mkdir -p "$GAME/units/anims"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/units/anims/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/units/anims/walk.animation" || fail "encode"
 cp "$GAME/units/anims/walk.animation" "$T/orig"
 MOD=$T/mod_overrides/MyMod
 mkdir -p "$MOD"

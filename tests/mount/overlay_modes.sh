@@ -7,7 +7,7 @@
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 MOD=$T/mod
 mkdir -p "$MOD"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
 mount_view_fg --overlay "$MOD"
 tried=""
 for um in 022 077; do

@@ -7,8 +7,8 @@
 . "$(dirname "$0")/users.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 here=$(dirname "$0")
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode jazz"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode jazz"
 mkdir -p "$GAME/pub"
 cp "$T/walk.animation" "$GAME/pub/walk.animation"
 cp "$T/walk.animation" "$GAME/pub/b.animation" && chown "$UB" "$GAME/pub/b.animation" &&

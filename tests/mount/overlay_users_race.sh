@@ -9,7 +9,7 @@
 . "$(dirname "$0")/users.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 N=${ANIMFS_RACE_SAVES:-20} OPENS=${ANIMFS_RACE_OPENS:-3000}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.animation" || fail "encode"
 mkdir -p "$GAME/pub"
 for i in $(seq "$N"); do cp "$T/walk.animation" "$GAME/pub/w$i.animation"; done
 chmod -R go-w "$GAME"

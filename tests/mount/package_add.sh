@@ -10,7 +10,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 here=$(dirname "$0")
 src=${ANIMFS_SOURCE_DIR:-$here/../..}
 rd() { python3 "$here/pkgread.py" "$@"; }
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode the example"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/wave.jazz" || fail "encode the example"
 inst=$(rd fnv64 wave_hello)
 # a _KEY map naming the Jazz, and an opaque resource of another type
 python3 - "$T/key.bin" "$inst" <<'PY'

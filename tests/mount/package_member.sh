@@ -5,7 +5,7 @@
 . "$(dirname "$0")/common.inc"
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-"$ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/good.jazz" || fail "encode the example"
+"$EXPECT_ANIMFS" encode "$src/examples/wave_hello.jazz.yaml" -o "$T/good.jazz" || fail "encode the example"
 bad=$src/tests/fuzz/regressions/sims3-jazz/bin/nonzero-gap-after-odd-chunk.jazz
 python3 "$(dirname "$0")/mkpackage.py" "$GAME/mix.package" "02D5DF13:1111:$T/good.jazz" \
   "02D5DF13:2222:$bad" || fail "mkpackage"

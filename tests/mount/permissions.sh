@@ -13,7 +13,7 @@ else
 fi
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 chmod 755 "$T" "$GAME" "$VIEW"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/secret.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/secret.animation" || fail "encode"
 cp "$GAME/secret.animation" "$GAME/public.animation"
 chmod 600 "$GAME/secret.animation"
 chmod 644 "$GAME/public.animation"

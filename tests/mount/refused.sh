@@ -9,7 +9,7 @@
 # succeeds or the file is removed, not when an editor puts its backup back (emacs).
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
 cp "$GAME/walk.animation" "$T/orig"
 mount_view_fg
 f=$VIEW/walk.animation.yaml

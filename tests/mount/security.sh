@@ -6,7 +6,7 @@
 . "$(dirname "$0")/common.inc"
 . "$(dirname "$0")/multiuser.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.dat" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/walk.dat" || fail "encode"
 mkdir -m 777 "$GAME/pub"
 cp "$T/walk.dat" "$GAME/pub/mine.animation"
 chown nobody:"$NOBODY_GID" "$GAME/pub/mine.animation" && chmod 600 "$GAME/pub/mine.animation"

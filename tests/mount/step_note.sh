@@ -6,7 +6,7 @@
 # such value takes the note away.
 . "$(dirname "$0")/common.inc"
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/walk.animation" || fail "encode"
 mount_view_fg
 v=$VIEW/walk.animation.yaml
 key='^        - \[0.25, 0.0, 0.0, 97.5\]'
@@ -33,6 +33,6 @@ check_daemon
 cat "$T/enc.err"
 grep -q "typed.yaml:$line:$col: note: -1.27 stored as -1.28 (pos_u16 step 0.0305 cm)" "$T/enc.err" ||
   fail "encode did not print the note: $(cat "$T/enc.err")"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/plain.animation" 2> "$T/plain.err" &&
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$T/plain.animation" 2> "$T/plain.err" &&
   ! grep -q note "$T/plain.err" || fail "encode of values the steps hold printed: $(cat "$T/plain.err")"
 echo "ok: a value stored as its nearest step is said"

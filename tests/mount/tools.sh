@@ -6,7 +6,7 @@
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 S=$T/src P=$T/plain
 mkdir -p "$S/sub" "$P"
-"$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$S/a.animation" || fail "encode"
+"$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$S/a.animation" || fail "encode"
 sed 's/^length: *[^ ]*/length: 3.25/' "$src/examples/walk.animation.yaml" > "$T/b.yaml"
 "$ANIMFS" encode "$T/b.yaml" -o "$S/sub/b.animation" || fail "encode"
 printf 'notes\n' > "$S/notes.txt"

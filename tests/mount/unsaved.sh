@@ -6,7 +6,7 @@
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 for i in 1 2 3; do
-  "$ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/w$i.animation" || fail "encode"
+  "$EXPECT_ANIMFS" encode "$src/examples/walk.animation.yaml" -o "$GAME/w$i.animation" || fail "encode"
 done
 cp "$GAME/w1.animation" "$T/orig"
 mount_view_fg --unsaved-mb=4
