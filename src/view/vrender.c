@@ -150,7 +150,8 @@ int af_bin_render(struct af_fs *fs, const struct af_bin *b, struct af_text **out
 	struct render_job job = {fs, b, as, out};
 	int fly = !b->l; /* its container held (a listing's): that lock is its flight */
 	if (fly) {
-		af_prefetch_claim(fs, &b->st); /* a worker may have it, or be at it */
+		if (af_prefetch_any(fs)) /* a worker may have it, or be at it */
+			af_prefetch_claim(fs, &b->st);
 		af_flight_take(&fs->renders, &me);
 	}
 	rc = af_budget_run(render_attempt, &job);
