@@ -71,6 +71,40 @@ int af_view_is_candidate(const char *rel)
 	return af_codec_for_ext(stem, 0) != NULL;
 }
 
+int af_view_holder(struct af_fs *fs, const char *rel, char *holder, size_t size,
+		   const char **inner, struct stat *st)
+{
+	const char *last = strrchr(rel, '/');
+	if (!last)
+		return 0;
+	if ((size_t)(last - rel) >= size)
+		return -ENAMETOOLONG;
+	/* the common cases at one stat: the parent is a real folder, or the file */
+	snprintf(holder, size, "%.*s", (int)(last - rel), rel);
+	if (!af_ov_stat(fs, holder, st)) {
+		if (!S_ISREG(st->st_mode))
+			return 0;
+		*inner = last + 1;
+		return 1;
+	}
+	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+		if (!slash[1])
+			return 0;
+		if ((size_t)(slash - rel) >= size)
+			return -ENAMETOOLONG;
+		snprintf(holder, size, "%.*s", (int)(slash - rel), rel);
+		if (af_ov_stat(fs, holder, st))
+			return 0;
+		if (S_ISDIR(st->st_mode))
+			continue;
+		if (!S_ISREG(st->st_mode))
+			return 0;
+		*inner = slash + 1;
+		return 1;
+	}
+	return 0;
+}
+
 /* The first n bytes of fd (at most; from its start, its offset untouched). */
 static int head_of(int fd, uint8_t *head, size_t n, size_t *got)
 {

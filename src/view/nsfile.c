@@ -95,27 +95,29 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, int flags, struct af_ns_
 }
 
 /* The folder a view's binary is in (a container's member: the container's), held by the
- * handle from now on: a save lands there even if the path is swapped meanwhile. */
-static int pin_folder(struct af_fs *fs, struct af_handle *h)
+ * handle from now on: a save lands there even if the path is swapped meanwhile. plain:
+ * the binary is a game file with only folders above it (res.h), no container's. */
+static int pin_folder(struct af_fs *fs, struct af_handle *h, int plain)
 {
 	char path[4096], base[NAME_MAX + 1];
-	if (!af_folder_file(fs, h->bin, path, sizeof(path)))
-		snprintf(path, sizeof(path), "%s", h->bin);
 	if (af_ov_on(fs))
 		return 0; /* a save lands in MODDIR, whose folder may not be made yet */
+	if (plain || !af_folder_file(fs, h->bin, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", h->bin);
 	h->dirfd = af_bn_parent(fs->rootfd, path, base, sizeof(base));
 	return h->dirfd >= 0 ? 0 : -errno;
 }
 
-/* A text handle of a view (t: its text, NULL for an empty new one); part: a file of a
- * split view's folder. */
+/* A text handle of a view (t: its text, NULL for an empty new one); plain: its binary
+ * bin is a game file with only folders above it (res.h); part: a file of a split
+ * view's folder. */
 static int view_handle(struct af_fs *fs, struct af_ns_opened *out, const char *rel,
-		       const char *bin, struct af_text *t, int part)
+		       const char *bin, int plain, struct af_text *t, int part)
 {
 	struct af_handle *h = af_handle_new_text(fs, rel, bin, t, 1);
 	if (h)
 		h->part = part;
-	int rc = h ? pin_folder(fs, h) : no_handle();
+	int rc = h ? pin_folder(fs, h, plain) : no_handle();
 	if (rc) {
 		if (h)
 			af_handle_free(fs, h);
@@ -151,7 +153,7 @@ static int open_preview_save(struct af_fs *fs, const char *view, const char *rel
 	if (!h)
 		return no_handle();
 	h->save = af_previews_save;
-	if ((rc = pin_folder(fs, h))) {
+	if ((rc = pin_folder(fs, h, v.bin_plain))) {
 		af_handle_free(fs, h);
 		return rc;
 	}
@@ -191,7 +193,7 @@ static int open_view(struct af_fs *fs, struct af_res *r, int flags, struct af_ns
 			  r->rel);
 		return -EACCES;
 	}
-	rc = view_handle(fs, out, r->rel, r->bin, t, r->kind == AF_K_SPLITPART);
+	rc = view_handle(fs, out, r->rel, r->bin, r->bin_plain, t, r->kind == AF_K_SPLITPART);
 	out->codec = r->info.codec;
 	if (t) {
 		out->text = 1;
@@ -300,7 +302,7 @@ int af_ns_create(struct af_fs *fs, const char *path, mode_t mode, int flags,
 		if ((rc = af_view_may(fs, r.bin, O_WRONLY)))
 			return rc;
 		af_face_note(fs, AF_NOTE_WRITER, r.rel);
-		return view_handle(fs, out, r.rel, r.bin, NULL, 1);
+		return view_handle(fs, out, r.rel, r.bin, r.bin_plain, NULL, 1);
 	}
 	if (r.in_split && !af_split_aside(af_base(r.rel)) && !af_view_is_dropping(fs, r.rel))
 		return af_split_refuse(fs, r.rel, "no file is added", af_caller()->uid);
@@ -325,7 +327,7 @@ int af_ns_create(struct af_fs *fs, const char *path, mode_t mode, int flags,
 		if ((rc = af_view_may_create(fs, bin)))
 			return rc;
 		af_face_note(fs, AF_NOTE_WRITER, r.rel);
-		rc = view_handle(fs, out, r.rel, bin, NULL, 0);
+		rc = view_handle(fs, out, r.rel, bin, 0, NULL, 0);
 		if (rc == 0)
 			out->h->mode = mode & 07777;
 		return rc;

@@ -170,6 +170,15 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 	return rc ? rc : af_bin_render(fs, &b, out);
 }
 
+/* The daemon's render of r's binary (its kind as r's resolve found it). */
+static int render_res(struct af_fs *fs, const struct af_res *r, struct af_text **out)
+{
+	struct af_bin b;
+	int rc = af_bin_by_res(fs, r, &b);
+	*out = NULL;
+	return rc ? rc : af_bin_render(fs, &b, out);
+}
+
 /* The text of r (a view or a split view's part) rendered from b. */
 int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
 		       struct af_text **out)
@@ -179,7 +188,7 @@ int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
 	*out = NULL;
 	if (r->kind == AF_K_ARCFILE) /* a container's index.yaml, a raw member */
 		return af_folder_render(fs, r->bin, 1, b ? &b->st : NULL, out);
-	rc = b ? af_bin_render(fs, b, &whole) : af_view_render(fs, r->bin, &r->st, &whole);
+	rc = b ? af_bin_render(fs, b, &whole) : render_res(fs, r, &whole);
 	if (rc || r->kind != AF_K_SPLITPART) {
 		*out = rc ? NULL : whole;
 		return rc;
@@ -200,7 +209,7 @@ int af_view_open_from(struct af_fs *fs, struct af_res *r, int flags, struct af_t
 	/* a container loaded by its name after the proof that is another file than the
 	 * one proven (-EAGAIN) is proven again, from the name as it is now */
 	for (int attempt = 0;; attempt++) {
-		if ((rc = af_bin_open(fs, r->bin, flags, &b)))
+		if ((rc = af_bin_open_res(fs, r, flags, &b)))
 			return rc;
 		rc = out ? af_view_text_of(fs, r, &b, out) : 0;
 		if (!rc && from)
@@ -228,7 +237,7 @@ int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx
 			void *ctx)
 {
 	struct af_text *whole;
-	int rc = af_view_render(fs, r->bin, &r->st, &whole);
+	int rc = render_res(fs, r, &whole);
 	if (rc)
 		return rc;
 	rc = af_split_names(fs, whole, r->bin, cb, ctx);
