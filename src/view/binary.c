@@ -1,7 +1,8 @@
-/* A view's backing binary: the view's name (rel, strip, candidate), its bid cached by
- * identity (classify), the schema modeline of its text, and the sibling io a codec
- * reads its binary's siblings through (the binary's own folder, held as a descriptor).
- * Below view, folder and commit: all of them name a binary through here. */
+/* A view's backing binary: the view's name (rel, strip, candidate; the file above it a
+ * container may show as a folder: holder), its bid cached by identity (classify), the
+ * schema modeline of its text, and the sibling io a codec reads its binary's siblings
+ * through (the binary's own folder, held as a descriptor). Below view, folder and
+ * commit: all of them name a binary through here. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -348,24 +349,4 @@ void af_sibio_close(struct af_sibio *s)
 	if (s->owned && s->d.dirfd >= 0)
 		close(s->d.dirfd);
 	s->d.dirfd = -1;
-}
-
-void af_render_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
-		       const char *bin_rel)
-{
-	af_diag_clear(d);
-	if (rb->refused)
-		af_diag_error(d, AF_ENOMEM,
-			      "showing it would take about %zu MiB (the file and the codec's model "
-			      "of it), more than one view may take under --cache-mb=%zu (the texts "
-			      "held for other views lent it what they could): raise --cache-mb",
-			      rb->model_want >> 20, fs->cache_bytes >> 20);
-	else
-		af_diag_error(d, AF_ENOMEM,
-			      "its view would be more than %zu MiB of text, what one view may take "
-			      "under --cache-mb=%zu (the texts held for other views lent it what "
-			      "they could): raise --cache-mb",
-			      (rb->b.max + rb->b.granted) >> 20, fs->cache_bytes >> 20);
-	af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, d); /* the file's, no one's text */
-	af_fs_log(LOG_WARNING, "%s: %s (shown as the plain binary)", bin_rel, d->msg);
 }

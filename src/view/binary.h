@@ -19,10 +19,6 @@ struct af_fs;
 /* The yaml-language-server modeline a view of bin_rel starts with: its codec's schema
  * in VIEW/.animfs/schema, by a path relative to the view's folder. */
 int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out);
-/* A render refused by its bound (its text's buffer over): d says how much and which
- * --cache-mb, and .animfs/errors gets it. */
-void af_render_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
-		       const char *bin_rel);
 /* "/a/b.yaml" -> "a/b.yaml" ("." for "/"); -ENAMETOOLONG. */
 int af_view_rel(const char *path, char *rel, size_t size);
 /* Length of name without ".yaml", or 0 when it does not end so (or is only that). */

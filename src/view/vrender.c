@@ -29,11 +29,29 @@
 #include "view.h"
 #include "who.h"
 
-/* A render past its bound, said, and the verdict kept for the rest of the mount: the
- * file shown as its plain binary (a member: raw). */
+/* A render past its bound (its text's buffer over, or its model refused), said (how
+ * much, under which --cache-mb; .animfs/errors gets it: the file's, no one's text), and
+ * the verdict kept for the rest of the mount: the file shown as its plain binary (a
+ * member: raw). */
 static int refuse_too_big(struct af_rjob *j)
 {
-	af_render_too_big(j->fs, &j->d, &j->rb, j->b->rel);
+	const struct af_render_bound *rb = &j->rb;
+	size_t mb = j->fs->cache_bytes >> 20;
+	af_diag_clear(&j->d);
+	if (rb->refused)
+		af_diag_error(&j->d, AF_ENOMEM,
+			      "showing it would take about %zu MiB (the file and the codec's model "
+			      "of it), more than one view may take under --cache-mb=%zu (the texts "
+			      "held for other views lent it what they could): raise --cache-mb",
+			      rb->model_want >> 20, mb);
+	else
+		af_diag_error(&j->d, AF_ENOMEM,
+			      "its view would be more than %zu MiB of text, what one view may take "
+			      "under --cache-mb=%zu (the texts held for other views lent it what "
+			      "they could): raise --cache-mb",
+			      (rb->b.max + rb->b.granted) >> 20, mb);
+	af_errlog_add(j->fs->errors, AF_ERRLOG_ALL, j->b->rel, &j->d);
+	af_fs_log(LOG_WARNING, "%s: %s (shown as the plain binary)", j->b->rel, j->d.msg);
 	j->b->ops->failed(j);
 	return -EIO;
 }
