@@ -1,4 +1,6 @@
-/* The namespace's open files (ns.h). A view and a control file are text handles (handle.c);
+/* The namespace's open files (ns.h), and a path's attributes, which the open files
+ * answer first (af_ns_stat: an open file's own, a view's buffer's size, a new file
+ * that is only a buffer yet). A view and a control file are text handles (handle.c);
  * a view saves when its face says so (af_ns_save: an editor's close, fsync, a PUT's end).
  * Pass-through and scratch files are plain descriptors. What a face keeps of the files it
  * hands out (the FUSE face: the kernel's page cache) it is told through struct af_face's
@@ -31,6 +33,48 @@
 #include "who.h"
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_TRUNC | O_APPEND)
+
+/* ---- a path's attributes ---- */
+
+/* A file that exists only as an open, unsaved buffer (a new view being written). */
+static int pending_stat(struct af_fs *fs, const char *rel, struct stat *st)
+{
+	long long size = af_handle_pending_size(fs, rel);
+	if (size < 0)
+		return -ENOENT;
+	if (fstatat(fs->rootfd, ".", st, 0))
+		return -errno;
+	st->st_mode = S_IFREG | 0644;
+	st->st_nlink = 1;
+	st->st_size = size;
+	st->st_blocks = (size + 511) / 512;
+	st->st_ino = 0;
+	return 0;
+}
+
+int af_ns_stat(struct af_fs *fs, const char *path, struct af_handle *h, struct stat *st)
+{
+	struct af_res r;
+	int rc;
+	if (h && h->kind == AF_H_FD)
+		return fstat(h->fd, st) ? -errno : 0;
+	if (!path && !h)
+		return -ENOENT;
+	rc = af_view_resolve(fs, path ? path : h->rel, &r);
+	if (rc)
+		return rc;
+	if (r.kind == AF_K_NONE)
+		return pending_stat(fs, r.rel, st);
+	rc = af_view_stat(fs, &r, af_caller()->uid, st);
+	if (rc == 0 && h && h->is_view) {
+		/* fstat of an open view: its own buffer's size, not the saved text's */
+		st->st_size = (off_t)af_handle_size(h);
+		st->st_blocks = (st->st_size + 511) / 512;
+	}
+	return rc;
+}
+
+/* ---- open files ---- */
 
 /* The error of a handle not made (af_handle_new_text: EFBIG past the bound). */
 static int no_handle(void)
