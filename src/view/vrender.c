@@ -31,10 +31,20 @@
 
 /* A render past its bound, said, and the verdict kept for the rest of the mount: the
  * file shown as its plain binary (a member: raw). */
+/* A verdict a stat shows: a binary whose view fails is listed by its own name, a view
+ * that cannot be saved is shown without write bits. What a face keeps of the names
+ * (the FUSE face's kernel) is told. */
+static void verdict(struct af_rjob *j, int failed)
+{
+	if (failed)
+		j->b->ops->failed(j);
+	af_face_note(j->fs, AF_NOTE_NAMES, j->b->rel);
+}
+
 static int refuse_too_big(struct af_rjob *j)
 {
 	af_render_too_big(j->fs, &j->d, &j->rb, j->b->rel);
-	j->b->ops->failed(j);
+	verdict(j, 1);
 	return -EIO;
 }
 
@@ -84,6 +94,7 @@ static int render_once(struct af_fs *fs, const struct af_bin *b, const struct af
 		af_diag_format(&j.d, b->rel, msg, sizeof(msg));
 		af_fs_log(LOG_NOTICE, "%s (shown read-only)", msg);
 		af_errlog_add(fs->errors, AF_ERRLOG_ALL, b->rel, &j.d);
+		verdict(&j, 0);
 		rc = 0;
 	}
 	if (j.yaml.over || j.rb.refused) {
@@ -101,7 +112,7 @@ static int render_once(struct af_fs *fs, const struct af_bin *b, const struct af
 			goto done;
 		}
 		/* once per identity: the verdict is cached (a member's: its container's) */
-		ops->failed(&j);
+		verdict(&j, 1);
 		af_errlog_add(fs->errors, AF_ERRLOG_ALL, b->rel, &j.d);
 		rc = -EIO;
 		goto done;
@@ -111,6 +122,8 @@ static int render_once(struct af_fs *fs, const struct af_bin *b, const struct af
 		goto done;
 	}
 	ops->put(&j, *out);
+	if (fs->splits) /* its length known: it may be shown as a folder of parts now */
+		af_face_note(fs, AF_NOTE_NAMES, b->rel);
 done:
 	if (bound)
 		af_render_bound_end(&j.rb); /* the text is the cache's now, counted as its own */
