@@ -49,6 +49,7 @@ struct af_watch {
 	} roots[ROOTS];
 	unsigned nroots;
 	struct wnode *bucket[BUCKETS];
+	int stopping;       /* af_watch_stop: a walk ends early */
 	unsigned count;     /* watches in the table */
 	unsigned unwatched; /* folders that could not be watched (read by af_watch_whole) */
 };
@@ -118,7 +119,7 @@ static void walk(struct af_watch *w, unsigned r, int dfd, const char *rel, int d
 		lost(w);
 		return;
 	}
-	for (struct dirent *e; (e = readdir(dir));) {
+	for (struct dirent *e; !__atomic_load_n(&w->stopping, __ATOMIC_RELAXED) && (e = readdir(dir));) {
 		const char *name = e->d_name;
 		if (!strcmp(name, ".") || !strcmp(name, ".."))
 			continue;
@@ -208,6 +209,15 @@ static void rewalk(struct af_watch *w)
 static void *run(void *arg)
 {
 	struct af_watch *w = arg;
+	/* the first walk (a folder each: a big GAME takes a while, the mount serves
+	 * meanwhile), then every name the face kept meanwhile is dropped once: a change
+	 * in a folder before its watch was set is seen too */
+	for (unsigned r = 0; r < w->nroots; r++)
+		walk_root(w, r);
+	if (w->unwatched)
+		af_fs_log(LOG_NOTICE, "%u folders cannot be watched (%u are): names and sizes "
+			  "are asked again every second", w->unwatched, w->count);
+	af_face_note(w->fs, AF_NOTE_OUTSIDE, "");
 	/* inotify's own alignment for its records */
 	char buf[16384] __attribute__((aligned(__alignof__(struct inotify_event))));
 	for (;;) {
@@ -313,14 +323,9 @@ int af_watch_start(struct af_fs *fs)
 	add_root(w, fs->modfd, 1, 0);
 	add_root(w, fs->rigdirfd, 0, 0);
 	add_root(w, dict_dir(), 0, 1);
-	for (unsigned r = 0; r < w->nroots; r++)
-		walk_root(w, r);
 	rc = -pthread_create(&w->thread, NULL, run, w);
 	if (rc)
 		goto fail;
-	if (w->unwatched)
-		af_fs_log(LOG_NOTICE, "%u folders of GAME cannot be watched (%u are): names and "
-			  "sizes are asked again every second", w->unwatched, w->count);
 	fs->watch = w;
 	return 0;
 fail:
@@ -340,6 +345,7 @@ void af_watch_stop(struct af_fs *fs)
 		return;
 	uint64_t one = 1;
 	fs->watch = NULL;
+	__atomic_store_n(&w->stopping, 1, __ATOMIC_RELAXED);
 	if (write(w->stopfd, &one, sizeof(one)) != (ssize_t)sizeof(one))
 		return; /* cannot happen (an eventfd below its maximum): left running, kept */
 	pthread_join(w->thread, NULL);
