@@ -23,6 +23,8 @@
 #define AF_DEFAULT_UNSAVED_MB 1024 /* unsaved text of all open views together */
 #define AF_DEFAULT_SCRATCH_MB 256  /* editors' droppings, per user */
 
+#define AF_ATTR_CACHE_DEFAULT 60 /* seconds: see af_fs_opts.attr_cache */
+
 struct af_fs_opts {
 	const char *game, *view; /* as given (for messages) */
 	int foreground, debug, read_only, allow_other;
@@ -36,7 +38,9 @@ struct af_fs_opts {
 	int split;            /* --split or --split-over=SIZE: big views shown as folders */
 	size_t split_over;    /* ... whose text is longer than this (0: every view that splits) */
 	double attr_cache;    /* -o attr_cache=S: the kernel keeps names and attributes S
-				 seconds (0: every lookup and stat asks; never with allow_other) */
+				 seconds (0: every lookup and stat asks; never with allow_other);
+				 -1, not given: AF_ATTR_CACHE_DEFAULT where every change
+				 reaches the kernel at once (src/fs/ops.c), else 0 */
 	const char *rig_dir;  /* --rig-dir DIR: rigs the previews may take (docs/gltf.md) */
 	int rig_dir_fd;       /* DIR opened by the caller (-1: none) */
 };

@@ -94,6 +94,7 @@ int af_cli_fs_parse(const char *cmd, int argc, char **argv, struct af_fs_opts *o
 	memset(o, 0, sizeof(*o));
 	o->overlay_fd = -1;
 	o->rig_dir_fd = -1;
+	o->attr_cache = -1;
 	o->cache_bytes = (size_t)AF_DEFAULT_CACHE_MB << 20;
 	o->spill_bytes = SIZE_MAX;
 	o->unsaved_bytes = (size_t)AF_DEFAULT_UNSAVED_MB << 20;

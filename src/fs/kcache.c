@@ -5,9 +5,12 @@
  * (the table knows hashes, not names below a folder): rare, and only a cost. */
 #define FUSE_USE_VERSION 31
 #include <fuse.h>
+#include <fuse_lowlevel.h>
 #include <pthread.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "kcache.h"
 #include "who.h"
@@ -190,9 +193,44 @@ void af_kc_invalidate(const char *path)
 	af_kc_notify(path);
 }
 
+static struct fuse *kc_fuse; /* af_kc_attach: for the threads that serve no request */
+static int kc_fd = -1, kc_epochs;
+
+void af_kc_attach(struct fuse *f)
+{
+	kc_fuse = f;
+	kc_fd = fuse_session_fd(fuse_get_session(f));
+}
+
 void af_kc_notify(const char *path)
 {
 	struct fuse_context *cx = fuse_get_context();
-	if (cx && cx->fuse)
-		fuse_invalidate_path(cx->fuse, path); /* -ENOENT: the kernel holds nothing of it */
+	struct fuse *f = cx && cx->fuse ? cx->fuse : kc_fuse;
+	if (f)
+		fuse_invalidate_path(f, path); /* -ENOENT: the kernel holds nothing of it */
+}
+
+void af_kc_epochs(int on)
+{
+	__atomic_store_n(&kc_epochs, on, __ATOMIC_RELEASE);
+}
+
+/* FUSE_NOTIFY_INC_EPOCH (protocol 7.44, Linux 6.16): every name the kernel holds is
+ * looked up again at its next use. A notification is a reply header with no request
+ * (unique 0) and the notification's code in place of the error; libfuse 3.14 has no
+ * call for this one, so it is written to the session's descriptor as libfuse writes
+ * its own (one write, whole). */
+#define NOTIFY_INC_EPOCH 8
+
+void af_kc_epoch(void)
+{
+	struct {
+		uint32_t len;
+		int32_t error;
+		uint64_t unique;
+	} h = {sizeof(h), NOTIFY_INC_EPOCH, 0};
+	if (!__atomic_load_n(&kc_epochs, __ATOMIC_ACQUIRE) || kc_fd < 0)
+		return;
+	if (write(kc_fd, &h, sizeof(h)) != (ssize_t)sizeof(h))
+		return; /* the mount is going away: nothing is kept any more */
 }

@@ -40,6 +40,17 @@ void af_kc_notify(const char *path);
  * setattr, rename): their replies already update it. */
 void af_kc_invalidate(const char *path);
 
+/* The kernel's names dropped at once (af_kc_epoch), through the session of f. With
+ * names and attributes kept S seconds (ops.c), every change the mount makes or is told
+ * of (src/view/watch.c) ends in af_kc_epoch: the kernel then looks every name up again
+ * at its next use, so a stat shows what a stat of GAME would at once, a name that
+ * turned from a view into a folder or back included. Off until af_kc_epochs(1) (ops.c:
+ * a kernel that knows the notification, names and attributes kept). */
+struct fuse;
+void af_kc_attach(struct fuse *f);
+void af_kc_epochs(int on);
+void af_kc_epoch(void);
+
 /* A request that may change what a stat shows is done (ops.c): a stat remembered
  * before it (af_kc_generation) is not shown again. */
 void af_kc_changed(void);

@@ -1,14 +1,20 @@
 /* The fuse_operations table of the view: it only dispatches, each request as its
- * caller (who.c). Timeouts are zero so every lookup and stat reaches the daemon:
- * exact YAML sizes, outside changes seen at once, and each caller's own answer (a
- * caller who may not read a binary is shown its size, not its view's: the kernel keeps
- * one size per inode, not one per caller). The kernel's pages are kept between opens
- * while their text is unchanged (fileops.c, kcache.h). */
+ * caller (who.c). The kernel keeps names and attributes while nothing changed (the
+ * timeouts of op_init, dropped at every change: kcache.h), except under allow_other,
+ * where every lookup and stat reaches the daemon for each caller's own answer (a caller
+ * who may not read a binary is shown its size, not its view's: the kernel keeps one
+ * size per inode, not one per caller). The kernel's pages are kept between opens while
+ * their text is unchanged (fileops.c, kcache.h). */
 #include <errno.h>
 #include <string.h>
+#include <syslog.h>
+
+#include "animfs/fs.h"
 
 #include "ops.h"
+#include "errlog.h"
 #include "kcache.h"
+#include "watch.h"
 #include "who.h"
 
 static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
@@ -39,14 +45,31 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	 * name, so its descriptors keep working (fstat of `tail -f` across a save);
 	 * such names are aliases that never reach GAME (hidden.c). */
 	cfg->hard_remove = 0;
-	/* -o attr_cache=S: names and attributes kept S seconds (a single-user mount's
-	 * choice: see session.c). A change through the mount tells the kernel at once
-	 * (fileops.c: a save; the kernel's own replies: the rest); an open that finds
-	 * another text drops the attributes with the pages, so a read never stops at a
-	 * stale size; a stat may show a change made behind the mount's back (a size, a
-	 * name gone, a view turned into a folder or back) up to S seconds late. A name
-	 * that is not there is always asked again (new files show at once). */
+	/* Names and attributes kept S seconds (-o attr_cache=S; by default
+	 * AF_ATTR_CACHE_DEFAULT when the kernel can be told of every change at once, else
+	 * 0: every lookup and stat asks). Every change the mount makes or is told of ends in
+	 * af_kc_epoch (kcache.h): the kernel looks each name up again at its next use, so
+	 * a stat shows at once what a save, a rename or a change in GAME made of it (the
+	 * watches of src/view/watch.c tell of those behind the mount's back, as they
+	 * happen), a view turned into a folder or back included. An open that finds
+	 * another text drops the attributes with the pages (fileops.c), so a read never
+	 * stops at a stale size. What cannot be watched (past the watches' bound, a
+	 * file system whose changes come from elsewhere) shows in a stat up to S seconds
+	 * late (watch.c: then the names are dropped every second). Without the
+	 * notification (a kernel before 6.16, protocol 7.44) the default is 0. Not under
+	 * allow_other (state.c): the kernel keeps one size per inode, a caller who may not
+	 * read a binary is shown its own. A name that is not there is always asked again
+	 * (new files show at once). */
 	struct af_fs *fs = af_ctx_fs();
+	int epochs = conn->proto_major > 7 || (conn->proto_major == 7 && conn->proto_minor >= 44);
+	if (fs->attr_cache < 0)
+		fs->attr_cache = epochs && af_watch_whole(fs) ? AF_ATTR_CACHE_DEFAULT : 0;
+	af_kc_epochs(epochs && fs->attr_cache > 0);
+	if (fs->attr_cache > 0)
+		af_fs_log(LOG_INFO, "names and attributes kept %g s; changes told to the kernel "
+			  "at once: %s", fs->attr_cache,
+			  !epochs ? "no (a kernel before protocol 7.44)"
+			  : af_watch_whole(fs) ? "yes" : "through the mount only (GAME not watched)");
 	cfg->attr_timeout = fs->attr_cache;
 	cfg->entry_timeout = fs->attr_cache;
 	cfg->negative_timeout = 0;

@@ -28,6 +28,7 @@
 #include "splitview.h"
 #include "sweep.h"
 #include "view.h"
+#include "watch.h"
 #include "who.h"
 
 /* The face's answers to the core (struct af_face): the aliases of its open files, and
@@ -50,6 +51,10 @@ static void note(struct af_fs *fs, enum af_note what, const char *rel)
 		break;
 	case AF_NOTE_RESIZED:
 		af_kc_notify(rel);
+		break;
+	case AF_NOTE_NAMES:
+	case AF_NOTE_OUTSIDE:
+		af_kc_epoch();
 		break;
 	}
 }
@@ -118,6 +123,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 		goto out;
 	}
 	mounted = 1;
+	af_kc_attach(f);
 	if (fuse_set_signal_handlers(fuse_get_session(f))) {
 		fprintf(stderr, "animfs mount: cannot set signal handlers\n");
 		goto out;
@@ -138,6 +144,11 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	af_heap_policy(AF_HEAP_DAEMON);
 	af_fs_log(LOG_INFO, "serving %s on %s (scratch %s)", st.game, view, st.fs.scratch_path);
 	af_sweep_start(&st.fs);
+	/* names and attributes may be kept (ops.c): changes in GAME are watched */
+	if (st.fs.attr_cache != 0 && (rc = af_watch_start(&st.fs)))
+		af_fs_log(LOG_NOTICE, "changes in GAME are not watched (%s): every lookup "
+			  "and stat asks the daemon", strerror(-rc));
+	rc = 1;
 	rc = fuse_loop_mt(f, 0) ? 1 : 0;
 	served = 1;
 	af_fs_log(LOG_INFO, "unmounted %s", view);

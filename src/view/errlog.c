@@ -51,7 +51,21 @@ struct af_errlog {
 	uid_t *uids; /* whose save each line is */
 	char **paths; /* the view (AF_ERRLOG_ALL: the file) each line is about; lines[k]
 			 NULL: forgotten (a later save of it succeeded, or it is gone) */
+	void (*changed)(void *arg); /* af_errlog_on_change: after the lock is let go */
+	void *changed_arg;
 };
+
+void af_errlog_on_change(struct af_errlog *e, void (*fn)(void *arg), void *arg)
+{
+	e->changed = fn;
+	e->changed_arg = arg;
+}
+
+static void tell(struct af_errlog *e, int n)
+{
+	if (n && e->changed)
+		e->changed(e->changed_arg);
+}
 
 struct af_errlog *af_errlog_new(unsigned capacity)
 {
@@ -145,6 +159,7 @@ void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path, const 
 	if (e->count < e->cap)
 		e->count++;
 	pthread_mutex_unlock(&e->lock);
+	tell(e, 1);
 }
 
 void af_errlog_note(struct af_errlog *e, uid_t uid, const char *view_path, const char *text)
@@ -158,32 +173,39 @@ void af_errlog_note(struct af_errlog *e, uid_t uid, const char *view_path, const
 
 void af_errlog_forget(struct af_errlog *e, const char *path)
 {
+	int n = 0;
 	pthread_mutex_lock(&e->lock);
 	for (unsigned k = 0; k < e->cap; k++)
 		if (e->lines[k] && e->paths[k] && !strcmp(e->paths[k], path)) {
 			free(e->lines[k]);
 			e->lines[k] = NULL;
+			n++;
 		}
 	pthread_mutex_unlock(&e->lock);
+	tell(e, n);
 }
 
 void af_errlog_forget_under(struct af_errlog *e, const char *dir,
 			     int (*keep)(void *ctx, const char *path), void *ctx)
 {
 	size_t n = strlen(dir);
+	int gone = 0;
 	pthread_mutex_lock(&e->lock);
 	for (unsigned k = 0; k < e->cap; k++)
 		if (e->lines[k] && e->paths[k] && !strncmp(e->paths[k], dir, n) &&
 		    (e->paths[k][n] == 0 || e->paths[k][n] == '/') && !(keep && keep(ctx, e->paths[k]))) {
 			free(e->lines[k]);
 			e->lines[k] = NULL;
+			gone++;
 		}
 	pthread_mutex_unlock(&e->lock);
+	tell(e, gone);
 }
 
 void af_errlog_clear(struct af_errlog *e, uid_t uid, int all, const char *path)
 {
 	size_t n = strlen(path);
+	int gone = 0;
 	pthread_mutex_lock(&e->lock);
 	for (unsigned k = 0; k < e->cap; k++) {
 		const char *p = e->paths[k];
@@ -192,9 +214,11 @@ void af_errlog_clear(struct af_errlog *e, uid_t uid, int all, const char *path)
 		if (e->uids[k] == AF_ERRLOG_ALL ? all : uid == 0 || e->uids[k] == uid) {
 			free(e->lines[k]);
 			e->lines[k] = NULL;
+			gone++;
 		}
 	}
 	pthread_mutex_unlock(&e->lock);
+	tell(e, gone);
 }
 
 int af_errlog_newest(struct af_errlog *e, uid_t uid, const char *path, char *out, size_t n)

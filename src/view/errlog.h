@@ -15,6 +15,9 @@ void af_fs_log(int prio, const char *fmt, ...) __attribute__((format(printf, 2, 
 struct af_errlog;
 struct af_errlog *af_errlog_new(unsigned capacity);
 void af_errlog_free(struct af_errlog *e);
+/* fn(arg) after each change of the lines (a line added or gone), outside the log's
+ * lock: what a face keeps of .animfs/errors's size is dropped (mount.c). */
+void af_errlog_on_change(struct af_errlog *e, void (*fn)(void *arg), void *arg);
 /* Record "time view_path: line:col: problem" (the diag formatted) for a save by uid;
  * control characters in it are escaped (\n, \xNN), so one line is one refused save. */
 void af_errlog_add(struct af_errlog *e, uid_t uid, const char *view_path,

@@ -379,6 +379,7 @@ static struct loaded *load_file(struct af_fs *fs, const char *rel, struct af_dia
 		if (room.refused) { /* shown as its plain file, as a view past the bound is */
 			af_table_refused(fs, rel, d);
 			not_a_folder(fs, &st);
+			af_face_note(fs, AF_NOTE_NAMES, rel); /* the folder is a file now */
 		}
 		goto failed;
 	}

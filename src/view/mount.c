@@ -18,6 +18,13 @@
 #include "splitview.h"
 #include "sweep.h"
 #include "view.h"
+#include "watch.h"
+
+/* .animfs/errors is another length now */
+static void errors_changed(void *arg)
+{
+	af_face_note(arg, AF_NOTE_RESIZED, AF_CTL_DIR "/" AF_CTL_ERRORS);
+}
 
 int af_fs_init_bare(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_only)
 {
@@ -46,6 +53,7 @@ int af_fs_init_bare(struct af_fs *fs, int rootfd, size_t cache_bytes, int read_o
 		af_fs_destroy(fs);
 		return -ENOMEM;
 	}
+	af_errlog_on_change(fs->errors, errors_changed, fs);
 	return 0;
 }
 
@@ -62,6 +70,7 @@ int af_fs_init(struct af_fs *fs, int rootfd, const char *game, size_t cache_byte
 
 void af_fs_destroy(struct af_fs *fs)
 {
+	af_watch_stop(fs); /* it tells the face: first */
 	af_sweep_stop(fs);
 	af_prefetch_free(fs->prefetch); /* its renders use all below */
 	fs->prefetch = NULL;

@@ -512,6 +512,8 @@ int af_ns_save(struct af_fs *fs, struct af_handle *h)
 	int rc = af_handle_commit(fs, h);
 	if (saving) {
 		af_face_note(fs, AF_NOTE_SAVED, h->rel);
+		if (fs->splits) /* it may have turned into a folder of parts, or back */
+			af_face_note(fs, AF_NOTE_NAMES, h->rel);
 		if (af_folder_member(fs, h->bin)) { /* its container's index.yaml changed too */
 			char idx[4200];
 			const char *base = af_base(h->rel);

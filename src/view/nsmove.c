@@ -274,6 +274,8 @@ out:
 }
 
 /* Whether rel is a name the face keeps an open file under. */
+static int move_kind(struct af_fs *fs, struct af_res *s, struct af_res *t);
+
 static int is_alias(struct af_fs *fs, const char *rel)
 {
 	return fs->face && fs->face->is_alias && fs->face->alias_add && fs->face->is_alias(rel);
@@ -307,38 +309,47 @@ int af_ns_rename(struct af_fs *fs, const char *from, const char *to, int norepla
 		af_face_note(fs, AF_NOTE_GONE, s.rel);
 		return rc;
 	}
-	switch (s.kind) {
+	rc = move_kind(fs, &s, &t);
+	if (!rc && (af_res_names_others(&s) || af_res_names_others(&t)))
+		af_face_note(fs, AF_NOTE_NAMES, s.rel);
+	return rc;
+}
+
+static int move_kind(struct af_fs *fs, struct af_res *s, struct af_res *t)
+{
+	int rc;
+	switch (s->kind) {
 	case AF_K_DIR:
-		if (t.kind != AF_K_NONE && t.kind != AF_K_DIR)
+		if (t->kind != AF_K_NONE && t->kind != AF_K_DIR)
 			return -ENOTDIR;
-		if ((rc = af_ov_rename(fs, s.rel, t.rel)))
+		if ((rc = af_ov_rename(fs, s->rel, t->rel)))
 			return rc;
 		/* the caller's droppings inside move along (none, or it cannot: nothing lost) */
-		af_scratch_move_dir(fs, s.rel, t.rel);
-		af_face_note(fs, AF_NOTE_ALL_GONE, s.rel); /* the names below moved along */
+		af_scratch_move_dir(fs, s->rel, t->rel);
+		af_face_note(fs, AF_NOTE_ALL_GONE, s->rel); /* the names below moved along */
 		return 0;
 	case AF_K_ARCDIR: /* the container's file itself moves */
-		if (af_folder_member(fs, s.rel))
+		if (af_folder_member(fs, s->rel))
 			return -EACCES; /* a nested container: members are not renamed */
-		if (t.kind != AF_K_NONE)
+		if (t->kind != AF_K_NONE)
 			return -EEXIST;
-		af_face_note(fs, AF_NOTE_ALL_GONE, s.rel);
-		return af_ov_rename(fs, s.rel, t.rel);
+		af_face_note(fs, AF_NOTE_ALL_GONE, s->rel);
+		return af_ov_rename(fs, s->rel, t->rel);
 	case AF_K_VIEW:
 	case AF_K_PASS:
 	case AF_K_SCRATCH:
 	case AF_K_SPLITDIR: /* the binary moves, as for its view */
 	case AF_K_SPLITPART:
-		if (s.kind == AF_K_SPLITDIR)
-			af_face_note(fs, AF_NOTE_ALL_GONE, s.rel);
-		rc = move_file(fs, &s, &t);
+		if (s->kind == AF_K_SPLITDIR)
+			af_face_note(fs, AF_NOTE_ALL_GONE, s->rel);
+		rc = move_file(fs, s, t);
 		/* what a face kept of the name renamed onto is of the moved file, not of
 		 * the text a save made of it */
-		af_face_note(fs, AF_NOTE_GONE, s.rel);
-		af_face_note(fs, AF_NOTE_GONE, t.rel);
+		af_face_note(fs, AF_NOTE_GONE, s->rel);
+		af_face_note(fs, AF_NOTE_GONE, t->rel);
 		/* a replace of an open file that failed: the file keeps its name */
-		if (rc && t.ghost && af_face_alias_detach(fs, t.rel))
-			af_ghost_del(fs, t.rel);
+		if (rc && t->ghost && af_face_alias_detach(fs, t->rel))
+			af_ghost_del(fs, t->rel);
 		return rc;
 	case AF_K_CTLDIR:
 	case AF_K_CTLFILE:

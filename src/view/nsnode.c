@@ -378,6 +378,8 @@ int af_ns_unlink(struct af_fs *fs, const char *path)
 	rc = unlink_kind(fs, &r);
 	if (rc == 0)
 		af_face_note(fs, AF_NOTE_GONE, r.rel);
+	if (rc == 0 && af_res_names_others(&r))
+		af_face_note(fs, AF_NOTE_NAMES, r.rel);
 	if (rc == 0 && !r.in_split) { /* gone: so are the lines about it */
 		af_errlog_forget(fs->errors, r.rel);
 		if (r.bin[0])

@@ -43,4 +43,12 @@ struct af_res {
 	enum af_kind ghost_of;
 };
 
+/* r stands for more names than its own: a view and its binary's own name, a container
+ * and its members, a split view and its parts (a change of it changes those too). */
+static inline int af_res_names_others(const struct af_res *r)
+{
+	return r->kind == AF_K_VIEW || r->kind == AF_K_SPLITDIR || r->kind == AF_K_SPLITPART ||
+	       r->kind == AF_K_ARCDIR || r->in_split || (r->kind == AF_K_PASS && r->unlisted);
+}
+
 #endif

@@ -31,6 +31,11 @@ enum af_note {
 	AF_NOTE_WRITER,   /* the view rel is written in place (opened for writing, truncated) */
 	AF_NOTE_SAVED,    /* a save changed the view rel: those who have it open see it now */
 	AF_NOTE_RESIZED,  /* rel's attributes changed (a container's index.yaml, by a save) */
+	AF_NOTE_NAMES,    /* a request on rel changed other names too (a view's binary
+			     removed or renamed by either name, a split save that turned a
+			     view into a folder or back): the face's names may be stale */
+	AF_NOTE_OUTSIDE,  /* something changed behind the mount's back (watch.c; rel ""):
+			     any name, kind, size or text may be another now */
 };
 
 /* What only the face knows of a path, asked by the core, and what it is told: the names
@@ -107,6 +112,7 @@ struct af_fs {
 	unsigned nscratch;           /* files in the scratch area (0: skip lookups) */
 	struct af_folders *folders;  /* containers shown as folders (folder.c) */
 	struct af_dsizes *dsizes;    /* sizes of .animfs's plots and previews (dsize.c) */
+	struct af_watch *watch;      /* changes behind the mount's back (watch.c), or NULL */
 	pthread_t sweep_thread;      /* the walk that removes temp files at mount (sweep.c) */
 	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */

@@ -29,6 +29,16 @@
 #include "view.h"
 #include "who.h"
 
+/* A verdict a stat shows: a binary whose view fails is listed by its own name, a view
+ * that cannot be saved is shown without write bits. What a face keeps of the names
+ * (the FUSE face's kernel) is told. */
+static void verdict(struct af_rjob *j, int failed)
+{
+	if (failed)
+		j->b->ops->failed(j);
+	af_face_note(j->fs, AF_NOTE_NAMES, j->b->rel);
+}
+
 /* A render past its bound (its text's buffer over, or its model refused), said (how
  * much, under which --cache-mb; .animfs/errors gets it: the file's, no one's text), and
  * the verdict kept for the rest of the mount: the file shown as its plain binary (a
@@ -52,7 +62,7 @@ static int refuse_too_big(struct af_rjob *j)
 			      (rb->b.max + rb->b.granted) >> 20, mb);
 	af_errlog_add(j->fs->errors, AF_ERRLOG_ALL, j->b->rel, &j->d);
 	af_fs_log(LOG_WARNING, "%s: %s (shown as the plain binary)", j->b->rel, j->d.msg);
-	j->b->ops->failed(j);
+	verdict(j, 1);
 	return -EIO;
 }
 
@@ -102,6 +112,7 @@ static int render_once(struct af_fs *fs, const struct af_bin *b, const struct af
 		af_diag_format(&j.d, b->rel, msg, sizeof(msg));
 		af_fs_log(LOG_NOTICE, "%s (shown read-only)", msg);
 		af_errlog_add(fs->errors, AF_ERRLOG_ALL, b->rel, &j.d);
+		verdict(&j, 0);
 		rc = 0;
 	}
 	if (j.yaml.over || j.rb.refused) {
@@ -119,7 +130,7 @@ static int render_once(struct af_fs *fs, const struct af_bin *b, const struct af
 			goto done;
 		}
 		/* once per identity: the verdict is cached (a member's: its container's) */
-		ops->failed(&j);
+		verdict(&j, 1);
 		af_errlog_add(fs->errors, AF_ERRLOG_ALL, b->rel, &j.d);
 		rc = -EIO;
 		goto done;
@@ -129,6 +140,8 @@ static int render_once(struct af_fs *fs, const struct af_bin *b, const struct af
 		goto done;
 	}
 	ops->put(&j, *out);
+	if (fs->splits) /* its length known: it may be shown as a folder of parts now */
+		af_face_note(fs, AF_NOTE_NAMES, b->rel);
 done:
 	if (bound)
 		af_render_bound_end(&j.rb); /* the text is the cache's now, counted as its own */
