@@ -1,4 +1,5 @@
-/* The FUSE face's operations on open files: each one the namespace's (src/view/nsfile.c:
+/* The FUSE face's operations on open files, and getattr (which an open file answers
+ * first): each one the namespace's (src/view/nsfile.c:
  * views and control files are text handles, a view saves on flush and fsync, pass-through
  * and scratch files are plain descriptors) with FUSE's file info, its caller's process
  * and the kernel's page cache around it.
@@ -27,7 +28,7 @@
  * page cache when a view is first opened for writing keeps its text whole: the kernel
  * marks the size stale at the writer's O_TRUNC and at each of its writes, and a read
  * that reaches the size asks it again through the reader's handle, answered with that
- * handle's text (nodeops.c; tests/mount/page_cache.sh reads past the writer's size,
+ * handle's text (af_op_getattr; tests/mount/page_cache.sh reads past the writer's size,
  * with and without -o attr_cache). */
 #include <errno.h>
 #include <fcntl.h>
@@ -141,6 +142,32 @@ static int opened(struct af_fs *fs, struct fuse_file_info *fi, int rc, const str
 	else if ((o->kind == AF_K_VIEW || o->kind == AF_K_SPLITPART) && h->is_view)
 		cache_view(fs, fi, o);
 	return 0;
+}
+
+int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
+{
+	struct af_handle *h = af_fi_handle(fi);
+	/* The kernel asks a page-cached view's handle again at each read that reaches its
+	 * size (attributes not kept: ops.c): what its first fstat found is the answer
+	 * while nothing changed through the mount since (a changed stat: the generation). */
+	unsigned long gen = h && h->cached ? af_kc_generation() : 0;
+	if (gen) {
+		pthread_mutex_lock(&h->lock);
+		int seen = h->seen_gen == gen;
+		if (seen)
+			*st = h->seen;
+		pthread_mutex_unlock(&h->lock);
+		if (seen)
+			return 0;
+	}
+	int rc = af_ns_stat(af_ctx_fs(), path, h, st);
+	if (rc == 0 && gen && h->is_view) {
+		pthread_mutex_lock(&h->lock);
+		h->seen = *st;
+		h->seen_gen = gen;
+		pthread_mutex_unlock(&h->lock);
+	}
+	return rc;
 }
 
 int af_op_open(const char *path, struct fuse_file_info *fi)

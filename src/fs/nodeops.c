@@ -1,7 +1,7 @@
-/* The FUSE face's operations on names: attributes, listings, folders, removals, renames,
- * links and metadata are the namespace's (src/view/nsnode.c, nsmove.c, nsattr.c) with
- * FUSE's file info, the kernel's remembered stat and its aliases of open files (hidden.c)
- * around them. */
+/* The FUSE face's operations on names: listings, folders, removals, renames, links and
+ * metadata are the namespace's (src/view/nsnode.c, nsmove.c, nsattr.c) with FUSE's file
+ * info and its aliases of open files (hidden.c) around them. (getattr is fileops.c's:
+ * an open file's stat, what the kernel's page cache asks.) */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -13,34 +13,7 @@
 #include "dirlist.h"
 #include "ghost.h"
 #include "hidden.h"
-#include "kcache.h"
 #include "ns.h"
-
-int af_op_getattr(const char *path, struct stat *st, struct fuse_file_info *fi)
-{
-	struct af_handle *h = af_fi_handle(fi);
-	/* The kernel asks a page-cached view's handle again at each read that reaches its
-	 * size (attributes not kept: ops.c): what its first fstat found is the answer
-	 * while nothing changed through the mount since (a changed stat: the generation). */
-	unsigned long gen = h && h->cached ? af_kc_generation() : 0;
-	if (gen) {
-		pthread_mutex_lock(&h->lock);
-		int seen = h->seen_gen == gen;
-		if (seen)
-			*st = h->seen;
-		pthread_mutex_unlock(&h->lock);
-		if (seen)
-			return 0;
-	}
-	int rc = af_ns_stat(af_ctx_fs(), path, h, st);
-	if (rc == 0 && gen && h->is_view) {
-		pthread_mutex_lock(&h->lock);
-		h->seen = *st;
-		h->seen_gen = gen;
-		pthread_mutex_unlock(&h->lock);
-	}
-	return rc;
-}
 
 int af_op_opendir(const char *path, struct fuse_file_info *fi)
 {

@@ -114,13 +114,13 @@ static int resolve_known(struct af_fs *fs, const struct stat *st, const char *pk
 	return 1;
 }
 
-int af_folder_resolve(struct af_fs *fs, struct af_res *r)
+int af_folder_resolve(struct af_fs *fs, struct af_res *r, const char *pkg, const char *inner,
+		      const struct stat *held)
 {
-	char pkg[sizeof(r->bin) - AF_MEMBER_NAME_MAX - 1]; /* room for "/<name>" in r->bin */
-	const char *inner, *leaf;
-	struct stat st;
+	const char *leaf;
+	struct stat st = *held;
 	struct af_diag d;
-	if (!af_folder_split(fs, r->rel, pkg, sizeof(pkg), &inner, &st))
+	if (strlen(pkg) >= AF_FOLDER_PKG_SIZE || !af_folder_of(fs, pkg, &st))
 		return 0;
 	r->st = st;
 	r->kind = AF_K_NONE;

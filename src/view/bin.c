@@ -15,25 +15,27 @@
 #include "commit.h"
 #include "folder.h"
 #include "overlay.h"
+#include "res.h"
 #include "session.h"
 #include "who.h"
 
-/* rel's kind and file, once: a member's container (and its path in it), or rel itself. */
-static int resolve(struct af_fs *fs, const char *rel, struct af_bin *b)
+/* rel's kind and file, once: a member's container (and its path in it), or rel itself
+ * (plain: known to be a game file, as its path's resolve found: not looked up again). */
+static int resolve(struct af_fs *fs, const char *rel, int plain, struct af_bin *b)
 {
 	memset(b, 0, sizeof(*b));
 	b->rel = rel;
 	b->fd = -1;
-	b->member = af_folder_split(fs, rel, b->file, sizeof(b->file), &b->inner, &b->named) != NULL;
+	b->member = !plain && af_folder_split(fs, rel, b->file, sizeof(b->file), &b->inner, &b->named);
 	b->ops = b->member ? &af_bin_member_ops : &af_bin_file_ops;
 	if (!b->member && (size_t)snprintf(b->file, sizeof(b->file), "%s", rel) >= sizeof(b->file))
 		return -ENAMETOOLONG;
 	return 0;
 }
 
-int af_bin_open(struct af_fs *fs, const char *rel, int flags, struct af_bin *b)
+static int bin_open(struct af_fs *fs, const char *rel, int plain, int flags, struct af_bin *b)
 {
-	int rc = resolve(fs, rel, b);
+	int rc = resolve(fs, rel, plain, b);
 	if (rc)
 		return rc;
 	int fd = af_ov_open_proof(fs, b->file, flags);
@@ -49,10 +51,27 @@ int af_bin_open(struct af_fs *fs, const char *rel, int flags, struct af_bin *b)
 	return 0;
 }
 
+int af_bin_open(struct af_fs *fs, const char *rel, int flags, struct af_bin *b)
+{
+	return bin_open(fs, rel, 0, flags, b);
+}
+
+int af_bin_open_res(struct af_fs *fs, const struct af_res *r, int flags, struct af_bin *b)
+{
+	return bin_open(fs, r->bin, r->bin_plain, flags, b);
+}
+
 int af_bin_by_name(struct af_fs *fs, const char *rel, const struct stat *st, struct af_bin *b)
 {
-	int rc = resolve(fs, rel, b);
+	int rc = resolve(fs, rel, 0, b);
 	b->st = *st;
+	return rc;
+}
+
+int af_bin_by_res(struct af_fs *fs, const struct af_res *r, struct af_bin *b)
+{
+	int rc = resolve(fs, r->bin, r->bin_plain, b);
+	b->st = r->st;
 	return rc;
 }
 

@@ -15,6 +15,7 @@
 #include "render.h"
 
 struct af_fs;
+struct af_res;
 struct af_who;
 struct af_rjob;
 struct af_save;
@@ -112,6 +113,10 @@ struct af_rjob {
 int af_bin_open(struct af_fs *fs, const char *rel, int flags, struct af_bin *b);
 /* The daemon's own binary rel, whose name held st: no descriptor (read by name). */
 int af_bin_by_name(struct af_fs *fs, const char *rel, const struct stat *st, struct af_bin *b);
+/* The same two for the binary of a path resolved (res.h: r->bin, r->st), whose kind is
+ * the one its resolve found (r->bin_plain: a game file, no container looked up). */
+int af_bin_open_res(struct af_fs *fs, const struct af_res *r, int flags, struct af_bin *b);
+int af_bin_by_res(struct af_fs *fs, const struct af_res *r, struct af_bin *b);
 void af_bin_close(struct af_bin *b);
 /* A new descriptor of the same file for reading, opened by the daemon through the
  * caller's descriptor (its inode, whatever its name is now): fd or -errno. The thread

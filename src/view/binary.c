@@ -1,7 +1,8 @@
-/* A view's backing binary: the view's name (rel, strip, candidate), its bid cached by
- * identity (classify), the schema modeline of its text, and the sibling io a codec
- * reads its binary's siblings through (the binary's own folder, held as a descriptor).
- * Below view, folder and commit: all of them name a binary through here. */
+/* A view's backing binary: the view's name (rel, strip, candidate; the file above it a
+ * container may show as a folder: holder), its bid cached by identity (classify), the
+ * schema modeline of its text, and the sibling io a codec reads its binary's siblings
+ * through (the binary's own folder, held as a descriptor). Below view, folder and
+ * commit: all of them name a binary through here. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -69,6 +70,40 @@ int af_view_is_candidate(const char *rel)
 	memcpy(stem, base, n);
 	stem[n] = 0;
 	return af_codec_for_ext(stem, 0) != NULL;
+}
+
+int af_view_holder(struct af_fs *fs, const char *rel, char *holder, size_t size,
+		   const char **inner, struct stat *st)
+{
+	const char *last = strrchr(rel, '/');
+	if (!last)
+		return 0;
+	if ((size_t)(last - rel) >= size)
+		return -ENAMETOOLONG;
+	/* the common cases at one stat: the parent is a real folder, or the file */
+	snprintf(holder, size, "%.*s", (int)(last - rel), rel);
+	if (!af_ov_stat(fs, holder, st)) {
+		if (!S_ISREG(st->st_mode))
+			return 0;
+		*inner = last + 1;
+		return 1;
+	}
+	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
+		if (!slash[1])
+			return 0;
+		if ((size_t)(slash - rel) >= size)
+			return -ENAMETOOLONG;
+		snprintf(holder, size, "%.*s", (int)(slash - rel), rel);
+		if (af_ov_stat(fs, holder, st))
+			return 0;
+		if (S_ISDIR(st->st_mode))
+			continue;
+		if (!S_ISREG(st->st_mode))
+			return 0;
+		*inner = slash + 1;
+		return 1;
+	}
+	return 0;
 }
 
 /* The first n bytes of fd (at most; from its start, its offset untouched). */
@@ -314,24 +349,4 @@ void af_sibio_close(struct af_sibio *s)
 	if (s->owned && s->d.dirfd >= 0)
 		close(s->d.dirfd);
 	s->d.dirfd = -1;
-}
-
-void af_render_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
-		       const char *bin_rel)
-{
-	af_diag_clear(d);
-	if (rb->refused)
-		af_diag_error(d, AF_ENOMEM,
-			      "showing it would take about %zu MiB (the file and the codec's model "
-			      "of it), more than one view may take under --cache-mb=%zu (the texts "
-			      "held for other views lent it what they could): raise --cache-mb",
-			      rb->model_want >> 20, fs->cache_bytes >> 20);
-	else
-		af_diag_error(d, AF_ENOMEM,
-			      "its view would be more than %zu MiB of text, what one view may take "
-			      "under --cache-mb=%zu (the texts held for other views lent it what "
-			      "they could): raise --cache-mb",
-			      (rb->b.max + rb->b.granted) >> 20, fs->cache_bytes >> 20);
-	af_errlog_add(fs->errors, AF_ERRLOG_ALL, bin_rel, d); /* the file's, no one's text */
-	af_fs_log(LOG_WARNING, "%s: %s (shown as the plain binary)", bin_rel, d->msg);
 }

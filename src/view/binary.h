@@ -19,14 +19,18 @@ struct af_fs;
 /* The yaml-language-server modeline a view of bin_rel starts with: its codec's schema
  * in VIEW/.animfs/schema, by a path relative to the view's folder. */
 int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out);
-/* A render refused by its bound (its text's buffer over): d says how much and which
- * --cache-mb, and .animfs/errors gets it. */
-void af_render_too_big(struct af_fs *fs, struct af_diag *d, const struct af_render_bound *rb,
-		       const char *bin_rel);
 /* "/a/b.yaml" -> "a/b.yaml" ("." for "/"); -ENAMETOOLONG. */
 int af_view_rel(const char *path, char *rel, size_t size);
 /* Length of name without ".yaml", or 0 when it does not end so (or is only that). */
 size_t af_view_strip(const char *name);
+/* The nearest name above rel that is a file, not a folder ("dir/X" of "dir/X/inner":
+ * a container's file, when a container shows it as a folder; folder.c decides that):
+ * 1 with holder (its path, shorter than size), *inner (the rest of rel: "inner") and
+ * *st (what the name holds); 0 when every name above rel is a folder (or is missing or
+ * no regular file): rel is then nothing inside a container; -ENAMETOOLONG when a path
+ * above rel is size bytes or more (not told). */
+int af_view_holder(struct af_fs *fs, const char *rel, char *holder, size_t size,
+		   const char **inner, struct stat *st);
 /* Would a new file of this name be a view YAML (its binary's extension is one a
  * codec lists)? */
 int af_view_is_candidate(const char *rel);

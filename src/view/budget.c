@@ -1,8 +1,10 @@
-/* The renders' memory (render.h, "One memory bound" in docs/HACKING.md): the pool the
- * renders and parses in flight share (AF_RENDER_POOL) and its gate, what the render
- * cache lends past it (af_rcache_lend), and the one "done again alone" of a render or
- * parse refused short of room while others held the pool (af_budget_run); the texts
- * open files hold, lent from the texts' share too or kept in files (af_rcache_hold). */
+/* The work in flight and its memory (render.h, "One memory bound" in docs/HACKING.md):
+ * one render of a binary, one plot or preview of it, at a time (its flight, flight.h);
+ * the pool the renders and parses in flight share (AF_RENDER_POOL) and its gate, what
+ * the render cache lends past it (af_rcache_lend), and the one "done again alone" of a
+ * render or parse refused short of room while others held the pool (af_budget_run); the
+ * texts open files hold, lent from the texts' share too or kept in files
+ * (af_rcache_hold). */
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -13,8 +15,55 @@
 #include <unistd.h>
 
 #include "animfs/yamlio.h"
+#include "flight.h"
 #include "render.h"
 #include "render_int.h"
+
+/* ------------------------------------------------------------ flights */
+
+static int flying(const struct af_flights *fl, const struct af_flight *me)
+{
+	for (const struct af_flight *f = fl->list; f; f = f->next)
+		if (f->dev == me->dev && f->ino == me->ino && f->key == me->key)
+			return 1;
+	return 0;
+}
+
+void af_flight_take(struct af_flights *fl, struct af_flight *me)
+{
+	pthread_mutex_lock(&fl->lock);
+	while (flying(fl, me))
+		pthread_cond_wait(&fl->landed, &fl->lock);
+	me->next = fl->list;
+	fl->list = me;
+	pthread_mutex_unlock(&fl->lock);
+}
+
+void af_flight_land(struct af_flights *fl, struct af_flight *me)
+{
+	pthread_mutex_lock(&fl->lock);
+	struct af_flight **p = &fl->list;
+	while (*p != me)
+		p = &(*p)->next;
+	*p = me->next;
+	pthread_cond_broadcast(&fl->landed);
+	pthread_mutex_unlock(&fl->lock);
+}
+
+void af_flights_init(struct af_flights *fl)
+{
+	pthread_mutex_init(&fl->lock, NULL);
+	pthread_cond_init(&fl->landed, NULL);
+	fl->list = NULL;
+}
+
+void af_flights_destroy(struct af_flights *fl)
+{
+	pthread_mutex_destroy(&fl->lock);
+	pthread_cond_destroy(&fl->landed);
+}
+
+/* ------------------------------------------------------------ the pool */
 
 size_t af_rcache_lend(struct af_rcache *c, size_t want)
 {

@@ -1,4 +1,4 @@
-/* flight.c: one piece of work on one file at a time (private to the mount). */
+/* budget.c's flights: one piece of work on one file at a time (private to the mount). */
 #ifndef ANIMFS_FS_FLIGHT_H
 #define ANIMFS_FS_FLIGHT_H
 

@@ -503,32 +503,7 @@ uint64_t af_index_key(const char *bin)
 const struct af_container *af_folder_split(struct af_fs *fs, const char *rel, char *pkg, size_t size,
 					const char **inner, struct stat *st)
 {
-	const struct af_container *c;
-	const char *last = strrchr(rel, '/');
-	if (!last || (size_t)(last - rel) >= size)
-		return NULL;
-	/* the common cases at one stat: the parent is a real folder, or the container */
-	snprintf(pkg, size, "%.*s", (int)(last - rel), rel);
-	if (!af_ov_stat(fs, pkg, st)) {
-		if (!S_ISREG(st->st_mode) || !(c = af_folder_of(fs, pkg, st)))
-			return NULL;
-		*inner = last + 1;
-		return c;
-	}
-	for (const char *slash = strchr(rel, '/'); slash; slash = strchr(slash + 1, '/')) {
-		if ((size_t)(slash - rel) >= size || !slash[1])
-			return NULL;
-		snprintf(pkg, size, "%.*s", (int)(slash - rel), rel);
-		if (af_ov_stat(fs, pkg, st))
-			return NULL;
-		if (S_ISDIR(st->st_mode))
-			continue;
-		if (!S_ISREG(st->st_mode) || !(c = af_folder_of(fs, pkg, st)))
-			return NULL;
-		*inner = slash + 1;
-		return c;
-	}
-	return NULL;
+	return af_view_holder(fs, rel, pkg, size, inner, st) > 0 ? af_folder_of(fs, pkg, st) : NULL;
 }
 
 void af_folder_log_diag(const char *rel, const struct af_diag *d, const char *what)

@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <sys/types.h>
 
+#include "animfs/container.h"
 #include "animfs/diag.h"
 #include "dest.h"
 #include "render.h"
@@ -35,8 +36,12 @@ int af_folder_file(struct af_fs *fs, const char *rel, char *file, size_t size);
  * container's file, *inner: the rest of rel, *st: the file the name holds), else NULL. */
 const struct af_container *af_folder_split(struct af_fs *fs, const char *rel, char *pkg,
 					   size_t size, const char **inner, struct stat *st);
-/* Resolve r->rel when it is inside a container's folder: 1 (r filled), else 0. */
-int af_folder_resolve(struct af_fs *fs, struct af_res *r);
+/* Resolve r->rel, below the file pkg (af_view_holder: inner the rest of r->rel, st what
+ * pkg holds), when a container shows pkg as a folder: 1 (r filled), else 0. pkg is
+ * shorter than AF_FOLDER_PKG_SIZE (room for "/<member>" after it in r->bin). */
+#define AF_FOLDER_PKG_SIZE (sizeof(((struct af_res *)0)->bin) - AF_MEMBER_NAME_MAX - 1)
+int af_folder_resolve(struct af_fs *fs, struct af_res *r, const char *pkg, const char *inner,
+		      const struct stat *st);
 /* The names in a container's folder (index.yaml first). */
 int af_folder_list(struct af_fs *fs, const char *pkg, void (*cb)(void *ctx, const char *name),
 		  void *ctx);

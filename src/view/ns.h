@@ -3,11 +3,11 @@
  * (struct af_handle, handle.h) and the core's result codes (0 or a count, a -errno the
  * system said, an AF_E* code the core decided: each face turns them into its own answer
  * in one place). Each call runs as the thread's caller (who.c: the face made the thread
- * its request's caller). One file per concern: nsnode.c (attributes, listings, folders,
- * removals), nsfile.c (open files: open, create, read, write, truncate, save, close),
- * nsmove.c (renames and the editors' save paths through them), nsattr.c (links and
- * metadata: readlink, symlink, mode, owner, times, the filesystem's figures, the errors'
- * log cleared). */
+ * its request's caller). One file per concern: nsnode.c (listings, folders, removals),
+ * nsfile.c (open files: open, create, read, write, truncate, save, close; and a path's
+ * attributes, which the open files answer first), nsmove.c (renames and the editors'
+ * save paths through them), nsattr.c (links and metadata: readlink, symlink, mode,
+ * owner, times, the filesystem's figures, the errors' log cleared). */
 #ifndef ANIMFS_VIEW_NS_H
 #define ANIMFS_VIEW_NS_H
 

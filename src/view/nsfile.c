@@ -1,4 +1,6 @@
-/* The namespace's open files (ns.h). A view and a control file are text handles (handle.c);
+/* The namespace's open files (ns.h), and a path's attributes, which the open files
+ * answer first (af_ns_stat: an open file's own, a view's buffer's size, a new file
+ * that is only a buffer yet). A view and a control file are text handles (handle.c);
  * a view saves when its face says so (af_ns_save: an editor's close, fsync, a PUT's end).
  * Pass-through and scratch files are plain descriptors. What a face keeps of the files it
  * hands out (the FUSE face: the kernel's page cache) it is told through struct af_face's
@@ -31,6 +33,48 @@
 #include "who.h"
 
 #define WRITE_FLAGS (O_WRONLY | O_RDWR | O_TRUNC | O_APPEND)
+
+/* ---- a path's attributes ---- */
+
+/* A file that exists only as an open, unsaved buffer (a new view being written). */
+static int pending_stat(struct af_fs *fs, const char *rel, struct stat *st)
+{
+	long long size = af_handle_pending_size(fs, rel);
+	if (size < 0)
+		return -ENOENT;
+	if (fstatat(fs->rootfd, ".", st, 0))
+		return -errno;
+	st->st_mode = S_IFREG | 0644;
+	st->st_nlink = 1;
+	st->st_size = size;
+	st->st_blocks = (size + 511) / 512;
+	st->st_ino = 0;
+	return 0;
+}
+
+int af_ns_stat(struct af_fs *fs, const char *path, struct af_handle *h, struct stat *st)
+{
+	struct af_res r;
+	int rc;
+	if (h && h->kind == AF_H_FD)
+		return fstat(h->fd, st) ? -errno : 0;
+	if (!path && !h)
+		return -ENOENT;
+	rc = af_view_resolve(fs, path ? path : h->rel, &r);
+	if (rc)
+		return rc;
+	if (r.kind == AF_K_NONE)
+		return pending_stat(fs, r.rel, st);
+	rc = af_view_stat(fs, &r, af_caller()->uid, st);
+	if (rc == 0 && h && h->is_view) {
+		/* fstat of an open view: its own buffer's size, not the saved text's */
+		st->st_size = (off_t)af_handle_size(h);
+		st->st_blocks = (st->st_size + 511) / 512;
+	}
+	return rc;
+}
+
+/* ---- open files ---- */
 
 /* The error of a handle not made (af_handle_new_text: EFBIG past the bound). */
 static int no_handle(void)
@@ -95,27 +139,29 @@ static int open_ctl(struct af_fs *fs, struct af_res *r, int flags, struct af_ns_
 }
 
 /* The folder a view's binary is in (a container's member: the container's), held by the
- * handle from now on: a save lands there even if the path is swapped meanwhile. */
-static int pin_folder(struct af_fs *fs, struct af_handle *h)
+ * handle from now on: a save lands there even if the path is swapped meanwhile. plain:
+ * the binary is a game file with only folders above it (res.h), no container's. */
+static int pin_folder(struct af_fs *fs, struct af_handle *h, int plain)
 {
 	char path[4096], base[NAME_MAX + 1];
-	if (!af_folder_file(fs, h->bin, path, sizeof(path)))
-		snprintf(path, sizeof(path), "%s", h->bin);
 	if (af_ov_on(fs))
 		return 0; /* a save lands in MODDIR, whose folder may not be made yet */
+	if (plain || !af_folder_file(fs, h->bin, path, sizeof(path)))
+		snprintf(path, sizeof(path), "%s", h->bin);
 	h->dirfd = af_bn_parent(fs->rootfd, path, base, sizeof(base));
 	return h->dirfd >= 0 ? 0 : -errno;
 }
 
-/* A text handle of a view (t: its text, NULL for an empty new one); part: a file of a
- * split view's folder. */
+/* A text handle of a view (t: its text, NULL for an empty new one); plain: its binary
+ * bin is a game file with only folders above it (res.h); part: a file of a split
+ * view's folder. */
 static int view_handle(struct af_fs *fs, struct af_ns_opened *out, const char *rel,
-		       const char *bin, struct af_text *t, int part)
+		       const char *bin, int plain, struct af_text *t, int part)
 {
 	struct af_handle *h = af_handle_new_text(fs, rel, bin, t, 1);
 	if (h)
 		h->part = part;
-	int rc = h ? pin_folder(fs, h) : no_handle();
+	int rc = h ? pin_folder(fs, h, plain) : no_handle();
 	if (rc) {
 		if (h)
 			af_handle_free(fs, h);
@@ -151,7 +197,7 @@ static int open_preview_save(struct af_fs *fs, const char *view, const char *rel
 	if (!h)
 		return no_handle();
 	h->save = af_previews_save;
-	if ((rc = pin_folder(fs, h))) {
+	if ((rc = pin_folder(fs, h, v.bin_plain))) {
 		af_handle_free(fs, h);
 		return rc;
 	}
@@ -191,7 +237,7 @@ static int open_view(struct af_fs *fs, struct af_res *r, int flags, struct af_ns
 			  r->rel);
 		return -EACCES;
 	}
-	rc = view_handle(fs, out, r->rel, r->bin, t, r->kind == AF_K_SPLITPART);
+	rc = view_handle(fs, out, r->rel, r->bin, r->bin_plain, t, r->kind == AF_K_SPLITPART);
 	out->codec = r->info.codec;
 	if (t) {
 		out->text = 1;
@@ -300,7 +346,7 @@ int af_ns_create(struct af_fs *fs, const char *path, mode_t mode, int flags,
 		if ((rc = af_view_may(fs, r.bin, O_WRONLY)))
 			return rc;
 		af_face_note(fs, AF_NOTE_WRITER, r.rel);
-		return view_handle(fs, out, r.rel, r.bin, NULL, 1);
+		return view_handle(fs, out, r.rel, r.bin, r.bin_plain, NULL, 1);
 	}
 	if (r.in_split && !af_split_aside(af_base(r.rel)) && !af_view_is_dropping(fs, r.rel))
 		return af_split_refuse(fs, r.rel, "no file is added", af_caller()->uid);
@@ -325,7 +371,7 @@ int af_ns_create(struct af_fs *fs, const char *path, mode_t mode, int flags,
 		if ((rc = af_view_may_create(fs, bin)))
 			return rc;
 		af_face_note(fs, AF_NOTE_WRITER, r.rel);
-		rc = view_handle(fs, out, r.rel, bin, NULL, 0);
+		rc = view_handle(fs, out, r.rel, bin, 0, NULL, 0);
 		if (rc == 0)
 			out->h->mode = mode & 07777;
 		return rc;

@@ -1,6 +1,6 @@
-/* The namespace's names (ns.h): attributes (exact YAML sizes), listings (claimed
- * binaries as <name>.yaml, scratch files, the control folder, the previews' folders),
- * folders made and removed, names removed. */
+/* The namespace's names (ns.h): listings (claimed binaries as <name>.yaml, scratch
+ * files, the control folder, the previews' folders), folders made and removed, names
+ * removed. (A path's attributes are nsfile.c's: open files answer them first.) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -33,44 +33,6 @@
 #include "sweep.h"
 #include "view.h"
 #include "who.h"
-
-/* A file that exists only as an open, unsaved buffer (a new view being written). */
-static int pending_stat(struct af_fs *fs, const char *rel, struct stat *st)
-{
-	long long size = af_handle_pending_size(fs, rel);
-	if (size < 0)
-		return -ENOENT;
-	if (fstatat(fs->rootfd, ".", st, 0))
-		return -errno;
-	st->st_mode = S_IFREG | 0644;
-	st->st_nlink = 1;
-	st->st_size = size;
-	st->st_blocks = (size + 511) / 512;
-	st->st_ino = 0;
-	return 0;
-}
-
-int af_ns_stat(struct af_fs *fs, const char *path, struct af_handle *h, struct stat *st)
-{
-	struct af_res r;
-	int rc;
-	if (h && h->kind == AF_H_FD)
-		return fstat(h->fd, st) ? -errno : 0;
-	if (!path && !h)
-		return -ENOENT;
-	rc = af_view_resolve(fs, path ? path : h->rel, &r);
-	if (rc)
-		return rc;
-	if (r.kind == AF_K_NONE)
-		return pending_stat(fs, r.rel, st);
-	rc = af_view_stat(fs, &r, af_caller()->uid, st);
-	if (rc == 0 && h && h->is_view) {
-		/* fstat of an open view: its own buffer's size, not the saved text's */
-		st->st_size = (off_t)af_handle_size(h);
-		st->st_blocks = (st->st_size + 511) / 512;
-	}
-	return rc;
-}
 
 struct lister {
 	struct af_fs *fs;

@@ -147,6 +147,7 @@ static void pf_start(struct af_fs *fs, struct af_prefetch *p)
 {
 	sigset_t all, old;
 	__atomic_store_n(&p->started, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&fs->prefetching, 1, __ATOMIC_RELEASE);
 	sigfillset(&all);
 	pthread_sigmask(SIG_BLOCK, &all, &old);
 	while (p->nthreads < p->want &&

@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 
 #include "render.h"
+#include "session.h"
 
 struct af_fs;
 
@@ -21,5 +22,12 @@ void af_prefetch_add(struct af_fs *fs, const char *rel, const struct stat *st);
 /* Before rendering st's view: take it off the queue, or wait while a worker renders it
  * (its text is then in the cache). */
 void af_prefetch_claim(struct af_fs *fs, const struct stat *st);
+/* Whether a view may be queued or in a worker's hands: its workers started (at the
+ * first listing, when not off). Before (and always with ANIMFS_PREFETCH=0) a render has
+ * nothing to claim: answered here, as af_ghost_any is. */
+static inline int af_prefetch_any(struct af_fs *fs)
+{
+	return __atomic_load_n(&fs->prefetching, __ATOMIC_ACQUIRE);
+}
 
 #endif

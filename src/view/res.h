@@ -29,6 +29,8 @@ struct af_res {
 	enum af_kind kind;
 	char rel[4096];     /* path relative to GAME (or scratch); "." for the root */
 	char bin[4096];     /* AF_K_VIEW: the backing binary's relative path */
+	int bin_plain;      /* bin is a game file with only folders above it (no container
+			       holds it): its kind is not looked up again (bin.c) */
 	struct stat st;     /* backing (or scratch) stat */
 	struct af_rinfo info;
 	int ghost;          /* the name was renamed away: reported as AF_K_NONE */

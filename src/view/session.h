@@ -121,6 +121,8 @@ struct af_fs {
 	 * below it: a listing renders its members with their container held (arcdir.c) */
 	int (*render_bin)(struct af_fs *fs, const struct af_bin *b, struct af_text **out);
 	struct af_prefetch *prefetch; /* views of listed folders rendered ahead (prefetch.c) */
+	int prefetching;              /* its workers started (atomic): before, no view is
+					 queued or in a worker's hands (af_prefetch_any) */
 	struct af_splits *splits;     /* --split, --split-over: big views as folders
 					 (splitview.c), or NULL */
 };

@@ -279,7 +279,7 @@ static struct af_text *plot_text(struct af_fs *fs, const char *rest, int glb, in
 	if (af_view_resolve(fs, path, &v) || (v.kind != AF_K_VIEW && v.kind != AF_K_SPLITDIR))
 		return NULL;
 	/* derived from the binary: its readers only, and from the file they opened */
-	if ((*err = af_bin_open(fs, v.bin, O_RDONLY, &b)))
+	if ((*err = af_bin_open_res(fs, &v, O_RDONLY, &b)))
 		return NULL;
 	/* the text is in the key when it may change with the same binary (names from beside
 	 * it); otherwise a stat needs not even the text */
@@ -344,6 +344,7 @@ static int split_member(struct af_fs *fs, struct af_res *r)
 		return 0;
 	r->in_split = 1;
 	memcpy(r->bin, p.bin, sizeof(r->bin));
+	r->bin_plain = p.bin_plain;
 	r->st = p.st;
 	r->info = p.info;
 	if (af_view_render(fs, r->bin, &r->st, &whole) == 0 &&
@@ -356,12 +357,15 @@ static int split_member(struct af_fs *fs, struct af_res *r)
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 {
 	int rc = af_view_rel(path, r->rel, sizeof(r->rel));
-	const char *base;
+	const char *base, *inner;
+	char pkg[AF_FOLDER_PKG_SIZE];
+	struct stat pst;
 	size_t n;
-	int alias = 0;
+	int alias = 0, held = -1;
 	memset(&r->info, 0, sizeof(r->info));
 	r->kind = AF_K_NONE;
 	r->bin[0] = 0;
+	r->bin_plain = 0;
 	r->ghost = 0;
 	r->unlisted = 0;
 	r->in_split = 0;
@@ -405,7 +409,9 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		r->kind = AF_K_SCRATCH;
 		goto ghosts; /* removed while open: hidden until its last close */
 	}
-	if (af_folder_resolve(fs, r))
+	/* inside a container's folder? Asked of the containers only below a file */
+	held = af_view_holder(fs, r->rel, pkg, sizeof(pkg), &inner, &pst);
+	if (held > 0 && af_folder_resolve(fs, r, pkg, inner, &pst))
 		goto ghosts;
 	if (fs->splits && split_member(fs, r))
 		goto ghosts;
@@ -414,14 +420,17 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 		size_t dirlen = (size_t)(base - r->rel);
 		memcpy(r->bin, r->rel, dirlen + n);
 		r->bin[dirlen + n] = 0;
+		r->bin_plain = held == 0; /* only folders above it */
 		if (af_ov_stat(fs, r->bin, &r->st) == 0 &&
 		    S_ISREG(r->st.st_mode)) {
 			af_view_classify(fs, r->bin, &r->st, &r->info);
 			if (r->info.codec && !r->info.failed)
 				r->kind = shown_split(fs, r) ? AF_K_SPLITDIR : AF_K_VIEW;
 		}
-		if (r->kind == AF_K_NONE)
+		if (r->kind == AF_K_NONE) {
 			r->bin[0] = 0;
+			r->bin_plain = 0;
+		}
 	}
 	if (r->kind == AF_K_NONE && af_ov_stat(fs, r->rel, &r->st) == 0) {
 		if (S_ISDIR(r->st.st_mode)) {
@@ -570,7 +579,7 @@ static int stat_size(struct af_fs *fs, struct af_res *r, off_t *size)
 		}
 		rc = r->kind == AF_K_ARCFILE ? af_folder_render(fs, r->bin, 1, NULL, &t)
 					     : af_view_text(fs, r, &t);
-	} else if ((rc = af_bin_open(fs, r->bin, O_RDONLY, &b))) {
+	} else if ((rc = af_bin_open_res(fs, r, O_RDONLY, &b))) {
 		if (rc != -EACCES && rc != -EPERM)
 			return rc;
 		*size = r->st.st_size; /* not theirs to read */

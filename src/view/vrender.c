@@ -29,8 +29,6 @@
 #include "view.h"
 #include "who.h"
 
-/* A render past its bound, said, and the verdict kept for the rest of the mount: the
- * file shown as its plain binary (a member: raw). */
 /* A verdict a stat shows: a binary whose view fails is listed by its own name, a view
  * that cannot be saved is shown without write bits. What a face keeps of the names
  * (the FUSE face's kernel) is told. */
@@ -41,9 +39,29 @@ static void verdict(struct af_rjob *j, int failed)
 	af_face_note(j->fs, AF_NOTE_NAMES, j->b->rel);
 }
 
+/* A render past its bound (its text's buffer over, or its model refused), said (how
+ * much, under which --cache-mb; .animfs/errors gets it: the file's, no one's text), and
+ * the verdict kept for the rest of the mount: the file shown as its plain binary (a
+ * member: raw). */
 static int refuse_too_big(struct af_rjob *j)
 {
-	af_render_too_big(j->fs, &j->d, &j->rb, j->b->rel);
+	const struct af_render_bound *rb = &j->rb;
+	size_t mb = j->fs->cache_bytes >> 20;
+	af_diag_clear(&j->d);
+	if (rb->refused)
+		af_diag_error(&j->d, AF_ENOMEM,
+			      "showing it would take about %zu MiB (the file and the codec's model "
+			      "of it), more than one view may take under --cache-mb=%zu (the texts "
+			      "held for other views lent it what they could): raise --cache-mb",
+			      rb->model_want >> 20, mb);
+	else
+		af_diag_error(&j->d, AF_ENOMEM,
+			      "its view would be more than %zu MiB of text, what one view may take "
+			      "under --cache-mb=%zu (the texts held for other views lent it what "
+			      "they could): raise --cache-mb",
+			      (rb->b.max + rb->b.granted) >> 20, mb);
+	af_errlog_add(j->fs->errors, AF_ERRLOG_ALL, j->b->rel, &j->d);
+	af_fs_log(LOG_WARNING, "%s: %s (shown as the plain binary)", j->b->rel, j->d.msg);
 	verdict(j, 1);
 	return -EIO;
 }
@@ -163,7 +181,8 @@ int af_bin_render(struct af_fs *fs, const struct af_bin *b, struct af_text **out
 	struct render_job job = {fs, b, as, out};
 	int fly = !b->l; /* its container held (a listing's): that lock is its flight */
 	if (fly) {
-		af_prefetch_claim(fs, &b->st); /* a worker may have it, or be at it */
+		if (af_prefetch_any(fs)) /* a worker may have it, or be at it */
+			af_prefetch_claim(fs, &b->st);
 		af_flight_take(&fs->renders, &me);
 	}
 	rc = af_budget_run(render_attempt, &job);
@@ -182,6 +201,15 @@ int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st0
 	return rc ? rc : af_bin_render(fs, &b, out);
 }
 
+/* The daemon's render of r's binary (its kind as r's resolve found it). */
+static int render_res(struct af_fs *fs, const struct af_res *r, struct af_text **out)
+{
+	struct af_bin b;
+	int rc = af_bin_by_res(fs, r, &b);
+	*out = NULL;
+	return rc ? rc : af_bin_render(fs, &b, out);
+}
+
 /* The text of r (a view or a split view's part) rendered from b. */
 int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
 		       struct af_text **out)
@@ -191,7 +219,7 @@ int af_view_text_of(struct af_fs *fs, struct af_res *r, const struct af_bin *b,
 	*out = NULL;
 	if (r->kind == AF_K_ARCFILE) /* a container's index.yaml, a raw member */
 		return af_folder_render(fs, r->bin, 1, b ? &b->st : NULL, out);
-	rc = b ? af_bin_render(fs, b, &whole) : af_view_render(fs, r->bin, &r->st, &whole);
+	rc = b ? af_bin_render(fs, b, &whole) : render_res(fs, r, &whole);
 	if (rc || r->kind != AF_K_SPLITPART) {
 		*out = rc ? NULL : whole;
 		return rc;
@@ -212,7 +240,7 @@ int af_view_open_from(struct af_fs *fs, struct af_res *r, int flags, struct af_t
 	/* a container loaded by its name after the proof that is another file than the
 	 * one proven (-EAGAIN) is proven again, from the name as it is now */
 	for (int attempt = 0;; attempt++) {
-		if ((rc = af_bin_open(fs, r->bin, flags, &b)))
+		if ((rc = af_bin_open_res(fs, r, flags, &b)))
 			return rc;
 		rc = out ? af_view_text_of(fs, r, &b, out) : 0;
 		if (!rc && from)
@@ -240,7 +268,7 @@ int af_view_split_names(struct af_fs *fs, struct af_res *r, void (*cb)(void *ctx
 			void *ctx)
 {
 	struct af_text *whole;
-	int rc = af_view_render(fs, r->bin, &r->st, &whole);
+	int rc = render_res(fs, r, &whole);
 	if (rc)
 		return rc;
 	rc = af_split_names(fs, whole, r->bin, cb, ctx);

@@ -1,5 +1,6 @@
 /* The view's pieces without a mount: path and name mapping, open-file buffers, the
- * scratch area, resolving names against a GAME folder, and commits (bad documents
+ * scratch area, resolving names against a GAME folder (and the file above a path that
+ * decides whether a container is asked), and commits (bad documents
  * refused with line:col and the binary untouched; an unchanged save writes nothing). */
 #include <dirent.h>
 #include <errno.h>
@@ -183,6 +184,37 @@ static void test_resolve_plain(void **state)
 	assert_int_equal(r.kind, AF_K_SCRATCH);
 }
 
+/* The file above a path (af_view_holder): what the resolve asks before any container
+ * is (only folders above: no container holds it). */
+static void test_holder(void **state)
+{
+	struct env *e = *state;
+	struct af_diag d;
+	struct stat st;
+	char holder[64];
+	const char *inner = NULL;
+	af_diag_init(&d);
+	assert_int_equal(mkdirat(e->fs.rootfd, "sub", 0755), 0);
+	assert_int_equal(mkdirat(e->fs.rootfd, "sub/deep", 0755), 0);
+	assert_int_equal(af_replace_file_at(e->fs.rootfd, "sub/f.bin", "hi\n", 3, 0644, &d), 0);
+	af_diag_free(&d);
+	assert_int_equal(af_view_holder(&e->fs, "top.yaml", holder, sizeof(holder), &inner, &st), 0);
+	assert_int_equal(af_view_holder(&e->fs, "sub/f.bin.yaml", holder, sizeof(holder), &inner, &st), 0);
+	assert_int_equal(af_view_holder(&e->fs, "sub/deep/x.yaml", holder, sizeof(holder), &inner, &st), 0);
+	assert_int_equal(af_view_holder(&e->fs, "gone/x.yaml", holder, sizeof(holder), &inner, &st), 0);
+	/* a file's name with more after it: that file, at the first stat or by the walk */
+	assert_int_equal(af_view_holder(&e->fs, "sub/f.bin/m.yaml", holder, sizeof(holder), &inner, &st), 1);
+	assert_string_equal(holder, "sub/f.bin");
+	assert_string_equal(inner, "m.yaml");
+	assert_true(S_ISREG(st.st_mode) && st.st_size == 3);
+	inner = NULL;
+	assert_int_equal(af_view_holder(&e->fs, "sub/f.bin/A/m.yaml", holder, sizeof(holder), &inner, &st), 1);
+	assert_string_equal(holder, "sub/f.bin");
+	assert_string_equal(inner, "A/m.yaml");
+	/* too long to tell: not "no file above" */
+	assert_int_equal(af_view_holder(&e->fs, "sub/f.bin/m.yaml", holder, 4, &inner, &st), -ENAMETOOLONG);
+}
+
 static void test_commit_refuses(void **state)
 {
 	struct env *e = *state;
@@ -327,6 +359,7 @@ int main(void)
 		cmocka_unit_test_setup_teardown(test_handle_buffers, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_scratch, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_resolve_plain, setup, teardown),
+		cmocka_unit_test_setup_teardown(test_holder, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_refuses, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_commit_sample, setup, teardown),
 		cmocka_unit_test_setup_teardown(test_hardlink_bid, setup, teardown),
