@@ -42,8 +42,10 @@ for i, l in enumerate(L):
         v[c] = repr(off + sc + 2.3 * q)
         L[r] = L[r][:L[r].index("[")] + "[" + ", ".join(v) + L[r][L[r].index("]"):]
         L.insert(i + 2, "    refit: true")
-        print(r + 1, c, off + sc + 2.3 * q, q)
+    # written before the line is printed: the caller reads the line and goes on at once
     open(dst, "w").write("\n".join(L))
+    if how != "widen":
+        print(r + 1, c, off + sc + 2.3 * q, q, flush=True)
     sys.exit(0)
 sys.exit(1)
 PY
