@@ -24,7 +24,7 @@ v=$VIEW/units/anims/walk.animation.yaml
 sed 's/^length: *[^ #]*/length: 7.25/' "$v" > "$T/edit.yaml"
 cat "$T/edit.yaml" > "$v" || fail "the save: $(cat "$VIEW/.animfs/errors")"
 grep -q '^  layout: 64-bit' "$v" || fail "the view of MODDIR's copy is not 64-bit: $(grep layout "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 # what animfs convert makes of the encoded edit
 mkdir -p "$T/x32" "$T/x64"
@@ -44,7 +44,7 @@ v=$VIEW/units/anims/run.animation.yaml
 sed 's/^length: *[^ #]*/length: 3.75/' "$v" > "$T/edit2.yaml"
 cat "$T/edit2.yaml" > "$v" || fail "the save: $(cat "$VIEW/.animfs/errors")"
 grep -q '^  layout: 64-bit' "$v" || fail "without --to the copy is not 64-bit: $(grep layout "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: without --to, saves keep the mod folder's layout"
 
@@ -79,7 +79,7 @@ sed 's/^length: *[^ #]*/length: 5.5/' "$v" > "$T/edit3.yaml"
 timeout 60 vim -N -u DEFAULTS -i NONE -es -c '%s/^length: *[^ #]*/length: 5.5/' -c 'wq' "$v" \
   </dev/null 2>"$T/vim.err" || fail "vim exited with $?: $(cat "$T/vim.err") ($(cat "$VIEW/.animfs/errors"))"
 grep -q '^  layout: 64-bit' "$v" || fail "the copy-up is not 64-bit: $(grep layout: "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 (cd "$PD2/Walk Mod" && find . -type f) | cmp -s - <(echo ./units/anims/walk.animation) ||
   fail "MODDIR holds: $(cd "$PD2/Walk Mod" && find . -type f)"
@@ -110,7 +110,7 @@ v=$VIEW/units/anims/run.animation.yaml
 sed 's/^length: *[^ #]*/length: 2.25/' "$v" > "$T/edit4.yaml"
 sed -i 's/^length: *[^ #]*/length: 2.25/' "$v" || fail "sed -i: $(cat "$VIEW/.animfs/errors")"
 grep -q '^  layout: 32-bit' "$v" || fail "the copy-up is not 32-bit: $(grep layout: "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 "$ANIMFS" encode "$T/edit4.yaml" -o "$T/x32/run.animation" || fail "encode the sed edit"
 cmp -s "$T/x32/run.animation" "$PD2/Old Mod/units/anims/run.animation" ||

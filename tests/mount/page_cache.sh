@@ -135,7 +135,7 @@ warm "$VIEW/notes.txt"
 printf '3' | dd of="$GAME/notes.txt" bs=1 seek=14 conv=notrunc status=none || fail "write in GAME"
 [ "$(cat "$VIEW/notes.txt")" = "plain file 0003" ] || fail "after a write in GAME: $(cat "$VIEW/notes.txt")"
 echo "ok: a GAME file changed in place is read at the next open"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 
 # --overlay: a save and a write land in MODDIR (copied up): read at once
@@ -153,7 +153,7 @@ printf '4' | dd of="$VIEW/notes.txt" bs=1 seek=14 conv=notrunc status=none || fa
 [ "$(cat "$MOD/notes.txt")" = "plain file 0004" ] || fail "the write did not land in MODDIR"
 [ "$(cat "$VIEW/notes.txt")" = "plain file 0004" ] || fail "after a copy-up: $(cat "$VIEW/notes.txt")"
 echo "ok: a copy-up is read at once"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 printf 'plain file %04d\n' 1 > "$GAME/notes.txt"
 }

@@ -38,7 +38,7 @@ for b in $(cd "$GAME" && ls *.animation | sed 's/\.animation$//'); do
   view_decode "$GAME/many/$b-1.animation" | cmp -s - "$VIEW/many/$b-$copies.animation.yaml" ||
     fail "$b-$copies.animation.yaml differs from decode"
 done
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 line=$(grep 'prefetch: ' "$T/daemon.log") || fail "no prefetch summary in the log: $(cat "$T/daemon.log")"
 ahead=$(sed -n 's/.*prefetch: \([0-9]*\) views rendered ahead, \([0-9]*\) taken by getattr.*/\1 \2/p' <<< "$line")
@@ -50,7 +50,7 @@ read -r r taken <<< "$ahead"
 mount_view_fg
 ls -f "$VIEW/many" > /dev/null || fail "readdir"
 ls -f "$VIEW" > /dev/null || fail "readdir of the root"
-"$ANIMFS" umount "$VIEW" || fail "umount during prefetch"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount during prefetch"
 check_daemon
 grep -q 'prefetch: .* left at unmount' "$T/daemon.log" || fail "no prefetch summary: $(cat "$T/daemon.log")"
 mountpoint -q "$VIEW" && fail "still mounted"
