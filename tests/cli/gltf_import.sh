@@ -51,12 +51,9 @@ d=$(diff "$tmp/orig.yaml" "$tmp/p.yaml" | grep '^[<>]')
 # refused, nothing written: what cannot map, hostile files
 edit "$tmp/w.glb" "$tmp/h.glb" set Hips translation 1 0 0 2000 && refuse "past pos_u16" "$tmp/h.glb" "outside pos_u16"
 edit "$tmp/w.glb" "$tmp/h.glb" add Hips translation 1.5 0 0 99 && refuse "past the length" "$tmp/h.glb" "past the clip's length"
-for k in count:"do not fit" nan:"not a finite number" loop:"parents loops" buflen:"byteLength 2147483648, but only" \
+hostile count:"do not fit" nan:"not a finite number" loop:"parents loops" buflen:"byteLength 2147483648, but only" \
 	nobuf:"no such buffer" noanim:"the file has none of that name" nojoint:"no joint of that name" \
-	trunc:"does not fit its"; do
-	edit "$tmp/w.glb" "$tmp/h.glb" "${k%%:*}" && refuse "${k%%:*}" "$tmp/h.glb" "${k#*:}"
-done
-cmp -s "$B" "$tmp/orig.animation" || fail "a refused import touched the game file"
+	trunc:"does not fit its"
 # keys 2^-20 s apart (closer than the 1e-5 s a file's key time is matched within): the
 # import keeps their times increasing and each key's own (it wrote times that did not
 # increase: a file that did not decode)

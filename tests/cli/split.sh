@@ -18,11 +18,15 @@ for p in /usr/bin/python3 python3; do
 done
 
 "$ANIMFS" schema --all "$tmp/schema" || fail "schema --all"
+# the examples' binaries and the decodes that judge an edit are made by $PLAIN (the
+# unsanitized build, tests/samples.inc): what is under test, decode --split and encode
+# DIR, runs as $ANIMFS
+. "$src/tests/samples.inc"
 : > "$tmp/parts.list"
 split=0
 for y in "$src"/examples/*.yaml; do
 	b=$(basename "$y" .yaml)
-	"$ANIMFS" encode "$y" -o "$tmp/$b" >/dev/null 2>&1 || { fail "encode examples/$b.yaml"; continue; }
+	"$PLAIN" encode "$y" -o "$tmp/$b" >/dev/null 2>&1 || { fail "encode examples/$b.yaml"; continue; }
 	if ! "$ANIMFS" decode --schema-ref "$tmp/schema" "$tmp/$b" --split "$tmp/$b.yaml" 2>"$tmp/err"; then
 		grep -q "views are not split" "$tmp/err" && [ ! -e "$tmp/$b.yaml" ] && ok ||
 			fail "decode --split $b: $(cat "$tmp/err")"
@@ -74,8 +78,8 @@ cp "$tmp/part.good" "$d/$part"
 # an edit in a part lands in the binary, and only there
 sed -i "${line}s/\[\([-0-9.e]*\), [-0-9.e]*,/[\1, 0.25,/" "$d/$part"
 "$ANIMFS" encode "$d" 2>"$tmp/err" && ok || fail "an edited part: $(cat "$tmp/err")"
-"$ANIMFS" decode "$tmp/walk.animation" > "$tmp/edited.yaml"
-"$ANIMFS" decode "$tmp/before.animation" > "$tmp/orig.yaml"
+"$PLAIN" decode "$tmp/walk.animation" > "$tmp/edited.yaml"
+"$PLAIN" decode "$tmp/before.animation" > "$tmp/orig.yaml"
 # (a pos_u16 key: 0.25 is stored as the nearest step, 0.24)
 [ "$(diff "$tmp/orig.yaml" "$tmp/edited.yaml" | grep -c '^[<>]')" = 2 ] &&
 	diff "$tmp/orig.yaml" "$tmp/edited.yaml" | grep -q '^> .*\[[-0-9.e]*, 0.2[45],' && ok ||
@@ -86,7 +90,7 @@ cp "$tmp/part.good" "$d/$part"
 cp "$d/index.yaml" "$tmp/index.good"
 grep -v "^  - $part\$" "$tmp/index.good" > "$d/index.yaml"
 "$ANIMFS" encode "$d" -o "$tmp/fewer.animation" 2>"$tmp/err" && ok || fail "an index without one part: $(cat "$tmp/err")"
-"$ANIMFS" decode "$tmp/fewer.animation" | grep -q 'name: Hips' && fail "an unlisted part was read" || ok
+"$PLAIN" decode "$tmp/fewer.animation" | grep -q 'name: Hips' && fail "an unlisted part was read" || ok
 cp "$tmp/index.good" "$d/index.yaml"
 mv "$d/$part" "$tmp/moved"
 iline=$(grep -n "^  - $part\$" "$d/index.yaml" | cut -d: -f1)

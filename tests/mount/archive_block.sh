@@ -80,6 +80,6 @@ touch "$T/release"
 wait "$lister" || fail "the TAD's listing failed: $(cat "$T/ls")"
 grep -qx '00000_00001000.MOTN.yaml' "$T/ls" || fail "the TAD's listing: $(cat "$T/ls")"
 wait "$gate" || fail "the gate"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "archive_block: ok"

@@ -77,7 +77,7 @@ for cache in 256 1; do
     [ "$r3" -gt "$r2" ] || fail "a new user dictionary rendered nothing again"
     [ $((r3 - r2)) -le "$nviews" ] || fail "a new user dictionary rendered $((r3 - r2)) views of one package"
   fi
-  "$ANIMFS" umount "$VIEW" || fail "umount"
+  "$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
   check_daemon
 done
 exit 0

@@ -51,7 +51,7 @@ grep -q '^  - format: gzip$' "$VIEW/FAT.PKS/index.yaml" || fail "FAT.PKS: no gzi
 peak=$(hwm)
 echo "daemon VmHWM: ${base} kB after mounting, ${peak} kB after the bombs and the 8 MiB layer (bound ${bound_kb} kB)"
 [ "$peak" -le "$bound_kb" ] || fail "the daemon peaked at $peak kB > --cache-mb + 64 MiB = $bound_kb kB"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 
 # the 100 000 lookups by the unsanitized daemon when scripts/test built one
@@ -87,6 +87,6 @@ echo "ls of 100 000 entries, 10 000 stats and index.yaml: $(( $(date +%s) - star
 if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
   [ "$peak" -le "$bound_kb" ] || fail "100 000 entries: the daemon peaked at $peak kB > $bound_kb kB"
 fi
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "archive_sizes: ok"

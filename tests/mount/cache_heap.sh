@@ -28,7 +28,7 @@ bytes=$(cat "${views[@]}" | wc -c)
 cat "${views[@]}" >/dev/null || fail "the second read"
 [ "$bytes" -gt $((300 << 20)) ] || fail "only $bytes bytes of YAML"
 hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-"$ANIMFS" umount "$VIEW"
+"$EXPECT_ANIMFS" umount "$VIEW"
 check_daemon
 echo "${#views[@]} views, $((bytes >> 20)) MiB of YAML read twice under --cache-mb=64: daemon VmHWM $((hwm >> 10)) MiB (bound 128)"
 [ "$hwm" -le $((128 << 10)) ] || fail "the daemon peaked at $((hwm >> 10)) MiB, over --cache-mb + 64 = 128 MiB"

@@ -104,6 +104,6 @@ for f in "$GAME"/pub/*.animation; do
 done
 as_a grep -q SecretBoneB "$P"/*.animation.yaml 2>/dev/null && fail "2: A reads B's bone after the saves"
 echo "ok 2: $(cat "$T/swaps2"), $saves saves by A: B's file kept its bytes and mode ($n left)"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "caller_race: ok"

@@ -45,7 +45,7 @@ for round in 1 2; do # B first, then A; after a remount A first, then B
     as_b cat "$v" > "$T/b.yaml" && cmp -s "$T/b.yaml" "$T/with-map.yaml" || fail "B's view after the changes"
     echo "ok: a map made readable, then unreadable, is seen at A's next open"
   fi
-  "$ANIMFS" umount "$VIEW" || fail "umount"
+  "$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
   check_daemon
   [ $round = 1 ] && mount_view_fg -o allow_other
 done

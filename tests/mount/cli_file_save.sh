@@ -35,7 +35,7 @@ for n in $names; do
 	[ "$(stat -c '%i %y' "$GAME/$n")" = "$i0" ] || fail "$n: an unchanged save through the view rewrote it"
 	[ "$(stat -c '%i %y' "$T/cli/$n")" = "$c0" ] || fail "$n: an unchanged CLI save rewrote it"
 done
-"$ANIMFS" umount "$VIEW"
+"$EXPECT_ANIMFS" umount "$VIEW"
 check_daemon
 
 # --overlay: GAME read-only, a copy in each MODDIR
@@ -50,6 +50,6 @@ for n in $names; do
 	[ "$(stat -c %a "$T/mod/$n")" = "$(stat -c %a "$T/climod/$n")" ] ||
 		fail "$n: the copies' modes differ: $(stat -c %a "$T/mod/$n" "$T/climod/$n")"
 done
-"$ANIMFS" umount "$VIEW"
+"$EXPECT_ANIMFS" umount "$VIEW"
 check_daemon
 echo "ok: one edit gives the same bytes from the view and the command line, --overlay too"

@@ -32,6 +32,6 @@ sed 's/^      3: \[0.2,/      3: [1.5,/' "$VIEW/cough.animation.yaml" > "$T/bad.
 cp "$T/bad.yaml" "$VIEW/cough.animation.yaml" 2>/dev/null && fail "an out-of-range value was saved"
 grep -q "1.5 is outside 0.0 +- 1.0" "$VIEW/.animfs/errors" || fail "errors lack the range: $(cat "$VIEW/.animfs/errors")"
 cmp -s "$T/cough.saved" "$GAME/cough.animation" || fail "a refused save changed the CLIP"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "clip: ok"

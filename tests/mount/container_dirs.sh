@@ -58,6 +58,6 @@ if [ "$HAVE_SAMPLES" = 1 ] && [ -f "$ANIMFS_SAMPLES/sims3/echoweaver_WarriorCats
   chmod u+w "$GAME/wc.package"
   revert wc.package petgardening.jazz # RefPack-compressed by the game's tools
 fi
-"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 echo "container_dirs: ok"

@@ -59,7 +59,7 @@ for step in after-temp-write after-temp-fsync before-rename after-rename; do
   sed 's/^length: *[^ #]*/length: 8.5/' "$v" > "$T/new.yaml"
   cat "$T/new.yaml" > "$v" || fail "$step: save after restart"
   [ "$(length_of "$GAME/walk.animation")" = 8.5 ] || fail "$step: save after restart did not arrive"
-  "$ANIMFS" umount "$VIEW" || fail "$step: umount"
+  "$EXPECT_ANIMFS" umount "$VIEW" || fail "$step: umount"
   check_daemon
 done
 
@@ -124,7 +124,7 @@ big_save() {
   hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status")
   echo "$kind: the daemon's VmHWM after a save and a revert of a $mib MiB $file: $hwm kB (bound $(((16 + 64) * 1024)) kB)"
   [ "$hwm" -le $(((16 + 64) * 1024)) ] || fail "$kind: the daemon peaked at $hwm kB, over --cache-mb + 64 MiB"
-  "$ANIMFS" umount "$VIEW" || fail "umount"
+  "$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
   check_daemon
   [ "$full" = 1 ] || return 0
   for step in after-temp-write after-rename; do

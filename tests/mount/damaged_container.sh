@@ -30,6 +30,6 @@ cat "$VIEW/.animfs/errors"
   fail "not one line for the damaged PKS in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
 grep -q 'GOOD.PKS' "$VIEW/.animfs/errors" && fail "a line for the sound PKS"
 "$ANIMFS" errors "$VIEW" | grep -q "^$VIEW/BAD.PKS: " || fail "animfs errors does not list it"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: a damaged container is named in .animfs/errors"

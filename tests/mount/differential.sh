@@ -19,6 +19,6 @@ fi
 mount_view_fg -o allow_other
 "$PY" "$(dirname "$0")/differential.py" "$ANIMFS" "$src/examples/walk.animation.yaml" \
   "$PLAIN" "$GAME" "$VIEW" || fail "the view differs from the plain folder (lines above)"
-"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 echo "ok: differential"

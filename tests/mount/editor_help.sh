@@ -30,6 +30,6 @@ grep -q '<svg' "$svg" || fail "not an SVG"
 [ -e "$VIEW/.animfs/plot/wave.jazz.yaml.svg" ] && fail "a Jazz view has a plot"
 [ -z "$(ls -A "$VIEW/.animfs/plot")" ] || fail "plots are listed"
 ls -R "$VIEW/anims" | grep -q svg && fail "a plot shows in a game folder"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: editor help in the mount"

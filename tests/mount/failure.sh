@@ -70,6 +70,6 @@ kill -9 "$pid"
 for i in $(seq 50); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
 out=$("$ANIMFS" mount "$GAME" "$VIEW" 2>&1) && fail "stale mount accepted"
 echo "$out" | grep -q "fusermount3 -u" || fail "stale mount message: $out"
-"$ANIMFS" umount "$VIEW" || fail "umount of a stale mount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount of a stale mount"
 stat "$VIEW" >/dev/null || fail "stale mount not cleared"
 echo "ok: failure"

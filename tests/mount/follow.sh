@@ -63,6 +63,6 @@ PY
 rm "$VIEW/.$bin.yaml.swp"
 echo "ok: a dropping removed while open, made again"
 
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: follow"

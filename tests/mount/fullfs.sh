@@ -9,7 +9,7 @@ command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 src=${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}
 cleanup_all() {
   if mountpoint -q "$VIEW" 2>/dev/null || ! stat "$VIEW" >/dev/null 2>&1; then
-    "$ANIMFS" umount "$VIEW" 2>/dev/null || fusermount3 -uz "$VIEW" 2>/dev/null
+    "$EXPECT_ANIMFS" umount "$VIEW" 2>/dev/null || fusermount3 -uz "$VIEW" 2>/dev/null
   fi
   mountpoint -q "$GAME" && { umount "$GAME" 2>/dev/null || umount -l "$GAME"; }
   cleanup
@@ -50,6 +50,6 @@ ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "encode left a temporary file"
 rm -f "$GAME/filler" "$GAME/filler2"
 cat "$T/new.yaml" > "$v" || fail "save with room"
 [ "$(length_of "$GAME/walk.animation")" = 3.75 ] || fail "save with room did not arrive"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "fullfs: ok"

@@ -120,6 +120,6 @@ b2=$(stat -c %s "$G/$clipv.glb"); p2=$(stat -c %s "$VIEW/.animfs/plot/$clipv.svg
 as_nobody cat "$G/anims/deep/walk.animation.yaml.glb" > /dev/null || fail "nobody cannot read a public preview"
 as_nobody cat "$G/priv/walk.animation.yaml.glb" > /dev/null 2>&1 && fail "nobody reads the preview of a 0600 binary"
 cat "$G/priv/walk.animation.yaml.glb" | head -c 4 | grep -q glTF || fail "root cannot read the private preview"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: glTF previews in the mount"

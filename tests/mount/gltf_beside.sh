@@ -27,6 +27,6 @@ s2=$(stat -c %s "$g") # no read in between: the stat makes it anew
 [ "$(info "$g")" = "0 none: no em50.TIM beside the file (an EMD keeps its texture there) -" ] || fail "without the TIM: $(info "$g")"
 c=$G/s.package/c_buff_dazed_x.clip.yaml.glb
 [ "$(info "$c")" = "0 - -" ] || fail "a human clip took the prop rig: $(info "$c")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: previews with what is beside the file"

@@ -57,6 +57,6 @@ cp "$T/orig.package" "$T/cli.package"
 cmp -s "$T/cli.package" "$T/orig.package" && fail "member: the edit changed nothing"
 cp "$T/edit.glb" "$P" || fail "member: save of Blender's edited export"
 cmp -s "$GAME/p.package" "$T/cli.package" || fail "member: the mount's save differs from animfs import --into"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: Blender's export saved to the preview's path"

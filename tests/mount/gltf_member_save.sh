@@ -90,7 +90,7 @@ if [ -f "$K" ]; then
 else
 	echo "note: $K not found: the MOTN member part skipped"
 fi
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 cmp -s "$GAME/S.package" "$T/cli.package" || fail "the package after umount"
 echo "ok: glTF saved to a container member's preview in the mount"

@@ -39,6 +39,6 @@ cp "$GAME/p.package" "$T/now.package"
 as_a cat "$P" > /dev/null || fail "A cannot read the preview of a 0444 package"
 as_a sh -c "cat '$T/w.glb' > '$P'" 2> /dev/null && fail "A saved into a 0444 package"
 cmp -s "$GAME/p.package" "$T/now.package" || fail "A's refused save changed the package"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: a member's preview saves only for those who may write its container"

@@ -71,6 +71,6 @@ cmp -s "$GAME/anims/S3_6B20C4F3_00000000_0000000000000001%%+CLIP.animation" "$T/
 grep -q 'CLIP.animation.yaml.glb: note: changed: a_tool_x: b__ROOT_bind__ rotation' "$VIEW/.animfs/errors" ||
 	fail "no note of the clip's changed channel: $(cat "$VIEW/.animfs/errors")"
 cat "$VIEW/.animfs/errors"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: glTF saved to a preview's path in the mount"

@@ -69,6 +69,6 @@ PY
 cmp -s "$GAME/walk.animation" "$T/orig" || fail "the binary changed"
 cmp -s "$GAME/bomb.animation" "$T/bomb" || fail "the bomb changed"
 ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "a temporary file was left"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "hostile: ok"

@@ -29,11 +29,11 @@ grep -q '^  - name: Greet$' "$VIEW/other.jazz.yaml" ||
   fail "the other view, read before, does not show the names added to the dictionary"
 cmp -s "$VIEW/other.jazz.yaml" <(view_decode "$GAME/other.jazz") || fail "the other view differs from a decode"
 cmp -s "$v" <(view_decode "$GAME/wave.jazz") || fail "the view differs from a decode"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 mount_view_fg
 grep -q '^  - name: WaveAtNeighbour$' "$v" || fail "the name is gone after a remount"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 
 s=$ANIMFS_SAMPLES/sims3/echoweaver_WarriorCats
@@ -82,7 +82,7 @@ jazz_round() { # jazz_round [MOUNT OPTIONS]
   fi
   rm "$map"
   [ "$(same_as_decode "the map removed")" = "$h0" ] || fail "the map removed: names shown"
-  "$ANIMFS" umount "$VIEW" || fail "umount"
+  "$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
   check_daemon
   echo "ok: the view follows its name map ($*)"
 }

@@ -41,7 +41,7 @@ cmp -s "$VIEW/broken.animation" "$GAME/broken.animation" || fail "undecodable pa
 [ -e "$VIEW/broken.animation.yaml" ] && fail "undecodable file shown as a view"
 [ -f "$VIEW/.animfs/errors" ] || fail ".animfs/errors missing"
 { echo x > "$VIEW/.animfs/errors"; } 2>/dev/null && fail ".animfs/errors is writable"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 
 # Every sample of every format: a file `animfs decode` takes shows as its exact view,
 # a Sims 3 package as a folder with its index.yaml, any other file as itself (no codec
@@ -68,7 +68,7 @@ while IFS= read -r -d '' f; do
   fi
 done < <(sample_files "$GAME/all")
 echo "all samples: $views views, $plain passed through"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 
 # Cold mount of many files: nothing is decoded until a file is stat'ed or opened.
 rm -rf "$GAME"/* && mkdir "$GAME/many"

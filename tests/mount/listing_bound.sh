@@ -21,7 +21,7 @@ run() { # run CACHE_MB: LISTED set to the entries listed
     cmp -s "$VIEW/BIG.PKS" "$GAME/BIG.PKS" || fail "--cache-mb=$cache_mb: refused, and its bytes differ"
   fi
   hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-  "$ANIMFS" umount "$VIEW"
+  "$EXPECT_ANIMFS" umount "$VIEW"
   check_daemon
   echo "--cache-mb=$cache_mb: $n members listed; daemon VmHWM $((hwm >> 10)) MiB (bound $((cache_mb + 64)))"
   [ "$hwm" -le $(((cache_mb + 64) << 10)) ] || fail "the daemon peaked at $((hwm >> 10)) MiB, over --cache-mb + 64 = $((cache_mb + 64)) MiB"

@@ -81,6 +81,6 @@ while read -r f val; do
 done < "$T/load.out"
 [ "$(wc -l < "$T/load.out")" = 4 ] || fail "load: $(cat "$T/load.out")"
 ls -A "$GAME" | grep -q '^\.animfs-tmp-' && fail "a temporary file was left"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "load: ok"

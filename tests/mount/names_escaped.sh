@@ -58,7 +58,7 @@ done
 sed 's/^          - \[8, 1, 1.0\]$/          - [8, 1, 1.5]/' "$F/%69ndex.yaml" > "$T/edit.yaml"
 grep -q '^          - \[8, 1, 1.5\]$' "$T/edit.yaml" || fail "the example's key changed: the test needs another edit"
 cp "$T/edit.yaml" "$F/%69ndex.yaml" || fail "the save of %69ndex.yaml: $(cat "$VIEW/.animfs/errors")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 cmp -s "$GAME/NAMES.AFS" "$T/orig.afs" && fail "the save did not change the AFS"
 "$ANIMFS" decode "$GAME/NAMES.AFS/index" | grep -q '^          - \[8, 1, 1.5\]$' || fail "member 'index' not edited"
 "$ANIMFS" decode "$GAME/NAMES.AFS/DEMO.BIN" | grep -q '^          - \[8, 1, 1.0\]$' || fail "member DEMO.BIN changed too"

@@ -53,7 +53,7 @@ run() { # run CACHE_MB MIN_MADE: alone then 12 at once, each kind; VmHWM within 
   reads glb 12; c=$MADE
   reads svg 12; d=$MADE
   hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$pid/status")
-  "$ANIMFS" umount "$VIEW"
+  "$EXPECT_ANIMFS" umount "$VIEW"
   check_daemon
   echo "--cache-mb=$cache_mb: made $a of 1 and $c of 12 previews, $b of 1 and $d of 12 plots; daemon VmHWM $((hwm >> 10)) MiB (bound $((cache_mb + 64)))"
   [ "$hwm" -le $(((cache_mb + 64) << 10)) ] || fail "the daemon peaked at $((hwm >> 10)) MiB, over --cache-mb + 64 = $((cache_mb + 64)) MiB"

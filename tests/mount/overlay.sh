@@ -28,7 +28,7 @@ sums > "$T/game.sums"
 RO=$T/game-ro
 mkdir "$RO"
 cleanup_ro() {
-  "$ANIMFS" umount "$VIEW" 2>/dev/null || fusermount3 -uz "$VIEW" 2>/dev/null
+  "$EXPECT_ANIMFS" umount "$VIEW" 2>/dev/null || fusermount3 -uz "$VIEW" 2>/dev/null
   umount "$RO" 2>/dev/null || umount -l "$RO" 2>/dev/null
   cleanup
 }
@@ -116,7 +116,7 @@ want="./HUMANS.AFS ./Packages/s.package ./anims/mine.animation ./anims/$d ./newd
 [ "$(mod_files)" = "$want" ] || fail "MODDIR holds: $(mod_files) (want $want)"
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"
 (cd "$VIEW" && find . -path ./.animfs -prune -o -type f -print0 | sort -z | xargs -0 sha256sum) > "$T/view.sums"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: GAME unchanged, MODDIR holds exactly the mod"
 
@@ -159,7 +159,7 @@ cp "$T/clip.orig" "$P/c_buff_dazed_x.clip.yaml" || fail "revert the clip: $(cat 
 [ ! -e "$O" ] || fail "nothing differs from GAME's package, but MODDIR still has one"
 cmp -s "$T/clip.orig" "$P/c_buff_dazed_x.clip.yaml" || fail "the view does not show GAME's clip again"
 echo "ok: reverting the package's edits leaves no override package"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"
 echo "ok: overlay"

@@ -15,7 +15,7 @@ printf 'ZZ' | dd of="$VIEW/data/big.bin" bs=1 seek=1000 conv=notrunc status=none
 echo more >> "$VIEW/data/plain.txt" || fail "append"
 hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status")
 echo fresh > "$VIEW/data/plain2.txt" || fail "a new file"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 [ "$(cat "$GAME"/data/* | sha256sum)" = "$game_sum" ] || fail "GAME changed"
 cmp -s <(head -c 1000 "$GAME/data/big.bin") <(head -c 1000 "$MOD/data/big.bin") &&

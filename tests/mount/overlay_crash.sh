@@ -38,7 +38,7 @@ swept() { # swept WHAT [THEN]: the next mount's walk removes the crash's temp fi
   [ "$(temps)" = 0 ] || fail "$1: the mount did not sweep MODDIR's temp files"
   find "$VIEW" -name '*animfs-tmp*' | grep -q . && fail "$1: the view shows a temp file"
   [ $# -lt 2 ] || $2
-  "$ANIMFS" umount "$VIEW" || fail "$1: umount"
+  "$EXPECT_ANIMFS" umount "$VIEW" || fail "$1: umount"
   check_daemon
 }
 save_35() { # a save into MODDIR's copy (or its copy-up), for the crash of the next save

@@ -85,7 +85,7 @@ V=$VIEW/x.package/$(name 1111).yaml
 cat "$T/edit.yaml" > "$V" || fail "the save into x.package failed: $(errs)"
 rd body "$MOD/x.package" $J 1111 > "$T/saved-x.jazz" || fail "read x.package's 1111"
 "$EXPECT_ANIMFS" decode "$T/saved-x.jazz" | grep -q 'speed: 1.5' || fail "x.package's 1111 lacks the edit"
-"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"
 echo "ok: a save beside damaged members keeps them in the override"

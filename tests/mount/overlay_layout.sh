@@ -24,12 +24,13 @@ v=$VIEW/units/anims/walk.animation.yaml
 sed 's/^length: *[^ #]*/length: 7.25/' "$v" > "$T/edit.yaml"
 cat "$T/edit.yaml" > "$v" || fail "the save: $(cat "$VIEW/.animfs/errors")"
 grep -q '^  layout: 64-bit' "$v" || fail "the view of MODDIR's copy is not 64-bit: $(grep layout "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
-# what animfs convert makes of the encoded edit
+# what animfs convert makes of the encoded edit (the expected side: $EXPECT_ANIMFS; cli/diesel_convert
+# and mount/x64 run convert sanitized)
 mkdir -p "$T/x32" "$T/x64"
-"$ANIMFS" encode "$T/edit.yaml" -o "$T/x32/walk.animation" || fail "encode the edit"
-"$ANIMFS" convert --to x64 -o "$T/x64" "$T/x32" > /dev/null || fail "convert"
+"$EXPECT_ANIMFS" encode "$T/edit.yaml" -o "$T/x32/walk.animation" || fail "encode the edit"
+"$EXPECT_ANIMFS" convert --to x64 -o "$T/x64" "$T/x32" > /dev/null || fail "convert"
 cmp -s "$(find "$T/x64" -name walk.animation)" "$MOD/units/anims/walk.animation" ||
   fail "MODDIR's copy is not what animfs convert --to x64 writes"
 cmp -s "$T/orig" "$GAME/units/anims/walk.animation" || fail "GAME changed"
@@ -37,14 +38,14 @@ echo "ok: --overlay --to x64 writes the 64-bit layout into the mod folder"
 
 # no --to: the layout of the mod folder's own files (now a 64-bit one) is kept
 cp "$src/examples/walk.animation.yaml" "$T/run.yaml"
-"$ANIMFS" encode "$T/run.yaml" -o "$GAME/units/anims/run.animation" 2>/dev/null || fail "encode run"
+"$EXPECT_ANIMFS" encode "$T/run.yaml" -o "$GAME/units/anims/run.animation" 2>/dev/null || fail "encode run"
 mount_view_fg --overlay "$MOD"
 grep -q "written in the x64 layout, as its files are" "$T/daemon.log" || fail "no default layout said: $(cat "$T/daemon.log")"
 v=$VIEW/units/anims/run.animation.yaml
 sed 's/^length: *[^ #]*/length: 3.75/' "$v" > "$T/edit2.yaml"
 cat "$T/edit2.yaml" > "$v" || fail "the save: $(cat "$VIEW/.animfs/errors")"
 grep -q '^  layout: 64-bit' "$v" || fail "without --to the copy is not 64-bit: $(grep layout "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: without --to, saves keep the mod folder's layout"
 
@@ -79,13 +80,13 @@ sed 's/^length: *[^ #]*/length: 5.5/' "$v" > "$T/edit3.yaml"
 timeout 60 vim -N -u DEFAULTS -i NONE -es -c '%s/^length: *[^ #]*/length: 5.5/' -c 'wq' "$v" \
   </dev/null 2>"$T/vim.err" || fail "vim exited with $?: $(cat "$T/vim.err") ($(cat "$VIEW/.animfs/errors"))"
 grep -q '^  layout: 64-bit' "$v" || fail "the copy-up is not 64-bit: $(grep layout: "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 (cd "$PD2/Walk Mod" && find . -type f) | cmp -s - <(echo ./units/anims/walk.animation) ||
   fail "MODDIR holds: $(cd "$PD2/Walk Mod" && find . -type f)"
 rm -rf "$T/x32" "$T/x64" && mkdir -p "$T/x32" "$T/x64"
-"$ANIMFS" encode "$T/edit3.yaml" -o "$T/x32/walk.animation" || fail "encode the vim edit"
-"$ANIMFS" convert --to x64 -o "$T/x64" "$T/x32" > /dev/null || fail "convert the vim edit"
+"$EXPECT_ANIMFS" encode "$T/edit3.yaml" -o "$T/x32/walk.animation" || fail "encode the vim edit"
+"$EXPECT_ANIMFS" convert --to x64 -o "$T/x64" "$T/x32" > /dev/null || fail "convert the vim edit"
 cmp -s "$(find "$T/x64" -name walk.animation)" "$PD2/Walk Mod/units/anims/walk.animation" ||
   fail "the pd2 copy-up is not what animfs convert --to x64 writes"
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"
@@ -110,9 +111,9 @@ v=$VIEW/units/anims/run.animation.yaml
 sed 's/^length: *[^ #]*/length: 2.25/' "$v" > "$T/edit4.yaml"
 sed -i 's/^length: *[^ #]*/length: 2.25/' "$v" || fail "sed -i: $(cat "$VIEW/.animfs/errors")"
 grep -q '^  layout: 32-bit' "$v" || fail "the copy-up is not 32-bit: $(grep layout: "$v")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
-"$ANIMFS" encode "$T/edit4.yaml" -o "$T/x32/run.animation" || fail "encode the sed edit"
+"$EXPECT_ANIMFS" encode "$T/edit4.yaml" -o "$T/x32/run.animation" || fail "encode the sed edit"
 cmp -s "$T/x32/run.animation" "$PD2/Old Mod/units/anims/run.animation" ||
   fail "the 32-bit mod folder's copy-up is not the encoded edit"
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"

@@ -63,6 +63,6 @@ for f in "$MOD"/*-*.animation "$MOD"/*-*.txt; do
   case $f in */new-*) continue ;; esac
   [ "$(stat -c %a "$f")" = 644 ] || fail "$f is $(stat -c %a "$f"), GAME's is 644"
 done
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: MODDIR's files have GAME's modes (tried:$tried)"

@@ -38,7 +38,7 @@ m=$VIEW/pub/m.package/S3_02D5DF13_00000000_0000000000000001.jazz.yaml
 sed '0,/speed: 1.0/s//speed: 1.5/' "$m" > "$T/j.yaml" || fail "read the member"
 as_a sh -c "cat '$T/j.yaml' > '$m'" || fail "A's member save: $(cat "$VIEW/.animfs/errors")"
 [ "$(stat -c %U "$MOD/pub/m.package")" = "$UA" ] || fail "the override package is not A's"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 sums | cmp -s - "$T/game.sums" || fail "GAME changed"
 echo "ok: overlay saves as the caller"

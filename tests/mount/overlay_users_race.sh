@@ -59,6 +59,6 @@ echo "$(cat "$T/opens") of $OPENS opens for writing refused; $refused of $N save
 for i in 1 "$N"; do
   [ "$(length_of "$MOD/pub/w$i.animation")" = 7.25 ] || fail "w$i's copy does not hold the save"
 done
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: $OPENS opens for writing and $N saves of overlay views under allow_other, none refused"

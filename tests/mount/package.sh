@@ -58,7 +58,7 @@ cmp -s "$pkg" "$T/orig.package" && fail "the edit did not reach the package"
 grep -q "^  - name: $(fnv32 "Loop Sprinkle")\$" "$V/petgardening.jazz.yaml" || fail "the view does not show the edit"
 ls -a "$GAME/wc" | grep -qv '^\(\.\|\.\.\|WarriorCats.package\|S3_.*\)$' && fail "junk in GAME: $(ls -a "$GAME/wc")"
 
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 [ "$(grep -c 'cut.package: byte 0x40: the index at' "$T/daemon.log")" = 1 ] ||
   fail "the damaged package's reason is not logged exactly once: $(cat "$T/daemon.log")"

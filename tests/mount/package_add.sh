@@ -109,6 +109,6 @@ rd body "$GAME/other.package" 02D5DF13 "$(rd fnv64 ed2)" | cmp -s - <(rd body "$
 [ "$(rd keys "$GAME/other.package")" = "$(rd fnv64 ed2) ed2" ] || fail "other.package's new _KEY: $(rd keys "$GAME/other.package")"
 cmp -s "$VIEW/other.package/ed2.jazz.yaml" "$P/ed2.jazz.yaml" || fail "the copy's view differs"
 
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: packages gain and lose resources through the mount"

@@ -8,7 +8,7 @@
 command -v python3 >/dev/null || { echo "SKIP: python3 missing"; exit 77; }
 src="$ANIMFS_SAMPLES/sims3-clip/echoweaver_SeasonsSymptoms/SeasonsSymptoms.package"
 [ -f "$src" ] || { echo "SKIP: ../shared/samples not found"; exit 77; }
-"$ANIMFS" formats | grep -q '^sims3-clip' || { echo "SKIP: built without sims3-clip"; exit 77; }
+grep -q '^sims3-clip' <<<"$ANIMFS_FORMATS_OUT" || { echo "SKIP: built without sims3-clip"; exit 77; }
 here=$(dirname "$0")
 rd() { python3 "$here/pkgread.py" "$@"; }
 cp "$src" "$GAME/s.package" && chmod u+w "$GAME/s.package"
@@ -43,6 +43,6 @@ grep -qF "      0: $v0" "$T/loose.yaml" || fail "frame 0 changed"
 grep -q '^      2: ' "$V" && [ "$(grep -m1 -E '^      2: ' "$V" | sed -E 's/^      2: (\[[^]]*\]).*/\1/')" = "$v0" ] ||
   fail "the view does not show the edit"
 
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: a clip in a package through the mount"

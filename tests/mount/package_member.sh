@@ -26,7 +26,7 @@ grep -q "mix.package/$broken: byte 0x2aa: non-zero padding" "$VIEW/.animfs/error
   fail "the reason is not in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
 [ "$(grep -c "$broken" "$VIEW/.animfs/errors")" = 1 ] || fail "the reason is said more than once"
 view_decode "$GAME/mix.package/$good" | cmp -s - "$P/$good.yaml" || fail "the good member's view"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 cmp -s "$GAME/mix.package" "$T/orig.package" || fail "the package changed"
 echo "ok: a package with a member that does not decode"

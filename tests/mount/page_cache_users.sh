@@ -38,6 +38,6 @@ chmod 600 "$bin"
 [ "$(as_b stat -c %s "$v")" = "$want_text" ] || fail "B is shown $(as_b stat -c %s "$v") bytes, not the view's $want_text"
 [ "$(as_a stat -c %s "$v")" = "$(stat -c %s "$bin")" ] || fail "after B's stat, A is shown $(as_a stat -c %s "$v") bytes"
 echo "ok: with allow_other each caller is shown their own size"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "page_cache_users: ok"

@@ -48,7 +48,7 @@ r3=$(stat_of renders)
 for i in $(seq $copies); do view_decode "$GAME/many/v$i.animation"; done | md5sum | cmp -s - "$T/pass2" ||
   fail "the second pass differs from the decodes"
 echo "pass: $(tr '\n' ' ' < "$VIEW/.animfs/stats")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 
 # the counter counts: without the spill file the read renders again what was evicted
@@ -59,6 +59,6 @@ r=$(stat_of renders)
 [ "$r" -gt $copies ] || fail "without spilling, listing + read rendered $r times for $copies views"
 [ "$(stat_of spill_writes)" = 0 ] || fail "--spill-mb=0 spilled"
 echo "no spill: $(tr '\n' ' ' < "$VIEW/.animfs/stats")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 exit 0

@@ -34,6 +34,6 @@ cmp -s "$GAME/public.animation" "$T/orig" || fail "the 0644 binary changed"
 [ -e "$GAME/new.animation" ] && fail "nobody's create reached GAME"
 # the owner (root) still reads both
 cat "$VIEW/secret.animation.yaml" >/dev/null || fail "root cannot read the 0600 view"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "permissions: ok"

@@ -42,7 +42,7 @@ for op in mkdir symlink; do
   echo "$out"
   [ "$(victim_state)" = "$vwant" ] || fail "$op: the file outside GAME changed: $(victim_state)"
 done
-"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 [ "$(secret_state)" = "$want" ] || fail "the root-only folder changed"
 ls -A "$GAME/pub" | grep -q fuse_hidden && fail ".fuse_hidden names in GAME"

@@ -141,6 +141,6 @@ grep -q "gone.animation.yaml" "$VIEW/.animfs/errors" || fail "no line for the re
 rm "$VIEW/gone.animation.yaml" || fail "rm"
 grep -q "gone.animation.yaml" "$VIEW/.animfs/errors" && fail "lines of a removed file stay in .animfs/errors"
 echo "ok: errors stay current"
-"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 echo "refused: ok ($tried editors)"

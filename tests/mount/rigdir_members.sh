@@ -74,6 +74,6 @@ grep -aq '"lid"' "$glb" || fail "root's preview has no bone lid"
 ls -l "$VIEW/cc/solo.package/" > /dev/null && as_nobody cat "$v" | cmp -s - "$T/hashes.yaml" ||
 	fail "after root's listing, nobody's view"
 echo "ok: a rig the caller may not read is absent from a member's view"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "rigdir_members: ok"

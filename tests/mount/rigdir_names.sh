@@ -56,6 +56,6 @@ for order in "nobody root" "root nobody"; do
 done
 as_nobody cat "$svg" | grep -q "$lid" || fail "nobody's plot names a bone of a rig nobody may not read"
 echo "ok: a rig the caller may not read is absent"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "rigdir_names: ok"

@@ -111,7 +111,7 @@ PY
 [ "$(length_of "$GAME/pub/sub.moved/x.animation")" = 9.5 ] || fail "the save did not land in the folder it was opened in"
 echo "ok: swap before close"
 
-"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 [ "$(secret_state)" = "$want" ] || fail "the root-only folder changed"
 echo "ok: security"

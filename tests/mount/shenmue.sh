@@ -84,7 +84,7 @@ grep -q "Read-only file system" "$T/cp.err" || fail "the TAD refusal is not EROF
 grep -q "mod.tad/00000_00001000.MOTN.yaml: .*read-only" "$VIEW/.animfs/errors" || fail ".animfs/errors: $(cat "$VIEW/.animfs/errors")"
 cmp -s "$GAME/mod.tac" "$T/mod.tac" || fail "the TAC changed"
 
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 [ "$(grep -c 'MESSEDUP.PKS: byte 0x14: IPAC: directory offset (+4) 0x1240C disagrees' "$T/daemon.log")" = 1 ] ||
   fail "the damaged PKS's reason is not logged exactly once: $(cat "$T/daemon.log")"

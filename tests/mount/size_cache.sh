@@ -10,7 +10,7 @@ truth() { (cd "$GAME" && for f in *.animation; do printf '%s.yaml %s\n' "$f" "$(
 
 mount_view_fg
 first=$(sizes)
-"$ANIMFS" umount "$VIEW"; check_daemon
+"$EXPECT_ANIMFS" umount "$VIEW"; check_daemon
 ls "$T/cache/animfs/"sizes-* >/dev/null 2>&1 || fail "no size file kept in XDG_CACHE_HOME/animfs"
 
 # change one file between mounts: a longer length line makes a longer YAML
@@ -28,7 +28,7 @@ $(diff <(echo "$second") <(truth))"
 for f in "$VIEW"/*.yaml; do
   [ "$(stat -c %s "$f")" = "$(wc -c < "$f")" ] || fail "$f: size and text disagree"
 done
-"$ANIMFS" umount "$VIEW"; check_daemon
+"$EXPECT_ANIMFS" umount "$VIEW"; check_daemon
 
 # Readers at once of a view whose size the cache knows (so no lookup renders it): the
 # kernel asks on several threads, and the binary is rendered once (view.c's flights);
@@ -38,7 +38,7 @@ keys_doc "$T/big.yaml" 100000
 "$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/big.animation" > "$T/big.expect" || fail "decode big"
 mount_view_fg
 ls -l "$VIEW" > /dev/null
-"$ANIMFS" umount "$VIEW"; check_daemon
+"$EXPECT_ANIMFS" umount "$VIEW"; check_daemon
 mount_view_fg
 ls -l "$VIEW" > /dev/null
 before=$(awk '/^renders / {print $2}' "$VIEW/.animfs/stats")
@@ -53,5 +53,5 @@ after=$(awk '/^renders / {print $2}' "$VIEW/.animfs/stats")
 for i in 1 2 3 4 5 6 7 8; do
   cmp -s "$T/big.$i" "$T/big.expect" || fail "reader $i got another text"
 done
-"$ANIMFS" umount "$VIEW"; check_daemon
+"$EXPECT_ANIMFS" umount "$VIEW"; check_daemon
 echo ok

@@ -60,7 +60,7 @@ cmp -s "$T/ed.bin" "$GAME/sub/dashgl_motion.bin" || fail "rsync: the binary is n
 cmp -s "$T/before.bin" "$GAME/sub/dashgl_motion.bin" && fail "rsync: the edit did not land"
 [ "$(ls -A "$d" | wc -l)" = "$n" ] || fail "rsync left files in the folder: $(ls -A "$d" | grep -v '^blocks-\|^index\|^entries\|^extras')"
 echo "rsync -a of all $n files with $part changed: the binary is encode DIR's (${took} ms)"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 # Memory: the cuts kept are bounded in bytes (32 MiB), not only in number: reading four
 # such folders under --cache-mb=96 peaks no more than 40 MiB above reading one (four cuts
@@ -86,6 +86,6 @@ if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
 else
   echo "(a sanitized daemon: not checked)"
 fi
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "PASS"

@@ -26,7 +26,7 @@ sed -n "${line}p" "$v" | grep -q '\[0.25, 0.0, -1.28, 97.5\]' ||
 # a save of what the view shows says nothing, and takes the note away
 cp "$v" "$T/shown.yaml" && cat "$T/shown.yaml" > "$v" || fail "saving the view back"
 grep -q note "$VIEW/.animfs/errors" && fail "the note stays after a save without one"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 # the command line says the same on stderr, and writes the file
 "$ANIMFS" encode "$T/typed.yaml" -o "$T/out.animation" 2> "$T/enc.err" || fail "encode: $(cat "$T/enc.err")"

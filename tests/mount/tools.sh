@@ -64,6 +64,6 @@ if command -v git >/dev/null; then
   run git-clone no 'git clone -q "'"$R"'" "$DEST"'
   run git-checkout no 'git clone -q "'"$R"'" "$DEST" && git -C "$DEST" checkout -q two'
 else echo "note: git missing, not tried"; fi
-"$ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" >/dev/null || fail "umount"
 check_daemon
 echo "tools: ok"

@@ -40,7 +40,7 @@ if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
 else
   echo "(a sanitized daemon: its peak not checked)"
 fi
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 
 # the cut of a split view parses the whole text too: not cut, its folder holds the whole
@@ -58,7 +58,7 @@ fi
 grep -q "index.yaml:[0-9]*:[0-9]*: the document needs more than [0-9]* MiB to encode" "$VIEW/.animfs/errors" ||
   fail "no line for the uncut index.yaml in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
 cmp -s "$GAME/$b" "$big" || fail "the refused save of the uncut index.yaml changed the binary"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "the split view is not cut under --cache-mb=16: index.yaml is the whole view, the log says why"
 
@@ -80,7 +80,7 @@ echo "daemon VmHWM after the save with a full cache: $((peak / 1024)) MiB (bound
 if [ "$ANIMFS" = "${ANIMFS_PLAIN:-}" ]; then
   [ "$peak" -le $((160 * 1024)) ] || fail "the daemon peaked at $((peak / 1024)) MiB, over the 160 MiB bound"
 fi
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 rm -f "$GAME"/other*.bin
 # the command line keeps the same bound: refused under --cache-mb=16, nothing written

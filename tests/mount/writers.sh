@@ -98,6 +98,6 @@ rm "$VIEW/notes2.tmp" || fail "plain rm"
 [ -e "$GAME/notes2.tmp" ] && fail "rm kept the file"
 [ "$(game_listing)" = "$before" ] || fail "GAME changed: $(game_listing)"
 [ -s "$VIEW/.animfs/errors" ] && fail "spurious save errors: $(cat "$VIEW/.animfs/errors")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
 echo "ok: writers"

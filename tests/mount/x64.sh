@@ -57,7 +57,7 @@ cat "$T/ro.yaml" 2>/dev/null > "$VIEW/ro.animation.yaml" && fail "a read-only vi
 cmp -s "$ro" "$T/ro.orig" || fail "a refused write changed the binary"
 grep -q "ro.animation: .*shown read-only\|ro.animation: byte" "$VIEW/.animfs/errors" ||
   fail "the reason is not in .animfs/errors: $(cat "$VIEW/.animfs/errors")"
-"$ANIMFS" umount "$VIEW" || fail "umount"
+"$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 
 # the backing files, decoded on their own
 "$ANIMFS" decode --schema-ref none "$GAME/$reload" > "$T/reload.yaml" || fail "decode the edited file"
