@@ -13,6 +13,7 @@
 #include "dirlist.h"
 #include "ghost.h"
 #include "hidden.h"
+#include "listcache.h"
 #include "ns.h"
 
 int af_op_opendir(const char *path, struct fuse_file_info *fi)
@@ -39,14 +40,22 @@ int af_op_readdir(const char *path, void *buf, fuse_fill_dir_t filler, off_t off
 	if (!l)
 		return -EBADF;
 	if (off == 0) {
+		struct af_fs *fs = af_ctx_fs();
+		unsigned long gen = af_lc_generation();
+		/* kept between opens where every change reaches the face (listcache.h) */
+		uint64_t id = fs->attr_cache > 0 ? af_ns_list_id(fs, path) : 0;
 		af_dirlist_reset(l);
 		if (!path)
 			return -ENOENT;
-		int rc = af_ns_list(af_ctx_fs(), path, af_dirlist_add, l);
-		if (rc)
-			return rc;
-		if (af_dirlist_failed(l))
-			return -ENOMEM;
+		if (!id || !af_lc_get(path, id, l)) {
+			int rc = af_ns_list(fs, path, af_dirlist_add, l);
+			if (rc)
+				return rc;
+			if (af_dirlist_failed(l))
+				return -ENOMEM;
+			if (id)
+				af_lc_put(path, gen, id, l);
+		}
 	}
 	for (size_t i = off > 0 ? (size_t)off : 0, n = af_dirlist_count(l); i < n; i++)
 		if (filler(buf, af_dirlist_name(l, i), NULL, (off_t)(i + 1), 0))

@@ -6,6 +6,7 @@
  * size per inode, not one per caller). The kernel's pages are kept between opens while
  * their text is unchanged (fileops.c, kcache.h). */
 #include <errno.h>
+#include <fcntl.h>
 #include <string.h>
 #include <syslog.h>
 
@@ -14,6 +15,7 @@
 #include "ops.h"
 #include "errlog.h"
 #include "kcache.h"
+#include "listcache.h"
 #include "watch.h"
 #include "who.h"
 
@@ -100,7 +102,12 @@ static int face_errno(int rc)
 #define AS_CALLER(call) AS_CALLER_THEN(call, (void)0)
 /* A request that may change what a stat shows (kcache.h: the open views' remembered
  * stats are of an older generation from then on). */
-#define CHANGING(call) AS_CALLER_THEN(call, af_kc_changed())
+#define CHANGING(call) AS_CALLER_THEN(call, (af_kc_changed(), af_lc_changed()))
+/* A close: a writer's may have saved (a name made, a binary shown as its view, a view
+ * split); a reader's changes no name (listcache.h). */
+#define CLOSING(call, fi)                                                              \
+	AS_CALLER_THEN(call, (af_kc_changed(),                                        \
+			      ((fi)->flags & O_ACCMODE) != O_RDONLY ? af_lc_changed() : (void)0))
 
 typedef struct fuse_file_info ffi;
 static int getattr_(const char *p, struct stat *st, ffi *fi) { AS_CALLER(af_op_getattr(p, st, fi)); }
@@ -124,9 +131,9 @@ static int create_(const char *p, mode_t m, ffi *fi) { CHANGING(af_op_create(p, 
 static int read_(const char *p, char *b, size_t n, off_t o, ffi *fi) { AS_CALLER(af_op_read(p, b, n, o, fi)); }
 static int write_(const char *p, const char *b, size_t n, off_t o, ffi *fi) { AS_CALLER(af_op_write(p, b, n, o, fi)); }
 static int truncate_(const char *p, off_t n, ffi *fi) { CHANGING(af_op_truncate(p, n, fi)); }
-static int flush_(const char *p, ffi *fi) { CHANGING(af_op_flush(p, fi)); }
+static int flush_(const char *p, ffi *fi) { CLOSING(af_op_flush(p, fi), fi); }
 static int fsync_(const char *p, int ds, ffi *fi) { CHANGING(af_op_fsync(p, ds, fi)); }
-static int release_(const char *p, ffi *fi) { CHANGING(af_op_release(p, fi)); }
+static int release_(const char *p, ffi *fi) { CLOSING(af_op_release(p, fi), fi); }
 
 static const struct fuse_operations ops = {
 	.init = op_init,

@@ -23,6 +23,7 @@
 #include "errlog.h"
 #include "hidden.h"
 #include "kcache.h"
+#include "listcache.h"
 #include "overlay.h"
 #include "render.h"
 #include "splitview.h"
@@ -36,6 +37,8 @@
 static void note(struct af_fs *fs, enum af_note what, const char *rel)
 {
 	(void)fs;
+	if (what != AF_NOTE_WRITER && what != AF_NOTE_RESIZED)
+		af_lc_changed(); /* a name may be another: no listing kept is served again */
 	switch (what) {
 	case AF_NOTE_GONE:
 		af_kc_forget(rel);
@@ -151,6 +154,7 @@ int af_fs_run(int rootfd, const struct af_fs_opts *o)
 	rc = 1;
 	rc = fuse_loop_mt(f, 0) ? 1 : 0;
 	served = 1;
+	af_lc_free();
 	af_fs_log(LOG_INFO, "unmounted %s", view);
 out:
 	if (f) {

@@ -69,3 +69,28 @@ const char *af_dirlist_name(const struct af_dirlist *l, size_t i)
 {
 	return (const char *)l->names.data + l->at[i];
 }
+
+int af_dirlist_copy(struct af_dirlist *to, const struct af_dirlist *from)
+{
+	af_dirlist_reset(to);
+	if (to->cap < from->n) {
+		size_t *at = af_resize(to->at, from->n * sizeof(*at));
+		if (!at)
+			return 1;
+		to->at = at;
+		to->cap = from->n;
+	}
+	if (from->names.len && af_buf_append(&to->names, from->names.data, from->names.len)) {
+		af_dirlist_reset(to);
+		return 1;
+	}
+	if (from->n)
+		memcpy(to->at, from->at, from->n * sizeof(*to->at));
+	to->n = from->n;
+	return 0;
+}
+
+size_t af_dirlist_bytes(const struct af_dirlist *l)
+{
+	return l->names.len + l->n * sizeof(*l->at) + sizeof(*l);
+}

@@ -23,4 +23,9 @@ int af_dirlist_failed(const struct af_dirlist *l);
 size_t af_dirlist_count(const struct af_dirlist *l);
 const char *af_dirlist_name(const struct af_dirlist *l, size_t i);
 
+/* to made a copy of from (its entries, in order): 0, or 1 when out of memory (to
+ * emptied); the bytes a listing holds. */
+int af_dirlist_copy(struct af_dirlist *to, const struct af_dirlist *from);
+size_t af_dirlist_bytes(const struct af_dirlist *l);
+
 #endif

@@ -31,6 +31,11 @@ int af_ns_stat(struct af_fs *fs, const char *path, struct af_handle *h, struct s
 /* The names in the folder path ("." and ".." first), each given to fill, as its caller
  * may list them. */
 int af_ns_list(struct af_fs *fs, const char *path, af_ns_fill fill, void *arg);
+/* What path's listing is made of, as one number (the folder's own identity in each tree,
+ * or the container's or split view's file; never 0), or 0 for a folder listed each time
+ * (the control folders) or a path that is none: a face that keeps listings between
+ * changes it is told of keeps one only while this is unchanged too. As the caller. */
+uint64_t af_ns_list_id(struct af_fs *fs, const char *path);
 
 /* What an open found, for the face (its own caching of what it hands out). */
 struct af_ns_opened {

@@ -14,6 +14,7 @@
 #include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
+#include "animfs/fnv.h"
 #include "animfs/split.h"
 #include "binary.h"
 #include "dirlist.h"
@@ -302,6 +303,39 @@ int af_ns_list(struct af_fs *fs, const char *path, af_ns_fill fill, void *arg)
 	if (!strcmp(r.rel, "."))
 		fill(arg, AF_CTL_DIR);
 	return 0;
+}
+
+static uint64_t fold_stat(uint64_t h, int rc, const struct stat *st)
+{
+	uint64_t f[6] = {h, (uint64_t)(int64_t)rc, 0, 0, 0, 0};
+	if (!rc) {
+		f[2] = (uint64_t)st->st_dev, f[3] = (uint64_t)st->st_ino;
+		f[4] = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
+		f[5] = (uint64_t)st->st_ctim.tv_sec * 1000000000ull + (uint64_t)st->st_ctim.tv_nsec;
+	}
+	return af_fnv1_64(f, sizeof(f));
+}
+
+uint64_t af_ns_list_id(struct af_fs *fs, const char *path)
+{
+	struct af_res r;
+	struct stat st;
+	uint64_t h = 0xcbf29ce484222325ull;
+	if (!path || af_view_resolve(fs, path, &r))
+		return 0;
+	switch (r.kind) {
+	case AF_K_DIR: /* each tree's folder: a name made or removed there changes it */
+		for (int k = 0, tree; (tree = af_ov_layer(fs, k)) >= 0; k++)
+			h = fold_stat(h, af_bn_stat(tree, r.rel, &st) ? -errno : 0, &st);
+		break;
+	case AF_K_ARCDIR:
+	case AF_K_SPLITDIR: /* the container's or the binary's file */
+		h = fold_stat(h, 0, &r.st);
+		break;
+	default: /* the control folders: listed each time */
+		return 0;
+	}
+	return h ? h : 1;
 }
 
 /* A folder of .animfs/gltf/: the folder it mirrors listed first (as its caller may),

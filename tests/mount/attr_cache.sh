@@ -6,6 +6,8 @@
 #    folder (the view's name goes), a folder removed, a new file;
 #  - through the mount: a binary removed by its own name takes its view's name along;
 #  - .animfs/errors's size after a refused save and after `animfs errors --clear`;
+# listings (kept by the daemon between opens) show every change at once, or once the
+# daemon read it for a binary rewritten in place;
 # a process inside a folder of the view keeps its working folder across the changes;
 # -o attr_cache=0 keeps nothing (the stat waits for the stopped daemon).
 # On a kernel that cannot be told (before protocol 7.44) the default keeps nothing:
@@ -112,6 +114,28 @@ if [ $kept = 1 ]; then
   [ ! -e "$VIEW/w3.animation.yaml" ] || fail "the view of a binary removed through the mount is still there"
   echo "ok: a binary removed through the mount takes its view's name at once"
 
+  # listings: kept by the daemon between opens, never past a change
+  ls "$VIEW/sub" > /dev/null && ls "$VIEW/sub" > "$T/l0" || fail "ls sub"
+  cp "$GAME/sub/s.animation" "$GAME/sub/t.animation"
+  ls "$VIEW/sub" | grep -qx t.animation.yaml || fail "a binary made behind the mount's back is not listed at once"
+  rm "$GAME/sub/t.animation"
+  ls "$VIEW/sub" | grep -q '^t\.' && fail "a binary removed behind the mount's back is still listed"
+  : > "$VIEW/sub/notes.txt"
+  ls "$VIEW/sub" | grep -qx notes.txt || fail "a file made through the mount is not listed at once"
+  rm "$VIEW/sub/notes.txt"
+  ls "$VIEW/sub" | grep -qx notes.txt && fail "a file removed through the mount is still listed"
+  cmp -s "$T/l0" <(ls "$VIEW/sub") || fail "the listing changed: $(ls "$VIEW/sub")"
+  # a binary rewritten in place (its folder unchanged) that no longer decodes: listed
+  # by its own name once the daemon read the change
+  printf 'not an animation any more' > "$T/junk"
+  cp "$GAME/sub/s.animation" "$T/s.keep"
+  dd if="$T/junk" of="$GAME/sub/s.animation" conv=notrunc status=none
+  within 5 sh -c "ls '$VIEW/sub' | grep -qx s.animation" ||
+    fail "a binary rewritten to junk in place is still listed as its view: $(ls "$VIEW/sub")"
+  cp "$T/s.keep" "$GAME/sub/s.animation"
+  within 5 sh -c "ls '$VIEW/sub' | grep -qx s.animation.yaml" || fail "the binary put back is not listed as its view"
+  echo "ok: listings follow every change"
+
   # the working folder inside the view survives the changes
   kill -0 $inside 2>/dev/null || fail "precondition: the process inside"
   [ "$(readlink "/proc/$inside/cwd")" = "$VIEW/sub" ] ||
@@ -122,7 +146,8 @@ if [ $kept = 1 ]; then
   echo "ok: a working folder in the view stays itself"
 
   # .animfs/errors: its size follows its lines
-  [ "$(size_of "$VIEW/.animfs/errors")" = 0 ] || fail "precondition: no errors"
+  "$ANIMFS" errors --clear "$VIEW" || fail "errors --clear (the junk binary's line)"
+  [ "$(size_of "$VIEW/.animfs/errors")" = 0 ] || fail "precondition: no errors: $(cat "$VIEW/.animfs/errors")"
   sed 's/^length: .*/length: 1.5x/' "$VIEW/sub/s.animation.yaml" > "$T/bad.yaml"
   cp "$T/bad.yaml" "$VIEW/sub/s.animation.yaml" 2>/dev/null && fail "a bad save was taken"
   [ "$(size_of "$VIEW/.animfs/errors")" -gt 0 ] || fail ".animfs/errors's size after a refused save: 0"
