@@ -14,9 +14,9 @@
 #include "animfs/fs.h"
 #include "animfs/path.h"
 #include "animfs/beneath.h"
-#include "animfs/fnv.h"
 #include "animfs/split.h"
 #include "binary.h"
+#include "deps.h"
 #include "dirlist.h"
 #include "errlog.h"
 #include "folder.h"
@@ -305,17 +305,6 @@ int af_ns_list(struct af_fs *fs, const char *path, af_ns_fill fill, void *arg)
 	return 0;
 }
 
-static uint64_t fold_stat(uint64_t h, int rc, const struct stat *st)
-{
-	uint64_t f[6] = {h, (uint64_t)(int64_t)rc, 0, 0, 0, 0};
-	if (!rc) {
-		f[2] = (uint64_t)st->st_dev, f[3] = (uint64_t)st->st_ino;
-		f[4] = (uint64_t)st->st_mtim.tv_sec * 1000000000ull + (uint64_t)st->st_mtim.tv_nsec;
-		f[5] = (uint64_t)st->st_ctim.tv_sec * 1000000000ull + (uint64_t)st->st_ctim.tv_nsec;
-	}
-	return af_fnv1_64(f, sizeof(f));
-}
-
 uint64_t af_ns_list_id(struct af_fs *fs, const char *path)
 {
 	struct af_res r;
@@ -326,11 +315,12 @@ uint64_t af_ns_list_id(struct af_fs *fs, const char *path)
 	switch (r.kind) {
 	case AF_K_DIR: /* each tree's folder: a name made or removed there changes it */
 		for (int k = 0, tree; (tree = af_ov_layer(fs, k)) >= 0; k++)
-			h = fold_stat(h, af_bn_stat(tree, r.rel, &st) ? -errno : 0, &st);
+			h = af_bn_stat(tree, r.rel, &st) ? af_deps_fold(h, 'L', 0, "", NULL, -errno)
+							  : af_deps_fold(h, 'L', 1, "", &st, 0);
 		break;
 	case AF_K_ARCDIR:
 	case AF_K_SPLITDIR: /* the container's or the binary's file */
-		h = fold_stat(h, 0, &r.st);
+		h = af_deps_fold(h, 'L', 1, "", &r.st, 0);
 		break;
 	default: /* the control folders: listed each time */
 		return 0;

@@ -106,6 +106,18 @@ fail:
 	return -1;
 }
 
+/* rel/name ("." is the root: name alone), malloc'd, or NULL. */
+static char *below(const char *rel, const char *name)
+{
+	size_t n = strlen(rel) + strlen(name) + 2;
+	char *path = malloc(n);
+	if (path && !strcmp(rel, "."))
+		snprintf(path, n, "%s", name);
+	else if (path)
+		snprintf(path, n, "%s/%s", rel, name);
+	return path;
+}
+
 /* dfd (taken) and the folders below it, to depth. */
 static void walk(struct af_watch *w, unsigned r, int dfd, const char *rel, int depth)
 {
@@ -136,17 +148,12 @@ static void walk(struct af_watch *w, unsigned r, int dfd, const char *rel, int d
 			lost(w);
 			continue;
 		}
-		size_t n = strlen(rel) + strlen(name) + 2;
-		char *path = malloc(n);
+		char *path = below(rel, name);
 		if (!path) {
 			close(sub);
 			lost(w);
 			continue;
 		}
-		if (!strcmp(rel, "."))
-			snprintf(path, n, "%s", name);
-		else
-			snprintf(path, n, "%s/%s", rel, name);
 		walk(w, r, sub, path, depth + 1);
 		free(path);
 	}
@@ -169,16 +176,11 @@ static void add_sub(struct af_watch *w, int wd, const char *name)
 	struct wnode *n = *slot(w, wd);
 	if (!n || !w->roots[n->root].deep)
 		return;
-	size_t len = strlen(n->rel) + strlen(name) + 2;
-	char *path = malloc(len);
+	char *path = below(n->rel, name);
 	if (!path) {
 		lost(w);
 		return;
 	}
-	if (!strcmp(n->rel, "."))
-		snprintf(path, len, "%s", name);
-	else
-		snprintf(path, len, "%s/%s", n->rel, name);
 	int fd = af_bn_open(w->roots[n->root].fd, path, O_RDONLY | O_DIRECTORY | O_CLOEXEC, 0);
 	if (fd >= 0)
 		walk(w, n->root, fd, path, 1);
