@@ -15,8 +15,6 @@
 #include "hidden.h"
 #include "session.h"
 
-#define HIDDEN_PREFIX ".fuse_hidden"
-
 struct af_alias {
 	struct af_alias *next;
 	int detached; /* the replace failed: the name is the file's again */
@@ -26,7 +24,7 @@ struct af_alias {
 int af_alias_is_hidden(const char *rel)
 {
 	const char *base = af_base(rel);
-	return !strncmp(base, HIDDEN_PREFIX, strlen(HIDDEN_PREFIX));
+	return !strncmp(base, AF_ALIAS_PREFIX, strlen(AF_ALIAS_PREFIX));
 }
 
 int af_alias_add(struct af_fs *fs, const char *hidden, const char *orig)

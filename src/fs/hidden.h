@@ -7,6 +7,9 @@
 struct af_fs;
 
 
+/* The start of the names the FUSE library hides an open file under. */
+#define AF_ALIAS_PREFIX ".fuse_hidden"
+
 struct af_alias;
 /* Whether rel's base name is one the FUSE library hides an open file under. */
 int af_alias_is_hidden(const char *rel);

@@ -1,4 +1,4 @@
-/* kcache.c: what the kernel keeps of the mount's files between opens (private to
+/* fileops.c: what the kernel keeps of the mount's files between opens (private to
  * src/fs, the FUSE face's). A file opened without direct_io leaves its pages in the
  * kernel's page cache, one cache per inode whoever reads it; the next open keeps them
  * (keep_cache) only when the text they came from is the one it would read now. Each

@@ -1,6 +1,7 @@
 /* The fuse_operations table of the view: it only dispatches, each request as its
- * caller (who.c). The kernel keeps names and attributes while nothing changed (the
- * timeouts of op_init, dropped at every change: kcache.h), except under allow_other,
+ * caller (who.c; its uid, gid and groups from the FUSE context: act_caller). The kernel
+ * keeps names and attributes while nothing changed (the timeouts of op_init, dropped
+ * at every change: kcache.h), except under allow_other,
  * where every lookup and stat reaches the daemon for each caller's own answer (a caller
  * who may not read a binary is shown its size, not its view's: the kernel keeps one
  * size per inode, not one per caller). The kernel's pages are kept between opens while
@@ -9,6 +10,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <syslog.h>
+#include <time.h>
 
 #include "animfs/fs.h"
 
@@ -78,6 +80,66 @@ static void *op_init(struct fuse_conn_info *conn, struct fuse_config *cfg)
 	return fs;
 }
 
+/* ---- the caller of a request: its uid, gid, umask and groups from the FUSE context,
+ * and the thread acting as it for the request (the face's half of who.c) ---- */
+
+/* The groups of the caller's process, read from /proc by the FUSE library: kept a
+ * second per thread for the same process and user. */
+static __thread struct {
+	pid_t pid;
+	uid_t uid;
+	gid_t gid;
+	time_t at;
+	int n;
+	gid_t g[AF_WHO_GROUPS];
+} groups_seen;
+
+static int who_of_request(struct af_who *w)
+{
+	struct fuse_context *c = fuse_get_context();
+	struct af_who self = af_who_self();
+	memset(w, 0, sizeof(*w));
+	w->uid = c->uid;
+	w->gid = c->gid;
+	w->umask = c->umask;
+	w->ngroups = -1;
+	if (!af_act_enabled() || c->uid == 0 || (c->uid == self.uid && c->gid == self.gid))
+		return 0;
+	time_t now = time(NULL);
+	if (groups_seen.pid == c->pid && groups_seen.uid == c->uid && groups_seen.gid == c->gid &&
+	    groups_seen.at == now) {
+		w->ngroups = groups_seen.n;
+		memcpy(w->groups, groups_seen.g, sizeof(gid_t) * (size_t)groups_seen.n);
+		return 0;
+	}
+	int n = fuse_getgroups(AF_WHO_GROUPS, w->groups);
+	if (n < 0) /* no /proc entry (the process is gone): its own group only */
+		n = 0;
+	if (n > AF_WHO_GROUPS) {
+		/* dropping one could grant what a group denies (mode 0604): refuse */
+		af_fs_log(LOG_WARNING, "uid %u is in %d groups, more than the %d animfs acts with: "
+			  "request refused", (unsigned)c->uid, n, AF_WHO_GROUPS);
+		return -EACCES;
+	}
+	w->ngroups = n;
+	groups_seen.pid = c->pid;
+	groups_seen.uid = c->uid;
+	groups_seen.gid = c->gid;
+	groups_seen.at = now;
+	groups_seen.n = n;
+	memcpy(groups_seen.g, w->groups, sizeof(gid_t) * (size_t)n);
+	return 0;
+}
+
+/* The thread takes the identity of the request's caller: 0, or -errno (-EACCES: in more
+ * groups than animfs acts with) and it keeps the daemon's. */
+static int act_caller(void)
+{
+	struct af_who w;
+	int rc = who_of_request(&w);
+	return rc ? rc : af_act_as(&w);
+}
+
 /* A core result as the errno of a request. -EAGAIN (a binary replaced between its proof
  * and its read more often than it was proven again: a rename race) is no answer for a
  * blocking read or open: it is EIO, as for a file that changed under the read. */
@@ -87,12 +149,12 @@ static int face_errno(int rc)
 	return rc == -EAGAIN ? -EIO : rc;
 }
 
-/* Every request runs as its caller (caller.c); the daemon's identity comes back at the
+/* Every request runs as its caller (act_caller); the daemon's identity comes back at the
  * end, then `after` is done, and what the core said becomes errno here (af_code_errno:
  * an AF_E* result code its -errno, a -errno as it is). */
 #define AS_CALLER_THEN(call, after)                                                  \
 	do {                                                                         \
-		int rc_ = af_act_caller();                                           \
+		int rc_ = act_caller();                                              \
 		if (!rc_)                                                            \
 			rc_ = (call);                                                \
 		af_act_done();                                                       \

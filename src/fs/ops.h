@@ -23,10 +23,6 @@ static inline struct af_handle *af_fi_handle(struct fuse_file_info *fi)
 	return fi ? (struct af_handle *)(uintptr_t)fi->fh : NULL;
 }
 
-/* The thread takes the identity of the FUSE request's caller (caller.c): 0, or -errno
- * (-EACCES: in more groups than animfs acts with) and it keeps the daemon's. */
-int af_act_caller(void);
-
 /* The FUSE operations (ops.c). */
 const struct fuse_operations *af_fs_operations(void);
 

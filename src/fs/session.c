@@ -63,7 +63,7 @@ static void note(struct af_fs *fs, enum af_note what, const char *rel)
 }
 
 static const struct af_face fuse_face = {
-	.is_alias = af_alias_is_hidden,
+	.alias_prefix = AF_ALIAS_PREFIX,
 	.alias_orig = af_alias_orig,
 	.alias_add = af_alias_add,
 	.alias_detach = af_alias_detach,

@@ -273,13 +273,7 @@ out:
 	return rc;
 }
 
-/* Whether rel is a name the face keeps an open file under. */
 static int move_kind(struct af_fs *fs, struct af_res *s, struct af_res *t);
-
-static int is_alias(struct af_fs *fs, const char *rel)
-{
-	return fs->face && fs->face->is_alias && fs->face->alias_add && fs->face->is_alias(rel);
-}
 
 int af_ns_rename(struct af_fs *fs, const char *from, const char *to, int noreplace)
 {
@@ -301,7 +295,8 @@ int af_ns_rename(struct af_fs *fs, const char *from, const char *to, int norepla
 	if (s.kind == AF_K_SPLITDIR && t.kind != AF_K_NONE && t.kind != AF_K_SPLITDIR &&
 	    t.kind != AF_K_VIEW)
 		return -ENOTDIR;
-	if (is_alias(fs, t.rel) && s.kind != AF_K_DIR && s.kind != AF_K_NONE) {
+	if (af_is_alias(fs, t.rel) && fs->face->alias_add && s.kind != AF_K_DIR &&
+	    s.kind != AF_K_NONE) {
 		/* the FUSE library keeps an open file that is being removed or replaced */
 		rc = fs->face->alias_add(fs, t.rel, s.rel);
 		if (!rc)

@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stddef.h>
+#include <string.h>
 #include <sys/types.h>
 
 #include "flight.h"
@@ -39,11 +40,12 @@ enum af_note {
 };
 
 /* What only the face knows of a path, asked by the core, and what it is told: the names
- * it keeps open files under (src/fs: hidden.c), what it keeps of them (kcache.c). Any
+ * it keeps open files under (src/fs: hidden.c), what it keeps of them (fileops.c). Any
  * NULL: none (a unit test, animfs serve). */
 struct af_face {
-	/* whether rel's base name is one the face hides an open file under */
-	int (*is_alias)(const char *rel);
+	/* the start of the base names the face hides open files under (FUSE's
+	 * ".fuse_hidden": af_is_alias), or NULL */
+	const char *alias_prefix;
 	/* the name such an alias stands for (1), or 0 */
 	int (*alias_orig)(struct af_fs *fs, const char *alias, char *orig, size_t size);
 	/* an open file of orig is kept under the name alias from now on (orig renamed
@@ -143,6 +145,14 @@ static inline void af_face_note(struct af_fs *fs, enum af_note what, const char 
 {
 	if (fs->face && fs->face->note)
 		fs->face->note(fs, what, rel);
+}
+/* Whether rel's base name is one the face hides an open file under. */
+static inline int af_is_alias(const struct af_fs *fs, const char *rel)
+{
+	const char *p = fs->face ? fs->face->alias_prefix : NULL;
+	const char *base = strrchr(rel, '/');
+	base = base ? base + 1 : rel;
+	return p && !strncmp(base, p, strlen(p));
 }
 static inline int af_face_alias_detach(struct af_fs *fs, const char *orig)
 {

@@ -42,12 +42,6 @@
 #include "dropping.h"
 #include "handle.h"
 
-/* Whether rel is a name the face keeps an open file under (struct af_face). */
-static int is_alias(struct af_fs *fs, const char *rel)
-{
-	return fs->face && fs->face->is_alias && fs->face->is_alias(rel);
-}
-
 /* The size a stat shows for the view rel whose saved text is saved bytes long: the
  * open files may hold other texts (handle.c). */
 static off_t view_size(struct af_fs *fs, const char *rel, off_t saved)
@@ -158,7 +152,7 @@ static int plot_kind(struct af_fs *fs, const char *rest, const char *ext, enum a
 	int file = n > 4 && !strcmp(rest + n - 4, ext);
 	snprintf(path, sizeof(path), "/%.*s", (int)(file ? n - 4 : n), rest);
 	*kind = AF_K_NONE;
-	if (is_alias(fs, path) || af_view_resolve(fs, path, &v))
+	if (af_is_alias(fs, path) || af_view_resolve(fs, path, &v))
 		return 0;
 	if (v.kind == AF_K_NONE && af_ov_stat(fs, v.rel, &st) && errno == EACCES)
 		return -EACCES;
@@ -398,7 +392,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r)
 	}
 	if (!strncmp(base, AF_TMP_PREFIX, strlen(AF_TMP_PREFIX)))
 		return 0; /* our own commit in flight */
-	if (is_alias(fs, r->rel)) { /* a removed or replaced open file: its own name */
+	if (af_is_alias(fs, r->rel)) { /* a removed or replaced open file: its own name */
 		if (!fs->face->alias_orig || !fs->face->alias_orig(fs, r->rel, r->rel, sizeof(r->rel)))
 			return 0;
 		base = af_base(r->rel);

@@ -32,9 +32,10 @@ static void fake_note(struct af_fs *fs, enum af_note what, const char *rel)
 	saved_notes += what == AF_NOTE_SAVED;
 }
 
-static int fake_is_alias(const char *rel)
+/* what the alias named by the face's prefix stands for: none (the core asks) */
+static int fake_alias_orig(struct af_fs *fs, const char *alias, char *orig, size_t size)
 {
-	(void)rel;
+	(void)fs, (void)alias, (void)orig, (void)size;
 	asked_alias++;
 	return 0;
 }
@@ -46,7 +47,8 @@ static void fake_forget(struct af_fs *fs)
 }
 
 static const struct af_face fake_face = {
-	.is_alias = fake_is_alias,
+	.alias_prefix = ".fake_alias",
+	.alias_orig = fake_alias_orig,
 	.note = fake_note,
 	.forget = fake_forget,
 };
@@ -203,7 +205,15 @@ static void test_render(void **state)
 	assert_int_equal(af_view_resolve(&e->fs, "/walk.animation.yaml", &r), 0);
 	assert_int_equal(r.kind, AF_K_VIEW);
 	assert_string_equal(r.bin, "walk.animation");
-	assert_true(asked_alias > 0); /* the core asked the face, not FUSE */
+	assert_int_equal(asked_alias, 0); /* not a name the face hides files under */
+	/* one that is (the face's prefix, not FUSE's): the core asks the face what it
+	 * stands for, and with none it is no name at all */
+	assert_int_equal(af_view_resolve(&e->fs, "/.fake_alias0001", &r), 0);
+	assert_int_equal(r.kind, AF_K_NONE);
+	assert_int_equal(asked_alias, 1);
+	assert_int_equal(af_view_resolve(&e->fs, "/.fuse_hidden0001", &r), 0);
+	assert_int_equal(asked_alias, 1);
+	assert_int_equal(af_view_resolve(&e->fs, "/walk.animation.yaml", &r), 0);
 	af_rcache_stats(e->fs.cache, &st0);
 	assert_int_equal(af_view_open_text(&e->fs, &r, O_RDONLY, &t), 0);
 	assert_null(e->fs.renders.list); /* landed */
