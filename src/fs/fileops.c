@@ -309,7 +309,7 @@ static void cache_pages(struct fuse_file_info *fi, const char *rel, uint64_t id)
 }
 
 /* --overlay under -o allow_other: every caller is shown one owner and mode of a view
- * (overlay.c af_ov_show), but not one size (a caller who may not read the binary is
+ * (tree.c af_ov_show), but not one size (a caller who may not read the binary is
  * shown its own size), and the kernel keeps one set of attributes per inode, asked
  * again at each page-cached read that reaches the size: another user's O_TRUNC open
  * sets the size a reader's pages stop at (a short or empty read). Such views are read

@@ -1,4 +1,4 @@
-/* binary.c: a view's backing binary: its view's name, its bid, the modeline of its
+/* tree.c: a view's backing binary: its view's name, its bid, the modeline of its
  * text, its siblings (private to src/fs). */
 #ifndef ANIMFS_FS_BINARY_H
 #define ANIMFS_FS_BINARY_H

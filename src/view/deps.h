@@ -1,7 +1,7 @@
 /* text.c, its second part: what a text was made of besides its binary (issue 43): the
  * siblings a render read or listed and the user dictionary it read, each by its
  * identity as the render saw it (private to src/view). A text made of them is used
- * again only while each of them is still what it was (binary.c checks them again), and
+ * again only while each of them is still what it was (tree.c checks them again), and
  * its identity in the kernel's page cache includes them (the text's src). */
 #ifndef ANIMFS_VIEW_DEPS_H
 #define ANIMFS_VIEW_DEPS_H

@@ -4,12 +4,11 @@
  * happen there, and a GAME file is never removed (a game cannot delete a file through a
  * mod: EROFS, said in .animfs/errors). A container whose game loads the mod's copy beside
  * its own (container.h overlay_merge/overlay_reduce) keeps only the changed members in
- * MODDIR; any other is copied up whole, rebuilt. Names no format. */
+ * MODDIR; any other is copied up whole, rebuilt. Names no format. This file is the
+ * changes; the lookups (which tree holds a name, what a stat shows) are tree.c's. */
 #include <errno.h>
 #include <fcntl.h>
-#include <grp.h>
 #include <limits.h>
-#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -25,149 +24,6 @@
 #include "overlay.h"
 #include "session.h"
 #include "who.h"
-
-int af_ov_on(const struct af_fs *fs)
-{
-	return fs->modfd >= 0;
-}
-
-static int in_mod(struct af_fs *fs, const char *rel)
-{
-	struct stat st;
-	return fs->modfd >= 0 && af_bn_stat(fs->modfd, rel, &st) == 0;
-}
-
-static int in_game(struct af_fs *fs, const char *rel)
-{
-	struct stat st;
-	return af_bn_stat(fs->rootfd, rel, &st) == 0;
-}
-
-int af_ov_at(struct af_fs *fs, const char *rel)
-{
-	return in_mod(fs, rel) ? fs->modfd : fs->rootfd;
-}
-
-int af_ov_stat(struct af_fs *fs, const char *rel, struct stat *st)
-{
-	if (fs->modfd >= 0 && af_bn_stat(fs->modfd, rel, st) == 0)
-		return 0;
-	return af_bn_stat(fs->rootfd, rel, st);
-}
-
-/* The groups of user uid (the system's group database): their count, 0 when unknown. */
-static int groups_of(uid_t uid, gid_t *groups, int max)
-{
-	struct passwd pw, *p = NULL;
-	char buf[4096];
-	int n = max;
-	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p) || !p)
-		return 0;
-	if (getgrouplist(p->pw_name, p->pw_gid, groups, &n) < 0) {
-		groups[0] = p->pw_gid; /* more than max: their primary group only */
-		n = 1;
-	}
-	return n;
-}
-
-void af_ov_init(struct af_fs *fs)
-{
-	struct stat st;
-	struct af_ov_owner *o = &fs->mod_owner;
-	o->known = 0;
-	if (fs->modfd < 0 || fstat(fs->modfd, &st))
-		return;
-	o->uid = st.st_uid;
-	o->ngroups = groups_of(st.st_uid, o->groups, AF_OV_GROUPS);
-	o->known = 1;
-}
-
-/* Whether user uid may read the file st is of, by its mode (root may). */
-static int may_read(const struct af_fs *fs, uid_t uid, const struct stat *st)
-{
-	gid_t live[AF_OV_GROUPS];
-	const gid_t *groups = live;
-	int n;
-	if (uid == 0)
-		return 1;
-	if (uid == st->st_uid)
-		return !!(st->st_mode & S_IRUSR);
-	if (fs->mod_owner.known && fs->mod_owner.uid == uid) {
-		groups = fs->mod_owner.groups;
-		n = fs->mod_owner.ngroups;
-	} else {
-		n = groups_of(uid, live, AF_OV_GROUPS); /* a MODDIR folder of another user's */
-	}
-	for (int i = 0; i < n; i++)
-		if (groups[i] == st->st_gid)
-			return !!(st->st_mode & S_IRGRP);
-	return !!(st->st_mode & S_IROTH);
-}
-
-void af_ov_show(struct af_fs *fs, const char *rel, struct stat *st)
-{
-	char file[4096];
-	struct stat ms;
-	int found = 0;
-	if (fs->modfd < 0 || in_mod(fs, rel))
-		return;
-	/* a member ("X/A/m") of a container MODDIR holds: the container's own mode; else
-	 * the folder of MODDIR a save of rel would land in (the nearest one there is) */
-	snprintf(file, sizeof(file), "%s", rel);
-	for (char *slash; (slash = strrchr(file, '/'));) {
-		*slash = 0;
-		if (af_bn_stat(fs->modfd, file, &ms) == 0) {
-			if (S_ISREG(ms.st_mode))
-				return;
-			found = 1;
-			break; /* a folder of MODDIR's: rel is not in it, it is GAME's */
-		}
-	}
-	if (!found && fstat(fs->modfd, &ms))
-		return;
-	/* One answer for every caller: the kernel keeps one set of attributes per inode and
-	 * checks every caller's open against whichever answer landed last (-o allow_other
-	 * with default_permissions), so an answer per caller refused saves at random.
-	 * The file is shown as the owner of that MODDIR folder (who may save into it) would
-	 * have it after copying it there: their own, with GAME's mode (a copy-up keeps it)
-	 * and the owner's write. Its group stays GAME's, so every other user's check is
-	 * GAME's own. One who may not read it is never its owner: a file that folder's
-	 * owner may not read is shown as it is, with no write. Never wider than GAME's
-	 * mode plus the owner's write: an editor that copies the mode it sees onto its new
-	 * file (vim) makes no group- or world-writable file in MODDIR. */
-	if (!may_read(fs, ms.st_uid, st))
-		return;
-	st->st_uid = ms.st_uid;
-	st->st_mode |= S_IWUSR;
-}
-
-int af_ov_top(const struct af_fs *fs)
-{
-	return fs->modfd >= 0 ? fs->modfd : fs->rootfd;
-}
-
-int af_ov_is_tree(const struct af_fs *fs, int dfd)
-{
-	return dfd == fs->rootfd || (fs->modfd >= 0 && dfd == fs->modfd);
-}
-
-int af_ov_layer(const struct af_fs *fs, int k)
-{
-	if (fs->modfd < 0)
-		return k == 0 ? fs->rootfd : -1;
-	return k == 0 ? fs->modfd : k == 1 ? fs->rootfd : -1;
-}
-
-int af_ov_shadowed(struct af_fs *fs, int k, const char *dir, const char *name)
-{
-	char rel[4096 + 256];
-	struct stat st;
-	if (k == 0 || fs->modfd < 0)
-		return 0;
-	snprintf(rel, sizeof(rel), "%s%s%s", strcmp(dir, ".") ? dir : "", strcmp(dir, ".") ? "/" : "",
-		 name);
-	return af_bn_stat(fs->modfd, rel, &st) == 0;
-}
 
 /* A line in the caller's .animfs/errors and the log: rel was not changed, and why. */
 static int refuse(struct af_fs *fs, const char *rel, const char *what)
@@ -186,7 +42,7 @@ static int refuse(struct af_fs *fs, const char *rel, const char *what)
 
 int af_ov_keeps(struct af_fs *fs, const char *rel, struct af_diag *d)
 {
-	if (fs->modfd < 0 || !in_game(fs, rel))
+	if (fs->modfd < 0 || !af_ov_in_game(fs, rel))
 		return 0;
 	af_diag_error(d, AF_EROFS, "%s", KEPT_WHY);
 	return -EROFS;
@@ -253,16 +109,6 @@ int af_ov_copy_source(struct af_fs *fs, int dirfd, const char *rel, mode_t *mode
 	}
 	*mode = (st.st_mode & 0777) | 0200; /* the mod's copy is its maker's to save again */
 	return gfd;
-}
-
-int af_ov_open_proof(struct af_fs *fs, const char *file, int flags)
-{
-	int acc = flags & O_ACCMODE;
-	int tree = af_ov_at(fs, file);
-	if (tree == fs->rootfd && fs->modfd >= 0)
-		acc = O_RDONLY; /* GAME is only read: a save proves its right to MODDIR */
-	int fd = af_bn_open(tree, file, acc | O_NONBLOCK | O_NOCTTY, 0);
-	return fd < 0 ? -errno : fd;
 }
 
 int af_ov_may_create(struct af_fs *fs, const char *rel)
@@ -344,11 +190,11 @@ int af_ov_open_tree(struct af_fs *fs, const char *rel, int flags)
 		return fs->rootfd;
 	if ((flags & O_ACCMODE) == O_RDONLY && !(flags & O_TRUNC))
 		return af_ov_at(fs, rel);
-	if (in_mod(fs, rel))
+	if (af_ov_in_mod(fs, rel))
 		return fs->modfd;
-	if (in_game(fs, rel) && (rc = copy_up(fs, rel, (flags & O_TRUNC) != 0)))
+	if (af_ov_in_game(fs, rel) && (rc = copy_up(fs, rel, (flags & O_TRUNC) != 0)))
 		return rc;
-	if (!(flags & O_CREAT) || in_mod(fs, rel))
+	if (!(flags & O_CREAT) || af_ov_in_mod(fs, rel))
 		return fs->modfd;
 	char base[NAME_MAX + 1]; /* a new file: its folders first */
 	int dfd = af_ov_parent_w(fs, rel, base, sizeof(base), NULL);
@@ -362,9 +208,9 @@ int af_ov_unlink(struct af_fs *fs, const char *rel, int flags)
 {
 	if (fs->modfd < 0)
 		return af_bn_unlink(fs->rootfd, rel, flags) ? -errno : 0;
-	if (in_mod(fs, rel))
+	if (af_ov_in_mod(fs, rel))
 		return af_bn_unlink(fs->modfd, rel, flags) ? -errno : 0;
-	return in_game(fs, rel) ? refuse(fs, rel, KEPT_WHY) : -ENOENT;
+	return af_ov_in_game(fs, rel) ? refuse(fs, rel, KEPT_WHY) : -ENOENT;
 }
 
 int af_ov_rename(struct af_fs *fs, const char *from, const char *to)
@@ -372,8 +218,8 @@ int af_ov_rename(struct af_fs *fs, const char *from, const char *to)
 	char base[NAME_MAX + 1];
 	if (fs->modfd < 0)
 		return af_bn_rename(fs->rootfd, from, to) ? -errno : 0;
-	if (!in_mod(fs, from) || in_game(fs, from))
-		return in_game(fs, from) ? refuse(fs, from, KEPT_WHY) : -ENOENT;
+	if (!af_ov_in_mod(fs, from) || af_ov_in_game(fs, from))
+		return af_ov_in_game(fs, from) ? refuse(fs, from, KEPT_WHY) : -ENOENT;
 	int dfd = af_ov_parent_w(fs, to, base, sizeof(base), NULL);
 	if (dfd < 0)
 		return -errno;
@@ -386,7 +232,7 @@ int af_ov_mkdir(struct af_fs *fs, const char *rel, mode_t mode)
 	char base[NAME_MAX + 1];
 	if (fs->modfd < 0)
 		return af_bn_mkdir(fs->rootfd, rel, mode) ? -errno : 0;
-	if (in_game(fs, rel) || in_mod(fs, rel))
+	if (af_ov_in_game(fs, rel) || af_ov_in_mod(fs, rel))
 		return -EEXIST;
 	int dfd = af_ov_parent_w(fs, rel, base, sizeof(base), NULL);
 	if (dfd < 0)
@@ -400,7 +246,7 @@ int af_ov_symlink(struct af_fs *fs, const char *target, const char *rel)
 	char base[NAME_MAX + 1];
 	if (fs->modfd < 0)
 		return af_bn_symlink(target, fs->rootfd, rel) ? -errno : 0;
-	if (in_game(fs, rel))
+	if (af_ov_in_game(fs, rel))
 		return -EEXIST;
 	int dfd = af_ov_parent_w(fs, rel, base, sizeof(base), NULL);
 	if (dfd < 0)
@@ -413,7 +259,7 @@ int af_ov_meta_tree(struct af_fs *fs, const char *rel)
 {
 	if (fs->modfd < 0)
 		return fs->rootfd;
-	return in_mod(fs, rel) ? fs->modfd : -EROFS;
+	return af_ov_in_mod(fs, rel) ? fs->modfd : -EROFS;
 }
 
 int af_ov_layout(struct af_fs *fs, const struct af_codec *c, const char *rel, struct af_buf *bin,
@@ -478,7 +324,7 @@ out:
 int af_ov_merge(struct af_fs *fs, const char *rel, const struct af_container *c,
 		struct af_buf *file, struct af_diag *d)
 {
-	if (fs->modfd < 0 || !c->overlay_merge || !in_mod(fs, rel) || !in_game(fs, rel))
+	if (fs->modfd < 0 || !c->overlay_merge || !af_ov_in_mod(fs, rel) || !af_ov_in_game(fs, rel))
 		return 0;
 	return merge_with_game(fs, rel, c, file, d);
 }
@@ -492,7 +338,7 @@ int af_ov_read_container(struct af_fs *fs, int dirfd, const char *base, const ch
 	if (fstatat(dirfd, base, &st, AT_SYMLINK_NOFOLLOW))
 		return af_bn_read_file(fs->rootfd, pkg, AF_MAX_FILE, file, d);
 	int rc = af_bn_read_file(dirfd, base, AF_MAX_FILE, file, d);
-	if (rc || !c->overlay_merge || !in_game(fs, pkg))
+	if (rc || !c->overlay_merge || !af_ov_in_game(fs, pkg))
 		return rc;
 	return merge_with_game(fs, pkg, c, file, d);
 }
@@ -504,7 +350,7 @@ int af_ov_reduce(struct af_fs *fs, const char *pkg, const struct af_container *c
 	struct af_buf game = AF_BUF_INIT, only = AF_BUF_INIT;
 	int rc;
 	*gone = 0;
-	if (fs->modfd < 0 || !c->overlay_reduce || !in_game(fs, pkg))
+	if (fs->modfd < 0 || !c->overlay_reduce || !af_ov_in_game(fs, pkg))
 		return 0;
 	if ((rc = af_bn_read_file(fs->rootfd, pkg, AF_MAX_FILE, &game, d)))
 		goto out;

@@ -1,6 +1,6 @@
-/* --overlay MODDIR (overlay.c): GAME is read, never written; the view shows MODDIR's
- * files on top of GAME's, and every change lands in MODDIR, the way the games load
- * mods. Without an overlay each call is the plain GAME one (fs->rootfd), so the rest of
+/* --overlay MODDIR (tree.c: its lookups; overlay.c: its changes): GAME is read, never
+ * written; the view shows MODDIR's files on top of GAME's, and every change lands in
+ * MODDIR, the way the games load mods. Without an overlay each call is the plain GAME one (fs->rootfd), so the rest of
  * the mount calls these where it reads or changes a GAME path. */
 #ifndef ANIMFS_FS_OVERLAY_H
 #define ANIMFS_FS_OVERLAY_H
@@ -18,6 +18,9 @@ struct af_container;
 
 /* Whether the mount has an overlay. */
 int af_ov_on(const struct af_fs *fs);
+/* Whether MODDIR (GAME) holds rel. */
+int af_ov_in_mod(struct af_fs *fs, const char *rel);
+int af_ov_in_game(struct af_fs *fs, const char *rel);
 /* The tree rel is read from: MODDIR when it holds rel, else GAME. */
 int af_ov_at(struct af_fs *fs, const char *rel);
 /* lstat of rel in the tree it is read from. 0 or -1 with errno. */

@@ -9,7 +9,7 @@
 
 #include "flight.h"
 
-/* the groups of MODDIR's owner kept (struct af_ov_owner, overlay.c) */
+/* the groups of MODDIR's owner kept (struct af_ov_owner, tree.c) */
 #define AF_OV_GROUPS 64
 
 struct af_rcache;
@@ -69,7 +69,7 @@ struct af_fs {
 		uid_t uid;
 		int ngroups;
 		gid_t groups[AF_OV_GROUPS];
-	} mod_owner;   /* MODDIR's owner and their groups (overlay.c: what a view shows) */
+	} mod_owner;   /* MODDIR's owner and their groups (tree.c: what a view shows) */
 	int rigdirfd;  /* --rig-dir DIR: rigs for the glTF previews (view.c), or -1 */
 	const char *mod_layout; /* --to LAYOUT: what a save into MODDIR is written in, or NULL */
 	int scratchfd; /* folder outside GAME for editors' droppings (scratch.c): the

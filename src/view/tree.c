@@ -1,12 +1,22 @@
-/* A view's backing binary: the view's name (rel, strip, candidate; the file above it a
- * container may show as a folder: holder), its bid cached by identity (classify), the
- * schema modeline of its text, and the sibling io a codec reads its binary's siblings
- * through (the binary's own folder, held as a descriptor). Below view, folder and
- * commit: all of them name a binary through here. */
+/* The tree a view reads, and what its files are: lookups, never changes (those are
+ * overlay.c's).
+ *
+ * Where a name lives: with --overlay MODDIR (issue 32) MODDIR's files over GAME's
+ * (af_ov_at, af_ov_stat), what a stat of a GAME file shows every caller (af_ov_show), the
+ * trees a listing reads (af_ov_layer), and the one open that proves a caller's right to
+ * a binary (af_ov_open_proof, bin.h); without an overlay each is the plain GAME one.
+ *
+ * What a file there is: a view's backing binary, its view's name (rel, strip,
+ * candidate; the file above it a container may show as a folder: holder), its bid
+ * cached by identity (classify), the schema modeline of its text, and the sibling io a
+ * codec reads its binary's siblings through (the binary's own folder, held as a
+ * descriptor). Below view, folder and commit: all of them name a binary through here. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <limits.h>
+#include <pwd.h>
 #include <stdio.h>
 #include <string.h>
 #include <syslog.h>
@@ -23,6 +33,163 @@
 #include "render.h"
 #include "session.h"
 #include "who.h"
+
+/* ------------------------------------------------------------ the tree */
+
+int af_ov_on(const struct af_fs *fs)
+{
+	return fs->modfd >= 0;
+}
+
+int af_ov_in_mod(struct af_fs *fs, const char *rel)
+{
+	struct stat st;
+	return fs->modfd >= 0 && af_bn_stat(fs->modfd, rel, &st) == 0;
+}
+
+int af_ov_in_game(struct af_fs *fs, const char *rel)
+{
+	struct stat st;
+	return af_bn_stat(fs->rootfd, rel, &st) == 0;
+}
+
+int af_ov_at(struct af_fs *fs, const char *rel)
+{
+	return af_ov_in_mod(fs, rel) ? fs->modfd : fs->rootfd;
+}
+
+int af_ov_stat(struct af_fs *fs, const char *rel, struct stat *st)
+{
+	if (fs->modfd >= 0 && af_bn_stat(fs->modfd, rel, st) == 0)
+		return 0;
+	return af_bn_stat(fs->rootfd, rel, st);
+}
+
+/* The groups of user uid (the system's group database): their count, 0 when unknown. */
+static int groups_of(uid_t uid, gid_t *groups, int max)
+{
+	struct passwd pw, *p = NULL;
+	char buf[4096];
+	int n = max;
+	if (getpwuid_r(uid, &pw, buf, sizeof(buf), &p) || !p)
+		return 0;
+	if (getgrouplist(p->pw_name, p->pw_gid, groups, &n) < 0) {
+		groups[0] = p->pw_gid; /* more than max: their primary group only */
+		n = 1;
+	}
+	return n;
+}
+
+void af_ov_init(struct af_fs *fs)
+{
+	struct stat st;
+	struct af_ov_owner *o = &fs->mod_owner;
+	o->known = 0;
+	if (fs->modfd < 0 || fstat(fs->modfd, &st))
+		return;
+	o->uid = st.st_uid;
+	o->ngroups = groups_of(st.st_uid, o->groups, AF_OV_GROUPS);
+	o->known = 1;
+}
+
+/* Whether user uid may read the file st is of, by its mode (root may). */
+static int may_read(const struct af_fs *fs, uid_t uid, const struct stat *st)
+{
+	gid_t live[AF_OV_GROUPS];
+	const gid_t *groups = live;
+	int n;
+	if (uid == 0)
+		return 1;
+	if (uid == st->st_uid)
+		return !!(st->st_mode & S_IRUSR);
+	if (fs->mod_owner.known && fs->mod_owner.uid == uid) {
+		groups = fs->mod_owner.groups;
+		n = fs->mod_owner.ngroups;
+	} else {
+		n = groups_of(uid, live, AF_OV_GROUPS); /* a MODDIR folder of another user's */
+	}
+	for (int i = 0; i < n; i++)
+		if (groups[i] == st->st_gid)
+			return !!(st->st_mode & S_IRGRP);
+	return !!(st->st_mode & S_IROTH);
+}
+
+void af_ov_show(struct af_fs *fs, const char *rel, struct stat *st)
+{
+	char file[4096];
+	struct stat ms;
+	int found = 0;
+	if (fs->modfd < 0 || af_ov_in_mod(fs, rel))
+		return;
+	/* a member ("X/A/m") of a container MODDIR holds: the container's own mode; else
+	 * the folder of MODDIR a save of rel would land in (the nearest one there is) */
+	snprintf(file, sizeof(file), "%s", rel);
+	for (char *slash; (slash = strrchr(file, '/'));) {
+		*slash = 0;
+		if (af_bn_stat(fs->modfd, file, &ms) == 0) {
+			if (S_ISREG(ms.st_mode))
+				return;
+			found = 1;
+			break; /* a folder of MODDIR's: rel is not in it, it is GAME's */
+		}
+	}
+	if (!found && fstat(fs->modfd, &ms))
+		return;
+	/* One answer for every caller: the kernel keeps one set of attributes per inode and
+	 * checks every caller's open against whichever answer landed last (-o allow_other
+	 * with default_permissions), so an answer per caller refused saves at random.
+	 * The file is shown as the owner of that MODDIR folder (who may save into it) would
+	 * have it after copying it there: their own, with GAME's mode (a copy-up keeps it)
+	 * and the owner's write. Its group stays GAME's, so every other user's check is
+	 * GAME's own. One who may not read it is never its owner: a file that folder's
+	 * owner may not read is shown as it is, with no write. Never wider than GAME's
+	 * mode plus the owner's write: an editor that copies the mode it sees onto its new
+	 * file (vim) makes no group- or world-writable file in MODDIR. */
+	if (!may_read(fs, ms.st_uid, st))
+		return;
+	st->st_uid = ms.st_uid;
+	st->st_mode |= S_IWUSR;
+}
+
+int af_ov_top(const struct af_fs *fs)
+{
+	return fs->modfd >= 0 ? fs->modfd : fs->rootfd;
+}
+
+int af_ov_is_tree(const struct af_fs *fs, int dfd)
+{
+	return dfd == fs->rootfd || (fs->modfd >= 0 && dfd == fs->modfd);
+}
+
+int af_ov_layer(const struct af_fs *fs, int k)
+{
+	if (fs->modfd < 0)
+		return k == 0 ? fs->rootfd : -1;
+	return k == 0 ? fs->modfd : k == 1 ? fs->rootfd : -1;
+}
+
+int af_ov_shadowed(struct af_fs *fs, int k, const char *dir, const char *name)
+{
+	char rel[4096 + 256];
+	struct stat st;
+	if (k == 0 || fs->modfd < 0)
+		return 0;
+	snprintf(rel, sizeof(rel), "%s%s%s", strcmp(dir, ".") ? dir : "", strcmp(dir, ".") ? "/" : "",
+		 name);
+	return af_bn_stat(fs->modfd, rel, &st) == 0;
+}
+
+int af_ov_open_proof(struct af_fs *fs, const char *file, int flags)
+{
+	int acc = flags & O_ACCMODE;
+	int tree = af_ov_at(fs, file);
+	if (tree == fs->rootfd && fs->modfd >= 0)
+		acc = O_RDONLY; /* GAME is only read: a save proves its right to MODDIR */
+	int fd = af_bn_open(tree, file, acc | O_NONBLOCK | O_NOCTTY, 0);
+	return fd < 0 ? -errno : fd;
+}
+
+/* ------------------------------------------------------------ a binary in it */
 
 int af_view_modeline(const struct af_codec *c, const char *bin_rel, struct af_buf *out)
 {
