@@ -199,7 +199,7 @@ static int ns_open_write(void *ctx, const char *rel, struct af_dav_writer **out,
 		goto out;
 	w->temp = r.kind == AF_K_PASS ||
 		  (r.kind == AF_K_NONE && !r.ghost && !af_view_is_candidate(r.rel) &&
-		   !af_view_is_dropping(fs, r.rel) && !r.in_split);
+		   !af_ns_is_dropping(fs, r.rel) && !r.in_split);
 	if (w->temp) {
 		const char *base = af_base(w->target);
 		snprintf(w->path, sizeof w->path, "%.*s.%s.animfs-put-%ld-%lu",

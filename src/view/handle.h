@@ -1,4 +1,4 @@
-/* handle.c: open files, whichever face opened them (struct af_handle: the core's handle,
+/* nsfile.c: open files, whichever face opened them (struct af_handle: the core's handle,
  * what a face keeps for an open file). */
 #ifndef ANIMFS_FS_HANDLE_H
 #define ANIMFS_FS_HANDLE_H
@@ -93,5 +93,25 @@ size_t af_handle_view_size(struct af_fs *fs, const char *rel, size_t saved);
 /* Size of a changed open view of rel (an unsaved buffer), -1 when none: what a
  * new view not yet saved shows. */
 long long af_handle_pending_size(struct af_fs *fs, const char *rel);
+
+/* The namespace's own handles (nsfile.c), for nsnode.c's create and nsattr.c's
+ * truncate. The error of a handle not made (EFBIG past the bound, else ENOMEM). */
+int af_ns_no_handle(void);
+/* h handed out as the caller's open file (NULL: not made): 0 or -errno. */
+struct af_ns_opened;
+int af_ns_put_handle(struct af_ns_opened *out, struct af_handle *h);
+/* A descriptor of rel beneath dfd (never through a link), opened as the caller: with
+ * O_CREAT a file the caller makes is theirs, with their umask. */
+int af_ns_open_fd(struct af_fs *fs, struct af_ns_opened *out, int dfd, const char *rel,
+		  int flags, mode_t mode);
+/* A text handle of a view (t: its text, NULL for an empty new one); plain: its binary
+ * bin is a game file with only folders above it (res.h); part: a file of a split
+ * view's folder. */
+int af_ns_view_handle(struct af_fs *fs, struct af_ns_opened *out, const char *rel,
+		      const char *bin, int plain, struct af_text *t, int part);
+/* A member of a container that is never rewritten: -EROFS, and a line in
+ * .animfs/errors for the one who tried. */
+struct af_res;
+int af_ns_refuse_ro_container(struct af_fs *fs, struct af_res *r);
 
 #endif

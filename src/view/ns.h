@@ -3,11 +3,12 @@
  * (struct af_handle, handle.h) and the core's result codes (0 or a count, a -errno the
  * system said, an AF_E* code the core decided: each face turns them into its own answer
  * in one place). Each call runs as the thread's caller (who.c: the face made the thread
- * its request's caller). One file per concern: nsnode.c (listings, folders, removals),
- * nsfile.c (open files: open, create, read, write, truncate, save, close; and a path's
- * attributes, which the open files answer first), nsmove.c (renames and the editors'
- * save paths through them), nsattr.c (links and metadata: readlink, symlink, mode,
- * owner, times, the filesystem's figures, the errors' log cleared). */
+ * its request's caller). One file per concern: nsnode.c (listings, folders, removals, a
+ * new file made: create), nsfile.c (open files: open, read, write, save, close; and a
+ * path's attributes, which the open files answer first), nsmove.c (renames and the
+ * editors' save paths through them), nsattr.c (links and metadata: readlink, symlink,
+ * mode, owner, times, size (truncate), the filesystem's figures, the errors' log
+ * cleared). */
 #ifndef ANIMFS_VIEW_NS_H
 #define ANIMFS_VIEW_NS_H
 
@@ -99,5 +100,9 @@ int af_ns_statfs(struct af_fs *fs, struct statvfs *st);
 /* The caller's lines of the errors' log about path (a view: its binary's too) cleared;
  * root and the daemon's owner clear everyone's. */
 int af_ns_errors_clear(struct af_fs *fs, const char *path);
+
+/* Whether a new name rel would be an editor's dropping (dropping.c): it matches the
+ * table and the file it derives from is a name in that folder. */
+int af_ns_is_dropping(struct af_fs *fs, const char *rel);
 
 #endif

@@ -1,5 +1,5 @@
-/* The namespace's links and metadata (ns.h): a link read or made, a file's mode, owner
- * and times changed, the filesystem's figures, and the caller's lines of the errors'
+/* The namespace's links and metadata (ns.h): a link read or made, a file's mode, owner,
+ * times and size changed (a view's truncate: a save of the shortened text), the filesystem's figures, and the caller's lines of the errors'
  * log cleared. A view's metadata is its binary's (a member's: its container's); with
  * --overlay GAME's own files are never changed. Names no face. */
 #include <errno.h>
@@ -52,7 +52,7 @@ int af_ns_symlink(struct af_fs *fs, const char *target, const char *path)
 		return -EEXIST;
 	if (fs->read_only)
 		return -EROFS;
-	if (af_view_is_dropping(fs, r.rel))
+	if (af_ns_is_dropping(fs, r.rel))
 		return af_scratch_symlink(fs, target, r.rel);
 	if (af_folder_member(fs, r.rel))
 		return af_folder_refuse(fs, r.rel, "link", af_caller()->uid);
@@ -173,4 +173,96 @@ int af_ns_errors_clear(struct af_fs *fs, const char *path)
 	if (r.bin[0] && strcmp(r.bin, rel))
 		af_errlog_clear(fs->errors, uid, all, r.bin);
 	return 0;
+}
+
+/* ------------------------------------------------------------ a file's size */
+
+/* ftruncate of a descriptor; a dropping that grows counts against its user's quota. */
+static int truncate_fd(struct af_fs *fs, struct af_handle *h, off_t size)
+{
+	struct stat st;
+	long long delta = 0;
+	if (h->scratch && fstat(h->fd, &st) == 0) {
+		delta = (long long)size - st.st_size;
+		int rc = af_scratch_charge(fs, h->scratch_owner, delta);
+		if (rc)
+			return rc;
+	}
+	if (ftruncate(h->fd, size)) {
+		int e = errno;
+		af_scratch_charge(fs, h->scratch_owner, -delta);
+		return -e;
+	}
+	return 0;
+}
+
+/* truncate(2) by name on a view: a save of the shortened text. */
+static int truncate_view(struct af_fs *fs, struct af_res *r, off_t size)
+{
+	struct af_text *t;
+	int rc;
+	if (size == 0)
+		return -EINVAL; /* an empty document is never a save */
+	if ((rc = af_view_open_text(fs, r, O_WRONLY, &t)))
+		return rc;
+	if (af_view_read_only(fs, r)) {
+		af_text_unref(t);
+		return r->info.container_ro ? af_ns_refuse_ro_container(fs, r) : -EACCES;
+	}
+	struct af_handle *h = af_handle_new_text(fs, r->rel, r->bin, t, 1);
+	af_text_unref(t);
+	if (!h)
+		return af_ns_no_handle();
+	h->who = *af_caller();
+	h->part = r->kind == AF_K_SPLITPART;
+	rc = af_handle_truncate(h, size);
+	if (rc == 0)
+		rc = af_handle_commit(fs, h);
+	/* the kernel truncates its own pages: the rest may be stale */
+	af_face_note(fs, AF_NOTE_WRITER, r->rel);
+	af_handle_free(fs, h);
+	return rc;
+}
+
+int af_ns_truncate(struct af_fs *fs, const char *path, struct af_handle *h, off_t size)
+{
+	struct af_res r;
+	int rc;
+	if (h) {
+		if (h->kind == AF_H_FD)
+			return truncate_fd(fs, h, size);
+		return h->is_view ? af_handle_truncate(h, size) : -EACCES;
+	}
+	rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (fs->read_only && r.kind != AF_K_SCRATCH)
+		return -EROFS;
+	switch (r.kind) {
+	case AF_K_VIEW:
+	case AF_K_SPLITPART:
+		return truncate_view(fs, &r, size);
+	case AF_K_PASS:
+	case AF_K_SCRATCH: {
+		int dfd = r.kind == AF_K_PASS ? af_ov_open_tree(fs, r.rel, O_WRONLY) : af_scratch_dirfd(fs);
+		if (dfd < 0)
+			return dfd;
+		int fd = af_bn_open(dfd, r.rel, O_WRONLY, 0);
+		if (fd < 0)
+			return -errno;
+		rc = ftruncate(fd, size) ? -errno : 0;
+		close(fd);
+		return rc;
+	}
+	case AF_K_CTLFILE:
+	case AF_K_ARCFILE:
+		return -EACCES;
+	case AF_K_DIR:
+	case AF_K_CTLDIR:
+	case AF_K_ARCDIR:
+	case AF_K_SPLITDIR:
+		return -EISDIR;
+	default:
+		return -ENOENT;
+	}
 }

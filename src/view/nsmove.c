@@ -80,7 +80,7 @@ static int target_of(struct af_fs *fs, const struct af_res *s, const struct af_r
 		*out = T_PART;
 		return 0;
 	}
-	if (t->in_split && !af_view_is_dropping(fs, t->rel)) {
+	if (t->in_split && !af_ns_is_dropping(fs, t->rel)) {
 		/* a tool's temp file renamed about among the kept-aside ones: still aside */
 		if (s->kind == AF_K_SCRATCH && af_split_aside(af_base(t->rel))) {
 			*out = T_SCRATCH;
@@ -100,7 +100,7 @@ static int target_of(struct af_fs *fs, const struct af_res *s, const struct af_r
 		*out = T_VIEW;
 		return 0;
 	}
-	*out = af_view_is_dropping(fs, t->rel) ? T_SCRATCH : T_NEW;
+	*out = af_ns_is_dropping(fs, t->rel) ? T_SCRATCH : T_NEW;
 	return 0;
 }
 

@@ -1,6 +1,8 @@
 /* The namespace's names (ns.h): listings (claimed binaries as <name>.yaml, scratch
  * files, the control folder, the previews' folders), folders made and removed, names
- * removed. (A path's attributes are nsfile.c's: open files answer them first.) */
+ * removed, and a new file made and opened (af_ns_create: a view's buffer, an editor's
+ * dropping kept aside, or the user's file in GAME). (A path's attributes are
+ * nsfile.c's: open files answer them first.) */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +20,7 @@
 #include "binary.h"
 #include "deps.h"
 #include "dirlist.h"
+#include "dropping.h"
 #include "errlog.h"
 #include "folder.h"
 #include "ghost.h"
@@ -445,4 +448,125 @@ static int unlink_kind(struct af_fs *fs, struct af_res *r)
 	default:
 		return -ENOENT;
 	}
+}
+
+/* ------------------------------------------------------------ a new file, opened */
+
+/* X of a dropping is "a name in that folder": anything the view shows there, a name
+ * an editor renamed away, a new view being written or about to be. */
+struct in_folder {
+	struct af_fs *fs;
+	const char *rel; /* the dropping's path */
+};
+
+static int name_in_folder(void *ctx, const char *x)
+{
+	const struct in_folder *f = ctx;
+	const char *base = af_base(f->rel);
+	char path[4096 + 256];
+	struct af_res r;
+	snprintf(path, sizeof(path), "/%.*s%s", (int)(base - f->rel), f->rel, x);
+	if (af_view_resolve(f->fs, path, &r))
+		return 0;
+	return r.kind != AF_K_NONE || r.ghost || af_view_is_candidate(r.rel) ||
+	       af_handle_pending_size(f->fs, r.rel) >= 0;
+}
+
+int af_ns_is_dropping(struct af_fs *fs, const char *rel)
+{
+	struct in_folder f = {fs, rel};
+	return af_dropping_is(af_base(rel), name_in_folder, &f);
+}
+
+/* The binary a new view name saves to: the name without ".yaml". */
+static void bin_of(const char *rel, char *bin, size_t size)
+{
+	const char *base = af_base(rel);
+	size_t n = (size_t)(base - rel) + af_view_strip(base);
+	snprintf(bin, size, "%.*s", (int)n, rel);
+}
+
+/* A new file kept in the scratch area (an editor's dropping, a tool's temp file). */
+static int create_aside(struct af_fs *fs, const struct af_res *r, int flags, mode_t mode,
+			struct af_ns_opened *out)
+{
+	int fd = af_scratch_create(fs, r->rel, flags & ~O_CREAT, mode);
+	if (fd < 0)
+		return fd;
+	struct af_handle *h = af_handle_new_fd(fs, fd, r->rel);
+	if (!h) {
+		close(fd);
+	} else {
+		h->scratch = 1;
+		h->scratch_owner = af_scratch_owner(fs);
+	}
+	return af_ns_put_handle(out, h);
+}
+
+int af_ns_create(struct af_fs *fs, const char *path, mode_t mode, int flags,
+		 struct af_ns_opened *out)
+{
+	struct af_res r;
+	memset(out, 0, sizeof(*out));
+	int rc = af_view_resolve(fs, path, &r);
+	if (rc)
+		return rc;
+	if (fs->read_only)
+		return -EROFS;
+	if (r.kind != AF_K_NONE) {
+		if (flags & O_EXCL)
+			return -EEXIST;
+		return af_ns_open(fs, path, flags, out);
+	}
+	af_face_note(fs, AF_NOTE_GONE, r.rel); /* a new file: nothing a face kept is of it */
+	if (r.ghost && r.ghost_of == AF_K_SCRATCH) {
+		/* a dropping removed while still open (its removal waits for its last close):
+		 * the new one replaces it, and that pending removal is off */
+		af_face_alias_detach(fs, r.rel);
+		af_ghost_del(fs, r.rel);
+		af_scratch_unlink(fs, r.rel);
+	}
+	if (r.in_split && r.ghost && r.ghost_of == AF_K_SPLITPART) {
+		/* an editor writing back a part it renamed away (vim, emacs): that part */
+		if ((rc = af_view_may(fs, r.bin, O_WRONLY)))
+			return rc;
+		af_face_note(fs, AF_NOTE_WRITER, r.rel);
+		return af_ns_view_handle(fs, out, r.rel, r.bin, r.bin_plain, NULL, 1);
+	}
+	if (r.in_split && !af_split_aside(af_base(r.rel)) && !af_ns_is_dropping(fs, r.rel))
+		return af_split_refuse(fs, r.rel, "no file is added", af_caller()->uid);
+	if (r.in_split) /* a tool's temp file (rsync's, Python's), to be renamed onto a part */
+		return create_aside(fs, &r, flags, mode, out);
+	if (r.ghost && r.ghost_of == AF_K_PASS) {
+		/* an editor writing back a file it renamed away: the original, in place */
+		int tree = af_ov_open_tree(fs, r.rel, O_WRONLY | O_CREAT | O_TRUNC);
+		rc = tree < 0 ? tree : af_ns_open_fd(fs, out, tree, r.rel,
+					       (flags & ~O_EXCL) | O_CREAT | O_TRUNC, mode);
+		if (rc == 0)
+			af_ghost_del(fs, r.rel);
+		return rc;
+	}
+	/* (Finder's ._X of a view X is a view's name too: its dropping, kept aside) */
+	if ((r.ghost && r.ghost_of == AF_K_VIEW) ||
+	    (af_view_is_candidate(r.rel) && !af_ns_is_dropping(fs, r.rel))) {
+		char bin[4096];
+		bin_of(r.rel, bin, sizeof(bin));
+		/* a new binary will be the caller's: that they may make one there is known now,
+		 * not only at the close */
+		if ((rc = af_view_may_create(fs, bin)))
+			return rc;
+		af_face_note(fs, AF_NOTE_WRITER, r.rel);
+		rc = af_ns_view_handle(fs, out, r.rel, bin, 0, NULL, 0);
+		if (rc == 0)
+			out->h->mode = mode & 07777;
+		return rc;
+	}
+	if (af_ns_is_dropping(fs, r.rel)) /* an editor's own file: kept outside GAME */
+		return create_aside(fs, &r, flags, mode, out);
+	if (af_folder_member(fs, r.rel)) /* a file that is no member of its format */
+		return af_folder_refuse(fs, r.rel, "plain file", af_caller()->uid);
+	/* Anything else is the user's: it lands in GAME, as on the folder itself (a
+	 * binary a codec claims is shown as its view once it is closed). */
+	int tree = af_ov_open_tree(fs, r.rel, flags | O_CREAT);
+	return tree < 0 ? tree : af_ns_open_fd(fs, out, tree, r.rel, flags | O_CREAT, mode);
 }

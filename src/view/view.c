@@ -39,42 +39,6 @@
 #include "who.h"
 #include "animfs/userdict.h"
 
-#include "dropping.h"
-#include "handle.h"
-
-/* The size a stat shows for the view rel whose saved text is saved bytes long: the
- * open files may hold other texts (handle.c). */
-static off_t view_size(struct af_fs *fs, const char *rel, off_t saved)
-{
-	return (off_t)af_handle_view_size(fs, rel, (size_t)saved);
-}
-
-/* X of a dropping is "a name in that folder": anything the view shows there, a name
- * an editor renamed away, a new view being written or about to be. */
-struct in_folder {
-	struct af_fs *fs;
-	const char *rel; /* the dropping's path */
-};
-
-static int name_in_folder(void *ctx, const char *x)
-{
-	const struct in_folder *f = ctx;
-	const char *base = af_base(f->rel);
-	char path[4096 + 256];
-	struct af_res r;
-	snprintf(path, sizeof(path), "/%.*s%s", (int)(base - f->rel), f->rel, x);
-	if (af_view_resolve(f->fs, path, &r))
-		return 0;
-	return r.kind != AF_K_NONE || r.ghost || af_view_is_candidate(r.rel) ||
-	       af_handle_pending_size(f->fs, r.rel) >= 0;
-}
-
-int af_view_is_dropping(struct af_fs *fs, const char *rel)
-{
-	struct in_folder f = {fs, rel};
-	return af_dropping_is(af_base(rel), name_in_folder, &f);
-}
-
 int af_view_may(struct af_fs *fs, const char *bin, int flags)
 {
 	struct af_bin b;
@@ -665,7 +629,6 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		st->st_mode = S_IFREG | (r->st.st_mode & 07777);
 		st->st_nlink = 1;
 		st->st_size = size;
-		st->st_size = view_size(fs, r->rel, st->st_size);
 		if (af_view_read_only(fs, r))
 			st->st_mode &= ~(mode_t)0222;
 		break;
@@ -676,8 +639,7 @@ int af_view_stat(struct af_fs *fs, struct af_res *r, uid_t caller, struct stat *
 		if (rc)
 			return rc == -EIO ? -ENOENT : rc;
 		*st = r->st;
-		st->st_size = size;
-		st->st_size = view_size(fs, r->rel, st->st_size); /* open ones may hold others */
+		st->st_size = size; /* open ones may hold others: af_ns_stat */
 		/* a view that is not for saving shows no write permission; one in a container
 		 * that is never rewritten keeps the container's, as files on a read-only
 		 * mount do: a write then gets EROFS and a line that says why, whoever tries */

@@ -10,9 +10,6 @@
 
 struct af_fs;
 
-/* Whether a new name rel would be an editor's dropping (dropping.c): it matches the
- * table and the file it derives from is a name in that folder. */
-int af_view_is_dropping(struct af_fs *fs, const char *rel);
 int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
 /* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
