@@ -1,6 +1,6 @@
 /* What a view stands for, resolved once per request: a game file (through the overlay
  * and beneath) or a member of a container (through the container table), with the one
- * small table of operations the render pipeline (vrender.c) and the save pipeline
+ * small table of operations the render pipeline (bin.c) and the save pipeline
  * (commit.c) call (private to the core). */
 #ifndef ANIMFS_VIEW_BIN_H
 #define ANIMFS_VIEW_BIN_H
@@ -79,7 +79,7 @@ struct af_bin {
 	size_t k;
 };
 
-/* A render of a binary, in the render pipeline (vrender.c) and the kinds' operations. */
+/* A render of a binary, in the render pipeline (bin.c) and the kinds' operations. */
 struct af_rjob {
 	struct af_fs *fs;
 	const struct af_bin *b;

@@ -96,7 +96,7 @@ void af_rcache_names_stamp(struct af_fid *out);
 /* A text made of other sources than its binary (a view's that read its siblings or the
  * user dictionary: deps, NULL for none) put as st's (sub: 0, or the user it was read
  * as, af_who_key); the entry keeps deps (a reference) for af_rcache_get_made, and hands
- * out no size while it has them (its text, asked for, is checked: vrender.c). */
+ * out no size while it has them (its text, asked for, is checked: bin.c). */
 void af_rcache_put_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
 			const struct af_codec *codec, struct af_text *text, struct af_deps *deps);
 /* af_rcache_get_member, and the sources of its text when it has some (*deps: a

@@ -106,7 +106,7 @@ struct af_fs {
 	 * guards the list only and is never held while taking another lock). A render
 	 * or an output holds its flight (not a lock: a wait for one holds none of L3-L8)
 	 * across what it takes, L5-L9. */
-	struct af_flights renders;   /* renders of views (vrender.c) */
+	struct af_flights renders;   /* renders of views (bin.c) */
 	struct af_flights outputs;   /* plots and previews (derive.c) */
 	struct af_handle *handles;   /* the faces' open files (handle.c, a list) */
 	struct af_name *ghosts;      /* backing names renamed away: hidden, untouched */
@@ -119,7 +119,7 @@ struct af_fs {
 	int sweep_started, sweep_stop;
 	size_t unsaved;              /* bytes in open views' private buffers (atomic) */
 	size_t max_unsaved;          /* --unsaved-mb: writes past it get ENOMEM */
-	/* the render pipeline (vrender.c's af_bin_render), handed down by mount.c to what is
+	/* the render pipeline (bin.c's af_bin_render), handed down by mount.c to what is
 	 * below it: a listing renders its members with their container held (arcdir.c) */
 	int (*render_bin)(struct af_fs *fs, const struct af_bin *b, struct af_text **out);
 	struct af_prefetch *prefetch; /* views of listed folders rendered ahead (prefetch.c) */

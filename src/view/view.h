@@ -14,7 +14,7 @@ int af_view_resolve(struct af_fs *fs, const char *path, struct af_res *r);
 /* Render a view (cached); 0, or -errno (-EIO when it does not decode). */
 int af_view_render(struct af_fs *fs, const char *bin_rel, const struct stat *st,
 		   struct af_text **out);
-/* The render pipeline (vrender.c), one for both kinds of binary: b, resolved once
+/* The render pipeline (bin.c), one for both kinds of binary: b, resolved once
  * (bin.h: opened as its caller, or the daemon's own by name), rendered through its
  * operations: its flight (none when its container is held), the cache, the render
  * under the budget (again alone when refused short), the modeline, the codec, the
