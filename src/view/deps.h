@@ -1,5 +1,5 @@
-/* text.c, its second part: what a text was made of besides its binary (issue 43): the
- * siblings a render read or listed and the user dictionary it read, each by its
+/* render.c, beside its texts: what a text was made of besides its binary (issue 43):
+ * the siblings a render read or listed and the user dictionary it read, each by its
  * identity as the render saw it (private to src/view). A text made of them is used
  * again only while each of them is still what it was (tree.c checks them again), and
  * its identity in the kernel's page cache includes them (the text's src). */

@@ -1,11 +1,17 @@
-/* The render cache: what is known about each backing file identity (device, inode,
- * size, mtime and ctime in ns, codec version; a container's member also by its path):
- * the bid, the rendered size, and the rendered text itself under a memory bound (LRU).
- * Sizes outlive evicted texts, and outlive the mount in a file of the user's cache
- * folder (af_rcache_save). An evicted text goes to the spill file (a ring on disk, an
- * unlinked file of the daemon's): a listing's renders are read back from there by the
- * reads that follow, and a second pass over a folder larger than the memory bound
- * costs a read of the text, not its render. */
+/* The render cache and what it keeps.
+ *
+ * What a render makes: its text (struct af_text, render.h: shared, reference counted,
+ * made from a buffer without a copy) and the record of what the text was made of
+ * besides its binary (struct af_deps, deps.h: its sources, noted as the render reads
+ * them, and their hash, the text's src), which the cache keeps beside it.
+ *
+ * The cache: what is known about each backing file identity (device, inode, size,
+ * mtime and ctime in ns, codec version; a container's member also by its path): the
+ * bid, the rendered size, and the rendered text itself under a memory bound (LRU).
+ * Sizes outlive evicted texts, and outlive the mount (rclife.c). An evicted text goes
+ * to the spill file (a ring on disk, an unlinked file of the daemon's): a listing's
+ * renders are read back from there by the reads that follow, and a second pass over a
+ * folder larger than the memory bound costs a read of the text, not its render. */
 #include <errno.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -18,48 +24,181 @@
 #include "animfs/fileio.h"
 #include "animfs/userdict.h"
 #include "animfs/yamlio.h"
+#include "deps.h"
 #include "render.h"
 #include "render_int.h"
 
+/* ------------------------------------------------------------ texts and their sources */
 
-struct af_rcache *af_rcache_new(size_t max_text_bytes)
+struct af_text *af_text_new(const void *data, size_t len)
 {
-	struct af_rcache *c = af_alloc_zeroed(1, sizeof(*c));
-	if (!c)
+	struct af_text *t = af_alloc(sizeof(*t) + len + 1);
+	if (!t)
 		return NULL;
-	c->nbuckets = 4096;
-	c->buckets = af_alloc_zeroed(c->nbuckets, sizeof(*c->buckets));
-	if (!c->buckets) {
-		free(c);
+	t->refs = 1;
+	t->holds = 0;
+	t->resident = 0;
+	t->len = len;
+	t->src = 0;
+	if (len && data)
+		memcpy(t->data, data, len);
+	t->data[len] = 0;
+	return t;
+}
+
+/* The block p (b's, resized: the header, then len bytes of text and room for a NUL) as
+ * the text; b is left empty. */
+static struct af_text *text_of(struct af_buf *b, uint8_t *p, size_t len)
+{
+	struct af_text *t = (struct af_text *)(void *)p;
+	t->refs = 1;
+	t->holds = 0;
+	t->resident = 0;
+	t->len = len;
+	t->src = 0;
+	t->data[len] = 0;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return t;
+}
+
+struct af_text *af_text_take(struct af_buf *b)
+{
+	size_t h = offsetof(struct af_text, data), len = b->len;
+	if (b->failed || len > SIZE_MAX - h - 1)
 		return NULL;
+	/* the text moves up by the header inside its own block: no second copy of a
+	 * render that may be tens of MB */
+	uint8_t *p = af_resize(b->data, h + len + 1);
+	if (!p)
+		return NULL;
+	memmove(p + h, p, len);
+	return text_of(b, p, len);
+}
+
+int af_text_begin(struct af_buf *b)
+{
+	static const uint8_t room[offsetof(struct af_text, data)];
+	return af_buf_append(b, room, sizeof(room)) ? AF_ENOMEM : 0;
+}
+
+struct af_text *af_text_end(struct af_buf *b)
+{
+	size_t h = offsetof(struct af_text, data);
+	if (b->failed || b->len < h || b->len == SIZE_MAX)
+		return NULL;
+	uint8_t *p = af_resize(b->data, b->len + 1); /* gives back what was reserved past it */
+	return p ? text_of(b, p, b->len - h) : NULL;
+}
+
+struct af_text *af_text_ref(struct af_text *t)
+{
+	if (t)
+		__atomic_add_fetch(&t->refs, 1, __ATOMIC_RELAXED);
+	return t;
+}
+
+void af_text_unref(struct af_text *t)
+{
+	if (t && __atomic_sub_fetch(&t->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(t);
+}
+
+/* ---- what a text was made of besides its binary (deps.h) ---- */
+
+static uint64_t fnv(uint64_t h, const void *p, size_t n)
+{
+	const unsigned char *c = p;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ c[i]) * 0x100000001b3ull;
+	return h;
+}
+
+uint64_t af_deps_fold(uint64_t h, char kind, int ok, const char *name, const struct stat *st,
+		      int err)
+{
+	struct af_fid id;
+	uint64_t f[6] = {0};
+	if (st) {
+		af_fid_of(st, &id);
+		f[0] = (uint64_t)id.dev, f[1] = (uint64_t)id.ino, f[2] = (uint64_t)id.size;
+		f[3] = (uint64_t)id.mtime, f[4] = (uint64_t)id.ctime;
+		f[5] = (uint64_t)st->st_mode;
+	} else {
+		f[0] = (uint64_t)(int64_t)err;
 	}
-	c->max_text_bytes = max_text_bytes;
-	c->pool_free = AF_RENDER_POOL;
-	pthread_cond_init(&c->pool_freed, NULL);
-	pthread_rwlockattr_t ra;
-	pthread_rwlockattr_init(&ra);
-	pthread_rwlockattr_setkind_np(&ra, PTHREAD_RWLOCK_PREFER_WRITER_NONRECURSIVE_NP);
-	pthread_rwlock_init(&c->solo, &ra);
-	pthread_rwlockattr_destroy(&ra);
-	c->spill_fd = -1;
-	c->hold_dir = -1;
-	c->jobs_tail = &c->jobs;
-	pthread_mutex_init(&c->lock, NULL);
-	pthread_mutex_init(&c->writer, NULL);
-	return c;
+	unsigned char k[2] = {(unsigned char)kind, ok ? '1' : '0'};
+	h = fnv(h, k, sizeof(k));
+	h = fnv(h, name, strlen(name) + 1);
+	return fnv(h, f, sizeof(f));
 }
 
-void af_rcache_spill(struct af_rcache *c, int fd, uint64_t cap)
+void af_deps_begin(struct af_deps_rec *r)
 {
-	pthread_mutex_lock(&c->lock);
-	if (c->spill_fd >= 0)
-		close(c->spill_fd);
-	c->spill_fd = fd;
-	c->spill_cap = fd >= 0 ? cap : 0;
-	pthread_mutex_unlock(&c->lock);
+	struct af_buf empty = AF_BUF_INIT;
+	r->rec = empty;
+	r->hash = AF_DEPS_SEED;
+	r->n = 0;
 }
 
-static void clear_all(struct af_rcache *c)
+void af_deps_note(struct af_deps_rec *r, char kind, int ok, const char *name,
+		  const struct stat *st, int err)
+{
+	char k[2] = {kind, ok ? '1' : '0'};
+	r->hash = af_deps_fold(r->hash, kind, ok, name, st, err);
+	r->n++;
+	af_buf_append(&r->rec, k, sizeof(k)); /* a failure is kept in rec.failed */
+	af_buf_append(&r->rec, name, strlen(name) + 1);
+}
+
+/* Out of memory for a record: one that never holds (never freed: its count never
+ * falls to 0). */
+static struct af_deps lost = {.refs = 1u << 30, .hash = 1, .lost = 1};
+
+struct af_deps *af_deps_end(struct af_deps_rec *r)
+{
+	struct af_deps *d = NULL;
+	if (!r->n)
+		goto out;
+	size_t len = r->rec.failed ? 0 : r->rec.len;
+	d = af_alloc(sizeof(*d) + len);
+	if (!d) {
+		d = af_deps_ref(&lost);
+		goto out;
+	}
+	d->refs = 1;
+	d->hash = r->hash ? r->hash : 1;
+	d->lost = r->rec.failed;
+	d->len = len;
+	if (len)
+		memcpy(d->rec, r->rec.data, len);
+out:
+	af_deps_abort(r);
+	return d;
+}
+
+void af_deps_abort(struct af_deps_rec *r)
+{
+	af_buf_free(&r->rec);
+	r->n = 0;
+}
+
+struct af_deps *af_deps_ref(struct af_deps *d)
+{
+	if (d)
+		__atomic_add_fetch(&d->refs, 1, __ATOMIC_RELAXED);
+	return d;
+}
+
+void af_deps_unref(struct af_deps *d)
+{
+	if (d && __atomic_sub_fetch(&d->refs, 1, __ATOMIC_ACQ_REL) == 0)
+		free(d);
+}
+
+/* ------------------------------------------------------------ the cache */
+
+void af_rc_clear_all(struct af_rcache *c)
 {
 	for (size_t i = 0; i < c->nbuckets; i++) {
 		struct rc_entry *e = c->buckets[i], *n;
@@ -78,28 +217,6 @@ static void clear_all(struct af_rcache *c)
 	c->lru_head = c->lru_tail = NULL;
 	c->spill_old = c->spill_new = NULL;
 	c->text_bytes = 0;
-}
-
-void af_rcache_free(struct af_rcache *c)
-{
-	if (!c)
-		return;
-	clear_all(c);
-	for (struct spill_job *j = c->jobs, *n; j; j = n) {
-		n = j->next;
-		af_text_unref(j->text);
-		free(j);
-	}
-	free(c->buckets);
-	if (c->spill_fd >= 0)
-		close(c->spill_fd);
-	if (c->hold_dir >= 0)
-		close(c->hold_dir);
-	pthread_mutex_destroy(&c->lock);
-	pthread_mutex_destroy(&c->writer);
-	pthread_rwlock_destroy(&c->solo);
-	pthread_cond_destroy(&c->pool_freed);
-	free(c);
 }
 
 static size_t hash_of(dev_t dev, ino_t ino, uint64_t sub)
@@ -136,7 +253,7 @@ static void lru_front(struct af_rcache *c, struct rc_entry *e)
  * file does not (not so for codecs that read names from elsewhere: a file's siblings,
  * the user dictionary). A container's member reads names only from its container
  * and the user dictionary, whose identity its entry keeps (names_ok). */
-static int size_outlives_text(const struct rc_entry *e)
+int af_rc_size_outlives_text(const struct rc_entry *e)
 {
 	return !e->info.codec || !e->info.codec->render_uses_names || e->names;
 }
@@ -298,7 +415,7 @@ static void drop_text(struct af_rcache *c, struct rc_entry *e)
 	af_rc_uncount(c, e->text);
 	af_text_unref(e->text);
 	e->text = NULL;
-	if (!size_outlives_text(e))
+	if (!af_rc_size_outlives_text(e))
 		e->info.have_size = 0;
 }
 
@@ -306,13 +423,13 @@ static void drop_text(struct af_rcache *c, struct rc_entry *e)
  * outlive it (a text read again is the same text while the identity is). */
 static void evict_text(struct af_rcache *c, struct rc_entry *e)
 {
-	if (e->text && size_outlives_text(e))
+	if (e->text && af_rc_size_outlives_text(e))
 		spill_write(c, e);
 	drop_text(c, e);
 }
 
 /* What was known of e is no longer so (a new identity, codec or verdict). */
-static void forget(struct af_rcache *c, struct rc_entry *e)
+void af_rc_forget(struct af_rcache *c, struct rc_entry *e)
 {
 	drop_text(c, e);
 	spill_unlink(c, e);
@@ -329,12 +446,12 @@ static struct rc_entry *find_key(struct af_rcache *c, dev_t dev, ino_t ino, uint
 	return NULL;
 }
 
-static struct rc_entry *find(struct af_rcache *c, const struct stat *st, uint64_t sub)
+struct rc_entry *af_rc_find(struct af_rcache *c, const struct stat *st, uint64_t sub)
 {
 	return find_key(c, st->st_dev, st->st_ino, sub);
 }
 
-static int same_identity(const struct rc_entry *e, const struct stat *st)
+int af_rc_same_identity(const struct rc_entry *e, const struct stat *st)
 {
 	struct af_fid id;
 	af_fid_of(st, &id);
@@ -363,20 +480,20 @@ static void grow(struct af_rcache *c)
 
 /* The entry for st (sub: a member of it), reset when the identity changed; NULL on
  * ENOMEM. */
-static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st, uint64_t sub,
-			       const struct af_codec *codec)
+struct rc_entry *af_rc_obtain(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			      const struct af_codec *codec)
 {
-	struct rc_entry *e = find(c, st, sub);
+	struct rc_entry *e = af_rc_find(c, st, sub);
 	unsigned version = codec ? codec->version : 0;
 	if (e) {
-		if (!same_identity(e, st) || e->version != version) {
-			forget(c, e);
+		if (!af_rc_same_identity(e, st) || e->version != version) {
+			af_rc_forget(c, e);
 			e->names = 0;
 			memset(&e->info, 0, sizeof(e->info));
 		}
 	} else {
 		if (c->count >= RC_MAX_ENTRIES)
-			clear_all(c);
+			af_rc_clear_all(c);
 		if (c->count >= c->nbuckets)
 			grow(c);
 		e = af_alloc_zeroed(1, sizeof(*e));
@@ -394,12 +511,12 @@ static struct rc_entry *obtain(struct af_rcache *c, const struct stat *st, uint6
 }
 
 /* st's entry while it holds (names: the user dictionary's identity now, for a member). */
-static struct rc_entry *current(struct af_rcache *c, const struct stat *st, uint64_t sub,
-				const struct af_fid *names)
+struct rc_entry *af_rc_current(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			       const struct af_fid *names)
 {
-	struct rc_entry *e = find(c, st, sub);
-	if (e && same_identity(e, st) && e->version == (e->info.codec ? e->info.codec->version : 0) &&
-	    names_ok(e, names))
+	struct rc_entry *e = af_rc_find(c, st, sub);
+	if (e && af_rc_same_identity(e, st) &&
+	    e->version == (e->info.codec ? e->info.codec->version : 0) && names_ok(e, names))
 		return e;
 	return NULL;
 }
@@ -466,7 +583,7 @@ static struct af_text *spill_read(struct af_rcache *c, const struct stat *st, ui
 		return NULL;
 	done = spill_io(fd, t->data, len, off, 0);
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = current(c, st, sub, names);
+	struct rc_entry *e = af_rc_current(c, st, sub, names);
 	if (done != len || c->spill_fd != fd || !e || e->spill_seq != seq) {
 		af_text_unref(t);
 		t = NULL;
@@ -500,7 +617,7 @@ int af_rcache_get_made(struct af_rcache *c, const struct stat *st, uint64_t sub,
 	if (sub)
 		af_rcache_names_stamp(&names);
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = current(c, st, sub, &names);
+	struct rc_entry *e = af_rc_current(c, st, sub, &names);
 	if (e) {
 		*info = e->info;
 		if (e->deps) /* its size is its text's, which is checked (render.h) */
@@ -547,9 +664,9 @@ void af_rcache_put_bid(struct af_rcache *c, const struct stat *st, uint64_t name
 		       const struct af_codec *codec)
 {
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = obtain(c, st, 0, codec);
+	struct rc_entry *e = af_rc_obtain(c, st, 0, codec);
 	if (e && e->info.codec != codec) {
-		forget(c, e);
+		af_rc_forget(c, e);
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
 	}
@@ -563,7 +680,7 @@ static void put_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
 		     struct af_text *text, struct af_deps *deps)
 {
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = obtain(c, st, sub, codec);
+	struct rc_entry *e = af_rc_obtain(c, st, sub, codec);
 	if (!e)
 		goto out;
 	drop_text(c, e); /* the same identity's text: what is spilled of it stays true */
@@ -579,7 +696,7 @@ static void put_text(struct af_rcache *c, const struct stat *st, uint64_t sub,
 	if (sub) /* a member of a container that is never rewritten */
 		e->info.read_only = e->info.container_ro = read_only;
 	if (text->len > af_rc_text_cap(c)) {
-		e->info.have_size = size_outlives_text(e);
+		e->info.have_size = af_rc_size_outlives_text(e);
 		e->text = text; /* too big to keep: spilled (if its size may outlive it) */
 		if (e->info.have_size)
 			spill_write(c, e);
@@ -624,10 +741,10 @@ void af_rcache_put_member_failed(struct af_rcache *c, const struct stat *st, uin
 				 const struct af_codec *codec)
 {
 	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = obtain(c, st, sub, codec);
+	struct rc_entry *e = af_rc_obtain(c, st, sub, codec);
 	if (e) {
 		uint64_t name_hash = e->info.name_hash;
-		forget(c, e);
+		af_rc_forget(c, e);
 		e->names = 0;
 		memset(&e->info, 0, sizeof(e->info));
 		e->info.codec = codec;
@@ -642,41 +759,6 @@ void af_rcache_put_failed(struct af_rcache *c, const struct stat *st, const stru
 	af_rcache_put_member_failed(c, st, 0, codec);
 }
 
-void af_rcache_mark_by_caller(struct af_rcache *c, const struct stat *st)
-{
-	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = current(c, st, 0, NULL);
-	if (e)
-		e->info.by_caller = 1;
-	pthread_mutex_unlock(&c->lock);
-}
-
-void af_rcache_mark_member_by_caller(struct af_rcache *c, const struct stat *st, uint64_t sub,
-				     const struct af_codec *codec, int read_only)
-{
-	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = obtain(c, st, sub, codec);
-	if (e && (!e->deps || e->info.codec != codec)) { /* no text of the daemon's: none kept */
-		forget(c, e);
-		e->names = 0;
-		memset(&e->info, 0, sizeof(e->info));
-		e->info.codec = codec;
-		e->info.read_only = e->info.container_ro = read_only;
-	}
-	if (e)
-		e->info.by_caller = 1;
-	af_rc_unlock_flush(c);
-}
-
-void af_rcache_mark_read_only(struct af_rcache *c, const struct stat *st)
-{
-	pthread_mutex_lock(&c->lock);
-	struct rc_entry *e = find(c, st, 0);
-	if (e && same_identity(e, st))
-		e->info.read_only = 1;
-	pthread_mutex_unlock(&c->lock);
-}
-
 void af_rcache_note_render(struct af_rcache *c)
 {
 	pthread_mutex_lock(&c->lock);
@@ -684,116 +766,3 @@ void af_rcache_note_render(struct af_rcache *c)
 	pthread_mutex_unlock(&c->lock);
 }
 
-void af_rcache_note_open(struct af_rcache *c)
-{
-	pthread_mutex_lock(&c->lock);
-	c->stats.archive_opens++;
-	pthread_mutex_unlock(&c->lock);
-}
-
-void af_rcache_stats(struct af_rcache *c, struct af_rcache_stats *out)
-{
-	pthread_mutex_lock(&c->lock);
-	*out = c->stats;
-	out->text_bytes = c->text_bytes;
-	out->lent_bytes = c->lent;
-	out->spill_bytes = 0;
-	for (const struct rc_entry *e = c->spill_old; e; e = e->snext)
-		out->spill_bytes += e->spill_len;
-	pthread_mutex_unlock(&c->lock);
-}
-
-size_t af_rcache_text_bytes(struct af_rcache *c)
-{
-	pthread_mutex_lock(&c->lock);
-	size_t n = c->text_bytes;
-	pthread_mutex_unlock(&c->lock);
-	return n;
-}
-
-/* ---- persistent sizes: a later mount lists without decoding. A record holds the
- * full identity (device, inode, size, mtime and ctime in ns) with the codec's name
- * and version and the bid's name hash, so a changed file or codec misses. */
-
-#define RC_FILE_MAGIC "animfs sizes 1\n" /* 16 bytes with its NUL */
-
-struct rc_rec {
-	uint64_t dev, ino, size;
-	int64_t mtime, ctime;
-	uint64_t name_hash, ysize;
-	uint32_t version;
-	char codec[28];
-};
-
-int af_rcache_save(struct af_rcache *c, int dirfd, const char *name)
-{
-	struct af_buf b = AF_BUF_INIT;
-	struct af_diag d;
-	int rc;
-	af_diag_init(&d);
-	af_buf_append(&b, RC_FILE_MAGIC, sizeof(RC_FILE_MAGIC));
-	pthread_mutex_lock(&c->lock);
-	for (size_t i = 0; i < c->nbuckets; i++)
-		for (struct rc_entry *e = c->buckets[i]; e; e = e->hnext) {
-			struct rc_rec r;
-			/* read-only views are rendered again: the mark is not kept on disk */
-			if (e->sub || e->deps || !e->info.codec || e->info.failed || e->info.read_only || !e->info.have_size ||
-			    !size_outlives_text(e) || strlen(e->info.codec->name) >= sizeof(r.codec))
-				continue;
-			memset(&r, 0, sizeof(r));
-			r.dev = (uint64_t)e->id.dev, r.ino = (uint64_t)e->id.ino;
-			r.size = (uint64_t)e->id.size;
-			r.mtime = e->id.mtime, r.ctime = e->id.ctime;
-			r.name_hash = e->info.name_hash, r.ysize = e->info.size;
-			r.version = e->version;
-			memcpy(r.codec, e->info.codec->name, strlen(e->info.codec->name));
-			af_buf_append(&b, &r, sizeof(r));
-		}
-	pthread_mutex_unlock(&c->lock);
-	rc = b.failed ? AF_ENOMEM : af_replace_file_at(dirfd, name, b.data, b.len, 0600, &d);
-	af_buf_free(&b);
-	af_diag_free(&d);
-	return rc;
-}
-
-int af_rcache_load(struct af_rcache *c, int dirfd, const char *name)
-{
-	struct af_buf b = AF_BUF_INIT;
-	struct af_diag d;
-	int rc, n = 0;
-	af_diag_init(&d);
-	rc = af_read_file_at(dirfd, name, AF_MAX_FILE, &b, &d);
-	if (rc || b.len < sizeof(RC_FILE_MAGIC) || memcmp(b.data, RC_FILE_MAGIC, sizeof(RC_FILE_MAGIC)) ||
-	    (b.len - sizeof(RC_FILE_MAGIC)) % sizeof(struct rc_rec))
-		goto out; /* absent, or another version: start empty */
-	pthread_mutex_lock(&c->lock);
-	for (size_t off = sizeof(RC_FILE_MAGIC); off < b.len && c->count < RC_MAX_ENTRIES;
-	     off += sizeof(struct rc_rec)) {
-		struct rc_rec r;
-		struct stat st;
-		memcpy(&r, b.data + off, sizeof(r));
-		r.codec[sizeof(r.codec) - 1] = 0;
-		const struct af_codec *codec = af_codec_by_name(r.codec);
-		if (!codec || codec->version != r.version || codec->render_uses_names ||
-		    find(c, &(struct stat){
-			.st_dev = (dev_t)r.dev, .st_ino = (ino_t)r.ino }, 0))
-			continue;
-		memset(&st, 0, sizeof(st));
-		st.st_dev = (dev_t)r.dev, st.st_ino = (ino_t)r.ino, st.st_size = (off_t)r.size;
-		st.st_mtim.tv_sec = r.mtime / 1000000000, st.st_mtim.tv_nsec = r.mtime % 1000000000;
-		st.st_ctim.tv_sec = r.ctime / 1000000000, st.st_ctim.tv_nsec = r.ctime % 1000000000;
-		struct rc_entry *e = obtain(c, &st, 0, codec);
-		if (!e)
-			break;
-		e->info.codec = codec;
-		e->info.name_hash = r.name_hash;
-		e->info.have_size = 1;
-		e->info.size = (size_t)r.ysize;
-		n++;
-	}
-	pthread_mutex_unlock(&c->lock);
-out:
-	af_buf_free(&b);
-	af_diag_free(&d);
-	return n;
-}

@@ -83,4 +83,19 @@ void af_rc_uncount(struct af_rcache *c, struct af_text *t);
 size_t af_rc_pool_grab(struct af_rcache *c, size_t want);
 void af_rc_pool_return(struct af_rcache *c, size_t n);
 
+/* The table's insides for rclife.c (render.c's): every entry freed; whether an
+ * entry's size outlives its text; an identity's entry (af_rc_find: by key;
+ * af_rc_current: while it holds, names the user dictionary's identity now, else NULL;
+ * af_rc_obtain: made when missing, NULL when full); an entry's text and verdict
+ * forgotten; whether an entry is of st's identity. Each with the cache's lock held. */
+void af_rc_clear_all(struct af_rcache *c);
+int af_rc_size_outlives_text(const struct rc_entry *e);
+struct rc_entry *af_rc_find(struct af_rcache *c, const struct stat *st, uint64_t sub);
+struct rc_entry *af_rc_current(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			       const struct af_fid *names);
+struct rc_entry *af_rc_obtain(struct af_rcache *c, const struct stat *st, uint64_t sub,
+			      const struct af_codec *codec);
+void af_rc_forget(struct af_rcache *c, struct rc_entry *e);
+int af_rc_same_identity(const struct rc_entry *e, const struct stat *st);
+
 #endif
