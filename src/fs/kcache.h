@@ -1,9 +1,9 @@
-/* fileops.c: what the kernel keeps of the mount's files between opens (private to
+/* ops.c: what the kernel keeps of the mount's files between opens (private to
  * src/fs, the FUSE face's). A file opened without direct_io leaves its pages in the
  * kernel's page cache, one cache per inode whoever reads it; the next open keeps them
  * (keep_cache) only when the text they came from is the one it would read now. Each
  * path remembers the identity of the text its pages last came from (a hash of what
- * the text is made of: see fileops.c); an open compares and remembers. */
+ * the text is made of: see ops.c); an open compares and remembers. */
 #ifndef ANIMFS_FS_KCACHE_H
 #define ANIMFS_FS_KCACHE_H
 
@@ -20,7 +20,7 @@ uint64_t af_kc_id(const struct stat *src, const void *maker, unsigned version, u
  * came from id too (keep them), else 0 (the kernel drops them); id is remembered. */
 int af_kc_open(const char *path, uint64_t id);
 /* A view written in place through the mount (opened for writing): its readers are
- * served with direct_io from then on (fileops.c; until the table forgets it), since a
+ * served with direct_io from then on (ops.c; until the table forgets it), since a
  * writer's truncation and writes change the size the kernel keeps for every reader. */
 void af_kc_written(const char *path);
 int af_kc_is_written(const char *path);

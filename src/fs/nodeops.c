@@ -1,6 +1,6 @@
 /* The FUSE face's operations on names: listings, folders, removals, renames, links and
  * metadata are the namespace's (src/view/nsnode.c, nsmove.c, nsattr.c) with FUSE's file
- * info and its aliases of open files (hidden.c) around them. (getattr is fileops.c's:
+ * info and its aliases of open files (hidden.c) around them. (getattr is ops.c's:
  * an open file's stat, what the kernel's page cache asks.) */
 #include <errno.h>
 #include <stdio.h>

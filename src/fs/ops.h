@@ -1,7 +1,7 @@
-/* The FUSE operations of the view (private to src/fs/): nodeops.c (names, folders,
- * renames, links, metadata), fileops.c (open files, and getattr, which they answer
- * first); each one the core's namespace's (src/view/ns.h) with FUSE's path, file info
- * and errno. */
+/* The FUSE operations of the view (private to src/fs/): ops.c (the table, each request
+ * as its caller; open files, and getattr, which they answer first), nodeops.c (names,
+ * folders, renames, links, metadata); each one the core's namespace's (src/view/ns.h)
+ * with FUSE's path, file info and errno. */
 #ifndef ANIMFS_FS_OPS_H
 #define ANIMFS_FS_OPS_H
 

@@ -51,10 +51,10 @@ struct af_handle {
 	int zeroed;            /* ftruncate(0) was asked for (not an O_TRUNC open) */
 	long long pending;     /* buffer length while changed and unsaved, else -1 */
 	size_t charged;        /* own's length as counted in fs->unsaved */
-	/* the face's own (the FUSE face: the kernel's page cache, fileops.c; nothing
+	/* the face's own (the FUSE face: the kernel's page cache, ops.c; nothing
 	   of the core reads them) */
 	int cached;            /* AF_H_TEXT view read through the kernel's page cache
-				  (fileops.c): its text never changes */
+				  (ops.c): its text never changes */
 	uint64_t kc_id;        /* cached: the identity of its text (kcache.h), else 0 */
 	unsigned long seen_gen; /* cached: seen (its fstat) is of this generation of the
 				   mount's changes (kcache.h), 0: none yet */

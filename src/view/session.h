@@ -40,7 +40,7 @@ enum af_note {
 };
 
 /* What only the face knows of a path, asked by the core, and what it is told: the names
- * it keeps open files under (src/fs: hidden.c), what it keeps of them (fileops.c). Any
+ * it keeps open files under (src/fs: hidden.c), what it keeps of them (ops.c). Any
  * NULL: none (a unit test, animfs serve). */
 struct af_face {
 	/* the start of the base names the face hides open files under (FUSE's
@@ -90,7 +90,7 @@ struct af_fs {
 	double attr_cache;           /* -o attr_cache: seconds the kernel keeps names and
 					attributes (0: none; ops.c) */
 	int others;                  /* -o allow_other: several users' requests, each shown
-					their own attributes (fileops.c) */
+					their own attributes (ops.c) */
 	struct af_rcache *cache;
 	size_t cache_bytes;          /* --cache-mb: the memory bound is it + 64 MiB */
 	struct af_errlog *errors;
