@@ -269,7 +269,7 @@ const struct fuse_operations *af_fs_operations(void)
 	return &ops;
 }
 
-/* ------------------------------------------------------------ open files */
+/* ------------------------------------------------------------ open files and their pages */
 
 /* ---- what the kernel keeps of the mount's files between opens (kcache.h) ----
  * A bounded table of path hash -> identity (open addressing, linear probes): full, it
