@@ -178,6 +178,10 @@ int af_scene_check(struct af_scene *sc, struct af_diag *d);
 
 /* Rotations for scene hooks: q = the quaternion of the rotation matrix Rx*Ry*Rz (column
  * vectors: Z applied first) of the angles e (radians); and the product a*b. */
+/* For each of n nodes (parent(ctx, i): a node's index, or anything outside 0..n-1 for none),
+ * whether the walk up its parents runs into a loop: loop[i] 1 or 0. Linear in n (each
+ * node walked once), where a walk from every node is quadratic in a chain's depth. */
+void af_parent_loops(size_t n, long (*parent)(const void *ctx, size_t i), const void *ctx, uint8_t *loop);
 void af_quat_xyz(const double e[3], double q[4]);
 void af_quat_mul(const double a[4], const double b[4], double out[4]);
 

@@ -7,6 +7,7 @@
 
 #include "animfs/bytes.h"
 #include "animfs/fnv.h"
+#include "animfs/scene.h"
 #include "rig.h"
 
 enum rig_kind rig_kind_of(const uint8_t *p, size_t n)
@@ -253,26 +254,9 @@ static int name_ok(const char *s, uint32_t n)
 	return n > 0;
 }
 
-/* Each bone's walk up its parents: whether it reaches the root (or an index outside the
- * rig) or a cycle, in one pass over the bones (a walk from each bone was quadratic in
- * a chain's depth). cyc[i]: 1 when bone i's parents form or reach a cycle. */
-enum { WALK_NEW, WALK_OUT, WALK_CYCLE, WALK_ON };
-
-static void cycles(const struct rig_file *f, uint8_t *cyc)
+static long bone_parent(const void *ctx, size_t i)
 {
-	memset(cyc, WALK_NEW, f->nbones);
-	for (uint32_t i = 0; i < f->nbones; i++) {
-		int64_t k = i;
-		while (k >= 0 && k < f->nbones && cyc[k] == WALK_NEW) {
-			cyc[k] = WALK_ON;
-			k = f->bones[k].parent;
-		}
-		uint8_t end = k < 0 || k >= f->nbones ? WALK_OUT : cyc[k] == WALK_ON ? WALK_CYCLE : cyc[k];
-		for (k = i; k >= 0 && k < f->nbones && cyc[k] == WALK_ON; k = f->bones[k].parent)
-			cyc[k] = end;
-	}
-	for (uint32_t i = 0; i < f->nbones; i++)
-		cyc[i] = cyc[i] == WALK_CYCLE;
+	return ((const struct rig_file *)ctx)->bones[i].parent;
 }
 
 /* Bones by hash, then position. */
@@ -337,7 +321,7 @@ int rig_check(const struct rig_file *f, long *bad, struct af_diag *d)
 		goto out;
 	}
 	first_of_hash(f, v, first);
-	cycles(f, cyc);
+	af_parent_loops(f->nbones, bone_parent, f, cyc);
 	for (uint32_t i = 0; i < f->nbones; i++) {
 		const struct rig_bone *b = &f->bones[i];
 		uint32_t j = first[i];
