@@ -11,6 +11,7 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 #include "animfs/io.h"
+#include "animfs/nameidx.h"
 #include "animfs/yamlio.h"
 
 /* Sizes a scene may have: past these af_scene_check refuses it (a file's absurd counts
@@ -119,6 +120,9 @@ struct af_scene {
 	int (*room)(void *ctx, size_t bytes);
 	void *room_ctx;
 	int over;
+	/* the nodes by name, for af_scene_find: nodes 0..idx_n-1 in an index of room idx_cap */
+	struct af_nameidx byname;
+	size_t idx_n, idx_cap;
 };
 
 /* An empty scene that keeps the animations named in select (nselect; none: all). 0 or

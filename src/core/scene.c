@@ -38,6 +38,7 @@ void af_scene_free(struct af_scene *sc)
 	for (size_t i = 0; i < sc->nanim; i++)
 		af_buf_free(&sc->anim[i].extras);
 	free(sc->node);
+	af_nameidx_free(&sc->byname);
 	free(sc->mesh);
 	free(sc->ch);
 	free(sc->anim);
@@ -73,6 +74,33 @@ static void *push(struct af_scene *sc, void **array, size_t *cap, size_t *n, siz
 	return a + (*n)++ * size;
 }
 
+static const char *node_name(const void *ctx, size_t i)
+{
+	return ((const struct af_scene *)ctx)->node[i].name;
+}
+
+/* The last node into the name index (af_scene_find's: a scan of every node for each name
+ * a codec looks up was quadratic in the nodes), made anew twice as large when full, or
+ * when nodes were dropped (a half-made skeleton). */
+static void index_node(struct af_scene *sc)
+{
+	size_t last = sc->nnode - 1;
+	if (sc->idx_n != last || sc->nnode > sc->idx_cap) {
+		size_t cap = sc->nnode < 32 ? 64 : 2 * sc->nnode;
+		af_nameidx_free(&sc->byname);
+		sc->idx_n = sc->idx_cap = 0;
+		if (af_nameidx_init(&sc->byname, cap, 0, node_name, sc)) {
+			sc->oom = 1;
+			return;
+		}
+		sc->idx_cap = cap;
+		for (; sc->idx_n < last; sc->idx_n++)
+			af_nameidx_add(&sc->byname, sc->idx_n);
+	}
+	af_nameidx_add(&sc->byname, last);
+	sc->idx_n++;
+}
+
 size_t af_scene_node(struct af_scene *sc, const char *name, long parent, unsigned line)
 {
 	struct af_scene_node *n = push(sc, (void **)&sc->node, &sc->capnode, &sc->nnode, sizeof(*n));
@@ -84,12 +112,15 @@ size_t af_scene_node(struct af_scene *sc, const char *name, long parent, unsigne
 	n->s[0] = n->s[1] = n->s[2] = 1;
 	n->mesh = -1;
 	n->line = line;
+	index_node(sc);
 	return sc->nnode - 1;
 }
 
 long af_scene_find(const struct af_scene *sc, const char *name)
 {
-	for (size_t i = 0; name && i < sc->nnode; i++)
+	if (name && sc->nnode && sc->idx_n == sc->nnode)
+		return af_nameidx_find(&sc->byname, name);
+	for (size_t i = 0; name && i < sc->nnode; i++) /* nodes dropped since: by a scan */
 		if (!strcmp(sc->node[i].name, name))
 			return (long)i;
 	return -1;

@@ -1,7 +1,8 @@
 /* animfs/scene.h: af_scene_check refuses a node whose parents loop and a node an animation
  * moves twice the same way, at the first node or channel that does, and takes scenes of
  * tens of thousands of nodes and channels (each checked against the others, each walk up
- * to the root, was quadratic); af_parent_loops marks the nodes a loop is reached from. */
+ * to the root, was quadratic); af_parent_loops marks the nodes a loop is reached from;
+ * af_scene_find finds a node by name. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -64,6 +65,29 @@ static void test_check(void **state)
 	af_diag_free(&d);
 }
 
+/* af_scene_find: the first node of a name, by an index kept as nodes come, and still
+ * right after nodes were dropped (a half-made skeleton) and others added. */
+static void test_find(void **state)
+{
+	(void)state;
+	struct af_scene sc;
+	chain(&sc, -1);
+	assert_int_equal(af_scene_find(&sc, "n12345"), 12345);
+	assert_int_equal(af_scene_find(&sc, "n0"), 0);
+	assert_int_equal(af_scene_find(&sc, "nope"), -1);
+	assert_int_equal(af_scene_find(&sc, NULL), -1);
+	assert_int_equal(af_scene_node(&sc, "n7", -1, 1), N); /* a second n7: the first stays */
+	assert_int_equal(af_scene_find(&sc, "n7"), 7);
+	sc.nnode = 10;
+	assert_int_equal(af_scene_find(&sc, "n20"), -1);
+	assert_int_equal(af_scene_find(&sc, "n5"), 5);
+	assert_int_equal(af_scene_node(&sc, "x", -1, 1), 10);
+	assert_int_equal(af_scene_find(&sc, "x"), 10);
+	assert_int_equal(af_scene_find(&sc, "n20"), -1);
+	assert_int_equal(af_scene_find(&sc, "n9"), 9);
+	af_scene_free(&sc);
+}
+
 static long parent_of(const void *ctx, size_t i)
 {
 	return ((const long *)ctx)[i];
@@ -85,6 +109,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_check),
 		cmocka_unit_test(test_parent_loops),
+		cmocka_unit_test(test_find),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
