@@ -11,6 +11,7 @@
 #include "animfs/buf.h"
 #include "animfs/diag.h"
 #include "animfs/io.h"
+#include "animfs/nameidx.h"
 #include "animfs/yamlio.h"
 
 /* Sizes a scene may have: past these af_scene_check refuses it (a file's absurd counts
@@ -119,6 +120,9 @@ struct af_scene {
 	int (*room)(void *ctx, size_t bytes);
 	void *room_ctx;
 	int over;
+	/* the nodes by name, for af_scene_find: nodes 0..idx_n-1 in an index of room idx_cap */
+	struct af_nameidx byname;
+	size_t idx_n, idx_cap;
 };
 
 /* An empty scene that keeps the animations named in select (nselect; none: all). 0 or
@@ -178,6 +182,10 @@ int af_scene_check(struct af_scene *sc, struct af_diag *d);
 
 /* Rotations for scene hooks: q = the quaternion of the rotation matrix Rx*Ry*Rz (column
  * vectors: Z applied first) of the angles e (radians); and the product a*b. */
+/* For each of n nodes (parent(ctx, i): a node's index, or anything outside 0..n-1 for none),
+ * whether the walk up its parents runs into a loop: loop[i] 1 or 0. Linear in n (each
+ * node walked once), where a walk from every node is quadratic in a chain's depth. */
+void af_parent_loops(size_t n, long (*parent)(const void *ctx, size_t i), const void *ctx, uint8_t *loop);
 void af_quat_xyz(const double e[3], double q[4]);
 void af_quat_mul(const double a[4], const double b[4], double out[4]);
 

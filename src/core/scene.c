@@ -38,6 +38,7 @@ void af_scene_free(struct af_scene *sc)
 	for (size_t i = 0; i < sc->nanim; i++)
 		af_buf_free(&sc->anim[i].extras);
 	free(sc->node);
+	af_nameidx_free(&sc->byname);
 	free(sc->mesh);
 	free(sc->ch);
 	free(sc->anim);
@@ -73,6 +74,33 @@ static void *push(struct af_scene *sc, void **array, size_t *cap, size_t *n, siz
 	return a + (*n)++ * size;
 }
 
+static const char *node_name(const void *ctx, size_t i)
+{
+	return ((const struct af_scene *)ctx)->node[i].name;
+}
+
+/* The last node into the name index (af_scene_find's: a scan of every node for each name
+ * a codec looks up was quadratic in the nodes), made anew twice as large when full, or
+ * when nodes were dropped (a half-made skeleton). */
+static void index_node(struct af_scene *sc)
+{
+	size_t last = sc->nnode - 1;
+	if (sc->idx_n != last || sc->nnode > sc->idx_cap) {
+		size_t cap = sc->nnode < 32 ? 64 : 2 * sc->nnode;
+		af_nameidx_free(&sc->byname);
+		sc->idx_n = sc->idx_cap = 0;
+		if (af_nameidx_init(&sc->byname, cap, 0, node_name, sc)) {
+			sc->oom = 1;
+			return;
+		}
+		sc->idx_cap = cap;
+		for (; sc->idx_n < last; sc->idx_n++)
+			af_nameidx_add(&sc->byname, sc->idx_n);
+	}
+	af_nameidx_add(&sc->byname, last);
+	sc->idx_n++;
+}
+
 size_t af_scene_node(struct af_scene *sc, const char *name, long parent, unsigned line)
 {
 	struct af_scene_node *n = push(sc, (void **)&sc->node, &sc->capnode, &sc->nnode, sizeof(*n));
@@ -84,12 +112,15 @@ size_t af_scene_node(struct af_scene *sc, const char *name, long parent, unsigne
 	n->s[0] = n->s[1] = n->s[2] = 1;
 	n->mesh = -1;
 	n->line = line;
+	index_node(sc);
 	return sc->nnode - 1;
 }
 
 long af_scene_find(const struct af_scene *sc, const char *name)
 {
-	for (size_t i = 0; name && i < sc->nnode; i++)
+	if (name && sc->nnode && sc->idx_n == sc->nnode)
+		return af_nameidx_find(&sc->byname, name);
+	for (size_t i = 0; name && i < sc->nnode; i++) /* nodes dropped since: by a scan */
 		if (!strcmp(sc->node[i].name, name))
 			return (long)i;
 	return -1;
@@ -252,34 +283,65 @@ static const char *at(unsigned line, char *buf, size_t size)
 	return buf;
 }
 
+enum { WALK_NEW, WALK_OUT, WALK_LOOP, WALK_ON };
+
+void af_parent_loops(size_t n, long (*parent)(const void *ctx, size_t i), const void *ctx, uint8_t *loop)
+{
+	memset(loop, WALK_NEW, n);
+	for (size_t i = 0; i < n; i++) {
+		long k = (long)i;
+		while (k >= 0 && (size_t)k < n && loop[k] == WALK_NEW) { /* up to a node known, or out */
+			loop[k] = WALK_ON;
+			k = parent(ctx, (size_t)k);
+		}
+		uint8_t end = k < 0 || (size_t)k >= n ? WALK_OUT : loop[k] == WALK_ON ? WALK_LOOP : loop[k];
+		for (k = (long)i; k >= 0 && (size_t)k < n && loop[k] == WALK_ON; k = parent(ctx, (size_t)k))
+			loop[k] = end; /* the walk's nodes end as it did */
+	}
+	for (size_t i = 0; i < n; i++)
+		loop[i] = loop[i] == WALK_LOOP;
+}
+
+static long node_parent(const void *ctx, size_t i)
+{
+	return ((const struct af_scene *)ctx)->node[i].parent;
+}
+
 static int check_nodes(const struct af_scene *sc, struct af_diag *d)
 {
 	char w[32];
+	uint8_t *loop;
+	int rc = 0;
 	if (sc->nnode > AF_SCENE_MAX_NODES)
 		return af_diag_error(d, AF_EINVAL, "%zu nodes: more than a preview takes (%u)", sc->nnode,
 				     AF_SCENE_MAX_NODES);
-	for (size_t i = 0; i < sc->nnode; i++) {
+	if (!(loop = malloc(sc->nnode ? sc->nnode : 1)))
+		return af_diag_error(d, AF_ENOMEM, "out of memory checking the scene");
+	af_parent_loops(sc->nnode, node_parent, sc, loop);
+	for (size_t i = 0; i < sc->nnode && !rc; i++) {
 		const struct af_scene_node *n = &sc->node[i];
 		long p = n->parent;
-		size_t steps = 0;
-		if (p < -1 || p >= (long)sc->nnode)
-			return af_diag_at_mark(d, AF_EINVAL, n->line, 1, "%snode '%s': parent %ld is no node (0..%zu)",
-					       at(n->line, w, sizeof(w)), n->name, p, sc->nnode - 1);
-		if (n->mesh < -1 || n->mesh >= (long)sc->nmesh)
-			return af_diag_at_mark(d, AF_EINVAL, n->line, 1, "%snode '%s': mesh %ld is no mesh",
-					       at(n->line, w, sizeof(w)), n->name, n->mesh);
-		for (int k = 0; k < 3; k++)
+		if (p < -1 || p >= (long)sc->nnode) {
+			rc = af_diag_at_mark(d, AF_EINVAL, n->line, 1, "%snode '%s': parent %ld is no node (0..%zu)",
+					     at(n->line, w, sizeof(w)), n->name, p, sc->nnode - 1);
+			break;
+		}
+		if (n->mesh < -1 || n->mesh >= (long)sc->nmesh) {
+			rc = af_diag_at_mark(d, AF_EINVAL, n->line, 1, "%snode '%s': mesh %ld is no mesh",
+					     at(n->line, w, sizeof(w)), n->name, n->mesh);
+			break;
+		}
+		for (int k = 0; k < 3 && !rc; k++)
 			if (!isfinite(n->t[k]) || !isfinite(n->s[k]) || !isfinite(n->r[k]) || !isfinite(n->r[3]))
-				return af_diag_at_mark(d, AF_EINVAL, n->line, 1, "%snode '%s': rest pose not finite",
-						       at(n->line, w, sizeof(w)), n->name);
-		/* a parent chain longer than the node count runs in a loop */
-		for (; p >= 0; p = sc->node[p].parent)
-			if (++steps > sc->nnode || (size_t)p == i)
-				return af_diag_at_mark(d, AF_EINVAL, n->line, 1,
-						       "%snode '%s': its parents loop back to it (a bone list "
-						       "that is no tree)", at(n->line, w, sizeof(w)), n->name);
+				rc = af_diag_at_mark(d, AF_EINVAL, n->line, 1, "%snode '%s': rest pose not finite",
+						     at(n->line, w, sizeof(w)), n->name);
+		if (!rc && loop[i]) /* its parents run into a loop */
+			rc = af_diag_at_mark(d, AF_EINVAL, n->line, 1,
+					     "%snode '%s': its parents loop back to it (a bone list "
+					     "that is no tree)", at(n->line, w, sizeof(w)), n->name);
 	}
-	return 0;
+	free(loop);
+	return rc;
 }
 
 static int check_meshes(struct af_scene *sc, struct af_diag *d)
@@ -312,54 +374,71 @@ static int check_meshes(struct af_scene *sc, struct af_diag *d)
 	return 0;
 }
 
-static int check_channels(struct af_scene *sc, struct af_diag *d)
+/* Channel i of animation an: on a node, not a node moved twice the same way (moved[node]:
+ * a bit a path, set as the channels come: linear in the channels, where each against the
+ * ones before was quadratic), its keys in order and finite; its rotations made unit. */
+static int check_channel(struct af_scene *sc, const struct af_scene_anim *an, size_t i, uint8_t *moved,
+			 struct af_diag *d)
 {
 	char w[32];
-	uint64_t keys = 0;
-	for (size_t a = 0; a < sc->nanim; a++) {
-		const struct af_scene_anim *an = &sc->anim[a];
-		for (size_t i = an->first; i < an->first + an->count; i++) {
-			struct af_scene_channel *c = &sc->ch[i];
-			size_t wd = c->path == AF_SC_ROTATION ? 4 : 3;
-			keys += c->n;
-			if (c->node >= sc->nnode)
-				return af_diag_at_mark(d, AF_EINVAL, c->line, 1, "%sanimation '%s': a channel on no node",
-						       at(c->line, w, sizeof(w)), an->name);
-			for (size_t j = an->first; j < i; j++)
-				if (sc->ch[j].node == c->node && sc->ch[j].path == c->path)
-					return af_diag_at_mark(d, AF_EINVAL, c->line, 1,
-							       "%sanimation '%s': node '%s' moved twice the "
-							       "same way", at(c->line, w, sizeof(w)), an->name,
-							       sc->node[c->node].name);
-			for (size_t k = 0; k < c->n; k++) {
-				if (!isfinite(c->t[k]) || c->t[k] < 0 || (k && !(c->t[k] > c->t[k - 1])))
-					return af_diag_at_mark(d, AF_EINVAL, c->line, 1,
-							       "%sanimation '%s', node '%s': key %zu at %g s is "
-							       "not after the one before", at(c->line, w, sizeof(w)),
-							       an->name, sc->node[c->node].name, k, (double)c->t[k]);
-				for (size_t e = 0; e < wd; e++)
-					if (!isfinite(c->v[k * wd + e]))
-						return af_diag_at_mark(d, AF_EINVAL, c->line, 1,
-								       "%sanimation '%s', node '%s': key %zu "
-								       "not finite", at(c->line, w, sizeof(w)),
-								       an->name, sc->node[c->node].name, k);
-				if (wd == 4) {
-					float *q = c->v + 4 * k;
-					double l = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] +
-							(double)q[2] * q[2] + (double)q[3] * q[3]);
-					if (l < 1e-9)
-						q[0] = q[1] = q[2] = 0, q[3] = 1;
-					else
-						for (int e = 0; e < 4; e++)
-							q[e] = (float)(q[e] / l);
-				}
-			}
+	struct af_scene_channel *c = &sc->ch[i];
+	size_t wd = c->path == AF_SC_ROTATION ? 4 : 3;
+	if (c->node >= sc->nnode)
+		return af_diag_at_mark(d, AF_EINVAL, c->line, 1, "%sanimation '%s': a channel on no node",
+				       at(c->line, w, sizeof(w)), an->name);
+	if (moved[c->node] & 1u << c->path)
+		return af_diag_at_mark(d, AF_EINVAL, c->line, 1, "%sanimation '%s': node '%s' moved twice the "
+				       "same way", at(c->line, w, sizeof(w)), an->name, sc->node[c->node].name);
+	moved[c->node] |= (uint8_t)(1u << c->path);
+	for (size_t k = 0; k < c->n; k++) {
+		if (!isfinite(c->t[k]) || c->t[k] < 0 || (k && !(c->t[k] > c->t[k - 1])))
+			return af_diag_at_mark(d, AF_EINVAL, c->line, 1,
+					       "%sanimation '%s', node '%s': key %zu at %g s is "
+					       "not after the one before", at(c->line, w, sizeof(w)),
+					       an->name, sc->node[c->node].name, k, (double)c->t[k]);
+		for (size_t e = 0; e < wd; e++)
+			if (!isfinite(c->v[k * wd + e]))
+				return af_diag_at_mark(d, AF_EINVAL, c->line, 1,
+						       "%sanimation '%s', node '%s': key %zu "
+						       "not finite", at(c->line, w, sizeof(w)),
+						       an->name, sc->node[c->node].name, k);
+		if (wd == 4) {
+			float *q = c->v + 4 * k;
+			double l = sqrt((double)q[0] * q[0] + (double)q[1] * q[1] +
+					(double)q[2] * q[2] + (double)q[3] * q[3]);
+			if (l < 1e-9)
+				q[0] = q[1] = q[2] = 0, q[3] = 1;
+			else
+				for (int e = 0; e < 4; e++)
+					q[e] = (float)(q[e] / l);
 		}
 	}
-	if (keys > AF_SCENE_MAX_KEYS)
-		return af_diag_error(d, AF_EINVAL, "%llu keys: more than a preview takes (%u)",
-				     (unsigned long long)keys, AF_SCENE_MAX_KEYS);
 	return 0;
+}
+
+static int check_channels(struct af_scene *sc, struct af_diag *d)
+{
+	uint64_t keys = 0;
+	uint8_t *moved = calloc(sc->nnode ? sc->nnode : 1, 1);
+	int rc = 0;
+	if (!moved)
+		return af_diag_error(d, AF_ENOMEM, "out of memory checking the scene");
+	for (size_t a = 0; a < sc->nanim && !rc; a++) {
+		const struct af_scene_anim *an = &sc->anim[a];
+		size_t i;
+		for (i = an->first; i < an->first + an->count && !rc; i++) {
+			keys += sc->ch[i].n;
+			rc = check_channel(sc, an, i, moved, d);
+		}
+		for (size_t j = an->first; j < i; j++) /* the next animation's moves start clear */
+			if (sc->ch[j].node < sc->nnode)
+				moved[sc->ch[j].node] = 0;
+	}
+	free(moved);
+	if (!rc && keys > AF_SCENE_MAX_KEYS)
+		rc = af_diag_error(d, AF_EINVAL, "%llu keys: more than a preview takes (%u)",
+				   (unsigned long long)keys, AF_SCENE_MAX_KEYS);
+	return rc;
 }
 
 /* Animations and channels with no key are left out (glTF wants at least one of each). */

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "animfs/fileio.h"
+#include "animfs/nameidx.h"
 #include "animfs/privdir.h"
 #include "animfs/userdict.h"
 
@@ -58,20 +59,29 @@ static int name_ok(const char *s, size_t n)
 	return 1;
 }
 
-/* Is the line name (n bytes) in text? */
-static int has_line(const struct af_buf *text, const char *name, size_t n)
+static const char *name_at(const void *ctx, size_t i)
 {
-	if (!text->len)
-		return 0; /* no text: data may be NULL */
+	return ((const char *const *)ctx)[i];
+}
+
+/* Marks seen[k] for each name k (the first of its spelling among names, by idx) that is
+ * a line of text: one pass over the text, a hash lookup a line. */
+static void lines_seen(const struct af_buf *text, const struct af_nameidx *idx, unsigned char *seen)
+{
 	const char *p = (const char *)text->data, *end = p + text->len;
+	char line[AF_USERDICT_NAME_MAX + 1];
 	while (p < end) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		size_t len = (size_t)((nl ? nl : end) - p);
-		if (len == n && !memcmp(p, name, n))
-			return 1;
+		long k;
+		if (len <= AF_USERDICT_NAME_MAX && !memchr(p, 0, len)) { /* longer: no name */
+			memcpy(line, p, len);
+			line[len] = 0;
+			if ((k = af_nameidx_find(idx, line)) >= 0)
+				seen[k] = 1;
+		}
 		p = nl ? nl + 1 : end;
 	}
-	return 0;
 }
 
 /* mkdir -p of path's folder. */
@@ -113,19 +123,30 @@ int af_userdict_learn(const char *const *names, size_t n)
 {
 	char path[4096];
 	struct af_buf have = AF_BUF_INIT, add = AF_BUF_INIT;
+	struct af_nameidx idx;
+	unsigned char *seen = NULL;
 	int rc = 0, fd = -1;
 	if (!n || af_userdict_path(path, sizeof(path)))
 		return 0;
+	memset(&idx, 0, sizeof(idx)); /* freed empty when learning stops before it is made */
 	pthread_mutex_lock(&learn_lock);
 	if (af_userdict_read(&have)) {
 		rc = -1;
 		goto out;
 	}
+	/* the names indexed, the dictionary read once (a scan of it and of the names added
+	 * so far for each name was quadratic in the names a document gives) */
+	if (!(seen = calloc(n, 1)) || af_nameidx_init(&idx, n, 0, name_at, names)) {
+		rc = -1;
+		goto out;
+	}
+	for (size_t i = 0; i < n; i++)
+		af_nameidx_add(&idx, i);
+	lines_seen(&have, &idx, seen);
 	for (size_t i = 0; i < n; i++) {
 		size_t len = strlen(names[i]);
-		if (!name_ok(names[i], len) || has_line(&have, names[i], len) ||
-		    has_line(&add, names[i], len))
-			continue;
+		if (!name_ok(names[i], len) || seen[i] || af_nameidx_find(&idx, names[i]) != (long)i)
+			continue; /* a bad name, one the dictionary has, or a repeat */
 		af_buf_append(&add, names[i], len);
 		af_buf_putc(&add, '\n');
 	}
@@ -142,6 +163,8 @@ out:
 	if (fd >= 0)
 		close(fd);
 	pthread_mutex_unlock(&learn_lock);
+	af_nameidx_free(&idx);
+	free(seen);
 	af_buf_free(&have);
 	af_buf_free(&add);
 	return rc;

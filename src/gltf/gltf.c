@@ -313,26 +313,55 @@ out:
 	free(done);
 }
 
+/* Each node's children in order (kid[first[i]] .. kid[first[i + 1] - 1]): a counting
+ * sort, where a scan of every node for each node's children was quadratic. */
+static void children(const struct af_scene *sc, size_t *first, size_t *kid)
+{
+	size_t n = sc->nnode;
+	memset(first, 0, (n + 1) * sizeof(*first));
+	for (size_t k = 0; k < n; k++)
+		if (sc->node[k].parent >= 0 && (size_t)sc->node[k].parent < n)
+			first[sc->node[k].parent + 1]++;
+	for (size_t i = 0; i < n; i++)
+		first[i + 1] += first[i];
+	for (size_t k = 0; k < n; k++) /* first[p] the next free slot of p, for now */
+		if (sc->node[k].parent >= 0 && (size_t)sc->node[k].parent < n)
+			kid[first[sc->node[k].parent]++] = k;
+	for (size_t i = n; i > 0; i--) /* back to where each starts */
+		first[i] = first[i - 1];
+	first[0] = 0;
+}
+
 static void nodes(const struct af_scene *sc, struct af_buf *j, const long *map, int wrap)
 {
 	size_t roots = 0;
+	size_t *first = af_alloc((sc->nnode + 1) * sizeof(*first)), *kid = af_alloc((sc->nnode + 1) * sizeof(*kid));
+	if (!first || !kid) {
+		j->failed = 1;
+		free(first);
+		free(kid);
+		return;
+	}
+	children(sc, first, kid);
 	af_buf_puts(j, ", \"nodes\": [");
 	for (size_t i = 0; i < sc->nnode; i++) {
 		const struct af_scene_node *n = &sc->node[i];
-		size_t kids = 0;
+		size_t kids = 0, after = first[i];
 		af_buf_puts(j, i ? ", {\"name\": " : "{\"name\": ");
 		af_scene_jstr(j, n->name);
 		trs(j, n->t, n->r, n->s);
 		if (n->mesh >= 0 && map[n->mesh] >= 0)
 			af_buf_printf(j, ", \"mesh\": %ld", map[n->mesh]);
-		for (size_t k = i + 1; k < sc->nnode; k++) /* children after their parent mostly */
-			if (sc->node[k].parent == (long)i)
-				af_buf_printf(j, "%s%zu", kids++ ? ", " : ", \"children\": [", k);
-		for (size_t k = 0; k < i; k++)
-			if (sc->node[k].parent == (long)i)
-				af_buf_printf(j, "%s%zu", kids++ ? ", " : ", \"children\": [", k);
+		while (after < first[i + 1] && kid[after] < i)
+			after++;
+		for (size_t c = after; c < first[i + 1]; c++) /* children after their parent mostly */
+			af_buf_printf(j, "%s%zu", kids++ ? ", " : ", \"children\": [", kid[c]);
+		for (size_t c = first[i]; c < after; c++)
+			af_buf_printf(j, "%s%zu", kids++ ? ", " : ", \"children\": [", kid[c]);
 		af_buf_puts(j, kids ? "]}" : "}");
 	}
+	free(first);
+	free(kid);
 	if (wrap) {
 		double t[3] = { 0 }, s[3] = { sc->scale, sc->scale, sc->scale };
 		af_buf_puts(j, sc->nnode ? ", {\"name\": " : "{\"name\": ");

@@ -115,6 +115,35 @@ static void expect_error(const char *from, const char *to, const char *mark, con
 	free(doc);
 }
 
+/* A state named by another spelling that hashes the same (LOOP for Loop) is that state;
+ * one that two states' names hash to is refused where it stands, with no bytes. */
+static void test_hash_spelling(void **state)
+{
+	(void)state;
+	struct af_buf out, ref;
+	struct af_diag d;
+	char *doc = edit(base_doc, "transitions: [Loop]", "transitions: [LOOP]");
+	assert_int_equal(encode(base_doc, &ref, &d), 0);
+	af_diag_free(&d);
+	assert_int_equal(encode(doc, &out, &d), 0);
+	assert_int_equal(out.len, ref.len);
+	assert_memory_equal(out.data, ref.data, ref.len);
+	af_buf_free(&out);
+	af_diag_free(&d);
+	char *two = edit(doc, "name: Exit\n", "name: loop\n");
+	char *both = edit(two, "state: Exit\n", "state: loop\n");
+	assert_int_not_equal(encode(both, &out, &d), 0);
+	assert_string_equal(d.msg, "states[0].transitions[0]: 'LOOP' matches several state names; use a label");
+	assert_int_equal(d.line, line_of(both, "transitions: [LOOP]"));
+	assert_int_equal(out.len, 0);
+	af_buf_free(&out);
+	af_buf_free(&ref);
+	af_diag_free(&d);
+	free(both);
+	free(two);
+	free(doc);
+}
+
 /* The hand-written machine encodes; its YAML reads back and re-encodes to the same bytes. */
 static void test_handwritten(void **state)
 {
@@ -772,6 +801,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(test_handwritten),
 		cmocka_unit_test(test_validation),
+		cmocka_unit_test(test_hash_spelling),
 		cmocka_unit_test(test_names),
 		cmocka_unit_test(test_names_any_rule),
 		cmocka_unit_test(test_keymap_errors),

@@ -640,6 +640,50 @@ static void test_broken_yaml(void **state)
 	free(y);
 }
 
+/* Word labels as block ids (blocks: "block: look", entries: "block: look") resolve by
+ * name; a label two blocks share is refused at the later one. Labels are looked up
+ * sorted: a bank of tens of thousands of labelled blocks took seconds a scan each. */
+static void test_word_labels(void **state)
+{
+	(void)state;
+	struct af_buf y = AF_BUF_INIT, ref = AF_BUF_INIT, out = AF_BUF_INIT;
+	struct af_diag d;
+	FILE *fp = fopen(ANIMFS_SOURCE_DIR "/examples/MOTION.BIN.yaml", "rb");
+	char buf[4096];
+	size_t got;
+	assert_non_null(fp);
+	while ((got = fread(buf, 1, sizeof(buf), fp)) > 0)
+		af_buf_append(&y, buf, got);
+	fclose(fp);
+	af_buf_putc(&y, 0);
+	if (encode((const char *)y.data, &ref, &d))
+		fail_msg("the example: %s", d.msg);
+	af_diag_free(&d);
+	/* every 0x100 (two entries, one block) and 0x200 a word: the same bytes */
+	char *t = strdup((const char *)y.data), *u;
+	for (int k = 0; k < 3; k++, free(t), t = u)
+		u = replace(t, "block: 0x100", "block: look");
+	for (int k = 0; k < 2; k++, free(t), t = u)
+		u = replace(t, "block: 0x200", "block: wave");
+	if (encode(t, &out, &d))
+		fail_msg("labels: %s (line %u)", d.msg, d.line);
+	assert_int_equal(out.len, ref.len);
+	assert_memory_equal(out.data, ref.data, ref.len);
+	af_diag_free(&d);
+	af_buf_free(&out);
+	/* the node block labelled "look" too: refused there, not at the first "look" */
+	u = replace(t, "  - block: 0x300", "  - block: look");
+	assert_int_not_equal(encode(u, &out, &d), 0);
+	assert_string_equal(d.msg, "blocks[3]: duplicate block id");
+	assert_int_equal(d.line, line_of(u, "  - block: look\n    names: [DEMO_FLAG_NODES]"));
+	assert_int_equal(out.len, 0);
+	af_diag_free(&d);
+	free(u);
+	free(t);
+	af_buf_free(&y);
+	af_buf_free(&ref);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -658,6 +702,7 @@ int main(void)
 		cmocka_unit_test(test_broken_yaml),
 		cmocka_unit_test(test_no_bones_is_raw),
 		cmocka_unit_test(test_nonfinite_halves),
+		cmocka_unit_test(test_word_labels),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -384,6 +384,42 @@ static void test_refusable_file_readonly(void **state)
 	af_buf_free(&y);
 }
 
+/* A rig of thousands of bones, each the parent of the next: its names resolve (the YAML
+ * names parents), it comes back byte for byte; a cycle at its middle is named at the
+ * first bone that reaches it, a hash twice at the later bone. Checked by sorting and one
+ * walk: each bone against every other, each walk up to the root, was quadratic. */
+static void test_many_bones(void **state)
+{
+	(void)state;
+	enum { N = 5000 };
+	static struct bone x[N];
+	static char names[N][16];
+	struct af_buf b = AF_BUF_INIT, y = AF_BUF_INIT;
+	struct af_diag d;
+	for (int i = 0; i < N; i++) {
+		snprintf(names[i], sizeof(names[i]), "b%d", i);
+		x[i] = (struct bone){ names[i], i - 1, INT32_MIN, {0}, {0}, {0}, 0, 0 };
+	}
+	build(&b, 4, 2, x, N, "chain", 0);
+	roundtrip(&b, &y);
+	assert_non_null(strstr((char *)y.data, "  - name: b4999 # bone 4999, hash 0x"));
+	assert_non_null(strstr((char *)y.data, "\n    parent: b4998\n"));
+	x[2500].parent = N - 1;
+	build(&b, 4, 2, x, N, "chain", 0);
+	af_diag_init(&d);
+	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);
+	assert_non_null(strstr(d.msg, "bones[2500] (b2500): its parents form a cycle"));
+	x[2500].parent = 2499;
+	x[4000].hash = af_fnv1_32_lower("b17", 3);
+	build(&b, 4, 2, x, N, "chain", 0);
+	af_diag_clear(&d);
+	assert_int_equal(dec(&b, &y, &d), AF_VIEW_READONLY);
+	assert_non_null(strstr(d.msg, "bones[17] (b17) and bones[4000] (b4000) have the same hash"));
+	af_diag_free(&d);
+	af_buf_free(&b);
+	af_buf_free(&y);
+}
+
 /* A bone named like a number or a YAML word is quoted, so it stays a name. */
 static void test_quoted_names(void **state)
 {
@@ -567,6 +603,7 @@ int main(void)
 		cmocka_unit_test(test_kept_bits),
 		cmocka_unit_test(test_repeated_names),
 		cmocka_unit_test(test_refusable_file_readonly),
+		cmocka_unit_test(test_many_bones),
 		cmocka_unit_test(test_quoted_names),
 		cmocka_unit_test(test_edits),
 		cmocka_unit_test(test_validation),

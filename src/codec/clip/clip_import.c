@@ -17,6 +17,7 @@
 
 #include "animfs/arena.h"
 #include "animfs/bytes.h"
+#include "animfs/lfit.h"
 #include "animfs/num.h"
 #include "animfs/scene.h"
 #include "animfs/yamlio.h"
@@ -114,37 +115,42 @@ static int grid(const struct clip *c, const struct af_scene_edit *e, size_t w, d
 	return 0;
 }
 
-/* Whether the straight line from key a to key b passes within half a step of every key
- * between them. */
-static int line_fits(const struct keys *k, size_t w, double step, size_t a, size_t b)
+/* The keys as af_lfit_reduce reads them: within half a step of every key. */
+struct fit {
+	const struct keys *k;
+	size_t w;
+	double step;
+};
+
+static double fit_dt(const void *ctx, size_t a, size_t i)
 {
-	for (size_t i = a + 1; i < b; i++) {
-		double f = (double)(k->tick[i] - k->tick[a]) / (k->tick[b] - k->tick[a]);
-		for (size_t j = 0; j < w; j++) {
-			double va = k->v[a * w + j], vb = k->v[b * w + j];
-			if (fabs(va + (vb - va) * f - k->v[i * w + j]) > step / 2)
-				return 0;
-		}
-	}
-	return 1;
+	const struct fit *f = ctx;
+	return (double)(f->k->tick[i] - f->k->tick[a]);
+}
+
+static double fit_val(const void *ctx, size_t a, size_t i, size_t j)
+{
+	const struct fit *f = ctx;
+	(void)a;
+	return f->k->v[i * f->w + j];
+}
+
+static double fit_tol(const void *ctx, size_t i, size_t j)
+{
+	const struct fit *f = ctx;
+	(void)i;
+	(void)j;
+	return f->step / 2;
 }
 
 /* The fewest keys whose lines stay within half a step, the file's ticks always kept. */
 static void reduce(const struct keys *k, const struct clip_chan *old, size_t w, double step)
 {
-	size_t at = 0;
 	memset(k->keep, 0, k->n);
-	k->keep[0] = k->keep[k->n - 1] = 1;
 	for (size_t i = 0; i < k->n; i++)
 		if (frame_at(old->f, old->nframes, k->tick[i]))
 			k->keep[i] = 1;
-	while (at + 1 < k->n) {
-		size_t b = at + 1;
-		while (b + 1 < k->n && !k->keep[b] && line_fits(k, w, step, at, b + 1))
-			b++;
-		k->keep[b] = 1;
-		at = b;
-	}
+	af_lfit_reduce(&(struct af_lfit){k->n, w, fit_dt, fit_val, fit_tol, &(struct fit){k, w, step}}, k->keep);
 }
 
 /* Values v quantised with ch's offset and scale (rule 12.2) into f (the sign of a

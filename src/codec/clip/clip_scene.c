@@ -32,20 +32,62 @@ static int moves(const struct af_ynode *ch)
 	       : !strcmp(sub, "Translation") ? AF_SC_TRANSLATION : -1;
 }
 
+/* The first node of each target hash (clip_target_hash of its name), kept as the nodes
+ * come: a scan of every node for each target was quadratic in the channels. */
+struct by_hash {
+	uint32_t *h;
+	long *node; /* -1: a free slot */
+	size_t cap, n;
+};
+
+static size_t slot_of(const struct by_hash *m, uint32_t h)
+{
+	size_t i = (h * 0x9E3779B1u) & (m->cap - 1);
+	while (m->node[i] >= 0 && m->h[i] != h)
+		i = (i + 1) & (m->cap - 1);
+	return i;
+}
+
+/* Node k's hash into m (the first node of a hash stays): 0, or AF_ENOMEM. */
+static int note_hash(struct by_hash *m, const struct af_scene *sc, size_t k)
+{
+	uint32_t h;
+	if (clip_target_hash(sc->node[k].name, &h))
+		return 0;
+	if (2 * (m->n + 1) > m->cap) { /* half full at most: twice as large */
+		struct by_hash g = { NULL, NULL, m->cap ? 2 * m->cap : 64, 0 };
+		if (!(g.h = malloc(g.cap * sizeof(*g.h))) || !(g.node = malloc(g.cap * sizeof(*g.node)))) {
+			free(g.h);
+			return AF_ENOMEM;
+		}
+		for (size_t i = 0; i < g.cap; i++)
+			g.node[i] = -1;
+		for (size_t i = 0; i < m->cap; i++)
+			if (m->node[i] >= 0) {
+				size_t j = slot_of(&g, m->h[i]);
+				g.h[j] = m->h[i], g.node[j] = m->node[i], g.n++;
+			}
+		free(m->h);
+		free(m->node);
+		*m = g;
+	}
+	size_t i = slot_of(m, h);
+	if (m->node[i] < 0)
+		m->h[i] = h, m->node[i] = (long)k, m->n++;
+	return 0;
+}
+
 /* The node a channel's target moves: the one so named, or else the one of the same hash:
  * a target the view shows as its hash (no rig beside the clip named it: a rig from
  * --rig-dir) moves the bone whose name hashes to it, and a node named by a hash (a glTF
  * brought back, made where no rig named it) is the target's of that hash; -1. */
-static long find_target(const struct af_scene *sc, const char *t)
+static long find_target(const struct af_scene *sc, const struct by_hash *m, const char *t)
 {
 	long k = af_scene_find(sc, t);
-	uint32_t h, hn;
-	if (k >= 0 || !t || clip_target_hash(t, &h))
+	uint32_t h;
+	if (k >= 0 || !t || clip_target_hash(t, &h) || !m->cap)
 		return k;
-	for (size_t i = 0; i < sc->nnode; i++)
-		if (!clip_target_hash(sc->node[i].name, &hn) && hn == h)
-			return (long)i;
-	return -1;
+	return m->node[slot_of(m, h)];
 }
 
 /* One stored step of a channel's values (spec 5.6: |scale| / the code of 1.0), or 0 when
@@ -61,7 +103,7 @@ static double quantum(const struct af_ynode *ch)
 	return fabs((double)(float)scale) / t->max;
 }
 
-static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, struct af_diag *d)
+static int channel(struct af_scene *sc, struct by_hash *m, const struct af_ynode *ch, double tick, struct af_diag *d)
 {
 	const struct af_ynode *frames = af_ymap_get(ch, "frames");
 	const char *target = af_cv_str(af_ymap_get(ch, "target"));
@@ -70,9 +112,9 @@ static int channel(struct af_scene *sc, const struct af_ynode *ch, double tick, 
 	size_t c;
 	if (path < 0)
 		return 0;
-	if ((node = find_target(sc, target)) < 0) {
+	if ((node = find_target(sc, m, target)) < 0) {
 		size_t k = af_scene_node(sc, target, -1, ch->line);
-		if (k == SIZE_MAX)
+		if (k == SIZE_MAX || note_hash(m, sc, k))
 			return AF_ENOMEM;
 		node = (long)k;
 	}
@@ -155,12 +197,15 @@ int clip_scene(const struct af_ynode *root, struct af_scene *sc, struct af_diag 
 	if (tick > 0)
 		af_scene_timing(sc, 1 / tick, ticks, (ticks - 1) * tick, "the clip");
 	extras(sc, root);
-	for (size_t i = 0; i < af_cv_count(chans); i++) {
-		int rc = channel(sc, af_cv_item(chans, i), tick, d);
-		if (rc)
-			return rc;
-	}
-	return sc->oom ? AF_ENOMEM : 0;
+	struct by_hash m = { NULL, NULL, 0, 0 };
+	int rc = 0;
+	for (size_t k = 0; k < sc->nnode && !rc; k++) /* the rig's bones */
+		rc = note_hash(&m, sc, k);
+	for (size_t i = 0; i < af_cv_count(chans) && !rc; i++)
+		rc = channel(sc, &m, af_cv_item(chans, i), tick, d);
+	free(m.h);
+	free(m.node);
+	return rc ? rc : sc->oom ? AF_ENOMEM : 0;
 }
 
 /* ---- the rig a clip moves, found beside it (the descriptor's scene_base hook) ---- */

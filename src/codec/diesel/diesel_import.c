@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "animfs/arena.h"
+#include "animfs/lfit.h"
 #include "animfs/scene.h"
 #include "animfs/yamlio.h"
 #include "diesel.h"
@@ -57,21 +58,30 @@ static double comp(const float *v, size_t w, size_t i, size_t j, const float *re
 	return s * v[i * w + j];
 }
 
-/* Whether the straight line from key a to key c passes within half a step (tol) of every
- * glTF key between them. */
-static int fits(const struct af_scene_edit *e, size_t w, double step, size_t a, size_t c)
+/* An edit's keys as af_lfit_reduce reads them: components sign-aligned with the run's first
+ * key for rotations; within half a step (tol) of every glTF key. */
+struct fit {
+	const struct af_scene_edit *e;
+	size_t w;
+	double step;
+};
+
+static double fit_dt(const void *ctx, size_t a, size_t i)
 {
-	const float *ra = e->v + a * w;
-	for (size_t j = a + 1; j < c; j++) {
-		double f = (e->t[j] - e->t[a]) / (double)(e->t[c] - e->t[a]);
-		for (size_t k = 0; k < w; k++) {
-			double va = comp(e->v, w, a, k, NULL), vc = comp(e->v, w, c, k, ra),
-			       vj = comp(e->v, w, j, k, ra);
-			if (fabs(va + (vc - va) * f - vj) > tol_of(step, vj) / 2)
-				return 0;
-		}
-	}
-	return 1;
+	const struct fit *f = ctx;
+	return f->e->t[i] - f->e->t[a];
+}
+
+static double fit_val(const void *ctx, size_t a, size_t i, size_t j)
+{
+	const struct fit *f = ctx;
+	return comp(f->e->v, f->w, i, j, i == a ? NULL : f->e->v + a * f->w);
+}
+
+static double fit_tol(const void *ctx, size_t i, size_t j)
+{
+	const struct fit *f = ctx;
+	return tol_of(f->step, f->e->v[i * f->w + j]) / 2;
 }
 
 /* The value of the new track at time t (linear between its keys, held past its ends). */
@@ -185,7 +195,7 @@ static int put_key(const struct diesel_track *old, const struct af_scene_edit *e
 static int rekey(struct diesel_anim *m, struct af_arena *a, struct diesel_track *tr, struct af_scene_edit *e,
 		 struct af_diag *d)
 {
-	size_t w = e->path == AF_SC_ROTATION ? 4 : 3, nk = 0, at = 0;
+	size_t w = e->path == AF_SC_ROTATION ? 4 : 3, nk = 0;
 	double step = diesel_step(tr->type), worst = 0;
 	unsigned char *keep = af_arena_alloc(a, e->n);
 	struct diesel_key *keys;
@@ -196,14 +206,7 @@ static int rekey(struct diesel_anim *m, struct af_arena *a, struct diesel_track 
 		return af_diag_error(d, AF_EINVAL, "object '%s' %s: a key at %.4f s is past the clip's length of %.4f s",
 				     e->node, w == 4 ? "rotation" : "position", (double)e->t[e->n - 1], (double)m->length);
 	memset(keep, 0, e->n);
-	keep[0] = keep[e->n - 1] = 1;
-	while (at + 1 < e->n) { /* the longest run from at that one line carries */
-		size_t c = at + 1;
-		while (c + 1 < e->n && fits(e, w, step, at, c + 1))
-			c++;
-		keep[c] = 1;
-		at = c;
-	}
+	af_lfit_reduce(&(struct af_lfit){e->n, w, fit_dt, fit_val, fit_tol, &(struct fit){e, w, step}}, keep);
 	for (size_t i = 0; i < e->n; i++)
 		nk += keep[i];
 	if (!(keys = af_arena_array(a, nk, sizeof(*keys))))

@@ -32,6 +32,12 @@ struct lab {
 	uint32_t idx;
 };
 
+/* A state's, actor's or parameter's name hash (u[0]), for a reference by another spelling. */
+struct hashref {
+	int kind;
+	uint32_t h, idx;
+};
+
 struct ps {
 	struct af_diag *d;
 	struct af_arena *a;
@@ -42,6 +48,8 @@ struct ps {
 	size_t nrefs, caprefs;
 	struct lab *labs; /* labelled chunks sorted by (category, label) */
 	uint32_t nlabs;
+	struct hashref *hashes; /* states, actors and parameters sorted by (kind, hash) */
+	uint32_t nhashes;
 	const char **names; /* names spelled out in the document, for the user dictionary */
 	size_t nnames, capnames;
 };
@@ -727,16 +735,37 @@ static int lab_sort(const void *a, const void *b)
 	return r ? r : (x->idx > y->idx) - (x->idx < y->idx);
 }
 
-/* Sort the labels once (no shared state: codecs may run in several threads at once). */
+static int hash_sort(const void *a, const void *b)
+{
+	const struct hashref *x = a, *y = b;
+	if (x->kind != y->kind)
+		return x->kind < y->kind ? -1 : 1;
+	if (x->h != y->h)
+		return x->h < y->h ? -1 : 1;
+	return (x->idx > y->idx) - (x->idx < y->idx);
+}
+
+static int named_kind(int kind)
+{
+	return kind == JZ_AD || kind == JZ_PD || kind == JZ_ST;
+}
+
+/* Sort the labels and the name hashes once (no shared state: codecs may run in several
+ * threads at once; a scan of every chunk a reference was quadratic in the chunks). */
 static int index_labels(struct ps *p)
 {
 	uint32_t n = 0;
 	p->labs = af_arena_array(p->a, p->n + 1, sizeof(*p->labs));
-	if (!p->labs)
+	p->hashes = af_arena_array(p->a, p->n + 1, sizeof(*p->hashes));
+	if (!p->labs || !p->hashes)
 		return oom(p);
-	for (uint32_t i = 0; i < p->n; i++)
+	for (uint32_t i = 0; i < p->n; i++) {
 		if (p->ch[i]->label)
 			p->labs[n++] = (struct lab){ cat_of(p->ch[i]->kind), p->ch[i]->label, i };
+		if (named_kind(p->ch[i]->kind))
+			p->hashes[p->nhashes++] = (struct hashref){ p->ch[i]->kind, p->ch[i]->u[0], i };
+	}
+	qsort(p->hashes, p->nhashes, sizeof(*p->hashes), hash_sort);
 	qsort(p->labs, n, sizeof(*p->labs), lab_sort);
 	for (uint32_t i = 1; i < n; i++)
 		if (!lab_cmp(&p->labs[i - 1], &p->labs[i])) {
@@ -779,17 +808,20 @@ static int resolve(struct ps *p, const struct pref *r)
 	if ((r->cat == JZ_AD || r->cat == JZ_PD || r->cat == JZ_ST) &&
 	    (is_hex_text(r->y->str, r->y->len) ? !af_parse_u64(r->y->str, r->y->len, &h)
 	     : !sims3_hash_name(r->y->str, r->y->len, S3_H32, &h))) {
-		int32_t found = JZ_NULL;
-		for (uint32_t i = 0; i < p->n; i++)
-			if (p->ch[i]->kind == r->cat && p->ch[i]->u[0] == h) {
-				if (found >= 0)
-					return af_y_error(p->d, r->y, "%s: '%s' matches several %s names; "
-							  "use a label", r->path, r->y->str,
-							  jazz_kinds[r->cat].yname);
-				found = (int32_t)i;
-			}
-		if (found >= 0) {
-			*r->slot = found;
+		struct hashref key = { r->cat, (uint32_t)h, 0 };
+		uint32_t lo = 0, hi = p->nhashes;
+		while (lo < hi) { /* the first chunk of the kind with the hash */
+			uint32_t mid = lo + (hi - lo) / 2;
+			if (hash_sort(&p->hashes[mid], &key) < 0)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (h <= UINT32_MAX && lo < p->nhashes && p->hashes[lo].kind == r->cat && p->hashes[lo].h == h) {
+			if (lo + 1 < p->nhashes && p->hashes[lo + 1].kind == r->cat && p->hashes[lo + 1].h == h)
+				return af_y_error(p->d, r->y, "%s: '%s' matches several %s names; "
+						  "use a label", r->path, r->y->str, jazz_kinds[r->cat].yname);
+			*r->slot = (int32_t)p->hashes[lo].idx;
 			return 0;
 		}
 	}

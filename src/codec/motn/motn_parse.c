@@ -20,13 +20,20 @@ struct pctx {
 	uint32_t bi;
 	const char *bname;
 	int bone, chan, key, node;
-	/* block ids: numeric ones sorted for lookup, labels searched linearly */
+	/* block ids, each sorted for lookup: numeric ones, word labels */
 	struct idref *ids;
 	uint32_t nids;
+	struct lblref *lbls;
+	uint32_t nlbls;
 };
 
 struct idref {
 	uint64_t num;
+	uint32_t idx;
+};
+
+struct lblref {
+	const char *s;
 	uint32_t idx;
 };
 
@@ -348,6 +355,14 @@ static int cmp_idref(const void *a, const void *b)
 	return x->num < y->num ? -1 : x->num > y->num;
 }
 
+/* Labels in byte order, one label's blocks in their order. */
+static int cmp_lblref(const void *a, const void *b)
+{
+	const struct lblref *x = a, *y = b;
+	int c = strcmp(x->s, y->s);
+	return c ? c : x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
 /* Block id scalar -> block index, or -1. */
 static int64_t find_block(struct pctx *p, const struct af_ynode *n)
 {
@@ -358,10 +373,16 @@ static int64_t find_block(struct pctx *p, const struct af_ynode *n)
 		struct idref key = { v, 0 }, *r = bsearch(&key, p->ids, p->nids, sizeof(key), cmp_idref);
 		return r ? (int64_t)r->idx : -1;
 	}
-	for (uint32_t i = 0; i < p->f->nblocks; i++)
-		if (p->f->blocks[i].label && !strcmp(p->f->blocks[i].label, n->str))
-			return i;
-	return -1;
+	struct lblref key = { n->str, 0 };
+	size_t lo = 0, hi = p->nlbls;
+	while (lo < hi) { /* the first of the label's blocks */
+		size_t mid = lo + (hi - lo) / 2;
+		if (strcmp(p->lbls[mid].s, key.s) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < p->nlbls && !strcmp(p->lbls[lo].s, key.s) ? (int64_t)p->lbls[lo].idx : -1;
 }
 
 /* First pass over blocks: ids only, so entries can refer to them. */
@@ -373,7 +394,8 @@ static int block_ids(struct pctx *p, const struct af_ynode *bl)
 	f->nblocks = (uint32_t)bl->n;
 	f->blocks = af_arena_array(p->a, bl->n ? bl->n : 1, sizeof(*f->blocks));
 	p->ids = af_alloc((bl->n ? bl->n : 1) * sizeof(*p->ids));
-	if (!f->blocks || !p->ids)
+	p->lbls = af_alloc((bl->n ? bl->n : 1) * sizeof(*p->lbls));
+	if (!f->blocks || !p->ids || !p->lbls)
 		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
 	for (size_t i = 0; i < bl->n; i++) {
 		const struct af_ynode *bn = &bl->items[i], *id;
@@ -389,13 +411,20 @@ static int block_ids(struct pctx *p, const struct af_ynode *bl)
 			p->ids[p->nids++].idx = (uint32_t)i;
 		} else {
 			f->blocks[i].label = id->str;
+			p->lbls[p->nlbls].s = id->str;
+			p->lbls[p->nlbls++].idx = (uint32_t)i;
 		}
 	}
-	for (size_t i = 0; i < bl->n; i++) /* word labels: few, so a plain scan */
-		for (size_t j = 0; f->blocks[i].label && j < i; j++)
-			if (f->blocks[j].label && !strcmp(f->blocks[i].label, f->blocks[j].label))
-				return af_y_error(p->d, af_ymap_get(&bl->items[i], "block"),
-						  "blocks[%zu]: duplicate block id", i);
+	/* word labels sorted (a scan of the earlier ones was quadratic in the blocks): the
+	 * duplicate named is the first block whose label an earlier block has */
+	qsort(p->lbls, p->nlbls, sizeof(*p->lbls), cmp_lblref);
+	uint32_t dup = UINT32_MAX;
+	for (uint32_t i = 1; i < p->nlbls; i++)
+		if (!strcmp(p->lbls[i].s, p->lbls[i - 1].s) && p->lbls[i].idx < dup &&
+		    (i < 2 || strcmp(p->lbls[i - 1].s, p->lbls[i - 2].s)))
+			dup = p->lbls[i].idx;
+	if (dup != UINT32_MAX)
+		return af_y_error(p->d, af_ymap_get(&bl->items[dup], "block"), "blocks[%u]: duplicate block id", dup);
 	qsort(p->ids, p->nids, sizeof(*p->ids), cmp_idref);
 	for (uint32_t i = 1; i < p->nids; i++)
 		if (p->ids[i].num == p->ids[i - 1].num)
@@ -861,6 +890,7 @@ int motn_parse(const struct af_ynode *r, struct af_arena *a, struct motn_file *f
 			rc = af_diag_error(d, AF_ENOMEM, "out of memory");
 out:
 	free(p.ids);
+	free(p.lbls);
 	af_buf_free(&p.tmp);
 	return rc;
 }

@@ -67,6 +67,8 @@ int rig_encode(const struct rig_file *f, struct af_buf *out, struct af_diag *d);
 int rig_check(const struct rig_file *f, long *bad, struct af_diag *d);
 /* Whether the bone names are distinct (then references are shown by name). */
 int rig_names_unique(const struct rig_file *f);
+/* qsort order of bone pointers (const struct rig_bone **) by name: length, then bytes. */
+int rig_by_name(const void *a, const void *b);
 
 /* rig_emit.c: model -> YAML (the document after the caller's modeline). */
 int rig_emit(const struct rig_file *f, struct af_buf *out);

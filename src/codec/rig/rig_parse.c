@@ -18,6 +18,7 @@ struct pc {
 	struct af_arena *a;
 	struct rig_file *f;
 	const struct af_ynode **bone_nodes; /* per bone: its map, for messages */
+	const struct rig_bone **byname; /* the bones sorted by name, for references */
 };
 
 static int known_keys(struct pc *p, const struct af_ynode *m, const struct af_sch_prop *props,
@@ -96,13 +97,15 @@ static int ref(struct pc *p, const struct af_ynode *n, int32_t *out, const char 
 		*out = (int32_t)v;
 		return 0;
 	}
-	for (uint32_t i = 0; i < f->nbones; i++) {
-		const struct rig_bone *b = &f->bones[i];
-		if (b->name_len != n->len || memcmp(b->name, n->str, n->len))
-			continue;
-		if (found >= 0)
+	struct rig_bone key = { .name = n->str, .name_len = (uint32_t)n->len };
+	const struct rig_bone *kp = &key, **at = NULL;
+	if (n->len <= UINT32_MAX && f->nbones)
+		at = bsearch(&kp, p->byname, f->nbones, sizeof(*p->byname), rig_by_name);
+	if (at) {
+		if ((at > p->byname && !rig_by_name(at - 1, &kp)) ||
+		    (at + 1 < p->byname + f->nbones && !rig_by_name(at + 1, &kp)))
 			return af_y_error(p->d, n, "%s: two bones are named '%s'; give the index instead", what, n->str);
-		found = (long)i;
+		found = (long)(*at - f->bones);
 	}
 	if (found < 0)
 		return af_y_error(p->d, n, "%s: '%s' names no bone", what, n->str);
@@ -175,6 +178,13 @@ static int parse_bones(struct pc *p, const struct af_ynode *n)
 		if (bone_values(p, &n->items[i], &f->bones[i]))
 			return AF_EINVAL;
 	}
+	/* references by name: a sorted lookup (a scan of every bone a reference was
+	 * quadratic in the bones) */
+	if (f->nbones && !(p->byname = af_arena_array(p->a, f->nbones, sizeof(*p->byname))))
+		return af_diag_error(p->d, AF_ENOMEM, "out of memory");
+	for (uint32_t i = 0; i < f->nbones; i++)
+		p->byname[i] = &f->bones[i];
+	qsort(p->byname, f->nbones, sizeof(*p->byname), rig_by_name);
 	for (uint32_t i = 0; i < f->nbones; i++)
 		if (bone_refs(p, &n->items[i], i))
 			return AF_EINVAL;
@@ -274,7 +284,7 @@ static int check(struct pc *p, const struct af_ynode *root)
 int rig_parse(const struct af_ynode *root, struct af_arena *a, struct rig_file *f,
 	      struct af_diag *d)
 {
-	struct pc p = { d, a, f, NULL };
+	struct pc p = { d, a, f, NULL, NULL };
 	int rc;
 	memset(f, 0, sizeof(*f));
 	f->kind = RIG_CLEAR;
