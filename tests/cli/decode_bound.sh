@@ -27,12 +27,19 @@ rot="    rotation:
       type: rot_packed
       keys:"
 keys() { awk -f "$src/tests/tools/keys.awk" "$@" || { echo "cannot write the keys"; exit 1; }; }
-doc_head "$tmp/model.yaml"; doc_head "$tmp/text.yaml"; doc_head "$tmp/huge.yaml"
-{ keys -v n=600000; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$tmp/model.yaml"
-{ echo "        - [0.0, 0.0, 0.0, 0.0]"; echo "$rot"; keys -v n=750000 -v kind=rot -v z0=0.000 -v z1=0.000; } >> "$tmp/text.yaml"
-{ keys -v n=900000 -v shift=21; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$tmp/huge.yaml"
+encoded() { # encoded NAME OUT: NAME's document, encoded to OUT
+  local y=$tmp/$1.yaml
+  doc_head "$y"
+  case $1 in
+    model) { keys -v n=600000; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$y" ;;
+    text) { echo "        - [0.0, 0.0, 0.0, 0.0]"; echo "$rot"; keys -v n=750000 -v kind=rot -v z0=0.000 -v z1=0.000; } >> "$y" ;;
+    huge) { keys -v n=900000 -v shift=21; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$y" ;;
+  esac
+  "$A" encode --cache-mb=1024 "$y" -o "$2"
+}
+# (what an earlier run of the same build encoded is kept: made_once, tests/samples.inc)
 for f in model text huge; do
-  "$A" encode --cache-mb=1024 "$tmp/$f.yaml" -o "$tmp/$f.animation" || { echo "cannot encode $f"; exit 1; }
+  made_once "$A" "$tmp/$f.animation" encoded $f || { echo "cannot encode $f"; exit 1; }
 done
 want_model="model.animation: decoding it would take about [0-9]* MiB (the file and the codec's model of it), more than --cache-mb=1 lets it take: raise --cache-mb"
 want_text="text.animation: its YAML would be more than [0-9]* MiB, more than --cache-mb=1 lets it take: raise --cache-mb"

@@ -44,15 +44,26 @@ for i in $(seq $copies); do # index.yaml names its package
   "$EXPECT_ANIMFS" decode --schema-ref none "$GAME/p$i.package/index.yaml" > "$T/index/p$i" || fail "decode index"
 done
 
-pass() { # pass N: ls -lR and every text checked against the decode
-  ls -lR "$VIEW" > "$T/ls$1" || fail "ls -lR"
+# the decodes' sizes (want: by member; index: by package), read once
+declare -A want_size=() listed=()
+while read -r size f; do want_size[${f##*/}]=$size; done < <(stat -c '%s %n' "$T"/want/* "$T"/index/*)
+pass() { # pass N: ls -lR and every text checked against the decode, and its listed size
+  local perm links user group size when name dir=
+  ls -lR --time-style=+- "$VIEW" > "$T/ls$1" || fail "ls -lR"
+  listed=()
+  while read -r perm links user group size when name; do # (no process a file)
+    case $perm in
+      *:) dir=${perm%:} dir=${dir##*/} ;;
+      -*) listed[$dir/$name]=$size ;;
+    esac
+  done < "$T/ls$1"
   for i in $(seq $copies); do
     cmp -s "$T/index/p$i" "$VIEW/p$i.package/index.yaml" || fail "pass $1: p$i.package/index.yaml differs"
-    grep -q " $(stat -c %s "$T/index/p$i") .* index.yaml\$" "$T/ls$1" || fail "pass $1: the size of index.yaml"
+    [ "${listed[p$i.package/index.yaml]:-}" = "${want_size[p$i]}" ] || fail "pass $1: the size of index.yaml"
     for f in "$T"/want/*; do
-      m=$(basename "$f")
+      m=${f##*/}
       cmp -s "$f" "$VIEW/p$i.package/$m" || fail "pass $1: p$i.package/$m differs from decode"
-      grep -q " $(stat -c %s "$f") .* $m\$" "$T/ls$1" || fail "pass $1: the listing's size of $m"
+      [ "${listed[p$i.package/$m]:-}" = "${want_size[$m]}" ] || fail "pass $1: the listing's size of $m"
     done
   done
 }

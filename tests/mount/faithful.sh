@@ -94,8 +94,8 @@ ln -s "root@host.1234:1" "$VIEW/.#$x" || fail "emacs lock link"
 [ -L "$GAME/.#$x" ] && fail "emacs lock link reached GAME"
 echo "ok: droppings kept aside"
 
-snapshot() { (cd "$GAME" && find . -path ./.animfs -prune -o -print | sort | while read -r f; do
-  if [ -f "$f" ] && [ ! -L "$f" ]; then echo "$f $(md5sum < "$f")"; else echo "$f"; fi; done); }
+snapshot() { (cd "$GAME" && find . -path ./.animfs -prune -o -print | sort && # one md5sum for all
+  find . -path ./.animfs -prune -o -type f -print0 | sort -z | xargs -0r md5sum); }
 want=$(snapshot)
 "$ANIMFS" umount "$VIEW" > "$T/umount.out" || fail "umount"
 check_daemon

@@ -8,7 +8,8 @@ MOD=$T/mod
 mkdir -p "$MOD" "$GAME/data"
 head -c $((200 << 20)) /dev/urandom > "$GAME/data/big.bin" || fail "make GAME's file"
 printf 'hello\n' > "$GAME/data/plain.txt"
-game_sum=$(cat "$GAME"/data/* | sha256sum)
+# (BLAKE2b: half sha256's CPU here; cmp skips and bounds by itself, no pipe of 200 MiB)
+game_sum=$(cat "$GAME"/data/* | b2sum)
 export ASAN_OPTIONS="${ASAN_OPTIONS:-}:quarantine_size_mb=0:thread_local_quarantine_size_kb=0"
 mount_view_fg --overlay "$MOD" --cache-mb=16
 printf 'ZZ' | dd of="$VIEW/data/big.bin" bs=1 seek=1000 conv=notrunc status=none || fail "write in place"
@@ -17,9 +18,9 @@ hwm=$(awk '/^VmHWM:/ {print $2}' "/proc/$DAEMON/status")
 echo fresh > "$VIEW/data/plain2.txt" || fail "a new file"
 "$EXPECT_ANIMFS" umount "$VIEW" || fail "umount"
 check_daemon
-[ "$(cat "$GAME"/data/* | sha256sum)" = "$game_sum" ] || fail "GAME changed"
-cmp -s <(head -c 1000 "$GAME/data/big.bin") <(head -c 1000 "$MOD/data/big.bin") &&
-  cmp -s <(tail -c +1003 "$GAME/data/big.bin") <(tail -c +1003 "$MOD/data/big.bin") &&
+[ "$(cat "$GAME"/data/* | b2sum)" = "$game_sum" ] || fail "GAME changed"
+cmp -s -n 1000 "$GAME/data/big.bin" "$MOD/data/big.bin" &&
+  cmp -s -i 1002 "$GAME/data/big.bin" "$MOD/data/big.bin" &&
   [ "$(dd if="$MOD/data/big.bin" bs=1 skip=1000 count=2 status=none)" = ZZ ] ||
   fail "MODDIR's copy is not GAME's bytes with the write"
 [ "$(cat "$MOD/data/plain.txt")" = "$(printf 'hello\nmore')" ] || fail "the append: $(cat "$MOD/data/plain.txt")"

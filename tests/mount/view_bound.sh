@@ -29,20 +29,26 @@ rot="    rotation:
       type: rot_packed
       keys:"
 keys() { awk -f "${ANIMFS_SOURCE_DIR:-$(dirname "$0")/../..}/tests/tools/keys.awk" "$@" || fail "cannot write the keys"; }
-doc_head "$T/text.yaml"; doc_head "$T/raw.yaml"
-{ echo "        - [0.0, 0.0, 0.0, 0.0]"; echo "$rot"; keys -v n=460000 -v kind=rot -v z0=0.017 -v z1=0.000; } >> "$T/text.yaml"
-{ keys -v n=600000; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$T/raw.yaml"
-for f in text raw model; do
-  if [ $f = model ]; then
+made() { # made WHAT OUT: a binary (text, raw, model: in GAME) or its decode (NAME.expect)
+  case $1 in
+    text) doc_head "$T/text.yaml"
+      { echo "        - [0.0, 0.0, 0.0, 0.0]"; echo "$rot"; keys -v n=460000 -v kind=rot -v z0=0.017 -v z1=0.000; } >> "$T/text.yaml"
+      "$EXPECT_ANIMFS" encode --cache-mb=1024 "$T/text.yaml" -o "$2" ;;
+    raw) doc_head "$T/raw.yaml"
+      { keys -v n=600000; echo "$rot"; echo "        - [0.0, 0.000, 0.000, 0.000, 1.000]"; } >> "$T/raw.yaml"
+      "$EXPECT_ANIMFS" encode --cache-mb=1024 "$T/raw.yaml" -o "$2" ;;
     # raw's body in a zlib container (level 6), as `container: zlib` encodes it: the
     # deflate stream and the inflated size after it (a third document's encode saved)
-    python3 -c 'import struct, sys, zlib; r = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(zlib.compress(r, 6) + struct.pack("<I", len(r)))' \
-      "$GAME/raw.animation" "$GAME/model.animation" || fail "cannot write model.animation"
-  else
-    "$EXPECT_ANIMFS" encode --cache-mb=1024 "$T/$f.yaml" -o "$GAME/$f.animation" || fail "encode $f"
-  fi
-  "$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/$f.animation" > "$T/$f.expect" ||
-    fail "decode $f"
+    model) python3 -c 'import struct, sys, zlib; r = open(sys.argv[1], "rb").read(); open(sys.argv[2], "wb").write(zlib.compress(r, 6) + struct.pack("<I", len(r)))' \
+      "$GAME/raw.animation" "$2" ;;
+    mid) keys_doc "$T/mid.yaml" 300000 && "$EXPECT_ANIMFS" encode "$T/mid.yaml" -o "$2" ;;
+    *.expect) "$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/${1%.expect}.animation" > "$2" ;;
+  esac
+}
+# (what an earlier run of the same build made is kept: made_once, tests/samples.inc)
+for f in text raw model; do
+  made_once "$EXPECT_ANIMFS" "$GAME/$f.animation" made $f || fail "cannot make $f.animation"
+  made_once "$EXPECT_ANIMFS" "$T/$f.expect" made $f.expect || fail "decode $f"
 done
 grep -q '^  container: zlib' "$T/model.expect" || fail "model.animation is not a zlib container"
 size=$(stat -c %s "$T/text.expect")
@@ -96,10 +102,9 @@ check_daemon
 # With an allowance each the daemon peaked at 179 MiB (bound 80); every view is shown
 # (a render refused while others held the pool is done again alone, no verdict).
 rm -f "$GAME"/*.animation
-keys_doc "$T/mid.yaml" 300000
-"$EXPECT_ANIMFS" encode "$T/mid.yaml" -o "$GAME/m0.animation" || fail "encode mid.yaml"
+made_once "$EXPECT_ANIMFS" "$GAME/m0.animation" made mid || fail "encode mid.yaml"
 for i in 1 2 3 4 5 6 7; do cp "$GAME/m0.animation" "$GAME/m$i.animation"; done
-"$EXPECT_ANIMFS" decode --schema-ref .animfs/schema "$GAME/m0.animation" > "$T/mid.expect" || fail "decode mid"
+made_once "$EXPECT_ANIMFS" "$T/mid.expect" made m0.expect || fail "decode mid"
 ANIMFS_PREFETCH=8 ANIMFS_SIZE_CACHE=0 mount_view_fg --cache-mb=16
 ls -l "$VIEW" > "$T/ls" || fail "ls -l"
 for i in 0 1 2 3 4 5 6 7; do
